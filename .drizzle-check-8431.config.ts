@@ -1,0 +1,2 @@
+import base from './drizzle.config';
+export default { ...base, out: "../../tmp/mkt-migrations-516GcL/migrations" };

@@ -1,0 +1,4 @@
+import { buildIfNeeded } from './build-if-needed.mjs';
+
+buildIfNeeded();
+await import('../dist/src/server.js');

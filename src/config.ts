@@ -1,0 +1,51 @@
+import { z } from 'zod';
+
+// The only module that reads process.env. Parsed once at boot; a bad value stops the process
+// with a message naming the variable instead of surfacing later as a strange runtime error.
+
+const bool = z
+  .enum(['1', '0', 'true', 'false', ''])
+  .transform((v) => v === '1' || v === 'true');
+
+const optionalUrl = z
+  .string()
+  .trim()
+  .transform((v) => (v === '' ? undefined : v))
+  .pipe(z.string().url().optional());
+
+export const configSchema = z.object({
+  HOST: z.string().default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  PUBLIC_BASE_URL: optionalUrl.optional(),
+  DATABASE_URL: optionalUrl.optional(),
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(2000),
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
+  EMBEDDED_PG_PORT: z.coerce.number().int().min(1024).max(65535).default(54329),
+  DATA_DIR: z.string().default('.data'),
+  SEED_DEMO: bool.default(false),
+  REDIS_URL: optionalUrl.optional(),
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(10_000_000).default(120),
+  UNKNOWN_KEY_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(10_000_000).default(60),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  MCP_CONFIRMATION_SECRET: z.string().min(32).optional(),
+  FEE_RATE: z.coerce.number().min(0).max(1).default(0.2),
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = configSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  return parsed.data;
+}
+
+/** Defaults for tests and tools that build the app without an environment. */
+export function defaultConfig(overrides: Partial<Config> = {}): Config {
+  return { ...configSchema.parse({}), ...overrides };
+}

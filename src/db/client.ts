@@ -1,0 +1,43 @@
+import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
+import pg from 'pg';
+import * as schema from './schema/index.js';
+
+export type Db = NodePgDatabase<typeof schema>;
+
+export interface Database {
+  pool: pg.Pool;
+  db: Db;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  url: string;
+  max?: number;
+  connectTimeoutMs?: number;
+  statementTimeoutMs?: number;
+  onError?: (err: Error) => void;
+}
+
+// bigint columns (balances, ledger amounts) fit easily in a double below 2^53 cents.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
+
+export function createDatabase(opts: DatabaseOptions): Database {
+  const pool = new pg.Pool({
+    connectionString: opts.url,
+    max: opts.max ?? 10,
+    // A request waiting for a connection fails after this, which is how a stopped database
+    // becomes a prompt 503 instead of a hanging socket.
+    connectionTimeoutMillis: opts.connectTimeoutMs ?? 2000,
+    idleTimeoutMillis: 30_000,
+    statement_timeout: opts.statementTimeoutMs ?? 15_000,
+    application_name: 'marketplace-api',
+  });
+  // An idle client losing its connection (database restart) must not crash the process.
+  pool.on('error', (err) => opts.onError?.(err));
+  const db = drizzle(pool, { schema });
+  return {
+    pool,
+    db,
+    close: () => pool.end(),
+  };
+}

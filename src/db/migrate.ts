@@ -1,0 +1,42 @@
+import { randomBytes } from 'node:crypto';
+import { drizzle } from 'drizzle-orm/node-postgres';
+import { migrate } from 'drizzle-orm/node-postgres/migrator';
+import type pg from 'pg';
+import { migrationsFolder } from '../paths.js';
+
+// Any constant shared by every process; pg_advisory_lock serialises migrate + seed so several
+// processes may start together on an empty database.
+const MIGRATION_LOCK = 72_616_001;
+
+export const MCP_SECRET_NAME = 'mcp_confirmation_secret';
+
+/**
+ * Applies pending migrations and makes sure the shared secrets exist, then runs `afterMigrate`
+ * (the demo seed) while still holding the lock.
+ */
+export async function prepareDatabase<T>(
+  pool: pg.Pool,
+  afterMigrate?: () => Promise<T>,
+): Promise<T | undefined> {
+  const client = await pool.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    try {
+      await migrate(drizzle(client), { migrationsFolder });
+      await client.query(
+        'INSERT INTO app_secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING',
+        [MCP_SECRET_NAME, randomBytes(32).toString('base64url')],
+      );
+      return afterMigrate ? await afterMigrate() : undefined;
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+    }
+  } finally {
+    client.release();
+  }
+}
+
+/** Applies migrations only (tests' template database, the CLI). */
+export async function migrateOnly(pool: pg.Pool): Promise<void> {
+  await prepareDatabase(pool);
+}

@@ -1,0 +1,94 @@
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  bigserial,
+  check,
+  index,
+  integer,
+  pgEnum,
+  pgTable,
+  serial,
+  timestamp,
+  unique,
+} from 'drizzle-orm/pg-core';
+import { publishers } from './publishers.js';
+import { workspaces } from './workspaces.js';
+
+export const ledgerAccountKind = pgEnum('ledger_account_kind', [
+  'available',
+  'held',
+  'payable',
+  'fees',
+  'external',
+]);
+
+export const ledgerTransactionKind = pgEnum('ledger_transaction_kind', [
+  'top_up',
+  'order_placed',
+  'order_released',
+  'order_refunded',
+]);
+
+/**
+ * One row per account, carrying its balance. Only `external` (money entering or leaving the
+ * system) may go negative; the CHECK is the last line of defence against a double spend.
+ */
+export const ledgerAccounts = pgTable(
+  'ledger_accounts',
+  {
+    id: serial('id').primaryKey(),
+    kind: ledgerAccountKind('kind').notNull(),
+    workspaceId: integer('workspace_id').references(() => workspaces.id),
+    publisherId: integer('publisher_id').references(() => publishers.id),
+    balance: bigint('balance', { mode: 'number' }).notNull().default(0),
+  },
+  (t) => [
+    unique('ledger_accounts_owner_uq').on(t.kind, t.workspaceId, t.publisherId).nullsNotDistinct(),
+    index('ledger_accounts_workspace_idx').on(t.workspaceId),
+    index('ledger_accounts_publisher_idx').on(t.publisherId),
+    check('ledger_accounts_balance_non_negative', sql`${t.kind} = 'external' OR ${t.balance} >= 0`),
+    check(
+      'ledger_accounts_owner_matches_kind',
+      sql`(${t.kind} IN ('available', 'held') AND ${t.workspaceId} IS NOT NULL AND ${t.publisherId} IS NULL)
+        OR (${t.kind} = 'payable' AND ${t.publisherId} IS NOT NULL AND ${t.workspaceId} IS NULL)
+        OR (${t.kind} IN ('fees', 'external') AND ${t.workspaceId} IS NULL AND ${t.publisherId} IS NULL)`,
+    ),
+  ],
+);
+
+export const ledgerTransactions = pgTable(
+  'ledger_transactions',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    kind: ledgerTransactionKind('kind').notNull(),
+    // References orders once they exist; UNIQUE makes placement, release and refund at-most-once.
+    orderId: bigint('order_id', { mode: 'number' }),
+    workspaceId: integer('workspace_id').references(() => workspaces.id),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    unique('ledger_transactions_order_kind_uq').on(t.orderId, t.kind),
+    index('ledger_transactions_workspace_idx').on(t.workspaceId),
+  ],
+);
+
+/** Append-only. Positive amounts increase the account; each transaction's entries sum to zero. */
+export const ledgerEntries = pgTable(
+  'ledger_entries',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    transactionId: bigint('transaction_id', { mode: 'number' })
+      .notNull()
+      .references(() => ledgerTransactions.id),
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => ledgerAccounts.id),
+    amount: bigint('amount', { mode: 'number' }).notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index('ledger_entries_transaction_idx').on(t.transactionId),
+    index('ledger_entries_account_idx').on(t.accountId, t.id),
+    check('ledger_entries_amount_non_zero', sql`${t.amount} <> 0`),
+  ],
+);

@@ -1,0 +1,23 @@
+import { sql } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { fxRates } from '../../db/schema/index.js';
+import { invalidInput } from '../errors.js';
+
+/** Sets how many units of `currency` one US dollar buys; amounts are shown converted by it. */
+export async function setFxRate(db: Db, currency: string, perUsd: number) {
+  const code = currency.toUpperCase();
+  if (!/^[A-Z]{3}$/.test(code)) throw invalidInput({ currency: ['must be a three-letter currency code'] });
+  if (!Number.isFinite(perUsd) || perUsd <= 0 || perUsd > 1e9) {
+    throw invalidInput({ per_usd: ['must be a positive number'] });
+  }
+  try {
+    new Intl.NumberFormat('en-US', { style: 'currency', currency: code });
+  } catch {
+    throw invalidInput({ currency: [`${code} is not an ISO 4217 currency`] });
+  }
+  await db
+    .insert(fxRates)
+    .values({ currency: code, perUsd: String(perUsd) })
+    .onConflictDoUpdate({ target: fxRates.currency, set: { perUsd: String(perUsd), updatedAt: sql`now()` } });
+  return { currency: code, per_usd: perUsd };
+}

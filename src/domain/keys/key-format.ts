@@ -1,0 +1,31 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+const BODY_LENGTH = 32; // 32 base62 characters ≈ 190 bits of randomness
+export const KEY_PREFIX = 'mk_';
+const KEY_PATTERN = /^mk_[A-Za-z0-9]{32}$/;
+
+/** A new raw key: `mk_` + 32 base62 characters drawn without modulo bias. */
+export function generateRawKey(): string {
+  let out = '';
+  while (out.length < BODY_LENGTH) {
+    for (const byte of randomBytes(48)) {
+      // 248 = 4 × 62: bytes above it are dropped so every character is equally likely.
+      if (byte < 248 && out.length < BODY_LENGTH) out += ALPHABET[byte % 62];
+    }
+  }
+  return KEY_PREFIX + out;
+}
+
+export function isWellFormedKey(raw: string): boolean {
+  return KEY_PATTERN.test(raw);
+}
+
+export function hashKey(raw: string): string {
+  return createHash('sha256').update(raw).digest('hex');
+}
+
+/** The part of a key that may be shown again later, to tell keys apart. */
+export function visiblePrefix(raw: string): string {
+  return raw.slice(0, KEY_PREFIX.length + 6);
+}

@@ -1,0 +1,103 @@
+import type pg from 'pg';
+import type { Clock } from '../clock.js';
+import { abilitiesFor } from './abilities.js';
+import { hashKey, isWellFormedKey } from './key-format.js';
+import type { Principal } from './principal.js';
+
+const CACHE_TTL_MS = 5_000; // contract: revocation takes effect within 5 s on every process
+const MAX_ENTRIES = 50_000;
+const LAST_USED_EVERY_MS = 60_000;
+
+interface Entry {
+  principal: Principal | null;
+  expiresAt: number;
+}
+
+const lookupStatement = {
+  name: 'api_key_by_hash',
+  text: `SELECT id, name, prefix, can_place_orders, workspace_id, publisher_id
+           FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL`,
+};
+
+/**
+ * Resolves raw keys to principals with a short in-memory cache, positive and negative, so a hot
+ * key costs no database round trip and a repeated unknown key neither.
+ */
+export class KeyResolver {
+  private readonly cache = new Map<string, Entry>();
+  private readonly lastUsedWrites = new Map<number, number>();
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly clock: Clock,
+    private readonly onBackgroundError: (err: unknown) => void = () => {},
+  ) {}
+
+  /** A cached answer, or undefined when the database must be asked. */
+  peek(raw: string): Principal | null | undefined {
+    if (!isWellFormedKey(raw)) return null;
+    const entry = this.cache.get(hashKey(raw));
+    if (!entry) return undefined;
+    if (entry.expiresAt <= this.clock.now()) {
+      this.cache.delete(hashKey(raw));
+      return undefined;
+    }
+    return entry.principal;
+  }
+
+  async resolve(raw: string): Promise<Principal | null> {
+    const cached = this.peek(raw);
+    if (cached !== undefined) {
+      if (cached) this.touch(cached.keyId);
+      return cached;
+    }
+    const hash = hashKey(raw);
+    const { rows } = await this.pool.query({ ...lookupStatement, values: [hash] });
+    const row = rows[0] as
+      | { id: number; name: string; prefix: string; can_place_orders: boolean; workspace_id: number | null; publisher_id: number | null }
+      | undefined;
+    const principal: Principal | null = row
+      ? {
+          keyId: row.id,
+          name: row.name,
+          prefix: row.prefix,
+          canPlaceOrders: row.can_place_orders,
+          workspaceId: row.workspace_id,
+          publisherId: row.publisher_id,
+          abilities: abilitiesFor({ publisherId: row.publisher_id, canPlaceOrders: row.can_place_orders }),
+        }
+      : null;
+    this.remember(hash, principal);
+    if (principal) this.touch(principal.keyId);
+    return principal;
+  }
+
+  /** Drops every cached answer (used after a local revoke, and by tests). */
+  clear(): void {
+    this.cache.clear();
+  }
+
+  private remember(hash: string, principal: Principal | null): void {
+    if (this.cache.size >= MAX_ENTRIES) {
+      // Map keeps insertion order: the first key is the oldest.
+      const oldest = this.cache.keys().next().value;
+      if (oldest !== undefined) this.cache.delete(oldest);
+    }
+    this.cache.set(hash, { principal, expiresAt: this.clock.now() + CACHE_TTL_MS });
+  }
+
+  /** `last_used_at` at most once a minute per key, off the request path. */
+  private touch(keyId: number): void {
+    const now = this.clock.now();
+    const last = this.lastUsedWrites.get(keyId);
+    if (last !== undefined && now - last < LAST_USED_EVERY_MS) return;
+    this.lastUsedWrites.set(keyId, now);
+    this.pool
+      .query({
+        name: 'api_key_touch',
+        text: 'UPDATE api_keys SET last_used_at = to_timestamp($2::double precision / 1000) WHERE id = $1',
+        values: [keyId, now],
+      })
+      .catch(this.onBackgroundError);
+  }
+}

@@ -1,0 +1,85 @@
+import { eq } from 'drizzle-orm';
+import type { Db } from '../../db/client.js';
+import { fxRates, workspaces } from '../../db/schema/index.js';
+import { DomainError, invalidInput, notFound } from '../errors.js';
+import { createWorkspaceAccounts, topUp } from '../ledger/ledger-service.js';
+
+export interface NewWorkspace {
+  name: string;
+  currency?: string;
+  balanceCents?: number;
+  ownerFirstName?: string;
+  ownerLastName?: string;
+  ownerEmail?: string;
+  username?: string;
+}
+
+export interface ApprovalRules {
+  max_order_cents: number | null;
+  auto_approve_drafts: boolean;
+}
+
+function slug(name: string): string {
+  return name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'workspace';
+}
+
+/** Owner fields default to values derived from the workspace name (contract section 10). */
+function ownerDefaults(input: NewWorkspace) {
+  const s = slug(input.name);
+  const email = input.ownerEmail ?? `owner@${s}.example`;
+  return {
+    ownerFirstName: input.ownerFirstName ?? input.name.split(/\s+/)[0] ?? input.name,
+    ownerLastName: input.ownerLastName ?? 'Owner',
+    username: input.username ?? s.replace(/-/g, '_'),
+    email,
+    contactEmail: email,
+    profileHeading: input.name,
+    profileDescription: `${input.name} sells digital goods.`,
+  };
+}
+
+export async function assertCurrency(db: Db, currency: string): Promise<void> {
+  const [row] = await db.select({ c: fxRates.currency }).from(fxRates).where(eq(fxRates.currency, currency));
+  if (!row) throw invalidInput({ currency: [`unknown currency ${currency}; see the FX table`] });
+}
+
+export async function createWorkspace(db: Db, input: NewWorkspace) {
+  const currency = (input.currency ?? 'USD').toUpperCase();
+  await assertCurrency(db, currency);
+  const id = await db.transaction(async (tx) => {
+    const [row] = await tx
+      .insert(workspaces)
+      .values({ name: input.name, currency, ...ownerDefaults(input) })
+      .returning({ id: workspaces.id });
+    await createWorkspaceAccounts(tx, row!.id);
+    return row!.id;
+  });
+  let balanceCents = 0;
+  if (input.balanceCents && input.balanceCents > 0) {
+    balanceCents = (await topUp(db, id, input.balanceCents)).balanceCents;
+  }
+  return { id, name: input.name, currency, balance_cents: balanceCents };
+}
+
+export async function setApprovalRules(
+  db: Db,
+  workspaceId: number,
+  rules: { maxOrderCents?: number | null; autoApproveDrafts?: boolean },
+): Promise<{ approval_rules: ApprovalRules }> {
+  const patch: Partial<typeof workspaces.$inferInsert> = {};
+  if (rules.maxOrderCents !== undefined) patch.maxOrderCents = rules.maxOrderCents;
+  if (rules.autoApproveDrafts !== undefined) patch.autoApproveDrafts = rules.autoApproveDrafts;
+  if (Object.keys(patch).length === 0) {
+    throw new DomainError('invalid_input', 'Nothing to change.', {
+      errors: { rules: ['give --max-order-cents or --auto-approve-drafts'] },
+    });
+  }
+  const [row] = await db.update(workspaces).set(patch).where(eq(workspaces.id, workspaceId)).returning();
+  if (!row) throw notFound('Workspace');
+  return { approval_rules: { max_order_cents: row.maxOrderCents, auto_approve_drafts: row.autoApproveDrafts } };
+}
+
+export async function requireWorkspace(db: Db, workspaceId: number): Promise<void> {
+  const [row] = await db.select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.id, workspaceId));
+  if (!row) throw notFound('Workspace');
+}

@@ -1,0 +1,130 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import type { Clock } from '../../domain/clock.js';
+import { DomainError } from '../../domain/errors.js';
+import type { KeyResolver } from '../../domain/keys/key-resolver.js';
+import type { Principal, WorkspacePrincipal } from '../../domain/keys/principal.js';
+import type { Limiter } from './rate-limit.js';
+
+/**
+ * - `public`: no key (health, docs);
+ * - `buyer` (the default, so a route without config is never open): a workspace key;
+ * - `publisher`: a publisher key;
+ * - `catalog`: Interface B, which reads `api_key` itself once the body is parsed.
+ */
+export type AuthMode = 'public' | 'buyer' | 'publisher' | 'catalog';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    auth?: AuthMode;
+    /** Needs a key created with "Can place orders". */
+    spending?: boolean;
+  }
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+}
+
+export interface AuthOptions {
+  resolver: KeyResolver;
+  limiter: Limiter;
+  clock: Clock;
+  perKeyPerMinute: number;
+  unknownPerIpPerMinute: number;
+}
+
+/** Counts unknown-key lookups per client IP, so a flood of random keys stops costing queries. */
+class UnknownKeyGuard {
+  private readonly misses = new Map<string, { count: number; since: number }>();
+  constructor(
+    private readonly clock: Clock,
+    private readonly max: number,
+  ) {}
+  exhausted(ip: string): boolean {
+    const m = this.misses.get(ip);
+    return !!m && this.clock.now() - m.since < 60_000 && m.count >= this.max;
+  }
+  miss(ip: string): void {
+    const now = this.clock.now();
+    const m = this.misses.get(ip);
+    if (!m || now - m.since >= 60_000) {
+      if (this.misses.size > 100_000) this.misses.clear();
+      this.misses.set(ip, { count: 1, since: now });
+    } else m.count++;
+  }
+}
+
+export function bearerToken(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
+  return match?.[1];
+}
+
+export interface AuthService {
+  /** Resolves a raw key, counts the request in its bucket and sets the rate-limit headers. */
+  authenticate(request: FastifyRequest, reply: FastifyReply, raw: string | undefined): Promise<Principal | null>;
+}
+
+export function createAuthService(opts: AuthOptions): AuthService {
+  const guard = new UnknownKeyGuard(opts.clock, opts.unknownPerIpPerMinute);
+  async function resolve(raw: string | undefined, ip: string): Promise<Principal | null> {
+    if (raw === undefined) return null;
+    const cached = opts.resolver.peek(raw);
+    if (cached !== undefined) return opts.resolver.resolve(raw); // cache hit: no query
+    if (guard.exhausted(ip)) return null;
+    const principal = await opts.resolver.resolve(raw);
+    if (!principal) guard.miss(ip);
+    return principal;
+  }
+  return {
+    async authenticate(request, reply, raw) {
+      const principal = await resolve(raw, request.ip);
+      const limit = principal
+        ? await opts.limiter.hit(request, `key:${principal.keyId}`, opts.perKeyPerMinute)
+        : await opts.limiter.hit(request, `ip:${request.ip}`, opts.unknownPerIpPerMinute);
+      reply.header('x-ratelimit-limit', limit.limit);
+      reply.header('x-ratelimit-remaining', limit.remaining);
+      if (limit.exceeded) {
+        reply.header('retry-after', limit.retryAfterSeconds);
+        throw new DomainError('rate_limited', 'Too many requests. Slow down and retry after the given number of seconds.', {
+          retry_after: limit.retryAfterSeconds,
+        });
+      }
+      return principal;
+    },
+  };
+}
+
+/** Bearer authentication for Interface A and the publisher API, then the spending check. */
+export const bearerAuth = fp(
+  async function bearerAuth(app: FastifyInstance, opts: { auth: AuthService }) {
+    app.decorateRequest('principal', null);
+    app.addHook('onRequest', async (request, reply) => {
+      if (request.is404) return;
+      const config = request.routeOptions.config;
+      const mode = config.auth ?? 'buyer';
+      if (mode === 'public' || mode === 'catalog') return;
+      const principal = await opts.auth.authenticate(request, reply, bearerToken(request.headers.authorization));
+      if (!principal) {
+        throw new DomainError('unauthenticated', 'Missing, malformed, unknown or revoked API key. Send Authorization: Bearer <key>.');
+      }
+      if (mode === 'buyer' && principal.workspaceId === null) {
+        throw new DomainError('forbidden', 'This route needs a workspace key; publisher keys work under /api/v1/publisher.');
+      }
+      if (mode === 'publisher' && principal.publisherId === null) {
+        throw new DomainError('forbidden', 'This route needs a publisher key.');
+      }
+      if (config.spending && !principal.canPlaceOrders) {
+        throw new DomainError('forbidden', 'This key cannot spend. Use a key created with "Can place orders".');
+      }
+      request.principal = principal;
+    });
+  },
+  { name: 'bearer-auth' },
+);
+
+export function workspacePrincipal(request: FastifyRequest): WorkspacePrincipal {
+  const p = request.principal;
+  if (!p || p.workspaceId === null) throw new DomainError('unauthenticated', 'A workspace key is required.');
+  return p as WorkspacePrincipal;
+}

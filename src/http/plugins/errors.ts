@@ -1,0 +1,101 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { isDatabaseUnavailable } from '../../db/errors.js';
+import { DomainError, type ErrorCode, type FieldErrors } from '../../domain/errors.js';
+
+/** The one mapping from error codes to HTTP statuses. */
+export const httpStatusOf: Record<ErrorCode, number> = {
+  bad_request: 400,
+  idempotency_key_required: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  approval_required: 403,
+  not_found: 404,
+  payload_too_large: 413,
+  invalid_input: 422,
+  idempotency_key_reused: 422,
+  idempotency_in_progress: 409,
+  insufficient_balance: 402,
+  conflict: 409,
+  quote_changed: 409,
+  rate_limited: 429,
+  unavailable: 503,
+  internal_error: 500,
+};
+
+export interface ErrorBody {
+  message: string;
+  code: ErrorCode;
+  request_id: string;
+  [extra: string]: unknown;
+}
+
+/** Renders an error in Interface A's shape. Other surfaces (Interface B) swap this out. */
+export type ErrorRenderer = (request: FastifyRequest, reply: FastifyReply, error: DomainError) => unknown;
+
+export const renderV1Error: ErrorRenderer = (request, reply, error) => {
+  const body: ErrorBody = { message: error.message, code: error.code, request_id: request.id, ...error.details };
+  if (error.code === 'unauthenticated') reply.header('www-authenticate', 'Bearer');
+  return reply.code(httpStatusOf[error.code]).send(body);
+};
+
+function fieldPath(instancePath: string | undefined, context: string | undefined): string {
+  const path = (instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
+  if (path) return path;
+  return context === 'body' ? 'body' : (context ?? 'input');
+}
+
+/** Turns anything thrown during a request into a DomainError; unknown errors become masked 500s. */
+export function toDomainError(err: unknown): DomainError {
+  if (err instanceof DomainError) return err;
+  if (hasZodFastifySchemaValidationErrors(err)) {
+    const errors: FieldErrors = {};
+    for (const v of err.validation) {
+      const key = fieldPath(v.instancePath, err.validationContext);
+      (errors[key] ??= []).push(v.message ?? 'is invalid');
+    }
+    return new DomainError('invalid_input', 'The given data was invalid.', { errors });
+  }
+  const fe = err as Partial<FastifyError>;
+  switch (fe.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new DomainError('payload_too_large', 'The request body is larger than 1 MB.');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new DomainError('bad_request', 'Send the request body as application/json.');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new DomainError('bad_request', 'The Content-Length header does not match the body.');
+  }
+  if (isDatabaseUnavailable(err)) {
+    return new DomainError('unavailable', 'The service is temporarily unavailable. Try again shortly.');
+  }
+  if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
+    // Other client errors raised by Fastify itself (bad URL encoding, malformed headers…).
+    return new DomainError('bad_request', 'The request could not be understood.');
+  }
+  return new DomainError('internal_error', 'Something went wrong on our side. It has been logged.');
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Which error shape this route answers in; Interface A's by default. */
+    renderError?: ErrorRenderer;
+  }
+}
+
+export const errorHandling = fp(
+  async function errorHandling(app: FastifyInstance, opts: { notFoundRenderer?: (req: FastifyRequest) => ErrorRenderer }) {
+    app.setErrorHandler((err, request, reply) => {
+      const domainError = toDomainError(err);
+      const status = httpStatusOf[domainError.code];
+      if (status >= 500) request.log.error({ err }, 'request failed');
+      const render = request.routeOptions.config?.renderError ?? renderV1Error;
+      return render(request, reply, domainError);
+    });
+    app.setNotFoundHandler((request, reply) => {
+      const render = opts.notFoundRenderer?.(request) ?? renderV1Error;
+      return render(request, reply, new DomainError('not_found', `No route ${request.method} ${(request.url.split('?')[0] ?? '').slice(0, 200)}.`));
+    });
+  },
+  { name: 'error-handling' },
+);

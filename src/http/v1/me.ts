@@ -1,0 +1,55 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type pg from 'pg';
+import { z } from 'zod';
+import { getMe } from '../../domain/workspaces/me-query.js';
+import { workspacePrincipal } from '../plugins/auth.js';
+import { authErrors, bearerSecurity, errorResponses } from '../schemas/common.js';
+
+const brandKit = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  website: z.string().nullable(),
+  description: z.string().nullable(),
+  tone: z.string().nullable(),
+  default_anchor_texts: z.array(z.string()),
+});
+
+export const meData = z.object({
+  workspace: z.object({
+    id: z.number().int(),
+    name: z.string(),
+    currency: z.string().describe('ISO 4217 code; *_formatted strings use it.'),
+    approval_rules: z.object({
+      max_order_cents: z.number().int().nullable().describe('Orders above this total answer 403 approval_required; null = no limit.'),
+      auto_approve_drafts: z.boolean().describe('Publisher drafts skip buyer review.'),
+    }),
+  }),
+  balance: z.number().int().describe('Available balance in US cents.'),
+  balance_formatted: z.string(),
+  held: z.number().int().describe('US cents held in escrow for open orders.'),
+  held_formatted: z.string(),
+  brand_kits: z.array(brandKit),
+  key: z.object({
+    id: z.number().int(),
+    name: z.string(),
+    prefix: z.string(),
+    can_place_orders: z.boolean(),
+    abilities: z.array(z.enum(['read', 'plan', 'manage_content', 'place_orders', 'approve_placements', 'publish'])),
+  }),
+});
+
+export const meRoutes: FastifyPluginAsyncZod<{ pool: pg.Pool }> = async (app, { pool }) => {
+  app.get(
+    '/me',
+    {
+      schema: {
+        operationId: 'getMe',
+        summary: 'The workspace behind the key: balance, held funds, brand kits, approval rules and what the key may do.',
+        tags: ['Workspace'],
+        security: bearerSecurity,
+        response: { 200: z.object({ data: meData }), ...errorResponses(...authErrors) },
+      },
+    },
+    async (request) => ({ data: await getMe(pool, workspacePrincipal(request)) }),
+  );
+};

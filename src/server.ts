@@ -1,0 +1,76 @@
+import { existsSync } from 'node:fs';
+import { buildApp } from './app.js';
+import { type Config, loadConfig } from './config.js';
+import { createDatabase } from './db/client.js';
+import { type EmbeddedHandle, startEmbedded } from './db/embedded.js';
+import { prepareDatabase } from './db/migrate.js';
+import { describeDemo, seedDemoIfEmpty } from './demo/seed.js';
+import { createLogger } from './logger.js';
+import { createRedis } from './redis.js';
+
+async function main(): Promise<void> {
+  if (existsSync('.env')) (await import('dotenv')).config({ quiet: true });
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n`);
+    process.exit(1);
+  }
+  const log = createLogger(config.LOG_LEVEL);
+
+  let embedded: EmbeddedHandle | undefined;
+  let url = config.DATABASE_URL;
+  if (!url) {
+    embedded = await startEmbedded({ dataDir: config.DATA_DIR, port: config.EMBEDDED_PG_PORT, recordPid: true });
+    url = embedded.url;
+    log.info({ port: config.EMBEDDED_PG_PORT, dataDir: config.DATA_DIR }, 'embedded PostgreSQL started');
+  }
+  const database = createDatabase({
+    url,
+    max: config.DATABASE_POOL_MAX,
+    connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
+    statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+    onError: (err) => log.warn({ err: err.message }, 'idle database connection lost'),
+  });
+  const seed = embedded !== undefined || config.SEED_DEMO;
+  const demo = await prepareDatabase(database.pool, seed ? () => seedDemoIfEmpty(database.db) : undefined);
+
+  const redis = config.REDIS_URL ? createRedis(config.REDIS_URL, log) : undefined;
+  const app = await buildApp({ config, database, logger: log, ...(redis ? { redis } : {}) });
+  await app.listen({ host: config.HOST, port: config.PORT });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.PORT;
+  const baseUrl = config.PUBLIC_BASE_URL ?? `http://${config.HOST}:${port}`;
+  if (demo) process.stdout.write(describeDemo(demo, baseUrl) + '\n');
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => {
+      log.error('shutdown timed out');
+      process.exit(1);
+    }, config.SHUTDOWN_TIMEOUT_MS);
+    force.unref();
+    try {
+      await app.close(); // stops accepting, lets in-flight requests finish
+      await database.close();
+      redis?.disconnect();
+      await embedded?.stop();
+      log.info('stopped');
+      process.exit(0);
+    } catch (err) {
+      log.error({ err }, 'shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`Failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

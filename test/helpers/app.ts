@@ -1,0 +1,39 @@
+import { Writable } from 'node:stream';
+import { afterAll } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { type Config, defaultConfig } from '../../src/config.js';
+import { ManualClock } from '../../src/domain/clock.js';
+import { createLogger } from '../../src/logger.js';
+import { createTestDatabase, type TestDatabase } from './db.js';
+
+export type TestApp = Awaited<ReturnType<typeof buildApp>>;
+
+export interface Harness {
+  app: TestApp;
+  database: TestDatabase;
+  clock: ManualClock;
+  config: Config;
+  /** Every log line written so far, raw. */
+  logs: string[];
+}
+
+/** Builds the real app on a private database; closed after the file's tests. */
+export async function setupApp(overrides: Partial<Config> = {}, opts: { database?: TestDatabase } = {}): Promise<Harness> {
+  const database = opts.database ?? (await createTestDatabase());
+  const config = defaultConfig({ LOG_LEVEL: 'info', ...overrides });
+  const clock = new ManualClock(Date.now());
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      logs.push(String(chunk));
+      cb();
+    },
+  });
+  const app = await buildApp({ config, database, logger: createLogger(config.LOG_LEVEL, sink), clock });
+  await app.ready();
+  afterAll(async () => {
+    await app.close();
+    if (!opts.database) await database.drop();
+  });
+  return { app, database, clock, config, logs };
+}
