@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { setFxRate } from '../../domain/fx/fx-service.js';
+import { createPublisher } from '../../domain/publishers/publisher-service.js';
+import { createBrandKit } from '../../domain/workspaces/brand-kits.js';
+import { createProject } from '../../domain/workspaces/projects.js';
+import { id, list, readFlags, str } from '../args.js';
+import type { Commands } from '../registry.js';
+
+export const settingsCommands: Commands = {
+  'project create': async ({ db }, raw) => {
+    const f = readFlags(z.object({ workspace: id, name: str }).strict(), raw);
+    return createProject(db, f.workspace, f.name);
+  },
+
+  'brand-kit create': async ({ db }, raw) => {
+    const f = readFlags(
+      z.object({
+        workspace: id,
+        name: str,
+        website: z.url('must be a URL').optional(),
+        description: str.optional(),
+        tone: str.optional(),
+        'anchor-text': list,
+      }).strict(),
+      raw,
+    );
+    return createBrandKit(db, f.workspace, {
+      name: f.name,
+      ...(f.website ? { website: f.website } : {}),
+      ...(f.description ? { description: f.description } : {}),
+      ...(f.tone ? { tone: f.tone } : {}),
+      ...(f['anchor-text'] ? { anchorTexts: f['anchor-text'] } : {}),
+    });
+  },
+
+  'fx set': async ({ db }, raw) => {
+    const f = readFlags(
+      z.object({ currency: z.string().regex(/^[A-Za-z]{3}$/, 'must be a three-letter code'), 'per-usd': z.coerce.number({ error: 'must be a number' }).positive('must be positive') }).strict(),
+      raw,
+    );
+    return setFxRate(db, f.currency, f['per-usd']);
+  },
+
+  'publisher create': async ({ db }, raw) => {
+    const f = readFlags(z.object({ name: str }).strict(), raw);
+    return createPublisher(db, f.name);
+  },
+};

@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { topUp } from '../../domain/ledger/ledger-service.js';
+import { createWorkspace, setApprovalRules } from '../../domain/workspaces/workspace-service.js';
+import { cents, id, readFlags, str } from '../args.js';
+import type { Commands } from '../registry.js';
+
+const currency = z.string().trim().regex(/^[A-Za-z]{3}$/, 'must be a three-letter currency code');
+
+export const workspaceCommands: Commands = {
+  'workspace create': async ({ db }, raw) => {
+    const f = readFlags(
+      z.object({
+        name: str,
+        currency: currency.optional(),
+        'balance-cents': cents.optional(),
+        'owner-first-name': str.optional(),
+        'owner-last-name': str.optional(),
+        'owner-email': z.email('must be an e-mail address').optional(),
+        username: str.optional(),
+      }).strict(),
+      raw,
+    );
+    return createWorkspace(db, {
+      name: f.name,
+      ...(f.currency ? { currency: f.currency } : {}),
+      ...(f['balance-cents'] !== undefined ? { balanceCents: f['balance-cents'] } : {}),
+      ...(f['owner-first-name'] ? { ownerFirstName: f['owner-first-name'] } : {}),
+      ...(f['owner-last-name'] ? { ownerLastName: f['owner-last-name'] } : {}),
+      ...(f['owner-email'] ? { ownerEmail: f['owner-email'] } : {}),
+      ...(f.username ? { username: f.username } : {}),
+    });
+  },
+
+  'workspace top-up': async ({ db }, raw) => {
+    const f = readFlags(z.object({ workspace: id, cents: cents.refine((n) => n > 0, 'must be positive') }).strict(), raw);
+    const r = await topUp(db, f.workspace, f.cents);
+    return { balance_cents: r.balanceCents };
+  },
+
+  'workspace rules': async ({ db }, raw) => {
+    const f = readFlags(
+      z.object({
+        workspace: id,
+        'max-order-cents': z.union([z.literal('none').transform(() => null), cents]).optional(),
+        'auto-approve-drafts': z.enum(['true', 'false'], { error: 'must be true or false' }).transform((v) => v === 'true').optional(),
+      }).strict(),
+      raw,
+    );
+    return setApprovalRules(db, f.workspace, {
+      ...(f['max-order-cents'] !== undefined ? { maxOrderCents: f['max-order-cents'] } : {}),
+      ...(f['auto-approve-drafts'] !== undefined ? { autoApproveDrafts: f['auto-approve-drafts'] } : {}),
+    });
+  },
+};
