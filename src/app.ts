@@ -58,7 +58,7 @@ export async function buildApp(deps: AppDeps) {
   await app.register(openApi, { serverUrl: deps.config.PUBLIC_BASE_URL });
 
   const resolver = new KeyResolver(deps.database.pool, clock, (err) => app.log.warn({ err }, 'last_used_at update failed'));
-  const limiter = await createLimiter(app, deps.redis);
+  const limiter = await createLimiter(app, deps.redis, deps.config.REDIS_KEY_PREFIX);
   const auth = createAuthService({
     resolver,
     limiter,
@@ -69,7 +69,12 @@ export async function buildApp(deps: AppDeps) {
   await app.register(bearerAuth, { auth });
 
   await app.register(opsRoutes, { pool: deps.database.pool });
-  await app.register(v1Routes, { prefix: '/api/v1', pool: deps.database.pool, db: deps.database.db });
+  await app.register(v1Routes, {
+    prefix: '/api/v1',
+    pool: deps.database.pool,
+    db: deps.database.db,
+    publicBaseUrl: deps.config.PUBLIC_BASE_URL,
+  });
 
   app.addHook('onClose', async () => {
     resolver.clear();

@@ -25,6 +25,7 @@ export const configSchema = z.object({
   DATA_DIR: z.string().default('.data'),
   SEED_DEMO: bool.default(false),
   REDIS_URL: optionalUrl.optional(),
+  REDIS_KEY_PREFIX: z.string().max(64).default('mkt:'),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(10_000_000).default(120),
   UNKNOWN_KEY_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(10_000_000).default(60),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import type { Redis } from 'ioredis';
 import { afterAll } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { type Config, defaultConfig } from '../../src/config.js';
@@ -18,7 +19,10 @@ export interface Harness {
 }
 
 /** Builds the real app on a private database; closed after the file's tests. */
-export async function setupApp(overrides: Partial<Config> = {}, opts: { database?: TestDatabase } = {}): Promise<Harness> {
+export async function setupApp(
+  overrides: Partial<Config> = {},
+  opts: { database?: TestDatabase; redis?: Redis } = {},
+): Promise<Harness> {
   const database = opts.database ?? (await createTestDatabase());
   const config = defaultConfig({ LOG_LEVEL: 'info', ...overrides });
   const clock = new ManualClock(Date.now());
@@ -29,7 +33,13 @@ export async function setupApp(overrides: Partial<Config> = {}, opts: { database
       cb();
     },
   });
-  const app = await buildApp({ config, database, logger: createLogger(config.LOG_LEVEL, sink), clock });
+  const app = await buildApp({
+    config,
+    database,
+    logger: createLogger(config.LOG_LEVEL, sink),
+    clock,
+    ...(opts.redis ? { redis: opts.redis } : {}),
+  });
   await app.ready();
   afterAll(async () => {
     await app.close();

@@ -9,7 +9,8 @@ import { DomainError } from '../../domain/errors.js';
  */
 export const jsonBody = fp(
   async function jsonBody(app: FastifyInstance) {
-    app.removeContentTypeParser('application/json');
+    // Interface A speaks JSON only: other media types answer 400 instead of reaching validation.
+    app.removeContentTypeParser(['application/json', 'text/plain']);
     app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
       const text = (body as string).trim();
       if (text === '') return done(null, {});

@@ -31,13 +31,13 @@ declare module 'fastify' {
 const WINDOW_MS = 60_000;
 
 /** @fastify/rate-limit's limiter, built in its own encapsulated context so two can coexist. */
-async function buildLimiter(app: FastifyInstance, redis: Redis | undefined, skipOnError: boolean): Promise<RawLimiter> {
+async function buildLimiter(app: FastifyInstance, redis: Redis | undefined, prefix: string): Promise<RawLimiter> {
   let limiter: RawLimiter | undefined;
   await app.register(async (scope) => {
     await scope.register(rateLimit, {
       global: false,
-      ...(redis ? { redis, nameSpace: 'mkt-rl:' } : {}),
-      skipOnError,
+      ...(redis ? { redis, nameSpace: `${prefix}rl:` } : {}),
+      skipOnError: false,
     });
     limiter = scope.createRateLimit({
       keyGenerator: (req: FastifyRequest) => req.rateBucket ?? req.ip,
@@ -54,9 +54,9 @@ async function buildLimiter(app: FastifyInstance, redis: Redis | undefined, skip
  * Redis the count is shared by every process; while Redis is unreachable each process falls back
  * to its own in-memory count, so limits still hold per process instead of failing open.
  */
-export async function createLimiter(app: FastifyInstance, redis?: Redis): Promise<Limiter> {
-  const local = await buildLimiter(app, undefined, false);
-  const shared = redis ? await buildLimiter(app, redis, false) : undefined;
+export async function createLimiter(app: FastifyInstance, redis?: Redis, prefix = 'mkt:'): Promise<Limiter> {
+  const local = await buildLimiter(app, undefined, prefix);
+  const shared = redis ? await buildLimiter(app, redis, prefix) : undefined;
   return {
     async hit(request, bucket, max) {
       request.rateBucket = bucket;

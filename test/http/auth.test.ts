@@ -1,0 +1,223 @@
+import { describe, expect, it, vi } from 'vitest';
+import { generateRawKey } from '../../src/domain/keys/key-format.js';
+import { createKey } from '../../src/domain/keys/key-service.js';
+import { createPublisher } from '../../src/domain/publishers/publisher-service.js';
+import { setupApp } from '../helpers/app.js';
+import { runCli } from '../helpers/cli.js';
+import { bearer, workspaceWithKeys } from '../helpers/fixtures.js';
+
+const h = await setupApp();
+const me = (headers: Record<string, string>, extra: { remoteAddress?: string; url?: string } = {}) =>
+  h.app.inject({ method: 'GET', url: extra.url ?? '/api/v1/me', headers, ...(extra.remoteAddress ? { remoteAddress: extra.remoteAddress } : {}) });
+
+function expectError(res: Awaited<ReturnType<typeof me>>, status: number, code: string) {
+  expect(res.statusCode).toBe(status);
+  const body = res.json();
+  expect(body).toMatchObject({ code, request_id: res.headers['x-request-id'] });
+  expect(typeof body.message).toBe('string');
+  expect(JSON.stringify(body)).not.toMatch(/stack|SELECT|at \w+ \(/);
+  return body;
+}
+
+describe('401 for every way a key can be wrong', () => {
+  const cases: [string, Record<string, string>][] = [
+    ['no Authorization header', {}],
+    ['empty header', { authorization: '' }],
+    ['Bearer without a token', { authorization: 'Bearer ' }],
+    ['another scheme', { authorization: 'Basic dXNlcjpwYXNz' }],
+    ['a malformed key', { authorization: 'Bearer not-a-key' }],
+    ['a key with a wrong prefix', { authorization: `Bearer xx_${'a'.repeat(32)}` }],
+    ['an unknown well-formed key', { authorization: `Bearer ${generateRawKey()}` }],
+    ['two tokens', { authorization: `Bearer ${generateRawKey()} ${generateRawKey()}` }],
+  ];
+  for (const [name, headers] of cases) {
+    it(name, async () => {
+      const res = await me(headers, { remoteAddress: `10.1.0.${cases.findIndex((c) => c[0] === name) + 1}` });
+      expectError(res, 401, 'unauthenticated');
+      expect(res.headers['www-authenticate']).toBe('Bearer');
+    });
+  }
+
+  it('a revoked key', async () => {
+    const ws = await workspaceWithKeys(h.database.db);
+    await runCli(['key', 'revoke', '--id', String(ws.readKeyId)], { DATABASE_URL: h.database.url });
+    const res = await me(bearer(ws.readKey));
+    expectError(res, 401, 'unauthenticated');
+  });
+
+  it('accepts the scheme case-insensitively', async () => {
+    const ws = await workspaceWithKeys(h.database.db);
+    const res = await me({ authorization: `bearer ${ws.readKey}` });
+    expect(res.statusCode).toBe(200);
+  });
+});
+
+describe('keys of the wrong kind', () => {
+  it('a publisher key on a buyer route is 403 forbidden', async () => {
+    const pub = await createPublisher(h.database.db, 'Pub for auth test');
+    const res = await me(bearer(pub.key));
+    expectError(res, 403, 'forbidden');
+  });
+});
+
+describe('key cache and revocation', () => {
+  it('a cached key revoked with the CLI is refused within 5 s (time injected)', async () => {
+    const ws = await workspaceWithKeys(h.database.db);
+    expect((await me(bearer(ws.readKey))).statusCode).toBe(200); // now cached
+    const cli = runCli(['key', 'revoke', '--id', String(ws.readKeyId)], { DATABASE_URL: h.database.url });
+    expect(cli.status).toBe(0);
+    expect(JSON.parse(cli.stdout)).toEqual({ id: ws.readKeyId, revoked: true });
+    h.clock.advance(4_000);
+    expect((await me(bearer(ws.readKey))).statusCode).toBe(200); // still inside the cache window
+    h.clock.advance(1_001);
+    expectError(await me(bearer(ws.readKey)), 401, 'unauthenticated');
+  });
+
+  it('a cached key costs no database round trip for the key', async () => {
+    const ws = await workspaceWithKeys(h.database.db);
+    await me(bearer(ws.readKey));
+    const spy = vi.spyOn(h.database.pool, 'query');
+    try {
+      for (let i = 0; i < 5; i++) expect((await me(bearer(ws.readKey))).statusCode).toBe(200);
+      const keyLookups = spy.mock.calls.filter((c) => JSON.stringify(c[0]).includes('api_key_by_hash'));
+      expect(keyLookups).toHaveLength(0);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it('writes last_used_at at most once a minute', async () => {
+    const ws = await workspaceWithKeys(h.database.db);
+    const lastUsed = async () =>
+      (await h.database.pool.query('SELECT last_used_at FROM api_keys WHERE id = $1', [ws.readKeyId])).rows[0].last_used_at as Date | null;
+    const waitFor = async (pred: (d: Date | null) => boolean) => {
+      for (let i = 0; i < 50; i++) {
+        const d = await lastUsed();
+        if (pred(d)) return d;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      return lastUsed();
+    };
+    expect(await lastUsed()).toBeNull();
+    await me(bearer(ws.readKey));
+    const first = await waitFor((d) => d !== null);
+    expect(first).not.toBeNull();
+    h.clock.advance(30_000);
+    await me(bearer(ws.readKey));
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await lastUsed())?.getTime()).toBe(first!.getTime());
+    h.clock.advance(31_000);
+    await me(bearer(ws.readKey));
+    const second = await waitFor((d) => d !== null && d.getTime() !== first!.getTime());
+    expect(second!.getTime()).toBeGreaterThan(first!.getTime());
+  });
+});
+
+describe('unknown keys', () => {
+  it('a flood of random keys from one IP is answered without a database round trip each', async () => {
+    const spy = vi.spyOn(h.database.pool, 'query');
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 200; i++) {
+        const res = await me({ authorization: `Bearer ${generateRawKey()}` }, { remoteAddress: '10.9.9.9' });
+        statuses.push(res.statusCode);
+      }
+      const lookups = spy.mock.calls.filter((c) => JSON.stringify(c[0]).includes('api_key_by_hash')).length;
+      expect(lookups).toBeLessThanOrEqual(h.config.UNKNOWN_KEY_RATE_LIMIT_PER_MINUTE);
+      expect(statuses.slice(0, 60).every((s) => s === 401)).toBe(true);
+      expect(statuses.slice(60).every((s) => s === 429)).toBe(true);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it('the same unknown key repeated is looked up once', async () => {
+    const raw = generateRawKey();
+    const spy = vi.spyOn(h.database.pool, 'query');
+    try {
+      for (let i = 0; i < 10; i++) await me({ authorization: `Bearer ${raw}` }, { remoteAddress: '10.8.8.8' });
+      expect(spy.mock.calls.filter((c) => JSON.stringify(c[0]).includes('api_key_by_hash'))).toHaveLength(1);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it('a flooding IP gets no new key lookups for the window, but keys already cached keep working', async () => {
+    const ws = await workspaceWithKeys(h.database.db);
+    // Not yet cached: the flooding IP's lookups are used up, so the request is limited per IP.
+    expect((await me(bearer(ws.readKey), { remoteAddress: '10.9.9.9' })).statusCode).toBe(429);
+    // Cached by a request from elsewhere: answered from the cache and counted in the key's bucket.
+    expect((await me(bearer(ws.spendKey), { remoteAddress: '10.5.5.5' })).statusCode).toBe(200);
+    expect((await me(bearer(ws.spendKey), { remoteAddress: '10.9.9.9' })).statusCode).toBe(200);
+  });
+});
+
+describe('rate limit', () => {
+  it('answers 429 with Retry-After on the 121st request of a key within a minute', async () => {
+    const ws = await workspaceWithKeys(h.database.db);
+    for (let i = 1; i <= 120; i++) {
+      const res = await me(bearer(ws.readKey));
+      expect(res.statusCode).toBe(200);
+      expect(Number(res.headers['x-ratelimit-remaining'])).toBe(120 - i);
+    }
+    const res = await me(bearer(ws.readKey));
+    const body = expectError(res, 429, 'rate_limited');
+    expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    expect(body.retry_after).toBe(Number(res.headers['retry-after']));
+    expect(res.headers['x-ratelimit-limit']).toBe('120');
+    expect(res.headers['x-ratelimit-remaining']).toBe('0');
+    // Another key of the same workspace has its own bucket.
+    expect((await me(bearer(ws.spendKey))).statusCode).toBe(200);
+  });
+});
+
+describe('request ids', () => {
+  it("echoes a caller's safe X-Request-Id and replaces an unsafe one", async () => {
+    const ws = await workspaceWithKeys(h.database.db);
+    const ok = await me({ ...bearer(ws.readKey), 'x-request-id': 'abc.DEF-123_x' });
+    expect(ok.headers['x-request-id']).toBe('abc.DEF-123_x');
+    const bad = await me({ ...bearer(ws.readKey), 'x-request-id': 'a b<script>' });
+    expect(bad.headers['x-request-id']).not.toBe('a b<script>');
+    expect(bad.headers['x-request-id']).toMatch(/^[A-Za-z0-9._-]+$/);
+    const long = await me({ ...bearer(ws.readKey), 'x-request-id': 'x'.repeat(129) });
+    expect(long.headers['x-request-id']).not.toBe('x'.repeat(129));
+    const err = await me({ 'x-request-id': 'trace-401' }, { remoteAddress: '10.7.7.7' });
+    expect(err.json().request_id).toBe('trace-401');
+  });
+});
+
+describe('logs', () => {
+  it('never contain a raw key, from the header or the query string', async () => {
+    const ws = await workspaceWithKeys(h.database.db);
+    const before = h.logs.length;
+    await me(bearer(ws.readKey), { url: `/api/v1/me?api_key=${ws.spendKey}&x=1` });
+    await me({}, { url: `/api/v1/ledger?API_KEY=${ws.spendKey}`, remoteAddress: '10.6.6.6' });
+    await me(bearer(ws.readKey), { url: `/api/v1/nope?api_key=${ws.spendKey}` });
+    const written = h.logs.slice(before).join('');
+    expect(written).not.toContain(ws.readKey);
+    expect(written).not.toContain(ws.spendKey);
+    expect(written).toContain('[REDACTED]');
+  });
+
+  it('writes one line per request with request id, route, status and duration', async () => {
+    const ws = await workspaceWithKeys(h.database.db);
+    const before = h.logs.length;
+    const res = await me({ ...bearer(ws.readKey), 'x-request-id': 'log-line-test' });
+    const lines = h.logs.slice(before).map((l) => JSON.parse(l)).filter((l) => l.request_id === 'log-line-test');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ route: '/api/v1/me', status: res.statusCode, method: 'GET', msg: 'request' });
+    expect(typeof lines[0].duration_ms).toBe('number');
+  });
+});
+
+describe('keys at rest', () => {
+  it('stores only a hash and a short prefix', async () => {
+    const ws = await workspaceWithKeys(h.database.db);
+    const key = await createKey(h.database.db, { workspaceId: ws.workspaceId, name: 'hash check' });
+    const { rows } = await h.database.pool.query('SELECT * FROM api_keys WHERE id = $1', [key.id]);
+    expect(JSON.stringify(rows[0])).not.toContain(key.key);
+    expect(rows[0].key_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(key.key).toMatch(/^mk_[A-Za-z0-9]{32}$/);
+    expect(key.key.startsWith(rows[0].prefix)).toBe(true);
+  });
+});

@@ -1,0 +1,88 @@
+import Fastify from 'fastify';
+import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { afterAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { BODY_LIMIT } from '../../src/app.js';
+import { errorHandling } from '../../src/http/plugins/errors.js';
+import { jsonBody } from '../../src/http/plugins/json-body.js';
+import { genReqId } from '../../src/http/plugins/request-id.js';
+
+// The body plugins exactly as the app registers them, on a probe route, until the POST routes
+// of later features exercise them end to end.
+const app = Fastify({ genReqId, requestIdHeader: false, bodyLimit: BODY_LIMIT }).withTypeProvider<ZodTypeProvider>();
+app.setValidatorCompiler(validatorCompiler);
+await app.register(errorHandling);
+await app.register(jsonBody);
+app.post('/probe', { schema: { body: z.object({ goal: z.string().min(3), budget_usd: z.number().positive() }) } }, async (req) => ({ data: req.body }));
+app.post('/bodyless', async (req) => ({ data: req.body ?? null }));
+await app.ready();
+afterAll(() => app.close());
+
+describe('JSON bodies', () => {
+  it('unparseable JSON is 400 bad_request', async () => {
+    const res = await app.inject({ method: 'POST', url: '/probe', headers: { 'content-type': 'application/json' }, payload: '{"goal": ' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ code: 'bad_request', request_id: expect.any(String) });
+    expect(res.json().message).not.toMatch(/Unexpected|position/);
+  });
+
+  it('a wrong Content-Type is 400 bad_request', async () => {
+    for (const type of ['text/plain', 'application/xml', 'application/x-www-form-urlencoded']) {
+      const res = await app.inject({ method: 'POST', url: '/probe', headers: { 'content-type': type }, payload: 'goal=abc' });
+      expect(res.statusCode, type).toBe(400);
+      expect(res.json().code).toBe('bad_request');
+    }
+  });
+
+  it('a body over 1 MB is 413 payload_too_large', async () => {
+    const res = await app.inject({
+      method: 'POST',
+      url: '/probe',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ goal: 'x'.repeat(BODY_LIMIT) }),
+    });
+    expect(res.statusCode).toBe(413);
+    expect(res.json().code).toBe('payload_too_large');
+  });
+
+  it('validation failures are 422 naming each field', async () => {
+    const res = await app.inject({ method: 'POST', url: '/probe', payload: { goal: 'x', budget_usd: -1 } });
+    expect(res.statusCode).toBe(422);
+    expect(Object.keys(res.json().errors).sort()).toEqual(['budget_usd', 'goal']);
+  });
+
+  it('an empty JSON body counts as {} and is validated as such', async () => {
+    const res = await app.inject({ method: 'POST', url: '/probe', headers: { 'content-type': 'application/json' }, payload: '' });
+    expect(res.statusCode).toBe(422);
+    expect(Object.keys(res.json().errors).sort()).toEqual(['budget_usd', 'goal']);
+  });
+
+  it('a JSON body that is not an object is 422 on the body', async () => {
+    const res = await app.inject({ method: 'POST', url: '/probe', headers: { 'content-type': 'application/json' }, payload: '[1,2]' });
+    expect(res.statusCode).toBe(422);
+    expect(Object.keys(res.json().errors)).toEqual(['body']);
+  });
+
+  it('drops __proto__ keys instead of trusting them', async () => {
+    const res = await app.inject({
+      method: 'POST',
+      url: '/bodyless',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"a":1,"__proto__":{"polluted":true}}',
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().data).toEqual({ a: 1 });
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
+describe('body-less POSTs', () => {
+  it('accept no Content-Type, an empty JSON body, or {}', async () => {
+    const none = await app.inject({ method: 'POST', url: '/bodyless' });
+    expect(none.statusCode).toBe(200);
+    const empty = await app.inject({ method: 'POST', url: '/bodyless', headers: { 'content-type': 'application/json' }, payload: '' });
+    expect(empty.statusCode).toBe(200);
+    const obj = await app.inject({ method: 'POST', url: '/bodyless', payload: {} });
+    expect(obj.statusCode).toBe(200);
+  });
+});
