@@ -1,0 +1,76 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { post, topUp, workspaceAccountIds } from '../../src/domain/ledger/ledger-service.js';
+import { createWorkspace } from '../../src/domain/workspaces/workspace-service.js';
+import { createTestDatabase } from '../helpers/db.js';
+import { expectLedgerInvariants } from '../helpers/ledger-invariants.js';
+
+const database = await createTestDatabase({ max: 20 });
+afterAll(() => database.drop());
+
+describe('ledger', () => {
+  it('a top-up moves money from external to available in one balanced transaction', async () => {
+    const ws = await createWorkspace(database.db, { name: 'Ledger A' });
+    const r = await topUp(database.db, ws.id, 12_345);
+    expect(r.balanceCents).toBe(12_345);
+    const { rows } = await database.pool.query(
+      `SELECT a.kind, e.amount, t.kind AS tkind FROM ledger_entries e
+         JOIN ledger_accounts a ON a.id = e.account_id JOIN ledger_transactions t ON t.id = e.transaction_id
+        WHERE t.workspace_id = $1 ORDER BY a.kind`,
+      [ws.id],
+    );
+    expect(rows).toEqual([
+      { kind: 'available', amount: 12_345, tkind: 'top_up' },
+      { kind: 'external', amount: -12_345, tkind: 'top_up' },
+    ]);
+    await expectLedgerInvariants(database);
+  });
+
+  it('50 concurrent top-ups lose nothing', async () => {
+    const ws = await createWorkspace(database.db, { name: 'Ledger B' });
+    await Promise.all(Array.from({ length: 50 }, (_, i) => topUp(database.db, ws.id, 100 + i)));
+    const { rows } = await database.pool.query(`SELECT balance FROM ledger_accounts WHERE workspace_id = $1 AND kind = 'available'`, [ws.id]);
+    expect(rows[0].balance).toBe(50 * 100 + (49 * 50) / 2);
+    await expectLedgerInvariants(database);
+  });
+
+  it('rejects a non-positive or fractional top-up', async () => {
+    const ws = await createWorkspace(database.db, { name: 'Ledger C' });
+    for (const cents of [0, -5, 1.5, Number.NaN]) {
+      await expect(topUp(database.db, ws.id, cents)).rejects.toMatchObject({ code: 'invalid_input' });
+    }
+  });
+
+  it('refuses an unbalanced movement and leaves nothing behind', async () => {
+    const ws = await createWorkspace(database.db, { name: 'Ledger D' });
+    const acc = await workspaceAccountIds(database.db, ws.id);
+    await expect(
+      database.db.transaction((tx) =>
+        post(tx, { kind: 'top_up', postings: [{ accountId: acc.available, kind: 'available', amount: 10 }] }),
+      ),
+    ).rejects.toThrow(/unbalanced/);
+    await expectLedgerInvariants(database);
+  });
+
+  it('the CHECK constraint stops a balance going below zero, rolling back the whole movement', async () => {
+    const ws = await createWorkspace(database.db, { name: 'Ledger E', balanceCents: 100 });
+    const acc = await workspaceAccountIds(database.db, ws.id);
+    await expect(
+      database.db.transaction((tx) =>
+        post(tx, {
+          kind: 'order_placed',
+          workspaceId: ws.id,
+          postings: [
+            { accountId: acc.available, kind: 'available', amount: -101 },
+            { accountId: acc.held, kind: 'held', amount: 101 },
+          ],
+        }),
+      ),
+    ).rejects.toThrow();
+    const { rows } = await database.pool.query('SELECT kind, balance FROM ledger_accounts WHERE workspace_id = $1 ORDER BY kind', [ws.id]);
+    expect(rows).toEqual([
+      { kind: 'available', balance: 100 },
+      { kind: 'held', balance: 0 },
+    ]);
+    await expectLedgerInvariants(database);
+  });
+});

@@ -1,0 +1,36 @@
+import { expect } from 'vitest';
+import type { Database } from '../../src/db/client.js';
+
+/**
+ * The ledger invariants of contract section 6, checked against the database itself:
+ * every transaction sums to zero, so all entries do; each balance equals the sum of its
+ * entries; no balance but `external` is negative; a workspace's `held` equals the price of its
+ * open orders (once orders exist).
+ */
+export async function expectLedgerInvariants(database: Database): Promise<void> {
+  const q = async (sql: string) => (await database.pool.query(sql)).rows;
+  const [total] = await q('SELECT COALESCE(sum(amount), 0)::bigint AS s FROM ledger_entries');
+  expect(Number(total.s), 'sum of all entries').toBe(0);
+  const unbalanced = await q(
+    'SELECT transaction_id, sum(amount) AS s FROM ledger_entries GROUP BY transaction_id HAVING sum(amount) <> 0',
+  );
+  expect(unbalanced, 'transactions whose entries do not sum to zero').toEqual([]);
+  const drift = await q(`
+    SELECT a.id, a.kind, a.balance, COALESCE(sum(e.amount), 0)::bigint AS entries
+      FROM ledger_accounts a LEFT JOIN ledger_entries e ON e.account_id = a.id
+     GROUP BY a.id HAVING a.balance <> COALESCE(sum(e.amount), 0)`);
+  expect(drift, 'accounts whose balance differs from the sum of their entries').toEqual([]);
+  const negative = await q(`SELECT id, kind, balance FROM ledger_accounts WHERE kind <> 'external' AND balance < 0`);
+  expect(negative, 'negative balances').toEqual([]);
+  const hasOrders = (await q(`SELECT to_regclass('public.orders') IS NOT NULL AS ok`))[0].ok;
+  if (hasOrders) {
+    const heldDrift = await q(`
+      SELECT a.workspace_id, a.balance, COALESCE(o.open, 0)::bigint AS open
+        FROM ledger_accounts a
+        LEFT JOIN (SELECT workspace_id, sum(price) AS open FROM orders
+                    WHERE status NOT IN ('completed', 'declined', 'expired', 'cancelled') GROUP BY workspace_id) o
+          ON o.workspace_id = a.workspace_id
+       WHERE a.kind = 'held' AND a.balance <> COALESCE(o.open, 0)`);
+    expect(heldDrift, 'held balances that differ from open orders').toEqual([]);
+  }
+}
