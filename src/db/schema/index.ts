@@ -6,3 +6,5 @@ export * from './brand-kits.js';
 export * from './projects.js';
 export * from './ledger.js';
 export * from './app-secrets.js';
+export * from './outlets.js';
+export * from './offers.js';

@@ -1,0 +1,69 @@
+import { sql, type SQL } from 'drizzle-orm';
+import {
+  bigint,
+  boolean,
+  char,
+  customType,
+  index,
+  integer,
+  numeric,
+  pgEnum,
+  pgTable,
+  serial,
+  text,
+  timestamp,
+} from 'drizzle-orm/pg-core';
+import { publishers } from './publishers.js';
+
+export const outletType = pgEnum('outlet_type', ['blog', 'news', 'magazine', 'niche_site', 'press']);
+
+const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
+
+export const outlets = pgTable(
+  'outlets',
+  {
+    id: serial('id').primaryKey(),
+    publisherId: integer('publisher_id')
+      .notNull()
+      .references(() => publishers.id),
+    name: text('name').notNull(),
+    domain: text('domain').notNull().unique(),
+    url: text('url').notNull(),
+    description: text('description').notNull(),
+    type: outletType('type').notNull(),
+    country: char('country', { length: 2 }).notNull(),
+    language: char('language', { length: 2 }).notNull(),
+    topics: text('topics').array().notNull().default([]),
+    monthlyVisits: bigint('monthly_visits', { mode: 'number' }).notNull(),
+    trafficVerified: boolean('traffic_verified').notNull().default(false),
+    trafficVerifiedAt: timestamp('traffic_verified_at', { withTimezone: true }),
+    // Stored track-record baseline, shown until the outlet has real orders.
+    baseOrdersCompleted: integer('base_orders_completed').notNull().default(0),
+    baseOnTimeRate: numeric('base_on_time_rate', { precision: 4, scale: 3, mode: 'number' }),
+    baseAcceptanceRate: numeric('base_acceptance_rate', { precision: 4, scale: 3, mode: 'number' }),
+    baseAvgTurnaroundDays: numeric('base_avg_turnaround_days', { precision: 5, scale: 1, mode: 'number' }),
+    baseRating: numeric('base_rating', { precision: 2, scale: 1, mode: 'number' }),
+    // Ranked full-text search: name and domain weigh most, then topics, then the description.
+    searchVector: tsvector('search_vector')
+      .notNull()
+      .generatedAlwaysAs(
+        (): SQL => sql`setweight(to_tsvector('simple', ${outlets.name}), 'A')
+          || setweight(to_tsvector('simple', replace(${outlets.domain}, '.', ' ')), 'A')
+          || setweight(to_tsvector('simple', immutable_array_to_string(${outlets.topics}, ' ')), 'B')
+          || setweight(to_tsvector('english', ${outlets.description}), 'C')`,
+      ),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index('outlets_publisher_idx').on(t.publisherId),
+    index('outlets_search_idx').using('gin', t.searchVector),
+    index('outlets_name_trgm_idx').using('gin', sql`${t.name} gin_trgm_ops`),
+    index('outlets_domain_trgm_idx').using('gin', sql`${t.domain} gin_trgm_ops`),
+    index('outlets_topics_idx').using('gin', t.topics),
+    index('outlets_traffic_idx').on(t.monthlyVisits.desc(), t.id.desc()),
+    index('outlets_country_traffic_idx').on(t.country, t.monthlyVisits.desc()),
+    index('outlets_type_traffic_idx').on(t.type, t.monthlyVisits.desc()),
+    index('outlets_verified_traffic_idx').on(t.trafficVerified, t.monthlyVisits.desc()),
+  ],
+);

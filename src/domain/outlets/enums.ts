@@ -1,0 +1,38 @@
+import { z } from 'zod';
+
+// The single source of the catalog's enumerations: validation, OpenAPI, MCP and the database
+// enums (src/db/schema) all list the same values.
+export const outletTypes = ['blog', 'news', 'magazine', 'niche_site', 'press'] as const;
+export const offerFormats = ['guest_post', 'sponsored_article', 'link_insertion', 'press_release'] as const;
+export const contentByValues = ['buyer', 'publisher'] as const;
+export const linkTypes = ['dofollow', 'nofollow'] as const;
+export const outletSorts = ['relevance', 'traffic', '-traffic', 'price', '-price'] as const;
+
+export const outletType = z.enum(outletTypes);
+export const offerFormat = z.enum(offerFormats);
+export type OutletType = (typeof outletTypes)[number];
+export type OfferFormat = (typeof offerFormats)[number];
+export type OutletSort = (typeof outletSorts)[number];
+
+/** ISO 3166-1 alpha-2 codes in use today. */
+export const countryCodes = new Set(
+  (
+    'AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR BS BT BV BW BY BZ ' +
+    'CA CC CD CF CG CH CI CK CL CM CN CO CR CU CV CW CX CY CZ DE DJ DK DM DO DZ EC EE EG EH ER ES ET FI FJ FK FM FO FR ' +
+    'GA GB GD GE GF GG GH GI GL GM GN GP GQ GR GS GT GU GW GY HK HM HN HR HT HU ID IE IL IM IN IO IQ IR IS IT JE JM JO JP ' +
+    'KE KG KH KI KM KN KP KR KW KY KZ LA LB LC LI LK LR LS LT LU LV LY MA MC MD ME MF MG MH MK ML MM MN MO MP MQ MR MS MT ' +
+    'MU MV MW MX MY MZ NA NC NE NF NG NI NL NO NP NR NU NZ OM PA PE PF PG PH PK PL PM PN PR PS PT PW PY QA RE RO RS RU RW ' +
+    'SA SB SC SD SE SG SH SI SJ SK SL SM SN SO SR SS ST SV SX SY SZ TC TD TF TG TH TJ TK TL TM TN TO TR TT TV TW TZ UA UG ' +
+    'UM US UY UZ VA VC VE VG VI VN VU WF WS YE YT ZA ZM ZW'
+  ).split(' '),
+);
+
+export const countryCode = z
+  .string()
+  .regex(/^[A-Za-z]{2}$/, 'must be an ISO 3166-1 alpha-2 country code')
+  .transform((c) => c.toUpperCase())
+  .refine((c) => countryCodes.has(c), 'must be an ISO 3166-1 alpha-2 country code');
+
+export const languageCode = z.string().regex(/^[a-z]{2}$/, 'must be an ISO 639-1 language code');
+
+export const topicSlug = z.string().regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'must be a lowercase slug').max(40);
