@@ -1,12 +1,127 @@
+import { STATUS_CODES } from 'node:http';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { jsonSchemaTransform } from 'fastify-type-provider-zod';
+import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+
+// Just the parts of an OpenAPI 3.1 document this file touches (openapi-types is only a
+// dependency of @fastify/swagger, not of this project).
+type Ref = { $ref: string };
+type SecurityRequirement = Record<string, string[]>;
+interface Response {
+  description: string;
+  headers?: Record<string, Ref | object>;
+  content?: Record<string, unknown>;
+}
+interface Operation {
+  tags?: string[];
+  security?: SecurityRequirement[];
+  responses?: Record<string, Response | Ref>;
+}
+interface Document {
+  tags?: { name: string }[];
+  security?: SecurityRequirement[];
+  paths?: Record<string, Partial<Record<string, Operation>> | undefined>;
+  components?: { schemas?: Record<string, unknown>; headers?: Record<string, unknown> } & Record<string, unknown>;
+}
+
+export const OPENAPI_PATH = '/openapi.json';
+export const DOCS_PREFIX = '/docs';
+
+const headerRef = (name: keyof typeof responseHeaders) => ({ $ref: `#/components/headers/${name}` });
+
+/** Headers the cross-cutting plugins (request id, rate limit, auth) put on responses. */
+const responseHeaders = {
+  'X-Request-Id': {
+    description: "The caller's X-Request-Id when it is 1..128 characters of [A-Za-z0-9._-], else a new one.",
+    schema: { type: 'string', maxLength: 128 },
+  },
+  'X-RateLimit-Limit': {
+    description: 'Requests allowed per minute for this key (per client IP for unknown keys).',
+    schema: { type: 'integer', minimum: 1 },
+  },
+  'X-RateLimit-Remaining': {
+    description: 'Requests left in the current one-minute window.',
+    schema: { type: 'integer', minimum: 0 },
+  },
+  'Retry-After': {
+    description: 'Seconds to wait before retrying.',
+    schema: { type: 'integer', minimum: 0 },
+  },
+  'WWW-Authenticate': {
+    description: 'The authentication scheme to use.',
+    schema: { type: 'string', const: 'Bearer' },
+  },
+};
+
+const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+/**
+ * Adds what the route schemas cannot say themselves, the same way for every operation:
+ * - headers set by the request-id, rate-limit and auth plugins (X-Request-Id on every response;
+ *   X-RateLimit-* on every non-5xx response of an authenticated operation; Retry-After on 429;
+ *   WWW-Authenticate on 401 of bearer routes), as references to components.headers;
+ * - a reason phrase instead of @fastify/swagger's "Default Response".
+ * Then drops top-level tags no operation uses, and component schemas nothing refers to
+ * (fastify-type-provider-zod emits an input and an output variant of every registered schema,
+ * e.g. `ErrorInput` beside `Error`).
+ */
+function finishDocument(doc: Document): void {
+  doc.components = { ...doc.components, headers: { ...doc.components?.headers, ...responseHeaders } };
+  const operations = Object.values(doc.paths ?? {}).flatMap((item) => methods.flatMap((m) => item?.[m] ?? []));
+  for (const op of operations) {
+    const security = op.security ?? doc.security ?? [];
+    const authenticated = security.some((req) => Object.keys(req).length > 0);
+    const bearer = security.some((req) => 'bearerAuth' in req);
+    for (const [status, value] of Object.entries(op.responses ?? {})) {
+      if ('$ref' in value) continue;
+      const code = Number(status);
+      if (value.description === 'Default Response') value.description = STATUS_CODES[code] ?? 'Response';
+      const headers: Record<string, Ref> = { 'X-Request-Id': headerRef('X-Request-Id') };
+      if (authenticated && code < 500) {
+        headers['X-RateLimit-Limit'] = headerRef('X-RateLimit-Limit');
+        headers['X-RateLimit-Remaining'] = headerRef('X-RateLimit-Remaining');
+      }
+      if (code === 429) headers['Retry-After'] = headerRef('Retry-After');
+      if (code === 401 && bearer) headers['WWW-Authenticate'] = headerRef('WWW-Authenticate');
+      value.headers = { ...headers, ...value.headers };
+    }
+  }
+  const usedTags = new Set(operations.flatMap((op) => op.tags ?? []));
+  if (doc.tags) doc.tags = doc.tags.filter((tag) => usedTags.has(tag.name));
+  pruneUnusedSchemas(doc);
+}
+
+const schemaRefPrefix = '#/components/schemas/';
+
+function collectSchemaRefs(value: unknown, into: Set<string>): void {
+  if (Array.isArray(value)) {
+    for (const v of value) collectSchemaRefs(v, into);
+  } else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      if (k === '$ref' && typeof v === 'string' && v.startsWith(schemaRefPrefix)) into.add(v.slice(schemaRefPrefix.length));
+      else collectSchemaRefs(v, into);
+    }
+  }
+}
+
+function pruneUnusedSchemas(doc: Document): void {
+  const schemas = doc.components?.schemas;
+  if (!schemas) return;
+  const used = new Set<string>();
+  collectSchemaRefs({ ...doc, components: { ...doc.components, schemas: undefined } }, used);
+  // Follow references between component schemas until nothing new turns up.
+  for (let before = -1; before !== used.size; ) {
+    before = used.size;
+    for (const name of [...used]) collectSchemaRefs(schemas[name], used);
+  }
+  for (const name of Object.keys(schemas)) if (!used.has(name)) delete schemas[name];
+}
 
 /**
  * The OpenAPI document is generated from the same zod schemas the routes validate with, served
- * at /openapi.json, with a reference page at /docs.
+ * at /openapi.json, with a reference page at /docs. Both are public and neither is documented.
  */
 export const openApi = fp(
   async function openApi(app: FastifyInstance, opts: { serverUrl?: string }) {
@@ -18,12 +133,20 @@ export const openApi = fp(
           version: '1.0.0',
           description:
             'Interface A (/api/v1, /mcp): buy sponsored content from verified publications. Amounts are integer US cents, fees included; *_formatted strings use the workspace currency.\n\n' +
-            'Interface B (/api/account, /api/items, /api/purchases): a digital-goods seller reads its account and items and validates purchase codes.',
+            'Interface B (/api/account, /api/items, /api/purchases): a digital-goods seller reads its account and items and validates purchase codes.\n\n' +
+            'Every response carries X-Request-Id. Authenticated responses carry X-RateLimit-Limit and X-RateLimit-Remaining (one bucket per key, per minute); a 429 carries Retry-After.',
           license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
         },
         servers: [{ url: opts.serverUrl ?? 'http://127.0.0.1:3000', description: 'This server' }],
+        // Every tag an operation may use; those no operation uses are dropped from the document.
         tags: [
-          { name: 'Workspace', description: 'The workspace behind the key.' },
+          { name: 'Workspace', description: 'The workspace behind the key: balance, ledger, brand kits, projects.' },
+          { name: 'Outlets', description: 'Publications and the offers they sell.' },
+          { name: 'Plans', description: 'Pick offers for a goal within a budget; buys nothing.' },
+          { name: 'Orders', description: 'Buy offers, follow each order through review and publication.' },
+          { name: 'Publisher', description: "A publisher's side of its orders (publisher keys)." },
+          { name: 'MCP', description: 'The Model Context Protocol endpoint (stateless streamable HTTP).' },
+          { name: 'Catalog', description: 'Interface B: the seller account, its items and purchase-code validation.' },
           { name: 'Operations', description: 'Health and readiness.' },
         ],
         components: {
@@ -33,16 +156,28 @@ export const openApi = fp(
         },
       },
       transform: jsonSchemaTransform,
+      // Puts schemas registered with an id (zod's global registry, `.meta({ id })`) under
+      // components.schemas, then adds the shared headers.
+      transformObject: (input) => {
+        const doc = jsonSchemaTransformObject(input);
+        finishDocument(doc as Document);
+        return doc;
+      },
     });
 
-    app.get('/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () => app.swagger());
+    app.get(OPENAPI_PATH, { config: { auth: 'public' }, schema: { hide: true } }, async () => app.swagger());
 
     await app.register(async (docs) => {
-      // Everything registered in this scope is the public reference page.
+      // Everything registered in this scope is the public reference page. @fastify/swagger-ui
+      // marks its own routes hidden, and its page always loads `<prefix>/json` (uiConfig.url is
+      // overridden), so that route sends the browser to the one document at /openapi.json.
       docs.addHook('onRoute', (route) => {
         route.config = { ...(route.config ?? {}), auth: 'public' };
+        if (route.url === `${DOCS_PREFIX}/json`) {
+          route.handler = async (_request, reply) => reply.redirect(OPENAPI_PATH);
+        }
       });
-      await docs.register(swaggerUi, { routePrefix: '/docs', uiConfig: { url: '/openapi.json' } as never });
+      await docs.register(swaggerUi, { routePrefix: DOCS_PREFIX });
     });
   },
   { name: 'openapi' },

@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import { errorCodes } from '../../domain/errors.js';
 
+/**
+ * Every Interface A error body. Registered in zod's global registry under the id `Error`, so the
+ * OpenAPI document holds it once (`#/components/schemas/Error`) and each error response refers to
+ * it (see http/plugins/openapi.ts).
+ */
 export const errorBody = z
   .object({
     message: z.string().describe('A human sentence saying what went wrong.'),
@@ -9,13 +14,20 @@ export const errorBody = z
     errors: z
       .record(z.string(), z.array(z.string()))
       .optional()
-      .describe('422 only: every bad field path with what is wrong with it.'),
-    needed_cents: z.number().int().optional().describe('402 only: how many more cents the balance needs.'),
-    retry_after: z.number().int().optional().describe('429 only: seconds until the window resets.'),
-    status: z.string().optional().describe('409 only: the order status now.'),
+      .describe('422 invalid_input only: every bad field path with what is wrong with it.'),
+    needed_cents: z.number().int().optional().describe('402 only: how many more US cents the balance needs.'),
+    needed_formatted: z.string().optional().describe('402 only: needed_cents in the workspace currency.'),
+    balance: z.number().int().optional().describe('402 only: the available balance in US cents.'),
+    balance_formatted: z.string().optional().describe('402 only: balance in the workspace currency.'),
+    retry_after: z.number().int().optional().describe('429 only: seconds until the window resets (also in Retry-After).'),
+    status: z.string().optional().describe('409 conflict only: the order status now.'),
   })
-  .passthrough()
-  .describe('Error');
+  .loose()
+  .meta({
+    id: 'Error',
+    description:
+      'Every error answer of Interface A. Fields beyond message, code and request_id appear only with the codes that name them.',
+  });
 
 const errorDescriptions = {
   400: 'Unparseable JSON, wrong Content-Type, or a missing Idempotency-Key.',
@@ -26,17 +38,23 @@ const errorDescriptions = {
   409: 'The order has moved on (carries its status), or the same Idempotency-Key is still running.',
   413: 'Body over 1 MB.',
   422: 'Invalid input; errors names each bad field.',
-  429: 'Rate limit exceeded; see Retry-After.',
+  429: 'Rate limit exceeded; retry after Retry-After seconds.',
   503: 'The database is unreachable; retry shortly.',
 } as const;
 
 export type ErrorStatus = keyof typeof errorDescriptions;
 
-/** OpenAPI error responses for a route: the given statuses plus those every route can answer. */
+/**
+ * OpenAPI error responses for a route: the given statuses plus those every route can answer.
+ * Each is the shared `Error` schema with the status's own description (zod keeps the reference
+ * to the registered parent and adds the description beside it). Headers that go with a status
+ * (Retry-After on 429, WWW-Authenticate on 401, X-RateLimit-* on authenticated routes) are added
+ * to the document by http/plugins/openapi.ts, so every route gets them without repeating them.
+ */
 export function errorResponses(...statuses: ErrorStatus[]) {
   const all = new Set<ErrorStatus>([...statuses, 429, 503]);
   return Object.fromEntries(
-    [...all].sort().map((s) => [s, errorBody.describe(errorDescriptions[s])]),
+    [...all].sort((a, b) => a - b).map((s) => [s, errorBody.meta({ description: errorDescriptions[s] })]),
   ) as Record<ErrorStatus, typeof errorBody>;
 }
 
