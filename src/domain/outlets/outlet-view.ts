@@ -1,0 +1,95 @@
+import { formatCents } from '../money/format.js';
+import type { OfferFormat, OutletType } from './enums.js';
+
+/** Columns every outlet query selects, in the shape `outletView` reads. */
+export const outletColumns = `o.id, o.name, o.domain, o.url, o.description, o.type, o.country, o.language, o.topics,
+  o.monthly_visits, o.traffic_verified, o.traffic_verified_at, o.base_orders_completed,
+  o.base_on_time_rate::float8 AS base_on_time_rate, o.base_acceptance_rate::float8 AS base_acceptance_rate,
+  o.base_avg_turnaround_days::float8 AS base_avg_turnaround_days, o.base_rating::float8 AS base_rating`;
+
+export interface OutletRow {
+  id: number;
+  name: string;
+  domain: string;
+  url: string;
+  description: string;
+  type: OutletType;
+  country: string;
+  language: string;
+  topics: string[];
+  monthly_visits: number;
+  traffic_verified: boolean;
+  traffic_verified_at: Date | null;
+  base_orders_completed: number;
+  base_on_time_rate: number | null;
+  base_acceptance_rate: number | null;
+  base_avg_turnaround_days: number | null;
+  base_rating: number | null;
+}
+
+export interface OfferRow {
+  id: number;
+  outlet_id: number;
+  format: OfferFormat;
+  title: string;
+  price: number;
+  turnaround_days: number;
+  content_by: 'buyer' | 'publisher';
+  min_words: number;
+  max_words: number;
+  max_links: number;
+  link_type: 'dofollow' | 'nofollow';
+  sponsored_label: boolean;
+  permanent: boolean;
+  active: boolean;
+}
+
+export interface Money {
+  currency: string;
+  perUsd: number;
+}
+
+export const isoSeconds = (d: Date | string | null): string | null =>
+  d === null ? null : new Date(d).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+export function outletView(r: OutletRow) {
+  return {
+    id: r.id,
+    name: r.name,
+    domain: r.domain,
+    url: r.url,
+    description: r.description,
+    type: r.type,
+    country: r.country,
+    language: r.language,
+    topics: r.topics,
+    traffic: { monthly_visits: r.monthly_visits, verified: r.traffic_verified, verified_at: isoSeconds(r.traffic_verified_at) },
+    track_record: {
+      orders_completed: r.base_orders_completed,
+      on_time_rate: r.base_on_time_rate,
+      acceptance_rate: r.base_acceptance_rate,
+      avg_turnaround_days: r.base_avg_turnaround_days,
+      rating: r.base_rating,
+    },
+  };
+}
+
+export function offerView(f: OfferRow, money: Money) {
+  return {
+    id: f.id,
+    outlet_id: f.outlet_id,
+    format: f.format,
+    title: f.title,
+    price: f.price,
+    price_formatted: formatCents(f.price, money.currency, money.perUsd),
+    turnaround_days: f.turnaround_days,
+    content_by: f.content_by,
+    min_words: f.min_words,
+    max_words: f.max_words,
+    max_links: f.max_links,
+    link_type: f.link_type,
+    sponsored_label: f.sponsored_label,
+    permanent: f.permanent,
+    active: f.active,
+  };
+}

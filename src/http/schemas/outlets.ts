@@ -1,0 +1,107 @@
+import { z } from 'zod';
+import { contentByValues, countryCode, linkTypes, offerFormat, outletSorts, outletType, topicSlug } from '../../domain/outlets/enums.js';
+import { usdToCents } from '../../domain/money/format.js';
+import { pageQuery } from './pagination.js';
+
+/** A positive database id in a path (`{id}`). */
+export const idParam = z.object({
+  id: z
+    .string()
+    .regex(/^\d{1,10}$/, 'must be a positive integer')
+    .transform(Number)
+    .refine((n) => n >= 1 && n <= 2_147_483_647, 'must be a positive integer')
+    .describe('Numeric id.'),
+});
+
+export const outletListQuery = z.object({
+  q: z
+    .string()
+    .trim()
+    .max(200, 'must be at most 200 characters')
+    .optional()
+    .describe('Full-text search over name, domain, description and topics, ranked; tolerant of typos and partial names.'),
+  type: outletType.optional().describe('Kind of publication.'),
+  format: offerFormat.optional().describe('Only outlets with an active offer of this format; from_price is then that format’s cheapest.'),
+  country: countryCode.optional().describe('ISO 3166-1 alpha-2 country code, e.g. US, DE.'),
+  topic: topicSlug.optional().describe('A topic slug, e.g. travel, finance.'),
+  max_price_usd: z
+    .string()
+    .regex(/^\d+(\.\d+)?$/, 'must be a positive number of US dollars')
+    .transform(Number)
+    .refine((n) => Number.isFinite(n) && n > 0 && n <= 10_000_000, 'must be a positive number of US dollars up to 10,000,000')
+    .transform(usdToCents)
+    .optional()
+    .describe('Only outlets with an active offer (of `format`, when given) costing at most this, fees included.'),
+  verified_traffic: z
+    .enum(['true', 'false', '1', '0'], { error: 'must be true, false, 1 or 0' })
+    .transform((v) => v === 'true' || v === '1')
+    .optional()
+    .describe('Only outlets whose traffic is (or is not) Google-verified.'),
+  min_traffic: z
+    .string()
+    .regex(/^\d{1,12}$/, 'must be a non-negative integer')
+    .transform(Number)
+    .optional()
+    .describe('Minimum monthly visits.'),
+  sort: z
+    .enum(outletSorts)
+    .optional()
+    .describe('relevance (default with q), traffic, -traffic (default without q), price, -price.'),
+  ...pageQuery,
+});
+
+const traffic = z.object({
+  monthly_visits: z.number().int(),
+  verified: z.boolean().describe('Google-verified traffic.'),
+  verified_at: z.string().nullable(),
+});
+
+const trackRecord = z
+  .object({
+    orders_completed: z.number().int(),
+    on_time_rate: z.number().nullable(),
+    acceptance_rate: z.number().nullable(),
+    avg_turnaround_days: z.number().nullable(),
+    rating: z.number().nullable(),
+  })
+  .describe('A stored baseline until the outlet has orders here, then computed from them.');
+
+const outletBase = {
+  id: z.number().int(),
+  name: z.string(),
+  domain: z.string(),
+  url: z.string(),
+  description: z.string(),
+  type: outletType,
+  country: z.string(),
+  language: z.string(),
+  topics: z.array(z.string()),
+  traffic,
+  track_record: trackRecord,
+};
+
+export const offerSchema = z.object({
+  id: z.number().int(),
+  outlet_id: z.number().int(),
+  format: offerFormat,
+  title: z.string(),
+  price: z.number().int().describe('US cents, fees included.'),
+  price_formatted: z.string(),
+  turnaround_days: z.number().int(),
+  content_by: z.enum(contentByValues).describe('Who writes the content: the buyer, or the publisher.'),
+  min_words: z.number().int(),
+  max_words: z.number().int(),
+  max_links: z.number().int(),
+  link_type: z.enum(linkTypes),
+  sponsored_label: z.boolean(),
+  permanent: z.boolean(),
+  active: z.boolean(),
+});
+
+export const outletListItem = z.object({
+  ...outletBase,
+  from_price: z.number().int().describe('US cents: the cheapest active offer matching the format and price filters.'),
+  from_price_formatted: z.string(),
+});
+
+export const outletDetail = z.object({ ...outletBase, offers: z.array(offerSchema) });
