@@ -8,3 +8,4 @@ export * from './ledger.js';
 export * from './app-secrets.js';
 export * from './outlets.js';
 export * from './offers.js';
+export * from './catalog.js';
