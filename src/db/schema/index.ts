@@ -9,3 +9,4 @@ export * from './app-secrets.js';
 export * from './outlets.js';
 export * from './offers.js';
 export * from './catalog.js';
+export * from './orders.js';

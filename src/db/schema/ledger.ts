@@ -11,6 +11,7 @@ import {
   timestamp,
   unique,
 } from 'drizzle-orm/pg-core';
+import { orders } from './orders.js';
 import { publishers } from './publishers.js';
 import { workspaces } from './workspaces.js';
 
@@ -61,8 +62,8 @@ export const ledgerTransactions = pgTable(
   {
     id: bigserial('id', { mode: 'number' }).primaryKey(),
     kind: ledgerTransactionKind('kind').notNull(),
-    // References orders once they exist; UNIQUE makes placement, release and refund at-most-once.
-    orderId: bigint('order_id', { mode: 'number' }),
+    // UNIQUE (order_id, kind) makes placement, release and refund happen at most once per order.
+    orderId: bigint('order_id', { mode: 'number' }).references(() => orders.id),
     workspaceId: integer('workspace_id').references(() => workspaces.id),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },

@@ -1,0 +1,144 @@
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  bigserial,
+  check,
+  index,
+  integer,
+  jsonb,
+  pgEnum,
+  pgTable,
+  text,
+  timestamp,
+  unique,
+} from 'drizzle-orm/pg-core';
+import { apiKeys } from './api-keys.js';
+import { contentBy, offers } from './offers.js';
+import { outlets } from './outlets.js';
+import { projects } from './projects.js';
+import { publishers } from './publishers.js';
+import { workspaces } from './workspaces.js';
+
+export const orderStatus = pgEnum('order_status', [
+  'awaiting_content',
+  'awaiting_acceptance',
+  'writing',
+  'draft_review',
+  'publishing',
+  'live_review',
+  'completed',
+  'declined',
+  'expired',
+  'cancelled',
+]);
+
+export const orderParty = pgEnum('order_party', ['buyer', 'publisher']);
+
+export const orders = pgTable(
+  'orders',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    workspaceId: integer('workspace_id')
+      .notNull()
+      .references(() => workspaces.id),
+    projectId: integer('project_id').references(() => projects.id),
+    placedByKeyId: integer('placed_by_key_id')
+      .notNull()
+      .references(() => apiKeys.id),
+    outletId: integer('outlet_id')
+      .notNull()
+      .references(() => outlets.id),
+    offerId: integer('offer_id')
+      .notNull()
+      .references(() => offers.id),
+    publisherId: integer('publisher_id')
+      .notNull()
+      .references(() => publishers.id),
+    status: orderStatus('status').notNull(),
+    // Frozen at placement: every release and refund moves exactly these amounts.
+    publisherPriceCents: bigint('publisher_price_cents', { mode: 'number' }).notNull(),
+    feeCents: bigint('fee_cents', { mode: 'number' }).notNull(),
+    price: bigint('price', { mode: 'number' }).notNull(),
+    contentBy: contentBy('content_by').notNull(),
+    turnaroundDays: integer('turnaround_days').notNull(),
+    targetUrl: text('target_url').notNull(),
+    anchorText: text('anchor_text'),
+    brief: text('brief'),
+    liveUrl: text('live_url'),
+    declineReason: text('decline_reason'),
+    // The current state's deadline; which one (respond_by, deliver_by, review_by) follows from status.
+    deadlineAt: timestamp('deadline_at', { withTimezone: true }),
+    stateEnteredAt: timestamp('state_entered_at', { withTimezone: true }).notNull(),
+    acceptedAt: timestamp('accepted_at', { withTimezone: true }),
+    publishedAt: timestamp('published_at', { withTimezone: true }),
+    completedAt: timestamp('completed_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [
+    index('orders_workspace_idx').on(t.workspaceId, t.id.desc()),
+    index('orders_publisher_idx').on(t.publisherId, t.id.desc()),
+    index('orders_outlet_idx').on(t.outletId),
+    index('orders_offer_idx').on(t.offerId),
+    index('orders_project_idx').on(t.projectId),
+    index('orders_key_idx').on(t.placedByKeyId),
+    // The sweep reads only open orders whose deadline has passed.
+    index('orders_deadline_idx')
+      .on(t.deadlineAt)
+      .where(sql`${t.status} NOT IN ('completed', 'declined', 'expired', 'cancelled')`),
+    check('orders_amounts', sql`${t.price} = ${t.publisherPriceCents} + ${t.feeCents} AND ${t.publisherPriceCents} > 0 AND ${t.feeCents} >= 0`),
+  ],
+);
+
+/** Every version of an order's content, buyer's or publisher's, with the checks run on it. */
+export const orderContents = pgTable(
+  'order_contents',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    orderId: bigint('order_id', { mode: 'number' })
+      .notNull()
+      .references(() => orders.id),
+    version: integer('version').notNull(),
+    title: text('title').notNull(),
+    body: text('body').notNull(),
+    submittedBy: orderParty('submitted_by').notNull(),
+    submittedAt: timestamp('submitted_at', { withTimezone: true }).notNull(),
+    checks: jsonb('checks').notNull(),
+  },
+  (t) => [unique('order_contents_version_uq').on(t.orderId, t.version)],
+);
+
+export const orderMessages = pgTable(
+  'order_messages',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    orderId: bigint('order_id', { mode: 'number' })
+      .notNull()
+      .references(() => orders.id),
+    author: orderParty('author').notNull(),
+    body: text('body').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [index('order_messages_order_idx').on(t.orderId, t.id)],
+);
+
+/**
+ * Stored responses of POSTs under /api/v1 that carried an Idempotency-Key, written in the same
+ * transaction as the change they describe.
+ */
+export const idempotencyRecords = pgTable(
+  'idempotency_records',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    apiKeyId: integer('api_key_id')
+      .notNull()
+      .references(() => apiKeys.id),
+    key: text('key').notNull(),
+    fingerprint: text('fingerprint').notNull(),
+    responseStatus: integer('response_status').notNull(),
+    responseBody: jsonb('response_body').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [unique('idempotency_records_key_uq').on(t.apiKeyId, t.key), index('idempotency_records_expiry_idx').on(t.expiresAt)],
+);
