@@ -1,5 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { post, topUp, workspaceAccountIds } from '../../src/domain/ledger/ledger-service.js';
+import { topUp, workspaceAccountIds } from '../../src/domain/ledger/ledger-service.js';
+import { postMovements } from '../../src/domain/ledger/movements.js';
+import { withTransaction } from '../../src/db/tx.js';
 import { createWorkspace } from '../../src/domain/workspaces/workspace-service.js';
 import { createTestDatabase } from '../helpers/db.js';
 import { expectLedgerInvariants } from '../helpers/ledger-invariants.js';
@@ -10,7 +12,7 @@ afterAll(() => database.drop());
 describe('ledger', () => {
   it('a top-up moves money from external to available in one balanced transaction', async () => {
     const ws = await createWorkspace(database.db, { name: 'Ledger A' });
-    const r = await topUp(database.db, ws.id, 12_345);
+    const r = await topUp(database.pool, ws.id, 12_345);
     expect(r.balanceCents).toBe(12_345);
     const { rows } = await database.pool.query(
       `SELECT a.kind, e.amount, t.kind AS tkind FROM ledger_entries e
@@ -27,7 +29,7 @@ describe('ledger', () => {
 
   it('50 concurrent top-ups lose nothing', async () => {
     const ws = await createWorkspace(database.db, { name: 'Ledger B' });
-    await Promise.all(Array.from({ length: 50 }, (_, i) => topUp(database.db, ws.id, 100 + i)));
+    await Promise.all(Array.from({ length: 50 }, (_, i) => topUp(database.pool, ws.id, 100 + i)));
     const { rows } = await database.pool.query(`SELECT balance FROM ledger_accounts WHERE workspace_id = $1 AND kind = 'available'`, [ws.id]);
     expect(rows[0].balance).toBe(50 * 100 + (49 * 50) / 2);
     await expectLedgerInvariants(database);
@@ -36,7 +38,7 @@ describe('ledger', () => {
   it('rejects a non-positive or fractional top-up', async () => {
     const ws = await createWorkspace(database.db, { name: 'Ledger C' });
     for (const cents of [0, -5, 1.5, Number.NaN]) {
-      await expect(topUp(database.db, ws.id, cents)).rejects.toMatchObject({ code: 'invalid_input' });
+      await expect(topUp(database.pool, ws.id, cents)).rejects.toMatchObject({ code: 'invalid_input' });
     }
   });
 
@@ -44,8 +46,8 @@ describe('ledger', () => {
     const ws = await createWorkspace(database.db, { name: 'Ledger D' });
     const acc = await workspaceAccountIds(database.db, ws.id);
     await expect(
-      database.db.transaction((tx) =>
-        post(tx, { kind: 'top_up', postings: [{ accountId: acc.available, kind: 'available', amount: 10 }] }),
+      withTransaction(database.pool, (tx) =>
+        postMovements(tx, [{ kind: 'top_up', orderId: null, workspaceId: ws.id, postings: [{ accountId: acc.available, kind: 'available', amount: 10 }] }]),
       ),
     ).rejects.toThrow(/unbalanced/);
     await expectLedgerInvariants(database);
@@ -55,15 +57,18 @@ describe('ledger', () => {
     const ws = await createWorkspace(database.db, { name: 'Ledger E', balanceCents: 100 });
     const acc = await workspaceAccountIds(database.db, ws.id);
     await expect(
-      database.db.transaction((tx) =>
-        post(tx, {
-          kind: 'order_placed',
-          workspaceId: ws.id,
-          postings: [
-            { accountId: acc.available, kind: 'available', amount: -101 },
-            { accountId: acc.held, kind: 'held', amount: 101 },
-          ],
-        }),
+      withTransaction(database.pool, (tx) =>
+        postMovements(tx, [
+          {
+            kind: 'top_up',
+            orderId: null,
+            workspaceId: ws.id,
+            postings: [
+              { accountId: acc.available, kind: 'available', amount: -101 },
+              { accountId: acc.held, kind: 'held', amount: 101 },
+            ],
+          },
+        ]),
       ),
     ).rejects.toThrow();
     const { rows } = await database.pool.query('SELECT kind, balance FROM ledger_accounts WHERE workspace_id = $1 ORDER BY kind', [ws.id]);

@@ -33,7 +33,7 @@ export const workspaceCommands: Commands = {
 
   'workspace top-up': async ({ db }, raw) => {
     const f = readFlags(z.object({ workspace: id, cents: cents.refine((n) => n > 0, 'must be positive') }).strict(), raw);
-    const r = await topUp(db, f.workspace, f.cents);
+    const r = await topUp(db.$client, f.workspace, f.cents);
     return { balance_cents: r.balanceCents };
   },
 

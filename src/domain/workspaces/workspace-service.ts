@@ -56,7 +56,7 @@ export async function createWorkspace(db: Db, input: NewWorkspace) {
   });
   let balanceCents = 0;
   if (input.balanceCents && input.balanceCents > 0) {
-    balanceCents = (await topUp(db, id, input.balanceCents)).balanceCents;
+    balanceCents = (await topUp(db.$client, id, input.balanceCents)).balanceCents;
   }
   return { id, name: input.name, currency, balance_cents: balanceCents };
 }

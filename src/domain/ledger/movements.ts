@@ -1,0 +1,103 @@
+import type { Tx } from '../../db/tx.js';
+import type { AccountKind, TransactionKind } from './ledger-service.js';
+
+export interface Posting {
+  accountId: number;
+  kind: AccountKind;
+  amount: number;
+}
+
+export interface Movement {
+  kind: TransactionKind;
+  orderId: number | null;
+  workspaceId: number | null;
+  postings: Posting[];
+}
+
+// Balance rows are updated in this order (workspace rows, then publisher, then platform) — the
+// contract's lock order — so two movements never wait on each other in opposite orders.
+const KIND_ORDER: Record<AccountKind, number> = { available: 0, held: 1, payable: 2, fees: 3, external: 4 };
+
+/**
+ * Writes balanced ledger transactions and applies them to the balance rows, in three statements
+ * whatever the number of movements. Runs inside the caller's transaction, the one that changes the
+ * state being paid for. UNIQUE (order_id, kind) rejects a second placement, release or refund of
+ * an order; the balance CHECK rejects an overdraft.
+ */
+export async function postMovements(tx: Tx, movements: Movement[]): Promise<void> {
+  if (movements.length === 0) return;
+  for (const m of movements) {
+    const sum = m.postings.reduce((s, p) => s + p.amount, 0);
+    if (sum !== 0 || m.postings.some((p) => !Number.isSafeInteger(p.amount) || p.amount === 0)) {
+      throw new Error(`unbalanced ledger movement ${m.kind}`);
+    }
+  }
+  const ids = await tx.query<{ id: number }>({
+    name: 'ledger_insert_transactions',
+    text: `INSERT INTO ledger_transactions (kind, order_id, workspace_id)
+           SELECT * FROM unnest($1::ledger_transaction_kind[], $2::bigint[], $3::int[]) RETURNING id`,
+    values: [movements.map((m) => m.kind), movements.map((m) => m.orderId), movements.map((m) => m.workspaceId)],
+  });
+  const entries = movements.flatMap((m, i) => m.postings.map((p) => ({ tx: ids.rows[i]!.id, ...p })));
+  await tx.query({
+    name: 'ledger_insert_entries',
+    text: `INSERT INTO ledger_entries (transaction_id, account_id, amount)
+           SELECT * FROM unnest($1::bigint[], $2::int[], $3::bigint[])`,
+    values: [entries.map((e) => e.tx), entries.map((e) => e.accountId), entries.map((e) => e.amount)],
+  });
+  const perAccount = new Map<number, { kind: AccountKind; amount: number }>();
+  for (const e of entries) {
+    const acc = perAccount.get(e.accountId) ?? { kind: e.kind, amount: 0 };
+    acc.amount += e.amount;
+    perAccount.set(e.accountId, acc);
+  }
+  const ordered = [...perAccount.entries()]
+    .filter(([, a]) => a.amount !== 0)
+    .sort(([ia, a], [ib, b]) => KIND_ORDER[a.kind] - KIND_ORDER[b.kind] || ia - ib);
+  for (const [accountId, a] of ordered) {
+    await tx.query({
+      name: 'ledger_apply',
+      text: 'UPDATE ledger_accounts SET balance = balance + $2 WHERE id = $1',
+      values: [accountId, a.amount],
+    });
+  }
+}
+
+export interface AccountIds {
+  available: number;
+  held: number;
+}
+
+/** The workspace's two accounts; with `lock`, its available row is locked FOR UPDATE (and read). */
+export async function lockWorkspaceAccounts(tx: Tx, workspaceId: number): Promise<AccountIds & { availableBalance: number }> {
+  const { rows } = await tx.query<{ id: number; kind: 'available' | 'held'; balance: number }>({
+    name: 'ledger_lock_workspace',
+    text: `SELECT id, kind, balance FROM ledger_accounts
+            WHERE workspace_id = $1 AND kind IN ('available', 'held') ORDER BY kind FOR UPDATE`,
+    values: [workspaceId],
+  });
+  const available = rows.find((r) => r.kind === 'available');
+  const held = rows.find((r) => r.kind === 'held');
+  if (!available || !held) throw new Error(`workspace ${workspaceId} has no ledger accounts`);
+  return { available: available.id, held: held.id, availableBalance: available.balance };
+}
+
+export async function payableAccountId(tx: Tx, publisherId: number): Promise<number> {
+  const { rows } = await tx.query<{ id: number }>({
+    name: 'ledger_payable',
+    text: `SELECT id FROM ledger_accounts WHERE publisher_id = $1 AND kind = 'payable'`,
+    values: [publisherId],
+  });
+  if (!rows[0]) throw new Error(`publisher ${publisherId} has no payable account`);
+  return rows[0].id;
+}
+
+export async function platformAccount(tx: Tx, kind: 'fees' | 'external'): Promise<number> {
+  const { rows } = await tx.query<{ id: number }>({
+    name: 'ledger_platform',
+    text: `SELECT id FROM ledger_accounts WHERE kind = $1 AND workspace_id IS NULL AND publisher_id IS NULL`,
+    values: [kind],
+  });
+  if (!rows[0]) throw new Error(`platform account ${kind} is missing; migrations not applied?`);
+  return rows[0].id;
+}
