@@ -31,6 +31,13 @@ export const configSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   MCP_CONFIRMATION_SECRET: z.string().min(32).optional(),
   FEE_RATE: z.coerce.number().min(0).max(1).default(0.2),
+  // Order deadlines (contract section 5): how long each state may last before the sweep acts.
+  ORDER_RESPOND_HOURS: z.coerce.number().positive().default(72),
+  ORDER_CONTENT_DAYS: z.coerce.number().positive().default(14),
+  ORDER_DRAFT_REVIEW_DAYS: z.coerce.number().positive().default(7),
+  ORDER_LIVE_REVIEW_DAYS: z.coerce.number().positive().default(7),
+  ORDER_PUBLISH_AFTER_DRAFT_DAYS: z.coerce.number().positive().default(3),
+  ORDER_SWEEP_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
 });

@@ -24,7 +24,8 @@ export async function setupApp(
   opts: { database?: TestDatabase; redis?: Redis } = {},
 ): Promise<Harness> {
   const database = opts.database ?? (await createTestDatabase());
-  const config = defaultConfig({ LOG_LEVEL: 'info', ...overrides });
+  // The deadline sweep is driven explicitly in tests, with the injected clock.
+  const config = defaultConfig({ LOG_LEVEL: 'info', ORDER_SWEEP_INTERVAL_MS: 0, ...overrides });
   const clock = new ManualClock(Date.now());
   const logs: string[] = [];
   const sink = new Writable({

@@ -34,8 +34,12 @@ export interface ErrorBody {
 /** Renders an error in Interface A's shape. Other surfaces (Interface B) swap this out. */
 export type ErrorRenderer = (request: FastifyRequest, reply: FastifyReply, error: DomainError) => unknown;
 
+export function v1ErrorBody(request: FastifyRequest, error: DomainError): ErrorBody {
+  return { message: error.message, code: error.code, request_id: request.id, ...error.details };
+}
+
 export const renderV1Error: ErrorRenderer = (request, reply, error) => {
-  const body: ErrorBody = { message: error.message, code: error.code, request_id: request.id, ...error.details };
+  const body = v1ErrorBody(request, error);
   if (error.code === 'unauthenticated') reply.header('www-authenticate', 'Bearer');
   return reply.code(httpStatusOf[error.code]).send(body);
 };

@@ -1,0 +1,55 @@
+import type { Tx } from '../../db/tx.js';
+import type { WorkspacePrincipal } from '../keys/principal.js';
+import { getOrder } from './order-read.js';
+import { messageView } from './order-view.js';
+import { recheckSpendingKey } from './place-orders.js';
+import type { Durations } from './states.js';
+import { addContent, addMessage, enterState, lockOrder, refund, release, requireStatus } from './transitions.js';
+
+const buyer = (p: WorkspacePrincipal) => ({ party: 'buyer' as const, workspaceId: p.workspaceId });
+
+/** The buyer's side of the state table (contract section 5). Each runs in the caller's transaction. */
+export function buyerActions(durations: Durations) {
+  return {
+    /** awaiting_content → awaiting_acceptance with the buyer's content. */
+    async submitContent(tx: Tx, p: WorkspacePrincipal, orderId: number, content: { title: string; body: string }, now: number) {
+      const order = await lockOrder(tx, orderId, buyer(p));
+      requireStatus(order, ['awaiting_content'], 'submit content');
+      await addContent(tx, order, content, 'buyer', now);
+      await enterState(tx, order, 'awaiting_acceptance', now, durations);
+      return getOrder(tx, buyer(p), orderId);
+    },
+
+    /** draft_review → publishing. */
+    async approveDraft(tx: Tx, p: WorkspacePrincipal, orderId: number, now: number) {
+      const order = await lockOrder(tx, orderId, buyer(p));
+      requireStatus(order, ['draft_review'], 'approve the draft');
+      await enterState(tx, order, 'publishing', now, durations, { publishingBuyerContent: false });
+      return getOrder(tx, buyer(p), orderId);
+    },
+
+    /** live_review → completed, paying the publisher and the fee from escrow. */
+    async approvePlacement(tx: Tx, p: WorkspacePrincipal, orderId: number, now: number) {
+      await recheckSpendingKey(tx, p.keyId);
+      const order = await lockOrder(tx, orderId, buyer(p));
+      requireStatus(order, ['live_review'], 'approve the placement');
+      await enterState(tx, order, 'completed', now, durations);
+      await release(tx, order);
+      return getOrder(tx, buyer(p), orderId);
+    },
+
+    /** Before the publisher has started: cancelled, with the price back in the available balance. */
+    async cancel(tx: Tx, p: WorkspacePrincipal, orderId: number, now: number) {
+      const order = await lockOrder(tx, orderId, buyer(p));
+      requireStatus(order, ['awaiting_content', 'awaiting_acceptance'], 'cancel');
+      await enterState(tx, order, 'cancelled', now, durations);
+      await refund(tx, order);
+      return getOrder(tx, buyer(p), orderId);
+    },
+
+    async message(tx: Tx, p: WorkspacePrincipal, orderId: number, body: string, now: number) {
+      await lockOrder(tx, orderId, buyer(p));
+      return messageView(await addMessage(tx, orderId, 'buyer', body, now));
+    },
+  };
+}

@@ -1,0 +1,107 @@
+export type CheckStatus = 'pass' | 'warn' | 'fail';
+export interface ContentCheck {
+  name: 'target_link' | 'anchor_text' | 'word_count' | 'link_count' | 'title_length' | 'markdown_safe';
+  status: CheckStatus;
+  detail: string;
+}
+
+export interface CheckContext {
+  targetUrl: string;
+  anchorText: string | null;
+  minWords: number;
+  maxWords: number;
+  maxLinks: number;
+}
+
+const MARKDOWN_LINK = /\[([^\]]*)\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g;
+const AUTOLINK = /<(https?:\/\/[^>\s]+)>/g;
+const HTML_LINK = /<a\s[^>]*href\s*=\s*["']?([^"'\s>]+)["']?[^>]*>([\s\S]*?)<\/a>/gi;
+
+interface Link {
+  url: string;
+  text: string;
+}
+
+function links(body: string): Link[] {
+  const found: Link[] = [];
+  for (const m of body.matchAll(MARKDOWN_LINK)) found.push({ url: m[2]!, text: m[1]! });
+  for (const m of body.matchAll(AUTOLINK)) found.push({ url: m[1]!, text: m[1]! });
+  for (const m of body.matchAll(HTML_LINK)) found.push({ url: m[1]!, text: m[2]!.replace(/<[^>]*>/g, '') });
+  return found;
+}
+
+function normaliseUrl(url: string): string {
+  try {
+    const u = new URL(url.trim());
+    u.hash = '';
+    return `${u.protocol}//${u.host.toLowerCase()}${u.pathname.replace(/\/+$/, '')}${u.search}`;
+  } catch {
+    return url.trim().replace(/\/+$/, '');
+  }
+}
+
+function wordCount(body: string): number {
+  const text = body
+    .replace(/```[\s\S]*?```/g, ' ')
+    .replace(MARKDOWN_LINK, ' $1 ')
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/[#>*_`~|[\]()-]/g, ' ');
+  return text.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w)).length;
+}
+
+/**
+ * The checks run on every content version, buyer's or publisher's. Failing checks do not block a
+ * submission; they are shown to both sides.
+ */
+export function checkContent(content: { title: string; body: string }, ctx: CheckContext): ContentCheck[] {
+  const all = links(content.body);
+  const target = normaliseUrl(ctx.targetUrl);
+  const toTarget = all.filter((l) => normaliseUrl(l.url) === target);
+  const words = wordCount(content.body);
+  const titleLength = content.title.trim().length;
+  const unsafe: string[] = [];
+  if (/<\s*script\b/i.test(content.body)) unsafe.push('<script>');
+  if (/<\s*iframe\b/i.test(content.body)) unsafe.push('<iframe>');
+  if (/<[^>]+\son[a-z]+\s*=/i.test(content.body)) unsafe.push('event-handler attribute');
+  if (/javascript\s*:/i.test(content.body)) unsafe.push('javascript: link');
+
+  const checks: ContentCheck[] = [
+    toTarget.length > 0
+      ? { name: 'target_link', status: 'pass', detail: `Links to ${ctx.targetUrl}.` }
+      : { name: 'target_link', status: 'fail', detail: `No link to ${ctx.targetUrl}.` },
+  ];
+  if (ctx.anchorText === null) {
+    checks.push({ name: 'anchor_text', status: 'pass', detail: 'No anchor text was requested.' });
+  } else if (toTarget.some((l) => l.text.trim().toLowerCase() === ctx.anchorText!.trim().toLowerCase())) {
+    checks.push({ name: 'anchor_text', status: 'pass', detail: `The link text is "${ctx.anchorText}".` });
+  } else {
+    checks.push({
+      name: 'anchor_text',
+      status: toTarget.length ? 'warn' : 'fail',
+      detail: toTarget.length
+        ? `The link text is "${toTarget[0]!.text}", not "${ctx.anchorText}".`
+        : `No link with the text "${ctx.anchorText}".`,
+    });
+  }
+  checks.push(
+    words >= ctx.minWords && words <= ctx.maxWords
+      ? { name: 'word_count', status: 'pass', detail: `${words} words (${ctx.minWords}–${ctx.maxWords}).` }
+      : { name: 'word_count', status: 'fail', detail: `${words} words; the offer asks for ${ctx.minWords}–${ctx.maxWords}.` },
+  );
+  checks.push(
+    all.length <= ctx.maxLinks
+      ? { name: 'link_count', status: 'pass', detail: `${all.length} links (at most ${ctx.maxLinks}).` }
+      : { name: 'link_count', status: 'fail', detail: `${all.length} links; the offer allows ${ctx.maxLinks}.` },
+  );
+  checks.push(
+    titleLength >= 10 && titleLength <= 120
+      ? { name: 'title_length', status: 'pass', detail: `${titleLength} characters.` }
+      : { name: 'title_length', status: 'fail', detail: `${titleLength} characters; titles need 10–120.` },
+  );
+  checks.push(
+    unsafe.length === 0
+      ? { name: 'markdown_safe', status: 'pass', detail: 'No scripts, frames, event handlers or javascript: links.' }
+      : { name: 'markdown_safe', status: 'fail', detail: `Contains ${unsafe.join(', ')}.` },
+  );
+  return checks;
+}

@@ -1,0 +1,102 @@
+import type pg from 'pg';
+import type { Tx } from '../../db/tx.js';
+import { notFound } from '../errors.js';
+import { type BuyerOrderView, type MessageRow, type OrderRow, orderView, type PublisherOrderView } from './order-view.js';
+import { type OrderStatus, type Party, turnOf, orderStatuses } from './states.js';
+
+type Queryable = pg.Pool | Tx;
+
+export type Viewer = { party: 'buyer'; workspaceId: number } | { party: 'publisher'; publisherId: number };
+
+const SELECT = `
+  SELECT o.id, o.status, o.project_id, o.price, o.publisher_price_cents, o.target_url, o.anchor_text, o.brief,
+         o.live_url, o.decline_reason, o.deadline_at, o.created_at, o.updated_at,
+         ol.id AS outlet_id, ol.name AS outlet_name, ol.domain AS outlet_domain,
+         f.id AS offer_id, f.format, f.title AS offer_title,
+         c.version, c.title AS content_title, c.body AS content_body, c.submitted_by, c.submitted_at, c.checks,
+         (SELECT count(*) FROM order_messages m WHERE m.order_id = o.id)::int AS messages_count,
+         w.currency, fx.per_usd::float8 AS per_usd
+    FROM orders o
+    JOIN outlets ol ON ol.id = o.outlet_id
+    JOIN offers f ON f.id = o.offer_id
+    JOIN workspaces w ON w.id = o.workspace_id
+    JOIN fx_rates fx ON fx.currency = w.currency
+    LEFT JOIN LATERAL (SELECT version, title, body, submitted_by, submitted_at, checks FROM order_contents
+                        WHERE order_id = o.id ORDER BY version DESC LIMIT 1) c ON true`;
+
+function ownerClause(viewer: Viewer, param: string): string {
+  return viewer.party === 'buyer' ? `o.workspace_id = ${param}` : `o.publisher_id = ${param}`;
+}
+const ownerId = (viewer: Viewer) => (viewer.party === 'buyer' ? viewer.workspaceId : viewer.publisherId);
+
+async function messagesOf(q: Queryable, orderId: number): Promise<MessageRow[]> {
+  const { rows } = await q.query<MessageRow>({
+    name: 'order_messages_last_100',
+    text: `SELECT * FROM (SELECT id, body, author, created_at FROM order_messages WHERE order_id = $1
+             ORDER BY id DESC LIMIT 100) m ORDER BY id`,
+    values: [orderId],
+  });
+  return rows;
+}
+
+/** One order with its messages, if the viewer may see it; otherwise 404. */
+export async function getOrder(q: Queryable, viewer: Viewer & { party: 'buyer' }, orderId: number): Promise<BuyerOrderView>;
+export async function getOrder(q: Queryable, viewer: Viewer & { party: 'publisher' }, orderId: number): Promise<PublisherOrderView>;
+export async function getOrder(q: Queryable, viewer: Viewer, orderId: number): Promise<BuyerOrderView | PublisherOrderView>;
+export async function getOrder(q: Queryable, viewer: Viewer, orderId: number) {
+  const { rows } = await q.query<OrderRow>({
+    name: `order_get_${viewer.party}`,
+    text: `${SELECT} WHERE o.id = $1 AND ${ownerClause(viewer, '$2')}`,
+    values: [orderId, ownerId(viewer)],
+  });
+  if (!rows[0]) throw notFound('Order');
+  return orderView(rows[0], viewer.party, await messagesOf(q, orderId));
+}
+
+/** Several orders by id, in id order, for the response of a placement. */
+export async function getOrders(q: Queryable, viewer: Viewer & { party: 'buyer' }, ids: number[]): Promise<BuyerOrderView[]> {
+  const { rows } = await q.query<OrderRow>({
+    name: `order_get_many_${viewer.party}`,
+    text: `${SELECT} WHERE o.id = ANY($1::bigint[]) AND ${ownerClause(viewer, '$2')} ORDER BY o.id`,
+    values: [ids, ownerId(viewer)],
+  });
+  return rows.map((r) => orderView(r, 'buyer'));
+}
+
+export interface OrderListFilters {
+  status?: OrderStatus;
+  yourTurn?: boolean;
+}
+
+/** The viewer's orders, newest first. */
+export async function listOrders(q: Queryable, viewer: Viewer & { party: 'buyer' }, f: OrderListFilters, page: number, perPage: number): Promise<{ items: BuyerOrderView[]; total: number }>;
+export async function listOrders(q: Queryable, viewer: Viewer & { party: 'publisher' }, f: OrderListFilters, page: number, perPage: number): Promise<{ items: PublisherOrderView[]; total: number }>;
+export async function listOrders(q: Queryable, viewer: Viewer, f: OrderListFilters, page: number, perPage: number) {
+  const values: unknown[] = [ownerId(viewer)];
+  const where = [ownerClause(viewer, '$1')];
+  if (f.status) {
+    values.push(f.status);
+    where.push(`o.status = $${values.length}::order_status`);
+  }
+  if (f.yourTurn !== undefined) {
+    const mine = orderStatuses.filter((s) => turnOf[s] === (viewer.party satisfies Party));
+    values.push(mine);
+    where.push(`o.status ${f.yourTurn ? '=' : '<>'} ${f.yourTurn ? 'ANY' : 'ALL'}($${values.length}::order_status[])`);
+  }
+  const shape = `${viewer.party}_${f.status ? 's' : ''}${f.yourTurn === undefined ? '' : 't'}`;
+  const countValues = [...values];
+  values.push(perPage, (page - 1) * perPage);
+  const [page_, count] = await Promise.all([
+    q.query<OrderRow>({
+      name: `order_list_${shape}`,
+      text: `${SELECT} WHERE ${where.join(' AND ')} ORDER BY o.id DESC LIMIT $${values.length - 1} OFFSET $${values.length}`,
+      values,
+    }),
+    q.query<{ n: number }>({
+      name: `order_count_${shape}`,
+      text: `SELECT count(*)::int AS n FROM orders o WHERE ${where.join(' AND ')}`,
+      values: countValues,
+    }),
+  ]);
+  return { items: page_.rows.map((r) => orderView(r, viewer.party)), total: count.rows[0]!.n };
+}

@@ -1,0 +1,102 @@
+import { isoSeconds } from '../outlets/outlet-view.js';
+import { formatCents } from '../money/format.js';
+import type { OfferFormat } from '../outlets/enums.js';
+import type { ContentCheck } from './content-checks.js';
+import { deadlineKindOf, type OrderStatus, type Party, turnOf } from './states.js';
+
+export interface OrderRow {
+  id: number;
+  status: OrderStatus;
+  project_id: number | null;
+  price: number;
+  publisher_price_cents: number;
+  target_url: string;
+  anchor_text: string | null;
+  brief: string | null;
+  live_url: string | null;
+  decline_reason: string | null;
+  deadline_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+  outlet_id: number;
+  outlet_name: string;
+  outlet_domain: string;
+  offer_id: number;
+  format: OfferFormat;
+  offer_title: string;
+  version: number | null;
+  content_title: string | null;
+  content_body: string | null;
+  submitted_by: Party | null;
+  submitted_at: Date | null;
+  checks: ContentCheck[] | null;
+  messages_count: number;
+  currency: string;
+  per_usd: number;
+}
+
+export interface MessageRow {
+  id: number;
+  body: string;
+  author: Party;
+  created_at: Date;
+}
+
+export const messageView = (m: MessageRow) => ({ id: m.id, body: m.body, author: m.author, created_at: isoSeconds(m.created_at)! });
+
+/** An order as its buyer or its publisher sees it (contract sections 5 and 9). */
+export function orderView(r: OrderRow, viewer: 'buyer', messages?: MessageRow[]): BuyerOrderView;
+export function orderView(r: OrderRow, viewer: 'publisher', messages?: MessageRow[]): PublisherOrderView;
+export function orderView(r: OrderRow, viewer: Party, messages?: MessageRow[]): BuyerOrderView | PublisherOrderView;
+export function orderView(r: OrderRow, viewer: Party, messages?: MessageRow[]) {
+  return viewer === 'buyer' ? { ...common(r, viewer, messages), project_id: r.project_id, ...buyerMoney(r) } : { ...common(r, viewer, messages), ...publisherMoney(r) };
+}
+
+const buyerMoney = (r: OrderRow) => ({ price: r.price, price_formatted: formatCents(r.price, r.currency, r.per_usd) });
+const publisherMoney = (r: OrderRow) => ({
+  payout_cents: r.publisher_price_cents,
+  payout_formatted: formatCents(r.publisher_price_cents, 'USD', 1),
+});
+
+export type BuyerOrderView = ReturnType<typeof common> & ReturnType<typeof buyerMoney> & { project_id: number | null };
+export type PublisherOrderView = ReturnType<typeof common> & ReturnType<typeof publisherMoney>;
+
+function common(r: OrderRow, viewer: Party, messages?: MessageRow[]) {
+  const turn = turnOf[r.status];
+  const kind = deadlineKindOf[r.status];
+  const deadline = isoSeconds(r.deadline_at);
+  return {
+    id: r.id,
+    status: r.status,
+    turn,
+    your_turn: turn === viewer,
+    outlet: { id: r.outlet_id, name: r.outlet_name, domain: r.outlet_domain },
+    offer: { id: r.offer_id, format: r.format, title: r.offer_title },
+    target_url: r.target_url,
+    anchor_text: r.anchor_text,
+    brief: r.brief,
+    deadlines: {
+      respond_by: kind === 'respond_by' ? deadline : null,
+      deliver_by: kind === 'deliver_by' ? deadline : null,
+      review_by: kind === 'review_by' ? deadline : null,
+    },
+    live_url: r.live_url,
+    content:
+      r.version === null
+        ? null
+        : {
+            title: r.content_title!,
+            body: r.content_body!,
+            version: r.version,
+            submitted_by: r.submitted_by!,
+            submitted_at: isoSeconds(r.submitted_at)!,
+            checks: r.checks ?? [],
+          },
+    decline_reason: r.decline_reason,
+    ...(messages ? { messages: messages.map(messageView) } : {}),
+    ...(messages ? {} : { messages_count: r.messages_count }),
+    created_at: isoSeconds(r.created_at)!,
+    updated_at: isoSeconds(r.updated_at)!,
+  };
+}
+

@@ -1,0 +1,78 @@
+import type { Tx } from '../../db/tx.js';
+import { invalidInput } from '../errors.js';
+import { getOrder } from './order-read.js';
+import { messageView } from './order-view.js';
+import type { Durations } from './states.js';
+import { addContent, addMessage, enterState, lockOrder, refund, requireStatus } from './transitions.js';
+
+const publisher = (publisherId: number) => ({ party: 'publisher' as const, publisherId });
+
+/** A live URL must be http(s) on the outlet's domain or one of its subdomains. */
+export function isOnDomain(liveUrl: string, domain: string): boolean {
+  let host: string;
+  try {
+    const u = new URL(liveUrl);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') return false;
+    host = u.hostname.toLowerCase().replace(/\.$/, '');
+  } catch {
+    return false;
+  }
+  const d = domain.toLowerCase();
+  return host === d || host.endsWith(`.${d}`);
+}
+
+/** The publisher's side of the state table (contract sections 5 and 9). */
+export function publisherActions(durations: Durations) {
+  return {
+    /** awaiting_acceptance → writing, or publishing when the buyer supplied the content. */
+    async accept(tx: Tx, publisherId: number, orderId: number, now: number) {
+      const order = await lockOrder(tx, orderId, publisher(publisherId));
+      requireStatus(order, ['awaiting_acceptance'], 'accept');
+      if (order.has_content) await enterState(tx, order, 'publishing', now, durations, { publishingBuyerContent: true });
+      else await enterState(tx, order, 'writing', now, durations);
+      return getOrder(tx, publisher(publisherId), orderId);
+    },
+
+    /** awaiting_acceptance → declined, refunding the buyer. */
+    async decline(tx: Tx, publisherId: number, orderId: number, reason: string, now: number) {
+      const order = await lockOrder(tx, orderId, publisher(publisherId));
+      requireStatus(order, ['awaiting_acceptance'], 'decline');
+      await enterState(tx, order, 'declined', now, durations, { declineReason: reason });
+      await refund(tx, order);
+      return getOrder(tx, publisher(publisherId), orderId);
+    },
+
+    /**
+     * writing → draft_review (or straight to publishing when the buyer's workspace auto-approves
+     * drafts); in draft_review a revised draft is a new version in the same state.
+     */
+    async submitDraft(tx: Tx, publisherId: number, orderId: number, draft: { title: string; body: string }, now: number) {
+      const order = await lockOrder(tx, orderId, publisher(publisherId));
+      requireStatus(order, ['writing', 'draft_review'], 'submit a draft');
+      await addContent(tx, order, draft, 'publisher', now);
+      if (order.status === 'writing') {
+        if (order.auto_approve_drafts) await enterState(tx, order, 'publishing', now, durations, { publishingBuyerContent: false });
+        else await enterState(tx, order, 'draft_review', now, durations);
+      } else {
+        await tx.query({ name: 'order_touch', text: 'UPDATE orders SET updated_at = $2 WHERE id = $1', values: [orderId, new Date(now)] });
+      }
+      return getOrder(tx, publisher(publisherId), orderId);
+    },
+
+    /** publishing → live_review with the live URL. */
+    async publish(tx: Tx, publisherId: number, orderId: number, liveUrl: string, now: number) {
+      const order = await lockOrder(tx, orderId, publisher(publisherId));
+      requireStatus(order, ['publishing'], 'publish');
+      if (!isOnDomain(liveUrl, order.outlet_domain)) {
+        throw invalidInput({ live_url: [`must be an http(s) URL on ${order.outlet_domain} or one of its subdomains`] });
+      }
+      await enterState(tx, order, 'live_review', now, durations, { liveUrl });
+      return getOrder(tx, publisher(publisherId), orderId);
+    },
+
+    async message(tx: Tx, publisherId: number, orderId: number, body: string, now: number) {
+      await lockOrder(tx, orderId, publisher(publisherId));
+      return messageView(await addMessage(tx, orderId, 'publisher', body, now));
+    },
+  };
+}

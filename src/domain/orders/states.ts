@@ -1,0 +1,94 @@
+import type { Config } from '../../config.js';
+
+export const orderStatuses = [
+  'awaiting_content',
+  'awaiting_acceptance',
+  'writing',
+  'draft_review',
+  'publishing',
+  'live_review',
+  'completed',
+  'declined',
+  'expired',
+  'cancelled',
+] as const;
+export type OrderStatus = (typeof orderStatuses)[number];
+export type Party = 'buyer' | 'publisher';
+export type DeadlineKind = 'respond_by' | 'deliver_by' | 'review_by';
+
+export const terminalStatuses: readonly OrderStatus[] = ['completed', 'declined', 'expired', 'cancelled'];
+
+/** Whose move it is in each state (contract section 5). */
+export const turnOf: Record<OrderStatus, Party | null> = {
+  awaiting_content: 'buyer',
+  awaiting_acceptance: 'publisher',
+  writing: 'publisher',
+  draft_review: 'buyer',
+  publishing: 'publisher',
+  live_review: 'buyer',
+  completed: null,
+  declined: null,
+  expired: null,
+  cancelled: null,
+};
+
+/** Which deadline the single stored `deadline_at` is, in each state. */
+export const deadlineKindOf: Record<OrderStatus, DeadlineKind | null> = {
+  awaiting_content: 'review_by',
+  awaiting_acceptance: 'respond_by',
+  writing: 'deliver_by',
+  draft_review: 'review_by',
+  publishing: 'deliver_by',
+  live_review: 'review_by',
+  completed: null,
+  declined: null,
+  expired: null,
+  cancelled: null,
+};
+
+export interface Durations {
+  respondMs: number;
+  contentMs: number;
+  draftReviewMs: number;
+  liveReviewMs: number;
+  publishAfterDraftMs: number;
+}
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+export function durationsFrom(config: Config): Durations {
+  return {
+    respondMs: config.ORDER_RESPOND_HOURS * HOUR,
+    contentMs: config.ORDER_CONTENT_DAYS * DAY,
+    draftReviewMs: config.ORDER_DRAFT_REVIEW_DAYS * DAY,
+    liveReviewMs: config.ORDER_LIVE_REVIEW_DAYS * DAY,
+    publishAfterDraftMs: config.ORDER_PUBLISH_AFTER_DRAFT_DAYS * DAY,
+  };
+}
+
+/**
+ * The deadline of a state, counted from the moment the order enters it. `publishing` gets the
+ * offer's turnaround for the buyer's own content, and a shorter fixed time for an approved draft.
+ */
+export function deadlineFor(
+  status: OrderStatus,
+  enteredAt: number,
+  d: Durations,
+  order: { turnaroundDays: number; publishingBuyerContent?: boolean },
+): Date | null {
+  const ms: Record<OrderStatus, number | null> = {
+    awaiting_content: d.contentMs,
+    awaiting_acceptance: d.respondMs,
+    writing: order.turnaroundDays * DAY,
+    draft_review: d.draftReviewMs,
+    publishing: order.publishingBuyerContent ? order.turnaroundDays * DAY : d.publishAfterDraftMs,
+    live_review: d.liveReviewMs,
+    completed: null,
+    declined: null,
+    expired: null,
+    cancelled: null,
+  };
+  const span = ms[status];
+  return span === null ? null : new Date(enteredAt + span);
+}

@@ -1,0 +1,139 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import type pg from 'pg';
+import { type Tx, withTransaction } from '../../db/tx.js';
+import type { Clock } from '../../domain/clock.js';
+import { DomainError } from '../../domain/errors.js';
+import { httpStatusOf, v1ErrorBody } from './errors.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** POSTs under /api/v1 honour Idempotency-Key; `required` refuses requests without one. */
+    idempotency?: 'required' | 'optional';
+  }
+}
+
+const RETENTION_MS = 24 * 3_600_000;
+const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+export interface Outcome {
+  status: number;
+  body: unknown;
+}
+
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.keys(value as object)
+        .sort()
+        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
+    );
+  }
+  return value;
+}
+
+/** Method + route + path params + canonical body (sorted keys; no body = {}). */
+export function fingerprintOf(request: FastifyRequest): string {
+  const material = JSON.stringify([
+    request.method,
+    request.routeOptions.url,
+    canonical(request.params ?? {}),
+    canonical(request.body ?? {}),
+  ]);
+  return createHash('sha256').update(material).digest('hex');
+}
+
+// Only outcomes decided by the business logic are kept: successes, a 402, and a 409 from the
+// order's state. Anything else (400, 401, 403, 404, 422, 429, 5xx) may succeed on a retry.
+const storable = (e: DomainError) => e.code === 'insufficient_balance' || e.code === 'conflict';
+
+export interface IdempotencyDeps {
+  pool: pg.Pool;
+  clock: Clock;
+}
+
+/**
+ * Wraps a POST handler: runs it in one transaction and, when the request carries an
+ * Idempotency-Key, stores its outcome in that same transaction, so a crash keeps both or neither.
+ * A repeat with the same key and fingerprint replays the stored status and body.
+ */
+export function idempotent(deps: IdempotencyDeps, handler: (request: FastifyRequest, tx: Tx) => Promise<Outcome>) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const key = request.headers['idempotency-key'];
+    if (typeof key !== 'string') {
+      const out = await withTransaction(deps.pool, (tx) => handler(request, tx));
+      return reply.code(out.status).send(out.body);
+    }
+    const keyId = request.principal!.keyId;
+    const fingerprint = fingerprintOf(request);
+    const now = deps.clock.now();
+    const out = await withTransaction(deps.pool, async (tx) => {
+      const lock = await tx.query<{ ok: boolean }>({
+        name: 'idem_lock',
+        text: 'SELECT pg_try_advisory_xact_lock($1, hashtext($2)) AS ok',
+        values: [keyId, key],
+      });
+      if (!lock.rows[0]!.ok) {
+        throw new DomainError('idempotency_in_progress', 'A request with this Idempotency-Key is still being processed. Retry shortly.');
+      }
+      const { rows } = await tx.query<{ fingerprint: string; response_status: number; response_body: unknown; expires_at: Date }>({
+        name: 'idem_find',
+        text: 'SELECT fingerprint, response_status, response_body, expires_at FROM idempotency_records WHERE api_key_id = $1 AND key = $2',
+        values: [keyId, key],
+      });
+      const found = rows[0];
+      if (found && found.expires_at.getTime() > now) {
+        if (found.fingerprint !== fingerprint) {
+          throw new DomainError(
+            'idempotency_key_reused',
+            'This Idempotency-Key was already used for a different request. Use a new key for a new request.',
+          );
+        }
+        return { status: found.response_status, body: found.response_body, replayed: true };
+      }
+      if (found) await tx.query({ name: 'idem_drop', text: 'DELETE FROM idempotency_records WHERE api_key_id = $1 AND key = $2', values: [keyId, key] });
+
+      await tx.query('SAVEPOINT idempotent_work');
+      let outcome: Outcome;
+      try {
+        outcome = await handler(request, tx);
+      } catch (err) {
+        if (!(err instanceof DomainError) || !storable(err)) throw err;
+        await tx.query('ROLLBACK TO SAVEPOINT idempotent_work');
+        outcome = { status: httpStatusOf[err.code], body: v1ErrorBody(request, err) };
+      }
+      await tx.query({
+        name: 'idem_store',
+        text: `INSERT INTO idempotency_records (api_key_id, key, fingerprint, response_status, response_body, created_at, expires_at)
+               VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7)`,
+        values: [keyId, key, fingerprint, outcome.status, JSON.stringify(outcome.body), new Date(now), new Date(now + RETENTION_MS)],
+      });
+      return { ...outcome, replayed: false };
+    });
+    if (out.replayed) reply.header('idempotent-replayed', 'true');
+    return reply.code(out.status).send(out.body);
+  };
+}
+
+/** Checks the Idempotency-Key header before validation, so a missing one is a 400, not a 422. */
+export const idempotencyKeyCheck = fp(
+  async function idempotencyKeyCheck(app: FastifyInstance) {
+    app.addHook('preValidation', async (request) => {
+      const mode = request.routeOptions.config?.idempotency;
+      if (!mode) return;
+      const key = request.headers['idempotency-key'];
+      if (key === undefined) {
+        if (mode === 'required') {
+          throw new DomainError('idempotency_key_required', 'Send an Idempotency-Key header (any unique string, e.g. a UUID) with this request.');
+        }
+        return;
+      }
+      if (typeof key !== 'string' || !KEY_PATTERN.test(key)) {
+        throw new DomainError('bad_request', 'The Idempotency-Key header must be 1–255 visible ASCII characters.');
+      }
+    });
+  },
+  { name: 'idempotency-key-check' },
+);

@@ -1,0 +1,109 @@
+import { z } from 'zod';
+import { offerFormat } from '../../domain/outlets/enums.js';
+import { orderStatuses } from '../../domain/orders/states.js';
+import { pageQuery } from './pagination.js';
+
+const httpUrl = z
+  .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+  .max(2000, 'must be at most 2000 characters');
+
+export const placeOrdersBody = z
+  .object({
+    offer_ids: z
+      .array(z.number({ error: 'must be an integer offer id' }).int('must be an integer offer id').positive('must be a positive id').max(2_147_483_647), {
+        error: 'must be an array of offer ids',
+      })
+      .min(1, 'must name at least one offer')
+      .max(50, 'at most 50 offers per request')
+      .refine((ids) => new Set(ids).size === ids.length, 'must not repeat an offer')
+      .describe('Offers to buy, one order each (from GET /outlets/{id} or a plan’s offer_ids).'),
+    target_url: httpUrl.describe('The page the placement links to.'),
+    anchor_text: z.string().trim().min(1).max(200).optional().describe('The link text you want.'),
+    brief: z.string().max(10_000).optional().describe('Instructions for the publisher.'),
+    content: z.string().min(1).max(200_000).optional().describe('Your own article in Markdown; needs content_title.'),
+    content_title: z.string().trim().min(10).max(120).optional().describe('Title of your article, 10–120 characters; needs content.'),
+    project_id: z.number().int().positive().max(2_147_483_647).optional().describe('A project of this workspace to file the orders under.'),
+  })
+  .superRefine((b, ctx) => {
+    if (b.content !== undefined && b.content_title === undefined) ctx.addIssue({ code: 'custom', path: ['content_title'], message: 'is required with content' });
+    if (b.content_title !== undefined && b.content === undefined) ctx.addIssue({ code: 'custom', path: ['content'], message: 'is required with content_title' });
+  });
+
+export const contentBody = z.object({
+  title: z.string().trim().min(1, 'is required').max(300),
+  body: z.string().min(1, 'is required').max(200_000).describe('Markdown.'),
+});
+
+export const messageBody = z.object({ body: z.string().trim().min(1, 'is required').max(5000) });
+export const declineBody = z.object({ reason: z.string().trim().min(1, 'is required').max(1000) });
+export const publishBody = z.object({ live_url: httpUrl.describe('Where the placement is live: on the outlet’s domain or a subdomain.') });
+/** Body-less actions accept nothing, an empty body, or {}. */
+export const emptyBody = z.object({}).nullish();
+
+export const orderListQuery = z.object({
+  status: z.enum(orderStatuses).optional(),
+  your_turn: z
+    .enum(['true', 'false', '1', '0'], { error: 'must be true, false, 1 or 0' })
+    .transform((v) => v === 'true' || v === '1')
+    .optional()
+    .describe('Only orders waiting on you (true) or on the other side / finished (false).'),
+  ...pageQuery,
+});
+
+const check = z.object({
+  name: z.enum(['target_link', 'anchor_text', 'word_count', 'link_count', 'title_length', 'markdown_safe']),
+  status: z.enum(['pass', 'warn', 'fail']),
+  detail: z.string(),
+});
+
+export const messageSchema = z.object({
+  id: z.number().int(),
+  body: z.string(),
+  author: z.enum(['buyer', 'publisher']),
+  created_at: z.string(),
+});
+
+const orderCommon = {
+  id: z.number().int(),
+  status: z.enum(orderStatuses),
+  turn: z.enum(['buyer', 'publisher']).nullable().describe('Whose move it is; null once finished.'),
+  your_turn: z.boolean(),
+  outlet: z.object({ id: z.number().int(), name: z.string(), domain: z.string() }),
+  offer: z.object({ id: z.number().int(), format: offerFormat, title: z.string() }),
+  target_url: z.string(),
+  anchor_text: z.string().nullable(),
+  brief: z.string().nullable(),
+  deadlines: z
+    .object({ respond_by: z.string().nullable(), deliver_by: z.string().nullable(), review_by: z.string().nullable() })
+    .describe("Only the current state's deadline is set."),
+  live_url: z.string().nullable(),
+  content: z
+    .object({
+      title: z.string(),
+      body: z.string(),
+      version: z.number().int(),
+      submitted_by: z.enum(['buyer', 'publisher']),
+      submitted_at: z.string(),
+      checks: z.array(check),
+    })
+    .nullable()
+    .describe('The latest version, with its checks; failing checks do not block anything.'),
+  decline_reason: z.string().nullable(),
+  messages: z.array(messageSchema).optional().describe('Single-order reads only: the last 100, oldest first.'),
+  messages_count: z.number().int().optional().describe('Lists only.'),
+  created_at: z.string(),
+  updated_at: z.string(),
+};
+
+export const buyerOrder = z.object({
+  ...orderCommon,
+  price: z.number().int().describe('US cents, fees included, frozen at placement.'),
+  price_formatted: z.string(),
+  project_id: z.number().int().nullable(),
+});
+
+export const publisherOrder = z.object({
+  ...orderCommon,
+  payout_cents: z.number().int().describe('What the publisher is paid on approval, frozen at placement.'),
+  payout_formatted: z.string(),
+});

@@ -1,0 +1,133 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type pg from 'pg';
+import { z } from 'zod';
+import type { Clock } from '../../domain/clock.js';
+import { buyerActions } from '../../domain/orders/buyer-actions.js';
+import { getOrder, listOrders } from '../../domain/orders/order-read.js';
+import { placeOrders } from '../../domain/orders/place-orders.js';
+import type { Durations } from '../../domain/orders/states.js';
+import { workspacePrincipal } from '../plugins/auth.js';
+import { idempotent } from '../plugins/idempotency.js';
+import { authErrors, bearerSecurity, errorResponses } from '../schemas/common.js';
+import { buyerOrder, contentBody, emptyBody, messageBody, messageSchema, orderListQuery, placeOrdersBody } from '../schemas/orders.js';
+import { idParam } from '../schemas/outlets.js';
+import { pageEnvelope, paginated } from '../schemas/pagination.js';
+
+export interface OrderRouteDeps {
+  pool: pg.Pool;
+  clock: Clock;
+  durations: Durations;
+  publicBaseUrl: string | undefined;
+}
+
+const idempotencyHeader = z.object({
+  'idempotency-key': z.string().optional().describe('Any unique string (e.g. a UUID). A retry with the same key replays the first response.'),
+});
+
+export const orderRoutes: FastifyPluginAsyncZod<OrderRouteDeps> = async (app, deps) => {
+  const { pool, clock, durations, publicBaseUrl } = deps;
+  const actions = buyerActions(durations);
+  const one = (schema = buyerOrder) => z.object({ data: schema });
+
+  app.post(
+    '/orders',
+    {
+      config: { spending: true, idempotency: 'required' },
+      schema: {
+        operationId: 'placeOrders',
+        summary: 'Buy offers: one order per offer, all or nothing; the total moves from your balance into escrow. Needs a spending key and an Idempotency-Key.',
+        tags: ['Orders'],
+        security: bearerSecurity,
+        headers: idempotencyHeader,
+        body: placeOrdersBody,
+        response: { 201: z.object({ data: z.array(buyerOrder) }), ...errorResponses(...authErrors, 400, 402, 409, 413, 422) },
+      },
+    },
+    idempotent({ pool, clock }, async (request, tx) => {
+      const data = await placeOrders(tx, workspacePrincipal(request), request.body as z.infer<typeof placeOrdersBody>, clock.now(), durations);
+      return { status: 201, body: { data } };
+    }),
+  );
+
+  app.get(
+    '/orders',
+    {
+      schema: {
+        operationId: 'listOrders',
+        summary: "The workspace's orders, newest first.",
+        tags: ['Orders'],
+        security: bearerSecurity,
+        querystring: orderListQuery,
+        response: { 200: paginated(buyerOrder), ...errorResponses(...authErrors, 422) },
+      },
+    },
+    async (request) => {
+      const { page, per_page, status, your_turn } = request.query;
+      const viewer = { party: 'buyer' as const, workspaceId: workspacePrincipal(request).workspaceId };
+      const { items, total } = await listOrders(pool, viewer, { ...(status ? { status } : {}), ...(your_turn !== undefined ? { yourTurn: your_turn } : {}) }, page, per_page);
+      return { data: items, ...pageEnvelope(request, publicBaseUrl, { page, perPage: per_page, total, count: items.length }) };
+    },
+  );
+
+  app.get(
+    '/orders/:id',
+    {
+      schema: {
+        operationId: 'getOrder',
+        summary: 'One order: status, whose turn, deadlines, live link, latest content with checks, messages.',
+        tags: ['Orders'],
+        security: bearerSecurity,
+        params: idParam,
+        response: { 200: one(), ...errorResponses(...authErrors, 404, 422) },
+      },
+    },
+    async (request) => ({ data: await getOrder(pool, { party: 'buyer', workspaceId: workspacePrincipal(request).workspaceId }, request.params.id) }),
+  );
+
+  const action = (
+    path: string,
+    operationId: string,
+    summary: string,
+    run: (request: { params: { id: number }; body: unknown }, tx: Parameters<Parameters<typeof idempotent>[1]>[1]) => Promise<unknown>,
+    opts: { spending?: boolean; body?: z.ZodType; status?: number; response?: z.ZodType } = {},
+  ) =>
+    app.post(
+      path,
+      {
+        config: { idempotency: 'optional', ...(opts.spending ? { spending: true } : {}) },
+        schema: {
+          operationId,
+          summary,
+          tags: ['Orders'],
+          security: bearerSecurity,
+          params: idParam,
+          headers: idempotencyHeader,
+          body: opts.body ?? emptyBody,
+          response: { [opts.status ?? 200]: opts.response ?? one(), ...errorResponses(...authErrors, 400, 404, 409, 413, 422) },
+        },
+      },
+      idempotent({ pool, clock }, async (request, tx) => ({
+        status: opts.status ?? 200,
+        body: { data: await run(request as never, tx) },
+      })),
+    );
+
+  action('/orders/:id/content', 'submitContent', 'Supply the content of an order that is waiting for it (awaiting_content).', (r, tx) =>
+    actions.submitContent(tx, workspacePrincipal(r as never), r.params.id, r.body as z.infer<typeof contentBody>, clock.now()),
+    { body: contentBody },
+  );
+  action('/orders/:id/approve-draft', 'approveDraft', "Approve the publisher's draft (draft_review → publishing).", (r, tx) =>
+    actions.approveDraft(tx, workspacePrincipal(r as never), r.params.id, clock.now()),
+  );
+  action('/orders/:id/approve', 'approvePlacement', 'Approve the live placement: pays the publisher from escrow (live_review → completed). Needs a spending key.', (r, tx) =>
+    actions.approvePlacement(tx, workspacePrincipal(r as never), r.params.id, clock.now()),
+    { spending: true },
+  );
+  action('/orders/:id/cancel', 'cancelOrder', 'Cancel an order the publisher has not accepted yet; the price returns to your balance.', (r, tx) =>
+    actions.cancel(tx, workspacePrincipal(r as never), r.params.id, clock.now()),
+  );
+  action('/orders/:id/messages', 'sendOrderMessage', 'Send a message to the publisher (e.g. to ask for changes to a draft).', (r, tx) =>
+    actions.message(tx, workspacePrincipal(r as never), r.params.id, (r.body as z.infer<typeof messageBody>).body, clock.now()),
+    { body: messageBody, status: 201, response: z.object({ data: messageSchema }) },
+  );
+};

@@ -1,0 +1,183 @@
+import { describe, expect, it } from 'vitest';
+import { sweepDeadlines } from '../../src/domain/orders/sweep.js';
+import { durationsFrom } from '../../src/domain/orders/states.js';
+import { setApprovalRules } from '../../src/domain/workspaces/workspace-service.js';
+import { buyerOrder, publisherOrder } from '../../src/http/schemas/orders.js';
+import { setupApp } from '../helpers/app.js';
+import { publisherWithOutlet } from '../helpers/catalog.js';
+import { bearer, workspaceWithKeys } from '../helpers/fixtures.js';
+import { expectLedgerInvariants } from '../helpers/ledger-invariants.js';
+
+const h = await setupApp();
+const DAY = 86_400_000;
+const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+const durations = durationsFrom(h.config);
+let seq = 0;
+
+async function balances(workspaceId: number) {
+  const { rows } = await h.database.pool.query(`SELECT kind, balance FROM ledger_accounts WHERE workspace_id = $1`, [workspaceId]);
+  return Object.fromEntries(rows.map((r) => [r.kind, r.balance])) as { available: number; held: number };
+}
+async function payable(publisherId: number) {
+  const { rows } = await h.database.pool.query(`SELECT balance FROM ledger_accounts WHERE publisher_id = $1`, [publisherId]);
+  return rows[0].balance as number;
+}
+async function fees() {
+  const { rows } = await h.database.pool.query(`SELECT balance FROM ledger_accounts WHERE kind = 'fees'`);
+  return rows[0].balance as number;
+}
+
+async function place(key: string, body: Record<string, unknown>, idem = `k-${++seq}`) {
+  return h.app.inject({ method: 'POST', url: '/api/v1/orders', headers: { ...bearer(key), 'idempotency-key': idem }, payload: body });
+}
+async function buyer(key: string, path: string, payload?: unknown) {
+  return h.app.inject({ method: 'POST', url: `/api/v1/orders/${path}`, headers: bearer(key), ...(payload ? { payload: payload as object } : {}) });
+}
+async function pub(key: string, path: string, payload?: unknown) {
+  return h.app.inject({ method: 'POST', url: `/api/v1/publisher/orders/${path}`, headers: bearer(key), ...(payload ? { payload: payload as object } : {}) });
+}
+const sweep = () => sweepDeadlines(h.database.pool, h.clock.now(), durations);
+const articleFor = (url: string, anchor = 'our product') =>
+  `# A useful article\n\n${'Plenty of words here to satisfy the count. '.repeat(10)}\n\nRead about [${anchor}](${url}).`;
+
+async function setup(offers = [{}], balance = 1_000_000) {
+  const ws = await workspaceWithKeys(h.database.db, { balanceCents: balance });
+  const p = await publisherWithOutlet(h.database, offers);
+  return { ws, p };
+}
+
+describe('publisher-written content, the full path to completion', () => {
+  it('walks every step with balances and invariants after each', async () => {
+    const { ws, p } = await setup([{ content_by: 'publisher', publisher_price_cents: 10_000 }]);
+    const placed = await place(ws.spendKey, { offer_ids: [p.offers[0]!.id], target_url: 'https://buyer.example/product', anchor_text: 'our product', brief: 'Write about us' });
+    expect(placed.statusCode).toBe(201);
+    const order = buyerOrder.parse(placed.json().data[0]);
+    expect(placed.json().data).toHaveLength(1);
+    expect(order).toMatchObject({ status: 'awaiting_acceptance', turn: 'publisher', your_turn: false, price: 12_000, price_formatted: '$120.00', content: null, live_url: null });
+    expect(order.deadlines.respond_by).toBe(iso(h.clock.now() + 72 * 3_600_000));
+    expect(order.deadlines.deliver_by).toBeNull();
+    expect(await balances(ws.workspaceId)).toEqual({ available: 988_000, held: 12_000 });
+    await expectLedgerInvariants(h.database);
+
+    const accepted = await pub(p.publisherKey, `${order.id}/accept`);
+    expect(accepted.statusCode).toBe(200);
+    const pv = publisherOrder.parse(accepted.json().data);
+    expect(pv).toMatchObject({ status: 'writing', turn: 'publisher', your_turn: true, payout_cents: 10_000, payout_formatted: '$100.00' });
+    expect(accepted.json().data).not.toHaveProperty('price');
+    expect(accepted.json().data).not.toHaveProperty('project_id');
+    expect(pv.deadlines.deliver_by).not.toBeNull();
+
+    const draft = await pub(p.publisherKey, `${order.id}/draft`, { title: 'Our product, reviewed', body: articleFor('https://buyer.example/product') });
+    expect(draft.json().data).toMatchObject({ status: 'draft_review', turn: 'buyer', content: { version: 1, submitted_by: 'publisher' } });
+    const checks = Object.fromEntries(draft.json().data.content.checks.map((c: { name: string; status: string }) => [c.name, c.status]));
+    expect(checks).toEqual({ target_link: 'pass', anchor_text: 'pass', word_count: 'pass', link_count: 'pass', title_length: 'pass', markdown_safe: 'pass' });
+
+    await buyer(ws.readKey, `${order.id}/messages`, { body: 'Please mention the price.' });
+    const revised = await pub(p.publisherKey, `${order.id}/draft`, { title: 'Our product, reviewed again', body: `${articleFor('https://buyer.example/product')} <script>x</script>` });
+    expect(revised.json().data).toMatchObject({ status: 'draft_review', content: { version: 2 } });
+    expect(revised.json().data.content.checks.find((c: { name: string }) => c.name === 'markdown_safe').status).toBe('fail');
+
+    const approvedDraft = await buyer(ws.readKey, `${order.id}/approve-draft`);
+    expect(approvedDraft.json().data).toMatchObject({ status: 'publishing', turn: 'publisher' });
+    expect(approvedDraft.json().data.deadlines.deliver_by).toBe(iso(h.clock.now() + 3 * DAY));
+
+    const wrongDomain = await pub(p.publisherKey, `${order.id}/publish`, { live_url: 'https://elsewhere.example/post' });
+    expect(wrongDomain.statusCode).toBe(422);
+    expect(Object.keys(wrongDomain.json().errors)).toEqual(['live_url']);
+    const published = await pub(p.publisherKey, `${order.id}/publish`, { live_url: `https://blog.${p.domain}/our-product` });
+    expect(published.json().data).toMatchObject({ status: 'live_review', live_url: `https://blog.${p.domain}/our-product` });
+
+    const readOnlyApprove = await buyer(ws.readKey, `${order.id}/approve`);
+    expect(readOnlyApprove.statusCode).toBe(403);
+    const payableBefore = await payable(p.publisherId);
+    const feesBefore = await fees();
+    const done = await buyer(ws.spendKey, `${order.id}/approve`);
+    expect(done.statusCode).toBe(200);
+    expect(done.json().data).toMatchObject({ status: 'completed', turn: null, your_turn: false });
+    expect(await balances(ws.workspaceId)).toEqual({ available: 988_000, held: 0 });
+    expect((await payable(p.publisherId)) - payableBefore).toBe(10_000);
+    expect((await fees()) - feesBefore).toBe(2_000);
+    await expectLedgerInvariants(h.database);
+
+    const again = await buyer(ws.spendKey, `${order.id}/approve`);
+    expect(again.statusCode).toBe(409);
+    expect(again.json()).toMatchObject({ code: 'conflict', status: 'completed' });
+
+    const detail = await h.app.inject({ method: 'GET', url: `/api/v1/orders/${order.id}`, headers: bearer(ws.readKey) });
+    expect(detail.json().data.messages).toEqual([{ id: expect.any(Number), body: 'Please mention the price.', author: 'buyer', created_at: expect.any(String) }]);
+  });
+});
+
+describe('buyer-written content', () => {
+  it('awaiting_content → content → accept → publishing (turnaround) → live → auto-approved by the sweep', async () => {
+    const { ws, p } = await setup([{ content_by: 'buyer', turnaround_days: 5 }]);
+    const order = (await place(ws.spendKey, { offer_ids: [p.offers[0]!.id], target_url: 'https://buyer.example/' })).json().data[0];
+    expect(order).toMatchObject({ status: 'awaiting_content', turn: 'buyer', your_turn: true });
+    expect(order.deadlines.review_by).toBe(iso(h.clock.now() + 14 * DAY));
+    const tooEarly = await pub(p.publisherKey, `${order.id}/accept`);
+    expect(tooEarly.statusCode).toBe(409);
+    expect(tooEarly.json().status).toBe('awaiting_content');
+    const content = await buyer(ws.readKey, `${order.id}/content`, { title: 'My own article', body: articleFor('https://buyer.example/') });
+    expect(content.json().data).toMatchObject({ status: 'awaiting_acceptance', content: { version: 1, submitted_by: 'buyer' } });
+    const accepted = await pub(p.publisherKey, `${order.id}/accept`);
+    expect(accepted.json().data.status).toBe('publishing');
+    expect(accepted.json().data.deadlines.deliver_by).toBe(iso(h.clock.now() + 5 * DAY));
+    await pub(p.publisherKey, `${order.id}/publish`, { live_url: `https://${p.domain}/x` });
+    const payableBefore = await payable(p.publisherId);
+    h.clock.advance(7 * DAY - 1000);
+    expect((await sweep()).auto_approved).toBe(0);
+    h.clock.advance(1000);
+    const r = await sweep();
+    expect(r.auto_approved).toBe(1);
+    expect((await payable(p.publisherId)) - payableBefore).toBe(10_000);
+    expect(await balances(ws.workspaceId)).toEqual({ available: 1_000_000 - 12_000, held: 0 });
+    await expectLedgerInvariants(h.database);
+  });
+
+  it('content given at placement skips awaiting_content and runs the checks', async () => {
+    const { ws, p } = await setup([{ content_by: 'buyer', max_links: 0 }]);
+    const res = await place(ws.spendKey, { offer_ids: [p.offers[0]!.id], target_url: 'https://buyer.example/', anchor_text: 'other', content: articleFor('https://buyer.example/', 'our product'), content_title: 'A fine title' });
+    expect(res.statusCode, res.body).toBe(201);
+    const order = res.json().data[0];
+    expect(order).toMatchObject({ status: 'awaiting_acceptance', content: { version: 1, submitted_by: 'buyer', title: 'A fine title' } });
+    const checks = Object.fromEntries(order.content.checks.map((c: { name: string; status: string }) => [c.name, c.status]));
+    expect(checks).toMatchObject({ target_link: 'pass', anchor_text: 'warn', link_count: 'fail' });
+    const accepted = await pub(p.publisherKey, `${order.id}/accept`);
+    expect(accepted.statusCode, accepted.body).toBe(200);
+    expect(accepted.json().data.status).toBe('publishing');
+  });
+});
+
+describe('other paths', () => {
+  it('auto_approve_drafts sends a draft straight to publishing', async () => {
+    const { ws, p } = await setup();
+    await setApprovalRules(h.database.db, ws.workspaceId, { autoApproveDrafts: true });
+    const order = (await place(ws.spendKey, { offer_ids: [p.offers[0]!.id], target_url: 'https://buyer.example/' })).json().data[0];
+    await pub(p.publisherKey, `${order.id}/accept`);
+    const draft = await pub(p.publisherKey, `${order.id}/draft`, { title: 'Auto approved draft', body: articleFor('https://buyer.example/') });
+    expect(draft.json().data.status).toBe('publishing');
+  });
+
+  it('decline refunds the buyer', async () => {
+    const { ws, p } = await setup();
+    const order = (await place(ws.spendKey, { offer_ids: [p.offers[0]!.id], target_url: 'https://buyer.example/' })).json().data[0];
+    const missingReason = await pub(p.publisherKey, `${order.id}/decline`, {});
+    expect(missingReason.statusCode).toBe(422);
+    const declined = await pub(p.publisherKey, `${order.id}/decline`, { reason: 'Not our topic' });
+    expect(declined.json().data).toMatchObject({ status: 'declined', decline_reason: 'Not our topic', turn: null });
+    expect(await balances(ws.workspaceId)).toEqual({ available: 1_000_000, held: 0 });
+    await expectLedgerInvariants(h.database);
+  });
+
+  it('cancel before acceptance refunds; after acceptance it is 409', async () => {
+    const { ws, p } = await setup([{}, { title: 'Second' }]);
+    const [a, b] = (await place(ws.spendKey, { offer_ids: p.offers.map((o) => o.id), target_url: 'https://buyer.example/' })).json().data;
+    expect((await buyer(ws.readKey, `${a.id}/cancel`)).json().data.status).toBe('cancelled');
+    await pub(p.publisherKey, `${b.id}/accept`);
+    const late = await buyer(ws.readKey, `${b.id}/cancel`);
+    expect(late.statusCode).toBe(409);
+    expect(late.json()).toMatchObject({ code: 'conflict', status: 'writing' });
+    expect(await balances(ws.workspaceId)).toEqual({ available: 1_000_000 - 12_000, held: 12_000 });
+    await expectLedgerInvariants(h.database);
+  });
+});
