@@ -36,22 +36,22 @@ export class KeyResolver {
   /** A cached answer, or undefined when the database must be asked. */
   peek(raw: string): Principal | null | undefined {
     if (!isWellFormedKey(raw)) return null;
-    const entry = this.cache.get(hashKey(raw));
-    if (!entry) return undefined;
-    if (entry.expiresAt <= this.clock.now()) {
-      this.cache.delete(hashKey(raw));
-      return undefined;
-    }
-    return entry.principal;
+    return this.cached(hashKey(raw));
   }
 
-  async resolve(raw: string): Promise<Principal | null> {
-    const cached = this.peek(raw);
+  /**
+   * Resolves a raw key, hashing it once. `mayQuery` decides, only on a cache miss, whether the
+   * database may be asked; when it says no the key counts as unknown.
+   */
+  async resolve(raw: string, mayQuery: () => boolean = () => true): Promise<Principal | null> {
+    if (!isWellFormedKey(raw)) return null;
+    const hash = hashKey(raw);
+    const cached = this.cached(hash);
     if (cached !== undefined) {
       if (cached) this.touch(cached.keyId);
       return cached;
     }
-    const hash = hashKey(raw);
+    if (!mayQuery()) return null;
     const { rows } = await this.pool.query({ ...lookupStatement, values: [hash] });
     const row = rows[0] as
       | { id: number; name: string; prefix: string; can_place_orders: boolean; workspace_id: number | null; publisher_id: number | null }
@@ -70,6 +70,16 @@ export class KeyResolver {
     this.remember(hash, principal);
     if (principal) this.touch(principal.keyId);
     return principal;
+  }
+
+  private cached(hash: string): Principal | null | undefined {
+    const entry = this.cache.get(hash);
+    if (!entry) return undefined;
+    if (entry.expiresAt <= this.clock.now()) {
+      this.cache.delete(hash);
+      return undefined;
+    }
+    return entry.principal;
   }
 
   /** Drops every cached answer (used after a local revoke, and by tests). */

@@ -69,11 +69,13 @@ export function createAuthService(opts: AuthOptions): AuthService {
   const guard = new UnknownKeyGuard(opts.clock, opts.unknownPerIpPerMinute);
   async function resolve(raw: string | undefined, ip: string): Promise<Principal | null> {
     if (raw === undefined) return null;
-    const cached = opts.resolver.peek(raw);
-    if (cached !== undefined) return opts.resolver.resolve(raw); // cache hit: no query
-    if (guard.exhausted(ip)) return null;
-    const principal = await opts.resolver.resolve(raw);
-    if (!principal) guard.miss(ip);
+    let queried = false;
+    const principal = await opts.resolver.resolve(raw, () => {
+      // Only a cache miss reaches here: an IP that used up its unknown-key lookups gets no query.
+      queried = !guard.exhausted(ip);
+      return queried;
+    });
+    if (!principal && queried) guard.miss(ip);
     return principal;
   }
   return {

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type pg from 'pg';
 import { z } from 'zod';
 import { getMe } from '../../domain/workspaces/me-query.js';
+import type { WorkspaceSettingsCache } from '../../domain/workspaces/settings-cache.js';
 import { workspacePrincipal } from '../plugins/auth.js';
 import { authErrors, bearerSecurity, errorResponses } from '../schemas/common.js';
 
@@ -38,7 +39,7 @@ export const meData = z.object({
   }),
 });
 
-export const meRoutes: FastifyPluginAsyncZod<{ pool: pg.Pool }> = async (app, { pool }) => {
+export const meRoutes: FastifyPluginAsyncZod<{ pool: pg.Pool; settings: WorkspaceSettingsCache }> = async (app, { pool, settings }) => {
   app.get(
     '/me',
     {
@@ -50,6 +51,6 @@ export const meRoutes: FastifyPluginAsyncZod<{ pool: pg.Pool }> = async (app, { 
         response: { 200: z.object({ data: meData }), ...errorResponses(...authErrors) },
       },
     },
-    async (request) => ({ data: await getMe(pool, workspacePrincipal(request)) }),
+    async (request) => ({ data: await getMe(pool, settings, workspacePrincipal(request)) }),
   );
 };

@@ -1,0 +1,243 @@
+import { describe, expect, it } from 'vitest';
+import { setApprovalRules } from '../../src/domain/workspaces/workspace-service.js';
+import { createProject } from '../../src/domain/workspaces/projects.js';
+import { setupApp } from '../helpers/app.js';
+import { publisherWithOutlet } from '../helpers/catalog.js';
+import { bearer, workspaceWithKeys } from '../helpers/fixtures.js';
+import { expectLedgerInvariants } from '../helpers/ledger-invariants.js';
+
+const h = await setupApp();
+const ws = await workspaceWithKeys(h.database.db, { balanceCents: 50_000 });
+const other = await workspaceWithKeys(h.database.db, { balanceCents: 50_000 });
+const p = await publisherWithOutlet(h.database, [{}, { title: 'Inactive', active: false }, { title: 'Pricey', publisher_price_cents: 100_000 }]);
+const otherPub = await publisherWithOutlet(h.database);
+const [offer, inactive, pricey] = p.offers as [typeof p.offers[0], typeof p.offers[0], typeof p.offers[0]];
+let seq = 0;
+
+const place = (body: unknown, opts: { key?: string; idem?: string | null; contentType?: string } = {}) =>
+  h.app.inject({
+    method: 'POST',
+    url: '/api/v1/orders',
+    headers: {
+      ...bearer(opts.key ?? ws.spendKey),
+      ...(opts.idem === null ? {} : { 'idempotency-key': opts.idem ?? `e-${++seq}` }),
+      ...(opts.contentType ? { 'content-type': opts.contentType } : {}),
+    },
+    payload: typeof body === 'string' ? body : (body as object),
+  });
+const valid = () => ({ offer_ids: [offer.id], target_url: 'https://buyer.example/' });
+
+async function balance(workspaceId: number) {
+  const { rows } = await h.database.pool.query(`SELECT balance FROM ledger_accounts WHERE workspace_id = $1 AND kind = 'available'`, [workspaceId]);
+  return rows[0].balance as number;
+}
+
+describe('POST /api/v1/orders refuses bad input', () => {
+  const cases: [string, unknown, string][] = [
+    ['missing offer_ids', { target_url: 'https://x.example/' }, 'offer_ids'],
+    ['empty offer_ids', { offer_ids: [], target_url: 'https://x.example/' }, 'offer_ids'],
+    ['duplicate offer ids', { offer_ids: [1, 1], target_url: 'https://x.example/' }, 'offer_ids'],
+    ['more than 50 offers', { offer_ids: Array.from({ length: 51 }, (_, i) => i + 1), target_url: 'https://x.example/' }, 'offer_ids'],
+    ['non-integer offer id', { offer_ids: ['1'], target_url: 'https://x.example/' }, 'offer_ids.0'],
+    ['ftp target_url', { offer_ids: [1], target_url: 'ftp://x.example/' }, 'target_url'],
+    ['not a URL', { offer_ids: [1], target_url: 'nope' }, 'target_url'],
+    ['content without title', { offer_ids: [1], target_url: 'https://x.example/', content: '# hi' }, 'content_title'],
+    ['title without content', { offer_ids: [1], target_url: 'https://x.example/', content_title: 'A long enough title' }, 'content'],
+    ['anchor text too long', { offer_ids: [1], target_url: 'https://x.example/', anchor_text: 'a'.repeat(201) }, 'anchor_text'],
+    ['project_id not an integer', { offer_ids: [1], target_url: 'https://x.example/', project_id: 'x' }, 'project_id'],
+  ];
+  for (const [name, body, field] of cases) {
+    it(`${name} → 422 naming ${field}`, async () => {
+      const res = await place(body);
+      expect(res.statusCode, res.body).toBe(422);
+      expect(res.json().code).toBe('invalid_input');
+      expect(Object.keys(res.json().errors)).toContain(field);
+    });
+  }
+
+  it('unknown and inactive offers → 422 naming them', async () => {
+    const res = await place({ offer_ids: [offer.id, inactive.id, 99_999], target_url: 'https://x.example/' });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().errors.offer_ids[0]).toContain(String(inactive.id));
+    expect(res.json().errors.offer_ids[0]).toContain('99999');
+    expect(await balance(ws.workspaceId)).toBe(50_000);
+  });
+
+  it("another workspace's project → 422", async () => {
+    const project = await createProject(h.database.db, other.workspaceId, 'Theirs');
+    const res = await place({ ...valid(), project_id: project.id });
+    expect(res.statusCode).toBe(422);
+    expect(Object.keys(res.json().errors)).toEqual(['project_id']);
+  });
+
+  it('a missing Idempotency-Key → 400, before validation', async () => {
+    const res = await place({}, { idem: null });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().code).toBe('idempotency_key_required');
+  });
+
+  it('a body over 1 MB → 413', async () => {
+    const res = await place({ ...valid(), content: 'x'.repeat(1_100_000), content_title: 'Too big a body' });
+    expect(res.statusCode).toBe(413);
+    expect(res.json().code).toBe('payload_too_large');
+  });
+
+  it('unparseable JSON → 400', async () => {
+    const res = await place('{"offer_ids": [', { contentType: 'application/json' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().code).toBe('bad_request');
+  });
+
+  it('a read-only key → 403, before anything else', async () => {
+    const res = await place({}, { key: ws.readKey, idem: null });
+    expect(res.statusCode).toBe(403);
+    expect(res.json().code).toBe('forbidden');
+  });
+
+  it('a publisher key → 403', async () => {
+    const res = await place(valid(), { key: p.publisherKey });
+    expect(res.statusCode).toBe(403);
+  });
+
+  it('too little balance → 402 with needed_cents, nothing spent', async () => {
+    const res = await place({ offer_ids: [pricey.id], target_url: 'https://x.example/' });
+    expect(res.statusCode).toBe(402);
+    expect(res.json()).toMatchObject({
+      code: 'insufficient_balance',
+      needed_cents: pricey.price - 50_000,
+      needed_formatted: expect.stringMatching(/^\$/),
+      balance: 50_000,
+      balance_formatted: '$500.00',
+    });
+    expect(await balance(ws.workspaceId)).toBe(50_000);
+  });
+
+  it('above the approval limit → 403 approval_required', async () => {
+    const limited = await workspaceWithKeys(h.database.db, { balanceCents: 500_000 });
+    await setApprovalRules(h.database.db, limited.workspaceId, { maxOrderCents: 10_000 });
+    const res = await place(valid(), { key: limited.spendKey });
+    expect(res.statusCode).toBe(403);
+    expect(res.json().code).toBe('approval_required');
+    expect(await balance(limited.workspaceId)).toBe(500_000);
+  });
+});
+
+describe('idempotency', () => {
+  it('replays the first response with Idempotent-Replayed and spends once', async () => {
+    const w = await workspaceWithKeys(h.database.db, { balanceCents: 100_000 });
+    const first = await place(valid(), { key: w.spendKey, idem: 'same-key' });
+    const second = await place(valid(), { key: w.spendKey, idem: 'same-key' });
+    expect(first.statusCode).toBe(201);
+    expect(second.statusCode).toBe(201);
+    expect(second.headers['idempotent-replayed']).toBe('true');
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    expect(second.json()).toEqual(first.json());
+    expect(await balance(w.workspaceId)).toBe(100_000 - offer.price);
+  });
+
+  it('the same key with another body → 422 idempotency_key_reused', async () => {
+    const w = await workspaceWithKeys(h.database.db, { balanceCents: 100_000 });
+    await place(valid(), { key: w.spendKey, idem: 'k1' });
+    const res = await place({ ...valid(), anchor_text: 'changed' }, { key: w.spendKey, idem: 'k1' });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().code).toBe('idempotency_key_reused');
+  });
+
+  it('keys are scoped to the API key', async () => {
+    const w = await workspaceWithKeys(h.database.db, { balanceCents: 100_000 });
+    const a = await place(valid(), { key: w.spendKey, idem: 'shared' });
+    const b = await place(valid(), { key: ws.spendKey, idem: 'shared' });
+    expect(a.statusCode).toBe(201);
+    expect(b.statusCode).toBe(201);
+    expect(b.headers['idempotent-replayed']).toBeUndefined();
+  });
+
+  it('a 402 is replayed as a 402 even after a top-up; a new key then succeeds', async () => {
+    const w = await workspaceWithKeys(h.database.db, { balanceCents: 1 });
+    expect((await place(valid(), { key: w.spendKey, idem: 'poor' })).statusCode).toBe(402);
+    await h.database.pool.query('SELECT 1');
+    const { topUp } = await import('../../src/domain/ledger/ledger-service.js');
+    await topUp(h.database.pool, w.workspaceId, 100_000);
+    const replay = await place(valid(), { key: w.spendKey, idem: 'poor' });
+    expect(replay.statusCode).toBe(402);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect((await place(valid(), { key: w.spendKey, idem: 'rich' })).statusCode).toBe(201);
+  });
+
+  it('422s are not stored: fixing the body under the same key works', async () => {
+    const w = await workspaceWithKeys(h.database.db, { balanceCents: 100_000 });
+    expect((await place({ offer_ids: [] , target_url: 'https://x.example/' }, { key: w.spendKey, idem: 'fixme' })).statusCode).toBe(422);
+    // A different fingerprint, but nothing was stored for the first attempt.
+    expect((await place(valid(), { key: w.spendKey, idem: 'fixme' })).statusCode).toBe(201);
+  });
+
+  it("the same key on another order's approve → 422, not a replay", async () => {
+    const w = await workspaceWithKeys(h.database.db, { balanceCents: 100_000 });
+    const [a, b] = (await place({ offer_ids: [offer.id, pricey.id].slice(0, 1), target_url: 'https://x.example/' }, { key: w.spendKey })).json().data.concat(
+      (await place(valid(), { key: w.spendKey })).json().data,
+    );
+    const approve = (id: number) =>
+      h.app.inject({ method: 'POST', url: `/api/v1/orders/${id}/approve`, headers: { ...bearer(w.spendKey), 'idempotency-key': 'approve-key' } });
+    const first = await approve(a.id);
+    expect(first.statusCode).toBe(409); // not yet live: a 409 from the order's state is stored
+    expect((await approve(a.id)).headers['idempotent-replayed']).toBe('true');
+    const res = await approve(b.id);
+    expect(res.statusCode).toBe(422);
+    expect(res.json().code).toBe('idempotency_key_reused');
+  });
+});
+
+describe('isolation', () => {
+  it("another workspace's order → 404 on every buyer route", async () => {
+    const order = (await place(valid())).json().data[0];
+    for (const [method, path] of [
+      ['GET', `/api/v1/orders/${order.id}`],
+      ['POST', `/api/v1/orders/${order.id}/cancel`],
+      ['POST', `/api/v1/orders/${order.id}/approve-draft`],
+      ['POST', `/api/v1/orders/${order.id}/approve`],
+    ] as const) {
+      const res = await h.app.inject({ method, url: path, headers: bearer(other.spendKey) });
+      expect(res.statusCode, path).toBe(404);
+    }
+    const msg = await h.app.inject({ method: 'POST', url: `/api/v1/orders/${order.id}/messages`, headers: bearer(other.readKey), payload: { body: 'hi' } });
+    expect(msg.statusCode).toBe(404);
+    const list = await h.app.inject({ method: 'GET', url: '/api/v1/orders', headers: bearer(other.readKey) });
+    expect(list.json().data.map((o: { id: number }) => o.id)).not.toContain(order.id);
+  });
+
+  it("another publisher's key → 404; a buyer key on publisher routes → 403", async () => {
+    const order = (await place(valid())).json().data[0];
+    const theirs = await h.app.inject({ method: 'POST', url: `/api/v1/publisher/orders/${order.id}/accept`, headers: bearer(otherPub.publisherKey) });
+    expect(theirs.statusCode).toBe(404);
+    const read = await h.app.inject({ method: 'GET', url: `/api/v1/publisher/orders/${order.id}`, headers: bearer(otherPub.publisherKey) });
+    expect(read.statusCode).toBe(404);
+    const buyerKey = await h.app.inject({ method: 'GET', url: '/api/v1/publisher/orders', headers: bearer(ws.readKey) });
+    expect(buyerKey.statusCode).toBe(403);
+    const own = await h.app.inject({ method: 'GET', url: `/api/v1/publisher/orders/${order.id}`, headers: bearer(p.publisherKey) });
+    expect(own.statusCode).toBe(200);
+    expect(own.json().data).not.toHaveProperty('price');
+    expect(own.json().data.payout_cents).toBe(offer.publisher_price_cents);
+  });
+
+  it('lists filter by status and your_turn, newest first', async () => {
+    const w = await workspaceWithKeys(h.database.db, { balanceCents: 100_000 });
+    const a = (await place(valid(), { key: w.spendKey })).json().data[0];
+    const b = (await place(valid(), { key: w.spendKey })).json().data[0];
+    await h.app.inject({ method: 'POST', url: `/api/v1/orders/${a.id}/cancel`, headers: bearer(w.readKey) });
+    const all = (await h.app.inject({ method: 'GET', url: '/api/v1/orders', headers: bearer(w.readKey) })).json();
+    expect(all.data.map((o: { id: number }) => o.id)).toEqual([b.id, a.id]);
+    expect(all.data[0].messages_count).toBe(0);
+    const cancelled = (await h.app.inject({ method: 'GET', url: '/api/v1/orders?status=cancelled', headers: bearer(w.readKey) })).json();
+    expect(cancelled.data.map((o: { id: number }) => o.id)).toEqual([a.id]);
+    const theirTurn = (await h.app.inject({ method: 'GET', url: '/api/v1/orders?your_turn=false', headers: bearer(w.readKey) })).json();
+    expect(theirTurn.data.map((o: { id: number }) => o.id)).toEqual([b.id, a.id]);
+    const mine = (await h.app.inject({ method: 'GET', url: '/api/v1/orders?your_turn=true', headers: bearer(w.readKey) })).json();
+    expect(mine.data).toEqual([]);
+    const bad = await h.app.inject({ method: 'GET', url: '/api/v1/orders?status=lost&your_turn=maybe', headers: bearer(w.readKey) });
+    expect(Object.keys(bad.json().errors).sort()).toEqual(['status', 'your_turn']);
+  });
+});
+
+it('leaves the ledger consistent', async () => {
+  await expectLedgerInvariants(h.database);
+});

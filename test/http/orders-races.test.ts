@@ -1,0 +1,152 @@
+import { describe, expect, it } from 'vitest';
+import { upsertOutlets } from '../../src/domain/outlets/catalog-service.js';
+import { sweepDeadlines } from '../../src/domain/orders/sweep.js';
+import { durationsFrom } from '../../src/domain/orders/states.js';
+import { setupApp } from '../helpers/app.js';
+import { offerInput, publisherWithOutlet } from '../helpers/catalog.js';
+import { createTestDatabase } from '../helpers/db.js';
+import { bearer, workspaceWithKeys } from '../helpers/fixtures.js';
+import { expectLedgerInvariants } from '../helpers/ledger-invariants.js';
+
+const database = await createTestDatabase({ max: 20 });
+const h = await setupApp({ RATE_LIMIT_PER_MINUTE: 100_000 }, { database });
+const durations = durationsFrom(h.config);
+const DAY = 86_400_000;
+let seq = 0;
+
+const place = (key: string, offerIds: number[], idem = `r-${++seq}`) =>
+  h.app.inject({ method: 'POST', url: '/api/v1/orders', headers: { ...bearer(key), 'idempotency-key': idem }, payload: { offer_ids: offerIds, target_url: 'https://buyer.example/' } });
+const buyer = (key: string, path: string) => h.app.inject({ method: 'POST', url: `/api/v1/orders/${path}`, headers: bearer(key) });
+const pub = (key: string, path: string, payload?: object) =>
+  h.app.inject({ method: 'POST', url: `/api/v1/publisher/orders/${path}`, headers: bearer(key), ...(payload ? { payload } : {}) });
+const count = (xs: { statusCode: number }[], status: number) => xs.filter((x) => x.statusCode === status).length;
+const sweep = () => sweepDeadlines(database.pool, h.clock.now(), durations);
+async function ledgerOf(orderId: number) {
+  const { rows } = await database.pool.query('SELECT kind FROM ledger_transactions WHERE order_id = $1 ORDER BY id', [orderId]);
+  return rows.map((r) => r.kind);
+}
+async function balances(workspaceId: number) {
+  const { rows } = await database.pool.query(`SELECT kind, balance FROM ledger_accounts WHERE workspace_id = $1`, [workspaceId]);
+  return Object.fromEntries(rows.map((r) => [r.kind, r.balance])) as { available: number; held: number };
+}
+const draft = { title: 'A draft worth approving', body: 'Some words [link](https://buyer.example/)' };
+
+/** An order moved to `live_review` (or to `stage`) through the real routes. */
+async function orderAt(stage: 'awaiting_acceptance' | 'writing' | 'publishing' | 'live_review') {
+  const ws = await workspaceWithKeys(database.db, { balanceCents: 100_000 });
+  const p = await publisherWithOutlet(database);
+  const order = (await place(ws.spendKey, [p.offers[0]!.id])).json().data[0];
+  if (stage !== 'awaiting_acceptance') await pub(p.publisherKey, `${order.id}/accept`);
+  if (stage === 'publishing' || stage === 'live_review') {
+    await pub(p.publisherKey, `${order.id}/draft`, draft);
+    await buyer(ws.readKey, `${order.id}/approve-draft`);
+  }
+  if (stage === 'live_review') await pub(p.publisherKey, `${order.id}/publish`, { live_url: `https://${p.domain}/post` });
+  return { ws, p, order };
+}
+
+describe('races', () => {
+  it('100 concurrent orders on a balance that covers exactly 37: 37 orders, 63 × 402, balance 0', async () => {
+    const p = await publisherWithOutlet(database);
+    const price = p.offers[0]!.price;
+    const ws = await workspaceWithKeys(database.db, { balanceCents: price * 37 });
+    const results = await Promise.all(Array.from({ length: 100 }, () => place(ws.spendKey, [p.offers[0]!.id])));
+    expect(count(results, 201)).toBe(37);
+    expect(count(results, 402)).toBe(63);
+    expect(await balances(ws.workspaceId)).toEqual({ available: 0, held: price * 37 });
+    const { rows } = await database.pool.query('SELECT count(*)::int AS n FROM orders WHERE workspace_id = $1', [ws.workspaceId]);
+    expect(rows[0].n).toBe(37);
+    await expectLedgerInvariants(database);
+  });
+
+  it('50 concurrent approvals of one order: one 200, 49 × 409, the publisher paid once', async () => {
+    const { ws, p, order } = await orderAt('live_review');
+    const results = await Promise.all(Array.from({ length: 50 }, () => buyer(ws.spendKey, `${order.id}/approve`)));
+    expect(count(results, 200)).toBe(1);
+    expect(count(results, 409)).toBe(49);
+    expect(await ledgerOf(order.id)).toEqual(['order_placed', 'order_released']);
+    const { rows } = await database.pool.query('SELECT balance FROM ledger_accounts WHERE publisher_id = $1', [p.publisherId]);
+    expect(rows[0].balance).toBe(p.offers[0]!.publisher_price_cents);
+    await expectLedgerInvariants(database);
+  });
+
+  it('50 concurrent requests with one Idempotency-Key: one order; the rest replay it or get 409', async () => {
+    const p = await publisherWithOutlet(database);
+    const ws = await workspaceWithKeys(database.db, { balanceCents: 1_000_000 });
+    const results = await Promise.all(Array.from({ length: 50 }, () => place(ws.spendKey, [p.offers[0]!.id], 'one-key')));
+    const created = results.filter((r) => r.statusCode === 201);
+    expect(created.length + count(results, 409)).toBe(50);
+    expect(created.filter((r) => r.headers['idempotent-replayed'] !== 'true')).toHaveLength(1);
+    for (const r of results.filter((x) => x.statusCode === 409)) expect(r.json().code).toBe('idempotency_in_progress');
+    const ids = new Set(created.map((r) => r.json().data[0].id));
+    expect(ids.size).toBe(1);
+    const { rows } = await database.pool.query('SELECT count(*)::int AS n FROM orders WHERE workspace_id = $1', [ws.workspaceId]);
+    expect(rows[0].n).toBe(1);
+    await expectLedgerInvariants(database);
+  });
+
+  it('approve racing the auto-approve sweep pays exactly once', async () => {
+    for (let i = 0; i < 5; i++) {
+      const { ws, order } = await orderAt('live_review');
+      h.clock.advance(7 * DAY + 1);
+      const [approve] = await Promise.all([buyer(ws.spendKey, `${order.id}/approve`), sweep()]);
+      expect([200, 409]).toContain(approve.statusCode);
+      expect(await ledgerOf(order.id)).toEqual(['order_placed', 'order_released']);
+    }
+    await expectLedgerInvariants(database);
+  });
+
+  it('decline or accept racing the respond_by expiry refunds at most once', async () => {
+    for (let i = 0; i < 5; i++) {
+      const a = await orderAt('awaiting_acceptance');
+      const b = await orderAt('awaiting_acceptance');
+      h.clock.advance(72 * 3_600_000 + 1);
+      const [declined, accepted] = await Promise.all([
+        pub(a.p.publisherKey, `${a.order.id}/decline`, { reason: 'busy' }),
+        pub(b.p.publisherKey, `${b.order.id}/accept`),
+        sweep(),
+      ]);
+      expect([200, 409]).toContain(declined.statusCode);
+      expect([200, 409]).toContain(accepted.statusCode);
+      expect(await ledgerOf(a.order.id)).toEqual(['order_placed', 'order_refunded']);
+      const bLedger = await ledgerOf(b.order.id);
+      expect(bLedger).toEqual(accepted.statusCode === 200 ? ['order_placed'] : ['order_placed', 'order_refunded']);
+    }
+    await expectLedgerInvariants(database);
+  });
+
+  it('publish racing the deliver_by expiry either publishes or refunds, never both', async () => {
+    for (let i = 0; i < 5; i++) {
+      const { p, order } = await orderAt('publishing');
+      h.clock.advance(3 * DAY + 1);
+      const [published] = await Promise.all([pub(p.publisherKey, `${order.id}/publish`, { live_url: `https://${p.domain}/x` }), sweep()]);
+      const kinds = await ledgerOf(order.id);
+      if (published.statusCode === 200) expect(kinds).toEqual(['order_placed']);
+      else expect(kinds).toEqual(['order_placed', 'order_refunded']);
+    }
+    await expectLedgerInvariants(database);
+  });
+
+  it('a fee rate and offer price changed after placement: the frozen amounts move', async () => {
+    const { ws, p, order } = await orderAt('live_review');
+    const before = p.offers[0]!;
+    // Re-price the offer at another fee rate.
+    await upsertOutlets(database.pool, p.publisherId, [
+      { name: 'Outlet', domain: p.domain, description: 'x', type: 'blog', country: 'US', language: 'en', topics: [], traffic: { monthly_visits: 1, verified: false }, offers: [offerInput({ title: 'Offer 1', publisher_price_cents: 55_555 })] },
+    ], 0.5);
+    const res = await buyer(ws.spendKey, `${order.id}/approve`);
+    expect(res.statusCode).toBe(200);
+    const { rows } = await database.pool.query(
+      `SELECT a.kind, e.amount FROM ledger_entries e JOIN ledger_transactions t ON t.id = e.transaction_id JOIN ledger_accounts a ON a.id = e.account_id
+        WHERE t.order_id = $1 AND t.kind = 'order_released' ORDER BY a.kind`,
+      [order.id],
+    );
+    expect(rows).toEqual([
+      { kind: 'held', amount: -before.price },
+      { kind: 'payable', amount: before.publisher_price_cents },
+      { kind: 'fees', amount: before.fee_cents },
+    ]);
+    expect(await balances(ws.workspaceId)).toEqual({ available: 100_000 - before.price, held: 0 });
+    await expectLedgerInvariants(database);
+  });
+});
