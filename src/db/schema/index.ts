@@ -10,3 +10,4 @@ export * from './outlets.js';
 export * from './offers.js';
 export * from './catalog.js';
 export * from './orders.js';
+export * from './mcp.js';
