@@ -66,6 +66,8 @@ export const orders = pgTable(
     brief: text('brief'),
     liveUrl: text('live_url'),
     declineReason: text('decline_reason'),
+    // The state an expired order expired in: tells the publisher's misses from the buyer's.
+    expiredIn: orderStatus('expired_in'),
     // The current state's deadline; which one (respond_by, deliver_by, review_by) follows from status.
     deadlineAt: timestamp('deadline_at', { withTimezone: true }),
     stateEnteredAt: timestamp('state_entered_at', { withTimezone: true }).notNull(),

@@ -78,7 +78,8 @@ export async function enterState(
              accepted_at = CASE WHEN $2 IN ('writing', 'publishing') AND accepted_at IS NULL THEN $4 ELSE accepted_at END,
              published_at = CASE WHEN $2 = 'live_review' THEN $4 ELSE published_at END,
              completed_at = CASE WHEN $2 IN ('completed', 'declined', 'expired', 'cancelled') THEN $4 ELSE completed_at END,
-             live_url = COALESCE($5, live_url), decline_reason = COALESCE($6, decline_reason)
+             live_url = COALESCE($5, live_url), decline_reason = COALESCE($6, decline_reason),
+             expired_in = CASE WHEN $2 = 'expired' THEN status ELSE expired_in END
            WHERE id = $1`,
     values: [order.id, status, deadline, at, extra.liveUrl ?? null, extra.declineReason ?? null],
   });

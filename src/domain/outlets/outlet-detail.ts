@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { notFound } from '../errors.js';
-import { type Money, offerView, outletColumns, type OfferRow, type OutletRow, outletView } from './outlet-view.js';
+import { type Money, offerView, outletColumns, type OfferRow, type OutletRow, outletView, trackRecordJoin } from './outlet-view.js';
 
 const detailStatement = `
   SELECT ${outletColumns}, m.currency, m.per_usd,
@@ -11,6 +11,7 @@ const detailStatement = `
     FROM outlets o
    CROSS JOIN (SELECT w.currency, fx.per_usd::float8 AS per_usd FROM workspaces w
                  JOIN fx_rates fx ON fx.currency = w.currency WHERE w.id = $2) m
+   ${trackRecordJoin}
    WHERE o.id = $1`;
 
 /** One outlet with every active offer, prices fee-inclusive in the workspace currency. */

@@ -1,11 +1,37 @@
 import { formatCents } from '../money/format.js';
 import type { OfferFormat, OutletType } from './enums.js';
 
-/** Columns every outlet query selects, in the shape `outletView` reads. */
+/**
+ * Columns every outlet query selects, in the shape `outletView` reads. The track record is the
+ * stored baseline until the outlet has orders here; then it is computed from them:
+ * - orders_completed: completed orders;
+ * - acceptance_rate: accepted ÷ (accepted + declined + expired while awaiting acceptance);
+ * - on_time_rate: published ÷ (published + expired while writing or publishing);
+ * - avg_turnaround_days: mean time from acceptance to publication;
+ * - rating: the stored baseline (the marketplace collects no ratings of its own).
+ */
 export const outletColumns = `o.id, o.name, o.domain, o.url, o.description, o.type, o.country, o.language, o.topics,
-  o.monthly_visits, o.traffic_verified, o.traffic_verified_at, o.base_orders_completed,
-  o.base_on_time_rate::float8 AS base_on_time_rate, o.base_acceptance_rate::float8 AS base_acceptance_rate,
-  o.base_avg_turnaround_days::float8 AS base_avg_turnaround_days, o.base_rating::float8 AS base_rating`;
+  o.monthly_visits, o.traffic_verified, o.traffic_verified_at,
+  CASE WHEN tr.n > 0 THEN tr.completed ELSE o.base_orders_completed END AS base_orders_completed,
+  CASE WHEN tr.n > 0 THEN round(tr.published::numeric / NULLIF(tr.published + tr.missed, 0), 3)::float8
+       ELSE o.base_on_time_rate::float8 END AS base_on_time_rate,
+  CASE WHEN tr.n > 0 THEN round(tr.accepted::numeric / NULLIF(tr.accepted + tr.refused, 0), 3)::float8
+       ELSE o.base_acceptance_rate::float8 END AS base_acceptance_rate,
+  CASE WHEN tr.n > 0 THEN round(tr.turnaround_days, 1)::float8
+       ELSE o.base_avg_turnaround_days::float8 END AS base_avg_turnaround_days,
+  o.base_rating::float8 AS base_rating`;
+
+/** Joined as `tr` by every query that selects `outletColumns`; reads the outlet's orders by index. */
+export const trackRecordJoin = `LEFT JOIN LATERAL (
+    SELECT count(*)::int AS n,
+           count(*) FILTER (WHERE status = 'completed')::int AS completed,
+           count(*) FILTER (WHERE accepted_at IS NOT NULL)::int AS accepted,
+           count(*) FILTER (WHERE status = 'declined' OR expired_in = 'awaiting_acceptance')::int AS refused,
+           count(*) FILTER (WHERE published_at IS NOT NULL)::int AS published,
+           count(*) FILTER (WHERE expired_in IN ('writing', 'publishing'))::int AS missed,
+           avg(extract(epoch FROM published_at - accepted_at) / 86400)
+             FILTER (WHERE published_at IS NOT NULL AND accepted_at IS NOT NULL) AS turnaround_days
+      FROM orders WHERE outlet_id = o.id) tr ON true`;
 
 export interface OutletRow {
   id: number;

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { formatCents } from '../money/format.js';
 import type { OfferFormat, OutletSort, OutletType } from './enums.js';
-import { type Money, outletColumns, type OutletRow, outletView } from './outlet-view.js';
+import { type Money, outletColumns, type OutletRow, outletView, trackRecordJoin } from './outlet-view.js';
 
 export interface OutletFilters {
   q?: string;
@@ -80,6 +80,7 @@ export function buildSearch(f: OutletFilters, workspaceId: number, page: number,
              FROM outlets o JOIN outlet_prices p ON p.outlet_id = o.id AND p.format = ${fmt}
             CROSS JOIN (SELECT w.currency, fx.per_usd::float8 AS per_usd FROM workspaces w
                           JOIN fx_rates fx ON fx.currency = w.currency WHERE w.id = ${ws}) m
+            ${trackRecordJoin}
             ${whereSql}
             ORDER BY ${order}
             LIMIT ${limit} OFFSET ${offset}`,
