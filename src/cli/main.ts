@@ -6,11 +6,13 @@ import { prepareDatabase } from '../db/migrate.js';
 import { DomainError } from '../domain/errors.js';
 import { CliError, parseFlags } from './args.js';
 import { keyCommands } from './commands/keys.js';
+import { outletCommands } from './commands/outlets.js';
 import { settingsCommands } from './commands/settings.js';
 import { workspaceCommands } from './commands/workspace.js';
 import type { Commands } from './registry.js';
 
-const commands: Commands = { ...workspaceCommands, ...keyCommands, ...settingsCommands };
+const commands: Commands = { ...workspaceCommands, ...keyCommands, ...settingsCommands, ...outletCommands };
+Object.assign(commands, (await import('./commands/items.js')).itemCommands, (await import('./commands/purchases.js')).purchaseCommands);
 
 function usage(): string {
   return `usage: npm run -s admin -- <command> [--flags]; commands: ${Object.keys(commands).sort().join(', ')}`;
@@ -36,7 +38,7 @@ async function run(argv: string[]): Promise<unknown> {
   const database = createDatabase({ url, max: 2 });
   try {
     await prepareDatabase(database.pool);
-    return await command({ db: database.db }, flags);
+    return await command({ db: database.db, pool: database.pool, config: loadConfig() }, flags);
   } finally {
     await database.close();
     await embedded?.stop();

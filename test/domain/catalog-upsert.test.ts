@@ -61,11 +61,10 @@ describe('upsertOutlets', () => {
       { format: 'guest_post', publisher_price_cents: 10_000, fee_cents: 2_000, price: 12_000 },
     ]);
     const prices = await database.pool.query(
-      `SELECT p.format, p.min_price FROM outlet_prices p JOIN outlets o ON o.id = p.outlet_id WHERE o.domain = 'a.example' ORDER BY p.format`);
+      `SELECT min_price_any, min_price_guest_post, min_price_sponsored_article, min_price_link_insertion, min_price_press_release
+         FROM outlets WHERE domain = 'a.example'`);
     expect(prices.rows).toEqual([
-      { format: 'any', min_price: 6_000 },
-      { format: 'guest_post', min_price: 12_000 },
-      { format: 'link_insertion', min_price: 6_000 },
+      { min_price_any: 6_000, min_price_guest_post: 12_000, min_price_sponsored_article: null, min_price_link_insertion: 6_000, min_price_press_release: null },
     ]);
   });
 
@@ -82,11 +81,8 @@ describe('upsertOutlets', () => {
       { id: before.rows[1].id, format: 'press_release', price: 12_000, active: false, name: 'Renamed' },
     ]);
     const prices = await database.pool.query(
-      `SELECT p.format, p.min_price FROM outlet_prices p JOIN outlets o ON o.id = p.outlet_id WHERE o.domain = 'c.example' ORDER BY p.format`);
-    expect(prices.rows).toEqual([
-      { format: 'any', min_price: 24_000 },
-      { format: 'guest_post', min_price: 24_000 },
-    ]);
+      `SELECT min_price_any, min_price_guest_post, min_price_press_release FROM outlets WHERE domain = 'c.example'`);
+    expect(prices.rows).toEqual([{ min_price_any: 24_000, min_price_guest_post: 24_000, min_price_press_release: null }]);
   });
 
   it("refuses to take over another publisher's domain and imports nothing", async () => {

@@ -7,7 +7,6 @@ import {
   integer,
   pgEnum,
   pgTable,
-  primaryKey,
   serial,
   text,
   timestamp,
@@ -51,25 +50,5 @@ export const offers = pgTable(
     check('offers_prices_positive', sql`${t.publisherPriceCents} > 0 AND ${t.feeCents} >= 0`),
     check('offers_words', sql`${t.minWords} >= 0 AND ${t.maxWords} >= ${t.minWords}`),
     check('offers_turnaround', sql`${t.turnaroundDays} > 0`),
-  ],
-);
-
-/**
- * The cheapest active offer of each outlet, per format and over all formats (`format = 'any'`).
- * Maintained with the offers, in the same transaction; it lets the listing filter by format and
- * price and sort by price from one index instead of aggregating offers per request.
- */
-export const outletPrices = pgTable(
-  'outlet_prices',
-  {
-    outletId: integer('outlet_id')
-      .notNull()
-      .references(() => outlets.id),
-    format: text('format').notNull(),
-    minPrice: bigint('min_price', { mode: 'number' }).notNull(),
-  },
-  (t) => [
-    primaryKey({ columns: [t.outletId, t.format] }),
-    index('outlet_prices_format_price_idx').on(t.format, t.minPrice, t.outletId),
   ],
 );

@@ -52,18 +52,31 @@ export const outlets = pgTable(
           || setweight(to_tsvector('simple', immutable_array_to_string(${outlets.topics}, ' ')), 'B')
           || setweight(to_tsvector('english', ${outlets.description}), 'C')`,
       ),
+    // The cheapest active offer, overall and per format (null: none), kept with the offers in the
+    // same transaction. The listing filters and sorts on these columns from single-table indexes.
+    minPriceAny: bigint('min_price_any', { mode: 'number' }),
+    minPriceGuestPost: bigint('min_price_guest_post', { mode: 'number' }),
+    minPriceSponsoredArticle: bigint('min_price_sponsored_article', { mode: 'number' }),
+    minPriceLinkInsertion: bigint('min_price_link_insertion', { mode: 'number' }),
+    minPricePressRelease: bigint('min_price_press_release', { mode: 'number' }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
+    index('outlets_min_price_any_idx').on(t.minPriceAny, t.id),
+    index('outlets_min_price_guest_post_idx').on(t.minPriceGuestPost, t.id),
+    index('outlets_min_price_sponsored_article_idx').on(t.minPriceSponsoredArticle, t.id),
+    index('outlets_min_price_link_insertion_idx').on(t.minPriceLinkInsertion, t.id),
+    index('outlets_min_price_press_release_idx').on(t.minPricePressRelease, t.id),
     index('outlets_publisher_idx').on(t.publisherId),
     index('outlets_search_idx').using('gin', t.searchVector),
     index('outlets_name_trgm_idx').using('gin', sql`${t.name} gin_trgm_ops`),
     index('outlets_domain_trgm_idx').using('gin', sql`${t.domain} gin_trgm_ops`),
     index('outlets_topics_idx').using('gin', t.topics),
     index('outlets_traffic_idx').on(t.monthlyVisits.desc(), t.id.desc()),
-    index('outlets_country_traffic_idx').on(t.country, t.monthlyVisits.desc()),
-    index('outlets_type_traffic_idx').on(t.type, t.monthlyVisits.desc()),
-    index('outlets_verified_traffic_idx').on(t.trafficVerified, t.monthlyVisits.desc()),
+    // min_price_any rides along so counts of a broad filter are index-only scans.
+    index('outlets_country_traffic_idx').on(t.country, t.monthlyVisits.desc(), t.minPriceAny),
+    index('outlets_type_traffic_idx').on(t.type, t.monthlyVisits.desc(), t.minPriceAny),
+    index('outlets_verified_traffic_idx').on(t.trafficVerified, t.monthlyVisits.desc(), t.minPriceAny),
   ],
 );

@@ -66,30 +66,51 @@ export async function upsertOutlets(
   return { imported, updated };
 }
 
+const FORMATS = ['guest_post', 'sponsored_article', 'link_insertion', 'press_release'] as const;
+
+/**
+ * The cheapest active offer of an outlet, overall and per format, from its complete offer list
+ * (offers missing from an import are deactivated, so the input is the whole active set).
+ */
+function minPrices(o: OutletWithBaseline, feeRate: number): (number | null)[] {
+  const prices = o.offers
+    .filter((f) => f.active ?? true)
+    .map((f) => ({ format: f.format, price: f.publisher_price_cents + feeCents(f.publisher_price_cents, feeRate) }));
+  const min = (xs: number[]) => (xs.length ? Math.min(...xs) : null);
+  return [min(prices.map((p) => p.price)), ...FORMATS.map((fmt) => min(prices.filter((p) => p.format === fmt).map((p) => p.price)))];
+}
+
 async function upsertBatch(tx: Client, publisherId: number, items: OutletWithBaseline[], feeRate: number, now: Date): Promise<UpsertResult> {
   const col = <T>(f: (o: OutletWithBaseline) => T) => items.map(f);
+  const mins = items.map((o) => minPrices(o, feeRate));
+  const minCol = (i: number) => mins.map((m) => m[i]);
   const outletRows = await tx.query<{ id: number; domain: string; inserted: boolean; publisher_id: number }>(sql`
     INSERT INTO outlets AS o (publisher_id, name, domain, url, description, type, country, language, topics,
       monthly_visits, traffic_verified, traffic_verified_at, base_orders_completed, base_on_time_rate,
-      base_acceptance_rate, base_avg_turnaround_days, base_rating)
+      base_acceptance_rate, base_avg_turnaround_days, base_rating, min_price_any, min_price_guest_post,
+      min_price_sponsored_article, min_price_link_insertion, min_price_press_release)
     SELECT ${publisherId}, t.name, t.domain, t.url, t.description, t.type::outlet_type, t.country, t.language,
            ARRAY(SELECT jsonb_array_elements_text(t.topics)), t.visits, t.verified,
            CASE WHEN t.verified THEN ${now.toISOString()}::timestamptz END,
-           t.b_orders, t.b_on_time, t.b_accept, t.b_turnaround, t.b_rating
+           t.b_orders, t.b_on_time, t.b_accept, t.b_turnaround, t.b_rating, t.p_any, t.p_gp, t.p_sa, t.p_li, t.p_pr
       FROM unnest(${arr(col((o) => o.name))}::text[], ${arr(col((o) => o.domain))}::text[], ${col((o) => o.url ?? `https://${o.domain}/`)}::text[],
                   ${arr(col((o) => o.description))}::text[], ${arr(col((o) => o.type))}::text[], ${arr(col((o) => o.country))}::text[],
                   ${arr(col((o) => o.language))}::text[], ${arr(col((o) => JSON.stringify(o.topics)))}::jsonb[],
                   ${arr(col((o) => o.traffic.monthly_visits))}::bigint[], ${arr(col((o) => o.traffic.verified))}::boolean[],
                   ${arr(col((o) => o.baseline?.ordersCompleted ?? 0))}::int[], ${arr(col((o) => o.baseline?.onTimeRate ?? null))}::numeric[],
                   ${arr(col((o) => o.baseline?.acceptanceRate ?? null))}::numeric[], ${arr(col((o) => o.baseline?.avgTurnaroundDays ?? null))}::numeric[],
-                  ${arr(col((o) => o.baseline?.rating ?? null))}::numeric[])
+                  ${arr(col((o) => o.baseline?.rating ?? null))}::numeric[], ${arr(minCol(0))}::bigint[], ${arr(minCol(1))}::bigint[],
+                  ${arr(minCol(2))}::bigint[], ${arr(minCol(3))}::bigint[], ${arr(minCol(4))}::bigint[])
         AS t(name, domain, url, description, type, country, language, topics, visits, verified,
-             b_orders, b_on_time, b_accept, b_turnaround, b_rating)
+             b_orders, b_on_time, b_accept, b_turnaround, b_rating, p_any, p_gp, p_sa, p_li, p_pr)
     ON CONFLICT (domain) DO UPDATE SET
       name = excluded.name, url = excluded.url, description = excluded.description, type = excluded.type,
       country = excluded.country, language = excluded.language, topics = excluded.topics,
       monthly_visits = excluded.monthly_visits, traffic_verified = excluded.traffic_verified,
       traffic_verified_at = CASE WHEN excluded.traffic_verified THEN COALESCE(o.traffic_verified_at, excluded.traffic_verified_at) END,
+      min_price_any = excluded.min_price_any, min_price_guest_post = excluded.min_price_guest_post,
+      min_price_sponsored_article = excluded.min_price_sponsored_article,
+      min_price_link_insertion = excluded.min_price_link_insertion, min_price_press_release = excluded.min_price_press_release,
       updated_at = now()
       WHERE o.publisher_id = excluded.publisher_id
     RETURNING o.id, o.domain, (xmax = 0) AS inserted, o.publisher_id`);
@@ -141,20 +162,6 @@ async function upsertBatch(tx: Client, publisherId: number, items: OutletWithBas
     UPDATE offers f SET active = false, updated_at = now()
      WHERE f.outlet_id = ANY(${arr(outletIds)}::int[]) AND f.active
        AND NOT EXISTS (SELECT 1 FROM incoming i WHERE i.outlet_id = f.outlet_id AND i.format::offer_format = f.format AND i.title = f.title)`);
-  await refreshOutletPrices(tx, outletIds);
   const inserted = outletRows.rows.filter((r) => r.inserted).length;
   return { imported: inserted, updated: outletRows.rows.length - inserted };
-}
-
-/** Recomputes outlet_prices (cheapest active offer per format and overall) for these outlets. */
-export async function refreshOutletPrices(tx: Client, outletIds: number[]): Promise<void> {
-  if (outletIds.length === 0) return;
-  await tx.query(sql`DELETE FROM outlet_prices WHERE outlet_id = ANY(${arr(outletIds)}::int[])`);
-  await tx.query(sql`
-    INSERT INTO outlet_prices (outlet_id, format, min_price)
-    SELECT outlet_id, format::text, min(price) FROM offers
-     WHERE outlet_id = ANY(${arr(outletIds)}::int[]) AND active GROUP BY outlet_id, format
-    UNION ALL
-    SELECT outlet_id, 'any', min(price) FROM offers
-     WHERE outlet_id = ANY(${arr(outletIds)}::int[]) AND active GROUP BY outlet_id`);
 }

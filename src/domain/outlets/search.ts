@@ -21,11 +21,20 @@ interface Built {
   values: unknown[];
 }
 
+/** The outlets column holding the cheapest active offer of a format (or of any format). */
+const PRICE_COLUMN: Record<OfferFormat | 'any', string> = {
+  any: 'o.min_price_any',
+  guest_post: 'o.min_price_guest_post',
+  sponsored_article: 'o.min_price_sponsored_article',
+  link_insertion: 'o.min_price_link_insertion',
+  press_release: 'o.min_price_press_release',
+};
+
 /**
- * Builds the listing's page and count statements. Each combination of filters is its own named
- * statement, prepared once per connection. Every outlet is joined to its cheapest matching
- * offer in `outlet_prices` (format, or 'any'), which filters by price, sorts by price from an
- * index and yields `from_price` without aggregating offers per request.
+ * Builds the listing's page and count statements over the outlets table alone: the cheapest
+ * matching offer is a column (`min_price_*`), so format and price filters and the price sort use
+ * single-table indexes. Each combination of filters is its own named statement, prepared once
+ * per connection.
  */
 export function buildSearch(f: OutletFilters, workspaceId: number, page: number, perPage: number) {
   const values: unknown[] = [];
@@ -33,9 +42,10 @@ export function buildSearch(f: OutletFilters, workspaceId: number, page: number,
     values.push(v);
     return `$${values.length}`;
   };
-  const where: string[] = [];
-  const shape: string[] = [];
-  const fmt = param(f.format ?? 'any');
+  const price = PRICE_COLUMN[f.format ?? 'any'];
+  // Only outlets with an active offer (of the format) are listed and orderable.
+  const where: string[] = [`${price} IS NOT NULL`];
+  const shape: string[] = [f.format ?? 'any'];
   let rank = '';
   if (f.q) {
     const q = param(f.q);
@@ -51,33 +61,32 @@ export function buildSearch(f: OutletFilters, workspaceId: number, page: number,
   if (f.topic) (where.push(`o.topics @> ARRAY[${param(f.topic)}]::text[]`), shape.push('topic'));
   if (f.verifiedTraffic !== undefined) (where.push(`o.traffic_verified = ${param(f.verifiedTraffic)}`), shape.push('verified'));
   if (f.minTraffic !== undefined) (where.push(`o.monthly_visits >= ${param(f.minTraffic)}`), shape.push('min_traffic'));
-  const priceWhere = f.maxPriceCents !== undefined ? `p.min_price <= ${param(f.maxPriceCents)}` : undefined;
-  if (priceWhere) shape.push('max_price');
+  if (f.maxPriceCents !== undefined) (where.push(`${price} <= ${param(f.maxPriceCents)}`), shape.push('max_price'));
 
   const sort = f.sort ?? (f.q ? 'relevance' : '-traffic');
   // With a text match, sorting on `monthly_visits + 0` keeps the planner off the traffic index,
   // which it would otherwise walk hoping to find matches early (see docs/search.md).
   const traffic = f.q ? 'o.monthly_visits + 0' : 'o.monthly_visits';
+  // NULLS LAST/FIRST spelled out to match the traffic indexes (DESC NULLS LAST), read either way.
   const order = {
-    relevance: rank ? `${rank} DESC, o.monthly_visits DESC, o.id` : 'o.monthly_visits DESC, o.id DESC',
-    traffic: `${traffic} ASC, o.id`,
-    '-traffic': `${traffic} DESC, o.id DESC`,
-    price: 'p.min_price ASC, p.outlet_id',
-    '-price': 'p.min_price DESC, p.outlet_id DESC',
+    relevance: rank ? `${rank} DESC, o.monthly_visits DESC, o.id` : 'o.monthly_visits DESC NULLS LAST, o.id DESC NULLS LAST',
+    traffic: `${traffic} ASC NULLS FIRST, o.id ASC NULLS FIRST`,
+    '-traffic': `${traffic} DESC NULLS LAST, o.id DESC NULLS LAST`,
+    price: `${price} ASC, o.id`,
+    '-price': `${price} DESC, o.id DESC`,
   }[sort];
 
-  const conditions = [...where, ...(priceWhere ? [priceWhere] : [])];
-  const whereSql = conditions.length ? `WHERE ${conditions.join(' AND ')}` : '';
+  const whereSql = `WHERE ${where.join(' AND ')}`;
   const countValues = [...values];
   const ws = param(workspaceId);
   const limit = param(perPage);
   const offset = param((page - 1) * perPage);
-  const key = `${shape.join('+') || 'all'}:${sort}`;
+  const key = shape.join('+');
 
   const pageQuery: Built = {
-    name: `outlets_page:${key}`,
-    text: `SELECT ${outletColumns}, p.min_price AS from_price, m.currency, m.per_usd
-             FROM outlets o JOIN outlet_prices p ON p.outlet_id = o.id AND p.format = ${fmt}
+    name: `outlets_page:${key}:${sort}`,
+    text: `SELECT ${outletColumns}, ${price} AS from_price, m.currency, m.per_usd
+             FROM outlets o
             CROSS JOIN (SELECT w.currency, fx.per_usd::float8 AS per_usd FROM workspaces w
                           JOIN fx_rates fx ON fx.currency = w.currency WHERE w.id = ${ws}) m
             ${trackRecordJoin}
@@ -86,12 +95,9 @@ export function buildSearch(f: OutletFilters, workspaceId: number, page: number,
             LIMIT ${limit} OFFSET ${offset}`,
     values,
   };
-  // Without outlet filters the count comes from outlet_prices alone (an index-only scan).
   const countQuery: Built = {
-    name: `outlets_count:${shape.join('+') || 'all'}`,
-    text: where.length
-      ? `SELECT count(*)::int AS n FROM outlets o JOIN outlet_prices p ON p.outlet_id = o.id AND p.format = $1 ${whereSql}`
-      : `SELECT count(*)::int AS n FROM outlet_prices p WHERE p.format = $1 ${priceWhere ? `AND ${priceWhere}` : ''}`,
+    name: `outlets_count:${key}`,
+    text: `SELECT count(*)::int AS n FROM outlets o ${whereSql}`,
     values: countValues,
   };
   return { pageQuery, countQuery };

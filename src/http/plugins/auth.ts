@@ -9,10 +9,12 @@ import type { Limiter } from './rate-limit.js';
 /**
  * - `public`: no key (health, docs);
  * - `buyer` (the default, so a route without config is never open): a workspace key;
+ * - `buyer-or-401`: a workspace key, any other key being treated as no key at all (/mcp, whose
+ *   contract answers a publisher key with 401 before any MCP work);
  * - `publisher`: a publisher key;
  * - `catalog`: Interface B, which reads `api_key` itself once the body is parsed.
  */
-export type AuthMode = 'public' | 'buyer' | 'publisher' | 'catalog';
+export type AuthMode = 'public' | 'buyer' | 'buyer-or-401' | 'publisher' | 'catalog';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -109,6 +111,9 @@ export const bearerAuth = fp(
       const principal = await opts.auth.authenticate(request, reply, bearerToken(request.headers.authorization));
       if (!principal) {
         throw new DomainError('unauthenticated', 'Missing, malformed, unknown or revoked API key. Send Authorization: Bearer <key>.');
+      }
+      if (mode === 'buyer-or-401' && principal.workspaceId === null) {
+        throw new DomainError('unauthenticated', 'This endpoint needs a workspace API key; publisher keys are not accepted here.');
       }
       if (mode === 'buyer' && principal.workspaceId === null) {
         throw new DomainError('forbidden', 'This route needs a workspace key; publisher keys work under /api/v1/publisher.');

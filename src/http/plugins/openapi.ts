@@ -152,6 +152,19 @@ export const openApi = fp(
         components: {
           securitySchemes: {
             bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: mk_ followed by 32 characters.' },
+            // Interface B: the same keys (non-spending only), sent as the api_key parameter (query, or a
+            // form or JSON body, which OpenAPI cannot name as a scheme) or as a bearer token.
+            apiKeyQuery: {
+              type: 'apiKey',
+              in: 'query',
+              name: 'api_key',
+              description: 'Interface B: the API key as the api_key parameter (also accepted in a form or JSON body). Spending keys are refused.',
+            },
+            apiKeyBearer: {
+              type: 'http',
+              scheme: 'bearer',
+              description: 'Interface B: the same api_key as Authorization: Bearer. Errors keep Interface B\'s shape.',
+            },
           },
         },
       },

@@ -3,10 +3,25 @@ import type pg from 'pg';
 import type { Db } from '../../db/client.js';
 import { ledgerRoutes } from './ledger.js';
 import { meRoutes } from './me.js';
+import { WorkspaceSettingsCache } from '../../domain/workspaces/settings-cache.js';
 import { outletRoutes } from './outlets.js';
+import { planRoutes } from './plan.js';
+import { orderRoutes } from './orders.js';
+import { publisherRoutes } from './publisher.js';
+import type { Clock } from '../../domain/clock.js';
+import type { Durations } from '../../domain/orders/states.js';
 
-export const v1Routes: FastifyPluginAsyncZod<{ pool: pg.Pool; db: Db; publicBaseUrl: string | undefined }> = async (app, { pool, publicBaseUrl }) => {
-  await app.register(meRoutes, { pool });
+export const v1Routes: FastifyPluginAsyncZod<{
+  pool: pg.Pool;
+  db: Db;
+  publicBaseUrl: string | undefined;
+  clock: Clock;
+  durations: Durations;
+}> = async (app, { pool, publicBaseUrl, clock, durations }) => {
+  await app.register(meRoutes, { pool, settings: new WorkspaceSettingsCache(pool, clock) });
   await app.register(ledgerRoutes, { pool, publicBaseUrl });
   await app.register(outletRoutes, { pool, publicBaseUrl });
+  await app.register(planRoutes, { pool });
+  await app.register(orderRoutes, { pool, clock, durations, publicBaseUrl });
+  await app.register(publisherRoutes, { prefix: '/publisher', pool, clock, durations, publicBaseUrl });
 };

@@ -6,7 +6,7 @@ import { workspacePrincipal } from '../plugins/auth.js';
 import { authErrors, bearerSecurity, errorResponses } from '../schemas/common.js';
 import { pageEnvelope, pageQuery, paginated } from '../schemas/pagination.js';
 
-const ledgerEntry = z.object({
+export const ledgerEntry = z.object({
   id: z.number().int(),
   transaction_id: z.number().int().describe('Entries of one transaction sum to zero across all accounts.'),
   account: z.enum(['available', 'held']),

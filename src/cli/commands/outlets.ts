@@ -1,0 +1,109 @@
+import { readFile } from 'node:fs/promises';
+import type pg from 'pg';
+import { z } from 'zod';
+import { upsertOutlets, type OutletWithBaseline } from '../../domain/outlets/catalog-service.js';
+import { outletStream, runDomainTag } from '../../domain/outlets/generator.js';
+import { outletInput, type OutletInput } from '../../domain/outlets/outlet-input.js';
+import { CliError, readFlags, str } from '../args.js';
+import type { Commands } from '../registry.js';
+
+/** A whole number within [min, max]; unlike z.coerce, a bare `--flag` (true) is not taken as 1. */
+const wholeNumber = (min: number, max: number) =>
+  z
+    .string({ error: 'a value is required' })
+    .trim()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max.toLocaleString('en-US')}`));
+
+const publisherFlag = wholeNumber(1, 2_147_483_647);
+const MAX_GENERATE = 1_000_000;
+/** Generated outlets are upserted in chunks so a million of them never sit in memory at once. */
+const GENERATE_CHUNK = 50_000;
+
+async function requirePublisher(pool: pg.Pool, publisherId: number): Promise<void> {
+  const { rowCount } = await pool.query('SELECT 1 FROM publishers WHERE id = $1', [publisherId]);
+  if (!rowCount) throw new CliError(`--publisher: publisher ${publisherId} not found`);
+}
+
+export const outletCommands: Commands = {
+  'outlets generate': async ({ pool, config }, raw) => {
+    const f = readFlags(
+      z.object({ publisher: publisherFlag, count: wholeNumber(1, MAX_GENERATE), seed: wholeNumber(0, 4_294_967_295).default(1) }).strict(),
+      raw,
+    );
+    await requirePublisher(pool, f.publisher);
+    // Domains carry a "-<publisher>-<seed>" tag on their first label (pixelpulse-7-1.de): domains
+    // are unique per publisher and, upserts refusing foreign domains, two publishers generating
+    // with the same seed must not produce the same names; the tag makes that impossible by
+    // construction (the generator's own labels contain no digits, so the tag cannot be confused
+    // with a collision suffix). The same publisher and seed always give the same domains, so a
+    // re-run updates its outlets instead of duplicating them; another seed adds a new set.
+    const stream = outletStream(f.count, f.seed, { domainTag: runDomainTag(f.publisher, f.seed) });
+    let generated = 0;
+    let chunk: OutletWithBaseline[] = [];
+    const flush = async () => {
+      const r = await upsertOutlets(pool, f.publisher, chunk, config.FEE_RATE);
+      generated += r.imported + r.updated;
+      chunk = [];
+    };
+    for (const outlet of stream) {
+      chunk.push(outlet);
+      if (chunk.length === GENERATE_CHUNK) await flush();
+    }
+    if (chunk.length) await flush();
+    return { generated };
+  },
+
+  'outlets import': async ({ pool, config }, raw) => {
+    const f = readFlags(z.object({ publisher: publisherFlag, file: str }).strict(), raw);
+    await requirePublisher(pool, f.publisher);
+    let text: string;
+    try {
+      text = await readFile(f.file, 'utf8');
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
+      throw new CliError(`--file: cannot read ${f.file}: ${why}`);
+    }
+
+    // Validate every line before writing anything; the first bad line is the error.
+    const items: OutletInput[] = [];
+    const lineOf = new Map<string, number>(); // domain → line number
+    const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i]!;
+      if (line.trim() === '') continue;
+      const n = i + 1;
+      let json: unknown;
+      try {
+        json = JSON.parse(line);
+      } catch (err) {
+        throw new CliError(`line ${n}: invalid JSON (${(err as Error).message})`);
+      }
+      const parsed = outletInput.safeParse(json);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0]!;
+        const path = issue.path.map(String).join('.');
+        throw new CliError(`line ${n}: ${path ? `${path}: ` : ''}${issue.message}`);
+      }
+      const first = lineOf.get(parsed.data.domain);
+      if (first !== undefined) throw new CliError(`line ${n}: domain: ${parsed.data.domain} is already on line ${first}`);
+      lineOf.set(parsed.data.domain, n);
+      items.push(parsed.data);
+    }
+    if (items.length === 0) return { imported: 0, updated: 0 };
+
+    // upsertOutlets refuses foreign domains too; checking first lets the message name the line.
+    const foreign = await pool.query<{ domain: string }>(
+      'SELECT domain FROM outlets WHERE domain = ANY($1::text[]) AND publisher_id <> $2',
+      [items.map((o) => o.domain), f.publisher],
+    );
+    if (foreign.rows.length) {
+      const n = Math.min(...foreign.rows.map((r) => lineOf.get(r.domain)!));
+      const domain = items.find((o) => lineOf.get(o.domain) === n)!.domain;
+      throw new CliError(`line ${n}: domain: ${domain} belongs to another publisher`);
+    }
+    return upsertOutlets(pool, f.publisher, items, config.FEE_RATE);
+  },
+};

@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import {
+  createPurchase,
+  DEFAULT_SUPPORT_MONTHS,
+  generatePurchases,
+  markDownloaded,
+  refundPurchase,
+} from '../../domain/catalog/catalog-service.js';
+import { CliError, flag, readFlags, str } from '../args.js';
+import type { Commands } from '../registry.js';
+
+/** A whole number within [min, max]; a bare `--flag` (true) is not taken as 1. */
+const wholeNumber = (min: number, max: number) =>
+  z
+    .string({ error: 'a value is required' })
+    .trim()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max.toLocaleString('en-US')}`));
+
+const itemFlag = wholeNumber(1, 2_147_483_647);
+const MAX_GENERATE = 1_000_000;
+
+export const purchaseCommands: Commands = {
+  'purchase create': async ({ pool }, raw) => {
+    const f = readFlags(
+      z
+        .object({
+          item: itemFlag,
+          license: z.enum(['regular', 'extended'], { error: 'must be regular or extended' }).default('regular'),
+          'support-months': wholeNumber(1, 120).optional(),
+          'no-support': flag,
+        })
+        .strict(),
+      raw,
+    );
+    if (f['no-support'] && f['support-months'] !== undefined) throw new CliError('give at most one of --support-months or --no-support');
+    const supportMonths = f['no-support'] ? null : (f['support-months'] ?? DEFAULT_SUPPORT_MONTHS);
+    return createPurchase(pool, { itemId: f.item, license: f.license, supportMonths });
+  },
+
+  'purchase generate': async ({ pool }, raw) => {
+    const f = readFlags(
+      z.object({ item: itemFlag, count: wholeNumber(1, MAX_GENERATE), seed: wholeNumber(0, 2_147_483_647).default(1) }).strict(),
+      raw,
+    );
+    return generatePurchases(pool, { itemId: f.item, count: f.count, seed: f.seed });
+  },
+
+  'purchase download': async ({ pool }, raw) => {
+    const f = readFlags(z.object({ code: str }).strict(), raw);
+    return markDownloaded(pool, f.code);
+  },
+
+  'purchase refund': async ({ pool }, raw) => {
+    const f = readFlags(z.object({ code: str }).strict(), raw);
+    return refundPurchase(pool, f.code);
+  },
+};

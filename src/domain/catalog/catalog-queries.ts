@@ -1,0 +1,161 @@
+import type pg from 'pg';
+import { decimalSql, usdCentsToDecimal } from './money.js';
+import { isoSeconds, mediaRules } from './views.js';
+
+// Interface B's reads. Each is one named (prepared) statement scoped to the key's workspace, so
+// a request costs exactly one round trip once the key is cached (perf-notes: a second round trip
+// costs about as much as the whole route). Items and purchases come back as ready JSON text:
+// parsing two dozen columns (arrays, timestamps) and re-serialising them cost the Node process
+// more than building the JSON costs PostgreSQL.
+
+/** The item kinds that carry an optional media field, as an SQL list: 'video', 'audio'. */
+const kindsWith = (rule: keyof (typeof mediaRules)['video']) =>
+  Object.entries(mediaRules)
+    .filter(([, r]) => r[rule])
+    .map(([kind]) => `'${kind}'`)
+    .join(', ');
+
+const isoSql = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
+
+/**
+ * An item as Interface B's JSON, built by PostgreSQL. row_to_json keeps the seed's key order and
+ * writes compact JSON. Optional media fields are left out, not null (json_strip_nulls): no preview
+ * image for audio, a video preview only for video, an audio preview only for audio (mediaRules),
+ * screenshots only when there are some.
+ */
+const ITEM_JSON = `(SELECT row_to_json(r) FROM (SELECT
+    i.id, i.name, i.description, i.category, i.sub_category, i.options, i.version, i.demo_link, i.tags,
+    json_strip_nulls(json_build_object(
+      'thumbnail', i.thumbnail_url,
+      'preview_image', CASE WHEN i.kind IN (${kindsWith('previewImage')}) THEN i.preview_image_url END,
+      'preview_video', CASE WHEN i.kind IN (${kindsWith('previewVideo')}) THEN i.preview_video_url END,
+      'preview_audio', CASE WHEN i.kind IN (${kindsWith('previewAudio')}) THEN i.preview_audio_url END,
+      'screenshots', CASE WHEN cardinality(i.screenshots) > 0 THEN i.screenshots END)) AS media,
+    (SELECT row_to_json(m) FROM (SELECT
+      ${decimalSql('i.price_regular_cents', 'i.currency')} AS regular,
+      ${decimalSql('i.price_extended_cents', 'i.currency')} AS extended) m) AS price,
+    i.currency,
+    ${isoSql('i.published_at')} AS published_at) r)`;
+
+const accountStatement = {
+  name: 'catalog_account',
+  text: `
+    SELECT w.owner_first_name, w.owner_last_name, w.username, w.email, w.currency, fx.per_usd::text AS per_usd,
+      w.profile_heading, w.profile_description, w.contact_email, w.social_links, w.avatar_url, w.cover_url,
+      w.registered_at,
+      COALESCE((SELECT balance FROM ledger_accounts WHERE workspace_id = w.id AND kind = 'available'), 0) AS available
+    FROM workspaces w JOIN fx_rates fx ON fx.currency = w.currency
+    WHERE w.id = $1`,
+};
+
+// JSON comes back as text: handed to the client as is, never parsed and re-serialised in Node.
+const itemsStatement = {
+  name: 'catalog_items',
+  text: `SELECT json_agg(${ITEM_JSON} ORDER BY i.id)::text AS items FROM items i WHERE i.workspace_id = $1`,
+};
+
+const itemStatement = {
+  name: 'catalog_item',
+  text: `SELECT ${ITEM_JSON}::text AS item FROM items i WHERE i.id = $1 AND i.workspace_id = $2`,
+};
+
+// The unique index on purchases.code finds the row; the workspace and refund conditions then
+// decide whether this key may see it. The item comes in the same statement. supported_until is
+// left out when the purchase has no support, so there are two shapes.
+const purchaseStatement = {
+  name: 'catalog_purchase',
+  text: `
+    SELECT (CASE WHEN p.supported_until IS NULL
+      THEN (SELECT row_to_json(r) FROM (SELECT p.code AS purchase_code, x.license_type, x.price, p.currency, x.item,
+              p.downloaded, x.date) r)
+      ELSE (SELECT row_to_json(r) FROM (SELECT p.code AS purchase_code, x.license_type, x.price, p.currency, x.item,
+              ${isoSql('p.supported_until')} AS supported_until, p.downloaded, x.date) r)
+      END)::text AS purchase
+    FROM purchases p JOIN items i ON i.id = p.item_id
+    CROSS JOIN LATERAL (SELECT
+      CASE p.license WHEN 'extended' THEN 'Extended' ELSE 'Regular' END AS license_type,
+      ${decimalSql('p.price_cents', 'p.currency')} AS price,
+      ${isoSql('p.purchased_at')} AS date,
+      ${ITEM_JSON} AS item) x
+    WHERE p.code = $1 AND p.workspace_id = $2 AND p.refunded_at IS NULL`,
+};
+
+export interface Account {
+  name: { firstname: string; lastname: string; full_name: string };
+  username: string;
+  email: string;
+  balance: number;
+  currency: string;
+  profile: {
+    heading: string;
+    description: string;
+    contact: { email: string };
+    social_links: Record<string, string>;
+    media: { avatar: string; cover: string };
+  };
+  registered_at: string;
+}
+
+interface AccountRow {
+  owner_first_name: string;
+  owner_last_name: string;
+  username: string;
+  email: string;
+  currency: string;
+  per_usd: string;
+  profile_heading: string;
+  profile_description: string;
+  contact_email: string;
+  social_links: Record<string, string>;
+  avatar_url: string;
+  cover_url: string;
+  registered_at: Date;
+  available: number;
+}
+
+/** The workspace owner's profile; undefined only if the workspace vanished under a cached key. */
+export async function getAccount(pool: pg.Pool, workspaceId: number): Promise<Account | undefined> {
+  const { rows } = await pool.query<AccountRow>({ ...accountStatement, values: [workspaceId] });
+  const r = rows[0];
+  if (!r) return undefined;
+  return {
+    name: { firstname: r.owner_first_name, lastname: r.owner_last_name, full_name: `${r.owner_first_name} ${r.owner_last_name}`.trim() },
+    username: r.username,
+    email: r.email,
+    balance: usdCentsToDecimal(r.available, r.per_usd, r.currency),
+    currency: r.currency,
+    profile: {
+      heading: r.profile_heading,
+      description: r.profile_description,
+      contact: { email: r.contact_email },
+      social_links: r.social_links,
+      media: { avatar: r.avatar_url, cover: r.cover_url },
+    },
+    registered_at: isoSeconds(r.registered_at),
+  };
+}
+
+/** The workspace's items as a JSON array (text), oldest first; undefined when it has none. */
+export async function listItemsJson(pool: pg.Pool, workspaceId: number): Promise<string | undefined> {
+  const { rows } = await pool.query<{ items: string | null }>({ ...itemsStatement, values: [workspaceId] });
+  return rows[0]?.items ?? undefined;
+}
+
+/** One item of the workspace as JSON (text). */
+export async function getItemJson(pool: pg.Pool, workspaceId: number, itemId: number): Promise<string | undefined> {
+  const { rows } = await pool.query<{ item: string }>({ ...itemStatement, values: [itemId, workspaceId] });
+  return rows[0]?.item;
+}
+
+/** A UUID in its usual 8-4-4-4-12 hex form; anything else cannot be a purchase code. */
+export const PURCHASE_CODE_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The purchase behind a code as JSON (text), when it is a sale of this workspace that was not
+ * refunded. Ill-formed codes are answered without a query (and without a cast error from PostgreSQL).
+ */
+export async function findPurchaseJson(pool: pg.Pool, workspaceId: number, code: string): Promise<string | undefined> {
+  if (!PURCHASE_CODE_PATTERN.test(code)) return undefined;
+  const { rows } = await pool.query<{ purchase: string }>({ ...purchaseStatement, values: [code, workspaceId] });
+  return rows[0]?.purchase;
+}

@@ -1,0 +1,155 @@
+import { randomUUID } from 'node:crypto';
+import { eq } from 'drizzle-orm';
+import type pg from 'pg';
+import type { Db } from '../../db/client.js';
+import { fxRates, items, workspaces } from '../../db/schema/index.js';
+import { DomainError, invalidInput, notFound } from '../errors.js';
+import { type ItemInput, itemInput, type NewItem, toNewItem } from './item-input.js';
+import { PURCHASE_CODE_PATTERN } from './catalog-queries.js';
+import type { License } from './views.js';
+
+// Writes behind the admin CLI: importing items and recording, generating, downloading and
+// refunding purchases (what the seller's and buyers' apps would do).
+
+const IMPORT_CHUNK = 1_000; // rows per INSERT, well under PostgreSQL's 65,535 parameters
+
+/** Every item is validated before anything is written; the first problem names its index and field. */
+export async function importItems(db: Db, workspaceId: number, input: unknown): Promise<{ imported: number }> {
+  if (!Array.isArray(input)) throw invalidInput({ file: ['must hold a JSON array of items'] });
+  const [ws] = await db.select({ currency: workspaces.currency }).from(workspaces).where(eq(workspaces.id, workspaceId));
+  if (!ws) throw notFound('Workspace');
+  const known = new Set((await db.select({ c: fxRates.currency }).from(fxRates)).map((r) => r.c));
+
+  const rows: NewItem[] = [];
+  for (let i = 0; i < input.length; i++) {
+    const where = (path: string) => `item ${i}${path ? `: ${path}` : ''}`;
+    const parsed = itemInput.safeParse(input[i]);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      const path = issue.path.map(String).join('.');
+      const message = issue.code === 'unrecognized_keys' ? `unknown field ${issue.keys.join(', ')}` : issue.message;
+      throw invalidInput({ [where(path)]: [message] });
+    }
+    const item: ItemInput = parsed.data;
+    if (item.currency !== undefined && !known.has(item.currency)) {
+      throw invalidInput({ [where('currency')]: [`unknown currency ${item.currency}; see the FX table`] });
+    }
+    const row = toNewItem(item, ws.currency);
+    if (Array.isArray(row)) throw invalidInput({ [where(row[0])]: [row[1]] });
+    rows.push(row);
+  }
+
+  await db.transaction(async (tx) => {
+    for (let i = 0; i < rows.length; i += IMPORT_CHUNK) {
+      await tx.insert(items).values(
+        rows.slice(i, i + IMPORT_CHUNK).map(({ publishedAt, ...r }) => ({ ...r, workspaceId, ...(publishedAt ? { publishedAt } : {}) })),
+      );
+    }
+  });
+  return { imported: rows.length };
+}
+
+/** Default support period of a purchase, as marketplaces of digital goods usually include. */
+export const DEFAULT_SUPPORT_MONTHS = 6;
+
+/**
+ * Records a sale: a random UUID v4 code, the item's price of that license in the item's currency,
+ * and support until purchase date + `supportMonths` (null: no support).
+ */
+export async function createPurchase(
+  pool: pg.Pool,
+  input: { itemId: number; license: License; supportMonths: number | null },
+): Promise<{ purchase_code: string }> {
+  const code = randomUUID();
+  const { rows } = await pool.query<{ code: string }>(
+    `INSERT INTO purchases (code, item_id, workspace_id, license, price_cents, currency, supported_until, purchased_at)
+     SELECT $1, i.id, i.workspace_id, $2::license_type,
+       CASE WHEN $2 = 'extended' THEN i.price_extended_cents ELSE i.price_regular_cents END,
+       i.currency, now() + make_interval(months => $3::int), now()
+     FROM items i WHERE i.id = $4
+     RETURNING code`,
+    [code, input.license, input.supportMonths, input.itemId],
+  );
+  if (!rows[0]) throw notFound('Item');
+  return { purchase_code: rows[0].code };
+}
+
+const GENERATE_BATCH = 100_000;
+
+/**
+ * Bulk purchases of one item for load tests: generate_series in batches of 100,000 rows, all in
+ * one transaction (all or nothing). Codes are always random (gen_random_uuid, v4): a seed must
+ * never make codes guessable. The seed makes everything else repeatable: license (1 in 10
+ * extended), support (none, 6 or 12 months, some already over), downloaded (about 6 in 10) and a
+ * purchase date within the last two years, all derived from hashint8extended(row, seed).
+ */
+export async function generatePurchases(
+  pool: pg.Pool,
+  input: { itemId: number; count: number; seed: number },
+): Promise<{ generated: number }> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const found = await client.query('SELECT 1 FROM items WHERE id = $1', [input.itemId]);
+    if (!found.rowCount) throw notFound('Item');
+    let generated = 0;
+    for (let start = 1; start <= input.count; start += GENERATE_BATCH) {
+      const end = Math.min(input.count, start + GENERATE_BATCH - 1);
+      const r = await client.query(
+        `INSERT INTO purchases (code, item_id, workspace_id, license, price_cents, currency, supported_until, downloaded, purchased_at)
+         SELECT gen_random_uuid(), i.id, i.workspace_id,
+           CASE WHEN h.l < 10 THEN 'extended'::license_type ELSE 'regular'::license_type END,
+           CASE WHEN h.l < 10 THEN i.price_extended_cents ELSE i.price_regular_cents END,
+           i.currency,
+           CASE WHEN h.s < 20 THEN NULL ELSE h.at + make_interval(months => CASE WHEN h.s < 60 THEN 6 ELSE 12 END) END,
+           h.d < 60,
+           h.at
+         FROM items i,
+           LATERAL (SELECT g,
+             abs(hashint8extended(g, $4) % 100) AS l,
+             abs(hashint8extended(g, $4 + 1) % 100) AS s,
+             abs(hashint8extended(g, $4 + 2) % 100) AS d,
+             date_trunc('second', now()) - make_interval(secs => abs(hashint8extended(g, $4 + 3) % 63072000)::double precision) AS at
+           FROM generate_series($2::bigint, $3::bigint) AS g) AS h
+         WHERE i.id = $1`,
+        [input.itemId, start, end, input.seed],
+      );
+      generated += r.rowCount ?? 0;
+    }
+    await client.query('COMMIT');
+    return { generated };
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+function requireCode(code: string): void {
+  if (!PURCHASE_CODE_PATTERN.test(code)) throw invalidInput({ code: ['must be a purchase code (a UUID)'] });
+}
+
+/** The buyer downloaded the item; refunded purchases cannot be downloaded. Idempotent. */
+export async function markDownloaded(pool: pg.Pool, code: string): Promise<{ purchase_code: string; downloaded: true }> {
+  requireCode(code);
+  const { rows } = await pool.query<{ code: string; refunded: boolean }>(
+    `UPDATE purchases SET downloaded = true WHERE code = $1 AND refunded_at IS NULL RETURNING code, false AS refunded`,
+    [code],
+  );
+  if (rows[0]) return { purchase_code: rows[0].code, downloaded: true };
+  const exists = await pool.query('SELECT 1 FROM purchases WHERE code = $1', [code]);
+  if (exists.rowCount) throw new DomainError('conflict', 'This purchase was refunded; it cannot be downloaded.', { status: 'refunded' });
+  throw notFound('Purchase');
+}
+
+/** Refunds a purchase: its code stops validating at once. Refunding twice keeps the first date. */
+export async function refundPurchase(pool: pg.Pool, code: string): Promise<{ purchase_code: string; refunded: true }> {
+  requireCode(code);
+  const { rows } = await pool.query<{ code: string }>(
+    'UPDATE purchases SET refunded_at = COALESCE(refunded_at, now()) WHERE code = $1 RETURNING code',
+    [code],
+  );
+  if (!rows[0]) throw notFound('Purchase');
+  return { purchase_code: rows[0].code, refunded: true };
+}

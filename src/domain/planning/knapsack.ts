@@ -1,0 +1,125 @@
+/**
+ * Multiple-choice 0/1 knapsack: pick at most one option from each group so that the summed cost
+ * stays within the budget and the summed value is as large as possible.
+ *
+ * Solved exactly by dynamic programming over the budget. Costs are integer cents; when the budget
+ * has more cents than `maxSteps`, it is counted in units of `ceil(budget / maxSteps)` cents and
+ * every cost is rounded UP to whole units, so any selection the table admits also fits the budget
+ * in exact cents (Σ ceil(cost/u)·u ≤ floor(budget/u)·u ≤ budget). The selection is optimal for the
+ * rounded costs; a last pass then spends what rounding left over on groups not yet picked, and the
+ * total is re-checked in exact cents.
+ */
+
+/** For the API description and docs/planner.md. */
+export const OPTIMISER_SUMMARY =
+  'The plan maximises the summed score of its picks exactly: a multiple-choice 0/1 knapsack (at most one offer per outlet) ' +
+  'solved by dynamic programming over the budget, counted in whole cents while the budget has at most 2,000–20,000 of them ' +
+  '(fewer steps with more offers, so the table stays at a few million cells) and in coarser units above that. Prices are ' +
+  'rounded up to whole units, so the total can never exceed the budget; cents the rounding leaves over go to the best ' +
+  'remaining outlets, and the total is re-checked in exact cents. Picks are listed best score first.';
+
+export interface KnapsackOption {
+  /** Integer cents, ≥ 0. */
+  cost: number;
+  /** Non-negative; what the selection maximises. */
+  value: number;
+}
+
+export interface KnapsackResult<T extends KnapsackOption> {
+  picks: T[];
+  totalCost: number;
+  totalValue: number;
+  /** Cents per DP step (1 = exact cents). */
+  unit: number;
+}
+
+export interface KnapsackOptions {
+  /** Upper bound on DP capacity steps; default adapts to the number of options (2,000..20,000). */
+  maxSteps?: number;
+}
+
+/** Keeps the table (groups × steps) at a few million cells: ~10 ms of work, a few MB. */
+export function defaultSteps(optionCount: number): number {
+  return Math.min(20_000, Math.max(2_000, Math.floor(4_000_000 / Math.max(1, optionCount))));
+}
+
+const EPS = 1e-9;
+
+export function solveMultipleChoiceKnapsack<T extends KnapsackOption>(
+  groups: readonly (readonly T[])[],
+  budgetCents: number,
+  opts: KnapsackOptions = {},
+): KnapsackResult<T> {
+  const budget = Math.max(0, Math.floor(budgetCents));
+  // Options that can never be part of a plan are dropped first; empty groups disappear.
+  const live = groups
+    .map((g) => g.filter((o) => Number.isFinite(o.cost) && o.cost >= 0 && o.cost <= budget && o.value > 0))
+    .filter((g) => g.length > 0);
+  // When the budget covers every group's best option, that is the optimum: no table needed.
+  const bestOf = (g: readonly T[]) => g.reduce((a, b) => (b.value > a.value || (b.value === a.value && b.cost < a.cost) ? b : a));
+  const everyBest = live.map(bestOf);
+  const everyBestCost = everyBest.reduce((s, o) => s + o.cost, 0);
+  if (everyBestCost <= budget) {
+    return { picks: everyBest, totalCost: everyBestCost, totalValue: everyBest.reduce((s, o) => s + o.value, 0), unit: 1 };
+  }
+
+  const optionCount = live.reduce((n, g) => n + g.length, 0);
+  const steps = Math.max(1, Math.floor(opts.maxSteps ?? defaultSteps(optionCount)));
+  const unit = Math.max(1, Math.ceil(budget / steps));
+  const cap = Math.floor(budget / unit);
+  const weight = (o: T) => Math.ceil(o.cost / unit);
+
+  // best[c]: the largest value reachable with weight ≤ c using the groups seen so far.
+  let best = new Float64Array(cap + 1);
+  // choice[g][c]: index of the option taken from group g at capacity c, or -1 for none.
+  const wide = live.some((g) => g.length > 127);
+  const choice = live.map(() => (wide ? new Int32Array(cap + 1) : new Int8Array(cap + 1)).fill(-1));
+  live.forEach((group, g) => {
+    const next = Float64Array.from(best);
+    const row = choice[g]!;
+    group.forEach((option, i) => {
+      const w = weight(option);
+      for (let c = cap; c >= w; c--) {
+        const candidate = best[c - w]! + option.value; // `best` is the previous row: one option per group
+        if (candidate > next[c]! + EPS) {
+          next[c] = candidate;
+          row[c] = i;
+        }
+      }
+    });
+    best = next;
+  });
+
+  // The cheapest capacity that reaches the best value, then walk the choices back.
+  let c = cap;
+  while (c > 0 && best[c - 1]! >= best[cap]! - EPS) c--;
+  const picked = new Set<number>();
+  const picks: T[] = [];
+  for (let g = live.length - 1; g >= 0; g--) {
+    const i = choice[g]![c]!;
+    if (i < 0) continue;
+    const option = live[g]![i]!;
+    picks.push(option);
+    picked.add(g);
+    c -= weight(option);
+  }
+
+  // Rounding costs up can leave cents unused: give them to the best remaining groups.
+  let totalCost = picks.reduce((s, o) => s + o.cost, 0);
+  if (unit > 1) {
+    const rest = live
+      .map((group, g) => ({ g, group }))
+      .filter(({ g }) => !picked.has(g))
+      .map(({ group }) => [...group].sort((a, b) => b.value - a.value || a.cost - b.cost))
+      .sort((a, b) => b[0]!.value - a[0]!.value);
+    for (const group of rest) {
+      const option = group.find((o) => totalCost + o.cost <= budget);
+      if (option) {
+        picks.push(option);
+        totalCost += option.cost;
+      }
+    }
+  }
+  if (totalCost > budget) throw new Error(`knapsack exceeded its budget: ${totalCost} > ${budget}`);
+  return { picks, totalCost, totalValue: picks.reduce((s, o) => s + o.value, 0), unit };
+}

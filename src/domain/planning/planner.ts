@@ -1,0 +1,176 @@
+import type pg from 'pg';
+import { invalidInput, notFound } from '../errors.js';
+import type { WorkspacePrincipal } from '../keys/principal.js';
+import { formatCents } from '../money/format.js';
+import type { OfferFormat } from '../outlets/enums.js';
+import { type Money, type OfferRow, offerView, outletView } from '../outlets/outlet-view.js';
+import { CANDIDATE_LIMIT, type Candidate, cheapestMatchingOffer, fetchCandidates } from './candidates.js';
+import { solveMultipleChoiceKnapsack } from './knapsack.js';
+import { costPart, relevancePart, score, trackRecordPart, trafficPart } from './score.js';
+import { whyPicked } from './why.js';
+
+export interface PlanInput {
+  goal: string;
+  budgetCents: number;
+  audience?: string | undefined;
+  countries?: string[] | undefined;
+  formats?: OfferFormat[] | undefined;
+  projectId?: number | undefined;
+}
+
+interface Option {
+  candidate: Candidate;
+  offer: OfferRow;
+  cost: number;
+  /** Score in hundredths: integers keep the DP's sums exact. */
+  value: number;
+  score: number;
+}
+
+const workspaceStatement = {
+  name: 'plan_workspace',
+  text: `SELECT w.currency, fx.per_usd::float8 AS per_usd,
+                ($2::bigint IS NULL OR EXISTS (SELECT 1 FROM projects p WHERE p.id = $2 AND p.workspace_id = w.id)) AS project_ok
+           FROM workspaces w JOIN fx_rates fx ON fx.currency = w.currency
+          WHERE w.id = $1`,
+};
+
+/**
+ * A plan: the offers that maximise the summed score (score.ts) within the budget, at most one per
+ * outlet, honouring countries and formats. Reads only: it buys, holds and writes nothing.
+ */
+export async function planCampaign(pool: pg.Pool, principal: WorkspacePrincipal, input: PlanInput) {
+  const countries = input.countries?.length ? [...new Set(input.countries)] : undefined;
+  const formats = input.formats?.length ? [...new Set(input.formats)] : undefined;
+  const [ws, set] = await Promise.all([
+    pool.query<{ currency: string; per_usd: number; project_ok: boolean }>({
+      ...workspaceStatement,
+      values: [principal.workspaceId, input.projectId ?? null],
+    }),
+    fetchCandidates(pool, { goal: input.goal, audience: input.audience, budgetCents: input.budgetCents, countries, formats }),
+  ]);
+  const w = ws.rows[0];
+  if (!w) throw notFound('Workspace');
+  if (!w.project_ok) throw invalidInput({ project_id: ['must name a project of your workspace'] });
+  const money: Money = { currency: w.currency, perUsd: w.per_usd };
+  const fmt = (cents: number) => formatCents(cents, money.currency, money.perUsd);
+  const budget = input.budgetCents;
+
+  const groups = scoreOptions(set.candidates, budget);
+  const result = solveMultipleChoiceKnapsack(groups, budget);
+  const picks = [...result.picks].sort(
+    (a, b) => b.score - a.score || a.cost - b.cost || a.candidate.outlet.id - b.candidate.outlet.id,
+  );
+  const total = result.totalCost;
+
+  const items = picks.map((p) => ({
+    outlet: outletView(p.candidate.outlet),
+    offer: offerView(p.offer, money),
+    score: p.score,
+    why: whyPicked({ matches: p.candidate.matches, outlet: p.candidate.outlet, offer: p.offer, budgetCents: budget, fmt }),
+  }));
+
+  const filters = describeFilters(countries, formats);
+  const candidateCount = set.candidates.length;
+  const message =
+    picks.length > 0
+      ? planMessage({ picks, groups, total, budget, textMatched: set.textMatched, candidateCount, filters, fmt })
+      : await emptyPlanMessage(pool, { countries, formats, budget, fmt, hadCandidates: candidateCount > 0 });
+
+  return {
+    goal: input.goal,
+    budget_cents: budget,
+    budget_cents_formatted: fmt(budget),
+    total_cents: total,
+    total_cents_formatted: fmt(total),
+    remaining_cents: budget - total,
+    remaining_cents_formatted: fmt(budget - total),
+    items,
+    offer_ids: items.map((i) => i.offer.id),
+    message,
+  };
+}
+
+/** Every candidate offer with its score (score.ts), grouped by outlet for the knapsack. */
+function scoreOptions(candidates: Candidate[], budget: number): Option[][] {
+  return candidates.map((candidate) => {
+    const relevance = relevancePart(candidate.matches);
+    const traffic = trafficPart(candidate.outlet.monthly_visits, candidate.outlet.traffic_verified);
+    const trackRecord = trackRecordPart({
+      onTimeRate: candidate.outlet.base_on_time_rate,
+      acceptanceRate: candidate.outlet.base_acceptance_rate,
+      rating: candidate.outlet.base_rating,
+    });
+    return candidate.offers.map((offer) => {
+      const s = score({ relevance, traffic, trackRecord, cost: costPart(offer.price, budget) });
+      return { candidate, offer, cost: offer.price, score: s, value: Math.round(s * 100) };
+    });
+  });
+}
+
+/** What a non-empty plan bought, and why it stops where it does. */
+function planMessage(p: {
+  picks: Option[];
+  groups: Option[][];
+  total: number;
+  budget: number;
+  textMatched: boolean;
+  candidateCount: number;
+  filters: string;
+  fmt: (c: number) => string;
+}): string {
+  const { picks, total, budget, fmt } = p;
+  let message = `Picked ${picks.length} outlet${picks.length === 1 ? '' : 's'} for ${fmt(total)} of your ${fmt(budget)} budget (${fmt(budget - total)} left).`;
+  if (!p.textMatched) {
+    message += ` No outlet${p.filters} with an offer within your budget matches the words of your goal in its name, topics or description, so these are ranked by traffic, track record and cost only.`;
+  }
+  if (budget - total === 0) return message;
+  const pickedOutlets = new Set(picks.map((o) => o.candidate.outlet.id));
+  const unpicked = p.groups.flat().filter((o) => !pickedOutlets.has(o.candidate.outlet.id)).map((o) => o.cost);
+  if (unpicked.length === 0 && p.candidateCount >= CANDIDATE_LIMIT) {
+    message += ` A plan chooses among the ${CANDIDATE_LIMIT} best-ranked outlets, and it took every one.`;
+  } else if (unpicked.length === 0) {
+    message += ` That is every ${p.textMatched ? 'matching ' : ''}outlet${p.filters} with an offer within your budget.`;
+  } else if (budget - total < Math.min(...unpicked)) {
+    message += ` What is left is less than the cheapest other matching offer (${fmt(Math.min(...unpicked))}).`;
+  }
+  return message;
+}
+
+async function emptyPlanMessage(
+  pool: pg.Pool,
+  o: {
+    countries: string[] | undefined;
+    formats: OfferFormat[] | undefined;
+    budget: number;
+    fmt: (c: number) => string;
+    hadCandidates: boolean;
+  },
+): Promise<string> {
+  if (o.hadCandidates) return `Empty plan: no matching offer adds anything to a plan within your ${o.fmt(o.budget)} budget.`;
+  const cheapest = await cheapestMatchingOffer(pool, { countries: o.countries, formats: o.formats });
+  const where = o.countries ? ` in ${orList(o.countries)}` : '';
+  const what = o.formats ? `${orList(o.formats.map((f) => f.replace(/_/g, ' ')))} ` : '';
+  if (cheapest === null) {
+    return o.countries || o.formats
+      ? `Empty plan: no outlet${where} has an active ${what}offer. Widen the countries or formats.`
+      : 'Empty plan: no outlet has an active offer yet.';
+  }
+  if (cheapest > o.budget) {
+    return `Empty plan: your budget of ${o.fmt(o.budget)} is below the cheapest matching offer, ${o.fmt(cheapest)} (the cheapest active ${what}offer${where}). Raise the budget${o.countries || o.formats ? ' or widen the countries or formats' : ''}.`;
+  }
+  // Only when the catalog changed between the two reads.
+  return `Empty plan: no offer fits your budget of ${o.fmt(o.budget)} right now. Try again.`;
+}
+
+/** " (in DE or FR; guest post or press release)", or "" without filters. */
+function describeFilters(countries: string[] | undefined, formats: OfferFormat[] | undefined): string {
+  const parts: string[] = [];
+  if (countries) parts.push(`in ${orList(countries)}`);
+  if (formats) parts.push(orList(formats.map((f) => f.replace(/_/g, ' '))));
+  return parts.length ? ` (${parts.join('; ')})` : '';
+}
+
+function orList(items: string[]): string {
+  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}`;
+}

@@ -1,0 +1,92 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { DomainError, type ErrorCode } from '../../domain/errors.js';
+import { type ErrorRenderer, httpStatusOf, renderV1Error, toDomainError } from '../plugins/errors.js';
+
+// Interface B answers every error as {"status":"error","msg":"..."} with the contract's status
+// and message (contract section 8), whatever raised it: a route, the body parser, the auth
+// service, the database or the router.
+
+export const msg = {
+  invalidRequest: 'Invalid request',
+  itemIdRequired: 'The item_id field is required.',
+  itemIdInteger: 'The item_id must be an integer.',
+  purchaseCodeRequired: 'The purchase_code field is required.',
+  noItems: 'No items found',
+  itemNotFound: 'Item Not Found',
+  invalidPurchaseCode: 'Invalid purchase code',
+  notFound: 'Not found',
+  methodNotAllowed: 'Method not allowed',
+  payloadTooLarge: 'Payload too large',
+  tooManyRequests: 'Too many requests',
+  unavailable: 'Service unavailable',
+  internal: 'Internal server error',
+} as const;
+
+export type CatalogMessage = (typeof msg)[keyof typeof msg];
+
+/** An error that Interface B answers with exactly this `msg`. */
+export function catalogError(code: ErrorCode, message: CatalogMessage, details: Record<string, unknown> = {}): DomainError {
+  return new DomainError(code, message, { ...details, catalog_msg: message });
+}
+
+/** Status and message of errors that did not choose their own message (framework, auth, database). */
+const byCode: Partial<Record<ErrorCode, [number, CatalogMessage]>> = {
+  unauthenticated: [401, msg.invalidRequest],
+  // Publisher keys and spending keys are refused like unknown ones (contract section 8).
+  forbidden: [401, msg.invalidRequest],
+  bad_request: [400, msg.invalidRequest],
+  invalid_input: [400, msg.invalidRequest],
+  not_found: [404, msg.notFound],
+  payload_too_large: [413, msg.payloadTooLarge],
+  rate_limited: [429, msg.tooManyRequests],
+  unavailable: [503, msg.unavailable],
+  internal_error: [500, msg.internal],
+};
+
+export const renderCatalogError: ErrorRenderer = (_request, reply, error) => {
+  const chosen = error.details.catalog_msg;
+  const [status, message] =
+    typeof chosen === 'string' ? [httpStatusOf[error.code], chosen] : (byCode[error.code] ?? [httpStatusOf[error.code], msg.invalidRequest]);
+  // Retry-After is already set by whoever raised the 429 (auth service or code guard).
+  return reply.code(status).send({ status: 'error', msg: message });
+};
+
+/** Interface B's routes and the methods each answers (HEAD comes with GET). */
+export const catalogRoutesAllow: Record<string, string> = {
+  '/api/account/details': 'GET, HEAD',
+  '/api/items/all': 'GET, HEAD',
+  '/api/items/item': 'GET, HEAD',
+  '/api/purchases/validation': 'POST',
+};
+
+const CATALOG_PREFIX = /^\/api\/(?:account|items|purchases)(?:[/?#]|$)/i;
+
+export function isCatalogUrl(url: string): boolean {
+  return CATALOG_PREFIX.test(url);
+}
+
+/** Unknown paths under Interface B's prefixes: 405 for a known path with another method, else 404. */
+export const renderCatalogNotFound: ErrorRenderer = (request, reply) => {
+  let path = request.url.split('?')[0] ?? '';
+  if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1); // the router ignores trailing slashes
+  const allow = catalogRoutesAllow[path];
+  if (allow) return reply.code(405).header('allow', allow).send({ status: 'error', msg: msg.methodNotAllowed });
+  return reply.code(404).send({ status: 'error', msg: msg.notFound });
+};
+
+/** For errorHandling's `notFoundRenderer`: Interface B's shape under its prefixes, Interface A's elsewhere. */
+export function catalogNotFoundRenderer(request: FastifyRequest): ErrorRenderer {
+  return isCatalogUrl(request.url) ? renderCatalogNotFound : renderV1Error;
+}
+
+/**
+ * Fastify's `frameworkErrors`: errors the router raises before any route or hook runs (a path
+ * with malformed percent-encoding, an over-long path parameter). Without it Fastify answers in
+ * its own shape; with it, Interface B's paths answer 400 Invalid request and the others in
+ * Interface A's shape, both with the request id.
+ */
+export function renderFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('x-request-id', request.id);
+  const render = isCatalogUrl(request.url) ? renderCatalogError : renderV1Error;
+  void render(request, reply, toDomainError(error));
+}

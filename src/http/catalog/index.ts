@@ -1,0 +1,201 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type pg from 'pg';
+import { z } from 'zod';
+import { findPurchaseJson, getAccount, getItemJson, listItemsJson } from '../../domain/catalog/catalog-queries.js';
+import type { CodeGuard } from '../../domain/catalog/code-guard.js';
+import type { WorkspacePrincipal } from '../../domain/keys/principal.js';
+import type { AuthService } from '../plugins/auth.js';
+import { catalogError, msg, renderCatalogError } from './errors.js';
+import { apiKey, type CatalogInput, catalogInput, itemId, parseForm, purchaseCode } from './params.js';
+import {
+  accountResponse,
+  apiKeyBodyField,
+  catalogSecurity,
+  commonErrors,
+  errorResponse,
+  itemResponse,
+  itemsResponse,
+  validationResponse,
+} from './schemas.js';
+
+export interface CatalogRoutesOptions {
+  pool: pg.Pool;
+  auth: AuthService;
+  codeGuard: CodeGuard;
+}
+
+// Parameters may arrive in the query, a form or JSON body or a header, so the route schemas only
+// document them; params.ts validates them in the order the contract gives (401, then 400, then 404).
+const documentOnly = () => (data: unknown) => ({ value: data });
+
+const config = { auth: 'catalog' as const, renderError: renderCatalogError };
+
+const paramNote = 'Every parameter may also be sent in a form or JSON body (GET included); api_key also as Authorization: Bearer.';
+
+/**
+ * Sends a body assembled around JSON text that PostgreSQL built (see catalog-queries.ts); a string
+ * with a JSON content type is sent as is by Fastify, without a second serialisation.
+ */
+function sendJson(reply: FastifyReply, body: string): FastifyReply {
+  return reply.type('application/json; charset=utf-8').send(body);
+}
+
+/** The key's workspace: a known, non-spending workspace key, counted in the key's rate-limit bucket. */
+async function principalOf(auth: AuthService, request: FastifyRequest, reply: FastifyReply, input: CatalogInput): Promise<WorkspacePrincipal> {
+  const raw = apiKey(input);
+  const principal = await auth.authenticate(request, reply, raw);
+  // Spending keys would travel in query strings; publisher keys have no catalog (contract §2, §8).
+  if (!principal || principal.workspaceId === null || principal.canPlaceOrders) throw catalogError('unauthenticated', msg.invalidRequest);
+  return principal as WorkspacePrincipal;
+}
+
+export const catalogRoutes: FastifyPluginAsyncZod<CatalogRoutesOptions> = async (app, { pool, auth, codeGuard }) => {
+  // Forms are read only here: Interface A keeps refusing them (this plugin is encapsulated).
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, parseForm(body as string));
+    } catch {
+      done(catalogError('bad_request', msg.invalidRequest), undefined);
+    }
+  });
+
+  app.get(
+    '/api/account/details',
+    {
+      config,
+      validatorCompiler: documentOnly,
+      schema: {
+        operationId: 'getAccountDetails',
+        summary: "The key's account: owner name, username, e-mail, available balance and public profile.",
+        description: paramNote,
+        tags: ['Catalog'],
+        security: catalogSecurity,
+        response: { 200: accountResponse.describe('The account.'), ...commonErrors },
+      },
+    },
+    async (request, reply) => {
+      const principal = await principalOf(auth, request, reply, await catalogInput(request));
+      const account = await getAccount(pool, principal.workspaceId);
+      if (!account) throw catalogError('unauthenticated', msg.invalidRequest);
+      return { status: 'success' as const, data: account };
+    },
+  );
+
+  app.get(
+    '/api/items/all',
+    {
+      config,
+      validatorCompiler: documentOnly,
+      schema: {
+        operationId: 'listCatalogItems',
+        summary: 'Every item the workspace sells, oldest first; not paginated.',
+        description: paramNote,
+        tags: ['Catalog'],
+        security: catalogSecurity,
+        response: {
+          200: itemsResponse.describe('The items.'),
+          ...commonErrors,
+          404: errorResponse('The workspace has no items.', msg.noItems),
+        },
+      },
+    },
+    async (request, reply) => {
+      const principal = await principalOf(auth, request, reply, await catalogInput(request));
+      const items = await listItemsJson(pool, principal.workspaceId);
+      if (items === undefined) throw catalogError('not_found', msg.noItems);
+      return sendJson(reply, `{"status":"success","items":${items}}`);
+    },
+  );
+
+  app.get(
+    '/api/items/item',
+    {
+      config,
+      validatorCompiler: documentOnly,
+      schema: {
+        operationId: 'getCatalogItem',
+        summary: 'One item of the workspace by item_id.',
+        description: paramNote,
+        tags: ['Catalog'],
+        security: catalogSecurity,
+        querystring: z.object({
+          item_id: z.int().min(1).max(2_147_483_647).describe('The item id (an integer in 1..2147483647).'),
+        }),
+        response: {
+          200: itemResponse.describe('The item.'),
+          ...commonErrors,
+          400: errorResponse(
+            'item_id missing or not an integer in 1..2147483647, or an unparseable body.',
+            msg.itemIdRequired,
+            msg.itemIdInteger,
+            msg.invalidRequest,
+          ),
+          404: errorResponse("No item with that id among the workspace's items.", msg.itemNotFound),
+        },
+      },
+    },
+    async (request, reply) => {
+      const input = await catalogInput(request);
+      const principal = await principalOf(auth, request, reply, input);
+      const item = await getItemJson(pool, principal.workspaceId, itemId(input));
+      if (item === undefined) throw catalogError('not_found', msg.itemNotFound);
+      return sendJson(reply, `{"status":"success","item":${item}}`);
+    },
+  );
+
+  app.post(
+    '/api/purchases/validation',
+    {
+      config,
+      validatorCompiler: documentOnly,
+      schema: {
+        operationId: 'validatePurchaseCode',
+        summary: 'The purchase behind a purchase code, when it is a sale of this workspace that was not refunded.',
+        description:
+          `${paramNote} At most 30 "Invalid purchase code" answers per key per minute; after that every ` +
+          'validation by the key answers 429 until the minute is over, valid codes included.',
+        tags: ['Catalog'],
+        security: catalogSecurity,
+        consumes: ['application/x-www-form-urlencoded', 'application/json'],
+        body: z.object({
+          purchase_code: z.string().describe('The purchase code to check (trimmed).'),
+          api_key: apiKeyBodyField,
+        }),
+        response: {
+          200: validationResponse.describe('The code is valid.'),
+          ...commonErrors,
+          400: errorResponse('purchase_code missing or empty, or an unparseable body.', msg.purchaseCodeRequired, msg.invalidRequest),
+          404: errorResponse(
+            "Unknown, another seller's, refunded, ill-formed (not a UUID) or over 64 characters.",
+            msg.invalidPurchaseCode,
+          ),
+          429: errorResponse(
+            'Rate limit exceeded, or 30 invalid codes answered within the minute; retry after Retry-After seconds.',
+            msg.tooManyRequests,
+          ),
+        },
+      },
+    },
+    async (request, reply) => {
+      const input = await catalogInput(request);
+      const principal = await principalOf(auth, request, reply, input);
+      const code = purchaseCode(input);
+      const [guard, purchase] = await Promise.all([
+        codeGuard.check(principal.keyId),
+        code === undefined ? undefined : findPurchaseJson(pool, principal.workspaceId, code),
+      ]);
+      if (guard.blocked) {
+        reply.header('retry-after', guard.retryAfterSeconds);
+        throw catalogError('rate_limited', msg.tooManyRequests);
+      }
+      if (purchase !== undefined) return sendJson(reply, `{"status":"success","data":{"purchase":${purchase}}}`);
+      const after = await codeGuard.recordInvalid(principal.keyId);
+      if (after.blocked) {
+        reply.header('retry-after', after.retryAfterSeconds);
+        throw catalogError('rate_limited', msg.tooManyRequests);
+      }
+      throw catalogError('not_found', msg.invalidPurchaseCode);
+    },
+  );
+};

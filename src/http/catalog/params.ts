@@ -1,0 +1,155 @@
+import type { FastifyRequest } from 'fastify';
+import sjson from 'secure-json-parse';
+import { bearerToken } from '../plugins/auth.js';
+import { catalogError, msg } from './errors.js';
+
+// Interface B reads every parameter (api_key, item_id, purchase_code) from the query string, a
+// form body or a JSON body, on GET and POST alike, and api_key also from Authorization: Bearer
+// (contract section 8). Values are trimmed; the same parameter given twice with different values
+// is a conflict, not a choice.
+
+/** A value that cannot be a parameter: a JSON object, boolean or array where a scalar belongs. */
+const UNUSABLE = Symbol('unusable');
+type Raw = string | number | typeof UNUSABLE;
+
+export type Param =
+  | { kind: 'missing' }
+  | { kind: 'unusable' } // a non-scalar, or different values in different places
+  | { kind: 'value'; value: string | number };
+
+type BodyKind = 'form' | 'json' | 'none';
+
+export interface CatalogInput {
+  query: unknown;
+  body: unknown;
+  bodyKind: BodyKind;
+  authorization: string | undefined;
+}
+
+function mediaType(request: FastifyRequest): string {
+  const ct = request.headers['content-type'];
+  return ct ? (ct.split(';')[0] ?? '').trim().toLowerCase() : '';
+}
+
+/** application/x-www-form-urlencoded; malformed percent-escapes make the body unparseable (400). */
+export function parseForm(text: string): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = Object.create(null);
+  for (const pair of text.split('&')) {
+    if (pair === '') continue;
+    const eq = pair.indexOf('=');
+    const decode = (s: string) => decodeURIComponent(s.replace(/\+/g, ' ')); // throws URIError
+    const name = decode(eq === -1 ? pair : pair.slice(0, eq));
+    const value = eq === -1 ? '' : decode(pair.slice(eq + 1));
+    const prev = out[name];
+    out[name] = prev === undefined ? value : Array.isArray(prev) ? [...prev, value] : [prev, value];
+  }
+  return out;
+}
+
+export function parseJson(text: string): unknown {
+  const t = text.trim();
+  if (t === '') return {};
+  return sjson.parse(t, undefined, { protoAction: 'remove', constructorAction: 'remove' });
+}
+
+function parseBody(type: string, text: string): unknown {
+  try {
+    if (type === 'application/json') return parseJson(text);
+    if (type === 'application/x-www-form-urlencoded') return parseForm(text);
+  } catch {
+    throw catalogError('bad_request', msg.invalidRequest);
+  }
+  if (text.trim() === '') return undefined;
+  throw catalogError('bad_request', msg.invalidRequest); // a body in a media type we do not read
+}
+
+/**
+ * Fastify parses bodies only for methods that carry one, so a GET's body (which Interface B
+ * accepts) is read here, with the same 1 MB limit.
+ */
+async function readGetBody(request: FastifyRequest): Promise<unknown> {
+  const length = request.headers['content-length'];
+  if (request.headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) return undefined;
+  const limit = request.routeOptions.bodyLimit;
+  if (length !== undefined && Number(length) > limit) throw catalogError('payload_too_large', msg.payloadTooLarge);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request.raw) {
+    size += (chunk as Buffer).length;
+    if (size > limit) throw catalogError('payload_too_large', msg.payloadTooLarge);
+    chunks.push(chunk as Buffer);
+  }
+  return parseBody(mediaType(request), Buffer.concat(chunks).toString('utf8'));
+}
+
+export async function catalogInput(request: FastifyRequest): Promise<CatalogInput> {
+  const type = mediaType(request);
+  const body = request.method === 'GET' || request.method === 'HEAD' ? await readGetBody(request) : request.body;
+  // Fastify leaves `body` null when there was none; a JSON `null` literal is a (bad) body.
+  const none = body === undefined || (body === null && type !== 'application/json');
+  const bodyKind: BodyKind = none ? 'none' : type === 'application/x-www-form-urlencoded' ? 'form' : 'json';
+  // Only a JSON object can carry named parameters: `null`, `[]`, `"x"` or `5` is a bad body.
+  if (bodyKind === 'json' && (body === null || typeof body !== 'object' || Array.isArray(body))) {
+    throw catalogError('bad_request', msg.invalidRequest);
+  }
+  return { query: request.query, body, bodyKind, authorization: request.headers.authorization };
+}
+
+function collect(container: unknown, name: string, repeatsAllowed: boolean, into: Raw[]): void {
+  if (!container || typeof container !== 'object') return;
+  if (!Object.hasOwn(container, name)) return;
+  const v = (container as Record<string, unknown>)[name];
+  // Query strings and forms repeat a name to give several values; in JSON an array is one value.
+  const values = repeatsAllowed && Array.isArray(v) ? v : [v];
+  for (const x of values) {
+    if (x === null || x === undefined) continue; // JSON null: as if not given
+    if (typeof x === 'string') into.push(x.trim());
+    else if (typeof x === 'number' && Number.isFinite(x)) into.push(x);
+    else into.push(UNUSABLE);
+  }
+}
+
+function resolve(values: Raw[]): Param {
+  if (values.length === 0) return { kind: 'missing' };
+  const first = values[0]!;
+  for (const v of values) {
+    if (v === UNUSABLE || String(v) !== String(first)) return { kind: 'unusable' };
+  }
+  return { kind: 'value', value: first as string | number };
+}
+
+export function param(input: CatalogInput, name: 'item_id' | 'purchase_code'): Param {
+  const values: Raw[] = [];
+  collect(input.query, name, true, values);
+  collect(input.body, name, input.bodyKind === 'form', values);
+  return resolve(values);
+}
+
+/** The api_key, or undefined when it is missing, empty, not a string, or given with different values. */
+export function apiKey(input: CatalogInput): string | undefined {
+  const values: Raw[] = [];
+  collect(input.query, 'api_key', true, values);
+  collect(input.body, 'api_key', input.bodyKind === 'form', values);
+  const auth = input.authorization;
+  if (auth !== undefined && /^bearer(?:\s|$)/i.test(auth)) values.push(bearerToken(auth) ?? UNUSABLE);
+  const p = resolve(values);
+  return p.kind === 'value' && typeof p.value === 'string' && p.value !== '' ? p.value : undefined;
+}
+
+/** item_id as an integer in 1..2147483647, or the contract's 400. */
+export function itemId(input: CatalogInput): number {
+  const p = param(input, 'item_id');
+  if (p.kind === 'missing' || (p.kind === 'value' && p.value === '')) throw catalogError('bad_request', msg.itemIdRequired);
+  if (p.kind === 'value') {
+    const n = typeof p.value === 'number' ? p.value : /^\d{1,10}$/.test(p.value) ? Number(p.value) : NaN;
+    if (Number.isInteger(n) && n >= 1 && n <= 2_147_483_647) return n;
+  }
+  throw catalogError('bad_request', msg.itemIdInteger);
+}
+
+/** purchase_code as given (trimmed), or undefined when it cannot be a code; 400 when missing or empty. */
+export function purchaseCode(input: CatalogInput): string | undefined {
+  const p = param(input, 'purchase_code');
+  if (p.kind === 'missing' || (p.kind === 'value' && p.value === '')) throw catalogError('bad_request', msg.purchaseCodeRequired);
+  return p.kind === 'value' && typeof p.value === 'string' && p.value.length <= 64 ? p.value : undefined;
+}

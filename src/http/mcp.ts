@@ -1,0 +1,90 @@
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type pg from 'pg';
+import { MCP_SECRET_NAME } from '../db/migrate.js';
+import type { Clock } from '../domain/clock.js';
+import type { Durations } from '../domain/orders/states.js';
+import type { WorkspaceSettingsCache } from '../domain/workspaces/settings-cache.js';
+import { createConfirmations } from '../mcp/confirmation.js';
+import { buildMcpServer } from '../mcp/server.js';
+import { workspacePrincipal } from './plugins/auth.js';
+import { type ErrorRenderer, renderV1Error } from './plugins/errors.js';
+
+export interface McpRouteDeps {
+  pool: pg.Pool;
+  clock: Clock;
+  durations: Durations;
+  settings: WorkspaceSettingsCache;
+  /** MCP_CONFIRMATION_SECRET; when unset, the secret generated into app_secrets at migration. */
+  confirmationSecret: string | undefined;
+}
+
+const jsonRpcError = (code: number, message: string) => ({ jsonrpc: '2.0', error: { code, message }, id: null });
+
+// Authentication, rate limiting and body limits answer in Interface A's shape (contract section 1);
+// a body that is not JSON is a transport problem, answered as JSON-RPC does (-32700).
+const renderMcpError: ErrorRenderer = (request, reply, error) =>
+  error.code === 'bad_request' ? reply.code(400).send(jsonRpcError(-32700, `Parse error: ${error.message}`)) : renderV1Error(request, reply, error);
+
+/** Headers set by hooks (request id, rate limit) are not sent for a hijacked reply: copy them. */
+function copyHeaders(reply: FastifyReply): void {
+  for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
+}
+
+async function readSecret(pool: pg.Pool): Promise<string> {
+  const { rows } = await pool.query<{ value: string }>('SELECT value FROM app_secrets WHERE name = $1', [MCP_SECRET_NAME]);
+  if (!rows[0]) throw new Error(`No ${MCP_SECRET_NAME} in app_secrets: run the migrations (npm start does) or set MCP_CONFIRMATION_SECRET.`);
+  return rows[0].value;
+}
+
+/**
+ * POST /mcp: the MCP tool server over stateless streamable HTTP (contract section 7). The bearer
+ * hook has already authenticated the workspace key (a publisher key is a 401) and counted the
+ * request in the key's rate-limit bucket, shared with REST. Each request gets its own server and
+ * transport, built for that key.
+ */
+export const mcpRoutes: FastifyPluginAsync<McpRouteDeps> = async (app, deps) => {
+  // Read once at startup; every process reads the same row, so any process confirms any quote.
+  const confirmations = createConfirmations(deps.confirmationSecret ?? (await readSecret(deps.pool)), deps.clock);
+  const config = { auth: 'buyer-or-401' as const, renderError: renderMcpError };
+
+  app.post('/mcp', { config, schema: { hide: true } }, async (request, reply) => {
+    const server = buildMcpServer({
+      principal: workspacePrincipal(request),
+      pool: deps.pool,
+      clock: deps.clock,
+      durations: deps.durations,
+      settings: deps.settings,
+      confirmations,
+      log: request.log,
+      requestId: request.id,
+    });
+    const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
+    reply.hijack();
+    copyHeaders(reply);
+    reply.raw.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    try {
+      await server.connect(transport);
+      // The body was already parsed by Fastify; without it the transport would answer 400.
+      await transport.handleRequest(request.raw, reply.raw, request.body);
+    } catch (err) {
+      request.log.error({ err }, 'MCP request failed');
+      if (!reply.raw.headersSent) {
+        reply.raw.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify(jsonRpcError(-32603, 'Internal error')));
+      }
+    }
+  });
+
+  // Stateless: no server-to-client stream to open (GET) and no session to end (DELETE).
+  app.route({
+    method: ['GET', 'DELETE'],
+    url: '/mcp',
+    config,
+    schema: { hide: true },
+    handler: async (_request, reply) =>
+      reply.code(405).header('allow', 'POST').send(jsonRpcError(-32000, 'Method not allowed: this MCP endpoint is stateless; send JSON-RPC with POST.')),
+  });
+};

@@ -1,0 +1,41 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { FastifyBaseLogger } from 'fastify';
+import type { z } from 'zod';
+import { isDatabaseUnavailable } from '../db/errors.js';
+import { DomainError, type FieldErrors, invalidInput } from '../domain/errors.js';
+
+/**
+ * The one mapping from errors to MCP tool errors: `isError: true`, one text item holding
+ * `{code, message, request_id, ...}` with the REST code and its extra fields (needed_cents,
+ * status, errors…), and no structuredContent (clients validate it against the output schema even
+ * on errors). Unknown errors are logged and answered with a generic internal_error.
+ */
+export function toolError(err: unknown, ctx: { log: FastifyBaseLogger; requestId: string }, tool: string): CallToolResult {
+  let error: DomainError;
+  if (err instanceof DomainError) error = err;
+  else if (isDatabaseUnavailable(err)) {
+    error = new DomainError('unavailable', 'The service is temporarily unavailable. Try again shortly.');
+  } else {
+    ctx.log.error({ err, tool }, 'MCP tool failed');
+    error = new DomainError('internal_error', 'Something went wrong on our side. It has been logged; quote the request_id when reporting it.');
+  }
+  const body = { code: error.code, message: error.message, request_id: ctx.requestId, ...error.details };
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
+}
+
+/** A zod failure as invalid_input naming every bad argument, like REST's 422. */
+export function invalidArguments(error: z.ZodError): DomainError {
+  const errors: FieldErrors = {};
+  for (const issue of error.issues) {
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) (errors[[...issue.path, key].join('.')] ??= []).push('is not an argument of this tool');
+      continue;
+    }
+    const field = issue.path.length ? issue.path.join('.') : 'arguments';
+    (errors[field] ??= []).push(issue.message);
+  }
+  const summary = Object.entries(errors)
+    .map(([field, problems]) => `${field}: ${problems.join('; ')}`)
+    .join(', ');
+  return invalidInput(errors, `Invalid arguments: ${summary}.`);
+}

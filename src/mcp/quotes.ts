@@ -1,0 +1,159 @@
+import { z } from 'zod';
+import { DomainError, conflict, invalidInput } from '../domain/errors.js';
+import { formatCents } from '../domain/money/format.js';
+import { getOrder } from '../domain/orders/order-read.js';
+import type { PlaceOrdersInput } from '../domain/orders/place-orders.js';
+import { contentByValues, offerFormat } from '../domain/outlets/enums.js';
+import { getMe } from '../domain/workspaces/me-query.js';
+import type { ToolContext } from './tool.js';
+
+/**
+ * What a spending tool's first step shows: what would be bought or paid, the total, and the
+ * available balance before and after. A quote is a preview: the binding checks run again in the
+ * confirming transaction (placeOrders / approvePlacement), which also refuses a total that differs
+ * from the quoted one (quote_changed).
+ */
+
+const cents = (what: string) => z.number().int().describe(`${what}, in US cents (fees included).`);
+const outletRef = z.object({ id: z.number().int(), name: z.string(), domain: z.string() });
+
+export const placementItem = z.object({
+  offer_id: z.number().int(),
+  outlet: outletRef,
+  format: offerFormat,
+  title: z.string().describe("The offer's title."),
+  content_by: z.enum(contentByValues).describe('buyer: the user must supply the article (content/content_title, or submit-content later).'),
+  turnaround_days: z.number().int(),
+  price: cents('The price of this order'),
+  price_formatted: z.string(),
+});
+
+export const approvalItem = z.object({
+  order_id: z.number().int(),
+  outlet: outletRef,
+  offer: z.object({ id: z.number().int(), format: offerFormat, title: z.string() }),
+  live_url: z.string().nullable().describe('Where the placement is live: the user should check it before approving.'),
+  price: cents('What the order cost; approving pays it from escrow to the publisher'),
+  price_formatted: z.string(),
+});
+
+export function quoteSchema<T extends z.ZodType>(item: T) {
+  return z.object({
+    items: z.array(item),
+    total_cents: cents('What confirming spends'),
+    total_cents_formatted: z.string(),
+    paid_from: z
+      .enum(['available', 'held'])
+      .describe('available: the total leaves the available balance; held: it was already held in escrow at placement, so the available balance does not change.'),
+    balance: cents('The available balance now'),
+    balance_formatted: z.string(),
+    balance_after: cents('The available balance after confirming: balance − total_cents for paid_from available, never below 0 (with a shortfall, once it is topped up)'),
+    balance_after_formatted: z.string(),
+    shortfall_cents: cents('How much more the balance needs before confirming can succeed; 0 when it is enough'),
+    shortfall_cents_formatted: z.string(),
+  });
+}
+
+type Money = (c: number) => string;
+
+function totals(total: number, balance: number, paidFrom: 'available' | 'held', fmt: Money) {
+  const spent = paidFrom === 'available' ? total : 0;
+  const shortfall = Math.max(0, spent - balance);
+  const after = Math.max(0, balance - spent);
+  return {
+    total_cents: total,
+    total_cents_formatted: fmt(total),
+    paid_from: paidFrom,
+    balance,
+    balance_formatted: fmt(balance),
+    balance_after: after,
+    balance_after_formatted: fmt(after),
+    shortfall_cents: shortfall,
+    shortfall_cents_formatted: fmt(shortfall),
+  };
+}
+
+export async function moneyOf(ctx: ToolContext): Promise<Money> {
+  const w = await ctx.settings.get(ctx.principal.workspaceId);
+  return (c) => formatCents(c, w.currency, w.perUsd);
+}
+
+const offersStatement = {
+  name: 'mcp_quote_offers',
+  text: `SELECT f.id, f.format, f.title, f.price, f.content_by, f.turnaround_days,
+                o.id AS outlet_id, o.name AS outlet_name, o.domain AS outlet_domain
+           FROM offers f JOIN outlets o ON o.id = f.outlet_id
+          WHERE f.id = ANY($1::int[]) AND f.active`,
+};
+const projectStatement = { name: 'mcp_quote_project', text: 'SELECT 1 FROM projects WHERE id = $1 AND workspace_id = $2' };
+
+interface OfferRow {
+  id: number;
+  format: z.infer<typeof offerFormat>;
+  title: string;
+  price: number;
+  content_by: 'buyer' | 'publisher';
+  turnaround_days: number;
+  outlet_id: number;
+  outlet_name: string;
+  outlet_domain: string;
+}
+
+/** The price of placing these orders now; refuses what placement would refuse outright. */
+export async function quotePlacement(ctx: ToolContext, input: PlaceOrdersInput) {
+  const [offers, me, project] = await Promise.all([
+    ctx.pool.query<OfferRow>({ ...offersStatement, values: [input.offer_ids] }),
+    getMe(ctx.pool, ctx.settings, ctx.principal),
+    input.project_id === undefined ? undefined : ctx.pool.query({ ...projectStatement, values: [input.project_id, ctx.principal.workspaceId] }),
+  ]);
+  const settings = await ctx.settings.get(ctx.principal.workspaceId); // cached by getMe
+  const byId = new Map(offers.rows.map((f) => [f.id, f]));
+  const unknown = input.offer_ids.filter((id) => !byId.has(id));
+  if (unknown.length) throw invalidInput({ offer_ids: [`unknown or inactive offers: ${unknown.join(', ')}`] });
+  if (project && project.rowCount === 0) throw invalidInput({ project_id: ['is not a project of this workspace'] });
+  const fmt: Money = (c) => formatCents(c, settings.currency, settings.perUsd);
+  const items = input.offer_ids.map((id) => {
+    const f = byId.get(id)!;
+    return {
+      offer_id: f.id,
+      outlet: { id: f.outlet_id, name: f.outlet_name, domain: f.outlet_domain },
+      format: f.format,
+      title: f.title,
+      content_by: f.content_by,
+      turnaround_days: f.turnaround_days,
+      price: f.price,
+      price_formatted: fmt(f.price),
+    };
+  });
+  const total = items.reduce((s, i) => s + i.price, 0);
+  // Said at the quote so the user is not asked to confirm what placement refuses (it re-checks).
+  if (settings.maxOrderCents !== null && total > settings.maxOrderCents) {
+    throw new DomainError(
+      'approval_required',
+      `This order totals ${fmt(total)}, above the workspace's approval limit of ${fmt(settings.maxOrderCents)}. Ask an owner to raise the limit or order less.`,
+      { total_cents: total, max_order_cents: settings.maxOrderCents },
+    );
+  }
+  return { items, ...totals(total, me.balance, 'available', fmt) };
+}
+
+/** Approving a live placement pays the publisher from escrow: the available balance is unchanged. */
+export async function quoteApproval(ctx: ToolContext, orderId: number) {
+  const [order, me] = await Promise.all([
+    getOrder(ctx.pool, { party: 'buyer', workspaceId: ctx.principal.workspaceId }, orderId),
+    getMe(ctx.pool, ctx.settings, ctx.principal),
+  ]);
+  const fmt = await moneyOf(ctx); // cached by getMe
+  if (order.status !== 'live_review') {
+    throw conflict(`Cannot approve the placement: the order is ${order.status.replace(/_/g, ' ')}.`, order.status);
+  }
+  const item = {
+    order_id: order.id,
+    outlet: order.outlet,
+    offer: order.offer,
+    live_url: order.live_url,
+    price: order.price,
+    price_formatted: order.price_formatted,
+  };
+  return { items: [item], ...totals(order.price, me.balance, 'held', fmt) };
+}

@@ -1,0 +1,127 @@
+import type { CallToolResult, Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { FastifyBaseLogger } from 'fastify';
+import type pg from 'pg';
+import { z } from 'zod';
+import type { Clock } from '../domain/clock.js';
+import { forbidden } from '../domain/errors.js';
+import type { WorkspacePrincipal } from '../domain/keys/principal.js';
+import type { Durations } from '../domain/orders/states.js';
+import type { WorkspaceSettingsCache } from '../domain/workspaces/settings-cache.js';
+import { paginationMeta } from '../http/schemas/pagination.js';
+import type { Confirmations } from './confirmation.js';
+import { invalidArguments, toolError } from './errors.js';
+
+/** Everything a tool may use: the caller (from its key) and the app's shared services. */
+export interface ToolContext {
+  principal: WorkspacePrincipal;
+  pool: pg.Pool;
+  clock: Clock;
+  durations: Durations;
+  settings: WorkspaceSettingsCache;
+  confirmations: Confirmations;
+  log: FastifyBaseLogger;
+  requestId: string;
+}
+
+/** All four hints, always set: the SDK's defaults (destructive, open world) would be wrong here. */
+type Annotations = Required<Pick<ToolAnnotations, 'readOnlyHint' | 'destructiveHint' | 'idempotentHint' | 'openWorldHint'>>;
+
+export const annotations = {
+  /** Reads this service's own data. */
+  read: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  /** Moves an order forward; a repeat is refused (409) because the order has moved on. */
+  step: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  /** Adds something each time it is called. */
+  append: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  /** Ends or pays for something; with a confirmation token a repeat replays instead of acting. */
+  destructive: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+} as const satisfies Record<string, Annotations>;
+
+type AnyObject = z.ZodObject<z.ZodRawShape>;
+
+export interface ToolDef<I extends AnyObject = AnyObject, O extends AnyObject = AnyObject> {
+  name: string;
+  title: string;
+  description: string;
+  input: I;
+  output: O;
+  annotations: Annotations;
+  /** Needs a key created with "Can place orders"; checked before the arguments (403 before 422). */
+  spending?: boolean;
+  run(ctx: ToolContext, args: z.output<I>): Promise<z.input<O>>;
+}
+
+export const defineTool = <I extends AnyObject, O extends AnyObject>(def: ToolDef<I, O>): ToolDef => def as unknown as ToolDef;
+
+/** A database id argument (`outlet_id`, `order_id`). */
+export const idArg = (what: string) =>
+  z
+    .number({ error: 'must be an integer id' })
+    .int('must be an integer id')
+    .min(1, 'must be a positive integer id')
+    .max(2_147_483_647, 'must be a positive integer id')
+    .describe(what);
+
+export const pageArgs = {
+  page: z
+    .number({ error: 'must be an integer' })
+    .int('must be an integer')
+    .min(1, 'must be at least 1')
+    .max(1_000_000, 'must be at most 1000000')
+    .default(1)
+    .describe('1-based page number (default 1).'),
+  per_page: z
+    .number({ error: 'must be an integer' })
+    .int('must be an integer')
+    .min(1, 'must be at least 1')
+    .max(100, 'must be at most 100')
+    .default(15)
+    .describe('Items per page, 1..100 (default 15).'),
+};
+
+/** The REST paginator's `meta` without its URLs: an agent asks for another page with `page`. */
+export const pageMetaSchema = paginationMeta.omit({ links: true, path: true });
+
+export function pageMeta(page: number, perPage: number, total: number, count: number): z.infer<typeof pageMetaSchema> {
+  const from = count > 0 ? (page - 1) * perPage + 1 : null;
+  return {
+    current_page: page,
+    from,
+    last_page: Math.max(1, Math.ceil(total / perPage)),
+    per_page: perPage,
+    to: from === null ? null : from + count - 1,
+    total,
+  };
+}
+
+/** The tools/list entry, computed once per process (converting zod to JSON Schema is not free). */
+export function describeTool(def: ToolDef): Tool {
+  return {
+    name: def.name,
+    title: def.title,
+    description: def.description,
+    // draft-07, as the SDK's McpServer emits, so every client's validator reads it.
+    inputSchema: z.toJSONSchema(def.input, { target: 'draft-7', io: 'input' }) as Tool['inputSchema'],
+    outputSchema: z.toJSONSchema(def.output, { target: 'draft-7', io: 'output' }) as Tool['outputSchema'],
+    annotations: { title: def.title, ...def.annotations },
+  };
+}
+
+/**
+ * Runs one tools/call: the spending check, argument validation (errors name each field), the
+ * tool, then the result as structuredContent plus its JSON as text. Every failure becomes a tool
+ * error in Interface A's terms (errors.ts); nothing thrown reaches the SDK.
+ */
+export async function callTool(def: ToolDef, ctx: ToolContext, args: unknown): Promise<CallToolResult> {
+  try {
+    if (def.spending && !ctx.principal.canPlaceOrders) {
+      throw forbidden(`This key cannot spend, so ${def.name} is refused before any quote. Use an API key created with "Can place orders".`);
+    }
+    const parsed = def.input.safeParse(args ?? {});
+    if (!parsed.success) throw invalidArguments(parsed.error);
+    const structured = (await def.run(ctx, parsed.data)) as Record<string, unknown>;
+    return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+  } catch (err) {
+    return toolError(err, ctx, def.name);
+  }
+}

@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import { usdToCents } from '../../domain/money/format.js';
+import { getOutlet as getOutletDetail } from '../../domain/outlets/outlet-detail.js';
+import { searchOutlets as search } from '../../domain/outlets/search.js';
+import { outletDetail, outletListItem, outletListQuery } from '../../http/schemas/outlets.js';
+import { annotations, defineTool, idArg, pageArgs, pageMeta, pageMetaSchema } from '../tool.js';
+
+// The REST query schema parses strings; tool arguments are typed JSON, so the numeric and boolean
+// filters are declared as numbers and booleans here, with the REST names and meanings.
+const q = outletListQuery.shape;
+
+export const searchOutlets = defineTool({
+  name: 'search-outlets',
+  title: 'Search outlets',
+  description:
+    'Search verified publications (outlets) that sell sponsored content, with ranked full-text search (q) and filters. Each item has ' +
+    'traffic (Google-verified or not), track record and from_price: the cheapest matching offer in US cents, fees included. Free; buys ' +
+    'nothing. Next: get-outlet for an outlet’s offers (their ids are what place-orders buys), or plan-campaign to pick offers for a goal ' +
+    'and budget.',
+  input: z.strictObject({
+    q: q.q,
+    type: q.type,
+    format: q.format,
+    country: q.country,
+    topic: q.topic,
+    max_price_usd: z
+      .number({ error: 'must be a number of US dollars' })
+      .gt(0, 'must be greater than 0')
+      .max(10_000_000, 'must be at most 10,000,000')
+      .optional()
+      .describe('Only outlets with an active offer (of `format`, when given) costing at most this many US dollars, fees included.'),
+    verified_traffic: z.boolean({ error: 'must be true or false' }).optional().describe('Only outlets whose traffic is (true) or is not (false) Google-verified.'),
+    min_traffic: z
+      .number({ error: 'must be an integer' })
+      .int('must be an integer')
+      .min(0, 'must not be negative')
+      .max(999_999_999_999, 'is too large')
+      .optional()
+      .describe('Minimum monthly visits.'),
+    sort: q.sort,
+    ...pageArgs,
+  }),
+  output: z.object({ items: z.array(outletListItem), meta: pageMetaSchema }),
+  annotations: annotations.read,
+  run: async (ctx, { page, per_page, q: text, max_price_usd, verified_traffic, min_traffic, ...rest }) => {
+    const { items, total } = await search(
+      ctx.pool,
+      ctx.principal.workspaceId,
+      {
+        ...rest,
+        ...(text ? { q: text } : {}),
+        ...(max_price_usd !== undefined ? { maxPriceCents: usdToCents(max_price_usd) } : {}),
+        ...(verified_traffic !== undefined ? { verifiedTraffic: verified_traffic } : {}),
+        ...(min_traffic !== undefined ? { minTraffic: min_traffic } : {}),
+      },
+      page,
+      per_page,
+    );
+    return { items, meta: pageMeta(page, per_page, total, items.length) };
+  },
+});
+
+export const getOutlet = defineTool({
+  name: 'get-outlet',
+  title: 'Get an outlet and its offers',
+  description:
+    'One outlet with every active offer: format, price (US cents, fees included), turnaround days, who writes the content ' +
+    '(content_by: buyer means you must supply it, with place-orders content/content_title or later with submit-content), word and ' +
+    'link limits, link type. Free; buys nothing. Next: place-orders with the chosen offer ids (it returns a quote first).',
+  input: z.strictObject({ outlet_id: idArg('The outlet id, from search-outlets or a plan item.') }),
+  output: z.object({ outlet: outletDetail }),
+  annotations: annotations.read,
+  run: async (ctx, { outlet_id }) => ({ outlet: await getOutletDetail(ctx.pool, ctx.principal.workspaceId, outlet_id) }),
+});

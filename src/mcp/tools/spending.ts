@@ -1,0 +1,119 @@
+import { z } from 'zod';
+import { buyerActions } from '../../domain/orders/buyer-actions.js';
+import { placeOrders as place } from '../../domain/orders/place-orders.js';
+import { buyerOrder, placeOrdersBody } from '../../http/schemas/orders.js';
+import { spendOnce, quoteChanged } from '../confirmation.js';
+import { approvalItem, moneyOf, placementItem, quoteApproval, quotePlacement, quoteSchema } from '../quotes.js';
+import { annotations, defineTool, type ToolContext } from '../tool.js';
+import { orderId } from './orders.js';
+
+// Two-step spending (contract section 7): without confirmation_token a spending tool quotes and
+// spends nothing; with the token of that quote and the same arguments it acts, once.
+
+const confirmationToken = z
+  .string({ error: 'must be the confirmation_token string of a quote' })
+  .min(1)
+  .max(1000)
+  .optional()
+  .describe(
+    'Leave out to get a quote (nothing is spent). After the user has explicitly confirmed that quote, send its confirmation_token with ' +
+      'exactly the same other arguments to act. Valid for 10 minutes, for this key and these arguments only.',
+  );
+
+const stage = z
+  .enum(['quote', 'done'])
+  .describe('quote: nothing was spent, show `quote` to the user and ask for confirmation; done: the action happened (or, with replayed, had already happened).');
+const quoteFields = (item: z.ZodType) => ({
+  stage,
+  quote: quoteSchema(item).optional().describe('stage quote only.'),
+  confirmation_token: z.string().optional().describe('stage quote only: pass it back, with the same arguments, once the user has confirmed.'),
+  expires_at: z.string().optional().describe('stage quote only: when the token stops being accepted (ISO 8601 UTC).'),
+  next_step: z.string().optional().describe('stage quote only: what to do with this quote.'),
+  replayed: z
+    .boolean()
+    .optional()
+    .describe('stage done only: true when this token had already been confirmed and this is the stored result; nothing was spent again.'),
+});
+
+const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+function issueQuote<Q extends { total_cents: number; shortfall_cents: number; shortfall_cents_formatted: string }>(
+  ctx: ToolContext,
+  tool: string,
+  args: Record<string, unknown>,
+  quote: Q,
+) {
+  const { token, expiresAt } = ctx.confirmations.mint(ctx.principal.keyId, tool, args, quote.total_cents);
+  const short =
+    quote.shortfall_cents > 0
+      ? ` The balance is ${quote.shortfall_cents_formatted} short: confirming fails with insufficient_balance until the workspace is topped up.`
+      : '';
+  return {
+    stage: 'quote' as const,
+    quote,
+    confirmation_token: token,
+    expires_at: iso(expiresAt),
+    next_step:
+      `Nothing has been spent. Show the user this quote (items, total_cents_formatted, balance_after_formatted) and ask for explicit confirmation. ` +
+      `Only after they agree, call ${tool} again with exactly the same arguments plus confirmation_token, before expires_at.${short}`,
+  };
+}
+
+const placeOrdersInput = placeOrdersBody
+  .safeExtend({
+    offer_ids: placeOrdersBody.shape.offer_ids.describe('Offers to buy, one order each: offer ids from get-outlet, or a plan’s offer_ids.'),
+    confirmation_token: confirmationToken,
+  })
+  .strict();
+
+export const placeOrders = defineTool({
+  name: 'place-orders',
+  title: 'Place orders (quote, then confirm)',
+  description:
+    'Buys offers: one order per offer, all or nothing; the total (US cents, fees included) moves from the available balance into ' +
+    'escrow until each placement is approved, and returns on decline, expiry or cancellation. Two steps: (1) call WITHOUT ' +
+    'confirmation_token — nothing is spent; you get a quote (items, total, balance after, shortfall) and a confirmation_token. (2) Show ' +
+    'the quote to the user and get their explicit confirmation; only then call again with the same arguments plus confirmation_token. ' +
+    'Needs a key created with "Can place orders". Offers with content_by=buyer need content/content_title now or submit-content later. ' +
+    'Next: list-orders / get-order to follow the orders.',
+  input: placeOrdersInput,
+  output: z.object({ ...quoteFields(placementItem), orders: z.array(buyerOrder).optional().describe('stage done only: the orders created.') }),
+  annotations: annotations.destructive,
+  spending: true,
+  run: async (ctx, args) => {
+    const { confirmation_token, ...input } = args;
+    if (confirmation_token === undefined) return issueQuote(ctx, 'place-orders', args, await quotePlacement(ctx, input));
+    const fmt = await moneyOf(ctx);
+    return spendOnce(ctx, 'place-orders', args, confirmation_token, async (tx, quoted) => {
+      const orders = await place(tx, ctx.principal, input, ctx.clock.now(), ctx.durations);
+      const total = orders.reduce((s, o) => s + o.price, 0);
+      if (total !== quoted) throw quoteChanged(quoted, total, fmt);
+      return { stage: 'done' as const, orders };
+    });
+  },
+});
+
+export const approvePlacement = defineTool({
+  name: 'approve-placement',
+  title: 'Approve a live placement and pay (quote, then confirm)',
+  description:
+    'Approves the live placement of an order in live_review and pays for it: its price, held in escrow since placement, goes to the ' +
+    'publisher and the order is completed. This cannot be undone. Two steps: (1) call WITHOUT confirmation_token — nothing happens; you ' +
+    'get a quote (the order, its live_url, the amount) and a confirmation_token. (2) Have the user check the live_url and confirm ' +
+    'explicitly; only then call again with the same order_id plus confirmation_token. Needs a key created with "Can place orders". ' +
+    'Other statuses: conflict.',
+  input: z.strictObject({ order_id: orderId, confirmation_token: confirmationToken }),
+  output: z.object({ ...quoteFields(approvalItem), order: buyerOrder.optional().describe('stage done only: the order, now completed.') }),
+  annotations: annotations.destructive,
+  spending: true,
+  run: async (ctx, args) => {
+    const { order_id, confirmation_token } = args;
+    if (confirmation_token === undefined) return issueQuote(ctx, 'approve-placement', args, await quoteApproval(ctx, order_id));
+    const fmt = await moneyOf(ctx);
+    return spendOnce(ctx, 'approve-placement', args, confirmation_token, async (tx, quoted) => {
+      const order = await buyerActions(ctx.durations).approvePlacement(tx, ctx.principal, order_id, ctx.clock.now());
+      if (order.price !== quoted) throw quoteChanged(quoted, order.price, fmt);
+      return { stage: 'done' as const, order };
+    });
+  },
+});

@@ -1,0 +1,232 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { hashKey } from '../../src/domain/keys/key-format.js';
+import { cleanupChildren, type CliResult, cliJson, runCli, tempDataDir } from '../helpers/child.js';
+import { createTestDatabase } from '../helpers/db.js';
+
+// The admin CLI (contract section 10) as a real process against a private database: one JSON
+// object on stdout and exit 0, or one line on stderr and exit 1 with nothing on stdout.
+
+const database = await createTestDatabase({ max: 2 });
+const env = { DATABASE_URL: database.url, DATA_DIR: tempDataDir() };
+afterAll(async () => {
+  await cleanupChildren();
+  await database.drop();
+}, 30_000);
+
+const admin = (...args: string[]) => runCli(args, env);
+const ok = async (...args: string[]) => cliJson(await admin(...args));
+const keysOf = (o: object) => Object.keys(o).sort();
+
+async function q<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
+  return (await database.pool.query(sql, params)).rows as T[];
+}
+
+/** Runs commands a few at a time (2 cores; each run is a Node process). */
+async function each<T>(items: T[], fn: (item: T) => Promise<void>, width = 3): Promise<void> {
+  const queue = [...items];
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      for (let item = queue.shift(); item !== undefined; item = queue.shift()) await fn(item);
+    }),
+  );
+}
+
+let workspaceId = 0;
+let publisherId = 0;
+
+// Generous limits: each command is a Node process, and a loaded 2-core machine makes that slow.
+describe('admin CLI commands', { timeout: 90_000 }, () => {
+  it('workspace create with owner fields, a currency and a balance', async () => {
+    const out = await ok(
+      'workspace', 'create', '--name', 'Acme Media', '--currency', 'EUR', '--balance-cents', '250000',
+      '--owner-first-name', 'Ada', '--owner-last-name', 'Lovelace', '--owner-email', 'ada@acme.example', '--username', 'ada_l',
+    );
+    expect(keysOf(out)).toEqual(['balance_cents', 'currency', 'id', 'name']);
+    expect(out).toMatchObject({ id: expect.any(Number), name: 'Acme Media', currency: 'EUR', balance_cents: 250_000 });
+    workspaceId = out.id as number;
+
+    const [row] = await q('SELECT name, currency, owner_first_name, owner_last_name, email, username FROM workspaces WHERE id = $1', [workspaceId]);
+    expect(row).toEqual({
+      name: 'Acme Media', currency: 'EUR', owner_first_name: 'Ada', owner_last_name: 'Lovelace', email: 'ada@acme.example', username: 'ada_l',
+    });
+    const [acct] = await q<{ balance: number }>(`SELECT balance FROM ledger_accounts WHERE workspace_id = $1 AND kind = 'available'`, [workspaceId]);
+    expect(acct!.balance).toBe(250_000);
+  });
+
+  it('workspace create with defaults: USD, no balance, owner derived from the name', async () => {
+    const out = await ok('workspace', 'create', '--name', 'Plain Shop');
+    expect(keysOf(out)).toEqual(['balance_cents', 'currency', 'id', 'name']);
+    expect(out).toMatchObject({ name: 'Plain Shop', currency: 'USD', balance_cents: 0 });
+    const [row] = await q<Record<string, string>>('SELECT owner_first_name, email, username FROM workspaces WHERE id = $1', [out.id]);
+    expect(row!.owner_first_name).toBe('Plain');
+    expect(row!.email).toMatch(/@/);
+    expect(row!.username).not.toBe('');
+  });
+
+  it('workspace top-up writes one balanced ledger transaction', async () => {
+    const out = await ok('workspace', 'top-up', '--workspace', String(workspaceId), '--cents', '12345');
+    expect(out).toEqual({ balance_cents: 262_345 });
+
+    const txs = await q<{ id: number }>(`SELECT id FROM ledger_transactions WHERE workspace_id = $1 AND kind = 'top_up' ORDER BY id`, [workspaceId]);
+    expect(txs).toHaveLength(2); // the opening balance and this top-up
+    const entries = await q<{ amount: number; kind: string }>(
+      `SELECT e.amount, a.kind FROM ledger_entries e JOIN ledger_accounts a ON a.id = e.account_id WHERE e.transaction_id = $1`,
+      [txs[1]!.id],
+    );
+    expect(entries.reduce((s, e) => s + e.amount, 0)).toBe(0);
+    expect(entries.find((e) => e.kind === 'available')!.amount).toBe(12_345);
+    expect(entries.find((e) => e.kind === 'external')!.amount).toBe(-12_345);
+
+    // The balance row equals the sum of its entries.
+    const [acct] = await q<{ balance: number; sum: number }>(
+      `SELECT a.balance, (SELECT coalesce(sum(amount), 0)::bigint FROM ledger_entries WHERE account_id = a.id) AS sum
+         FROM ledger_accounts a WHERE a.workspace_id = $1 AND a.kind = 'available'`,
+      [workspaceId],
+    );
+    expect(acct!.balance).toBe(262_345);
+    expect(Number(acct!.sum)).toBe(262_345);
+    // Every transaction in the database balances.
+    const unbalanced = await q(`SELECT transaction_id FROM ledger_entries GROUP BY transaction_id HAVING sum(amount) <> 0`);
+    expect(unbalanced).toEqual([]);
+  });
+
+  it('workspace rules sets and clears the approval rules', async () => {
+    let out = await ok('workspace', 'rules', '--workspace', String(workspaceId), '--max-order-cents', '50000', '--auto-approve-drafts', 'true');
+    expect(out).toEqual({ approval_rules: { max_order_cents: 50_000, auto_approve_drafts: true } });
+    out = await ok('workspace', 'rules', '--workspace', String(workspaceId), '--max-order-cents', 'none');
+    expect(out).toEqual({ approval_rules: { max_order_cents: null, auto_approve_drafts: true } });
+    out = await ok('workspace', 'rules', '--workspace', String(workspaceId), '--auto-approve-drafts', 'false');
+    expect(out).toEqual({ approval_rules: { max_order_cents: null, auto_approve_drafts: false } });
+    const [row] = await q('SELECT max_order_cents, auto_approve_drafts FROM workspaces WHERE id = $1', [workspaceId]);
+    expect(row).toEqual({ max_order_cents: null, auto_approve_drafts: false });
+  });
+
+  it('key create for a workspace: spending and read-only; only the hash is stored', async () => {
+    const spend = await ok('key', 'create', '--workspace', String(workspaceId), '--name', 'Bot key', '--can-place-orders');
+    expect(keysOf(spend)).toEqual(['can_place_orders', 'id', 'key', 'prefix']);
+    expect(spend.can_place_orders).toBe(true);
+    expect(spend.key).toMatch(/^mk_[A-Za-z0-9]{32}$/);
+    expect((spend.key as string).startsWith(spend.prefix as string)).toBe(true);
+
+    const read = await ok('key', 'create', '--workspace', String(workspaceId));
+    expect(keysOf(read)).toEqual(['can_place_orders', 'id', 'key', 'prefix']);
+    expect(read.can_place_orders).toBe(false);
+
+    const rows = await q<Record<string, unknown>>('SELECT * FROM api_keys WHERE id = ANY($1) ORDER BY id', [[spend.id, read.id]]);
+    expect(rows.map((r) => [r.workspace_id, r.name, r.can_place_orders, r.key_hash])).toEqual([
+      [workspaceId, 'Bot key', true, hashKey(spend.key as string)],
+      [workspaceId, expect.any(String), false, hashKey(read.key as string)],
+    ]);
+    // The raw key appears in no column.
+    for (const r of rows) expect(JSON.stringify(r)).not.toContain((r.id === spend.id ? spend.key : read.key) as string);
+  });
+
+  it('publisher create, then key create --publisher', async () => {
+    const pub = await ok('publisher', 'create', '--name', 'Northwind Press');
+    expect(keysOf(pub)).toEqual(['id', 'key']);
+    expect(pub.key).toMatch(/^mk_[A-Za-z0-9]{32}$/);
+    publisherId = pub.id as number;
+    const [p] = await q('SELECT name FROM publishers WHERE id = $1', [publisherId]);
+    expect(p).toEqual({ name: 'Northwind Press' });
+    const [own] = await q('SELECT publisher_id, workspace_id FROM api_keys WHERE key_hash = $1', [hashKey(pub.key as string)]);
+    expect(own).toEqual({ publisher_id: publisherId, workspace_id: null });
+
+    const key = await ok('key', 'create', '--publisher', String(publisherId), '--name', 'CMS');
+    expect(keysOf(key)).toEqual(['id', 'key', 'prefix']);
+    const [row] = await q('SELECT publisher_id, name, can_place_orders FROM api_keys WHERE id = $1', [key.id]);
+    expect(row).toEqual({ publisher_id: publisherId, name: 'CMS', can_place_orders: false });
+  });
+
+  it('key revoke sets revoked_at', async () => {
+    const key = await ok('key', 'create', '--workspace', String(workspaceId));
+    const out = await ok('key', 'revoke', '--id', String(key.id));
+    expect(out).toEqual({ id: key.id, revoked: true });
+    const [row] = await q<{ revoked_at: Date | null }>('SELECT revoked_at FROM api_keys WHERE id = $1', [key.id]);
+    expect(row!.revoked_at).toBeInstanceOf(Date);
+  });
+
+  it('project create', async () => {
+    const out = await ok('project', 'create', '--workspace', String(workspaceId), '--name', 'Autumn campaign');
+    expect(keysOf(out)).toEqual(['id', 'name']);
+    expect(out.name).toBe('Autumn campaign');
+    const [row] = await q('SELECT workspace_id, name FROM projects WHERE id = $1', [out.id]);
+    expect(row).toEqual({ workspace_id: workspaceId, name: 'Autumn campaign' });
+  });
+
+  it('brand-kit create with repeated --anchor-text', async () => {
+    const out = await ok(
+      'brand-kit', 'create', '--workspace', String(workspaceId), '--name', 'Acme brand', '--website', 'https://acme.example',
+      '--description', 'Widgets for everyone', '--tone', 'warm', '--anchor-text', 'acme widgets', '--anchor-text', 'Acme',
+    );
+    expect(keysOf(out)).toEqual(['id', 'name']);
+    const [row] = await q('SELECT workspace_id, name, website, description, tone, default_anchor_texts FROM brand_kits WHERE id = $1', [out.id]);
+    expect(row).toEqual({
+      workspace_id: workspaceId, name: 'Acme brand', website: 'https://acme.example', description: 'Widgets for everyone', tone: 'warm',
+      default_anchor_texts: ['acme widgets', 'Acme'],
+    });
+  });
+
+  it('fx set updates the rate', async () => {
+    let out = await ok('fx', 'set', '--currency', 'EUR', '--per-usd', '0.95');
+    expect(out).toEqual({ currency: 'EUR', per_usd: 0.95 });
+    expect(await q(`SELECT per_usd::float8 AS r FROM fx_rates WHERE currency = 'EUR'`)).toEqual([{ r: 0.95 }]);
+    out = await ok('fx', 'set', '--currency', 'EUR', '--per-usd', '0.92');
+    expect(out).toEqual({ currency: 'EUR', per_usd: 0.92 });
+    expect(await q(`SELECT per_usd::float8 AS r FROM fx_rates WHERE currency = 'EUR'`)).toEqual([{ r: 0.92 }]);
+  });
+});
+
+describe('admin CLI bad input', { timeout: 180_000 }, () => {
+  it('prints one line on stderr, nothing on stdout, exits 1, and changes nothing', async () => {
+    const ws = String(workspaceId);
+    const cases: { args: string[]; says: RegExp }[] = [
+      { args: [], says: /usage/ },
+      { args: ['nope', 'thing'], says: /unknown command/ },
+      { args: ['workspace', 'create'], says: /--name/ },
+      { args: ['workspace', 'create', '--name', 'X', '--bogus', '1'], says: /bogus/ },
+      { args: ['workspace', 'create', '--name', 'X', '--currency', 'XYZ'], says: /currency/i },
+      { args: ['workspace', 'create', 'stray'], says: /stray/ },
+      { args: ['workspace', 'top-up', '--workspace', ws, '--cents', '-5'], says: /--cents/ },
+      { args: ['workspace', 'top-up', '--workspace', ws, '--cents', '0'], says: /--cents/ },
+      { args: ['workspace', 'top-up', '--workspace', 'abc', '--cents', '5'], says: /--workspace/ },
+      { args: ['workspace', 'top-up', '--workspace', '999999', '--cents', '5'], says: /not found/i },
+      { args: ['workspace', 'rules', '--workspace', ws], says: /./ },
+      { args: ['workspace', 'rules', '--workspace', ws, '--auto-approve-drafts', 'maybe'], says: /--auto-approve-drafts/ },
+      { args: ['key', 'create'], says: /--workspace or --publisher/ },
+      { args: ['key', 'create', '--workspace', ws, '--publisher', String(publisherId)], says: /--workspace or --publisher/ },
+      { args: ['key', 'create', '--workspace', '999999'], says: /not found/i },
+      { args: ['key', 'create', '--publisher', String(publisherId), '--can-place-orders'], says: /--can-place-orders/ },
+      { args: ['key', 'revoke', '--id', 'abc'], says: /--id/ },
+      { args: ['key', 'revoke', '--id', '999999'], says: /not found/i },
+      { args: ['project', 'create', '--workspace', '999999', '--name', 'P'], says: /not found/i },
+      { args: ['brand-kit', 'create', '--workspace', ws, '--name', 'B', '--website', 'not a url'], says: /--website/ },
+      { args: ['fx', 'set', '--currency', 'EURO', '--per-usd', '1'], says: /--currency/ },
+      { args: ['fx', 'set', '--currency', 'EUR', '--per-usd', 'cheap'], says: /--per-usd/ },
+      { args: ['publisher', 'create'], says: /--name/ },
+    ];
+    const counts = () =>
+      q(`SELECT (SELECT count(*) FROM workspaces) w, (SELECT count(*) FROM api_keys) k, (SELECT count(*) FROM ledger_entries) e,
+                (SELECT count(*) FROM projects) p, (SELECT count(*) FROM brand_kits) b, (SELECT count(*) FROM publishers) pu,
+                (SELECT count(*) FROM api_keys WHERE revoked_at IS NOT NULL) r`);
+    const before = await counts();
+    const rules = await q('SELECT max_order_cents, auto_approve_drafts FROM workspaces WHERE id = $1', [workspaceId]);
+    const fx = await q('SELECT currency, per_usd FROM fx_rates ORDER BY currency');
+
+    const failures: string[] = [];
+    await each(cases, async ({ args, says }) => {
+      const r: CliResult = await admin(...args);
+      const problem =
+        r.code !== 1 ? `exit ${r.code}` :
+        r.stdout !== '' ? 'wrote to stdout' :
+        !/^[^\n]+\n$/.test(r.stderr) ? 'stderr is not exactly one line' :
+        !says.test(r.stderr) ? `stderr does not match ${says}` :
+        /\n\s+at |\.ts:\d+|SELECT|INSERT|UPDATE/.test(r.stderr) ? 'stderr leaks internals' : undefined;
+      if (problem) failures.push(`admin ${args.join(' ')}: ${problem}\n  stdout: ${r.stdout}\n  stderr: ${r.stderr}`);
+    });
+    expect(failures.join('\n')).toBe('');
+
+    expect(await counts()).toEqual(before);
+    expect(await q('SELECT max_order_cents, auto_approve_drafts FROM workspaces WHERE id = $1', [workspaceId])).toEqual(rules);
+    expect(await q('SELECT currency, per_usd FROM fx_rates ORDER BY currency')).toEqual(fx);
+  });
+});

@@ -1,0 +1,88 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { upsertOutlets } from '../../src/domain/outlets/catalog-service.js';
+import { generateOutlets, runDomainTag } from '../../src/domain/outlets/generator.js';
+import { buildSearch, type OutletFilters } from '../../src/domain/outlets/search.js';
+import { createPublisher } from '../../src/domain/publishers/publisher-service.js';
+import { createWorkspace } from '../../src/domain/workspaces/workspace-service.js';
+import { createTestDatabase } from '../helpers/db.js';
+
+// The listing's query shapes over 100,000 generated outlets: none may read the outlets or offers
+// tables sequentially (each would be a full scan per request at scale).
+const database = await createTestDatabase();
+afterAll(() => database.drop());
+
+const COUNT = 100_000;
+const pub = await createPublisher(database.db, 'Explain publisher');
+const ws = await createWorkspace(database.db, { name: 'Explain workspace' });
+await upsertOutlets(database.pool, pub.id, generateOutlets(COUNT, 7, { domainTag: runDomainTag(pub.id, 7) }), 0.2);
+for (const table of ['outlets', 'offers']) await database.pool.query(`VACUUM ANALYZE ${table}`);
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  Plans?: PlanNode[];
+}
+
+function seqScans(node: PlanNode, found: string[] = []): string[] {
+  if (node['Node Type'] === 'Seq Scan' && ['outlets', 'offers'].includes(node['Relation Name'] ?? '')) {
+    found.push(node['Relation Name']!);
+  }
+  for (const child of node.Plans ?? []) seqScans(child, found);
+  return found;
+}
+
+async function explain(text: string, values: unknown[]) {
+  const { rows } = await database.pool.query(`EXPLAIN (FORMAT JSON) ${text}`, values);
+  return rows[0]['QUERY PLAN'][0].Plan as PlanNode;
+}
+
+const shapes: [string, OutletFilters][] = [
+  ['text only', { q: 'travel' }],
+  ['text, misspelt', { q: 'technolgy' }],
+  ['text + type', { q: 'finance', type: 'news' }],
+  ['text + format', { q: 'finance', format: 'guest_post' }],
+  ['text + country', { q: 'travel', country: 'DE' }],
+  ['text + topic', { q: 'news', topic: 'sports' }],
+  ['text + max price', { q: 'gaming', maxPriceCents: 20_000 }],
+  ['text + verified', { q: 'health', verifiedTraffic: true }],
+  ['text + min traffic', { q: 'food', minTraffic: 100_000 }],
+  ['no filters', {}],
+  ['type', { type: 'magazine' }],
+  ['format', { format: 'press_release' }],
+  ['country', { country: 'US' }],
+  ['topic', { topic: 'crypto' }],
+  ['max price', { maxPriceCents: 5_000 }],
+  ['format + max price', { format: 'link_insertion', maxPriceCents: 10_000 }],
+  ['verified', { verifiedTraffic: false }],
+  ['min traffic', { minTraffic: 1_000_000 }],
+  ['country + type + verified', { country: 'GB', type: 'blog', verifiedTraffic: true }],
+  ['sort traffic', { sort: 'traffic' }],
+  ['sort -traffic', { sort: '-traffic' }],
+  ['sort price', { sort: 'price' }],
+  ['sort -price', { sort: '-price' }],
+  ['sort price + format', { sort: 'price', format: 'guest_post' }],
+  ['sort relevance + text', { sort: 'relevance', q: 'tech' }],
+  ['sort price + text', { sort: 'price', q: 'travel' }],
+  ['sort traffic + country', { sort: 'traffic', country: 'FR' }],
+];
+
+describe(`search plans over ${COUNT.toLocaleString('en-US')} generated outlets`, () => {
+  it('has the outlets', async () => {
+    const { rows } = await database.pool.query('SELECT count(*)::int AS n FROM outlets');
+    expect(rows[0].n).toBe(COUNT);
+  });
+
+  for (const [name, filters] of shapes) {
+    it(`${name}: no sequential scan in the page or count query`, async () => {
+      const { pageQuery, countQuery } = buildSearch(filters, ws.id, 2, 15);
+      if (process.env.SHOW_PLANS) {
+        for (const q of [pageQuery, countQuery]) {
+          const { rows } = await database.pool.query(`EXPLAIN ${q.text}`, q.values);
+          console.log(name, '\n' + rows.map((r) => r['QUERY PLAN']).join('\n'));
+        }
+      }
+      expect(seqScans(await explain(pageQuery.text, pageQuery.values)), 'page query').toEqual([]);
+      expect(seqScans(await explain(countQuery.text, countQuery.values)), 'count query').toEqual([]);
+    });
+  }
+});

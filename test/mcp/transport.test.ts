@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest';
+import { generateRawKey } from '../../src/domain/keys/key-format.js';
+import { INSTRUCTIONS } from '../../src/mcp/server.js';
+import { setupApp } from '../helpers/app.js';
+import { publisherWithOutlet } from '../helpers/catalog.js';
+import { bearer, workspaceWithKeys } from '../helpers/fixtures.js';
+import { mcpHeaders, rpc } from './helpers.js';
+
+// A small per-key limit so the shared bucket can be exhausted; each test uses its own keys.
+const h = await setupApp({ RATE_LIMIT_PER_MINUTE: 5, UNKNOWN_KEY_RATE_LIMIT_PER_MINUTE: 1000 });
+const post = (payload: unknown, headers: Record<string, string>) =>
+  h.app.inject({ method: 'POST', url: '/mcp', headers, payload: typeof payload === 'string' ? payload : JSON.stringify(payload) });
+
+describe('authentication before any MCP work', () => {
+  const cases: [string, () => Promise<Record<string, string>>][] = [
+    ['no key', async () => mcpHeaders()],
+    ['an unknown key', async () => mcpHeaders(generateRawKey())],
+    ['a malformed header', async () => ({ ...mcpHeaders(), authorization: 'Basic abc' })],
+    ['a publisher key', async () => mcpHeaders((await publisherWithOutlet(h.database)).publisherKey)],
+  ];
+  for (const [name, headers] of cases) {
+    it(`answers ${name} with 401 in Interface A's shape`, async () => {
+      const res = await post(rpc('tools/list'), await headers());
+      expect(res.statusCode).toBe(401);
+      expect(res.headers['www-authenticate']).toBe('Bearer');
+      expect(res.headers['x-request-id']).toBeTruthy();
+      expect(res.json()).toMatchObject({ code: 'unauthenticated', request_id: res.headers['x-request-id'] });
+      expect(typeof res.json().message).toBe('string');
+    });
+  }
+
+  it('refuses a publisher key on GET too, and a publisher key never reaches a tool', async () => {
+    const p = await publisherWithOutlet(h.database);
+    const res = await h.app.inject({ method: 'GET', url: '/mcp', headers: bearer(p.publisherKey) });
+    expect(res.statusCode).toBe(401);
+  });
+});
+
+describe('transport', () => {
+  it('initializes with the instructions and sends the request id and rate-limit headers on the hijacked reply', async () => {
+    const ws = await workspaceWithKeys(h.database.db);
+    const res = await post(
+      rpc('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } }),
+      { ...mcpHeaders(ws.readKey), 'x-request-id': 'mcp-req-1' },
+    );
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/application\/json/);
+    expect(res.headers['x-request-id']).toBe('mcp-req-1');
+    expect(res.headers['x-ratelimit-limit']).toBe('5');
+    expect(res.headers['x-ratelimit-remaining']).toBe('4');
+    const result = res.json().result;
+    expect(result.serverInfo.name).toBe('marketplace');
+    expect(result.capabilities.tools).toBeDefined();
+    expect(result.instructions).toBe(INSTRUCTIONS);
+    expect(result.instructions).toMatch(/US cents/);
+    expect(result.instructions).toMatch(/fees/);
+    expect(result.instructions).toMatch(/explicit confirmation/);
+    expect(result.instructions).toMatch(/quote/);
+  });
+
+  it('answers GET and DELETE with 405 and Allow: POST', async () => {
+    const ws = await workspaceWithKeys(h.database.db);
+    for (const method of ['GET', 'DELETE'] as const) {
+      const res = await h.app.inject({ method, url: '/mcp', headers: { ...bearer(ws.readKey), accept: 'text/event-stream' } });
+      expect(res.statusCode, method).toBe(405);
+      expect(res.headers.allow).toBe('POST');
+      expect(res.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
+    }
+  });
+
+  it('answers a body that is not JSON with a JSON-RPC parse error', async () => {
+    const ws = await workspaceWithKeys(h.database.db);
+    const res = await post('{"jsonrpc": ', mcpHeaders(ws.readKey));
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32700 }, id: null });
+  });
+
+  it('leaves the Accept check to the SDK (406)', async () => {
+    const ws = await workspaceWithKeys(h.database.db);
+    const res = await post(rpc('tools/list'), { ...mcpHeaders(ws.readKey), accept: 'application/json' });
+    expect(res.statusCode).toBe(406);
+  });
+
+  it('answers an unknown tool with a JSON-RPC invalid-params error', async () => {
+    const ws = await workspaceWithKeys(h.database.db);
+    const res = await post(rpc('tools/call', { name: 'no-such-tool', arguments: {} }), mcpHeaders(ws.readKey));
+    expect(res.statusCode).toBe(200);
+    expect(res.json().error).toMatchObject({ code: -32602 });
+  });
+
+  it('is left out of the OpenAPI document', async () => {
+    const doc = (await h.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    expect(Object.keys(doc.paths)).not.toContain('/mcp');
+  });
+});
+
+describe('rate limit', () => {
+  it('shares one bucket per key between REST and every HTTP request to /mcp', async () => {
+    const ws = await workspaceWithKeys(h.database.db);
+    const rest1 = await h.app.inject({ method: 'GET', url: '/api/v1/me', headers: bearer(ws.readKey) });
+    expect(rest1.headers['x-ratelimit-remaining']).toBe('4');
+    const mcp1 = await post(rpc('tools/list'), mcpHeaders(ws.readKey));
+    expect(mcp1.statusCode).toBe(200);
+    expect(mcp1.headers['x-ratelimit-remaining']).toBe('3');
+    const get = await h.app.inject({ method: 'GET', url: '/mcp', headers: bearer(ws.readKey) });
+    expect(get.statusCode).toBe(405);
+    expect(get.headers['x-ratelimit-remaining']).toBe('2');
+    await h.app.inject({ method: 'GET', url: '/api/v1/me', headers: bearer(ws.readKey) });
+    const mcp2 = await post(rpc('tools/call', { name: 'get-balance', arguments: {} }), mcpHeaders(ws.readKey));
+    expect(mcp2.statusCode).toBe(200);
+    expect(mcp2.headers['x-ratelimit-remaining']).toBe('0');
+
+    const limited = await post(rpc('tools/list'), mcpHeaders(ws.readKey));
+    expect(limited.statusCode).toBe(429);
+    expect(limited.json()).toMatchObject({ code: 'rate_limited' });
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    const rest = await h.app.inject({ method: 'GET', url: '/api/v1/me', headers: bearer(ws.readKey) });
+    expect(rest.statusCode).toBe(429);
+    // Another key has its own bucket.
+    const other = await workspaceWithKeys(h.database.db);
+    expect((await post(rpc('tools/list'), mcpHeaders(other.readKey))).statusCode).toBe(200);
+  });
+});

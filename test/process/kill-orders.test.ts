@@ -1,0 +1,98 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { createTestDatabase } from '../helpers/db.js';
+import { publisherWithOutlet } from '../helpers/catalog.js';
+import { spawnServer } from '../helpers/child.js';
+import { workspaceWithKeys } from '../helpers/fixtures.js';
+import { expectLedgerInvariants } from '../helpers/ledger-invariants.js';
+
+const database = await createTestDatabase();
+afterAll(() => database.drop());
+
+interface Attempt {
+  key: string;
+  status: number | 'failed';
+  body?: unknown;
+}
+
+async function post(baseUrl: string, apiKey: string, idem: string, offerIds: number[]): Promise<Attempt> {
+  try {
+    const res = await fetch(`${baseUrl}/api/v1/orders`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'idempotency-key': idem, 'content-type': 'application/json' },
+      body: JSON.stringify({ offer_ids: offerIds, target_url: 'https://buyer.example/' }),
+      signal: AbortSignal.timeout(20_000),
+    });
+    return { key: idem, status: res.status, body: await res.json() };
+  } catch {
+    return { key: idem, status: 'failed' };
+  }
+}
+
+describe('SIGKILL in the middle of a burst of orders', () => {
+  it('leaves no half-made order and no double charge; retries with the same keys replay', async () => {
+    const p = await publisherWithOutlet(database, Array.from({ length: 20 }, (_, i) => ({ title: `Offer ${i}`, publisher_price_cents: 1_000 })));
+    const offerIds = p.offers.map((o) => o.id);
+    const price = p.offers.reduce((s, o) => s + o.price, 0);
+    const ws = await workspaceWithKeys(database.db, { balanceCents: price * 1_000 });
+    const env = { DATABASE_URL: database.url, RATE_LIMIT_PER_MINUTE: '1000000', ORDER_SWEEP_INTERVAL_MS: '0' };
+    let committedUnanswered = 0;
+    let round = 0;
+    const firstAnswers = new Map<string, Attempt>();
+
+    while (round < 6 && (round < 2 || committedUnanswered === 0)) {
+      round++;
+      const server = await spawnServer(env);
+      await server.waitHealthy(30_000);
+      const keys = Array.from({ length: 80 }, (_, i) => `burst-${round}-${i}`);
+      const inflight = keys.map((k) => post(server.baseUrl, ws.spendKey, k, offerIds));
+      // Kill once the first orders have been answered, while others are mid-transaction.
+      await Promise.race(inflight);
+      server.proc.kill('SIGKILL');
+      const attempts = await Promise.all(inflight);
+      await server.exited;
+
+      const again = await spawnServer(env);
+      await again.waitHealthy(30_000);
+      // Retried ten at a time, as a well-behaved client would after an outage.
+      const retries: Attempt[] = [];
+      for (let i = 0; i < keys.length; i += 10) {
+        retries.push(...(await Promise.all(keys.slice(i, i + 10).map((k) => post(again.baseUrl, ws.spendKey, k, offerIds)))));
+      }
+      await again.stop('SIGTERM');
+
+      for (const [i, first] of attempts.entries()) {
+        const retry = retries[i]!;
+        expect(retry.status, `retry of ${first.key}`).toBe(201);
+        firstAnswers.set(first.key, retry);
+        if (first.status === 201) {
+          // Answered before the kill: the retry is the same response.
+          expect(retry.body).toEqual(first.body);
+        }
+      }
+      // A request the client never heard back from but whose transaction committed: the retry
+      // must replay it rather than place it twice.
+      const { rows } = await database.pool.query(
+        `SELECT key FROM idempotency_records WHERE key = ANY($1::text[]) AND created_at < now() - interval '0 seconds'`,
+        [attempts.filter((a) => a.status === 'failed').map((a) => a.key)],
+      );
+      committedUnanswered += rows.length;
+    }
+
+    // Every key ended as exactly one placement of all 20 offers: whole orders, charged once.
+    const { rows: perKey } = await database.pool.query(
+      `SELECT r.key, jsonb_array_length(r.response_body->'data') AS n FROM idempotency_records r WHERE r.key LIKE 'burst-%'`,
+    );
+    expect(perKey.length).toBe(firstAnswers.size);
+    expect(perKey.every((r) => r.n === 20)).toBe(true);
+    const { rows: orders } = await database.pool.query('SELECT count(*)::int AS n FROM orders WHERE workspace_id = $1', [ws.workspaceId]);
+    expect(orders[0].n).toBe(firstAnswers.size * 20);
+    const { rows: bal } = await database.pool.query(`SELECT kind, balance FROM ledger_accounts WHERE workspace_id = $1 ORDER BY kind`, [ws.workspaceId]);
+    expect(bal).toEqual([
+      { kind: 'available', balance: price * 1_000 - firstAnswers.size * price },
+      { kind: 'held', balance: firstAnswers.size * price },
+    ]);
+    await expectLedgerInvariants(database);
+    // The interesting case happened at least once: committed, killed before the reply, replayed.
+    expect(committedUnanswered).toBeGreaterThan(0);
+  }, 180_000);
+});
