@@ -7,6 +7,7 @@ import type { Config } from './config.js';
 import type { Database } from './db/client.js';
 import { type Clock, systemClock } from './domain/clock.js';
 import { createCodeGuard } from './domain/catalog/code-guard.js';
+import { DomainError } from './domain/errors.js';
 import { KeyResolver } from './domain/keys/key-resolver.js';
 import { catalogNotFoundRenderer, renderFrameworkError } from './http/catalog/errors.js';
 import { catalogRoutes } from './http/catalog/index.js';
@@ -47,7 +48,8 @@ export async function buildApp(deps: AppDeps) {
     requestIdHeader: false,
     bodyLimit: BODY_LIMIT,
     trustProxy: false,
-    return503OnClosing: true,
+    // While closing, requests on open keep-alive sockets get the contract's 503 (hook below).
+    return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true },
     // Router errors (malformed percent-encoding in the path) in the contract's shapes, not Fastify's.
     frameworkErrors: renderFrameworkError,
@@ -58,8 +60,16 @@ export async function buildApp(deps: AppDeps) {
   // the test suite checks responses against the same schemas.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
 
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    if (closing) {
+      reply.header('connection', 'close');
+      throw new DomainError('unavailable', 'The server is shutting down. Retry on another connection.');
+    }
   });
 
   await app.register(sensible);

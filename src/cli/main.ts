@@ -6,12 +6,13 @@ import { prepareDatabase } from '../db/migrate.js';
 import { DomainError } from '../domain/errors.js';
 import { CliError, parseFlags } from './args.js';
 import { keyCommands } from './commands/keys.js';
+import { orderCommands } from './commands/orders.js';
 import { outletCommands } from './commands/outlets.js';
 import { settingsCommands } from './commands/settings.js';
 import { workspaceCommands } from './commands/workspace.js';
 import type { Commands } from './registry.js';
 
-const commands: Commands = { ...workspaceCommands, ...keyCommands, ...settingsCommands, ...outletCommands };
+const commands: Commands = { ...workspaceCommands, ...keyCommands, ...settingsCommands, ...outletCommands, ...orderCommands };
 Object.assign(commands, (await import('./commands/items.js')).itemCommands, (await import('./commands/purchases.js')).purchaseCommands);
 
 function usage(): string {

@@ -88,6 +88,7 @@ export async function startEmbedded(opts: {
     onError: (m) => logs.push(String(m)),
   });
   if (!initialised) await instance.initialise();
+  else await stopOrphan(pgDir, previous);
   // Written before start so a crash after initdb still leaves the password behind.
   writeInfo(dataDir, info);
   try {
@@ -111,6 +112,22 @@ export async function startEmbedded(opts: {
       await instance.stop();
     },
   };
+}
+
+/**
+ * A server killed with SIGKILL leaves its PostgreSQL running, which would block the next start:
+ * when the process that started it is gone, stop the orphan (fast shutdown) and start afresh.
+ */
+async function stopOrphan(pgDir: string, previous: EmbeddedInfo | undefined): Promise<void> {
+  const pidFile = join(pgDir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return;
+  const postmaster = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+  if (!isProcessAlive(postmaster)) return;
+  if (previous?.pid && previous.pid !== process.pid && isProcessAlive(previous.pid)) {
+    throw new Error(`the embedded PostgreSQL in ${pgDir} belongs to a running server (pid ${previous.pid}); stop it first`);
+  }
+  process.kill(postmaster, 'SIGINT');
+  for (let i = 0; i < 100 && isProcessAlive(postmaster); i++) await new Promise((r) => setTimeout(r, 100));
 }
 
 async function ensureDatabase(info: EmbeddedInfo): Promise<void> {

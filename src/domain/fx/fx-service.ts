@@ -10,9 +10,7 @@ export async function setFxRate(db: Db, currency: string, perUsd: number) {
   if (!Number.isFinite(perUsd) || perUsd <= 0 || perUsd > 1e9) {
     throw invalidInput({ per_usd: ['must be a positive number'] });
   }
-  try {
-    new Intl.NumberFormat('en-US', { style: 'currency', currency: code });
-  } catch {
+  if (!Intl.supportedValuesOf('currency').includes(code)) {
     throw invalidInput({ currency: [`${code} is not an ISO 4217 currency`] });
   }
   await db

@@ -1,0 +1,48 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { setupApp } from '../helpers/app.js';
+import { publisherWithOutlet } from '../helpers/catalog.js';
+import { runCli } from '../helpers/cli.js';
+import { createTestDatabase } from '../helpers/db.js';
+import { bearer, workspaceWithKeys } from '../helpers/fixtures.js';
+import { expectLedgerInvariants } from '../helpers/ledger-invariants.js';
+
+const database = await createTestDatabase();
+const h = await setupApp({}, { database });
+afterAll(() => database.drop());
+
+describe('admin CLI: orders and fx', () => {
+  it('`orders sweep` applies deadlines that have passed and is idempotent', async () => {
+    // Placed 30 days ago by the injected clock: its 72-hour respond_by passed long ago.
+    h.clock.set(Date.now() - 30 * 86_400_000);
+    const ws = await workspaceWithKeys(database.db, { balanceCents: 100_000 });
+    const p = await publisherWithOutlet(database);
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/orders',
+      headers: { ...bearer(ws.spendKey), 'idempotency-key': 'sweep-cli' },
+      payload: { offer_ids: [p.offers[0]!.id], target_url: 'https://buyer.example/' },
+    });
+    expect(res.statusCode).toBe(201);
+    const first = runCli(['orders', 'sweep'], { DATABASE_URL: database.url });
+    expect(first.status, first.stderr).toBe(0);
+    expect(JSON.parse(first.stdout)).toEqual({ expired: 1, auto_approved: 0, drafts_auto_approved: 0 });
+    const again = runCli(['orders', 'sweep'], { DATABASE_URL: database.url });
+    expect(JSON.parse(again.stdout)).toEqual({ expired: 0, auto_approved: 0, drafts_auto_approved: 0 });
+    const { rows } = await database.pool.query(`SELECT balance FROM ledger_accounts WHERE workspace_id = $1 AND kind = 'available'`, [ws.workspaceId]);
+    expect(rows[0].balance).toBe(100_000);
+    await expectLedgerInvariants(database);
+  });
+
+  it('`orders sweep` refuses unknown flags', () => {
+    const r = runCli(['orders', 'sweep', '--now', 'x'], { DATABASE_URL: database.url });
+    expect(r.status).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('`fx set` refuses a code that is not an ISO 4217 currency', () => {
+    const r = runCli(['fx', 'set', '--currency', 'XYZ', '--per-usd', '2'], { DATABASE_URL: database.url });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/currency/);
+  });
+});

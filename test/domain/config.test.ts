@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+
+describe('configuration', () => {
+  it('treats empty values as unset, so a copied .env.example starts', () => {
+    const config = loadConfig({ PORT: '', MCP_CONFIRMATION_SECRET: '', METRICS_PORT: ' ', DATABASE_URL: '', SEED_DEMO: '' });
+    expect(config.PORT).toBe(3000);
+    expect(config.MCP_CONFIRMATION_SECRET).toBeUndefined();
+    expect(config.METRICS_PORT).toBeUndefined();
+    expect(config.DATABASE_URL).toBeUndefined();
+    expect(config.SEED_DEMO).toBe(false);
+  });
+
+  it('names the bad variable', () => {
+    expect(() => loadConfig({ PORT: 'abc' })).toThrow(/PORT/);
+    expect(() => loadConfig({ MCP_CONFIRMATION_SECRET: 'short' })).toThrow(/MCP_CONFIRMATION_SECRET/);
+    expect(() => loadConfig({ LOG_LEVEL: 'loud' })).toThrow(/LOG_LEVEL/);
+  });
+
+  it('parses booleans and numbers', () => {
+    const config = loadConfig({ SEED_DEMO: '1', RATE_LIMIT_PER_MINUTE: '500', FEE_RATE: '0.15' });
+    expect(config).toMatchObject({ SEED_DEMO: true, RATE_LIMIT_PER_MINUTE: 500, FEE_RATE: 0.15 });
+  });
+});
