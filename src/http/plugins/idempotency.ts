@@ -60,10 +60,24 @@ export interface IdempotencyDeps {
  * A repeat with the same key and fingerprint replays the stored status and body.
  */
 export function idempotent(deps: IdempotencyDeps, handler: (request: FastifyRequest, tx: Tx) => Promise<Outcome>) {
+  return idempotentWith(deps, handler, true);
+}
+
+/**
+ * The same for a POST that changes nothing (the planner): without an Idempotency-Key it runs
+ * outside any transaction; with one, its response is still recorded and replayed.
+ */
+export function idempotentRead(deps: IdempotencyDeps, handler: (request: FastifyRequest) => Promise<Outcome>) {
+  return idempotentWith(deps, (request) => handler(request), false);
+}
+
+function idempotentWith(deps: IdempotencyDeps, handler: (request: FastifyRequest, tx: Tx) => Promise<Outcome>, transactional: boolean) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const key = request.headers['idempotency-key'];
     if (typeof key !== 'string') {
-      const out = await withTransaction(deps.pool, (tx) => handler(request, tx));
+      const out = transactional
+        ? await withTransaction(deps.pool, (tx) => handler(request, tx))
+        : await handler(request, undefined as never);
       return reply.code(out.status).send(out.body);
     }
     const keyId = request.principal!.keyId;

@@ -21,7 +21,7 @@ export const v1Routes: FastifyPluginAsyncZod<{
   await app.register(meRoutes, { pool, settings: new WorkspaceSettingsCache(pool, clock) });
   await app.register(ledgerRoutes, { pool, publicBaseUrl });
   await app.register(outletRoutes, { pool, publicBaseUrl });
-  await app.register(planRoutes, { pool });
+  await app.register(planRoutes, { pool, clock });
   await app.register(orderRoutes, { pool, clock, durations, publicBaseUrl });
   await app.register(publisherRoutes, { prefix: '/publisher', pool, clock, durations, publicBaseUrl });
 };

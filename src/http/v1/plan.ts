@@ -7,7 +7,9 @@ import { SELECTION_SUMMARY } from '../../domain/planning/candidates.js';
 import { OPTIMISER_SUMMARY } from '../../domain/planning/knapsack.js';
 import { planCampaign } from '../../domain/planning/planner.js';
 import { SCORE_FORMULA } from '../../domain/planning/score.js';
+import type { Clock } from '../../domain/clock.js';
 import { workspacePrincipal } from '../plugins/auth.js';
+import { idempotentRead } from '../plugins/idempotency.js';
 import { authErrors, bearerSecurity, errorResponses } from '../schemas/common.js';
 import { offerSchema, outletDetail } from '../schemas/outlets.js';
 
@@ -91,10 +93,11 @@ const description = [
   `Unknown body fields are refused (422 naming them), so a misspelt filter never widens a plan silently. Fields: ${FIELDS}.`,
 ].join('\n');
 
-export const planRoutes: FastifyPluginAsyncZod<{ pool: pg.Pool }> = async (app, { pool }) => {
+export const planRoutes: FastifyPluginAsyncZod<{ pool: pg.Pool; clock: Clock }> = async (app, { pool, clock }) => {
   app.post(
     '/plan',
     {
+      config: { idempotency: 'optional' },
       schema: {
         operationId: 'createPlan',
         summary: 'Pick the offers that best serve a goal within a budget: at most one per outlet, never over budget. Buys nothing.',
@@ -105,8 +108,8 @@ export const planRoutes: FastifyPluginAsyncZod<{ pool: pg.Pool }> = async (app, 
         response: { 200: z.object({ data: planData }), ...errorResponses(...authErrors, 400, 413, 422) },
       },
     },
-    async (request) => {
-      const { goal, budget_usd, audience, countries, formats, project_id } = request.body;
+    idempotentRead({ pool, clock }, async (request) => {
+      const { goal, budget_usd, audience, countries, formats, project_id } = request.body as z.infer<typeof planBody>;
       const data = await planCampaign(pool, workspacePrincipal(request), {
         goal,
         budgetCents: usdToCents(budget_usd),
@@ -115,7 +118,7 @@ export const planRoutes: FastifyPluginAsyncZod<{ pool: pg.Pool }> = async (app, 
         formats,
         projectId: project_id,
       });
-      return { data };
-    },
+      return { status: 200, body: { data } };
+    }),
   );
 };
