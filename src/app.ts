@@ -80,7 +80,7 @@ export async function buildApp(deps: AppDeps) {
   await app.register(openApi, { serverUrl: deps.config.PUBLIC_BASE_URL });
 
   const resolver = new KeyResolver(deps.database.pool, clock, (err) => app.log.warn({ err }, 'last_used_at update failed'));
-  const limiter = await createLimiter(app, deps.redis, deps.config.REDIS_KEY_PREFIX);
+  const limiter = createLimiter(deps.redis, deps.config.REDIS_KEY_PREFIX);
   const auth = createAuthService({
     resolver,
     limiter,

@@ -7,9 +7,7 @@ import type { WorkspaceSettingsCache } from './settings-cache.js';
 // costs one prepared statement, the two balances.
 const balancesStatement = {
   name: 'workspace_balances',
-  text: `SELECT COALESCE(max(balance) FILTER (WHERE kind = 'available'), 0) AS available,
-                COALESCE(max(balance) FILTER (WHERE kind = 'held'), 0) AS held
-           FROM ledger_accounts WHERE workspace_id = $1`,
+  text: `SELECT kind, balance FROM ledger_accounts WHERE workspace_id = $1`,
 };
 
 export interface BrandKit {
@@ -24,9 +22,14 @@ export interface BrandKit {
 export async function getMe(pool: pg.Pool, settings: WorkspaceSettingsCache, principal: WorkspacePrincipal) {
   const [w, balances] = await Promise.all([
     settings.get(principal.workspaceId),
-    pool.query<{ available: number; held: number }>({ ...balancesStatement, values: [principal.workspaceId] }),
+    pool.query<{ kind: 'available' | 'held'; balance: number }>({ ...balancesStatement, values: [principal.workspaceId] }),
   ]);
-  const { available, held } = balances.rows[0]!;
+  let available = 0;
+  let held = 0;
+  for (const row of balances.rows) {
+    if (row.kind === 'available') available = row.balance;
+    else held = row.balance;
+  }
   return {
     workspace: {
       id: w.id,

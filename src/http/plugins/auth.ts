@@ -83,9 +83,10 @@ export function createAuthService(opts: AuthOptions): AuthService {
   return {
     async authenticate(request, reply, raw) {
       const principal = await resolve(raw, request.ip);
-      const limit = principal
-        ? await opts.limiter.hit(request, `key:${principal.keyId}`, opts.perKeyPerMinute)
-        : await opts.limiter.hit(request, `ip:${request.ip}`, opts.unknownPerIpPerMinute);
+      const hit = principal
+        ? opts.limiter.hit(`key:${principal.keyId}`, opts.perKeyPerMinute)
+        : opts.limiter.hit(`ip:${request.ip}`, opts.unknownPerIpPerMinute);
+      const limit = hit instanceof Promise ? await hit : hit;
       reply.header('x-ratelimit-limit', limit.limit);
       reply.header('x-ratelimit-remaining', limit.remaining);
       if (limit.exceeded) {

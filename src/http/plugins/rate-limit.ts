@@ -1,5 +1,4 @@
-import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
 
 export interface LimitResult {
@@ -10,43 +9,35 @@ export interface LimitResult {
 }
 
 export interface Limiter {
-  hit(request: FastifyRequest, bucket: string, max: number): Promise<LimitResult>;
+  /** Counts one request in `bucket`; synchronous for the in-memory store. */
+  hit(bucket: string, max: number): LimitResult | Promise<LimitResult>;
 }
 
-type RawLimiter = (req: FastifyRequest) => Promise<{
-  isAllowed: boolean;
-  max?: number;
-  remaining?: number;
-  ttlInSeconds?: number;
-  isExceeded?: boolean;
-}>;
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    rateBucket?: string;
-    rateMax?: number;
-  }
+interface StoreResult {
+  current: number;
+  ttl: number;
 }
+interface Store {
+  incr(key: string, cb: (err: Error | null, res: StoreResult) => void, timeWindow: number, max: number): void;
+}
+type StoreClass = new (continueExceeding: boolean, exponentialBackoff: boolean, ...rest: unknown[]) => Store;
+
+// @fastify/rate-limit's own stores, used directly: its route hook would add several awaited
+// layers per request, and the key is only known after authentication.
+const require = createRequire(import.meta.url);
+const LocalStore = require('@fastify/rate-limit/store/LocalStore.js') as StoreClass;
+const RedisStore = require('@fastify/rate-limit/store/RedisStore.js') as StoreClass;
 
 const WINDOW_MS = 60_000;
+const LOCAL_KEYS = 100_000;
 
-/** @fastify/rate-limit's limiter, built in its own encapsulated context so two can coexist. */
-async function buildLimiter(app: FastifyInstance, redis: Redis | undefined, prefix: string): Promise<RawLimiter> {
-  let limiter: RawLimiter | undefined;
-  await app.register(async (scope) => {
-    await scope.register(rateLimit, {
-      global: false,
-      ...(redis ? { redis, nameSpace: `${prefix}rl:` } : {}),
-      skipOnError: false,
-    });
-    limiter = scope.createRateLimit({
-      keyGenerator: (req: FastifyRequest) => req.rateBucket ?? req.ip,
-      max: (req: FastifyRequest) => req.rateMax ?? 1,
-      timeWindow: WINDOW_MS,
-    }) as unknown as RawLimiter;
-  });
-  await app.after();
-  return limiter!;
+function toResult(res: StoreResult, max: number): LimitResult {
+  return {
+    limit: max,
+    remaining: Math.max(0, max - res.current),
+    exceeded: res.current > max,
+    retryAfterSeconds: Math.max(1, Math.ceil(res.ttl / 1000)),
+  };
 }
 
 /**
@@ -54,29 +45,20 @@ async function buildLimiter(app: FastifyInstance, redis: Redis | undefined, pref
  * Redis the count is shared by every process; while Redis is unreachable each process falls back
  * to its own in-memory count, so limits still hold per process instead of failing open.
  */
-export async function createLimiter(app: FastifyInstance, redis?: Redis, prefix = 'mkt:'): Promise<Limiter> {
-  const local = await buildLimiter(app, undefined, prefix);
-  const shared = redis ? await buildLimiter(app, redis, prefix) : undefined;
+export function createLimiter(redis?: Redis, prefix = 'mkt:'): Limiter {
+  const local = new LocalStore(false, false, LOCAL_KEYS);
+  const shared = redis ? new RedisStore(false, false, redis, `${prefix}rl:`) : undefined;
+  const localHit = (bucket: string, max: number): LimitResult => {
+    let out: StoreResult = { current: 1, ttl: WINDOW_MS };
+    local.incr(bucket, (_err, res) => (out = res), WINDOW_MS, max); // calls back synchronously
+    return toResult(out, max);
+  };
   return {
-    async hit(request, bucket, max) {
-      request.rateBucket = bucket;
-      request.rateMax = max;
-      let r;
-      if (shared && redis?.status === 'ready') {
-        try {
-          r = await shared(request);
-        } catch {
-          r = await local(request);
-        }
-      } else {
-        r = await local(request);
-      }
-      return {
-        limit: max,
-        remaining: r.remaining ?? max,
-        exceeded: Boolean(r.isExceeded),
-        retryAfterSeconds: Math.max(1, r.ttlInSeconds ?? 60),
-      };
+    hit(bucket, max) {
+      if (!shared || redis?.status !== 'ready') return localHit(bucket, max);
+      return new Promise((resolve) =>
+        shared.incr(bucket, (err, res) => resolve(err ? localHit(bucket, max) : toResult(res, max)), WINDOW_MS, max),
+      );
     },
   };
 }
