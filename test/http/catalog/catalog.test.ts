@@ -226,3 +226,21 @@ describe('POST /api/purchases/validation', () => {
     }
   });
 });
+
+describe('logs', () => {
+  it('never contain the key, from the query string, a form or a JSON body', async () => {
+    const before = h.logs.length;
+    await get(`/api/items/all?api_key=${s.readKey}`);
+    await h.app.inject({
+      method: 'POST',
+      url: '/api/purchases/validation',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `api_key=${s.readKey}&purchase_code=${s.code}`,
+    });
+    await validate(s.readKey, s.code);
+    await get(`/api/items/nope?api_key=${s.readKey}`);
+    const written = h.logs.slice(before).join('');
+    expect(written).toContain('"route":"/api/items/all"');
+    expect(written).not.toContain(s.readKey);
+  });
+});
