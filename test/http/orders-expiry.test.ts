@@ -1,50 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { sweepDeadlines } from '../../src/domain/orders/sweep.js';
-import { durationsFrom } from '../../src/domain/orders/states.js';
-import { setApprovalRules } from '../../src/domain/workspaces/workspace-service.js';
-import { buyerOrder, publisherOrder } from '../../src/http/schemas/orders.js';
 import { setupApp } from '../helpers/app.js';
-import { publisherWithOutlet } from '../helpers/catalog.js';
-import { bearer, workspaceWithKeys } from '../helpers/fixtures.js';
+import { articleFor, DAY, orderKit } from '../helpers/orders.js';
+import { bearer } from '../helpers/fixtures.js';
 import { expectLedgerInvariants } from '../helpers/ledger-invariants.js';
 
 const h = await setupApp();
-const DAY = 86_400_000;
-const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-const durations = durationsFrom(h.config);
-let seq = 0;
-
-async function balances(workspaceId: number) {
-  const { rows } = await h.database.pool.query(`SELECT kind, balance FROM ledger_accounts WHERE workspace_id = $1`, [workspaceId]);
-  return Object.fromEntries(rows.map((r) => [r.kind, r.balance])) as { available: number; held: number };
-}
-async function payable(publisherId: number) {
-  const { rows } = await h.database.pool.query(`SELECT balance FROM ledger_accounts WHERE publisher_id = $1`, [publisherId]);
-  return rows[0].balance as number;
-}
-async function fees() {
-  const { rows } = await h.database.pool.query(`SELECT balance FROM ledger_accounts WHERE kind = 'fees'`);
-  return rows[0].balance as number;
-}
-
-async function place(key: string, body: Record<string, unknown>, idem = `k-${++seq}`) {
-  return h.app.inject({ method: 'POST', url: '/api/v1/orders', headers: { ...bearer(key), 'idempotency-key': idem }, payload: body });
-}
-async function buyer(key: string, path: string, payload?: unknown) {
-  return h.app.inject({ method: 'POST', url: `/api/v1/orders/${path}`, headers: bearer(key), ...(payload ? { payload: payload as object } : {}) });
-}
-async function pub(key: string, path: string, payload?: unknown) {
-  return h.app.inject({ method: 'POST', url: `/api/v1/publisher/orders/${path}`, headers: bearer(key), ...(payload ? { payload: payload as object } : {}) });
-}
-const sweep = () => sweepDeadlines(h.database.pool, h.clock.now(), durations);
-const articleFor = (url: string, anchor = 'our product') =>
-  `# A useful article\n\n${'Plenty of words here to satisfy the count. '.repeat(10)}\n\nRead about [${anchor}](${url}).`;
-
-async function setup(offers = [{}], balance = 1_000_000) {
-  const ws = await workspaceWithKeys(h.database.db, { balanceCents: balance });
-  const p = await publisherWithOutlet(h.database, offers);
-  return { ws, p };
-}
+const { place, buyer, pub, sweep, balances, setup } = orderKit(h);
 
 describe('deadlines', () => {
   it('each expiry refunds or auto-approves exactly once', async () => {
