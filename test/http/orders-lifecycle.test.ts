@@ -3,7 +3,7 @@ import { setApprovalRules } from '../../src/domain/workspaces/workspace-service.
 import { buyerOrder, publisherOrder } from '../../src/http/schemas/orders.js';
 import { setupApp } from '../helpers/app.js';
 import { articleFor, DAY, iso, orderKit } from '../helpers/orders.js';
-import { bearer, workspaceWithKeys } from '../helpers/fixtures.js';
+import { bearer } from '../helpers/fixtures.js';
 import { expectLedgerInvariants } from '../helpers/ledger-invariants.js';
 
 const h = await setupApp();

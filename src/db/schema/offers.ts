@@ -11,11 +11,12 @@ import {
   text,
   timestamp,
 } from 'drizzle-orm/pg-core';
+import { contentByValues, linkTypes, offerFormats } from '../../domain/outlets/enums.js';
 import { outlets } from './outlets.js';
 
-export const offerFormat = pgEnum('offer_format', ['guest_post', 'sponsored_article', 'link_insertion', 'press_release']);
-export const contentBy = pgEnum('content_by', ['buyer', 'publisher']);
-export const linkType = pgEnum('link_type', ['dofollow', 'nofollow']);
+export const offerFormat = pgEnum('offer_format', offerFormats);
+export const contentBy = pgEnum('content_by', contentByValues);
+export const linkType = pgEnum('link_type', linkTypes);
 
 export const offers = pgTable(
   'offers',

@@ -12,6 +12,7 @@ import {
   timestamp,
   unique,
 } from 'drizzle-orm/pg-core';
+import { orderStatuses } from '../../domain/orders/states.js';
 import { apiKeys } from './api-keys.js';
 import { contentBy, offers } from './offers.js';
 import { outlets } from './outlets.js';
@@ -19,18 +20,7 @@ import { projects } from './projects.js';
 import { publishers } from './publishers.js';
 import { workspaces } from './workspaces.js';
 
-export const orderStatus = pgEnum('order_status', [
-  'awaiting_content',
-  'awaiting_acceptance',
-  'writing',
-  'draft_review',
-  'publishing',
-  'live_review',
-  'completed',
-  'declined',
-  'expired',
-  'cancelled',
-]);
+export const orderStatus = pgEnum('order_status', orderStatuses);
 
 export const orderParty = pgEnum('order_party', ['buyer', 'publisher']);
 

@@ -13,9 +13,10 @@ import {
   text,
   timestamp,
 } from 'drizzle-orm/pg-core';
+import { outletTypes } from '../../domain/outlets/enums.js';
 import { publishers } from './publishers.js';
 
-export const outletType = pgEnum('outlet_type', ['blog', 'news', 'magazine', 'niche_site', 'press']);
+export const outletType = pgEnum('outlet_type', outletTypes);
 
 const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
 
