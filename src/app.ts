@@ -16,6 +16,7 @@ import { bearerAuth, createAuthService } from './http/plugins/auth.js';
 import { errorHandling } from './http/plugins/errors.js';
 import { jsonBody } from './http/plugins/json-body.js';
 import { requestLogging } from './http/plugins/logging.js';
+import { type Metrics, requestMetrics } from './http/plugins/metrics.js';
 import { openApi } from './http/plugins/openapi.js';
 import { createLimiter } from './http/plugins/rate-limit.js';
 import { genReqId } from './http/plugins/request-id.js';
@@ -32,6 +33,7 @@ export interface AppDeps {
   logger: Logger;
   clock?: Clock;
   redis?: Redis;
+  metrics?: Metrics;
 }
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -74,6 +76,7 @@ export async function buildApp(deps: AppDeps) {
 
   await app.register(sensible);
   await app.register(requestLogging);
+  if (deps.metrics) await app.register(requestMetrics, { metrics: deps.metrics });
   // Unknown paths under Interface B's prefixes answer in its shape (and 405 for a known path).
   await app.register(errorHandling, { notFoundRenderer: catalogNotFoundRenderer });
   await app.register(jsonBody);

@@ -7,6 +7,7 @@ import { prepareDatabase } from './db/migrate.js';
 import { describeDemo, seedDemoIfEmpty } from './demo/seed.js';
 import { createLogger } from './logger.js';
 import { createRedis } from './redis.js';
+import { createMetrics, startMetricsServer } from './http/plugins/metrics.js';
 
 async function main(): Promise<void> {
   if (existsSync('.env')) (await import('dotenv')).config({ quiet: true });
@@ -37,8 +38,11 @@ async function main(): Promise<void> {
   const demo = await prepareDatabase(database.pool, seed ? () => seedDemoIfEmpty(database, config.FEE_RATE) : undefined);
 
   const redis = config.REDIS_URL ? createRedis(config.REDIS_URL, log) : undefined;
-  const app = await buildApp({ config, database, logger: log, ...(redis ? { redis } : {}) });
+  const metrics = config.METRICS_PORT !== undefined ? createMetrics(database.pool) : undefined;
+  const app = await buildApp({ config, database, logger: log, ...(redis ? { redis } : {}), ...(metrics ? { metrics } : {}) });
   await app.listen({ host: config.HOST, port: config.PORT });
+  const metricsServer = metrics && config.METRICS_PORT !== undefined ? await startMetricsServer(metrics, config.METRICS_PORT) : undefined;
+  if (metricsServer) log.info({ port: metricsServer.port }, 'metrics on 127.0.0.1 /metrics');
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   const baseUrl = config.PUBLIC_BASE_URL ?? `http://${config.HOST}:${port}`;
@@ -60,6 +64,7 @@ async function main(): Promise<void> {
     reaper.unref();
     try {
       await app.close(); // stops accepting, lets in-flight requests finish
+      await metricsServer?.close();
       clearInterval(reaper);
       await database.close();
       redis?.disconnect();

@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import type { Redis } from 'ioredis';
 import { afterAll } from 'vitest';
 import { buildApp } from '../../src/app.js';
+import type { Metrics } from '../../src/http/plugins/metrics.js';
 import { type Config, defaultConfig } from '../../src/config.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { createLogger } from '../../src/logger.js';
@@ -21,7 +22,7 @@ export interface Harness {
 /** Builds the real app on a private database; closed after the file's tests. */
 export async function setupApp(
   overrides: Partial<Config> = {},
-  opts: { database?: TestDatabase; redis?: Redis } = {},
+  opts: { database?: TestDatabase; redis?: Redis; metrics?: Metrics } = {},
 ): Promise<Harness> {
   const database = opts.database ?? (await createTestDatabase());
   // The deadline sweep is driven explicitly in tests, with the injected clock.
@@ -40,6 +41,7 @@ export async function setupApp(
     logger: createLogger(config.LOG_LEVEL, sink),
     clock,
     ...(opts.redis ? { redis: opts.redis } : {}),
+    ...(opts.metrics ? { metrics: opts.metrics } : {}),
   });
   await app.ready();
   afterAll(async () => {
