@@ -231,8 +231,16 @@ describe('isolation', () => {
     expect(cancelled.data.map((o: { id: number }) => o.id)).toEqual([a.id]);
     const theirTurn = (await h.app.inject({ method: 'GET', url: '/api/v1/orders?your_turn=false', headers: bearer(w.readKey) })).json();
     expect(theirTurn.data.map((o: { id: number }) => o.id)).toEqual([b.id, a.id]);
-    const mine = (await h.app.inject({ method: 'GET', url: '/api/v1/orders?your_turn=true', headers: bearer(w.readKey) })).json();
-    expect(mine.data).toEqual([]);
+    const mineRes = await h.app.inject({ method: 'GET', url: '/api/v1/orders?your_turn=true', headers: bearer(w.readKey) });
+    expect(mineRes.statusCode, mineRes.body).toBe(200);
+    expect(mineRes.json().data).toEqual([]);
+    // Each filter shape is its own prepared statement: alternating them on pooled connections must work.
+    for (let i = 0; i < 10; i++) {
+      for (const q of ['your_turn=true', 'your_turn=false', 'your_turn=1&status=cancelled', 'your_turn=0&status=cancelled']) {
+        const r = await h.app.inject({ method: 'GET', url: `/api/v1/orders?${q}`, headers: bearer(w.readKey) });
+        expect(r.statusCode, `${q}: ${r.body}`).toBe(200);
+      }
+    }
     const bad = await h.app.inject({ method: 'GET', url: '/api/v1/orders?status=lost&your_turn=maybe', headers: bearer(w.readKey) });
     expect(Object.keys(bad.json().errors).sort()).toEqual(['status', 'your_turn']);
   });

@@ -83,7 +83,8 @@ export async function listOrders(q: Queryable, viewer: Viewer, f: OrderListFilte
     values.push(mine);
     where.push(`o.status ${f.yourTurn ? '=' : '<>'} ${f.yourTurn ? 'ANY' : 'ALL'}($${values.length}::order_status[])`);
   }
-  const shape = `${viewer.party}_${f.status ? 's' : ''}${f.yourTurn === undefined ? '' : 't'}`;
+  // Every distinct statement text needs its own name: pg refuses to re-prepare a name differently.
+  const shape = `${viewer.party}_${f.status ? 's' : ''}${f.yourTurn === undefined ? '' : f.yourTurn ? 'mine' : 'theirs'}`;
   const countValues = [...values];
   values.push(perPage, (page - 1) * perPage);
   const [page_, count] = await Promise.all([

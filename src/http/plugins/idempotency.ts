@@ -131,22 +131,29 @@ function idempotentWith(deps: IdempotencyDeps, handler: (request: FastifyRequest
   };
 }
 
-/** Checks the Idempotency-Key header before validation, so a missing one is a 400, not a 422. */
+/**
+ * Checks the Idempotency-Key header before validation, so a missing one is a 400, not a 422.
+ * Attached only to routes whose config names an idempotency mode: other routes pay nothing.
+ */
 export const idempotencyKeyCheck = fp(
   async function idempotencyKeyCheck(app: FastifyInstance) {
-    app.addHook('preValidation', async (request) => {
-      const mode = request.routeOptions.config?.idempotency;
+    app.addHook('onRoute', (route) => {
+      const mode = route.config?.idempotency;
       if (!mode) return;
-      const key = request.headers['idempotency-key'];
-      if (key === undefined) {
-        if (mode === 'required') {
-          throw new DomainError('idempotency_key_required', 'Send an Idempotency-Key header (any unique string, e.g. a UUID) with this request.');
+      const check = async (request: FastifyRequest) => {
+        const key = request.headers['idempotency-key'];
+        if (key === undefined) {
+          if (mode === 'required') {
+            throw new DomainError('idempotency_key_required', 'Send an Idempotency-Key header (any unique string, e.g. a UUID) with this request.');
+          }
+          return;
         }
-        return;
-      }
-      if (typeof key !== 'string' || !KEY_PATTERN.test(key)) {
-        throw new DomainError('bad_request', 'The Idempotency-Key header must be 1–255 visible ASCII characters.');
-      }
+        if (typeof key !== 'string' || !KEY_PATTERN.test(key)) {
+          throw new DomainError('bad_request', 'The Idempotency-Key header must be 1–255 visible ASCII characters.');
+        }
+      };
+      const existing = route.preValidation;
+      route.preValidation = existing ? [check, ...(Array.isArray(existing) ? existing : [existing])] : [check];
     });
   },
   { name: 'idempotency-key-check' },
