@@ -6,4 +6,4 @@ try {
   process.stderr.write('build failed\n');
   process.exit(1);
 }
-await import('../dist/src/cli/main.js');
+await import('../dist/src/cli/run.js');

@@ -1,5 +1,4 @@
-import { existsSync } from 'node:fs';
-import { loadConfig } from '../config.js';
+import { type Config, loadConfig } from '../config.js';
 import { createDatabase } from '../db/client.js';
 import { embeddedUrl, type EmbeddedHandle, isProcessAlive, readEmbeddedInfo, startEmbedded } from '../db/embedded.js';
 import { prepareDatabase } from '../db/migrate.js';
@@ -12,16 +11,25 @@ import { settingsCommands } from './commands/settings.js';
 import { workspaceCommands } from './commands/workspace.js';
 import type { Commands } from './registry.js';
 
-const commands: Commands = { ...workspaceCommands, ...keyCommands, ...settingsCommands, ...outletCommands, ...orderCommands };
-Object.assign(commands, (await import('./commands/items.js')).itemCommands, (await import('./commands/purchases.js')).purchaseCommands);
+import { itemCommands } from './commands/items.js';
+import { purchaseCommands } from './commands/purchases.js';
+
+const commands: Commands = {
+  ...workspaceCommands,
+  ...keyCommands,
+  ...settingsCommands,
+  ...outletCommands,
+  ...orderCommands,
+  ...itemCommands,
+  ...purchaseCommands,
+};
 
 function usage(): string {
   return `usage: npm run -s admin -- <command> [--flags]; commands: ${Object.keys(commands).sort().join(', ')}`;
 }
 
 /** The server's database: DATABASE_URL, else the running server's embedded instance, else our own. */
-async function connect(): Promise<{ url: string; embedded?: EmbeddedHandle }> {
-  const config = loadConfig();
+async function connect(config: Config): Promise<{ url: string; embedded?: EmbeddedHandle }> {
   if (config.DATABASE_URL) return { url: config.DATABASE_URL };
   const info = readEmbeddedInfo(config.DATA_DIR);
   if (info && isProcessAlive(info.pid)) return { url: embeddedUrl(info) };
@@ -29,17 +37,17 @@ async function connect(): Promise<{ url: string; embedded?: EmbeddedHandle }> {
   return { url: embedded.url, embedded };
 }
 
-async function run(argv: string[]): Promise<unknown> {
+async function run(argv: string[], config: Config): Promise<unknown> {
   const [a, b, ...rest] = argv;
   const name = `${a ?? ''} ${b ?? ''}`;
   const command = commands[name];
   if (!command) throw new CliError(a ? `unknown command "${name.trim()}"; ${usage()}` : usage());
   const flags = parseFlags(rest);
-  const { url, embedded } = await connect();
+  const { url, embedded } = await connect(config);
   const database = createDatabase({ url, max: 2 });
   try {
     await prepareDatabase(database.pool);
-    return await command({ db: database.db, pool: database.pool, config: loadConfig() }, flags);
+    return await command({ db: database.db, pool: database.pool, config }, flags);
   } finally {
     await database.close();
     await embedded?.stop();
@@ -56,12 +64,21 @@ function oneLine(err: unknown): string {
   return `failed: ${err instanceof Error ? err.message : String(err)}`;
 }
 
-if (existsSync('.env')) (await import('dotenv')).config({ quiet: true });
-try {
-  const result = await run(process.argv.slice(2));
-  process.stdout.write(JSON.stringify(result) + '\n');
-  process.exit(0);
-} catch (err) {
-  process.stderr.write(oneLine(err).replace(/\s+/g, ' ') + '\n');
-  process.exit(1);
+export interface CliOutcome {
+  status: 0 | 1;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs one admin command: JSON on stdout and status 0, or one line on stderr and status 1.
+ * `env` is the environment to read the configuration from (src/cli/run.ts passes process.env).
+ */
+export async function cliMain(argv: string[], env: NodeJS.ProcessEnv): Promise<CliOutcome> {
+  try {
+    const result = await run(argv, loadConfig(env));
+    return { status: 0, stdout: JSON.stringify(result) + '\n', stderr: '' };
+  } catch (err) {
+    return { status: 1, stdout: '', stderr: oneLine(err).replace(/\s+/g, ' ') + '\n' };
+  }
 }

@@ -24,15 +24,15 @@ function file(content: unknown): string {
   return path;
 }
 
-function ok(...args: string[]): Record<string, unknown> {
-  const r = runCli(args, env);
+async function ok(...args: string[]): Promise<Record<string, unknown>> {
+  const r = await runCli(args, env);
   expect(r.stderr, args.join(' ')).toBe('');
   expect(r.status).toBe(0);
   return JSON.parse(r.stdout);
 }
 
-function fails(args: string[], message: RegExp): void {
-  const r = runCli(args, env);
+async function fails(args: string[], message: RegExp): Promise<void> {
+  const r = await runCli(args, env);
   expect(r.status, r.stdout).toBe(1);
   expect(r.stdout).toBe('');
   expect(r.stderr.trim().split('\n')).toHaveLength(1);
@@ -61,7 +61,7 @@ const countItems = async () => Number((await q<{ n: string }>('SELECT count(*) A
 
 describe('items import', { timeout: 60_000 }, () => {
   it('imports a JSON array of items of every kind', async () => {
-    expect(ok('items', 'import', '--workspace', String(ws.workspaceId), '--file', file(itemsOfEachKind('cli')))).toEqual({ imported: 5 });
+    expect(await ok('items', 'import', '--workspace', String(ws.workspaceId), '--file', file(itemsOfEachKind('cli')))).toEqual({ imported: 5 });
     const rows = await q(
       `SELECT kind, name, price_regular_cents, price_extended_cents, currency, preview_image_url, preview_video_url, preview_audio_url,
          screenshots, published_at FROM items WHERE workspace_id = $1 ORDER BY id`,
@@ -73,7 +73,7 @@ describe('items import', { timeout: 60_000 }, () => {
     expect(rows[3]).toMatchObject({ preview_image_url: null, preview_video_url: null, preview_audio_url: 'https://cdn.example/cli/3/preview.mp3' });
     // `currency` given: kept; absent: the workspace's currency.
     expect(rows[4]).toMatchObject({ currency: 'EUR', price_regular_cents: 0, price_extended_cents: 100, screenshots: [] });
-    expect(ok('items', 'import', '--workspace', String(ws.workspaceId), '--file', file([]))).toEqual({ imported: 0 });
+    expect(await ok('items', 'import', '--workspace', String(ws.workspaceId), '--file', file([]))).toEqual({ imported: 0 });
   });
 
   it('validates everything first: the first bad item is named by index and field, and nothing is imported', async () => {
@@ -102,12 +102,12 @@ describe('items import', { timeout: 60_000 }, () => {
     // would take minutes on a loaded machine) and rendered as the CLI renders it, then a few go
     // through the real command to show the one-line, exit-1 plumbing.
     for (const [content, message] of cases) expect(await importError(content), JSON.stringify(content).slice(0, 200)).toMatch(message);
-    fails([...w, file(cases[2]![0])], cases[2]![1]);
-    fails([...w, file(cases[0]![0])], cases[0]![1]);
-    fails([...w, file('[{"name": ')], /^--file: invalid JSON/);
-    fails([...w, join(dir, 'missing.json')], /^--file: cannot read .*: no such file$/);
-    fails(['items', 'import', '--workspace', '999999', '--file', file(good)], /Workspace not found/);
-    fails(['items', 'import', '--file', file(good)], /^--workspace: /);
+    await fails([...w, file(cases[2]![0])], cases[2]![1]);
+    await fails([...w, file(cases[0]![0])], cases[0]![1]);
+    await fails([...w, file('[{"name": ')], /^--file: invalid JSON/);
+    await fails([...w, join(dir, 'missing.json')], /^--file: cannot read .*: no such file$/);
+    await fails(['items', 'import', '--workspace', '999999', '--file', file(good)], /Workspace not found/);
+    await fails(['items', 'import', '--file', file(good)], /^--workspace: /);
     expect(await countItems()).toBe(before);
   });
 });
@@ -123,7 +123,7 @@ describe('purchase create | generate | download | refund', { timeout: 120_000 },
   });
 
   it('create: a UUID v4 code, the price of the license in the item currency, 6 months of support by default', async () => {
-    const out = ok('purchase', 'create', '--item', String(software));
+    const out = await ok('purchase', 'create', '--item', String(software));
     expect(Object.keys(out)).toEqual(['purchase_code']);
     expect(out.purchase_code).toMatch(UUID_V4);
     const [row] = await q<Record<string, unknown>>(
@@ -137,25 +137,25 @@ describe('purchase create | generate | download | refund', { timeout: 120_000 },
   });
 
   it('create: --license extended, --support-months N, --no-support', async () => {
-    const ext = ok('purchase', 'create', '--item', String(audio), '--license', 'extended', '--no-support');
+    const ext = await ok('purchase', 'create', '--item', String(audio), '--license', 'extended', '--no-support');
     const [e] = await q('SELECT license, price_cents, supported_until FROM purchases WHERE code = $1', [ext.purchase_code]);
     expect(e).toEqual({ license: 'extended', price_cents: 7500, supported_until: null });
-    const year = ok('purchase', 'create', '--item', String(audio), '--support-months', '12');
+    const year = await ok('purchase', 'create', '--item', String(audio), '--support-months', '12');
     const [y] = await q("SELECT supported_until = purchased_at + interval '12 months' AS ok FROM purchases WHERE code = $1", [year.purchase_code]);
     expect(y!.ok).toBe(true);
   });
 
-  it('create: bad input is one line naming the flag', () => {
-    fails(['purchase', 'create', '--item', '999999'], /Item not found/);
-    fails(['purchase', 'create', '--item', 'abc'], /^--item: must be a whole number$/);
-    fails(['purchase', 'create', '--item', String(software), '--license', 'premium'], /^--license: must be regular or extended$/);
-    fails(['purchase', 'create', '--item', String(software), '--support-months', '0'], /^--support-months: must be at least 1$/);
-    fails(['purchase', 'create', '--item', String(software), '--support-months', '6', '--no-support'], /at most one of --support-months or --no-support/);
+  it('create: bad input is one line naming the flag', async () => {
+    await fails(['purchase', 'create', '--item', '999999'], /Item not found/);
+    await fails(['purchase', 'create', '--item', 'abc'], /^--item: must be a whole number$/);
+    await fails(['purchase', 'create', '--item', String(software), '--license', 'premium'], /^--license: must be regular or extended$/);
+    await fails(['purchase', 'create', '--item', String(software), '--support-months', '0'], /^--support-months: must be at least 1$/);
+    await fails(['purchase', 'create', '--item', String(software), '--support-months', '6', '--no-support'], /at most one of --support-months or --no-support/);
   });
 
   it('generate: bulk purchases with random codes and seeded attributes', async () => {
     const started = Date.now();
-    expect(ok('purchase', 'generate', '--item', String(software), '--count', '20000', '--seed', '7')).toEqual({ generated: 20_000 });
+    expect(await ok('purchase', 'generate', '--item', String(software), '--count', '20000', '--seed', '7')).toEqual({ generated: 20_000 });
     const elapsed = Date.now() - started;
     const [stats] = await q<Record<string, string>>(
       `SELECT count(*) AS n, count(DISTINCT code) AS codes,
@@ -190,36 +190,36 @@ describe('purchase create | generate | download | refund', { timeout: 120_000 },
         `SELECT license, downloaded, supported_until IS NOT NULL AS supported FROM purchases WHERE item_id = $1 ORDER BY id`,
         [audio],
       );
-    ok('purchase', 'generate', '--item', String(audio), '--count', '50', '--seed', '3');
+    await ok('purchase', 'generate', '--item', String(audio), '--count', '50', '--seed', '3');
     const first = (await attrs()).slice(-50);
-    ok('purchase', 'generate', '--item', String(audio), '--count', '50', '--seed', '3');
+    await ok('purchase', 'generate', '--item', String(audio), '--count', '50', '--seed', '3');
     const second = (await attrs()).slice(-50);
     expect(second).toEqual(first);
     const [codes] = await q<{ n: string }>('SELECT count(DISTINCT code) AS n FROM purchases WHERE item_id = $1', [audio]);
     expect(Number(codes!.n)).toBe((await attrs()).length);
   });
 
-  it('generate: bad input', () => {
-    fails(['purchase', 'generate', '--item', String(software), '--count', '0'], /^--count: must be at least 1$/);
-    fails(['purchase', 'generate', '--item', String(software), '--count', '1000001'], /^--count: must be at most 1,000,000$/);
-    fails(['purchase', 'generate', '--item', String(software)], /^--count: /);
-    fails(['purchase', 'generate', '--item', '999999', '--count', '5'], /Item not found/);
+  it('generate: bad input', async () => {
+    await fails(['purchase', 'generate', '--item', String(software), '--count', '0'], /^--count: must be at least 1$/);
+    await fails(['purchase', 'generate', '--item', String(software), '--count', '1000001'], /^--count: must be at most 1,000,000$/);
+    await fails(['purchase', 'generate', '--item', String(software)], /^--count: /);
+    await fails(['purchase', 'generate', '--item', '999999', '--count', '5'], /Item not found/);
   });
 
   it('download and refund', async () => {
-    const { purchase_code: code } = ok('purchase', 'create', '--item', String(software));
-    expect(ok('purchase', 'download', '--code', String(code))).toEqual({ purchase_code: code, downloaded: true });
-    expect(ok('purchase', 'download', '--code', String(code).toUpperCase())).toEqual({ purchase_code: code, downloaded: true });
+    const { purchase_code: code } = await ok('purchase', 'create', '--item', String(software));
+    expect(await ok('purchase', 'download', '--code', String(code))).toEqual({ purchase_code: code, downloaded: true });
+    expect(await ok('purchase', 'download', '--code', String(code).toUpperCase())).toEqual({ purchase_code: code, downloaded: true });
     expect((await q('SELECT downloaded, refunded_at FROM purchases WHERE code = $1', [code]))[0]).toEqual({ downloaded: true, refunded_at: null });
-    expect(ok('purchase', 'refund', '--code', String(code))).toEqual({ purchase_code: code, refunded: true });
+    expect(await ok('purchase', 'refund', '--code', String(code))).toEqual({ purchase_code: code, refunded: true });
     const [first] = await q<{ refunded_at: Date }>('SELECT refunded_at FROM purchases WHERE code = $1', [code]);
     expect(first!.refunded_at).toBeInstanceOf(Date);
     // Refunding again changes nothing; downloading a refunded purchase is refused.
-    expect(ok('purchase', 'refund', '--code', String(code))).toEqual({ purchase_code: code, refunded: true });
+    expect(await ok('purchase', 'refund', '--code', String(code))).toEqual({ purchase_code: code, refunded: true });
     expect((await q<{ refunded_at: Date }>('SELECT refunded_at FROM purchases WHERE code = $1', [code]))[0]!.refunded_at).toEqual(first!.refunded_at);
-    fails(['purchase', 'download', '--code', String(code)], /refunded/);
-    fails(['purchase', 'download', '--code', '00000000-0000-4000-8000-000000000000'], /Purchase not found/);
-    fails(['purchase', 'refund', '--code', 'nope'], /^code: must be a purchase code \(a UUID\)$/);
-    fails(['purchase', 'refund'], /^--code: /);
+    await fails(['purchase', 'download', '--code', String(code)], /refunded/);
+    await fails(['purchase', 'download', '--code', '00000000-0000-4000-8000-000000000000'], /Purchase not found/);
+    await fails(['purchase', 'refund', '--code', 'nope'], /^code: must be a purchase code \(a UUID\)$/);
+    await fails(['purchase', 'refund'], /^--code: /);
   });
 });

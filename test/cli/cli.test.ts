@@ -1,10 +1,11 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { hashKey } from '../../src/domain/keys/key-format.js';
-import { cleanupChildren, type CliResult, cliJson, runCli, tempDataDir } from '../helpers/child.js';
+import { cleanupChildren, type CliResult, cliJson, runCli as runCliProcess, tempDataDir } from '../helpers/child.js';
+import { runCli } from '../helpers/cli.js';
 import { createTestDatabase } from '../helpers/db.js';
 
-// The admin CLI (contract section 10) as a real process against a private database: one JSON
-// object on stdout and exit 0, or one line on stderr and exit 1 with nothing on stdout.
+// The admin CLI (contract section 10) against a private database: one JSON object on stdout and
+// exit 0, or one line on stderr and exit 1 with nothing on stdout.
 
 const database = await createTestDatabase({ max: 2 });
 const env = { DATABASE_URL: database.url, DATA_DIR: tempDataDir() };
@@ -13,7 +14,11 @@ afterAll(async () => {
   await database.drop();
 }, 30_000);
 
-const admin = (...args: string[]) => runCli(args, env);
+// In process for speed; the first test runs the real entry point as a process.
+const admin = async (...args: string[]): Promise<CliResult> => {
+  const r = await runCli(args, env);
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+};
 const ok = async (...args: string[]) => cliJson(await admin(...args));
 const keysOf = (o: object) => Object.keys(o).sort();
 
@@ -35,6 +40,18 @@ let workspaceId = 0;
 let publisherId = 0;
 
 // Generous limits: each command is a Node process, and a loaded 2-core machine makes that slow.
+describe('the CLI process', () => {
+  it('prints JSON and exits 0, or one stderr line and exits 1', async () => {
+    const good = await runCliProcess(['workspace', 'create', '--name', 'Process check'], env);
+    expect(good.code, good.stderr).toBe(0);
+    expect(cliJson(good)).toMatchObject({ name: 'Process check', currency: 'USD', balance_cents: 0 });
+    const bad = await runCliProcess(['workspace', 'create'], env);
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toBe('');
+    expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
+
 describe('admin CLI commands', { timeout: 90_000 }, () => {
   it('workspace create with owner fields, a currency and a balance', async () => {
     const out = await ok(

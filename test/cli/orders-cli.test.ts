@@ -23,25 +23,25 @@ describe('admin CLI: orders and fx', () => {
       payload: { offer_ids: [p.offers[0]!.id], target_url: 'https://buyer.example/' },
     });
     expect(res.statusCode).toBe(201);
-    const first = runCli(['orders', 'sweep'], { DATABASE_URL: database.url });
+    const first = await runCli(['orders', 'sweep'], { DATABASE_URL: database.url });
     expect(first.status, first.stderr).toBe(0);
     expect(JSON.parse(first.stdout)).toEqual({ expired: 1, auto_approved: 0, drafts_auto_approved: 0 });
-    const again = runCli(['orders', 'sweep'], { DATABASE_URL: database.url });
+    const again = await runCli(['orders', 'sweep'], { DATABASE_URL: database.url });
     expect(JSON.parse(again.stdout)).toEqual({ expired: 0, auto_approved: 0, drafts_auto_approved: 0 });
     const { rows } = await database.pool.query(`SELECT balance FROM ledger_accounts WHERE workspace_id = $1 AND kind = 'available'`, [ws.workspaceId]);
     expect(rows[0].balance).toBe(100_000);
     await expectLedgerInvariants(database);
   });
 
-  it('`orders sweep` refuses unknown flags', () => {
-    const r = runCli(['orders', 'sweep', '--now', 'x'], { DATABASE_URL: database.url });
+  it('`orders sweep` refuses unknown flags', async () => {
+    const r = await runCli(['orders', 'sweep', '--now', 'x'], { DATABASE_URL: database.url });
     expect(r.status).toBe(1);
     expect(r.stdout).toBe('');
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
   });
 
-  it('`fx set` refuses a code that is not an ISO 4217 currency', () => {
-    const r = runCli(['fx', 'set', '--currency', 'XYZ', '--per-usd', '2'], { DATABASE_URL: database.url });
+  it('`fx set` refuses a code that is not an ISO 4217 currency', async () => {
+    const r = await runCli(['fx', 'set', '--currency', 'XYZ', '--per-usd', '2'], { DATABASE_URL: database.url });
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/currency/);
   });

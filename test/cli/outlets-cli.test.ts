@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { feeCents } from '../../src/domain/outlets/fees.js';
 import type { OutletInput } from '../../src/domain/outlets/outlet-input.js';
 import { createPublisher } from '../../src/domain/publishers/publisher-service.js';
+import type { CliOutcome } from '../../src/cli/main.js';
 import { runCli } from '../helpers/cli.js';
 import { createTestDatabase } from '../helpers/db.js';
 
@@ -21,14 +22,14 @@ afterAll(async () => {
 
 const cli = (...args: string[]) => runCli(args, { DATABASE_URL: database.url, FEE_RATE: String(FEE_RATE) });
 
-function ok(r: ReturnType<typeof runCli>): Record<string, unknown> {
+function ok(r: CliOutcome): Record<string, unknown> {
   expect(r.stderr, r.stderr).toBe('');
   expect(r.status).toBe(0);
   return JSON.parse(r.stdout) as Record<string, unknown>;
 }
 
 /** Exit 1, nothing on stdout, exactly one line on stderr; returns that line. */
-function fails(r: ReturnType<typeof runCli>): string {
+function fails(r: CliOutcome): string {
   expect(r.stdout).toBe('');
   expect(r.status).toBe(1);
   const lines = r.stderr.split('\n');
@@ -89,35 +90,35 @@ beforeAll(async () => {
 // Each CLI run is a fresh Node process (a second or more on a busy 2-core machine).
 describe('outlets generate', { timeout: 120_000 }, () => {
   it('generates N outlets; re-running the same seed updates them instead of duplicating', async () => {
-    expect(ok(cli('outlets', 'generate', '--publisher', String(pubA), '--count', '300', '--seed', '5'))).toEqual({ generated: 300 });
+    expect(ok(await cli('outlets', 'generate', '--publisher', String(pubA), '--count', '300', '--seed', '5'))).toEqual({ generated: 300 });
     expect(await outletCount(pubA)).toBe(300);
     const offers = await offerCount(pubA);
     expect(offers).toBeGreaterThan(300);
     expect(await count('SELECT count(*)::int AS n FROM offers f JOIN outlets o ON o.id = f.outlet_id WHERE o.publisher_id = $1 AND f.price <> f.publisher_price_cents + f.fee_cents', [pubA])).toBe(0);
 
-    expect(ok(cli('outlets', 'generate', '--publisher', String(pubA), '--count', '300', '--seed', '5'))).toEqual({ generated: 300 });
+    expect(ok(await cli('outlets', 'generate', '--publisher', String(pubA), '--count', '300', '--seed', '5'))).toEqual({ generated: 300 });
     expect(await outletCount(pubA)).toBe(300);
     expect(await offerCount(pubA)).toBe(offers);
     expect(await count('SELECT count(*)::int AS n FROM offers f JOIN outlets o ON o.id = f.outlet_id WHERE o.publisher_id = $1 AND NOT f.active', [pubA])).toBe(0);
   });
 
   it('another seed adds a new set; another publisher with the same seed does not collide; the seed defaults to 1', async () => {
-    expect(ok(cli('outlets', 'generate', '--publisher', String(pubA), '--count', '50', '--seed', '6'))).toEqual({ generated: 50 });
+    expect(ok(await cli('outlets', 'generate', '--publisher', String(pubA), '--count', '50', '--seed', '6'))).toEqual({ generated: 50 });
     expect(await outletCount(pubA)).toBe(350);
-    expect(ok(cli('outlets', 'generate', '--publisher', String(pubB), '--count', '300', '--seed', '5'))).toEqual({ generated: 300 });
+    expect(ok(await cli('outlets', 'generate', '--publisher', String(pubB), '--count', '300', '--seed', '5'))).toEqual({ generated: 300 });
     expect(await outletCount(pubB)).toBe(300);
-    expect(ok(cli('outlets', 'generate', '--publisher', String(pubB), '--count', '20'))).toEqual({ generated: 20 });
+    expect(ok(await cli('outlets', 'generate', '--publisher', String(pubB), '--count', '20'))).toEqual({ generated: 20 });
     expect(await count(`SELECT count(*)::int AS n FROM outlets WHERE publisher_id = $1 AND split_part(domain, '.', 1) LIKE $2`, [pubB, `%-${pubB}-1`])).toBe(20);
     expect(await outletCount(pubA)).toBe(350);
   });
 
   it('rejects an unknown publisher and out-of-range counts with one line and exit 1', async () => {
     const before = await count('SELECT count(*)::int AS n FROM outlets', []);
-    expect(fails(cli('outlets', 'generate', '--publisher', '999999', '--count', '10'))).toBe('--publisher: publisher 999999 not found');
-    expect(fails(cli('outlets', 'generate', '--publisher', String(pubA), '--count', '0'))).toMatch(/^--count: /);
-    expect(fails(cli('outlets', 'generate', '--publisher', String(pubA), '--count', '1000001'))).toMatch(/^--count: /);
-    expect(fails(cli('outlets', 'generate', '--publisher', String(pubA)))).toMatch(/^--count: /);
-    expect(fails(cli('outlets', 'generate', '--publisher', String(pubA), '--count', '5', '--seed', '-1'))).toMatch(/^--seed: /);
+    expect(fails(await cli('outlets', 'generate', '--publisher', '999999', '--count', '10'))).toBe('--publisher: publisher 999999 not found');
+    expect(fails(await cli('outlets', 'generate', '--publisher', String(pubA), '--count', '0'))).toMatch(/^--count: /);
+    expect(fails(await cli('outlets', 'generate', '--publisher', String(pubA), '--count', '1000001'))).toMatch(/^--count: /);
+    expect(fails(await cli('outlets', 'generate', '--publisher', String(pubA)))).toMatch(/^--count: /);
+    expect(fails(await cli('outlets', 'generate', '--publisher', String(pubA), '--count', '5', '--seed', '-1'))).toMatch(/^--seed: /);
     expect(await count('SELECT count(*)::int AS n FROM outlets', [])).toBe(before);
   });
 });
@@ -136,7 +137,7 @@ describe('outlets import', { timeout: 120_000 }, () => {
       '   ',
       outlet('Garden-Three.EXAMPLE', { type: 'news', country: 'de', language: 'de' }),
     ]);
-    expect(ok(cli('outlets', 'import', '--publisher', String(pub), '--file', first))).toEqual({ imported: 3, updated: 0 });
+    expect(ok(await cli('outlets', 'import', '--publisher', String(pub), '--file', first))).toEqual({ imported: 3, updated: 0 });
     expect(await outletCount(pub)).toBe(3);
     const stored = await database.pool.query(
       `SELECT o.domain, o.country, f.title, f.publisher_price_cents, f.fee_cents, f.price FROM offers f JOIN outlets o ON o.id = f.outlet_id
@@ -151,7 +152,7 @@ describe('outlets import', { timeout: 120_000 }, () => {
     ]);
 
     const second = jsonl([outlet('garden-one.example', { name: 'Garden One Renamed', offers: [offer({ publisher_price_cents: 20_000 })] }), outlet('garden-four.example')]);
-    expect(ok(cli('outlets', 'import', '--publisher', String(pub), '--file', second))).toEqual({ imported: 1, updated: 1 });
+    expect(ok(await cli('outlets', 'import', '--publisher', String(pub), '--file', second))).toEqual({ imported: 1, updated: 1 });
     expect(await outletCount(pub)).toBe(4);
     const updated = await database.pool.query(
       `SELECT o.name, f.publisher_price_cents, f.fee_cents, f.price, f.active FROM offers f JOIN outlets o ON o.id = f.outlet_id WHERE o.domain = 'garden-one.example'`,
@@ -160,7 +161,7 @@ describe('outlets import', { timeout: 120_000 }, () => {
   });
 
   it('an empty file imports nothing', async () => {
-    expect(ok(cli('outlets', 'import', '--publisher', String(pub), '--file', jsonl(['', ' '])))).toEqual({ imported: 0, updated: 0 });
+    expect(ok(await cli('outlets', 'import', '--publisher', String(pub), '--file', jsonl(['', ' '])))).toEqual({ imported: 0, updated: 0 });
   });
 
   describe('bad input: exit 1, one stderr line, nothing imported', () => {
@@ -173,44 +174,44 @@ describe('outlets import', { timeout: 120_000 }, () => {
 
     it('a line that is not JSON', async () => {
       const path = jsonl([outlet('bad-json-1.example'), outlet('bad-json-2.example'), '{"name": "Broken",']);
-      expect(fails(importFile(path))).toMatch(/^line 3: invalid JSON/);
+      expect(fails(await importFile(path))).toMatch(/^line 3: invalid JSON/);
       await unchanged();
     });
 
     it('a schema error names the line and the field', async () => {
       const path = jsonl([outlet('schema-1.example'), '', outlet('schema-2.example', { offers: [offer(), offer({ format: 'banner' as 'guest_post', title: 'Banner' })] })]);
-      expect(fails(importFile(path))).toMatch(/^line 3: offers\.1\.format: /);
+      expect(fails(await importFile(path))).toMatch(/^line 3: offers\.1\.format: /);
       const missing = jsonl([outlet('schema-3.example'), { ...outlet('schema-4.example'), description: undefined }]);
-      expect(fails(importFile(missing))).toMatch(/^line 2: description: /);
+      expect(fails(await importFile(missing))).toMatch(/^line 2: description: /);
       const extra = jsonl([{ ...outlet('schema-5.example'), rating: 5 }]);
-      expect(fails(importFile(extra))).toMatch(/^line 1: .*rating/);
+      expect(fails(await importFile(extra))).toMatch(/^line 1: .*rating/);
       const notObject = jsonl(['[1, 2]']);
-      expect(fails(importFile(notObject))).toMatch(/^line 1: /);
+      expect(fails(await importFile(notObject))).toMatch(/^line 1: /);
       await unchanged();
     });
 
     it('a domain twice in one file', async () => {
       const path = jsonl([outlet('dup-1.example'), outlet('dup-2.example'), outlet('DUP-1.example')]);
-      expect(fails(importFile(path))).toBe('line 3: domain: dup-1.example is already on line 1');
+      expect(fails(await importFile(path))).toBe('line 3: domain: dup-1.example is already on line 1');
       await unchanged();
     });
 
     it("another publisher's domain", async () => {
       const path = jsonl([outlet('foreign-ok.example'), outlet('garden-one.example')]);
-      expect(fails(cli('outlets', 'import', '--publisher', String(pubA), '--file', path))).toBe('line 2: domain: garden-one.example belongs to another publisher');
+      expect(fails(await cli('outlets', 'import', '--publisher', String(pubA), '--file', path))).toBe('line 2: domain: garden-one.example belongs to another publisher');
       await unchanged();
     });
 
     it('an unknown publisher', async () => {
       const path = jsonl([outlet('nobody.example')]);
-      expect(fails(cli('outlets', 'import', '--publisher', '999999', '--file', path))).toBe('--publisher: publisher 999999 not found');
+      expect(fails(await cli('outlets', 'import', '--publisher', '999999', '--file', path))).toBe('--publisher: publisher 999999 not found');
       await unchanged();
     });
 
     it('a missing --file flag or file', async () => {
-      expect(fails(cli('outlets', 'import', '--publisher', String(pub)))).toMatch(/^--file: /);
+      expect(fails(await cli('outlets', 'import', '--publisher', String(pub)))).toMatch(/^--file: /);
       const path = join(dir, 'does-not-exist.jsonl');
-      expect(fails(importFile(path))).toBe(`--file: cannot read ${path}: no such file`);
+      expect(fails(await importFile(path))).toBe(`--file: cannot read ${path}: no such file`);
       await unchanged();
     });
   });

@@ -12,7 +12,7 @@ import { freePort } from './pg-server.js';
 // environment nor a developer's .env leaks in.
 
 const SERVER = join(projectRoot, 'src', 'server.ts');
-const CLI = join(projectRoot, 'src', 'cli', 'main.ts');
+const CLI = join(projectRoot, 'src', 'cli', 'run.ts');
 
 export type Env = Record<string, string>;
 

@@ -64,7 +64,7 @@ describe('key cache and revocation', () => {
   it('a cached key revoked with the CLI is refused within 5 s (time injected)', async () => {
     const ws = await workspaceWithKeys(h.database.db);
     expect((await me(bearer(ws.readKey))).statusCode).toBe(200); // now cached
-    const cli = runCli(['key', 'revoke', '--id', String(ws.readKeyId)], { DATABASE_URL: h.database.url });
+    const cli = await runCli(['key', 'revoke', '--id', String(ws.readKeyId)], { DATABASE_URL: h.database.url });
     expect(cli.status).toBe(0);
     expect(JSON.parse(cli.stdout)).toEqual({ id: ws.readKeyId, revoked: true });
     h.clock.advance(4_000);

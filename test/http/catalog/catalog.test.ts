@@ -184,7 +184,7 @@ describe('POST /api/purchases/validation', () => {
   it('says downloaded once `purchase download` ran', async () => {
     const { purchase_code } = await createPurchase(h.database.pool, { itemId: s.itemIds[1]!, license: 'regular', supportMonths: 12 });
     expect((await validate(s.readKey, purchase_code)).json().data.purchase.downloaded).toBe(false);
-    const cli = runCli(['purchase', 'download', '--code', purchase_code], { DATABASE_URL: h.database.url });
+    const cli = await runCli(['purchase', 'download', '--code', purchase_code], { DATABASE_URL: h.database.url });
     expect(cli.stderr).toBe('');
     expect(JSON.parse(cli.stdout)).toEqual({ purchase_code, downloaded: true });
     expect((await validate(s.readKey, purchase_code)).json().data.purchase.downloaded).toBe(true);
@@ -193,7 +193,7 @@ describe('POST /api/purchases/validation', () => {
   it('a refunded purchase no longer validates', async () => {
     const { purchase_code } = await createPurchase(h.database.pool, { itemId: s.itemIds[1]!, license: 'regular', supportMonths: 6 });
     expect((await validate(s.readKey, purchase_code)).statusCode).toBe(200);
-    const cli = runCli(['purchase', 'refund', '--code', purchase_code], { DATABASE_URL: h.database.url });
+    const cli = await runCli(['purchase', 'refund', '--code', purchase_code], { DATABASE_URL: h.database.url });
     expect(cli.stderr).toBe('');
     expect(JSON.parse(cli.stdout)).toEqual({ purchase_code, refunded: true });
     const res = await validate(s.readKey, purchase_code);

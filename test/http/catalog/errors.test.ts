@@ -44,7 +44,7 @@ describe('401 Invalid request: every way the key can be wrong, on every endpoint
 
   it('a revoked key', async () => {
     const ws = await workspaceWithKeys(h.database.db);
-    runCli(['key', 'revoke', '--id', String(ws.readKeyId)], { DATABASE_URL: h.database.url });
+    await runCli(['key', 'revoke', '--id', String(ws.readKeyId)], { DATABASE_URL: h.database.url });
     invalidRequest(await get(`/api/account/details?api_key=${ws.readKey}`));
   });
 
