@@ -5,14 +5,20 @@ import autocannon from 'autocannon';
 
 const job = JSON.parse(process.argv[2] ?? '{}');
 // job: { url, connections, warmupSeconds, durationSeconds, requests: [{ method, path, headers, body }] }
+// Optional: requestsPerConnection: [[request…]…] (connection i sends list i mod their number instead
+// of requests); idReplacement: true (autocannon replaces [<id>] with an id unique to each request).
 
 function run(duration) {
+  const lists = job.requestsPerConnection;
+  let connection = 0;
   return autocannon({
     url: job.url,
     connections: job.connections,
     pipelining: 1,
     duration,
     requests: job.requests,
+    ...(job.idReplacement ? { idReplacement: true } : {}),
+    ...(lists?.length ? { setupClient: (client) => client.setRequests(structuredClone(lists[connection++ % lists.length])) } : {}),
   });
 }
 

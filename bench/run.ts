@@ -1,6 +1,7 @@
 // `npm run bench -- <scenario…>`: see bench/README.md. Started by scripts/bench.mjs once dist/ is
 // built. Orchestrates only; the servers and the load generator are separate processes.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -9,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { cpuMicros, findPostmaster, snapshotPostgres, snapshotProcess } from './cpu.js';
-import { type BenchContext, type BenchRequest, type Ceiling, findScenario, type Scenario, scenarios } from './scenarios/index.js';
+import { type BenchContext, type BenchRequest, type Ceiling, findScenario, type Scenario, scenarioGroups, scenarios } from './scenarios/index.js';
 
 const projectRoot = join(import.meta.dirname, '..');
 const serverJs = join(projectRoot, 'dist', 'src', 'server.js');
@@ -22,7 +23,8 @@ const dist = (file: string) => pathToFileURL(join(projectRoot, 'dist', 'src', fi
 const NO_RATE_LIMIT = '10000000';
 
 const USAGE = `usage: npm run bench -- <scenario…|all> [--duration 5] [--warmup 2] [--rounds 2] [--connections 50] [--pick best|median]
-scenarios: ${scenarios.map((s) => s.name).join(', ')}`;
+scenarios: ${scenarios.map((s) => s.name).join(', ')}
+groups: ${Object.entries(scenarioGroups).map(([g, ss]) => `${g} (${ss.map((s) => s.name).join(', ')})`).join(', ')}`;
 
 // ---------------------------------------------------------------------------------------------
 // Arguments
@@ -64,6 +66,7 @@ if (pick !== 'best' && pick !== 'median') {
 const selected: Scenario[] = [];
 for (const name of positionals) {
   if (name === 'all') selected.push(...scenarios);
+  else if (Object.hasOwn(scenarioGroups, name)) selected.push(...scenarioGroups[name]!);
   else {
     const s = findScenario(name);
     if (!s) {
@@ -271,7 +274,7 @@ function serverEnv(databaseUrl: string, port: number, extra: Record<string, stri
   };
 }
 
-type DemoKeys = Omit<BenchContext, 'baseUrl'>;
+type DemoKeys = Omit<BenchContext, 'baseUrl' | 'databaseUrl'>;
 
 /** First start on the empty database: migrations and the demo seed; the keys are read from stdout. */
 async function seedAndReadKeys(databaseUrl: string): Promise<DemoKeys> {
@@ -343,7 +346,15 @@ interface Target {
   requests: BenchRequest[];
   expectStatus: number;
   scenario?: Scenario;
+  /** Statuses that are no error besides expectStatus (Scenario.allowStatuses). */
+  allowStatuses?: number[];
+  /** Per-connection requests (Scenario.connectionRequests). */
+  connectionRequests?: BenchRequest[][];
+  /** `[<id>]` becomes an id unique to each request (Scenario.uniqueIds). */
+  uniqueIds?: boolean;
 }
+
+const okStatus = (t: Target, status: number) => status === t.expectStatus || (t.allowStatuses ?? []).includes(status);
 
 interface LoadResult {
   rps: number;
@@ -366,10 +377,13 @@ function toAutocannon(r: BenchRequest) {
 
 /** One request of each kind before any load, so a broken scenario fails fast and clearly. */
 async function checkTarget(t: Target): Promise<void> {
-  for (const r of t.requests.map(toAutocannon)) {
-    const res = await fetch(t.baseUrl + r.path, { method: r.method, headers: r.headers, ...(r.body ? { body: r.body } : {}) });
+  const firsts = (t.connectionRequests ?? []).map((list) => list[0]).filter((r): r is BenchRequest => r !== undefined);
+  for (const r of [...t.requests, ...firsts].map(toAutocannon)) {
+    const unique = (x: string) => (t.uniqueIds ? x.replaceAll('[<id>]', randomUUID()) : x);
+    const headers = Object.fromEntries(Object.entries(r.headers).map(([k, v]) => [k, unique(v)]));
+    const res = await fetch(t.baseUrl + r.path, { method: r.method, headers, ...(r.body ? { body: unique(r.body) } : {}) });
     const text = await res.text();
-    if (res.status !== t.expectStatus) {
+    if (!okStatus(t, res.status)) {
       throw new Error(`${t.label}: ${r.method} ${r.path} answered ${res.status}, expected ${t.expectStatus}: ${text.slice(0, 300)}`);
     }
   }
@@ -391,7 +405,15 @@ async function runLoad(t: Target, postmasterPid: number | undefined): Promise<Lo
 }
 
 async function runWorker(t: Target, seconds: number): Promise<LoadResult> {
-  const job = { url: t.baseUrl, connections, warmupSeconds: 0, durationSeconds: seconds, requests: t.requests.map(toAutocannon) };
+  const job = {
+    url: t.baseUrl,
+    connections,
+    warmupSeconds: 0,
+    durationSeconds: seconds,
+    requests: t.requests.map(toAutocannon),
+    ...(t.connectionRequests ? { requestsPerConnection: t.connectionRequests.map((list) => list.map(toAutocannon)) } : {}),
+    ...(t.uniqueIds ? { idReplacement: true } : {}),
+  };
   const s = spawnNode([workerJs, JSON.stringify(job)], process.env, 'pipe');
   let out = '';
   s.child.stdout?.on('data', (c: Buffer) => (out += c.toString('utf8')));
@@ -404,7 +426,7 @@ async function runWorker(t: Target, seconds: number): Promise<LoadResult> {
 function problems(t: Target, r: LoadResult): string[] {
   const out: string[] = [];
   const wrong = Object.entries(r.statuses)
-    .filter(([code]) => Number(code) !== t.expectStatus)
+    .filter(([code]) => !okStatus(t, Number(code)))
     .map(([code, n]) => `${n}×${code}`);
   if (wrong.length) out.push(`unexpected statuses ${wrong.join(', ')}`);
   if (r.errors) out.push(`${r.errors} connection errors`);
@@ -448,7 +470,7 @@ const fmtUs = (n: number | undefined) => (n === undefined ? '-' : n.toFixed(0));
 
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  const right = new Set([1, 2, 3, 4, 5, 6, 7]);
+  const right = new Set([1, 2, 3, 4, 5, 6, 7, ...(rows[0]![8] === 'vs ceiling' ? [8] : [])]);
   return rows
     .map((r) => r.map((cell, i) => (right.has(i) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  ').trimEnd())
     .join('\n');
@@ -462,13 +484,31 @@ async function main(): Promise<number> {
   const keys = await seedAndReadKeys(db.url);
   process.stderr.write('Starting the server under test and the ceiling server…\n');
   const [app, ceiling] = await Promise.all([startApp(db.url), startCeiling(db.url, keys.workspaceId)]);
-  const ctx: BenchContext = { ...keys, baseUrl: app.baseUrl };
+  const ctx: BenchContext = { ...keys, baseUrl: app.baseUrl, databaseUrl: db.url };
   for (const s of chosen) await s.setup?.(ctx);
 
+  // The minimal order transaction runs only when a chosen scenario is judged against it.
+  const minOrderBody = { offer_ids: [1], target_url: 'https://buyer.example/landing' };
+  const extraCeilings: Array<{ kind: Ceiling; label: string; path: string }> = [
+    { kind: 'min-order-many', label: 'ceiling: min-order, many', path: '/min-order/many' },
+    { kind: 'min-order-one', label: 'ceiling: min-order, one', path: '/min-order/one' },
+  ];
+  const extra = extraCeilings.filter((c) => chosen.some((s) => s.target.against === c.kind));
   const targets: Target[] = [
     { label: 'ceiling: bare route', kind: 'bare', ...ceiling, requests: [{ method: 'GET', path: '/bare' }], expectStatus: 200 },
     { label: 'ceiling: one-query route', kind: 'one-query', ...ceiling, requests: [{ method: 'GET', path: '/one-query' }], expectStatus: 200 },
-    ...chosen.map((s): Target => ({ label: s.name, kind: 'scenario', ...app, requests: s.requests(ctx), expectStatus: s.expectStatus ?? 200, scenario: s })),
+    ...extra.map((c): Target => ({ label: c.label, kind: c.kind, ...ceiling, requests: [{ method: 'POST', path: c.path, json: minOrderBody }], expectStatus: 201 })),
+    ...chosen.map((s): Target => ({
+      label: s.name,
+      kind: 'scenario',
+      ...app,
+      requests: s.requests(ctx),
+      expectStatus: s.expectStatus ?? 200,
+      scenario: s,
+      ...(s.allowStatuses ? { allowStatuses: s.allowStatuses } : {}),
+      ...(s.connectionRequests ? { connectionRequests: s.connectionRequests(ctx) } : {}),
+      ...(s.uniqueIds ? { uniqueIds: true } : {}),
+    })),
   ];
   for (const t of targets) await checkTarget(t);
 
@@ -489,17 +529,20 @@ async function main(): Promise<number> {
   const bare = ceilingRps('bare');
   const oneQuery = ceilingRps('one-query');
 
-  const rows: string[][] = [['', 'req/s', 'p50 ms', 'p99 ms', 'node µs/req', 'db µs/req', 'vs bare', 'vs one-query', 'target', 'result']];
+  // With a ceiling other than bare and one-query, a column gives each scenario's ratio to its own.
+  const ownCol = extra.length > 0;
+  const rows: string[][] = [['', 'req/s', 'p50 ms', 'p99 ms', 'node µs/req', 'db µs/req', 'vs bare', 'vs one-query', ...(ownCol ? ['vs ceiling'] : []), 'target', 'result']];
   let failed = false;
   for (const t of targets) {
     const r = picked.get(t)!;
     const row = [t.label, fmtInt(r.rps), fmtMs(r.p50), fmtMs(r.p99), fmtUs(r.nodeUs), fmtUs(r.dbUs), fmtRatio(r.rps / bare), fmtRatio(r.rps / oneQuery)];
     if (!t.scenario) {
-      rows.push([...row, '', '']);
+      rows.push([...row, ...(ownCol ? [''] : []), '', '']);
       continue;
     }
     const { ratio, against } = t.scenario.target;
-    const measured = r.rps / (against === 'bare' ? bare : oneQuery);
+    const measured = r.rps / ceilingRps(against);
+    if (ownCol) row.push(fmtRatio(measured));
     const invalid = results.get(t)!.some((x) => problems(t, x).length > 0) || targets.some((c) => !c.scenario && results.get(c)!.some((x) => problems(c, x).length > 0));
     const pass = !invalid && measured >= ratio;
     if (!pass) failed = true;
@@ -515,14 +558,26 @@ async function main(): Promise<number> {
       return `${t.label} ÷ ${against}: ${ratios.join(', ')}`;
     });
 
+  const statusLines = targets
+    .filter((t) => t.scenario)
+    .map((t) => {
+      const sum: Record<string, number> = {};
+      for (const r of results.get(t)!) for (const [code, n] of Object.entries(r.statuses)) sum[code] = (sum[code] ?? 0) + n;
+      const errs = results.get(t)!.reduce((a, r) => a + r.errors + r.timeouts, 0);
+      const bad = Object.entries(sum).filter(([code]) => !okStatus(t, Number(code))).reduce((a, [, n]) => a + n, 0);
+      const codes = Object.entries(sum).map(([code, n]) => `${code}×${n}`).join(', ');
+      return `${t.label}: ${codes || 'none'}; errors (other statuses, connection errors, timeouts): ${bad + errs}`;
+    });
+
   const lines = [
     '',
-    `${chosen.map((s) => s.name).join(', ')}: ${rounds} round(s) of (ceiling bare, ceiling one-query, scenario), each ${warmupSeconds} s warm-up + ${durationSeconds} s measured, ${connections} connections`,
+    `${chosen.map((s) => s.name).join(', ')}: ${rounds} round(s) of (ceiling bare, ceiling one-query${extra.map((c) => `, ceiling ${c.kind}`).join('')}, scenario), each ${warmupSeconds} s warm-up + ${durationSeconds} s measured, ${connections} connections`,
     `database: ${db.description}; node ${process.version}; ${pick === 'best' ? 'best round (highest req/s) of each row' : 'median over rounds of each figure'} shown`,
     '',
     table(rows),
     '',
     `per-round ratios (same round): ${perRound.join('; ')}`,
+    `statuses (measured runs, all rounds): ${statusLines.join('; ')}`,
     '',
   ];
   process.stdout.write(lines.join('\n'));

@@ -1,11 +1,16 @@
+import { mcp } from './mcp.js';
 import { me } from './me.js';
+import { ordersMany, ordersOne } from './orders.js';
 import type { Scenario } from './types.js';
 import { validation } from './validation.js';
 
 export type { BenchContext, BenchRequest, Ceiling, Scenario } from './types.js';
 
 /** Every scenario `npm run bench -- <name>` knows; add new ones here. */
-export const scenarios: readonly Scenario[] = [me, validation];
+export const scenarios: readonly Scenario[] = [me, validation, mcp, ordersMany, ordersOne];
+
+/** Names that stand for several scenarios, e.g. `npm run bench -- orders`. */
+export const scenarioGroups: Readonly<Record<string, readonly Scenario[]>> = { orders: [ordersMany, ordersOne] };
 
 export function findScenario(name: string): Scenario | undefined {
   return scenarios.find((s) => s.name === name);

@@ -11,6 +11,8 @@ export interface BenchContext {
   purchaseCode?: string;
   /** Base URL of the app under test, e.g. for a scenario's setup() to create data. */
   baseUrl: string;
+  /** The bench database, e.g. for a setup() that creates much data at once with dist/'s domain modules. */
+  databaseUrl: string;
 }
 
 /** One request autocannon sends; a scenario's requests are sent in turn on every connection. */
@@ -22,8 +24,12 @@ export interface BenchRequest {
   json?: unknown;
 }
 
-/** The two reference routes measured in the same run (see bench/ceiling-server.ts). */
-export type Ceiling = 'bare' | 'one-query';
+/**
+ * The reference routes measured in the same run (see bench/ceiling-server.ts). bare and one-query
+ * run always; the minimal order transaction (on many accounts, or all on one) only when a chosen
+ * scenario is judged against it.
+ */
+export type Ceiling = 'bare' | 'one-query' | 'min-order-many' | 'min-order-one';
 
 export interface Scenario {
   name: string;
@@ -31,6 +37,15 @@ export interface Scenario {
   requests(ctx: BenchContext): BenchRequest[];
   /** Every response must have this status, else the run is invalid (default 200). */
   expectStatus?: number;
+  /** Other statuses that are no error (e.g. 402 once a workspace runs dry); counted and shown. */
+  allowStatuses?: number[];
+  /**
+   * Optional per-connection requests: connection i sends list i (mod their number) in turn,
+   * instead of requests() (which is then only the check made before the load).
+   */
+  connectionRequests?(ctx: BenchContext): BenchRequest[][];
+  /** Replace `[<id>]` in headers and bodies with an id unique to each request (e.g. Idempotency-Key). */
+  uniqueIds?: boolean;
   /** PASS when requests/s ≥ ratio × the chosen ceiling's requests/s. */
   target: { ratio: number; against: Ceiling };
   /** Optional preparation before any load (create data through the API or the database). */
