@@ -19,46 +19,67 @@ export interface Movement {
 const KIND_ORDER: Record<AccountKind, number> = { available: 0, held: 1, payable: 2, fees: 3, external: 4 };
 
 /**
- * Writes balanced ledger transactions and applies them to the balance rows, in three statements
- * whatever the number of movements. Runs inside the caller's transaction, the one that changes the
- * state being paid for. UNIQUE (order_id, kind) rejects a second placement, release or refund of
- * an order; the balance CHECK rejects an overdraft.
+ * Writes balanced ledger transactions and applies them to the balance rows, inside the caller's
+ * transaction (the one that changes the state being paid for). The workspace's own rows
+ * (available, held) must already be locked by `lockWorkspaceAccounts` in that transaction: the
+ * transactions, their entries and those balances go in one statement, taking no new lock.
+ * Publisher and platform rows then follow, one at a time in the contract's lock order.
+ * UNIQUE (order_id, kind) rejects a second placement, release or refund of an order; the
+ * balance CHECK rejects an overdraft.
  */
 export async function postMovements(tx: Tx, movements: Movement[]): Promise<void> {
   if (movements.length === 0) return;
+  const seen = new Set<string>();
   for (const m of movements) {
     const sum = m.postings.reduce((s, p) => s + p.amount, 0);
     if (sum !== 0 || m.postings.some((p) => !Number.isSafeInteger(p.amount) || p.amount === 0)) {
       throw new Error(`unbalanced ledger movement ${m.kind}`);
     }
+    const id = `${m.kind}:${m.orderId}`;
+    if (seen.has(id)) throw new Error(`duplicate ledger movement ${id}`);
+    seen.add(id);
   }
-  const ids = await tx.query<{ id: number }>({
-    name: 'ledger_insert_transactions',
-    text: `INSERT INTO ledger_transactions (kind, order_id, workspace_id)
-           SELECT * FROM unnest($1::ledger_transaction_kind[], $2::bigint[], $3::int[]) RETURNING id`,
-    values: [movements.map((m) => m.kind), movements.map((m) => m.orderId), movements.map((m) => m.workspaceId)],
-  });
-  const entries = movements.flatMap((m, i) => m.postings.map((p) => ({ tx: ids.rows[i]!.id, ...p })));
+  const postings = movements.flatMap((m, n) => m.postings.map((p) => ({ n, ...p })));
+  const deltas = new Map<number, { kind: AccountKind; amount: number }>();
+  for (const p of postings) {
+    const d = deltas.get(p.accountId) ?? { kind: p.kind, amount: 0 };
+    d.amount += p.amount;
+    deltas.set(p.accountId, d);
+  }
+  const all = [...deltas.entries()].filter(([, d]) => d.amount !== 0);
+  const own = all.filter(([, d]) => d.kind === 'available' || d.kind === 'held');
   await tx.query({
-    name: 'ledger_insert_entries',
-    text: `INSERT INTO ledger_entries (transaction_id, account_id, amount)
-           SELECT * FROM unnest($1::bigint[], $2::int[], $3::bigint[])`,
-    values: [entries.map((e) => e.tx), entries.map((e) => e.accountId), entries.map((e) => e.amount)],
+    name: 'ledger_post',
+    text: `WITH m AS (SELECT * FROM unnest($1::ledger_transaction_kind[], $2::bigint[], $3::int[], $4::int[]) AS m(kind, order_id, workspace_id, n)),
+           t AS (INSERT INTO ledger_transactions (kind, order_id, workspace_id)
+                 SELECT kind, order_id, workspace_id FROM m ORDER BY n RETURNING id, kind, order_id),
+           e AS (INSERT INTO ledger_entries (transaction_id, account_id, amount)
+                 SELECT t.id, p.account_id, p.amount
+                   FROM unnest($5::int[], $6::int[], $7::bigint[]) AS p(n, account_id, amount)
+                   JOIN m ON m.n = p.n
+                   JOIN t ON t.kind = m.kind AND t.order_id IS NOT DISTINCT FROM m.order_id)
+           UPDATE ledger_accounts a SET balance = a.balance + d.delta
+             FROM unnest($8::int[], $9::bigint[]) AS d(id, delta) WHERE a.id = d.id`,
+    values: [
+      movements.map((m) => m.kind),
+      movements.map((m) => m.orderId),
+      movements.map((m) => m.workspaceId),
+      movements.map((_, n) => n),
+      postings.map((p) => p.n),
+      postings.map((p) => p.accountId),
+      postings.map((p) => p.amount),
+      own.map(([id]) => id),
+      own.map(([, d]) => d.amount),
+    ],
   });
-  const perAccount = new Map<number, { kind: AccountKind; amount: number }>();
-  for (const e of entries) {
-    const acc = perAccount.get(e.accountId) ?? { kind: e.kind, amount: 0 };
-    acc.amount += e.amount;
-    perAccount.set(e.accountId, acc);
-  }
-  const ordered = [...perAccount.entries()]
-    .filter(([, a]) => a.amount !== 0)
+  const others = all
+    .filter(([, d]) => d.kind !== 'available' && d.kind !== 'held')
     .sort(([ia, a], [ib, b]) => KIND_ORDER[a.kind] - KIND_ORDER[b.kind] || ia - ib);
-  for (const [accountId, a] of ordered) {
+  for (const [accountId, d] of others) {
     await tx.query({
       name: 'ledger_apply',
       text: 'UPDATE ledger_accounts SET balance = balance + $2 WHERE id = $1',
-      values: [accountId, a.amount],
+      values: [accountId, d.amount],
     });
   }
 }
