@@ -44,11 +44,22 @@ async function readSecret(pool: pg.Pool): Promise<string> {
  * transport, built for that key.
  */
 export const mcpRoutes: FastifyPluginAsync<McpRouteDeps> = async (app, deps) => {
-  // Read once at startup; every process reads the same row, so any process confirms any quote.
-  const confirmations = createConfirmations(deps.confirmationSecret ?? (await readSecret(deps.pool)), deps.clock);
+  // Read once, on the first MCP request (so starting the app needs no query); every process reads
+  // the same row, so any process confirms any quote. A failed read is retried on the next request.
+  let confirmations: Promise<ReturnType<typeof createConfirmations>> | undefined;
+  const getConfirmations = () => {
+    confirmations ??= (deps.confirmationSecret ? Promise.resolve(deps.confirmationSecret) : readSecret(deps.pool))
+      .then((secret) => createConfirmations(secret, deps.clock))
+      .catch((err: unknown) => {
+        confirmations = undefined;
+        throw err;
+      });
+    return confirmations;
+  };
   const config = { auth: 'buyer-or-401' as const, renderError: renderMcpError };
 
   app.post('/mcp', { config, schema: { hide: true } }, async (request, reply) => {
+    const confirmations = await getConfirmations();
     const server = buildMcpServer({
       principal: workspacePrincipal(request),
       pool: deps.pool,
@@ -62,10 +73,8 @@ export const mcpRoutes: FastifyPluginAsync<McpRouteDeps> = async (app, deps) => 
     const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
     reply.hijack();
     copyHeaders(reply);
-    reply.raw.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
+    // Closing the transport closes the server connected to it.
+    reply.raw.on('close', () => void transport.close());
     try {
       await server.connect(transport);
       // The body was already parsed by Fastify; without it the transport would answer 400.

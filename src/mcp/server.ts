@@ -1,4 +1,5 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { callTool, type ToolContext } from './tool.js';
 import { toolList, toolsByName } from './tools/index.js';
@@ -23,6 +24,10 @@ export const INSTRUCTIONS = [
 
 export const SERVER_INFO = { name: 'marketplace', title: 'Marketplace API', version: '1.0.0' };
 
+// Each Server would otherwise build its own Ajv instance (for elicitation, unused here), which
+// cost more CPU than the rest of a tools/call together.
+const jsonSchemaValidator = new AjvJsonSchemaValidator();
+
 /**
  * An MCP server for one request, acting for the caller in `ctx` (stateless: built per request,
  * dropped with it). The low-level Server is used rather than McpServer so that argument errors
@@ -31,7 +36,7 @@ export const SERVER_INFO = { name: 'marketplace', title: 'Marketplace API', vers
  * process instead of on every call.
  */
 export function buildMcpServer(ctx: ToolContext): Server {
-  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolList }));
   server.setRequestHandler(CallToolRequestSchema, (request) => {
     const tool = toolsByName.get(request.params.name);

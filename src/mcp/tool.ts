@@ -94,15 +94,23 @@ export function pageMeta(page: number, perPage: number, total: number, count: nu
   };
 }
 
+// zod bounds every integer to the safe-integer range; said on hundreds of fields, that is noise
+// in the schemas an agent reads (tools/list is part of its context), so it is left out.
+const dropSafeIntegerBounds = ({ jsonSchema: s }: { jsonSchema: Record<string, unknown> }) => {
+  if (s.minimum === Number.MIN_SAFE_INTEGER) delete s.minimum;
+  if (s.maximum === Number.MAX_SAFE_INTEGER) delete s.maximum;
+};
+
 /** The tools/list entry, computed once per process (converting zod to JSON Schema is not free). */
 export function describeTool(def: ToolDef): Tool {
+  // draft-07, as the SDK's McpServer emits, so every client's validator reads it.
+  const json = (schema: AnyObject, io: 'input' | 'output') => z.toJSONSchema(schema, { target: 'draft-7', io, override: dropSafeIntegerBounds });
   return {
     name: def.name,
     title: def.title,
     description: def.description,
-    // draft-07, as the SDK's McpServer emits, so every client's validator reads it.
-    inputSchema: z.toJSONSchema(def.input, { target: 'draft-7', io: 'input' }) as Tool['inputSchema'],
-    outputSchema: z.toJSONSchema(def.output, { target: 'draft-7', io: 'output' }) as Tool['outputSchema'],
+    inputSchema: json(def.input, 'input') as Tool['inputSchema'],
+    outputSchema: json(def.output, 'output') as Tool['outputSchema'],
     annotations: { title: def.title, ...def.annotations },
   };
 }
