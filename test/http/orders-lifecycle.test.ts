@@ -105,6 +105,9 @@ describe('buyer-written content', () => {
     expect(order).toMatchObject({ status: 'awaiting_acceptance', content: { version: 1, submitted_by: 'buyer', title: 'A fine title' } });
     const checks = Object.fromEntries(order.content.checks.map((c: { name: string; status: string }) => [c.name, c.status]));
     expect(checks).toMatchObject({ target_link: 'pass', anchor_text: 'warn', link_count: 'fail' });
+    // The placement answer (built from what was written) is what a read returns.
+    const listed = await h.app.inject({ method: 'GET', url: '/api/v1/orders?per_page=1', headers: bearer(ws.readKey) });
+    expect(listed.json().data[0]).toEqual(order);
     const accepted = await pub(p.publisherKey, `${order.id}/accept`);
     expect(accepted.statusCode, accepted.body).toBe(200);
     expect(accepted.json().data.status).toBe('publishing');

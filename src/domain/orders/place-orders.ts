@@ -4,7 +4,8 @@ import type { WorkspacePrincipal } from '../keys/principal.js';
 import { lockWorkspaceAccounts, postMovements } from '../ledger/movements.js';
 import { formatCents } from '../money/format.js';
 import { checkContent } from './content-checks.js';
-import { getOrders } from './order-read.js';
+import type { OfferFormat } from '../outlets/enums.js';
+import { orderView } from './order-view.js';
 import { deadlineFor, type Durations, type OrderStatus } from './states.js';
 
 export interface PlaceOrdersInput {
@@ -20,7 +21,11 @@ export interface PlaceOrdersInput {
 interface OfferRow {
   id: number;
   outlet_id: number;
+  outlet_name: string;
+  outlet_domain: string;
   publisher_id: number;
+  format: OfferFormat;
+  title: string;
   publisher_price_cents: number;
   fee_cents: number;
   price: number;
@@ -31,6 +36,31 @@ interface OfferRow {
   max_links: number;
   active: boolean;
 }
+
+interface PlacementContext {
+  key_ok: boolean | null;
+  project_ok: boolean;
+  max_order_cents: number | null;
+  currency: string;
+  per_usd: number;
+  offers: OfferRow[];
+}
+
+// Everything placement must know before it locks the balance, in one round trip: the key still
+// valid, the project the workspace's own, the approval rule and currency, and the offers.
+const contextStatement = `
+  SELECT (SELECT revoked_at IS NULL AND can_place_orders FROM api_keys WHERE id = $2) AS key_ok,
+         ($4::int IS NULL OR EXISTS (SELECT 1 FROM projects WHERE id = $4 AND workspace_id = $3)) AS project_ok,
+         w.max_order_cents, w.currency, fx.per_usd::float8 AS per_usd,
+         COALESCE((SELECT json_agg(json_build_object(
+             'id', f.id, 'outlet_id', f.outlet_id, 'outlet_name', o.name, 'outlet_domain', o.domain,
+             'publisher_id', o.publisher_id, 'format', f.format, 'title', f.title,
+             'publisher_price_cents', f.publisher_price_cents, 'fee_cents', f.fee_cents, 'price', f.price,
+             'turnaround_days', f.turnaround_days, 'content_by', f.content_by, 'min_words', f.min_words,
+             'max_words', f.max_words, 'max_links', f.max_links, 'active', f.active))
+           FROM unnest($1::int[]) AS ids(id) JOIN offers f ON f.id = ids.id JOIN outlets o ON o.id = f.outlet_id), '[]'::json) AS offers
+    FROM workspaces w JOIN fx_rates fx ON fx.currency = w.currency
+   WHERE w.id = $3`;
 
 /** A spending key must still be valid inside the transaction that spends (the cache may lag 5 s). */
 export async function recheckSpendingKey(tx: Tx, keyId: number): Promise<void> {
@@ -48,47 +78,32 @@ export async function recheckSpendingKey(tx: Tx, keyId: number): Promise<void> {
  * publisher price, fee and price it was bought at.
  */
 export async function placeOrders(tx: Tx, principal: WorkspacePrincipal, input: PlaceOrdersInput, now: number, durations: Durations) {
-  await recheckSpendingKey(tx, principal.keyId);
-  const { rows: found } = await tx.query<OfferRow>({
-    name: 'orders_offers_for_placement',
-    text: `SELECT f.id, f.outlet_id, o.publisher_id, f.publisher_price_cents, f.fee_cents, f.price, f.turnaround_days,
-                  f.content_by, f.min_words, f.max_words, f.max_links, f.active
-             FROM offers f JOIN outlets o ON o.id = f.outlet_id WHERE f.id = ANY($1::int[])`,
-    values: [input.offer_ids],
+  const { rows } = await tx.query<PlacementContext>({
+    name: 'orders_placement_context',
+    text: contextStatement,
+    values: [input.offer_ids, principal.keyId, principal.workspaceId, input.project_id ?? null],
   });
-  const byId = new Map(found.map((f) => [f.id, f]));
+  const ctx = rows[0];
+  if (!ctx?.key_ok) throw new DomainError('unauthenticated', 'This key has been revoked.');
+  const byId = new Map(ctx.offers.map((f) => [f.id, f]));
   const unknown = input.offer_ids.filter((id) => !byId.get(id)?.active);
   if (unknown.length) {
     throw invalidInput({ offer_ids: [`unknown or inactive offers: ${unknown.join(', ')}`] });
   }
-  if (input.project_id !== undefined) {
-    const p = await tx.query({
-      name: 'orders_project_check',
-      text: 'SELECT 1 FROM projects WHERE id = $1 AND workspace_id = $2',
-      values: [input.project_id, principal.workspaceId],
-    });
-    if (p.rowCount === 0) throw invalidInput({ project_id: ['is not a project of this workspace'] });
-  }
+  if (!ctx.project_ok) throw invalidInput({ project_id: ['is not a project of this workspace'] });
   const offersInOrder = input.offer_ids.map((id) => byId.get(id)!);
   const total = offersInOrder.reduce((s, f) => s + f.price, 0);
+  const fmt = (c: number) => formatCents(c, ctx.currency, ctx.per_usd);
+  if (ctx.max_order_cents !== null && total > ctx.max_order_cents) {
+    throw new DomainError(
+      'approval_required',
+      `This order totals ${fmt(total)}, above the workspace's approval limit of ${fmt(ctx.max_order_cents)}. Ask an owner to raise the limit or order less.`,
+      { total_cents: total, max_order_cents: ctx.max_order_cents },
+    );
+  }
 
   // The lock on the balance rows serialises every spend of this workspace.
   const accounts = await lockWorkspaceAccounts(tx, principal.workspaceId);
-  const { rows: wsRows } = await tx.query<{ max_order_cents: number | null; currency: string; per_usd: number }>({
-    name: 'orders_workspace_rules',
-    text: `SELECT w.max_order_cents, w.currency, fx.per_usd::float8 AS per_usd
-             FROM workspaces w JOIN fx_rates fx ON fx.currency = w.currency WHERE w.id = $1`,
-    values: [principal.workspaceId],
-  });
-  const ws = wsRows[0]!;
-  const fmt = (c: number) => formatCents(c, ws.currency, ws.per_usd);
-  if (ws.max_order_cents !== null && total > ws.max_order_cents) {
-    throw new DomainError(
-      'approval_required',
-      `This order totals ${fmt(total)}, above the workspace's approval limit of ${fmt(ws.max_order_cents)}. Ask an owner to raise the limit or order less.`,
-      { total_cents: total, max_order_cents: ws.max_order_cents },
-    );
-  }
   if (accounts.availableBalance < total) {
     const needed = total - accounts.availableBalance;
     throw new DomainError('insufficient_balance', `The balance is too low: ${fmt(needed)} more is needed.`, {
@@ -104,6 +119,7 @@ export async function placeOrders(tx: Tx, principal: WorkspacePrincipal, input: 
   const statuses: OrderStatus[] = offersInOrder.map((f) =>
     hasContent || f.content_by === 'publisher' ? 'awaiting_acceptance' : 'awaiting_content',
   );
+  const deadlines = statuses.map((st, i) => deadlineFor(st, now, durations, { turnaroundDays: offersInOrder[i]!.turnaround_days }));
   const { rows: created } = await tx.query<{ id: number }>({
     name: 'orders_insert',
     text: `INSERT INTO orders (workspace_id, project_id, placed_by_key_id, outlet_id, offer_id, publisher_id, status,
@@ -133,29 +149,29 @@ export async function placeOrders(tx: Tx, principal: WorkspacePrincipal, input: 
       offersInOrder.map((f) => f.price),
       offersInOrder.map((f) => f.content_by),
       offersInOrder.map((f) => f.turnaround_days),
-      statuses.map((s, i) => deadlineFor(s, now, durations, { turnaroundDays: offersInOrder[i]!.turnaround_days })),
+      deadlines,
     ],
   });
   const ids = created.map((r) => r.id);
-
-  if (hasContent) {
-    const content = { title: input.content_title!, body: input.content! };
-    const checks = offersInOrder.map((f) =>
-      JSON.stringify(
-        checkContent(content, {
+  const content = hasContent ? { title: input.content_title!, body: input.content! } : undefined;
+  const checks = offersInOrder.map((f) =>
+    content
+      ? checkContent(content, {
           targetUrl: input.target_url,
           anchorText: input.anchor_text ?? null,
           minWords: f.min_words,
           maxWords: f.max_words,
           maxLinks: f.max_links,
-        }),
-      ),
-    );
+        })
+      : null,
+  );
+
+  if (content) {
     await tx.query({
       name: 'orders_insert_buyer_content',
       text: `INSERT INTO order_contents (order_id, version, title, body, submitted_by, submitted_at, checks)
              SELECT t.id, 1, $2, $3, 'buyer', $4, t.checks::jsonb FROM unnest($1::bigint[], $5::text[]) AS t(id, checks)`,
-      values: [ids, content.title, content.body, at, checks],
+      values: [ids, content.title, content.body, at, checks.map((c) => JSON.stringify(c))],
     });
   }
 
@@ -171,5 +187,40 @@ export async function placeOrders(tx: Tx, principal: WorkspacePrincipal, input: 
       ],
     })),
   );
-  return getOrders(tx, { party: 'buyer', workspaceId: principal.workspaceId }, ids);
+  // The response is built from what this transaction wrote: no second read under the lock.
+  return offersInOrder.map((f, i) =>
+    orderView(
+      {
+        id: ids[i]!,
+        status: statuses[i]!,
+        project_id: input.project_id ?? null,
+        price: f.price,
+        publisher_price_cents: f.publisher_price_cents,
+        target_url: input.target_url,
+        anchor_text: input.anchor_text ?? null,
+        brief: input.brief ?? null,
+        live_url: null,
+        decline_reason: null,
+        deadline_at: deadlines[i]!,
+        created_at: at,
+        updated_at: at,
+        outlet_id: f.outlet_id,
+        outlet_name: f.outlet_name,
+        outlet_domain: f.outlet_domain,
+        offer_id: f.id,
+        format: f.format,
+        offer_title: f.title,
+        version: content ? 1 : null,
+        content_title: content?.title ?? null,
+        content_body: content?.body ?? null,
+        submitted_by: content ? 'buyer' : null,
+        submitted_at: content ? at : null,
+        checks: checks[i] ?? null,
+        messages_count: 0,
+        currency: ctx.currency,
+        per_usd: ctx.per_usd,
+      },
+      'buyer',
+    ),
+  );
 }
