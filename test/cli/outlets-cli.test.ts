@@ -7,6 +7,7 @@ import type { OutletInput } from '../../src/domain/outlets/outlet-input.js';
 import { createPublisher } from '../../src/domain/publishers/publisher-service.js';
 import type { CliOutcome } from '../../src/cli/main.js';
 import { runCli } from '../helpers/cli.js';
+import { offerInput, outletInput } from '../helpers/catalog.js';
 import { createTestDatabase } from '../helpers/db.js';
 
 // `outlets generate` and `outlets import` (contract section 10) as a real CLI process against a
@@ -46,32 +47,10 @@ const outletCount = (publisherId: number) => count('SELECT count(*)::int AS n FR
 const offerCount = (publisherId: number) =>
   count('SELECT count(*)::int AS n FROM offers f JOIN outlets o ON o.id = f.outlet_id WHERE o.publisher_id = $1', [publisherId]);
 
-const offer = (over: Partial<OutletInput['offers'][number]> = {}): OutletInput['offers'][number] => ({
-  format: 'guest_post',
-  title: 'Guest post',
-  publisher_price_cents: 12_345,
-  turnaround_days: 5,
-  content_by: 'buyer',
-  min_words: 600,
-  max_words: 1500,
-  max_links: 2,
-  link_type: 'dofollow',
-  sponsored_label: false,
-  permanent: true,
-  ...over,
-});
-const outlet = (domain: string, over: Partial<OutletInput> = {}): OutletInput => ({
-  name: `Site ${domain}`,
-  domain,
-  description: 'Practical guides about gardening.',
-  type: 'blog',
-  country: 'GB',
-  language: 'en',
-  topics: ['home-garden'],
-  traffic: { monthly_visits: 12_000, verified: true },
-  offers: [offer()],
-  ...over,
-});
+const offer = (over: Partial<OutletInput['offers'][number]> = {}) =>
+  offerInput({ publisher_price_cents: 12_345, turnaround_days: 5, content_by: 'buyer', min_words: 600, max_words: 1500, max_links: 2, sponsored_label: false, ...over });
+const outlet = (domain: string, over: Partial<OutletInput> = {}): OutletInput =>
+  outletInput(domain, { name: `Site ${domain}`, description: 'Practical guides about gardening.', country: 'GB', topics: ['home-garden'], traffic: { monthly_visits: 12_000, verified: true }, offers: [offer()], ...over });
 
 let fileNo = 0;
 function jsonl(lines: (object | string)[]): string {

@@ -3,38 +3,17 @@ import { upsertOutlets } from '../../src/domain/outlets/catalog-service.js';
 import { feeCents } from '../../src/domain/outlets/fees.js';
 import type { OutletInput } from '../../src/domain/outlets/outlet-input.js';
 import { createPublisher } from '../../src/domain/publishers/publisher-service.js';
+import { offerInput, outletInput } from '../helpers/catalog.js';
 import { createTestDatabase } from '../helpers/db.js';
 
 const database = await createTestDatabase();
 afterAll(() => database.drop());
 
-const offer = (over: Partial<OutletInput['offers'][number]> = {}): OutletInput['offers'][number] => ({
-  format: 'guest_post',
-  title: 'Guest post',
-  publisher_price_cents: 10_000,
-  turnaround_days: 7,
-  content_by: 'buyer',
-  min_words: 500,
-  max_words: 1500,
-  max_links: 2,
-  link_type: 'dofollow',
-  sponsored_label: false,
-  permanent: true,
-  ...over,
-});
+const offer = (over: Partial<OutletInput['offers'][number]> = {}) =>
+  offerInput({ content_by: 'buyer', min_words: 500, max_words: 1500, max_links: 2, sponsored_label: false, ...over });
 
-const outlet = (domain: string, over: Partial<OutletInput> = {}): OutletInput => ({
-  name: `Outlet ${domain}`,
-  domain,
-  description: 'Reviews of gadgets and software.',
-  type: 'blog',
-  country: 'US',
-  language: 'en',
-  topics: ['technology'],
-  traffic: { monthly_visits: 50_000, verified: true },
-  offers: [offer()],
-  ...over,
-});
+const outlet = (domain: string, over: Partial<OutletInput> = {}): OutletInput =>
+  outletInput(domain, { description: 'Reviews of gadgets and software.', traffic: { monthly_visits: 50_000, verified: true }, offers: [offer()], ...over });
 
 describe('fees', () => {
   it('rounds half up once', () => {

@@ -20,6 +20,20 @@ export const offerInput = (over: Partial<Offer> = {}): Offer => ({
   ...over,
 });
 
+/** An outlet as `outlets import` takes it, with one default offer. */
+export const outletInput = (domain: string, over: Partial<OutletInput> = {}): OutletInput => ({
+  name: `Outlet ${domain}`,
+  domain,
+  description: 'A test outlet.',
+  type: 'blog',
+  country: 'US',
+  language: 'en',
+  topics: ['technology'],
+  traffic: { monthly_visits: 1000, verified: true },
+  offers: [offerInput()],
+  ...over,
+});
+
 let n = 0;
 
 /**

@@ -5,37 +5,15 @@ import { createPublisher } from '../../src/domain/publishers/publisher-service.j
 import { createProject } from '../../src/domain/workspaces/projects.js';
 import { planData } from '../../src/http/v1/plan.js';
 import { setupApp } from '../helpers/app.js';
+import { offerInput, outletInput } from '../helpers/catalog.js';
 import { bearer, type WorkspaceFixture, workspaceWithKeys } from '../helpers/fixtures.js';
 
 const h = await setupApp();
 
 type Offer = OutletInput['offers'][number];
-const offer = (over: Partial<Offer> = {}): Offer => ({
-  format: 'guest_post',
-  title: 'Guest post',
-  publisher_price_cents: 10_000,
-  turnaround_days: 7,
-  content_by: 'buyer',
-  min_words: 500,
-  max_words: 1500,
-  max_links: 2,
-  link_type: 'dofollow',
-  sponsored_label: false,
-  permanent: true,
-  ...over,
-});
-const outlet = (domain: string, over: Partial<OutletInput> = {}): OutletInput => ({
-  name: `Outlet ${domain}`,
-  domain,
-  description: 'General interest stories.',
-  type: 'blog',
-  country: 'US',
-  language: 'en',
-  topics: ['lifestyle'],
-  traffic: { monthly_visits: 50_000, verified: true },
-  offers: [offer()],
-  ...over,
-});
+const offer = (over: Partial<Offer> = {}): Offer => offerInput({ content_by: 'buyer', min_words: 500, max_words: 1500, max_links: 2, sponsored_label: false, ...over });
+const outlet = (domain: string, over: Partial<OutletInput> = {}): OutletInput =>
+  outletInput(domain, { description: 'General interest stories.', topics: ['lifestyle'], traffic: { monthly_visits: 50_000, verified: true }, offers: [offer()], ...over });
 
 // Prices are fee-inclusive: publisher price × 1.2 (fee rate 0.2, rounded half-up).
 const travel = [
