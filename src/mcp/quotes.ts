@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { DomainError, conflict, invalidInput } from '../domain/errors.js';
+import { conflict } from '../domain/errors.js';
 import { formatCents } from '../domain/money/format.js';
 import { getOrder } from '../domain/orders/order-read.js';
-import type { PlaceOrdersInput } from '../domain/orders/place-orders.js';
+import { checkPlacement, type PlaceOrdersInput } from '../domain/orders/place-orders.js';
 import { contentByValues, offerFormat } from '../domain/outlets/enums.js';
 import { getMe } from '../domain/workspaces/me-query.js';
 import type { ToolContext } from './tool.js';
@@ -78,62 +78,20 @@ export async function moneyOf(ctx: ToolContext): Promise<Money> {
   return (c) => formatCents(c, w.currency, w.perUsd);
 }
 
-const offersStatement = {
-  name: 'mcp_quote_offers',
-  text: `SELECT f.id, f.format, f.title, f.price, f.content_by, f.turnaround_days,
-                o.id AS outlet_id, o.name AS outlet_name, o.domain AS outlet_domain
-           FROM offers f JOIN outlets o ON o.id = f.outlet_id
-          WHERE f.id = ANY($1::int[]) AND f.active`,
-};
-const projectStatement = { name: 'mcp_quote_project', text: 'SELECT 1 FROM projects WHERE id = $1 AND workspace_id = $2' };
-
-interface OfferRow {
-  id: number;
-  format: z.infer<typeof offerFormat>;
-  title: string;
-  price: number;
-  content_by: 'buyer' | 'publisher';
-  turnaround_days: number;
-  outlet_id: number;
-  outlet_name: string;
-  outlet_domain: string;
-}
-
-/** The price of placing these orders now; refuses what placement would refuse outright. */
+/** The price of placing these orders now; refuses exactly what placement would refuse outright. */
 export async function quotePlacement(ctx: ToolContext, input: PlaceOrdersInput) {
-  const [offers, me, project] = await Promise.all([
-    ctx.pool.query<OfferRow>({ ...offersStatement, values: [input.offer_ids] }),
-    getMe(ctx.pool, ctx.settings, ctx.principal),
-    input.project_id === undefined ? undefined : ctx.pool.query({ ...projectStatement, values: [input.project_id, ctx.principal.workspaceId] }),
-  ]);
-  const settings = await ctx.settings.get(ctx.principal.workspaceId); // cached by getMe
-  const byId = new Map(offers.rows.map((f) => [f.id, f]));
-  const unknown = input.offer_ids.filter((id) => !byId.has(id));
-  if (unknown.length) throw invalidInput({ offer_ids: [`unknown or inactive offers: ${unknown.join(', ')}`] });
-  if (project && project.rowCount === 0) throw invalidInput({ project_id: ['is not a project of this workspace'] });
-  const fmt: Money = (c) => formatCents(c, settings.currency, settings.perUsd);
-  const items = input.offer_ids.map((id) => {
-    const f = byId.get(id)!;
-    return {
-      offer_id: f.id,
-      outlet: { id: f.outlet_id, name: f.outlet_name, domain: f.outlet_domain },
-      format: f.format,
-      title: f.title,
-      content_by: f.content_by,
-      turnaround_days: f.turnaround_days,
-      price: f.price,
-      price_formatted: fmt(f.price),
-    };
-  });
-  const total = items.reduce((s, i) => s + i.price, 0);
-  // Said at the quote so the user is not asked to confirm what placement refuses (it re-checks).
-  if (settings.maxOrderCents !== null && total > settings.maxOrderCents) {
-    throw new DomainError(
-      'approval_required',
-      `This order totals ${fmt(total)}, above the workspace's approval limit of ${fmt(settings.maxOrderCents)}. Ask an owner to raise the limit or order less.`,
-      { total_cents: total, max_order_cents: settings.maxOrderCents },
-    );
-  }
+  const [checked, me] = await Promise.all([checkPlacement(ctx.pool, ctx.principal, input), getMe(ctx.pool, ctx.settings, ctx.principal)]);
+  const { offers, total, fmt } = checked;
+  const items = offers.map((f) => ({
+    offer_id: f.id,
+    outlet: { id: f.outlet_id, name: f.outlet_name, domain: f.outlet_domain },
+    format: f.format,
+    title: f.title,
+    content_by: f.content_by,
+    turnaround_days: f.turnaround_days,
+    price: f.price,
+    price_formatted: fmt(f.price),
+  }));
   return { items, ...totals(total, me.balance, 'available', fmt) };
 }
 

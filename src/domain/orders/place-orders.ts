@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import type { Tx } from '../../db/tx.js';
 import { DomainError, invalidInput } from '../errors.js';
 import type { WorkspacePrincipal } from '../keys/principal.js';
@@ -73,12 +74,12 @@ export async function recheckSpendingKey(tx: Tx, keyId: number): Promise<void> {
 }
 
 /**
- * Creates one order per offer and moves their total from available into escrow, all in the
- * caller's transaction: every order is created and paid for, or none. Each order freezes the
- * publisher price, fee and price it was bought at.
+ * Everything placement refuses before it touches money, in one round trip: a revoked key,
+ * unknown or inactive offers, another workspace's project, a total above the approval limit.
+ * The MCP quote runs exactly these checks; placement runs them again inside its transaction.
  */
-export async function placeOrders(tx: Tx, principal: WorkspacePrincipal, input: PlaceOrdersInput, now: number, durations: Durations) {
-  const { rows } = await tx.query<PlacementContext>({
+export async function checkPlacement(q: pg.Pool | Tx, principal: WorkspacePrincipal, input: PlaceOrdersInput) {
+  const { rows } = await q.query<PlacementContext>({
     name: 'orders_placement_context',
     text: contextStatement,
     values: [input.offer_ids, principal.keyId, principal.workspaceId, input.project_id ?? null],
@@ -91,8 +92,8 @@ export async function placeOrders(tx: Tx, principal: WorkspacePrincipal, input: 
     throw invalidInput({ offer_ids: [`unknown or inactive offers: ${unknown.join(', ')}`] });
   }
   if (!ctx.project_ok) throw invalidInput({ project_id: ['is not a project of this workspace'] });
-  const offersInOrder = input.offer_ids.map((id) => byId.get(id)!);
-  const total = offersInOrder.reduce((s, f) => s + f.price, 0);
+  const offers = input.offer_ids.map((id) => byId.get(id)!);
+  const total = offers.reduce((s, f) => s + f.price, 0);
   const fmt = (c: number) => formatCents(c, ctx.currency, ctx.per_usd);
   if (ctx.max_order_cents !== null && total > ctx.max_order_cents) {
     throw new DomainError(
@@ -101,6 +102,16 @@ export async function placeOrders(tx: Tx, principal: WorkspacePrincipal, input: 
       { total_cents: total, max_order_cents: ctx.max_order_cents },
     );
   }
+  return { ctx, offers, total, fmt };
+}
+
+/**
+ * Creates one order per offer and moves their total from available into escrow, all in the
+ * caller's transaction: every order is created and paid for, or none. Each order freezes the
+ * publisher price, fee and price it was bought at.
+ */
+export async function placeOrders(tx: Tx, principal: WorkspacePrincipal, input: PlaceOrdersInput, now: number, durations: Durations) {
+  const { ctx, offers: offersInOrder, total, fmt } = await checkPlacement(tx, principal, input);
 
   // The lock on the balance rows serialises every spend of this workspace.
   const accounts = await lockWorkspaceAccounts(tx, principal.workspaceId);
