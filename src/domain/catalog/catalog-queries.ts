@@ -60,25 +60,35 @@ const itemStatement = {
 };
 
 // The unique index on purchases.code finds the row; the workspace and refund conditions then
-// decide whether this key may see it. The item comes in the same statement. supported_until is
-// left out when the purchase has no support, so there are two shapes.
+// decide whether this key may see it. The item's JSON comes from a short per-process cache, so a
+// validation costs one index lookup of a few scalar columns.
 const purchaseStatement = {
   name: 'catalog_purchase',
   text: `
-    SELECT (CASE WHEN p.supported_until IS NULL
-      THEN (SELECT row_to_json(r) FROM (SELECT p.code AS purchase_code, x.license_type, x.price, p.currency, x.item,
-              p.downloaded, x.date) r)
-      ELSE (SELECT row_to_json(r) FROM (SELECT p.code AS purchase_code, x.license_type, x.price, p.currency, x.item,
-              ${isoSql('p.supported_until')} AS supported_until, p.downloaded, x.date) r)
-      END)::text AS purchase
-    FROM purchases p JOIN items i ON i.id = p.item_id
-    CROSS JOIN LATERAL (SELECT
-      CASE p.license WHEN 'extended' THEN 'Extended' ELSE 'Regular' END AS license_type,
-      ${decimalSql('p.price_cents', 'p.currency')} AS price,
-      ${isoSql('p.purchased_at')} AS date,
-      ${ITEM_JSON} AS item) x
-    WHERE p.code = $1 AND p.workspace_id = $2 AND p.refunded_at IS NULL`,
+    SELECT p.item_id, CASE p.license WHEN 'extended' THEN 'Extended' ELSE 'Regular' END AS license_type,
+           ${decimalSql('p.price_cents', 'p.currency')}::text AS price, p.currency, p.downloaded,
+           CASE WHEN p.supported_until IS NOT NULL THEN ${isoSql('p.supported_until')} END AS supported_until,
+           ${isoSql('p.purchased_at')} AS date
+      FROM purchases p
+     WHERE p.code = $1 AND p.workspace_id = $2 AND p.refunded_at IS NULL`,
 };
+
+// Items are only ever added (items import), so their JSON can be reused; 5 s bounds any surprise.
+const ITEM_TTL_MS = 5_000;
+const itemJsonCache = new Map<string, { json: string; expiresAt: number }>();
+
+async function cachedItemJson(pool: pg.Pool, workspaceId: number, itemId: number): Promise<string | undefined> {
+  const key = `${workspaceId}:${itemId}`;
+  const hit = itemJsonCache.get(key);
+  const now = Date.now();
+  if (hit && hit.expiresAt > now) return hit.json;
+  const json = await getItemJson(pool, workspaceId, itemId);
+  if (json !== undefined) {
+    if (itemJsonCache.size > 10_000) itemJsonCache.clear();
+    itemJsonCache.set(key, { json, expiresAt: now + ITEM_TTL_MS });
+  }
+  return json;
+}
 
 export interface Account {
   name: { firstname: string; lastname: string; full_name: string };
@@ -156,6 +166,24 @@ export const PURCHASE_CODE_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a
  */
 export async function findPurchaseJson(pool: pg.Pool, workspaceId: number, code: string): Promise<string | undefined> {
   if (!PURCHASE_CODE_PATTERN.test(code)) return undefined;
-  const { rows } = await pool.query<{ purchase: string }>({ ...purchaseStatement, values: [code, workspaceId] });
-  return rows[0]?.purchase;
+  const { rows } = await pool.query<{
+    item_id: number;
+    license_type: string;
+    price: string;
+    currency: string;
+    downloaded: boolean;
+    supported_until: string | null;
+    date: string;
+  }>({ ...purchaseStatement, values: [code, workspaceId] });
+  const p = rows[0];
+  if (!p) return undefined;
+  const item = await cachedItemJson(pool, workspaceId, p.item_id);
+  if (item === undefined) return undefined;
+  // The seed's key order; supported_until only when the purchase has support.
+  return (
+    `{"purchase_code":${JSON.stringify(code.toLowerCase())},"license_type":"${p.license_type}","price":${p.price},` +
+    `"currency":${JSON.stringify(p.currency)},"item":${item}` +
+    (p.supported_until ? `,"supported_until":"${p.supported_until}"` : '') +
+    `,"downloaded":${p.downloaded},"date":"${p.date}"}`
+  );
 }
