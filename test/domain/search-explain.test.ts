@@ -15,7 +15,15 @@ const COUNT = 100_000;
 const pub = await createPublisher(database.db, 'Explain publisher');
 const ws = await createWorkspace(database.db, { name: 'Explain workspace' });
 await upsertOutlets(database.pool, pub.id, generateOutlets(COUNT, 7, { domainTag: runDomainTag(pub.id, 7) }), 0.2);
-for (const table of ['outlets', 'offers']) await database.pool.query(`VACUUM ANALYZE ${table}`);
+// Counts of broad filters are index-only scans, which the planner picks once the visibility map
+// is current (autovacuum's job in production). Another test's open transaction can keep VACUUM
+// from marking pages all-visible for a moment, so wait for it.
+for (let attempt = 0; ; attempt++) {
+  for (const table of ['outlets', 'offers']) await database.pool.query(`VACUUM ANALYZE ${table}`);
+  const { rows } = await database.pool.query(`SELECT relallvisible::float / GREATEST(relpages, 1) AS visible FROM pg_class WHERE relname = 'outlets'`);
+  if (rows[0].visible >= 0.95 || attempt >= 20) break;
+  await new Promise((r) => setTimeout(r, 1000));
+}
 
 interface PlanNode {
   'Node Type': string;
