@@ -1,3 +1,4 @@
+import type { ServerOptions } from 'node:http';
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import sensible from '@fastify/sensible';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -38,6 +39,17 @@ export interface AppDeps {
 
 export const BODY_LIMIT = 1024 * 1024;
 
+/** Node's own request deadlines, which Fastify has no option for. */
+function httpServerOptions(config: Config): ServerOptions {
+  const requestTimeout = config.HTTP_REQUEST_TIMEOUT_MS;
+  // Node refuses a headers timeout longer than the request timeout.
+  const headersTimeout = Math.min(config.HTTP_HEADERS_TIMEOUT_MS, requestTimeout);
+  // Node enforces both only when it sweeps its connections, every 30 s by default: sweep at a
+  // quarter of the headers timeout, so a deadline is overrun by at most a quarter of it.
+  const connectionsCheckingInterval = Math.max(100, Math.min(30_000, Math.floor(headersTimeout / 4)));
+  return { requestTimeout, headersTimeout, connectionsCheckingInterval };
+}
+
 /** The whole service as a Fastify instance; server.ts listens, tests inject. */
 export async function buildApp(deps: AppDeps) {
   const clock = deps.clock ?? systemClock;
@@ -49,6 +61,11 @@ export async function buildApp(deps: AppDeps) {
     genReqId,
     requestIdHeader: false,
     bodyLimit: BODY_LIMIT,
+    // Slow or hostile clients (README, "Behaviour worth knowing"; HTTP_*_TIMEOUT_MS).
+    connectionTimeout: deps.config.HTTP_CONNECTION_TIMEOUT_MS,
+    keepAliveTimeout: deps.config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    requestTimeout: deps.config.HTTP_REQUEST_TIMEOUT_MS,
+    http: httpServerOptions(deps.config),
     trustProxy: false,
     // While closing, requests on open keep-alive sockets get the contract's 503 (hook below).
     return503OnClosing: false,

@@ -59,7 +59,8 @@ async function main(): Promise<void> {
     }, config.SHUTDOWN_TIMEOUT_MS);
     force.unref();
     // A keep-alive socket whose request was in flight when close() began goes idle afterwards and
-    // would hold close() open for the whole keep-alive timeout (72 s): reap idle sockets as they appear.
+    // would hold close() open for the whole keep-alive timeout (HTTP_KEEP_ALIVE_TIMEOUT_MS, 72 s):
+    // reap idle sockets as they appear.
     const reaper = setInterval(() => app.server.closeIdleConnections(), 100);
     reaper.unref();
     try {

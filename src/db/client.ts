@@ -39,6 +39,11 @@ export function createDatabase(opts: DatabaseOptions): Database {
   });
   // An idle client losing its connection (database restart) must not crash the process.
   pool.on('error', (err) => opts.onError?.(err));
+  // Nor may a checked-out one (pool.connect(), a transaction between two statements): pg-pool
+  // listens only while a client is idle, and an 'error' event without a listener is thrown. The
+  // error still reaches the client's query (or the next one: the client is no longer queryable),
+  // which answers 503, and a client that failed is discarded when released.
+  pool.on('connect', (client) => void client.on('error', () => {}));
   const db = drizzle(pool, { schema });
   return {
     pool,

@@ -25,7 +25,8 @@ export function toolError(err: unknown, ctx: { log: FastifyBaseLogger; requestId
 
 /** A zod failure as invalid_input naming every bad argument, like REST's 422. */
 export function invalidArguments(error: z.ZodError): DomainError {
-  const errors: FieldErrors = {};
+  // No prototype: an argument named `constructor` or `toString` must not find Object's members.
+  const errors: FieldErrors = Object.create(null) as FieldErrors;
   for (const issue of error.issues) {
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) (errors[[...issue.path, key].join('.')] ??= []).push('is not an argument of this tool');

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { formatCents } from '../money/format.js';
 import type { OfferFormat, OutletSort, OutletType } from './enums.js';
@@ -19,6 +20,15 @@ interface Built {
   name: string;
   text: string;
   values: unknown[];
+}
+
+/**
+ * PostgreSQL truncates statement names to 63 bytes, so two long names sharing a prefix would be
+ * one statement ("prepared statement … already exists" on a connection that prepared the other).
+ * Long names keep a readable prefix and end in a hash of the whole name.
+ */
+export function statementName(name: string): string {
+  return name.length <= 63 ? name : `${name.slice(0, 30)}#${createHash('sha1').update(name).digest('hex').slice(0, 32)}`;
 }
 
 /** The outlets column holding the cheapest active offer of a format (or of any format). */
@@ -84,7 +94,7 @@ export function buildSearch(f: OutletFilters, workspaceId: number, page: number,
   const key = shape.join('+');
 
   const pageQuery: Built = {
-    name: `outlets_page:${key}:${sort}`,
+    name: statementName(`outlets_page:${key}:${sort}`),
     text: `SELECT ${outletColumns}, ${price} AS from_price, m.currency, m.per_usd
              FROM outlets o
             CROSS JOIN (SELECT w.currency, fx.per_usd::float8 AS per_usd FROM workspaces w
@@ -96,7 +106,7 @@ export function buildSearch(f: OutletFilters, workspaceId: number, page: number,
     values,
   };
   const countQuery: Built = {
-    name: `outlets_count:${key}`,
+    name: statementName(`outlets_count:${key}`),
     text: `SELECT count(*)::int AS n FROM outlets o ${whereSql}`,
     values: countValues,
   };

@@ -183,7 +183,8 @@ export function candidateStatement(q: CandidateQuery, terms: Term[] = termsOf(q.
   // overlap instead of per-word lookups, plus quality) keeps RELEVANT_POOL outlets, then the
   // exact outlet-level score ranks those. Ranking carries ids and scores only; the wide rows are
   // read for the final candidates.
-  const topicForms = param(terms.flatMap((t) => t.forms));
+  // Bound only when the statement uses it: a goal with no searchable word has no `relevant` step.
+  const topicForms = anyTerm ? param(terms.flatMap((t) => t.forms)) : null;
   const relevant = anyTerm
     ? `WITH pool AS MATERIALIZED (
          SELECT o.id FROM outlets o

@@ -70,12 +70,13 @@ export function toDomainError(err: unknown): DomainError {
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new DomainError('bad_request', 'The Content-Length header does not match the body.');
   }
+  if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
+    // Other client errors raised by Fastify itself (bad URL encoding, malformed headers, a body
+    // the client stopped sending: 'aborted' with code ECONNRESET, which is not the database).
+    return new DomainError('bad_request', 'The request could not be understood.');
+  }
   if (isDatabaseUnavailable(err)) {
     return new DomainError('unavailable', 'The service is temporarily unavailable. Try again shortly.');
-  }
-  if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
-    // Other client errors raised by Fastify itself (bad URL encoding, malformed headers…).
-    return new DomainError('bad_request', 'The request could not be understood.');
   }
   return new DomainError('internal_error', 'Something went wrong on our side. It has been logged.');
 }
@@ -93,7 +94,9 @@ export const errorHandling = fp(
       const domainError = toDomainError(err);
       const status = httpStatusOf[domainError.code];
       if (status >= 500) request.log.error({ err }, 'request failed');
-      const render = request.routeOptions.config?.renderError ?? renderV1Error;
+      // Errors before an unknown path's 404 (an unparseable body, say) answer in that path's surface.
+      const render =
+        request.routeOptions.config?.renderError ?? (request.is404 ? opts.notFoundRenderer?.(request) : undefined) ?? renderV1Error;
       return render(request, reply, domainError);
     });
     app.setNotFoundHandler((request, reply) => {
