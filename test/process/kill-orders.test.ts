@@ -96,3 +96,75 @@ describe('SIGKILL in the middle of a burst of orders', () => {
     expect(committedUnanswered).toBeGreaterThan(0);
   }, 180_000);
 });
+
+describe('SIGKILL in the middle of a burst of approvals', () => {
+  it('pays each publisher once; retries with the same keys replay', async () => {
+    const { withTransaction } = await import('../../src/db/tx.js');
+    const { placeOrders } = await import('../../src/domain/orders/place-orders.js');
+    const { buyerActions } = await import('../../src/domain/orders/buyer-actions.js');
+    const { publisherActions } = await import('../../src/domain/orders/publisher-actions.js');
+    const { durationsFrom } = await import('../../src/domain/orders/states.js');
+    const { defaultConfig } = await import('../../src/config.js');
+    const durations = durationsFrom(defaultConfig());
+    const p = await publisherWithOutlet(database, [{ title: 'Approvable', publisher_price_cents: 2_000 }]);
+    const ws = await workspaceWithKeys(database.db, { balanceCents: 10_000_000 });
+    const principal = {
+      keyId: ws.spendKeyId,
+      name: 'spend',
+      prefix: 'mk_',
+      canPlaceOrders: true,
+      abilities: [],
+      workspaceId: ws.workspaceId,
+      publisherId: null,
+    } as Parameters<typeof placeOrders>[1];
+    // 40 orders walked to live_review through the same domain calls the routes make.
+    const ids: number[] = [];
+    for (let i = 0; i < 40; i++) {
+      const [order] = await withTransaction(database.pool, (tx) =>
+        placeOrders(tx, principal, { offer_ids: [p.offers[0]!.id], target_url: 'https://buyer.example/' }, Date.now(), durations),
+      );
+      const id = order!.id;
+      const pub = publisherActions(durations);
+      await withTransaction(database.pool, (tx) => pub.accept(tx, p.publisherId, id, Date.now()));
+      await withTransaction(database.pool, (tx) => pub.submitDraft(tx, p.publisherId, id, { title: 'A draft to approve', body: 'text' }, Date.now()));
+      await withTransaction(database.pool, (tx) => buyerActions(durations).approveDraft(tx, principal, id, Date.now()));
+      await withTransaction(database.pool, (tx) => pub.publish(tx, p.publisherId, id, `https://${p.domain}/${id}`, Date.now()));
+      ids.push(id);
+    }
+    const env = { DATABASE_URL: database.url, RATE_LIMIT_PER_MINUTE: '1000000', ORDER_SWEEP_INTERVAL_MS: '0' };
+    const approve = async (baseUrl: string, id: number): Promise<number | 'failed'> => {
+      try {
+        const res = await fetch(`${baseUrl}/api/v1/orders/${id}/approve`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${ws.spendKey}`, 'idempotency-key': `approve-${id}` },
+          signal: AbortSignal.timeout(20_000),
+        });
+        return res.status;
+      } catch {
+        return 'failed';
+      }
+    };
+    const server = await spawnServer(env);
+    await server.waitHealthy(30_000);
+    const inflight = ids.map((id) => approve(server.baseUrl, id));
+    await Promise.race(inflight);
+    server.proc.kill('SIGKILL');
+    await Promise.all(inflight);
+    await server.exited;
+
+    const again = await spawnServer(env);
+    await again.waitHealthy(30_000);
+    for (const id of ids) expect(await approve(again.baseUrl, id), `retry of order ${id}`).toBe(200);
+    await again.stop('SIGTERM');
+
+    const { rows } = await database.pool.query(
+      `SELECT order_id, count(*)::int AS n FROM ledger_transactions WHERE kind = 'order_released' AND order_id = ANY($1::bigint[]) GROUP BY order_id`,
+      [ids],
+    );
+    expect(rows.length).toBe(ids.length);
+    expect(rows.every((r) => r.n === 1)).toBe(true);
+    const paid = await database.pool.query(`SELECT balance FROM ledger_accounts WHERE publisher_id = $1`, [p.publisherId]);
+    expect(paid.rows[0].balance).toBe(ids.length * 2_000);
+    await expectLedgerInvariants(database);
+  }, 180_000);
+});
