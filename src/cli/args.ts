@@ -41,3 +41,12 @@ export const list = z
   .union([z.string(), z.array(z.string())])
   .transform((v) => (Array.isArray(v) ? v : [v]))
   .optional();
+
+/** A whole number within [min, max]; unlike z.coerce, a bare `--flag` (true) is not taken as 1. */
+export const wholeNumber = (min: number, max: number) =>
+  z
+    .string({ error: 'a value is required' })
+    .trim()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max.toLocaleString('en-US')}`));

@@ -4,17 +4,8 @@ import { z } from 'zod';
 import { upsertOutlets, type OutletWithBaseline } from '../../domain/outlets/catalog-service.js';
 import { outletStream, runDomainTag } from '../../domain/outlets/generator.js';
 import { outletInput, type OutletInput } from '../../domain/outlets/outlet-input.js';
-import { CliError, readFlags, str } from '../args.js';
+import { CliError, readFlags, str, wholeNumber } from '../args.js';
 import type { Commands } from '../registry.js';
-
-/** A whole number within [min, max]; unlike z.coerce, a bare `--flag` (true) is not taken as 1. */
-const wholeNumber = (min: number, max: number) =>
-  z
-    .string({ error: 'a value is required' })
-    .trim()
-    .regex(/^\d+$/, 'must be a whole number')
-    .transform(Number)
-    .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max.toLocaleString('en-US')}`));
 
 const publisherFlag = wholeNumber(1, 2_147_483_647);
 const MAX_GENERATE = 1_000_000;

@@ -6,17 +6,8 @@ import {
   markDownloaded,
   refundPurchase,
 } from '../../domain/catalog/catalog-service.js';
-import { CliError, flag, readFlags, str } from '../args.js';
+import { CliError, flag, readFlags, str, wholeNumber } from '../args.js';
 import type { Commands } from '../registry.js';
-
-/** A whole number within [min, max]; a bare `--flag` (true) is not taken as 1. */
-const wholeNumber = (min: number, max: number) =>
-  z
-    .string({ error: 'a value is required' })
-    .trim()
-    .regex(/^\d+$/, 'must be a whole number')
-    .transform(Number)
-    .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max.toLocaleString('en-US')}`));
 
 const itemFlag = wholeNumber(1, 2_147_483_647);
 const MAX_GENERATE = 1_000_000;
