@@ -14,7 +14,7 @@ import { catalogNotFoundRenderer, renderFrameworkError } from './http/catalog/er
 import { catalogRoutes } from './http/catalog/index.js';
 import { opsRoutes } from './http/ops.js';
 import { bearerAuth, createAuthService } from './http/plugins/auth.js';
-import { errorHandling } from './http/plugins/errors.js';
+import { clientErrorHandler, errorHandling } from './http/plugins/errors.js';
 import { jsonBody } from './http/plugins/json-body.js';
 import { requestLogging } from './http/plugins/logging.js';
 import { type Metrics, requestMetrics } from './http/plugins/metrics.js';
@@ -72,6 +72,8 @@ export async function buildApp(deps: AppDeps) {
     routerOptions: { ignoreTrailingSlash: true },
     // Router errors (malformed percent-encoding in the path) in the contract's shapes, not Fastify's.
     frameworkErrors: renderFrameworkError,
+    // Errors before any request exists (a deadline passed while headers or body trickled in).
+    clientErrorHandler,
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);

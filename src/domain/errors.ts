@@ -10,6 +10,7 @@ export const errorCodes = [
   'approval_required',
   'not_found',
   'payload_too_large',
+  'request_timeout',
   'invalid_input',
   'idempotency_key_reused',
   'idempotency_in_progress',

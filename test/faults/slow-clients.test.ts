@@ -166,6 +166,8 @@ describe('slow and hostile clients', () => {
       expect(Math.max(...lifetimes), `${kind}: all closed by deadline + one sweep`).toBeLessThan(timeout + CHECK_INTERVAL_MS + 3000);
       // Node answers a request deadline with 408 before closing.
       expect(closed.filter((s) => s.received.startsWith('HTTP/1.1 408')).length, `${kind}: 408 answers`).toBe(group.length);
+      // …in Interface A's error shape, not Node's or Fastify's.
+      for (const s of closed) expect(s.received, kind).toMatch(/\r\n\r\n\{"message":"[^"]+","code":"request_timeout","request_id":"[0-9a-f-]{36}"\}$/);
     }
     await sleep(500);
     report.fdsAfter = fdCount(server.pid);

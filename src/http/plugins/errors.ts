@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
@@ -13,6 +15,7 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   approval_required: 403,
   not_found: 404,
   payload_too_large: 413,
+  request_timeout: 408,
   invalid_input: 422,
   idempotency_key_reused: 422,
   idempotency_in_progress: 409,
@@ -106,3 +109,22 @@ export const errorHandling = fp(
   },
   { name: 'error-handling' },
 );
+
+/**
+ * Errors Node's HTTP parser raises before Fastify has a request (a deadline passed, malformed
+ * or oversized headers): answered on the socket in Interface A's error shape, then closed.
+ */
+export function clientErrorHandler(err: Error & { code?: string }, socket: import('node:stream').Duplex): void {
+  if (!socket.writable) return;
+  const timeout = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+  const requestId = randomUUID();
+  const error = timeout
+    ? new DomainError('request_timeout', 'The request took too long to arrive; the connection is closed.')
+    : new DomainError('bad_request', 'The request could not be understood.');
+  const status = httpStatusOf[error.code];
+  const body = JSON.stringify({ message: error.message, code: error.code, request_id: requestId });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
