@@ -31,6 +31,20 @@ function copyHeaders(reply: FastifyReply): void {
   for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
 }
 
+/** Why a single tools/call request's params are unusable, or undefined when they are fine. */
+function invalidToolCallParams(body: unknown): string | undefined {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  const { method, params } = body as { method?: unknown; params?: unknown };
+  if (method !== 'tools/call') return undefined;
+  if (!params || typeof params !== 'object' || Array.isArray(params)) return 'Invalid params: params must be an object with a tool name.';
+  const { name, arguments: args } = params as { name?: unknown; arguments?: unknown };
+  if (typeof name !== 'string') return 'Invalid params: params.name must be the name of a tool.';
+  if (args !== undefined && (args === null || typeof args !== 'object' || Array.isArray(args))) {
+    return 'Invalid params: params.arguments must be an object.';
+  }
+  return undefined;
+}
+
 async function readSecret(pool: pg.Pool): Promise<string> {
   const { rows } = await pool.query<{ value: string }>('SELECT value FROM app_secrets WHERE name = $1', [MCP_SECRET_NAME]);
   if (!rows[0]) throw new Error(`No ${MCP_SECRET_NAME} in app_secrets: run the migrations (npm start does) or set MCP_CONFIRMATION_SECRET.`);
@@ -59,6 +73,9 @@ export const mcpRoutes: FastifyPluginAsync<McpRouteDeps> = async (app, deps) => 
   const config = { auth: 'buyer-or-401' as const, renderError: renderMcpError };
 
   app.post('/mcp', { config, schema: { hide: true } }, async (request, reply) => {
+    // JSON-RPC says malformed params are -32602; the SDK would answer -32603 with zod's text.
+    const badParams = invalidToolCallParams(request.body);
+    if (badParams) return reply.code(200).send({ jsonrpc: '2.0', error: { code: -32602, message: badParams }, id: (request.body as { id?: unknown }).id ?? null });
     const confirmations = await getConfirmations();
     const server = buildMcpServer({
       principal: workspacePrincipal(request),

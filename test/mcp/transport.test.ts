@@ -88,6 +88,21 @@ describe('transport', () => {
     expect(res.json().error).toMatchObject({ code: -32602 });
   });
 
+  it('answers malformed tools/call params with -32602 naming the problem, not an internal error', async () => {
+    const ws = await workspaceWithKeys(h.database.db);
+    const bodies = [
+      { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'get-balance', arguments: null } },
+      { jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'get-balance', arguments: [] } },
+      { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { arguments: {} } },
+      { jsonrpc: '2.0', id: 10, method: 'tools/call' },
+    ];
+    for (const body of bodies) {
+      const res = await post(body, mcpHeaders(ws.readKey));
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toMatchObject({ jsonrpc: '2.0', id: body.id, error: { code: -32602, message: expect.stringMatching(/^Invalid params/) } });
+    }
+  });
+
   it('is left out of the OpenAPI document', async () => {
     const doc = (await h.app.inject({ method: 'GET', url: '/openapi.json' })).json();
     expect(Object.keys(doc.paths)).not.toContain('/mcp');
