@@ -1,2 +1,0 @@
-import base from './drizzle.config';
-export default { ...base, out: "../../tmp/mkt-migrations-516GcL/migrations" };
