@@ -22,7 +22,7 @@ const dist = (file: string) => pathToFileURL(join(projectRoot, 'dist', 'src', fi
 // The config caps RATE_LIMIT_PER_MINUTE at 10,000,000: far above what one process can serve.
 const NO_RATE_LIMIT = '10000000';
 
-const USAGE = `usage: npm run bench -- <scenario…|all> [--duration 5] [--warmup 2] [--rounds 2] [--connections 50] [--pick best|median]
+const USAGE = `usage: npm run bench -- <scenario…|all> [--duration 5] [--warmup 2] [--rounds 2] [--connections 50] [--pick best|median] [--profile DIR] [--pg-stats]
 scenarios: ${scenarios.map((s) => s.name).join(', ')}
 groups: ${Object.entries(scenarioGroups).map(([g, ss]) => `${g} (${ss.map((s) => s.name).join(', ')})`).join(', ')}`;
 
@@ -37,6 +37,8 @@ const { values: opts, positionals } = parseArgs({
     rounds: { type: 'string', default: '2' },
     connections: { type: 'string', default: '50' },
     pick: { type: 'string', default: 'best' },
+    profile: { type: 'string' },
+    'pg-stats': { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -245,6 +247,7 @@ async function provisionDatabase(): Promise<BenchDatabase> {
   const port = await freePort();
   // A throwaway cluster: durability off, as in the test suite's embedded server.
   const flags = ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=300'];
+  if (opts['pg-stats']) flags.push('-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=all');
   const handle = await startEmbedded({ dataDir, port, extraFlags: flags });
   cleanups.push(() => handle.stop());
   const postmasterPid = await findPostmaster(handle.url);
@@ -319,7 +322,9 @@ interface Server {
 /** The server under test; its stdout (the request log) goes to /dev/null. */
 async function startApp(databaseUrl: string): Promise<Server> {
   const port = await freePort();
-  const s = spawnNode([serverJs], serverEnv(databaseUrl, port), 'ignore');
+  // --profile DIR: a V8 CPU profile of the server under test, written when it stops.
+  const profile = opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${opts.profile}`] : [];
+  const s = spawnNode([...profile, serverJs], serverEnv(databaseUrl, port), 'ignore');
   const base = `http://127.0.0.1:${port}`;
   await waitForHttp(`${base}/healthz`, s, 'server');
   return { baseUrl: base, pid: s.child.pid };
@@ -436,6 +441,31 @@ function problems(t: Target, r: LoadResult): string[] {
 }
 
 // ---------------------------------------------------------------------------------------------
+// --pg-stats: where the database time of a scenario goes (embedded PostgreSQL only)
+
+async function pgStats(url: string, action: 'reset' | 'report', requests = 1): Promise<string> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    if (action === 'reset') {
+      await c.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+      await c.query('SELECT pg_stat_statements_reset()');
+      return '';
+    }
+    const { rows } = await c.query<{ calls: string; total: number; mean: number; query: string }>(
+      `SELECT calls, total_exec_time + total_plan_time AS total, mean_exec_time AS mean, query
+         FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%' ORDER BY total DESC LIMIT 15`,
+    );
+    const lines = rows.map((r) =>
+      `  ${((r.total * 1000) / Math.max(requests, 1)).toFixed(0).padStart(6)} µs/req  ${(r.mean * 1000).toFixed(0).padStart(6)} µs/call  ${String(r.calls).padStart(7)} calls  ${r.query.replace(/\s+/g, ' ').slice(0, 110)}`,
+    );
+    return `\n${lines.join('\n')}\n`;
+  } finally {
+    await c.end();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Report
 
 function median(xs: number[]): number {
@@ -516,7 +546,10 @@ async function main(): Promise<number> {
   for (let round = 1; round <= rounds; round++) {
     for (const t of targets) {
       process.stderr.write(`round ${round}/${rounds}  ${t.label.padEnd(26)} `);
+      if (opts['pg-stats'] && t.scenario) await pgStats(db.url, 'reset');
       const r = await runLoad(t, db.postmasterPid);
+      if (opts['pg-stats'] && t.scenario) // The statistics cover the warm-up too: scale the measured count to the whole load.
+        process.stderr.write(await pgStats(db.url, 'report', (r.total * (warmupSeconds + durationSeconds)) / durationSeconds));
       results.get(t)!.push(r);
       const issues = problems(t, r);
       const cpu = r.nodeUs === undefined ? '' : `  node ${fmtUs(r.nodeUs)} µs/req${r.dbUs === undefined ? '' : `  db ${fmtUs(r.dbUs)} µs/req`}`;

@@ -34,6 +34,12 @@ describe('the oracle', () => {
     expect(checkResponse(req({ url: '/mcp', method: 'POST' }), res(400, { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error' }, id: null })).violations).toEqual([]);
   });
 
+  it('lets through data the fuzzer itself stored earlier, however it looks', () => {
+    const stored = res(200, { data: [{ content: { title: '1; SELECT pg_sleep(5)' } }] });
+    expect(checkResponse(req(), stored).violations.join(' | ')).toMatch(/database error/);
+    expect(checkResponse(req(), stored, ['{"title":"1; SELECT pg_sleep(5)"}']).violations).toEqual([]);
+  });
+
   it('catches 5xx, wrong shapes, leaks, missing request ids, auth precedence and other tenants', () => {
     const one = (r: FuzzRequest, x: Response) => checkResponse(r, x).violations.join(' | ');
     expect(one(req(), aError(500, 'internal_error'))).toMatch(/500 answer/);

@@ -963,7 +963,11 @@ export interface Verdict {
   mayMoveMoney: boolean;
 }
 
-export function checkResponse(req: FuzzRequest, res: Response): Verdict {
+/**
+ * `earlier`: the text of every request sent before this one in the run. A match found verbatim in
+ * one of them is data the fuzzer stored (an SQL-looking draft title, say) read back, not a leak.
+ */
+export function checkResponse(req: FuzzRequest, res: Response, earlier: readonly string[] = []): Verdict {
   const out: string[] = [];
   const notes: string[] = [];
   const surface = surfaceOf(req.url);
@@ -979,7 +983,7 @@ export function checkResponse(req: FuzzRequest, res: Response): Verdict {
     const requestText = `${req.url}\n${stringify(req.headers)}\n${req.body ?? ''}`;
     for (const [what, re] of LEAKS) {
       const m = re.exec(res.body);
-      if (m && !re.test(requestText) && !re.test(decodeSafe(requestText))) out.push(`${what} in the body: …${res.body.slice(Math.max(0, m.index - 60), m.index + 80)}…`);
+      if (m && !re.test(requestText) && !re.test(decodeSafe(requestText)) && !earlier.some((t) => t.includes(m[0]))) out.push(`${what} in the body: …${res.body.slice(Math.max(0, m.index - 60), m.index + 80)}…`);
     }
   }
 
@@ -1197,6 +1201,8 @@ export async function runFuzz(target: FuzzTarget, world: World, opts: FuzzOption
   // Anything the server (or a library in it) prints as a warning during a request is a finding:
   // node-postgres, for one, prints (console.error) on statement names PostgreSQL would truncate.
   const warnings: string[] = [];
+  // What was sent, decoded: data the API may legitimately read back later (see checkResponse).
+  const sentTexts: string[] = [];
   const originalWarn = console.warn;
   const originalError = console.error;
   console.warn = console.error = (...args: unknown[]) => {
@@ -1216,6 +1222,9 @@ export async function runFuzz(target: FuzzTarget, world: World, opts: FuzzOption
     if (i > 0 && i % 50 === 0) clock.advance(61_000);
     let res: Response;
     try {
+      const text = `${req.url}\n${req.body ?? ''}`;
+      // Over 256 KB it is an oversized body that no route stores.
+      if (text.length <= 262_144) sentTexts.push(text, decodeSafe(text));
       const injected = app.inject({ method: req.method as 'GET', url: req.url, headers: req.headers, ...(req.body !== undefined ? { payload: req.body } : {}) });
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)));
@@ -1244,7 +1253,7 @@ export async function runFuzz(target: FuzzTarget, world: World, opts: FuzzOption
     if (req.expectStatus) report.oracles.expectStatus++;
     if (req.crossTenant) report.oracles.crossTenant++;
 
-    const verdict = checkResponse(req, res);
+    const verdict = checkResponse(req, res, sentTexts);
     if (warnings.length) {
       verdict.violations.push(`console warning or error printed while answering: ${warnings.join(' / ').slice(0, 300)}`);
       warnings.length = 0;

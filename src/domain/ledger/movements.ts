@@ -19,6 +19,43 @@ export interface Movement {
 const KIND_ORDER: Record<AccountKind, number> = { available: 0, held: 1, payable: 2, fees: 3, external: 4 };
 
 /**
+ * Data-modifying CTEs that run in the same statement as the ledger posting, numbered from $1:
+ * the state change a movement pays for (e.g. the orders being placed) then costs no extra round
+ * trip. PostgreSQL checks foreign keys at the end of the statement, so entries may reference
+ * rows the prefix inserts.
+ */
+export interface StatementPrefix {
+  /** Names the prepared statement; one per distinct `ctes` text. */
+  name: string;
+  ctes: string;
+  values: unknown[];
+}
+
+const ledgerCtes = (p: (n: number) => string) => `
+  m AS (SELECT * FROM unnest(${p(1)}::ledger_transaction_kind[], ${p(2)}::bigint[], ${p(3)}::int[], ${p(4)}::int[]) AS m(kind, order_id, workspace_id, n)),
+  t AS (INSERT INTO ledger_transactions (kind, order_id, workspace_id)
+        SELECT kind, order_id, workspace_id FROM m ORDER BY n RETURNING id, kind, order_id),
+  e AS (INSERT INTO ledger_entries (transaction_id, account_id, amount)
+        SELECT t.id, p.account_id, p.amount
+          FROM unnest(${p(5)}::int[], ${p(6)}::int[], ${p(7)}::bigint[]) AS p(n, account_id, amount)
+          JOIN m ON m.n = p.n
+          JOIN t ON t.kind = m.kind AND t.order_id IS NOT DISTINCT FROM m.order_id)
+  UPDATE ledger_accounts a SET balance = a.balance + d.delta
+    FROM unnest(${p(8)}::int[], ${p(9)}::bigint[]) AS d(id, delta) WHERE a.id = d.id`;
+
+const statementTexts = new Map<string, string>();
+function ledgerStatement(prefix: StatementPrefix | undefined): { name: string; text: string } {
+  const name = prefix ? `ledger_post_${prefix.name}` : 'ledger_post';
+  let text = statementTexts.get(name);
+  if (!text) {
+    const offset = prefix?.values.length ?? 0;
+    text = `WITH ${prefix ? `${prefix.ctes},` : ''}${ledgerCtes((n) => `$${n + offset}`)}`;
+    statementTexts.set(name, text);
+  }
+  return { name, text };
+}
+
+/**
  * Writes balanced ledger transactions and applies them to the balance rows, inside the caller's
  * transaction (the one that changes the state being paid for). The workspace's own rows
  * (available, held) must already be locked by `lockWorkspaceAccounts` in that transaction: the
@@ -27,7 +64,7 @@ const KIND_ORDER: Record<AccountKind, number> = { available: 0, held: 1, payable
  * UNIQUE (order_id, kind) rejects a second placement, release or refund of an order; the
  * balance CHECK rejects an overdraft.
  */
-export async function postMovements(tx: Tx, movements: Movement[]): Promise<void> {
+export async function postMovements(tx: Tx, movements: Movement[], prefix?: StatementPrefix): Promise<void> {
   if (movements.length === 0) return;
   const seen = new Set<string>();
   for (const m of movements) {
@@ -49,18 +86,9 @@ export async function postMovements(tx: Tx, movements: Movement[]): Promise<void
   const all = [...deltas.entries()].filter(([, d]) => d.amount !== 0);
   const own = all.filter(([, d]) => d.kind === 'available' || d.kind === 'held');
   await tx.query({
-    name: 'ledger_post',
-    text: `WITH m AS (SELECT * FROM unnest($1::ledger_transaction_kind[], $2::bigint[], $3::int[], $4::int[]) AS m(kind, order_id, workspace_id, n)),
-           t AS (INSERT INTO ledger_transactions (kind, order_id, workspace_id)
-                 SELECT kind, order_id, workspace_id FROM m ORDER BY n RETURNING id, kind, order_id),
-           e AS (INSERT INTO ledger_entries (transaction_id, account_id, amount)
-                 SELECT t.id, p.account_id, p.amount
-                   FROM unnest($5::int[], $6::int[], $7::bigint[]) AS p(n, account_id, amount)
-                   JOIN m ON m.n = p.n
-                   JOIN t ON t.kind = m.kind AND t.order_id IS NOT DISTINCT FROM m.order_id)
-           UPDATE ledger_accounts a SET balance = a.balance + d.delta
-             FROM unnest($8::int[], $9::bigint[]) AS d(id, delta) WHERE a.id = d.id`,
+    ...ledgerStatement(prefix),
     values: [
+      ...(prefix?.values ?? []),
       movements.map((m) => m.kind),
       movements.map((m) => m.orderId),
       movements.map((m) => m.workspaceId),

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { Tx } from '../../db/tx.js';
 import { DomainError, invalidInput } from '../errors.js';
 import type { WorkspacePrincipal } from '../keys/principal.js';
-import { lockWorkspaceAccounts, postMovements } from '../ledger/movements.js';
+import { postMovements } from '../ledger/movements.js';
 import { formatCents } from '../money/format.js';
 import { checkContent } from './content-checks.js';
 import type { OfferFormat } from '../outlets/enums.js';
@@ -47,21 +47,37 @@ interface PlacementContext {
   offers: OfferRow[];
 }
 
-// Everything placement must know before it locks the balance, in one round trip: the key still
+interface LockedPlacementContext extends PlacementContext {
+  accounts: Array<{ id: number; kind: 'available' | 'held'; balance: number }> | null;
+  order_ids: number[];
+}
+
+// Everything placement must know before it touches money, in one round trip: the key still
 // valid, the project the workspace's own, the approval rule and currency, and the offers.
-const contextStatement = `
-  SELECT (SELECT revoked_at IS NULL AND can_place_orders FROM api_keys WHERE id = $2) AS key_ok,
-         ($4::int IS NULL OR EXISTS (SELECT 1 FROM projects WHERE id = $4 AND workspace_id = $3)) AS project_ok,
-         w.max_order_cents, w.currency, fx.per_usd::float8 AS per_usd,
-         COALESCE((SELECT json_agg(json_build_object(
-             'id', f.id, 'outlet_id', f.outlet_id, 'outlet_name', o.name, 'outlet_domain', o.domain,
-             'publisher_id', o.publisher_id, 'format', f.format, 'title', f.title,
-             'publisher_price_cents', f.publisher_price_cents, 'fee_cents', f.fee_cents, 'price', f.price,
-             'turnaround_days', f.turnaround_days, 'content_by', f.content_by, 'min_words', f.min_words,
-             'max_words', f.max_words, 'max_links', f.max_links, 'active', f.active))
-           FROM unnest($1::int[]) AS ids(id) JOIN offers f ON f.id = ids.id JOIN outlets o ON o.id = f.outlet_id), '[]'::json) AS offers
-    FROM workspaces w JOIN fx_rates fx ON fx.currency = w.currency
-   WHERE w.id = $3`;
+const contextColumns = `
+  (SELECT revoked_at IS NULL AND can_place_orders FROM api_keys WHERE id = $2) AS key_ok,
+  ($4::int IS NULL OR EXISTS (SELECT 1 FROM projects WHERE id = $4 AND workspace_id = $3)) AS project_ok,
+  w.max_order_cents, w.currency, fx.per_usd::float8 AS per_usd,
+  COALESCE((SELECT json_agg(json_build_object(
+      'id', f.id, 'outlet_id', f.outlet_id, 'outlet_name', o.name, 'outlet_domain', o.domain,
+      'publisher_id', o.publisher_id, 'format', f.format, 'title', f.title,
+      'publisher_price_cents', f.publisher_price_cents, 'fee_cents', f.fee_cents, 'price', f.price,
+      'turnaround_days', f.turnaround_days, 'content_by', f.content_by, 'min_words', f.min_words,
+      'max_words', f.max_words, 'max_links', f.max_links, 'active', f.active))
+    FROM unnest($1::int[]) AS ids(id) JOIN offers f ON f.id = ids.id JOIN outlets o ON o.id = f.outlet_id), '[]'::json) AS offers`;
+const contextFrom = 'FROM workspaces w JOIN fx_rates fx ON fx.currency = w.currency WHERE w.id = $3';
+
+// Placement's own variant also locks the workspace's balance rows (the lock that serialises every
+// spend of the workspace, taken first as the contract's lock order wants) and draws the new
+// orders' ids, so the orders and their ledger entries can be written by one statement.
+const lockedContextStatement = `
+  WITH acc AS MATERIALIZED (
+    SELECT id, kind, balance FROM ledger_accounts
+     WHERE workspace_id = $3 AND kind IN ('available', 'held') ORDER BY kind FOR UPDATE)
+  SELECT ${contextColumns},
+         (SELECT json_agg(json_build_object('id', id, 'kind', kind, 'balance', balance)) FROM acc) AS accounts,
+         (SELECT json_agg(nextval('orders_id_seq')) FROM unnest($1::int[])) AS order_ids
+  ${contextFrom}`;
 
 /** A spending key must still be valid inside the transaction that spends (the cache may lag 5 s). */
 export async function recheckSpendingKey(tx: Tx, keyId: number): Promise<void> {
@@ -81,10 +97,20 @@ export async function recheckSpendingKey(tx: Tx, keyId: number): Promise<void> {
 export async function checkPlacement(q: pg.Pool | Tx, principal: WorkspacePrincipal, input: PlaceOrdersInput) {
   const { rows } = await q.query<PlacementContext>({
     name: 'orders_placement_context',
-    text: contextStatement,
-    values: [input.offer_ids, principal.keyId, principal.workspaceId, input.project_id ?? null],
+    text: `SELECT ${contextColumns} ${contextFrom}`,
+    values: contextValues(principal, input),
   });
-  const ctx = rows[0];
+  return judgePlacement(rows[0], input);
+}
+
+const contextValues = (principal: WorkspacePrincipal, input: PlaceOrdersInput) => [
+  input.offer_ids,
+  principal.keyId,
+  principal.workspaceId,
+  input.project_id ?? null,
+];
+
+function judgePlacement<C extends PlacementContext>(ctx: C | undefined, input: PlaceOrdersInput) {
   if (!ctx?.key_ok) throw new DomainError('unauthenticated', 'This key has been revoked.');
   const byId = new Map(ctx.offers.map((f) => [f.id, f]));
   const unknown = input.offer_ids.filter((id) => !byId.get(id)?.active);
@@ -105,65 +131,54 @@ export async function checkPlacement(q: pg.Pool | Tx, principal: WorkspacePrinci
   return { ctx, offers, total, fmt };
 }
 
+const placeOrdersCtes = `
+  placed AS (
+    INSERT INTO orders (id, workspace_id, project_id, placed_by_key_id, outlet_id, offer_id, publisher_id, status,
+           publisher_price_cents, fee_cents, price, content_by, turnaround_days, target_url, anchor_text, brief,
+           deadline_at, state_entered_at, created_at, updated_at)
+    SELECT t.id, $2, $3, $4, t.outlet_id, t.offer_id, t.publisher_id, t.status::order_status, t.pp, t.fee, t.price,
+           t.content_by::content_by, t.turnaround, $5, $6, $7, t.deadline, $8, $8, $8
+      FROM unnest($1::bigint[], $9::int[], $10::int[], $11::int[], $12::text[], $13::bigint[], $14::bigint[], $15::bigint[],
+                  $16::text[], $17::int[], $18::timestamptz[])
+           AS t(id, outlet_id, offer_id, publisher_id, status, pp, fee, price, content_by, turnaround, deadline)),
+  buyer_content AS (
+    INSERT INTO order_contents (order_id, version, title, body, submitted_by, submitted_at, checks)
+    SELECT c.id, 1, $19, $20, 'buyer', $8, c.checks::jsonb
+      FROM unnest($1::bigint[], $21::text[]) AS c(id, checks)
+     WHERE $19::text IS NOT NULL)`;
+
 /**
  * Creates one order per offer and moves their total from available into escrow, all in the
  * caller's transaction: every order is created and paid for, or none. Each order freezes the
  * publisher price, fee and price it was bought at.
  */
 export async function placeOrders(tx: Tx, principal: WorkspacePrincipal, input: PlaceOrdersInput, now: number, durations: Durations) {
-  const { ctx, offers: offersInOrder, total, fmt } = await checkPlacement(tx, principal, input);
-
-  // The lock on the balance rows serialises every spend of this workspace.
-  const accounts = await lockWorkspaceAccounts(tx, principal.workspaceId);
-  if (accounts.availableBalance < total) {
-    const needed = total - accounts.availableBalance;
+  const { rows } = await tx.query<LockedPlacementContext>({
+    name: 'orders_placement_context_locked',
+    text: lockedContextStatement,
+    values: contextValues(principal, input),
+  });
+  const { ctx, offers: offersInOrder, total, fmt } = judgePlacement(rows[0], input);
+  const available = ctx.accounts?.find((a) => a.kind === 'available');
+  const held = ctx.accounts?.find((a) => a.kind === 'held');
+  if (!available || !held) throw new Error(`workspace ${principal.workspaceId} has no ledger accounts`);
+  if (available.balance < total) {
+    const needed = total - available.balance;
     throw new DomainError('insufficient_balance', `The balance is too low: ${fmt(needed)} more is needed.`, {
       needed_cents: needed,
       needed_formatted: fmt(needed),
-      balance: accounts.availableBalance,
-      balance_formatted: fmt(accounts.availableBalance),
+      balance: available.balance,
+      balance_formatted: fmt(available.balance),
     });
   }
 
+  const ids = ctx.order_ids;
   const hasContent = input.content !== undefined;
   const at = new Date(now);
   const statuses: OrderStatus[] = offersInOrder.map((f) =>
     hasContent || f.content_by === 'publisher' ? 'awaiting_acceptance' : 'awaiting_content',
   );
   const deadlines = statuses.map((st, i) => deadlineFor(st, now, durations, { turnaroundDays: offersInOrder[i]!.turnaround_days }));
-  const { rows: created } = await tx.query<{ id: number }>({
-    name: 'orders_insert',
-    text: `INSERT INTO orders (workspace_id, project_id, placed_by_key_id, outlet_id, offer_id, publisher_id, status,
-             publisher_price_cents, fee_cents, price, content_by, turnaround_days, target_url, anchor_text, brief,
-             deadline_at, state_entered_at, created_at, updated_at)
-           SELECT $1, $2, $3, t.outlet_id, t.offer_id, t.publisher_id, t.status::order_status, t.pp, t.fee, t.price,
-                  t.content_by::content_by, t.turnaround, $4, $5, $6, t.deadline, $7, $7, $7
-             FROM unnest($8::int[], $9::int[], $10::int[], $11::text[], $12::bigint[], $13::bigint[], $14::bigint[],
-                         $15::text[], $16::int[], $17::timestamptz[])
-                  WITH ORDINALITY AS t(outlet_id, offer_id, publisher_id, status, pp, fee, price, content_by, turnaround, deadline, n)
-            ORDER BY t.n
-           RETURNING id`,
-    values: [
-      principal.workspaceId,
-      input.project_id ?? null,
-      principal.keyId,
-      input.target_url,
-      input.anchor_text ?? null,
-      input.brief ?? null,
-      at,
-      offersInOrder.map((f) => f.outlet_id),
-      offersInOrder.map((f) => f.id),
-      offersInOrder.map((f) => f.publisher_id),
-      statuses,
-      offersInOrder.map((f) => f.publisher_price_cents),
-      offersInOrder.map((f) => f.fee_cents),
-      offersInOrder.map((f) => f.price),
-      offersInOrder.map((f) => f.content_by),
-      offersInOrder.map((f) => f.turnaround_days),
-      deadlines,
-    ],
-  });
-  const ids = created.map((r) => r.id);
   const content = hasContent ? { title: input.content_title!, body: input.content! } : undefined;
   const checks = offersInOrder.map((f) =>
     content
@@ -177,15 +192,7 @@ export async function placeOrders(tx: Tx, principal: WorkspacePrincipal, input: 
       : null,
   );
 
-  if (content) {
-    await tx.query({
-      name: 'orders_insert_buyer_content',
-      text: `INSERT INTO order_contents (order_id, version, title, body, submitted_by, submitted_at, checks)
-             SELECT t.id, 1, $2, $3, 'buyer', $4, t.checks::jsonb FROM unnest($1::bigint[], $5::text[]) AS t(id, checks)`,
-      values: [ids, content.title, content.body, at, checks.map((c) => JSON.stringify(c))],
-    });
-  }
-
+  // The orders, the buyer's content and the escrow movement: one statement.
   await postMovements(
     tx,
     offersInOrder.map((f, i) => ({
@@ -193,10 +200,37 @@ export async function placeOrders(tx: Tx, principal: WorkspacePrincipal, input: 
       orderId: ids[i]!,
       workspaceId: principal.workspaceId,
       postings: [
-        { accountId: accounts.available, kind: 'available' as const, amount: -f.price },
-        { accountId: accounts.held, kind: 'held' as const, amount: f.price },
+        { accountId: available.id, kind: 'available' as const, amount: -f.price },
+        { accountId: held.id, kind: 'held' as const, amount: f.price },
       ],
     })),
+    {
+      name: 'orders_place',
+      ctes: placeOrdersCtes,
+      values: [
+        ids,
+        principal.workspaceId,
+        input.project_id ?? null,
+        principal.keyId,
+        input.target_url,
+        input.anchor_text ?? null,
+        input.brief ?? null,
+        at,
+        offersInOrder.map((f) => f.outlet_id),
+        offersInOrder.map((f) => f.id),
+        offersInOrder.map((f) => f.publisher_id),
+        statuses,
+        offersInOrder.map((f) => f.publisher_price_cents),
+        offersInOrder.map((f) => f.fee_cents),
+        offersInOrder.map((f) => f.price),
+        offersInOrder.map((f) => f.content_by),
+        offersInOrder.map((f) => f.turnaround_days),
+        deadlines,
+        content?.title ?? null,
+        content?.body ?? null,
+        content ? checks.map((c) => JSON.stringify(c)) : [],
+      ],
+    },
   );
   // The response is built from what this transaction wrote: no second read under the lock.
   return offersInOrder.map((f, i) =>

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type pg from 'pg';
-import { type Tx, withTransaction } from '../../db/tx.js';
+import { sqlLiteral, type Tx, withTransaction } from '../../db/tx.js';
 import type { Clock } from '../../domain/clock.js';
 import { DomainError } from '../../domain/errors.js';
 import { httpStatusOf, v1ErrorBody } from './errors.js';
@@ -83,49 +83,53 @@ function idempotentWith(deps: IdempotencyDeps, handler: (request: FastifyRequest
     const keyId = request.principal!.keyId;
     const fingerprint = fingerprintOf(request);
     const now = deps.clock.now();
-    const out = await withTransaction(deps.pool, async (tx) => {
-      const lock = await tx.query<{ ok: boolean }>({
-        name: 'idem_lock',
-        text: 'SELECT pg_try_advisory_xact_lock($1, hashtext($2)) AS ok',
-        values: [keyId, key],
-      });
-      if (!lock.rows[0]!.ok) {
-        throw new DomainError('idempotency_in_progress', 'A request with this Idempotency-Key is still being processed. Retry shortly.');
-      }
-      const { rows } = await tx.query<{ fingerprint: string; response_status: number; response_body: unknown; expires_at: Date }>({
-        name: 'idem_find',
-        text: 'SELECT fingerprint, response_status, response_body, expires_at FROM idempotency_records WHERE api_key_id = $1 AND key = $2',
-        values: [keyId, key],
-      });
-      const found = rows[0];
-      if (found && found.expires_at.getTime() > now) {
-        if (found.fingerprint !== fingerprint) {
-          throw new DomainError(
-            'idempotency_key_reused',
-            'This Idempotency-Key was already used for a different request. Use a new key for a new request.',
-          );
+    const lockAndFind = [
+      // The lookup is its own statement, after the lock: each statement of a batch reads a fresh
+      // snapshot, so it sees the record of a request that held the lock until just now.
+      `SELECT pg_try_advisory_xact_lock(${sqlLiteral(keyId)}, hashtext(${sqlLiteral(key)})) AS ok`,
+      `SELECT fingerprint, response_status, response_body, expires_at FROM idempotency_records
+        WHERE api_key_id = ${sqlLiteral(keyId)} AND key = ${sqlLiteral(key)}`,
+      'SAVEPOINT idempotent_work',
+    ];
+    type Result = Outcome & { replayed: boolean };
+    const out = await withTransaction<Result>(
+      deps.pool,
+      async (tx, [lock, find]) => {
+        if (!lock!.rows[0]!.ok) {
+          throw new DomainError('idempotency_in_progress', 'A request with this Idempotency-Key is still being processed. Retry shortly.');
         }
-        return { status: found.response_status, body: found.response_body, replayed: true };
-      }
-      if (found) await tx.query({ name: 'idem_drop', text: 'DELETE FROM idempotency_records WHERE api_key_id = $1 AND key = $2', values: [keyId, key] });
-
-      await tx.query('SAVEPOINT idempotent_work');
-      let outcome: Outcome;
-      try {
-        outcome = await handler(request, tx);
-      } catch (err) {
-        if (!(err instanceof DomainError) || !storable(err)) throw err;
-        await tx.query('ROLLBACK TO SAVEPOINT idempotent_work');
-        outcome = { status: httpStatusOf[err.code], body: v1ErrorBody(request, err) };
-      }
-      await tx.query({
-        name: 'idem_store',
-        text: `INSERT INTO idempotency_records (api_key_id, key, fingerprint, response_status, response_body, created_at, expires_at)
-               VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7)`,
-        values: [keyId, key, fingerprint, outcome.status, JSON.stringify(outcome.body), new Date(now), new Date(now + RETENTION_MS)],
-      });
-      return { ...outcome, replayed: false };
-    });
+        const found = find!.rows[0] as { fingerprint: string; response_status: number; response_body: unknown; expires_at: Date } | undefined;
+        if (found && found.expires_at.getTime() > now) {
+          if (found.fingerprint !== fingerprint) {
+            throw new DomainError(
+              'idempotency_key_reused',
+              'This Idempotency-Key was already used for a different request. Use a new key for a new request.',
+            );
+          }
+          return { status: found.response_status, body: found.response_body, replayed: true };
+        }
+        if (found) await tx.query({ name: 'idem_drop', text: 'DELETE FROM idempotency_records WHERE api_key_id = $1 AND key = $2', values: [keyId, key] });
+        try {
+          return { ...(await handler(request, tx)), replayed: false };
+        } catch (err) {
+          if (!(err instanceof DomainError) || !storable(err)) throw err;
+          await tx.query('ROLLBACK TO SAVEPOINT idempotent_work');
+          return { status: httpStatusOf[err.code], body: v1ErrorBody(request, err), replayed: false };
+        }
+      },
+      {
+        afterBegin: lockAndFind,
+        // The record goes with COMMIT: one round trip, and a crash keeps both or neither.
+        beforeCommit: (r) =>
+          r.replayed
+            ? []
+            : [
+                `INSERT INTO idempotency_records (api_key_id, key, fingerprint, response_status, response_body, created_at, expires_at)
+                 VALUES (${[keyId, key, fingerprint, r.status].map(sqlLiteral).join(', ')}, ${sqlLiteral(JSON.stringify(r.body))}::jsonb,
+                         ${sqlLiteral(new Date(now))}, ${sqlLiteral(new Date(now + RETENTION_MS))})`,
+              ],
+      },
+    );
     if (out.replayed) reply.header('idempotent-replayed', 'true');
     return reply.code(out.status).send(out.body);
   };
