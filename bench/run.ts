@@ -78,7 +78,17 @@ for (const name of positionals) {
     selected.push(s);
   }
 }
+// A scenario judged against another one brings it along, measured just before it.
+for (const s of [...selected]) {
+  const against = s.target.against;
+  if (typeof against === 'object') {
+    const ref = findScenario(against.scenario);
+    if (!ref) throw new Error(`${s.name} is judged against an unknown scenario ${against.scenario}`);
+    if (!selected.includes(ref)) selected.splice(selected.indexOf(s), 0, ref);
+  }
+}
 const chosen = [...new Set(selected)];
+const referenceName = (s: Scenario) => (typeof s.target.against === 'object' ? s.target.against.scenario : s.target.against);
 
 // ---------------------------------------------------------------------------------------------
 // Processes and cleanup
@@ -500,7 +510,7 @@ const fmtUs = (n: number | undefined) => (n === undefined ? '-' : n.toFixed(0));
 
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  const right = new Set([1, 2, 3, 4, 5, 6, 7, ...(rows[0]![8] === 'vs ceiling' ? [8] : [])]);
+  const right = new Set([1, 2, 3, 4, 5, 6, 7, ...(rows[0]![8] === 'vs reference' ? [8] : [])]);
   return rows
     .map((r) => r.map((cell, i) => (right.has(i) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  ').trimEnd())
     .join('\n');
@@ -559,12 +569,16 @@ async function main(): Promise<number> {
 
   const picked = new Map(targets.map((t) => [t, pickResult(results.get(t)!)]));
   const ceilingRps = (c: Ceiling) => picked.get(targets.find((t) => t.kind === c)!)!.rps;
+  const referenceOf = (s: Scenario) => {
+    const against = s.target.against;
+    return targets.find((t) => (typeof against === 'object' ? t.scenario?.name === against.scenario : t.kind === against))!;
+  };
   const bare = ceilingRps('bare');
   const oneQuery = ceilingRps('one-query');
 
-  // With a ceiling other than bare and one-query, a column gives each scenario's ratio to its own.
-  const ownCol = extra.length > 0;
-  const rows: string[][] = [['', 'req/s', 'p50 ms', 'p99 ms', 'node µs/req', 'db µs/req', 'vs bare', 'vs one-query', ...(ownCol ? ['vs ceiling'] : []), 'target', 'result']];
+  // With a reference other than bare and one-query, a column gives each scenario's ratio to its own.
+  const ownCol = extra.length > 0 || chosen.some((s) => typeof s.target.against === 'object');
+  const rows: string[][] = [['', 'req/s', 'p50 ms', 'p99 ms', 'node µs/req', 'db µs/req', 'vs bare', 'vs one-query', ...(ownCol ? ['vs reference'] : []), 'target', 'result']];
   let failed = false;
   for (const t of targets) {
     const r = picked.get(t)!;
@@ -573,20 +587,21 @@ async function main(): Promise<number> {
       rows.push([...row, ...(ownCol ? [''] : []), '', '']);
       continue;
     }
-    const { ratio, against } = t.scenario.target;
-    const measured = r.rps / ceilingRps(against);
+    const { ratio } = t.scenario.target;
+    const reference = referenceOf(t.scenario);
+    const measured = r.rps / picked.get(reference)!.rps;
     if (ownCol) row.push(fmtRatio(measured));
-    const invalid = results.get(t)!.some((x) => problems(t, x).length > 0) || targets.some((c) => !c.scenario && results.get(c)!.some((x) => problems(c, x).length > 0));
+    const invalid = [t, reference, ...targets.filter((c) => !c.scenario)].some((c) => results.get(c)!.some((x) => problems(c, x).length > 0));
     const pass = !invalid && measured >= ratio;
     if (!pass) failed = true;
-    rows.push([...row, `≥ ${ratio.toFixed(2)} × ${against}`, invalid ? 'FAIL (invalid run)' : pass ? 'PASS' : 'FAIL']);
+    rows.push([...row, `≥ ${ratio.toFixed(2)} × ${referenceName(t.scenario)}`, invalid ? 'FAIL (invalid run)' : pass ? 'PASS' : 'FAIL']);
   }
 
   const perRound = targets
     .filter((t) => t.scenario)
     .map((t) => {
-      const against = t.scenario!.target.against;
-      const ceiling = targets.find((c) => c.kind === against)!;
+      const against = referenceName(t.scenario!);
+      const ceiling = referenceOf(t.scenario!);
       const ratios = results.get(t)!.map((r, i) => fmtRatio(r.rps / results.get(ceiling)![i]!.rps));
       return `${t.label} ÷ ${against}: ${ratios.join(', ')}`;
     });

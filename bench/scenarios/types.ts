@@ -46,8 +46,11 @@ export interface Scenario {
   connectionRequests?(ctx: BenchContext): BenchRequest[][];
   /** Replace `[<id>]` in headers and bodies with an id unique to each request (e.g. Idempotency-Key). */
   uniqueIds?: boolean;
-  /** PASS when requests/s ≥ ratio × the chosen ceiling's requests/s. */
-  target: { ratio: number; against: Ceiling };
+  /**
+   * PASS when requests/s ≥ ratio × the reference's requests/s in the same round: a ceiling, or
+   * another scenario by name (which then runs too, e.g. mcp against me).
+   */
+  target: { ratio: number; against: Ceiling | { scenario: string } };
   /** Optional preparation before any load (create data through the API or the database). */
   setup?(ctx: BenchContext): Promise<void>;
 }

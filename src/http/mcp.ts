@@ -1,5 +1,5 @@
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type pg from 'pg';
 import { MCP_SECRET_NAME } from '../db/migrate.js';
 import type { Clock } from '../domain/clock.js';
@@ -26,9 +26,23 @@ const jsonRpcError = (code: number, message: string) => ({ jsonrpc: '2.0', error
 const renderMcpError: ErrorRenderer = (request, reply, error) =>
   error.code === 'bad_request' ? reply.code(400).send(jsonRpcError(-32700, `Parse error: ${error.message}`)) : renderV1Error(request, reply, error);
 
-/** Headers set by hooks (request id, rate limit) are not sent for a hijacked reply: copy them. */
-function copyHeaders(reply: FastifyReply): void {
-  for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
+// The headers the streamable HTTP transport reads (content negotiation, protocol version,
+// session, resumption). Others stay out of the SDK's objects: the bearer key above all.
+const TRANSPORT_HEADERS = ['accept', 'content-type', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id'] as const;
+
+/**
+ * The request as the transport reads it: method, URL and the headers above (the body is already
+ * parsed). Built here rather than by the SDK's Node wrapper, whose conversion of a Node request
+ * and reply to web ones cost more CPU than the tool call itself.
+ */
+function webRequest(request: FastifyRequest): Request {
+  const headers: [string, string][] = [];
+  for (const name of TRANSPORT_HEADERS) {
+    const value = request.headers[name];
+    if (value !== undefined) headers.push([name, Array.isArray(value) ? value.join(', ') : value]);
+  }
+  // The transport does not read the URL; a fixed one cannot fail on whatever the Host header says.
+  return new Request('http://localhost/mcp', { method: 'POST', headers });
 }
 
 /** Why a single tools/call request's params are unusable, or undefined when they are fine. */
@@ -87,21 +101,22 @@ export const mcpRoutes: FastifyPluginAsync<McpRouteDeps> = async (app, deps) => 
       log: request.log,
       requestId: request.id,
     });
-    const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
-    reply.hijack();
-    copyHeaders(reply);
-    // Closing the transport closes the server connected to it.
-    reply.raw.on('close', () => void transport.close());
+    const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
+    let response: Response;
     try {
       await server.connect(transport);
-      // The body was already parsed by Fastify; without it the transport would answer 400.
-      await transport.handleRequest(request.raw, reply.raw, request.body);
+      // With JSON responses the transport answers once every reply is ready: the exchange is
+      // over, and the server and transport hold no stream, timer or socket. They are dropped with
+      // the request rather than closed: closing would only abort the finished handlers, an
+      // exception object each.
+      response = await transport.handleRequest(webRequest(request), { parsedBody: request.body });
     } catch (err) {
       request.log.error({ err }, 'MCP request failed');
-      if (!reply.raw.headersSent) {
-        reply.raw.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify(jsonRpcError(-32603, 'Internal error')));
-      }
+      return reply.code(500).send(jsonRpcError(-32603, 'Internal error'));
     }
+    reply.code(response.status);
+    response.headers.forEach((value, name) => void reply.header(name, value));
+    return reply.send(response.body ? await response.text() : undefined);
   });
 
   // Stateless: no server-to-client stream to open (GET) and no session to end (DELETE).
