@@ -257,7 +257,7 @@ async function provisionDatabase(): Promise<BenchDatabase> {
   const port = await freePort();
   // A throwaway cluster: durability off, as in the test suite's embedded server.
   const flags = ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=300'];
-  if (opts['pg-stats']) flags.push('-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=all');
+  if (opts['pg-stats']) flags.push('-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=all', '-c', 'pg_stat_statements.track_planning=on');
   const handle = await startEmbedded({ dataDir, port, extraFlags: flags });
   cleanups.push(() => handle.stop());
   const postmasterPid = await findPostmaster(handle.url);
@@ -462,12 +462,12 @@ async function pgStats(url: string, action: 'reset' | 'report', requests = 1): P
       await c.query('SELECT pg_stat_statements_reset()');
       return '';
     }
-    const { rows } = await c.query<{ calls: string; total: number; mean: number; query: string }>(
-      `SELECT calls, total_exec_time + total_plan_time AS total, mean_exec_time AS mean, query
+    const { rows } = await c.query<{ calls: string; total: number; mean: number; plan: number; query: string }>(
+      `SELECT calls, total_exec_time + total_plan_time AS total, mean_exec_time AS mean, total_plan_time AS plan, query
          FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%' ORDER BY total DESC LIMIT 15`,
     );
     const lines = rows.map((r) =>
-      `  ${((r.total * 1000) / Math.max(requests, 1)).toFixed(0).padStart(6)} µs/req  ${(r.mean * 1000).toFixed(0).padStart(6)} µs/call  ${String(r.calls).padStart(7)} calls  ${r.query.replace(/\s+/g, ' ').slice(0, 110)}`,
+      `  ${((r.total * 1000) / Math.max(requests, 1)).toFixed(0).padStart(6)} µs/req  ${(r.mean * 1000).toFixed(0).padStart(6)} µs/call (plan ${((r.plan * 1000) / Math.max(requests, 1)).toFixed(0).padStart(4)} µs/req)  ${String(r.calls).padStart(7)} calls  ${r.query.replace(/\s+/g, ' ').slice(0, 110)}`,
     );
     return `\n${lines.join('\n')}\n`;
   } finally {

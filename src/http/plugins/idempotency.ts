@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type pg from 'pg';
-import { sqlLiteral, type Tx, withTransaction } from '../../db/tx.js';
+import { executeSql, type PreparedSql, type Tx, withTransaction } from '../../db/tx.js';
 import type { Clock } from '../../domain/clock.js';
 import { DomainError } from '../../domain/errors.js';
 import { httpStatusOf, v1ErrorBody } from './errors.js';
@@ -16,6 +16,22 @@ declare module 'fastify' {
 
 const RETENTION_MS = 24 * 3_600_000;
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+const statements = {
+  lock: { name: 'idem_lock', types: ['int', 'text'], text: 'SELECT pg_try_advisory_xact_lock($1, hashtext($2)) AS ok' },
+  find: {
+    name: 'idem_find',
+    types: ['int', 'text'],
+    text: 'SELECT fingerprint, response_status, response_body, expires_at FROM idempotency_records WHERE api_key_id = $1 AND key = $2',
+  },
+  store: {
+    name: 'idem_store',
+    types: ['int', 'text', 'text', 'int', 'jsonb', 'timestamptz', 'timestamptz'],
+    text: `INSERT INTO idempotency_records (api_key_id, key, fingerprint, response_status, response_body, created_at, expires_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+  },
+} satisfies Record<string, PreparedSql>;
+const preparedStatements = Object.values(statements);
 
 export interface Outcome {
   status: number;
@@ -86,9 +102,8 @@ function idempotentWith(deps: IdempotencyDeps, handler: (request: FastifyRequest
     const lockAndFind = [
       // The lookup is its own statement, after the lock: each statement of a batch reads a fresh
       // snapshot, so it sees the record of a request that held the lock until just now.
-      `SELECT pg_try_advisory_xact_lock(${sqlLiteral(keyId)}, hashtext(${sqlLiteral(key)})) AS ok`,
-      `SELECT fingerprint, response_status, response_body, expires_at FROM idempotency_records
-        WHERE api_key_id = ${sqlLiteral(keyId)} AND key = ${sqlLiteral(key)}`,
+      executeSql(statements.lock, [keyId, key]),
+      executeSql(statements.find, [keyId, key]),
       'SAVEPOINT idempotent_work',
     ];
     type Result = Outcome & { replayed: boolean };
@@ -118,16 +133,13 @@ function idempotentWith(deps: IdempotencyDeps, handler: (request: FastifyRequest
         }
       },
       {
+        prepared: preparedStatements,
         afterBegin: lockAndFind,
         // The record goes with COMMIT: one round trip, and a crash keeps both or neither.
         beforeCommit: (r) =>
           r.replayed
             ? []
-            : [
-                `INSERT INTO idempotency_records (api_key_id, key, fingerprint, response_status, response_body, created_at, expires_at)
-                 VALUES (${[keyId, key, fingerprint, r.status].map(sqlLiteral).join(', ')}, ${sqlLiteral(JSON.stringify(r.body))}::jsonb,
-                         ${sqlLiteral(new Date(now))}, ${sqlLiteral(new Date(now + RETENTION_MS))})`,
-              ],
+            : [executeSql(statements.store, [keyId, key, fingerprint, r.status, JSON.stringify(r.body), new Date(now), new Date(now + RETENTION_MS)])],
       },
     );
     if (out.replayed) reply.header('idempotent-replayed', 'true');
