@@ -1,4 +1,5 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { InitializeRequestSchema, ListToolsRequestSchema, PingRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type pg from 'pg';
 import { MCP_SECRET_NAME } from '../db/migrate.js';
@@ -45,18 +46,34 @@ function webRequest(request: FastifyRequest): Request {
   return new Request('http://localhost/mcp', { method: 'POST', headers });
 }
 
-/** Why a single tools/call request's params are unusable, or undefined when they are fine. */
-function invalidToolCallParams(body: unknown): string | undefined {
+// The requests this server answers, with the SDK's own schemas for them. The SDK answers params
+// that fail these schemas with -32603 Internal error and zod's issue list as the message; JSON-RPC
+// says -32602 Invalid params, so they are checked here first.
+const requestSchemas = new Map<string, { safeParse(v: unknown): { success: boolean; error?: { issues: Array<{ path: PropertyKey[]; message: string }> } } }>([
+  ['initialize', InitializeRequestSchema],
+  ['ping', PingRequestSchema],
+  ['tools/list', ListToolsRequestSchema],
+]);
+
+/** Why a single request's params are unusable, or undefined when they are fine (or it is no request). */
+function invalidParams(body: unknown): string | undefined {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return undefined;
   const { method, params } = body as { method?: unknown; params?: unknown };
-  if (method !== 'tools/call') return undefined;
-  if (!params || typeof params !== 'object' || Array.isArray(params)) return 'Invalid params: params must be an object with a tool name.';
-  const { name, arguments: args } = params as { name?: unknown; arguments?: unknown };
-  if (typeof name !== 'string') return 'Invalid params: params.name must be the name of a tool.';
-  if (args !== undefined && (args === null || typeof args !== 'object' || Array.isArray(args))) {
-    return 'Invalid params: params.arguments must be an object.';
+  if (method === 'tools/call') {
+    // The hot path, checked by hand: the tool validates its own arguments.
+    if (!params || typeof params !== 'object' || Array.isArray(params)) return 'Invalid params: params must be an object with a tool name.';
+    const { name, arguments: args } = params as { name?: unknown; arguments?: unknown };
+    if (typeof name !== 'string') return 'Invalid params: params.name must be the name of a tool.';
+    if (args !== undefined && (args === null || typeof args !== 'object' || Array.isArray(args))) {
+      return 'Invalid params: params.arguments must be an object.';
+    }
+    return undefined;
   }
-  return undefined;
+  const schema = typeof method === 'string' ? requestSchemas.get(method) : undefined;
+  const issue = schema?.safeParse({ method, params }).error?.issues[0];
+  if (!issue) return undefined;
+  const path = issue.path.length ? issue.path.map(String).join('.') : 'params';
+  return `Invalid params: ${path}: ${issue.message}`;
 }
 
 async function readSecret(pool: pg.Pool): Promise<string> {
@@ -88,7 +105,7 @@ export const mcpRoutes: FastifyPluginAsync<McpRouteDeps> = async (app, deps) => 
 
   app.post('/mcp', { config, schema: { hide: true } }, async (request, reply) => {
     // JSON-RPC says malformed params are -32602; the SDK would answer -32603 with zod's text.
-    const badParams = invalidToolCallParams(request.body);
+    const badParams = invalidParams(request.body);
     if (badParams) return reply.code(200).send({ jsonrpc: '2.0', error: { code: -32602, message: badParams }, id: (request.body as { id?: unknown }).id ?? null });
     const confirmations = await getConfirmations();
     const server = buildMcpServer({

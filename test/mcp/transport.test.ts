@@ -103,6 +103,24 @@ describe('transport', () => {
     }
   });
 
+  it('answers malformed params of the other methods with -32602 naming the field, not an internal error', async () => {
+    const ws = await workspaceWithKeys(h.database.db);
+    const cases: Array<[object, RegExp]> = [
+      [{ jsonrpc: '2.0', id: 11, method: 'initialize' }, /^Invalid params: params: /],
+      [{ jsonrpc: '2.0', id: 12, method: 'initialize', params: { capabilities: {}, clientInfo: { name: 'x', version: '1' } } }, /^Invalid params: params\.protocolVersion: /],
+      [{ jsonrpc: '2.0', id: 13, method: 'tools/list', params: { cursor: 5 } }, /^Invalid params: params\.cursor: /],
+      [{ jsonrpc: '2.0', id: 14, method: 'ping', params: [] }, /^Invalid params: params: /],
+    ];
+    for (const [body, message] of cases) {
+      const res = await post(body, mcpHeaders(ws.readKey));
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toMatchObject({ jsonrpc: '2.0', id: (body as { id: number }).id, error: { code: -32602, message: expect.stringMatching(message) } });
+    }
+    // Well-formed ones still reach the SDK.
+    const ok = await post({ jsonrpc: '2.0', id: 15, method: 'tools/list', params: {} }, mcpHeaders(ws.readKey));
+    expect(ok.json().result.tools.length).toBeGreaterThan(0);
+  });
+
   it('is left out of the OpenAPI document', async () => {
     const doc = (await h.app.inject({ method: 'GET', url: '/openapi.json' })).json();
     expect(Object.keys(doc.paths)).not.toContain('/mcp');
