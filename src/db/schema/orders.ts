@@ -71,9 +71,9 @@ export const orders = pgTable(
     index('orders_workspace_idx').on(t.workspaceId, t.id.desc()),
     index('orders_publisher_idx').on(t.publisherId, t.id.desc()),
     index('orders_outlet_idx').on(t.outletId),
-    index('orders_offer_idx').on(t.offerId),
-    index('orders_project_idx').on(t.projectId),
-    index('orders_key_idx').on(t.placedByKeyId),
+    // No index on offer_id, project_id or placed_by_key_id: nothing reads orders by them, and
+    // offers, projects and keys are never deleted (deactivated or revoked instead), so their
+    // foreign keys never look orders up. Each index would cost every placement an insert.
     // The sweep reads only open orders whose deadline has passed.
     index('orders_deadline_idx')
       .on(t.deadlineAt)

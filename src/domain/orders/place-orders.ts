@@ -140,12 +140,14 @@ const placeOrdersCtes = `
            t.content_by::content_by, t.turnaround, $5, $6, $7, t.deadline, $8, $8, $8
       FROM unnest($1::bigint[], $9::int[], $10::int[], $11::int[], $12::text[], $13::bigint[], $14::bigint[], $15::bigint[],
                   $16::text[], $17::int[], $18::timestamptz[])
-           AS t(id, outlet_id, offer_id, publisher_id, status, pp, fee, price, content_by, turnaround, deadline)),
+           AS t(id, outlet_id, offer_id, publisher_id, status, pp, fee, price, content_by, turnaround, deadline))`;
+
+// A separate statement when the buyer sends content: a statement opens every table it names, with
+// their indexes, even when it writes no row there.
+const placeOrdersWithContentCtes = `${placeOrdersCtes},
   buyer_content AS (
     INSERT INTO order_contents (order_id, version, title, body, submitted_by, submitted_at, checks)
-    SELECT c.id, 1, $19, $20, 'buyer', $8, c.checks::jsonb
-      FROM unnest($1::bigint[], $21::text[]) AS c(id, checks)
-     WHERE $19::text IS NOT NULL)`;
+    SELECT c.id, 1, $19, $20, 'buyer', $8, c.checks::jsonb FROM unnest($1::bigint[], $21::text[]) AS c(id, checks))`;
 
 /**
  * Creates one order per offer and moves their total from available into escrow, all in the
@@ -205,8 +207,8 @@ export async function placeOrders(tx: Tx, principal: WorkspacePrincipal, input: 
       ],
     })),
     {
-      name: 'orders_place',
-      ctes: placeOrdersCtes,
+      name: content ? 'orders_place_content' : 'orders_place',
+      ctes: content ? placeOrdersWithContentCtes : placeOrdersCtes,
       values: [
         ids,
         principal.workspaceId,
@@ -226,9 +228,7 @@ export async function placeOrders(tx: Tx, principal: WorkspacePrincipal, input: 
         offersInOrder.map((f) => f.content_by),
         offersInOrder.map((f) => f.turnaround_days),
         deadlines,
-        content?.title ?? null,
-        content?.body ?? null,
-        content ? checks.map((c) => JSON.stringify(c)) : [],
+        ...(content ? [content.title, content.body, checks.map((c) => JSON.stringify(c))] : []),
       ],
     },
   );
