@@ -76,6 +76,25 @@ function invalidParams(body: unknown): string | undefined {
   return `Invalid params: ${path}: ${issue.message}`;
 }
 
+/**
+ * A body's requests with malformed params, answered as -32602 errors, and what remains for the
+ * SDK (undefined when nothing does). A body that is not a batch is forwarded or refused whole.
+ */
+function splitMalformed(body: unknown): { forward: unknown; refused: object[] } {
+  const refusal = (m: unknown, message: string) => ({ jsonrpc: '2.0', error: { code: -32602, message }, id: (m as { id?: unknown }).id ?? null });
+  if (!Array.isArray(body)) {
+    const bad = invalidParams(body);
+    return bad ? { forward: undefined, refused: [refusal(body, bad)] } : { forward: body, refused: [] };
+  }
+  const refused: object[] = [];
+  const forward = body.filter((m) => {
+    const bad = invalidParams(m);
+    if (bad) refused.push(refusal(m, bad));
+    return !bad;
+  });
+  return { forward: forward.length || !refused.length ? forward : undefined, refused };
+}
+
 async function readSecret(pool: pg.Pool): Promise<string> {
   const { rows } = await pool.query<{ value: string }>('SELECT value FROM app_secrets WHERE name = $1', [MCP_SECRET_NAME]);
   if (!rows[0]) throw new Error(`No ${MCP_SECRET_NAME} in app_secrets: run the migrations (npm start does) or set MCP_CONFIRMATION_SECRET.`);
@@ -104,9 +123,10 @@ export const mcpRoutes: FastifyPluginAsync<McpRouteDeps> = async (app, deps) => 
   const config = { auth: 'buyer-or-401' as const, renderError: renderMcpError };
 
   app.post('/mcp', { config, schema: { hide: true } }, async (request, reply) => {
-    // JSON-RPC says malformed params are -32602; the SDK would answer -32603 with zod's text.
-    const badParams = invalidParams(request.body);
-    if (badParams) return reply.code(200).send({ jsonrpc: '2.0', error: { code: -32602, message: badParams }, id: (request.body as { id?: unknown }).id ?? null });
+    // JSON-RPC says malformed params are -32602; the SDK would answer -32603 with zod's text. In a
+    // batch, the malformed requests are answered here and the others go on to the SDK.
+    const { forward, refused } = splitMalformed(request.body);
+    if (refused.length && !forward) return reply.code(200).send(Array.isArray(request.body) ? refused : refused[0]);
     const confirmations = await getConfirmations();
     const server = buildMcpServer({
       principal: workspacePrincipal(request),
@@ -126,14 +146,20 @@ export const mcpRoutes: FastifyPluginAsync<McpRouteDeps> = async (app, deps) => 
       // over, and the server and transport hold no stream, timer or socket. They are dropped with
       // the request rather than closed: closing would only abort the finished handlers, an
       // exception object each.
-      response = await transport.handleRequest(webRequest(request), { parsedBody: request.body });
+      response = await transport.handleRequest(webRequest(request), { parsedBody: forward });
     } catch (err) {
       request.log.error({ err }, 'MCP request failed');
       return reply.code(500).send(jsonRpcError(-32603, 'Internal error'));
     }
+    const text = response.body ? await response.text() : undefined;
+    if (refused.length && response.ok) {
+      // The SDK's answers (none when it got only notifications: 202) with the refusals.
+      const answered: unknown = text ? JSON.parse(text) : [];
+      return reply.code(200).send([...(Array.isArray(answered) ? answered : [answered]), ...refused]);
+    }
     reply.code(response.status);
     response.headers.forEach((value, name) => void reply.header(name, value));
-    return reply.send(response.body ? await response.text() : undefined);
+    return reply.send(text);
   });
 
   // Stateless: no server-to-client stream to open (GET) and no session to end (DELETE).

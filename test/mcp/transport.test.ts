@@ -121,6 +121,18 @@ describe('transport', () => {
     expect(ok.json().result.tools.length).toBeGreaterThan(0);
   });
 
+  it('answers the malformed requests of a batch with -32602 and hands the others to the SDK', async () => {
+    const ws = await workspaceWithKeys(h.database.db);
+    const mixed = await post([{ jsonrpc: '2.0', id: 21, method: 'tools/list', params: {} }, { jsonrpc: '2.0', id: 22, method: 'initialize' }], mcpHeaders(ws.readKey));
+    expect(mixed.statusCode).toBe(200);
+    const answers = mixed.json() as Array<{ id: number; result?: { tools: unknown[] }; error?: { code: number } }>;
+    expect(answers.map((a) => a.id).sort()).toEqual([21, 22]);
+    expect(answers.find((a) => a.id === 21)?.result?.tools.length).toBeGreaterThan(0);
+    expect(answers.find((a) => a.id === 22)?.error?.code).toBe(-32602);
+    const allBad = await post([{ jsonrpc: '2.0', id: 23, method: 'initialize' }], mcpHeaders(ws.readKey));
+    expect(allBad.json()).toEqual([expect.objectContaining({ id: 23, error: expect.objectContaining({ code: -32602 }) })]);
+  });
+
   it('is left out of the OpenAPI document', async () => {
     const doc = (await h.app.inject({ method: 'GET', url: '/openapi.json' })).json();
     expect(Object.keys(doc.paths)).not.toContain('/mcp');
