@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
-import type pg from 'pg';
+import pg from 'pg';
 import { migrationsFolder } from '../paths.js';
 
 // Any constant shared by every process; pg_advisory_lock serialises migrate + seed so several
@@ -12,13 +12,17 @@ export const MCP_SECRET_NAME = 'mcp_confirmation_secret';
 
 /**
  * Applies pending migrations and makes sure the shared secrets exist, then runs `afterMigrate`
- * (the demo seed) while still holding the lock.
+ * (the demo seed) while still holding the lock. The lock and the migrations use a connection of
+ * their own, outside the pool, so the seed has the whole pool even when it holds one connection.
  */
 export async function prepareDatabase<T>(
   pool: pg.Pool,
   afterMigrate?: () => Promise<T>,
 ): Promise<T | undefined> {
-  const client = await pool.connect();
+  const client = new pg.Client(pool.options);
+  await client.connect();
+  // A connection lost while the seed runs must fail the start, not crash the process.
+  client.on('error', () => {});
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     try {
@@ -32,7 +36,7 @@ export async function prepareDatabase<T>(
       await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
     }
   } finally {
-    client.release();
+    await client.end().catch(() => {});
   }
 }
 

@@ -86,6 +86,16 @@ describe('starting on DATABASE_URL', () => {
     expect([printedKeys(a!), printedKeys(b!)].filter(Boolean), describeChild(a!) + describeChild(b!)).toHaveLength(1);
   }, 120_000);
 
+  it('seeds the demo with a pool of one connection (the migration lock holds a connection of its own)', async () => {
+    const url = await emptyDatabase();
+    const s = await spawnServer({ DATABASE_URL: url, SEED_DEMO: '1', DATABASE_POOL_MAX: '1', DATA_DIR: tempDataDir() });
+    await s.waitHealthy(80_000);
+    await eventually(async () => printedKeys(s), 'demo keys printed');
+    const workspaces = await query<{ n: number }>(url, 'SELECT count(*)::int AS n FROM workspaces');
+    expect(workspaces[0]!.n).toBe(1);
+    expect(await s.stop('SIGTERM'), describeChild(s)).toEqual({ code: 0, signal: null });
+  }, 120_000);
+
   it('without SEED_DEMO a fresh database gets the migrations but no workspace and no keys', async () => {
     const url = await emptyDatabase();
     const s = await spawnServer({ DATABASE_URL: url, DATA_DIR: tempDataDir() });
