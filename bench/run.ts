@@ -88,6 +88,12 @@ for (const s of [...selected]) {
   }
 }
 const chosen = [...new Set(selected)];
+// pg_stat_statements must be preloaded at server start, which the bench controls only for its own
+// embedded PostgreSQL.
+if (opts['pg-stats'] && process.env.DATABASE_URL?.trim()) {
+  process.stderr.write('--pg-stats needs the embedded PostgreSQL: unset DATABASE_URL\n');
+  process.exit(2);
+}
 const referenceName = (s: Scenario) => (typeof s.target.against === 'object' ? s.target.against.scenario : s.target.against);
 
 // ---------------------------------------------------------------------------------------------
@@ -558,8 +564,10 @@ async function main(): Promise<number> {
       process.stderr.write(`round ${round}/${rounds}  ${t.label.padEnd(26)} `);
       if (opts['pg-stats'] && t.scenario) await pgStats(db.url, 'reset');
       const r = await runLoad(t, db.postmasterPid);
-      if (opts['pg-stats'] && t.scenario) // The statistics cover the warm-up too: scale the measured count to the whole load.
+      if (opts['pg-stats'] && t.scenario) {
+        // The statistics cover the warm-up too: scale the measured count to the whole load.
         process.stderr.write(await pgStats(db.url, 'report', (r.total * (warmupSeconds + durationSeconds)) / durationSeconds));
+      }
       results.get(t)!.push(r);
       const issues = problems(t, r);
       const cpu = r.nodeUs === undefined ? '' : `  node ${fmtUs(r.nodeUs)} µs/req${r.dbUs === undefined ? '' : `  db ${fmtUs(r.dbUs)} µs/req`}`;

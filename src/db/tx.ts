@@ -29,10 +29,14 @@ export async function withTransaction<T>(
   let broken = false;
   try {
     if (batches.prepared) await prepareOn(client, batches.prepared);
-    const first = batches.afterBegin ?? [];
-    // With more than one statement, pg answers one result per statement, BEGIN's first.
-    const begun = first.length ? ((await client.query(['BEGIN', ...first].join(';\n'))) as unknown as pg.QueryResult[]).slice(1) : [];
-    if (!first.length) await client.query('BEGIN');
+    let begun: pg.QueryResult[] = [];
+    if (batches.afterBegin?.length) {
+      // With more than one statement, pg answers one result per statement, BEGIN's first.
+      const results = (await client.query(['BEGIN', ...batches.afterBegin].join(';\n'))) as unknown as pg.QueryResult[];
+      begun = results.slice(1);
+    } else {
+      await client.query('BEGIN');
+    }
     const result = await fn(client, begun);
     await client.query([...(batches.beforeCommit?.(result) ?? []), 'COMMIT'].join(';\n'));
     return result;
@@ -85,7 +89,7 @@ export function executeSql(st: PreparedSql, values: Array<string | number | Date
 /**
  * A value written into SQL text, for the batches above. Strings are quoted as the driver's
  * escapeLiteral does (quotes doubled; with a backslash, an E'' string with backslashes doubled);
- * numbers must be safe integers.
+ * numbers must be safe integers; dates are ISO strings, typed by the prepared statement's parameter.
  */
 export function sqlLiteral(value: string | number | Date | null): string {
   if (value === null) return 'NULL';

@@ -58,7 +58,7 @@ function ledgerStatement(prefix: StatementPrefix | undefined): { name: string; t
 /**
  * Writes balanced ledger transactions and applies them to the balance rows, inside the caller's
  * transaction (the one that changes the state being paid for). The workspace's own rows
- * (available, held) must already be locked by `lockWorkspaceAccounts` in that transaction: the
+ * (available, held) must already be locked in that transaction (`lockWorkspaceAccountsSql`): the
  * transactions, their entries and those balances go in one statement, taking no new lock.
  * Publisher and platform rows then follow, one at a time in the contract's lock order.
  * UNIQUE (order_id, kind) rejects a second placement, release or refund of an order; the
@@ -118,17 +118,26 @@ export interface AccountIds {
 }
 
 /** The workspace's two accounts; with `lock`, its available row is locked FOR UPDATE (and read). */
-export async function lockWorkspaceAccounts(tx: Tx, workspaceId: number): Promise<AccountIds & { availableBalance: number }> {
-  const { rows } = await tx.query<{ id: number; kind: 'available' | 'held'; balance: number }>({
-    name: 'ledger_lock_workspace',
-    text: `SELECT id, kind, balance FROM ledger_accounts
-            WHERE workspace_id = $1 AND kind IN ('available', 'held') ORDER BY kind FOR UPDATE`,
-    values: [workspaceId],
-  });
-  const available = rows.find((r) => r.kind === 'available');
-  const held = rows.find((r) => r.kind === 'held');
+export type AccountRow = { id: number; kind: 'available' | 'held'; balance: number };
+
+/**
+ * The statement that locks a workspace's two balance rows (workspace id as `param`), in the
+ * contract's lock order; other statements may embed it (placement reads its context with it).
+ */
+export const lockWorkspaceAccountsSql = (param: string) =>
+  `SELECT id, kind, balance FROM ledger_accounts WHERE workspace_id = ${param} AND kind IN ('available', 'held') ORDER BY kind FOR UPDATE`;
+
+/** The locked rows as account ids and the available balance. */
+export function workspaceAccounts(workspaceId: number, rows: AccountRow[] | null): AccountIds & { availableBalance: number } {
+  const available = rows?.find((r) => r.kind === 'available');
+  const held = rows?.find((r) => r.kind === 'held');
   if (!available || !held) throw new Error(`workspace ${workspaceId} has no ledger accounts`);
   return { available: available.id, held: held.id, availableBalance: available.balance };
+}
+
+export async function lockWorkspaceAccounts(tx: Tx, workspaceId: number): Promise<AccountIds & { availableBalance: number }> {
+  const { rows } = await tx.query<AccountRow>({ name: 'ledger_lock_workspace', text: lockWorkspaceAccountsSql('$1'), values: [workspaceId] });
+  return workspaceAccounts(workspaceId, rows);
 }
 
 export async function payableAccountId(tx: Tx, publisherId: number): Promise<number> {

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { Tx } from '../../db/tx.js';
 import { DomainError, invalidInput } from '../errors.js';
 import type { WorkspacePrincipal } from '../keys/principal.js';
-import { postMovements } from '../ledger/movements.js';
+import { type AccountRow, lockWorkspaceAccountsSql, postMovements, workspaceAccounts } from '../ledger/movements.js';
 import { formatCents } from '../money/format.js';
 import { checkContent } from './content-checks.js';
 import type { OfferFormat } from '../outlets/enums.js';
@@ -48,7 +48,7 @@ interface PlacementContext {
 }
 
 interface LockedPlacementContext extends PlacementContext {
-  accounts: Array<{ id: number; kind: 'available' | 'held'; balance: number }> | null;
+  accounts: AccountRow[] | null;
   order_ids: number[];
 }
 
@@ -71,9 +71,7 @@ const contextFrom = 'FROM workspaces w JOIN fx_rates fx ON fx.currency = w.curre
 // spend of the workspace, taken first as the contract's lock order wants) and draws the new
 // orders' ids, so the orders and their ledger entries can be written by one statement.
 const lockedContextStatement = `
-  WITH acc AS MATERIALIZED (
-    SELECT id, kind, balance FROM ledger_accounts
-     WHERE workspace_id = $3 AND kind IN ('available', 'held') ORDER BY kind FOR UPDATE)
+  WITH acc AS MATERIALIZED (${lockWorkspaceAccountsSql('$3')})
   SELECT ${contextColumns},
          (SELECT json_agg(json_build_object('id', id, 'kind', kind, 'balance', balance)) FROM acc) AS accounts,
          (SELECT json_agg(nextval('orders_id_seq')) FROM unnest($1::int[])) AS order_ids
@@ -161,16 +159,14 @@ export async function placeOrders(tx: Tx, principal: WorkspacePrincipal, input: 
     values: contextValues(principal, input),
   });
   const { ctx, offers: offersInOrder, total, fmt } = judgePlacement(rows[0], input);
-  const available = ctx.accounts?.find((a) => a.kind === 'available');
-  const held = ctx.accounts?.find((a) => a.kind === 'held');
-  if (!available || !held) throw new Error(`workspace ${principal.workspaceId} has no ledger accounts`);
-  if (available.balance < total) {
-    const needed = total - available.balance;
+  const accounts = workspaceAccounts(principal.workspaceId, ctx.accounts);
+  if (accounts.availableBalance < total) {
+    const needed = total - accounts.availableBalance;
     throw new DomainError('insufficient_balance', `The balance is too low: ${fmt(needed)} more is needed.`, {
       needed_cents: needed,
       needed_formatted: fmt(needed),
-      balance: available.balance,
-      balance_formatted: fmt(available.balance),
+      balance: accounts.availableBalance,
+      balance_formatted: fmt(accounts.availableBalance),
     });
   }
 
@@ -202,8 +198,8 @@ export async function placeOrders(tx: Tx, principal: WorkspacePrincipal, input: 
       orderId: ids[i]!,
       workspaceId: principal.workspaceId,
       postings: [
-        { accountId: available.id, kind: 'available' as const, amount: -f.price },
-        { accountId: held.id, kind: 'held' as const, amount: f.price },
+        { accountId: accounts.available, kind: 'available' as const, amount: -f.price },
+        { accountId: accounts.held, kind: 'held' as const, amount: f.price },
       ],
     })),
     {
