@@ -147,3 +147,39 @@ describe('other paths', () => {
     await expectLedgerInvariants(h.database);
   });
 });
+
+describe('placing several offers at once', () => {
+  it('writes one order per offer in the order asked, each with its own status, deadline, frozen price and escrow entry', async () => {
+    const { ws, p } = await setup([
+      { content_by: 'publisher', publisher_price_cents: 10_000 },
+      { content_by: 'buyer', publisher_price_cents: 20_000, title: 'Buyer writes' },
+    ]);
+    const [byPublisher, byBuyer] = p.offers as [(typeof p.offers)[0], (typeof p.offers)[0]];
+    const res = await place(ws.spendKey, { offer_ids: [byBuyer.id, byPublisher.id], target_url: 'https://buyer.example/' });
+    expect(res.statusCode).toBe(201);
+    const [first, second] = res.json().data;
+    expect(first).toMatchObject({ offer: { id: byBuyer.id }, status: 'awaiting_content', price: byBuyer.price });
+    expect(first.deadlines).toEqual({ respond_by: null, deliver_by: null, review_by: iso(h.clock.now() + 14 * DAY) });
+    expect(second).toMatchObject({ offer: { id: byPublisher.id }, status: 'awaiting_acceptance', price: byPublisher.price });
+    expect(second.deadlines).toEqual({ respond_by: iso(h.clock.now() + 72 * 3_600_000), deliver_by: null, review_by: null });
+
+    // What was written is what the response says, and each order has its own escrow movement.
+    const { rows } = await h.database.pool.query(
+      `SELECT o.id, o.offer_id, o.status, o.price, o.publisher_price_cents, o.deadline_at, o.placed_by_key_id IS NOT NULL AS keyed,
+              (SELECT array_agg(e.amount ORDER BY e.amount) FROM ledger_transactions t JOIN ledger_entries e ON e.transaction_id = t.id
+                WHERE t.order_id = o.id AND t.kind = 'order_placed') AS amounts
+         FROM orders o WHERE o.workspace_id = $1 ORDER BY o.id`,
+      [ws.workspaceId],
+    );
+    expect(rows.map((r) => [Number(r.id), r.offer_id, r.status, Number(r.price), Number(r.publisher_price_cents), iso(r.deadline_at.getTime())])).toEqual([
+      [first.id, byBuyer.id, 'awaiting_content', byBuyer.price, 20_000, first.deadlines.review_by],
+      [second.id, byPublisher.id, 'awaiting_acceptance', byPublisher.price, 10_000, second.deadlines.respond_by],
+    ]);
+    expect(rows.map((r) => r.amounts.map(Number))).toEqual([
+      [-byBuyer.price, byBuyer.price],
+      [-byPublisher.price, byPublisher.price],
+    ]);
+    expect(await balances(ws.workspaceId)).toEqual({ available: 1_000_000 - byBuyer.price - byPublisher.price, held: byBuyer.price + byPublisher.price });
+    await expectLedgerInvariants(h.database);
+  });
+});

@@ -8,16 +8,14 @@ import {
   jsonb,
   pgEnum,
   pgTable,
+  primaryKey,
   text,
   timestamp,
   unique,
 } from 'drizzle-orm/pg-core';
 import { orderStatuses } from '../../domain/orders/states.js';
-import { apiKeys } from './api-keys.js';
 import { contentBy, offers } from './offers.js';
-import { outlets } from './outlets.js';
 import { projects } from './projects.js';
-import { publishers } from './publishers.js';
 import { workspaces } from './workspaces.js';
 
 export const orderStatus = pgEnum('order_status', orderStatuses);
@@ -32,18 +30,16 @@ export const orders = pgTable(
       .notNull()
       .references(() => workspaces.id),
     projectId: integer('project_id').references(() => projects.id),
-    placedByKeyId: integer('placed_by_key_id')
-      .notNull()
-      .references(() => apiKeys.id),
-    outletId: integer('outlet_id')
-      .notNull()
-      .references(() => outlets.id),
+    // Copies, not foreign keys: the placing key, and the offer's outlet and publisher, are read
+    // in the placing transaction, and keys, outlets and publishers are never deleted. A foreign
+    // key would cost every placement a locking lookup of a row that all concurrent placements
+    // share (the publisher's above all).
+    placedByKeyId: integer('placed_by_key_id').notNull(),
+    outletId: integer('outlet_id').notNull(),
     offerId: integer('offer_id')
       .notNull()
       .references(() => offers.id),
-    publisherId: integer('publisher_id')
-      .notNull()
-      .references(() => publishers.id),
+    publisherId: integer('publisher_id').notNull(),
     status: orderStatus('status').notNull(),
     // Frozen at placement: every release and refund moves exactly these amounts.
     publisherPriceCents: bigint('publisher_price_cents', { mode: 'number' }).notNull(),
@@ -121,16 +117,16 @@ export const orderMessages = pgTable(
 export const idempotencyRecords = pgTable(
   'idempotency_records',
   {
-    id: bigserial('id', { mode: 'number' }).primaryKey(),
-    apiKeyId: integer('api_key_id')
-      .notNull()
-      .references(() => apiKeys.id),
+    // The authenticated key (keys are revoked, never deleted): no foreign key to check on every POST.
+    apiKeyId: integer('api_key_id').notNull(),
     key: text('key').notNull(),
     fingerprint: text('fingerprint').notNull(),
     responseStatus: integer('response_status').notNull(),
-    responseBody: jsonb('response_body').notNull(),
+    // The response exactly as it was sent (JSON text): a replay sends the same bytes, and nothing
+    // parses it on the way in or out.
+    responseBody: text('response_body').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
   },
-  (t) => [unique('idempotency_records_key_uq').on(t.apiKeyId, t.key), index('idempotency_records_expiry_idx').on(t.expiresAt)],
+  (t) => [primaryKey({ name: 'idempotency_records_key_pk', columns: [t.apiKeyId, t.key] }), index('idempotency_records_expiry_idx').on(t.expiresAt)],
 );

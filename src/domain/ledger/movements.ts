@@ -31,17 +31,27 @@ export interface StatementPrefix {
   values: unknown[];
 }
 
-const ledgerCtes = (p: (n: number) => string) => `
-  m AS (SELECT * FROM unnest(${p(1)}::ledger_transaction_kind[], ${p(2)}::bigint[], ${p(3)}::int[], ${p(4)}::int[]) AS m(kind, order_id, workspace_id, n)),
+/**
+ * The ledger's writes, as CTEs of a larger statement. They read three relations the statement
+ * defines before them:
+ *   m (kind, order_id, workspace_id, n)  one row per ledger transaction, n its position;
+ *   p (n, account_id, amount)            its postings, each summing to zero per n;
+ *   d (id, delta)                        the net change of each balance row, already locked.
+ * This is the only SQL that writes ledger_transactions, ledger_entries and balances.
+ */
+export const LEDGER_WRITES = `
   t AS (INSERT INTO ledger_transactions (kind, order_id, workspace_id)
         SELECT kind, order_id, workspace_id FROM m ORDER BY n RETURNING id, kind, order_id),
   e AS (INSERT INTO ledger_entries (transaction_id, account_id, amount)
         SELECT t.id, p.account_id, p.amount
-          FROM unnest(${p(5)}::int[], ${p(6)}::int[], ${p(7)}::bigint[]) AS p(n, account_id, amount)
-          JOIN m ON m.n = p.n
-          JOIN t ON t.kind = m.kind AND t.order_id IS NOT DISTINCT FROM m.order_id)
-  UPDATE ledger_accounts a SET balance = a.balance + d.delta
-    FROM unnest(${p(8)}::int[], ${p(9)}::bigint[]) AS d(id, delta) WHERE a.id = d.id`;
+          FROM p JOIN m ON m.n = p.n JOIN t ON t.kind = m.kind AND t.order_id IS NOT DISTINCT FROM m.order_id),
+  u AS (UPDATE ledger_accounts a SET balance = a.balance + d.delta FROM d WHERE a.id = d.id)`;
+
+// m, p and d from parameters, for movements computed in Node.
+const ledgerSources = (p: (n: number) => string) => `
+  m AS (SELECT * FROM unnest(${p(1)}::ledger_transaction_kind[], ${p(2)}::bigint[], ${p(3)}::int[], ${p(4)}::int[]) AS m(kind, order_id, workspace_id, n)),
+  p AS (SELECT * FROM unnest(${p(5)}::int[], ${p(6)}::int[], ${p(7)}::bigint[]) AS p(n, account_id, amount)),
+  d AS (SELECT * FROM unnest(${p(8)}::int[], ${p(9)}::bigint[]) AS d(id, delta)),`;
 
 const statementTexts = new Map<string, string>();
 function ledgerStatement(prefix: StatementPrefix | undefined): { name: string; text: string } {
@@ -49,7 +59,8 @@ function ledgerStatement(prefix: StatementPrefix | undefined): { name: string; t
   let text = statementTexts.get(name);
   if (!text) {
     const offset = prefix?.values.length ?? 0;
-    text = `WITH ${prefix ? `${prefix.ctes},` : ''}${ledgerCtes((n) => `$${n + offset}`)}`;
+    text = `WITH ${prefix ? `${prefix.ctes},` : ''}${ledgerSources((n) => `$${n + offset}`)}${LEDGER_WRITES}
+  SELECT 1 AS posted`;
     statementTexts.set(name, text);
   }
   return { name, text };

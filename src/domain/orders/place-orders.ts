@@ -2,12 +2,12 @@ import type pg from 'pg';
 import type { Tx } from '../../db/tx.js';
 import { DomainError, invalidInput } from '../errors.js';
 import type { WorkspacePrincipal } from '../keys/principal.js';
-import { type AccountRow, lockWorkspaceAccountsSql, postMovements, workspaceAccounts } from '../ledger/movements.js';
+import { type AccountRow, LEDGER_WRITES, lockWorkspaceAccountsSql, postMovements, workspaceAccounts } from '../ledger/movements.js';
 import { formatCents } from '../money/format.js';
 import { checkContent } from './content-checks.js';
 import type { OfferFormat } from '../outlets/enums.js';
 import { orderView } from './order-view.js';
-import { deadlineFor, type Durations, type OrderStatus } from './states.js';
+import { type Durations, initialDeadline, initialStatus } from './states.js';
 
 export interface PlaceOrdersInput {
   offer_ids: number[];
@@ -54,22 +54,21 @@ interface LockedPlacementContext extends PlacementContext {
 
 // Everything placement must know before it touches money, in one round trip: the key still
 // valid, the project the workspace's own, the approval rule and currency, and the offers.
-const contextColumns = `
+const contextScalars = `
   (SELECT revoked_at IS NULL AND can_place_orders FROM api_keys WHERE id = $2) AS key_ok,
   ($4::int IS NULL OR EXISTS (SELECT 1 FROM projects WHERE id = $4 AND workspace_id = $3)) AS project_ok,
-  w.max_order_cents, w.currency, fx.per_usd::float8 AS per_usd,
-  COALESCE((SELECT json_agg(json_build_object(
-      'id', f.id, 'outlet_id', f.outlet_id, 'outlet_name', o.name, 'outlet_domain', o.domain,
-      'publisher_id', o.publisher_id, 'format', f.format, 'title', f.title,
-      'publisher_price_cents', f.publisher_price_cents, 'fee_cents', f.fee_cents, 'price', f.price,
-      'turnaround_days', f.turnaround_days, 'content_by', f.content_by, 'min_words', f.min_words,
-      'max_words', f.max_words, 'max_links', f.max_links, 'active', f.active))
-    FROM unnest($1::int[]) AS ids(id) JOIN offers f ON f.id = ids.id JOIN outlets o ON o.id = f.outlet_id), '[]'::json) AS offers`;
+  w.max_order_cents, w.currency, fx.per_usd::float8 AS per_usd`;
+const offerColumns = `f.id, f.outlet_id, o.name AS outlet_name, o.domain AS outlet_domain, o.publisher_id, f.format, f.title,
+  f.publisher_price_cents, f.fee_cents, f.price, f.turnaround_days, f.content_by, f.min_words, f.max_words, f.max_links, f.active`;
+const requestedOffers = 'unnest($1::int[]) WITH ORDINALITY AS ids(id, n) JOIN offers f ON f.id = ids.id JOIN outlets o ON o.id = f.outlet_id';
+const contextColumns = `${contextScalars},
+  COALESCE((SELECT json_agg(r) FROM (SELECT ${offerColumns} FROM ${requestedOffers}) r), '[]'::json) AS offers`;
 const contextFrom = 'FROM workspaces w JOIN fx_rates fx ON fx.currency = w.currency WHERE w.id = $3';
 
-// Placement's own variant also locks the workspace's balance rows (the lock that serialises every
-// spend of the workspace, taken first as the contract's lock order wants) and draws the new
-// orders' ids, so the orders and their ledger entries can be written by one statement.
+// Placement with the buyer's content also locks the workspace's balance rows (the lock that
+// serialises every spend of the workspace, taken first as the contract's lock order wants) and
+// draws the new orders' ids, so the content checks can run in Node before one statement writes
+// the orders, the content and the ledger entries.
 const lockedContextStatement = `
   WITH acc AS MATERIALIZED (${lockWorkspaceAccountsSql('$3')})
   SELECT ${contextColumns},
@@ -129,23 +128,72 @@ function judgePlacement<C extends PlacementContext>(ctx: C | undefined, input: P
   return { ctx, offers, total, fmt };
 }
 
+// The columns every new order gets from the request ($2…$8 in both placement statements).
+const orderInsert = `INSERT INTO orders (id, workspace_id, project_id, placed_by_key_id, outlet_id, offer_id, publisher_id, status,
+           publisher_price_cents, fee_cents, price, content_by, turnaround_days, target_url, anchor_text, brief,
+           deadline_at, state_entered_at, created_at, updated_at)`;
+
+/**
+ * Placement without content, the common case, in one statement: lock the balance rows, read the
+ * context, and — only when every check below passes — write the orders and their escrow
+ * movement through the ledger's own CTEs. Node then judges the same context (which also says
+ * why nothing was written); the rules that decide a new order's status and deadline stay in
+ * Node, passed in as the value for each kind of offer.
+ */
+const placeAtOnceStatement = `
+  WITH acc AS MATERIALIZED (${lockWorkspaceAccountsSql('$3')}),
+  req AS MATERIALIZED (SELECT ids.n, ${offerColumns} FROM ${requestedOffers}),
+  ctx AS MATERIALIZED (
+    SELECT ${contextScalars},
+           (SELECT balance FROM acc WHERE kind = 'available') AS available,
+           (SELECT count(*) FILTER (WHERE active) FROM req) = cardinality($1::int[]) AS offers_ok,
+           (SELECT sum(price) FROM req)::bigint AS total
+    ${contextFrom}),
+  new AS MATERIALIZED (
+    SELECT req.*, nextval('orders_id_seq') AS order_id,
+           CASE req.content_by WHEN 'publisher' THEN $9::order_status ELSE $10::order_status END AS status,
+           CASE req.content_by WHEN 'publisher' THEN $11::timestamptz ELSE $12::timestamptz END AS deadline
+      FROM req, ctx
+     WHERE ctx.key_ok AND ctx.project_ok AND ctx.offers_ok AND ctx.available >= ctx.total
+       AND (ctx.max_order_cents IS NULL OR ctx.total <= ctx.max_order_cents)),
+  placed AS (
+    ${orderInsert}
+    SELECT order_id, $3, $4, $2, outlet_id, id, publisher_id, status, publisher_price_cents, fee_cents, price, content_by,
+           turnaround_days, $5, $6, $7, deadline, $8, $8, $8 FROM new),
+  m AS (SELECT 'order_placed'::ledger_transaction_kind AS kind, order_id, $3::int AS workspace_id, n FROM new),
+  p AS (SELECT new.n, acc.id AS account_id, CASE acc.kind WHEN 'available' THEN -new.price ELSE new.price END AS amount
+          FROM new CROSS JOIN acc),
+  d AS (SELECT acc.id, CASE acc.kind WHEN 'available' THEN -s.total ELSE s.total END AS delta
+          FROM acc, (SELECT sum(price)::bigint AS total FROM new) s WHERE s.total IS NOT NULL),
+  ${LEDGER_WRITES}
+  SELECT ctx.key_ok, ctx.project_ok, ctx.max_order_cents, ctx.currency, ctx.per_usd,
+         COALESCE((SELECT json_agg(req) FROM req), '[]'::json) AS offers,
+         (SELECT json_agg(json_build_object('id', id, 'kind', kind, 'balance', balance)) FROM acc) AS accounts,
+         (SELECT json_agg(order_id ORDER BY n) FROM new) AS order_ids
+    FROM ctx`;
+
 const placeOrdersCtes = `
   placed AS (
-    INSERT INTO orders (id, workspace_id, project_id, placed_by_key_id, outlet_id, offer_id, publisher_id, status,
-           publisher_price_cents, fee_cents, price, content_by, turnaround_days, target_url, anchor_text, brief,
-           deadline_at, state_entered_at, created_at, updated_at)
+    ${orderInsert}
     SELECT t.id, $2, $3, $4, t.outlet_id, t.offer_id, t.publisher_id, t.status::order_status, t.pp, t.fee, t.price,
            t.content_by::content_by, t.turnaround, $5, $6, $7, t.deadline, $8, $8, $8
       FROM unnest($1::bigint[], $9::int[], $10::int[], $11::int[], $12::text[], $13::bigint[], $14::bigint[], $15::bigint[],
                   $16::text[], $17::int[], $18::timestamptz[])
-           AS t(id, outlet_id, offer_id, publisher_id, status, pp, fee, price, content_by, turnaround, deadline))`;
-
-// A separate statement when the buyer sends content: a statement opens every table it names, with
-// their indexes, even when it writes no row there.
-const placeOrdersWithContentCtes = `${placeOrdersCtes},
+           AS t(id, outlet_id, offer_id, publisher_id, status, pp, fee, price, content_by, turnaround, deadline)),
   buyer_content AS (
     INSERT INTO order_contents (order_id, version, title, body, submitted_by, submitted_at, checks)
     SELECT c.id, 1, $19, $20, 'buyer', $8, c.checks::jsonb FROM unnest($1::bigint[], $21::text[]) AS c(id, checks))`;
+
+function refuseShortfall(availableBalance: number, total: number, fmt: (c: number) => string): void {
+  if (availableBalance >= total) return;
+  const needed = total - availableBalance;
+  throw new DomainError('insufficient_balance', `The balance is too low: ${fmt(needed)} more is needed.`, {
+    needed_cents: needed,
+    needed_formatted: fmt(needed),
+    balance: availableBalance,
+    balance_formatted: fmt(availableBalance),
+  });
+}
 
 /**
  * Creates one order per offer and moves their total from available into escrow, all in the
@@ -153,47 +201,59 @@ const placeOrdersWithContentCtes = `${placeOrdersCtes},
  * publisher price, fee and price it was bought at.
  */
 export async function placeOrders(tx: Tx, principal: WorkspacePrincipal, input: PlaceOrdersInput, now: number, durations: Durations) {
+  return input.content === undefined
+    ? placeWithoutContent(tx, principal, input, now, durations)
+    : placeWithContent(tx, principal, input, input.content, now, durations);
+}
+
+async function placeWithoutContent(tx: Tx, principal: WorkspacePrincipal, input: PlaceOrdersInput, now: number, durations: Durations) {
+  const statusOf = { publisher: initialStatus('publisher', false), buyer: initialStatus('buyer', false) };
+  const { rows } = await tx.query<LockedPlacementContext>({
+    name: 'orders_place_at_once',
+    text: placeAtOnceStatement,
+    values: [
+      ...contextValues(principal, input),
+      input.target_url,
+      input.anchor_text ?? null,
+      input.brief ?? null,
+      new Date(now),
+      statusOf.publisher,
+      statusOf.buyer,
+      initialDeadline(statusOf.publisher, now, durations),
+      initialDeadline(statusOf.buyer, now, durations),
+    ],
+  });
+  const { ctx, offers, total, fmt } = judgePlacement(rows[0], input);
+  refuseShortfall(workspaceAccounts(principal.workspaceId, ctx.accounts).availableBalance, total, fmt);
+  // Every check above passed, so the statement wrote the orders; its own checks are the same.
+  if (!ctx.order_ids) throw new Error('placement passed every check but wrote no order');
+  return orderViews(input, ctx, offers, ctx.order_ids, now, durations, undefined).map((o) => o.view);
+}
+
+async function placeWithContent(
+  tx: Tx,
+  principal: WorkspacePrincipal,
+  input: PlaceOrdersInput,
+  body: string,
+  now: number,
+  durations: Durations,
+) {
   const { rows } = await tx.query<LockedPlacementContext>({
     name: 'orders_placement_context_locked',
     text: lockedContextStatement,
     values: contextValues(principal, input),
   });
-  const { ctx, offers: offersInOrder, total, fmt } = judgePlacement(rows[0], input);
+  const { ctx, offers, total, fmt } = judgePlacement(rows[0], input);
   const accounts = workspaceAccounts(principal.workspaceId, ctx.accounts);
-  if (accounts.availableBalance < total) {
-    const needed = total - accounts.availableBalance;
-    throw new DomainError('insufficient_balance', `The balance is too low: ${fmt(needed)} more is needed.`, {
-      needed_cents: needed,
-      needed_formatted: fmt(needed),
-      balance: accounts.availableBalance,
-      balance_formatted: fmt(accounts.availableBalance),
-    });
-  }
+  refuseShortfall(accounts.availableBalance, total, fmt);
 
   const ids = ctx.order_ids;
-  const hasContent = input.content !== undefined;
-  const at = new Date(now);
-  const statuses: OrderStatus[] = offersInOrder.map((f) =>
-    hasContent || f.content_by === 'publisher' ? 'awaiting_acceptance' : 'awaiting_content',
-  );
-  const deadlines = statuses.map((st, i) => deadlineFor(st, now, durations, { turnaroundDays: offersInOrder[i]!.turnaround_days }));
-  const content = hasContent ? { title: input.content_title!, body: input.content! } : undefined;
-  const checks = offersInOrder.map((f) =>
-    content
-      ? checkContent(content, {
-          targetUrl: input.target_url,
-          anchorText: input.anchor_text ?? null,
-          minWords: f.min_words,
-          maxWords: f.max_words,
-          maxLinks: f.max_links,
-        })
-      : null,
-  );
-
+  const content = { title: input.content_title!, body };
+  const views = orderViews(input, ctx, offers, ids, now, durations, content);
   // The orders, the buyer's content and the escrow movement: one statement.
   await postMovements(
     tx,
-    offersInOrder.map((f, i) => ({
+    offers.map((f, i) => ({
       kind: 'order_placed' as const,
       orderId: ids[i]!,
       workspaceId: principal.workspaceId,
@@ -203,8 +263,8 @@ export async function placeOrders(tx: Tx, principal: WorkspacePrincipal, input: 
       ],
     })),
     {
-      name: content ? 'orders_place_content' : 'orders_place',
-      ctes: content ? placeOrdersWithContentCtes : placeOrdersCtes,
+      name: 'orders_place_content',
+      ctes: placeOrdersCtes,
       values: [
         ids,
         principal.workspaceId,
@@ -213,27 +273,56 @@ export async function placeOrders(tx: Tx, principal: WorkspacePrincipal, input: 
         input.target_url,
         input.anchor_text ?? null,
         input.brief ?? null,
-        at,
-        offersInOrder.map((f) => f.outlet_id),
-        offersInOrder.map((f) => f.id),
-        offersInOrder.map((f) => f.publisher_id),
-        statuses,
-        offersInOrder.map((f) => f.publisher_price_cents),
-        offersInOrder.map((f) => f.fee_cents),
-        offersInOrder.map((f) => f.price),
-        offersInOrder.map((f) => f.content_by),
-        offersInOrder.map((f) => f.turnaround_days),
-        deadlines,
-        ...(content ? [content.title, content.body, checks.map((c) => JSON.stringify(c))] : []),
+        new Date(now),
+        offers.map((f) => f.outlet_id),
+        offers.map((f) => f.id),
+        offers.map((f) => f.publisher_id),
+        views.map((v) => v.status),
+        offers.map((f) => f.publisher_price_cents),
+        offers.map((f) => f.fee_cents),
+        offers.map((f) => f.price),
+        offers.map((f) => f.content_by),
+        offers.map((f) => f.turnaround_days),
+        views.map((v) => v.deadline),
+        content.title,
+        content.body,
+        views.map((v) => JSON.stringify(v.checks)),
       ],
     },
   );
-  // The response is built from what this transaction wrote: no second read under the lock.
-  return offersInOrder.map((f, i) =>
-    orderView(
+  return views.map((v) => v.view);
+}
+
+/**
+ * The new orders as the buyer sees them, built from what the placement wrote (no second read
+ * under the lock), with each one's status, deadline and content checks.
+ */
+function orderViews(
+  input: PlaceOrdersInput,
+  ctx: PlacementContext,
+  offers: OfferRow[],
+  ids: number[],
+  now: number,
+  durations: Durations,
+  content: { title: string; body: string } | undefined,
+) {
+  const at = new Date(now);
+  return offers.map((f, i) => {
+    const status = initialStatus(f.content_by, content !== undefined);
+    const deadline = initialDeadline(status, now, durations);
+    const checks = content
+      ? checkContent(content, {
+          targetUrl: input.target_url,
+          anchorText: input.anchor_text ?? null,
+          minWords: f.min_words,
+          maxWords: f.max_words,
+          maxLinks: f.max_links,
+        })
+      : null;
+    const view = orderView(
       {
         id: ids[i]!,
-        status: statuses[i]!,
+        status,
         project_id: input.project_id ?? null,
         price: f.price,
         publisher_price_cents: f.publisher_price_cents,
@@ -242,7 +331,7 @@ export async function placeOrders(tx: Tx, principal: WorkspacePrincipal, input: 
         brief: input.brief ?? null,
         live_url: null,
         decline_reason: null,
-        deadline_at: deadlines[i]!,
+        deadline_at: deadline,
         created_at: at,
         updated_at: at,
         outlet_id: f.outlet_id,
@@ -256,12 +345,13 @@ export async function placeOrders(tx: Tx, principal: WorkspacePrincipal, input: 
         content_body: content?.body ?? null,
         submitted_by: content ? 'buyer' : null,
         submitted_at: content ? at : null,
-        checks: checks[i] ?? null,
+        checks,
         messages_count: 0,
         currency: ctx.currency,
         per_usd: ctx.per_usd,
       },
       'buyer',
-    ),
-  );
+    );
+    return { view, status, deadline, checks };
+  });
 }

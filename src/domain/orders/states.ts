@@ -92,3 +92,15 @@ export function deadlineFor(
   const span = ms[status];
   return span === null ? null : new Date(enteredAt + span);
 }
+
+export type InitialStatus = 'awaiting_content' | 'awaiting_acceptance';
+
+/** A new order waits for the buyer's content unless it came with the order or the publisher writes it. */
+export function initialStatus(contentBy: 'buyer' | 'publisher', withContent: boolean): InitialStatus {
+  return withContent || contentBy === 'publisher' ? 'awaiting_acceptance' : 'awaiting_content';
+}
+
+/** A new order's deadline: neither initial state's depends on the offer (its turnaround starts on acceptance). */
+export function initialDeadline(status: InitialStatus, placedAt: number, d: Durations): Date {
+  return deadlineFor(status, placedAt, d, { turnaroundDays: 0 })!;
+}

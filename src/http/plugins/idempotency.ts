@@ -26,7 +26,7 @@ const statements = {
   },
   store: {
     name: 'idem_store',
-    types: ['int', 'text', 'text', 'int', 'jsonb', 'timestamptz', 'timestamptz'],
+    types: ['int', 'text', 'text', 'int', 'text', 'timestamptz', 'timestamptz'],
     text: `INSERT INTO idempotency_records (api_key_id, key, fingerprint, response_status, response_body, created_at, expires_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7)`,
   },
@@ -106,14 +106,15 @@ function idempotentWith(deps: IdempotencyDeps, handler: (request: FastifyRequest
       executeSql(statements.find, [keyId, key]),
       'SAVEPOINT idempotent_work',
     ];
-    type Result = Outcome & { replayed: boolean };
+    // The body travels as the JSON text that is stored, so a replay sends the same bytes.
+    type Result = { status: number; json: string; replayed: boolean };
     const out = await withTransaction<Result>(
       deps.pool,
       async (tx, [lock, find]) => {
         if (!lock!.rows[0]!.ok) {
           throw new DomainError('idempotency_in_progress', 'A request with this Idempotency-Key is still being processed. Retry shortly.');
         }
-        const found = find!.rows[0] as { fingerprint: string; response_status: number; response_body: unknown; expires_at: Date } | undefined;
+        const found = find!.rows[0] as { fingerprint: string; response_status: number; response_body: string; expires_at: Date } | undefined;
         if (found && found.expires_at.getTime() > now) {
           if (found.fingerprint !== fingerprint) {
             throw new DomainError(
@@ -121,15 +122,16 @@ function idempotentWith(deps: IdempotencyDeps, handler: (request: FastifyRequest
               'This Idempotency-Key was already used for a different request. Use a new key for a new request.',
             );
           }
-          return { status: found.response_status, body: found.response_body, replayed: true };
+          return { status: found.response_status, json: found.response_body, replayed: true };
         }
         if (found) await tx.query({ name: 'idem_drop', text: 'DELETE FROM idempotency_records WHERE api_key_id = $1 AND key = $2', values: [keyId, key] });
         try {
-          return { ...(await handler(request, tx)), replayed: false };
+          const done = await handler(request, tx);
+          return { status: done.status, json: JSON.stringify(done.body), replayed: false };
         } catch (err) {
           if (!(err instanceof DomainError) || !storable(err)) throw err;
           await tx.query('ROLLBACK TO SAVEPOINT idempotent_work');
-          return { status: httpStatusOf[err.code], body: v1ErrorBody(request, err), replayed: false };
+          return { status: httpStatusOf[err.code], json: JSON.stringify(v1ErrorBody(request, err)), replayed: false };
         }
       },
       {
@@ -139,11 +141,11 @@ function idempotentWith(deps: IdempotencyDeps, handler: (request: FastifyRequest
         beforeCommit: (r) =>
           r.replayed
             ? []
-            : [executeSql(statements.store, [keyId, key, fingerprint, r.status, JSON.stringify(r.body), new Date(now), new Date(now + RETENTION_MS)])],
+            : [executeSql(statements.store, [keyId, key, fingerprint, r.status, r.json, new Date(now), new Date(now + RETENTION_MS)])],
       },
     );
     if (out.replayed) reply.header('idempotent-replayed', 'true');
-    return reply.code(out.status).send(out.body);
+    return reply.code(out.status).type('application/json; charset=utf-8').send(out.json);
   };
 }
 
