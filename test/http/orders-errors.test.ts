@@ -166,6 +166,24 @@ describe('idempotency', () => {
     expect((await place(valid(), { key: w.spendKey, idem: 'rich' })).statusCode).toBe(201);
   });
 
+  it('a refusal is kept 24 h, then the key runs again; a later refusal replaces the expired record', async () => {
+    const w = await workspaceWithKeys(h.database.db, { balanceCents: 1 });
+    const first = await place(valid(), { key: w.spendKey, idem: 'poor-twice' });
+    expect(first.statusCode).toBe(402);
+    h.clock.advance(24 * 3_600_000 + 1);
+    const again = await place(valid(), { key: w.spendKey, idem: 'poor-twice' });
+    expect(again.statusCode).toBe(402);
+    expect(again.headers['idempotent-replayed']).toBeUndefined();
+    const { rows } = await h.database.pool.query(
+      `SELECT response_status, created_at FROM idempotency_records WHERE key = 'poor-twice'`,
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0].created_at.getTime()).toBe(h.clock.now());
+    const replay = await place(valid(), { key: w.spendKey, idem: 'poor-twice' });
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.body).toBe(again.body);
+  });
+
   it('422s are not stored: fixing the body under the same key works', async () => {
     const w = await workspaceWithKeys(h.database.db, { balanceCents: 100_000 });
     expect((await place({ offer_ids: [] , target_url: 'https://x.example/' }, { key: w.spendKey, idem: 'fixme' })).statusCode).toBe(422);

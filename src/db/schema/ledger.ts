@@ -67,10 +67,9 @@ export const ledgerTransactions = pgTable(
     workspaceId: integer('workspace_id').references(() => workspaces.id),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [
-    unique('ledger_transactions_order_kind_uq').on(t.orderId, t.kind),
-    index('ledger_transactions_workspace_idx').on(t.workspaceId),
-  ],
+  // No index on workspace_id: the ledger is read by account (ledger_entries_account_idx) and
+  // workspaces are never deleted, so nothing looks transactions up by workspace.
+  (t) => [unique('ledger_transactions_order_kind_uq').on(t.orderId, t.kind)],
 );
 
 /** Append-only. Positive amounts increase the account; each transaction's entries sum to zero. */
@@ -87,8 +86,9 @@ export const ledgerEntries = pgTable(
     amount: bigint('amount', { mode: 'number' }).notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
+  // Read by account, newest first. No index on transaction_id: entries are reached from their
+  // account, and transactions are never deleted. Each index costs every posting an insert.
   (t) => [
-    index('ledger_entries_transaction_idx').on(t.transactionId),
     index('ledger_entries_account_idx').on(t.accountId, t.id),
     check('ledger_entries_amount_non_zero', sql`${t.amount} <> 0`),
   ],

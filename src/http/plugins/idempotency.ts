@@ -33,6 +33,18 @@ const statements = {
 } satisfies Record<string, PreparedSql>;
 const preparedStatements = Object.values(statements);
 
+// A refusal (402, 409) is recorded after its transaction rolled back, on its own: it changed
+// nothing. It may replace an expired record but never a live one (a retry may have won meanwhile).
+const storeRefusal = {
+  name: 'idem_store_refusal',
+  text: `INSERT INTO idempotency_records (api_key_id, key, fingerprint, response_status, response_body, created_at, expires_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)
+         ON CONFLICT (api_key_id, key) DO UPDATE
+            SET fingerprint = EXCLUDED.fingerprint, response_status = EXCLUDED.response_status, response_body = EXCLUDED.response_body,
+                created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+          WHERE idempotency_records.expires_at <= EXCLUDED.created_at`,
+};
+
 export interface Outcome {
   status: number;
   body: unknown;
@@ -104,46 +116,48 @@ function idempotentWith(deps: IdempotencyDeps, handler: (request: FastifyRequest
       // snapshot, so it sees the record of a request that held the lock until just now.
       executeSql(statements.lock, [keyId, key]),
       executeSql(statements.find, [keyId, key]),
-      'SAVEPOINT idempotent_work',
     ];
     // The body travels as the JSON text that is stored, so a replay sends the same bytes.
     type Result = { status: number; json: string; replayed: boolean };
-    const out = await withTransaction<Result>(
-      deps.pool,
-      async (tx, [lock, find]) => {
-        if (!lock!.rows[0]!.ok) {
-          throw new DomainError('idempotency_in_progress', 'A request with this Idempotency-Key is still being processed. Retry shortly.');
-        }
-        const found = find!.rows[0] as { fingerprint: string; response_status: number; response_body: string; expires_at: Date } | undefined;
-        if (found && found.expires_at.getTime() > now) {
-          if (found.fingerprint !== fingerprint) {
-            throw new DomainError(
-              'idempotency_key_reused',
-              'This Idempotency-Key was already used for a different request. Use a new key for a new request.',
-            );
+    let out: Result;
+    try {
+      out = await withTransaction<Result>(
+        deps.pool,
+        async (tx, [lock, find]) => {
+          if (!lock!.rows[0]!.ok) {
+            throw new DomainError('idempotency_in_progress', 'A request with this Idempotency-Key is still being processed. Retry shortly.');
           }
-          return { status: found.response_status, json: found.response_body, replayed: true };
-        }
-        if (found) await tx.query({ name: 'idem_drop', text: 'DELETE FROM idempotency_records WHERE api_key_id = $1 AND key = $2', values: [keyId, key] });
-        try {
+          const found = find!.rows[0] as { fingerprint: string; response_status: number; response_body: string; expires_at: Date } | undefined;
+          if (found && found.expires_at.getTime() > now) {
+            if (found.fingerprint !== fingerprint) {
+              throw new DomainError(
+                'idempotency_key_reused',
+                'This Idempotency-Key was already used for a different request. Use a new key for a new request.',
+              );
+            }
+            return { status: found.response_status, json: found.response_body, replayed: true };
+          }
+          if (found) await tx.query({ name: 'idem_drop', text: 'DELETE FROM idempotency_records WHERE api_key_id = $1 AND key = $2', values: [keyId, key] });
           const done = await handler(request, tx);
           return { status: done.status, json: JSON.stringify(done.body), replayed: false };
-        } catch (err) {
-          if (!(err instanceof DomainError) || !storable(err)) throw err;
-          await tx.query('ROLLBACK TO SAVEPOINT idempotent_work');
-          return { status: httpStatusOf[err.code], json: JSON.stringify(v1ErrorBody(request, err)), replayed: false };
-        }
-      },
-      {
-        prepared: preparedStatements,
-        afterBegin: lockAndFind,
-        // The record goes with COMMIT: one round trip, and a crash keeps both or neither.
-        beforeCommit: (r) =>
-          r.replayed
-            ? []
-            : [executeSql(statements.store, [keyId, key, fingerprint, r.status, r.json, new Date(now), new Date(now + RETENTION_MS)])],
-      },
-    );
+        },
+        {
+          prepared: preparedStatements,
+          afterBegin: lockAndFind,
+          // The record goes with COMMIT: one round trip, and a crash keeps both or neither.
+          beforeCommit: (r) =>
+            r.replayed
+              ? []
+              : [executeSql(statements.store, [keyId, key, fingerprint, r.status, r.json, new Date(now), new Date(now + RETENTION_MS)])],
+        },
+      );
+    } catch (err) {
+      if (!(err instanceof DomainError) || !storable(err)) throw err;
+      // Whatever the refused work had done rolled back with its transaction (no savepoint, whose
+      // subtransaction every successful request would pay for).
+      out = { status: httpStatusOf[err.code], json: JSON.stringify(v1ErrorBody(request, err)), replayed: false };
+      await deps.pool.query({ ...storeRefusal, values: [keyId, key, fingerprint, out.status, out.json, new Date(now), new Date(now + RETENTION_MS)] });
+    }
     if (out.replayed) reply.header('idempotent-replayed', 'true');
     return reply.code(out.status).type('application/json; charset=utf-8').send(out.json);
   };
