@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 
@@ -20,5 +21,10 @@ describe('configuration', () => {
   it('parses booleans and numbers', () => {
     const config = loadConfig({ SEED_DEMO: '1', RATE_LIMIT_PER_MINUTE: '500', FEE_RATE: '0.15' });
     expect(config).toMatchObject({ SEED_DEMO: true, RATE_LIMIT_PER_MINUTE: 500, FEE_RATE: 0.15 });
+  });
+
+  it('sizes the database pool from the CPU cores unless told', () => {
+    expect(loadConfig({ DATABASE_POOL_MAX: '' }).DATABASE_POOL_MAX).toBe(2 * availableParallelism() + 1);
+    expect(loadConfig({ DATABASE_POOL_MAX: '12' }).DATABASE_POOL_MAX).toBe(12);
   });
 });
