@@ -81,18 +81,24 @@ async function prepareOn(client: pg.ClientBase, statements: PreparedSql[]): Prom
   }
 }
 
+/** A value a batch can carry: see `sqlLiteral`. */
+export type SqlValue = string | number | Date | null | number[];
+
 /** `EXECUTE name(literals)` for a batch. */
-export function executeSql(st: PreparedSql, values: Array<string | number | Date | null>): string {
+export function executeSql(st: PreparedSql, values: SqlValue[]): string {
   return `EXECUTE ${st.name}(${values.map(sqlLiteral).join(', ')})`;
 }
 
 /**
  * A value written into SQL text, for the batches above. Strings are quoted as the driver's
  * escapeLiteral does (quotes doubled; with a backslash, an E'' string with backslashes doubled);
- * numbers must be safe integers; dates are ISO strings, typed by the prepared statement's parameter.
+ * numbers must be safe integers, alone or in an array; dates are ISO strings, typed by the prepared
+ * statement's parameter.
  */
-export function sqlLiteral(value: string | number | Date | null): string {
+export function sqlLiteral(value: SqlValue): string {
   if (value === null) return 'NULL';
+  // An integer array as an array literal, typed by the prepared statement's parameter (int[]).
+  if (Array.isArray(value)) return `'{${value.map((v) => sqlLiteral(v)).join(',')}}'`;
   if (typeof value === 'number') {
     if (!Number.isSafeInteger(value)) throw new Error(`not an integer: ${value}`);
     return String(value);

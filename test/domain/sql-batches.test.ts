@@ -28,6 +28,14 @@ describe('SQL batches', () => {
     expect(sqlLiteral(new Date(Date.UTC(2026, 0, 2, 3, 4, 5)))).toBe("'2026-01-02T03:04:05.000Z'");
   });
 
+  it('writes integer arrays as array literals that PostgreSQL reads back', async () => {
+    expect(sqlLiteral([1, 22, 333])).toBe("'{1,22,333}'");
+    expect(sqlLiteral([])).toBe("'{}'");
+    expect(() => sqlLiteral([1, 2.5])).toThrow();
+    const { rows } = await db.pool.query(`SELECT ${sqlLiteral([7, 8])}::int[] AS a, cardinality(${sqlLiteral([])}::int[]) AS n`);
+    expect(rows[0]).toEqual({ a: [7, 8], n: 0 });
+  });
+
   it('runs prepared statements from the batches, prepared on the connection that runs them', async () => {
     const echo = { name: 'test_echo', types: ['int', 'text'], text: 'SELECT $1 + 1 AS n, $2 AS s' };
     for (let i = 0; i < 12; i++) {

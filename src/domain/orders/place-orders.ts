@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Tx } from '../../db/tx.js';
+import type { PreparedSql, Tx } from '../../db/tx.js';
 import { DomainError, invalidInput } from '../errors.js';
 import type { WorkspacePrincipal } from '../keys/principal.js';
 import { type AccountRow, LEDGER_WRITES, lockWorkspaceAccountsSql, postMovements, workspaceAccounts } from '../ledger/movements.js';
@@ -200,29 +200,56 @@ function refuseShortfall(availableBalance: number, total: number, fmt: (c: numbe
  * caller's transaction: every order is created and paid for, or none. Each order freezes the
  * publisher price, fee and price it was bought at.
  */
-export async function placeOrders(tx: Tx, principal: WorkspacePrincipal, input: PlaceOrdersInput, now: number, durations: Durations) {
+export async function placeOrders(
+  tx: Tx,
+  principal: WorkspacePrincipal,
+  input: PlaceOrdersInput,
+  now: number,
+  durations: Durations,
+  /** The result of `placeAtOnce` when the transaction's opening batch already ran it (no content). */
+  ran?: pg.QueryResult,
+) {
   return input.content === undefined
-    ? placeWithoutContent(tx, principal, input, now, durations)
+    ? placeWithoutContent(tx, principal, input, now, durations, ran)
     : placeWithContent(tx, principal, input, input.content, now, durations);
 }
 
-async function placeWithoutContent(tx: Tx, principal: WorkspacePrincipal, input: PlaceOrdersInput, now: number, durations: Durations) {
+/**
+ * The one-statement placement (no content) as a prepared statement a transaction's opening batch
+ * can run (`executeSql`), with its values: the idempotency step then needs no round trip of its
+ * own. `placeOrders` reads its result when given one.
+ */
+export const placeAtOnce = {
+  name: 'orders_place_batched',
+  types: ['int[]', 'int', 'int', 'int', 'text', 'text', 'text', 'timestamptz', 'order_status', 'order_status', 'timestamptz', 'timestamptz'],
+  text: placeAtOnceStatement,
+} satisfies PreparedSql;
+
+export function placeAtOnceValues(principal: WorkspacePrincipal, input: PlaceOrdersInput, now: number, durations: Durations) {
   const statusOf = { publisher: initialStatus('publisher', false), buyer: initialStatus('buyer', false) };
-  const { rows } = await tx.query<LockedPlacementContext>({
-    name: 'orders_place_at_once',
-    text: placeAtOnceStatement,
-    values: [
-      ...contextValues(principal, input),
-      input.target_url,
-      input.anchor_text ?? null,
-      input.brief ?? null,
-      new Date(now),
-      statusOf.publisher,
-      statusOf.buyer,
-      initialDeadline(statusOf.publisher, now, durations),
-      initialDeadline(statusOf.buyer, now, durations),
-    ],
-  });
+  return [
+    ...contextValues(principal, input),
+    input.target_url,
+    input.anchor_text ?? null,
+    input.brief ?? null,
+    new Date(now),
+    statusOf.publisher,
+    statusOf.buyer,
+    initialDeadline(statusOf.publisher, now, durations),
+    initialDeadline(statusOf.buyer, now, durations),
+  ];
+}
+
+async function placeWithoutContent(
+  tx: Tx,
+  principal: WorkspacePrincipal,
+  input: PlaceOrdersInput,
+  now: number,
+  durations: Durations,
+  ran: pg.QueryResult | undefined,
+) {
+  const { rows } = (ran ??
+    (await tx.query({ name: 'orders_place_at_once', text: placeAtOnceStatement, values: placeAtOnceValues(principal, input, now, durations) }))) as pg.QueryResult<LockedPlacementContext>;
   const { ctx, offers, total, fmt } = judgePlacement(rows[0], input);
   refuseShortfall(workspaceAccounts(principal.workspaceId, ctx.accounts).availableBalance, total, fmt);
   // Every check above passed, so the statement wrote the orders; its own checks are the same.

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type pg from 'pg';
-import { executeSql, type PreparedSql, type Tx, withTransaction } from '../../db/tx.js';
+import { executeSql, type PreparedSql, type SqlValue, type Tx, withTransaction } from '../../db/tx.js';
 import type { Clock } from '../../domain/clock.js';
 import { DomainError } from '../../domain/errors.js';
 import { httpStatusOf, v1ErrorBody } from './errors.js';
@@ -83,12 +83,30 @@ export interface IdempotencyDeps {
 }
 
 /**
+ * The statement a handler runs first, when it can be known from the request alone: it then runs
+ * in the transaction's opening batch, with the idempotency lock and lookup, one round trip fewer.
+ * On a replay or a refused key it is rolled back with its transaction, having changed nothing.
+ */
+export interface Lead {
+  sql: PreparedSql;
+  values: SqlValue[];
+}
+
+/** What a handler gets besides its transaction: the request's time and its lead's result. */
+export interface Work {
+  now: number;
+  lead: pg.QueryResult | undefined;
+}
+
+type Handler = (request: FastifyRequest, tx: Tx, work: Work) => Promise<Outcome>;
+
+/**
  * Wraps a POST handler: runs it in one transaction and, when the request carries an
  * Idempotency-Key, stores its outcome in that same transaction, so a crash keeps both or neither.
  * A repeat with the same key and fingerprint replays the stored status and body.
  */
-export function idempotent(deps: IdempotencyDeps, handler: (request: FastifyRequest, tx: Tx) => Promise<Outcome>) {
-  return idempotentWith(deps, handler, true);
+export function idempotent(deps: IdempotencyDeps, handler: Handler, lead?: (request: FastifyRequest, now: number) => Lead | undefined) {
+  return idempotentWith(deps, handler, true, lead);
 }
 
 /**
@@ -96,26 +114,42 @@ export function idempotent(deps: IdempotencyDeps, handler: (request: FastifyRequ
  * outside any transaction; with one, its response is still recorded and replayed.
  */
 export function idempotentRead(deps: IdempotencyDeps, handler: (request: FastifyRequest) => Promise<Outcome>) {
-  return idempotentWith(deps, (request) => handler(request), false);
+  return idempotentWith(deps, (request) => handler(request), false, undefined);
 }
 
-function idempotentWith(deps: IdempotencyDeps, handler: (request: FastifyRequest, tx: Tx) => Promise<Outcome>, transactional: boolean) {
+/** A replay found after the lead ran: the transaction must roll back, not commit. */
+class Replay {
+  constructor(readonly status: number, readonly json: string) {}
+}
+
+function idempotentWith(
+  deps: IdempotencyDeps,
+  handler: Handler,
+  transactional: boolean,
+  leadOf: ((request: FastifyRequest, now: number) => Lead | undefined) | undefined,
+) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const key = request.headers['idempotency-key'];
+    const now = deps.clock.now();
+    const lead = leadOf?.(request, now);
+    const leadSql = lead ? [executeSql(lead.sql, lead.values)] : [];
     if (typeof key !== 'string') {
       const out = transactional
-        ? await withTransaction(deps.pool, (tx) => handler(request, tx))
-        : await handler(request, undefined as never);
+        ? await withTransaction(deps.pool, (tx, [ran]) => handler(request, tx, { now, lead: ran }), {
+            prepared: lead ? [lead.sql] : [],
+            afterBegin: leadSql,
+          })
+        : await handler(request, undefined as never, { now, lead: undefined });
       return reply.code(out.status).send(out.body);
     }
     const keyId = request.principal!.keyId;
     const fingerprint = fingerprintOf(request);
-    const now = deps.clock.now();
     const lockAndFind = [
       // The lookup is its own statement, after the lock: each statement of a batch reads a fresh
       // snapshot, so it sees the record of a request that held the lock until just now.
       executeSql(statements.lock, [keyId, key]),
       executeSql(statements.find, [keyId, key]),
+      ...leadSql,
     ];
     // The body travels as the JSON text that is stored, so a replay sends the same bytes.
     type Result = { status: number; json: string; replayed: boolean };
@@ -123,7 +157,7 @@ function idempotentWith(deps: IdempotencyDeps, handler: (request: FastifyRequest
     try {
       out = await withTransaction<Result>(
         deps.pool,
-        async (tx, [lock, find]) => {
+        async (tx, [lock, find, ran]) => {
           if (!lock!.rows[0]!.ok) {
             throw new DomainError('idempotency_in_progress', 'A request with this Idempotency-Key is still being processed. Retry shortly.');
           }
@@ -135,14 +169,15 @@ function idempotentWith(deps: IdempotencyDeps, handler: (request: FastifyRequest
                 'This Idempotency-Key was already used for a different request. Use a new key for a new request.',
               );
             }
+            if (lead) throw new Replay(found.response_status, found.response_body);
             return { status: found.response_status, json: found.response_body, replayed: true };
           }
           if (found) await tx.query({ name: 'idem_drop', text: 'DELETE FROM idempotency_records WHERE api_key_id = $1 AND key = $2', values: [keyId, key] });
-          const done = await handler(request, tx);
+          const done = await handler(request, tx, { now, lead: ran });
           return { status: done.status, json: JSON.stringify(done.body), replayed: false };
         },
         {
-          prepared: preparedStatements,
+          prepared: lead ? [...preparedStatements, lead.sql] : preparedStatements,
           afterBegin: lockAndFind,
           // The record goes with COMMIT: one round trip, and a crash keeps both or neither.
           beforeCommit: (r) =>
@@ -152,11 +187,15 @@ function idempotentWith(deps: IdempotencyDeps, handler: (request: FastifyRequest
         },
       );
     } catch (err) {
-      if (!(err instanceof DomainError) || !storable(err)) throw err;
-      // Whatever the refused work had done rolled back with its transaction (no savepoint, whose
-      // subtransaction every successful request would pay for).
-      out = { status: httpStatusOf[err.code], json: JSON.stringify(v1ErrorBody(request, err)), replayed: false };
-      await deps.pool.query({ ...storeRefusal, values: [keyId, key, fingerprint, out.status, out.json, new Date(now), new Date(now + RETENTION_MS)] });
+      if (err instanceof Replay) {
+        out = { status: err.status, json: err.json, replayed: true };
+      } else {
+        if (!(err instanceof DomainError) || !storable(err)) throw err;
+        // Whatever the refused work had done rolled back with its transaction (no savepoint, whose
+        // subtransaction every successful request would pay for).
+        out = { status: httpStatusOf[err.code], json: JSON.stringify(v1ErrorBody(request, err)), replayed: false };
+        await deps.pool.query({ ...storeRefusal, values: [keyId, key, fingerprint, out.status, out.json, new Date(now), new Date(now + RETENTION_MS)] });
+      }
     }
     if (out.replayed) reply.header('idempotent-replayed', 'true');
     return reply.code(out.status).type('application/json; charset=utf-8').send(out.json);

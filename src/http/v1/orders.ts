@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { Clock } from '../../domain/clock.js';
 import { buyerActions } from '../../domain/orders/buyer-actions.js';
 import { getOrder, listOrders } from '../../domain/orders/order-read.js';
-import { placeOrders } from '../../domain/orders/place-orders.js';
+import { placeAtOnce, placeAtOnceValues, placeOrders } from '../../domain/orders/place-orders.js';
 import type { Durations } from '../../domain/orders/states.js';
 import { workspacePrincipal } from '../plugins/auth.js';
 import { idempotent } from '../plugins/idempotency.js';
@@ -19,6 +19,8 @@ export interface OrderRouteDeps {
   durations: Durations;
   publicBaseUrl: string | undefined;
 }
+
+type PlaceOrdersBody = z.infer<typeof placeOrdersBody>;
 
 const idempotencyHeader = z.object({
   'idempotency-key': z.string().optional().describe('Any unique string (e.g. a UUID). A retry with the same key replays the first response.'),
@@ -43,10 +45,18 @@ export const orderRoutes: FastifyPluginAsyncZod<OrderRouteDeps> = async (app, de
         response: { 201: z.object({ data: z.array(buyerOrder) }), ...errorResponses(...authErrors, 400, 402, 409, 413, 422) },
       },
     },
-    idempotent({ pool, clock }, async (request, tx) => {
-      const data = await placeOrders(tx, workspacePrincipal(request), request.body as z.infer<typeof placeOrdersBody>, clock.now(), durations);
-      return { status: 201, body: { data } };
-    }),
+    idempotent(
+      { pool, clock },
+      async (request, tx, { now, lead }) => {
+        const data = await placeOrders(tx, workspacePrincipal(request), request.body as PlaceOrdersBody, now, durations, lead);
+        return { status: 201, body: { data } };
+      },
+      // Without content, placement is one statement, known from the request: it travels with BEGIN.
+      (request, now) => {
+        const body = request.body as PlaceOrdersBody;
+        return body.content === undefined ? { sql: placeAtOnce, values: placeAtOnceValues(workspacePrincipal(request), body, now, durations) } : undefined;
+      },
+    ),
   );
 
   app.get(
