@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { PreparedSql, Tx } from '../../db/tx.js';
+import type { PreparedSql, SqlValue, Tx } from '../../db/tx.js';
 import { DomainError, invalidInput } from '../errors.js';
 import type { WorkspacePrincipal } from '../keys/principal.js';
 import { type AccountRow, LEDGER_WRITES, lockWorkspaceAccountsSql, postMovements, workspaceAccounts } from '../ledger/movements.js';
@@ -206,26 +206,43 @@ export async function placeOrders(
   input: PlaceOrdersInput,
   now: number,
   durations: Durations,
-  /** The result of `placeAtOnce` when the transaction's opening batch already ran it (no content). */
-  ran?: pg.QueryResult,
+  /** The results of `placementBatch` when the transaction's opening batch already ran it (no content). */
+  ran?: pg.QueryResult[],
 ) {
   return input.content === undefined
     ? placeWithoutContent(tx, principal, input, now, durations, ran)
     : placeWithContent(tx, principal, input, input.content, now, durations);
 }
 
-/**
- * The one-statement placement (no content) as a prepared statement a transaction's opening batch
- * can run (`executeSql`), with its values: the idempotency step then needs no round trip of its
- * own. `placeOrders` reads its result when given one.
- */
-export const placeAtOnce = {
+const placeAtOnce = {
   name: 'orders_place_batched',
   types: ['int[]', 'int', 'int', 'int', 'text', 'text', 'text', 'timestamptz', 'order_status', 'order_status', 'timestamptz', 'timestamptz'],
   text: placeAtOnceStatement,
 } satisfies PreparedSql;
 
-export function placeAtOnceValues(principal: WorkspacePrincipal, input: PlaceOrdersInput, now: number, durations: Durations) {
+const lockAccounts = { name: 'ledger_lock_workspace_batched', types: ['int'], text: lockWorkspaceAccountsSql('$1') } satisfies PreparedSql;
+
+/**
+ * Placement without content as statements a transaction's opening batch can run (`executeSql`),
+ * so the idempotency step needs no round trip of its own: first the balance lock alone, then the
+ * placement. A request that had to wait for the lock (many orders on one workspace) re-checks the
+ * row it waited for (EvalPlanQual), which sets up the waiting statement's whole plan a second
+ * time: a small statement keeps that cheap, and the placement's own lock then finds the rows held.
+ * `placeOrders` reads the results when given them.
+ */
+export function placementBatch(
+  principal: WorkspacePrincipal,
+  input: PlaceOrdersInput,
+  now: number,
+  durations: Durations,
+): Array<{ sql: PreparedSql; values: SqlValue[] }> {
+  return [
+    { sql: lockAccounts, values: [principal.workspaceId] },
+    { sql: placeAtOnce, values: placeAtOnceValues(principal, input, now, durations) },
+  ];
+}
+
+function placeAtOnceValues(principal: WorkspacePrincipal, input: PlaceOrdersInput, now: number, durations: Durations) {
   const statusOf = { publisher: initialStatus('publisher', false), buyer: initialStatus('buyer', false) };
   return [
     ...contextValues(principal, input),
@@ -246,9 +263,9 @@ async function placeWithoutContent(
   input: PlaceOrdersInput,
   now: number,
   durations: Durations,
-  ran: pg.QueryResult | undefined,
+  ran: pg.QueryResult[] | undefined,
 ) {
-  const { rows } = (ran ??
+  const { rows } = (ran?.at(-1) ??
     (await tx.query({ name: 'orders_place_at_once', text: placeAtOnceStatement, values: placeAtOnceValues(principal, input, now, durations) }))) as pg.QueryResult<LockedPlacementContext>;
   const { ctx, offers, total, fmt } = judgePlacement(rows[0], input);
   refuseShortfall(workspaceAccounts(principal.workspaceId, ctx.accounts).availableBalance, total, fmt);

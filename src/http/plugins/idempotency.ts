@@ -83,19 +83,16 @@ export interface IdempotencyDeps {
 }
 
 /**
- * The statement a handler runs first, when it can be known from the request alone: it then runs
- * in the transaction's opening batch, with the idempotency lock and lookup, one round trip fewer.
- * On a replay or a refused key it is rolled back with its transaction, having changed nothing.
+ * The statements a handler runs first, when they can be known from the request alone: they then
+ * run in the transaction's opening batch, with the idempotency lock and lookup, one round trip
+ * fewer. On a replay or a refused key they roll back with their transaction, having changed nothing.
  */
-export interface Lead {
-  sql: PreparedSql;
-  values: SqlValue[];
-}
+export type Lead = Array<{ sql: PreparedSql; values: SqlValue[] }>;
 
-/** What a handler gets besides its transaction: the request's time and its lead's result. */
+/** What a handler gets besides its transaction: the request's time and its lead's results. */
 export interface Work {
   now: number;
-  lead: pg.QueryResult | undefined;
+  lead: pg.QueryResult[] | undefined;
 }
 
 type Handler = (request: FastifyRequest, tx: Tx, work: Work) => Promise<Outcome>;
@@ -132,11 +129,12 @@ function idempotentWith(
     const key = request.headers['idempotency-key'];
     const now = deps.clock.now();
     const lead = leadOf?.(request, now);
-    const leadSql = lead ? [executeSql(lead.sql, lead.values)] : [];
+    const leadSql = lead?.map((st) => executeSql(st.sql, st.values)) ?? [];
+    const leadPrepared = lead?.map((st) => st.sql) ?? [];
     if (typeof key !== 'string') {
       const out = transactional
-        ? await withTransaction(deps.pool, (tx, [ran]) => handler(request, tx, { now, lead: ran }), {
-            prepared: lead ? [lead.sql] : [],
+        ? await withTransaction(deps.pool, (tx, ran) => handler(request, tx, { now, lead: lead && ran }), {
+            prepared: leadPrepared,
             afterBegin: leadSql,
           })
         : await handler(request, undefined as never, { now, lead: undefined });
@@ -157,7 +155,7 @@ function idempotentWith(
     try {
       out = await withTransaction<Result>(
         deps.pool,
-        async (tx, [lock, find, ran]) => {
+        async (tx, [lock, find, ...ran]) => {
           if (!lock!.rows[0]!.ok) {
             throw new DomainError('idempotency_in_progress', 'A request with this Idempotency-Key is still being processed. Retry shortly.');
           }
@@ -173,11 +171,11 @@ function idempotentWith(
             return { status: found.response_status, json: found.response_body, replayed: true };
           }
           if (found) await tx.query({ name: 'idem_drop', text: 'DELETE FROM idempotency_records WHERE api_key_id = $1 AND key = $2', values: [keyId, key] });
-          const done = await handler(request, tx, { now, lead: ran });
+          const done = await handler(request, tx, { now, lead: lead && ran });
           return { status: done.status, json: JSON.stringify(done.body), replayed: false };
         },
         {
-          prepared: lead ? [...preparedStatements, lead.sql] : preparedStatements,
+          prepared: [...preparedStatements, ...leadPrepared],
           afterBegin: lockAndFind,
           // The record goes with COMMIT: one round trip, and a crash keeps both or neither.
           beforeCommit: (r) =>

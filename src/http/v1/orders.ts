@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { Clock } from '../../domain/clock.js';
 import { buyerActions } from '../../domain/orders/buyer-actions.js';
 import { getOrder, listOrders } from '../../domain/orders/order-read.js';
-import { placeAtOnce, placeAtOnceValues, placeOrders } from '../../domain/orders/place-orders.js';
+import { placementBatch, placeOrders } from '../../domain/orders/place-orders.js';
 import type { Durations } from '../../domain/orders/states.js';
 import { workspacePrincipal } from '../plugins/auth.js';
 import { idempotent } from '../plugins/idempotency.js';
@@ -51,10 +51,10 @@ export const orderRoutes: FastifyPluginAsyncZod<OrderRouteDeps> = async (app, de
         const data = await placeOrders(tx, workspacePrincipal(request), request.body as PlaceOrdersBody, now, durations, lead);
         return { status: 201, body: { data } };
       },
-      // Without content, placement is one statement, known from the request: it travels with BEGIN.
+      // Without content, placement is known from the request alone: it travels with BEGIN.
       (request, now) => {
         const body = request.body as PlaceOrdersBody;
-        return body.content === undefined ? { sql: placeAtOnce, values: placeAtOnceValues(workspacePrincipal(request), body, now, durations) } : undefined;
+        return body.content === undefined ? placementBatch(workspacePrincipal(request), body, now, durations) : undefined;
       },
     ),
   );
