@@ -206,7 +206,7 @@ export async function placeOrders(
   input: PlaceOrdersInput,
   now: number,
   durations: Durations,
-  /** The results of `placementBatch` when the transaction's opening batch already ran it (no content). */
+  /** The results of `placementBatch` when the transaction's opening batch already ran it. */
   ran?: pg.QueryResult[],
 ) {
   return input.content === undefined
@@ -223,12 +223,12 @@ const placeAtOnce = {
 const lockAccounts = { name: 'ledger_lock_workspace_batched', types: ['int'], text: lockWorkspaceAccountsSql('$1') } satisfies PreparedSql;
 
 /**
- * Placement without content as statements a transaction's opening batch can run (`executeSql`),
- * so the idempotency step needs no round trip of its own: first the balance lock alone, then the
- * placement. A request that had to wait for the lock (many orders on one workspace) re-checks the
- * row it waited for (EvalPlanQual), which sets up the waiting statement's whole plan a second
- * time: a small statement keeps that cheap, and the placement's own lock then finds the rows held.
- * `placeOrders` reads the results when given them.
+ * What placement can run in a transaction's opening batch (`executeSql`), known from the request
+ * alone: first the balance lock on its own, then, without content, the whole placement; so the
+ * idempotency step needs no round trip of its own. A request that had to wait for the lock (many
+ * orders on one workspace) re-checks the row it waited for (EvalPlanQual), which sets up the
+ * waiting statement's whole plan a second time: a small statement keeps that cheap, and the
+ * placement's own lock then finds the rows held. `placeOrders` reads the results when given them.
  */
 export function placementBatch(
   principal: WorkspacePrincipal,
@@ -236,10 +236,8 @@ export function placementBatch(
   now: number,
   durations: Durations,
 ): Array<{ sql: PreparedSql; values: SqlValue[] }> {
-  return [
-    { sql: lockAccounts, values: [principal.workspaceId] },
-    { sql: placeAtOnce, values: placeAtOnceValues(principal, input, now, durations) },
-  ];
+  const lock = { sql: lockAccounts, values: [principal.workspaceId] };
+  return input.content === undefined ? [lock, { sql: placeAtOnce, values: placeAtOnceValues(principal, input, now, durations) }] : [lock];
 }
 
 function placeAtOnceValues(principal: WorkspacePrincipal, input: PlaceOrdersInput, now: number, durations: Durations) {

@@ -51,11 +51,8 @@ export const orderRoutes: FastifyPluginAsyncZod<OrderRouteDeps> = async (app, de
         const data = await placeOrders(tx, workspacePrincipal(request), request.body as PlaceOrdersBody, now, durations, lead);
         return { status: 201, body: { data } };
       },
-      // Without content, placement is known from the request alone: it travels with BEGIN.
-      (request, now) => {
-        const body = request.body as PlaceOrdersBody;
-        return body.content === undefined ? placementBatch(workspacePrincipal(request), body, now, durations) : undefined;
-      },
+      // What placement can run before its handler travels with BEGIN (see placementBatch).
+      (request, now) => placementBatch(workspacePrincipal(request), request.body as PlaceOrdersBody, now, durations),
     ),
   );
 
