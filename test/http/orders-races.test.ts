@@ -85,6 +85,23 @@ describe('races', () => {
     await expectLedgerInvariants(database);
   });
 
+  it('50 concurrent requests with one Idempotency-Key on too little balance: one refusal stored, the rest replay it or get 409', async () => {
+    const p = await publisherWithOutlet(database);
+    const ws = await workspaceWithKeys(database.db, { balanceCents: 1 });
+    const results = await Promise.all(Array.from({ length: 50 }, () => place(ws.spendKey, [p.offers[0]!.id], 'poor-key')));
+    expect(count(results, 402) + count(results, 409)).toBe(50);
+    expect(count(results, 402)).toBeGreaterThanOrEqual(1);
+    for (const r of results.filter((x) => x.statusCode === 409)) expect(r.json().code).toBe('idempotency_in_progress');
+    const { rows } = await database.pool.query(`SELECT response_status FROM idempotency_records WHERE key = 'poor-key'`);
+    expect(rows).toEqual([{ response_status: 402 }]);
+    const replay = await place(ws.spendKey, [p.offers[0]!.id], 'poor-key');
+    expect(replay.statusCode).toBe(402);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    const orders = await database.pool.query('SELECT count(*)::int AS n FROM orders WHERE workspace_id = $1', [ws.workspaceId]);
+    expect(orders.rows[0].n).toBe(0);
+    await expectLedgerInvariants(database);
+  });
+
   it('approve racing the auto-approve sweep pays exactly once', async () => {
     for (let i = 0; i < 5; i++) {
       const { ws, order } = await orderAt('live_review');
