@@ -86,6 +86,8 @@ export interface IdempotencyDeps {
  * The statements a handler runs first, when they can be known from the request alone: they then
  * run in the transaction's opening batch, with the idempotency lock and lookup, one round trip
  * fewer. On a replay or a refused key they roll back with their transaction, having changed nothing.
+ * They run before the record is looked at, so they must not fail where a replay should answer:
+ * a guarded write (placement writes nothing unless its checks pass), not one that can conflict.
  */
 export type Lead = Array<{ sql: PreparedSql; values: SqlValue[] }>;
 
