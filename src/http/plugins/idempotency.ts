@@ -101,8 +101,9 @@ type Handler = (request: FastifyRequest, tx: Tx, work: Work) => Promise<Outcome>
 
 /**
  * Wraps a POST handler: runs it in one transaction and, when the request carries an
- * Idempotency-Key, stores its outcome in that same transaction, so a crash keeps both or neither.
- * A repeat with the same key and fingerprint replays the stored status and body.
+ * Idempotency-Key, stores a success in that same transaction (a crash keeps both or neither) and
+ * a refusal (402, 409) once its transaction has rolled back. A repeat with the same key and
+ * fingerprint replays the stored status and body.
  */
 export function idempotent(deps: IdempotencyDeps, handler: Handler, lead?: (request: FastifyRequest, now: number) => Lead | undefined) {
   return idempotentWith(deps, handler, true, lead);
