@@ -214,6 +214,8 @@ export async function placeOrders(
     : placeWithContent(tx, principal, input, input.content, now, durations);
 }
 
+// Run by SQL EXECUTE in a batch, so prepared under a name of its own: the driver's statements
+// (placeWithoutContent's own, 'orders_place_at_once') share the connection's one namespace.
 const placeAtOnce = {
   name: 'orders_place_batched',
   types: ['int[]', 'int', 'int', 'int', 'text', 'text', 'text', 'timestamptz', 'order_status', 'order_status', 'timestamptz', 'timestamptz'],

@@ -37,8 +37,7 @@ const preparedStatements = Object.values(statements);
 // nothing. It may replace an expired record but never a live one (a retry may have won meanwhile).
 const storeRefusal = {
   name: 'idem_store_refusal',
-  text: `INSERT INTO idempotency_records (api_key_id, key, fingerprint, response_status, response_body, created_at, expires_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)
+  text: `${statements.store.text}
          ON CONFLICT (api_key_id, key) DO UPDATE
             SET fingerprint = EXCLUDED.fingerprint, response_status = EXCLUDED.response_status, response_body = EXCLUDED.response_body,
                 created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
@@ -145,6 +144,8 @@ function idempotentWith(
     }
     const keyId = request.principal!.keyId;
     const fingerprint = fingerprintOf(request);
+    // The record's values, for the store with COMMIT or the refusal's own insert.
+    const record = (r: { status: number; json: string }) => [keyId, key, fingerprint, r.status, r.json, new Date(now), new Date(now + RETENTION_MS)];
     const lockAndFind = [
       // The lookup is its own statement, after the lock: each statement of a batch reads a fresh
       // snapshot, so it sees the record of a request that held the lock until just now.
@@ -184,7 +185,7 @@ function idempotentWith(
           beforeCommit: (r) =>
             r.replayed
               ? []
-              : [executeSql(statements.store, [keyId, key, fingerprint, r.status, r.json, new Date(now), new Date(now + RETENTION_MS)])],
+              : [executeSql(statements.store, record(r))],
         },
       );
     } catch (err) {
@@ -195,7 +196,7 @@ function idempotentWith(
         // Whatever the refused work had done rolled back with its transaction (no savepoint, whose
         // subtransaction every successful request would pay for).
         out = { status: httpStatusOf[err.code], json: JSON.stringify(v1ErrorBody(request, err)), replayed: false };
-        await deps.pool.query({ ...storeRefusal, values: [keyId, key, fingerprint, out.status, out.json, new Date(now), new Date(now + RETENTION_MS)] });
+        await deps.pool.query({ ...storeRefusal, values: record(out) });
       }
     }
     if (out.replayed) reply.header('idempotent-replayed', 'true');
