@@ -6,6 +6,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
@@ -22,7 +23,7 @@ const dist = (file: string) => pathToFileURL(join(projectRoot, 'dist', 'src', fi
 // The config caps RATE_LIMIT_PER_MINUTE at 10,000,000: far above what one process can serve.
 const NO_RATE_LIMIT = '10000000';
 
-const USAGE = `usage: npm run bench -- <scenario…|all> [--duration 5] [--warmup 2] [--rounds 2] [--connections 50] [--pick best|median] [--profile DIR] [--pg-stats]
+const USAGE = `usage: npm run bench -- <scenario…|all> [--duration 5] [--slice 1] [--warmup 2] [--rounds 2] [--connections 50] [--pick best|median] [--profile DIR] [--pg-stats]
 scenarios: ${scenarios.map((s) => s.name).join(', ')}
 groups: ${Object.entries(scenarioGroups).map(([g, ss]) => `${g} (${ss.map((s) => s.name).join(', ')})`).join(', ')}`;
 
@@ -33,6 +34,7 @@ const { values: opts, positionals } = parseArgs({
   allowPositionals: true,
   options: {
     duration: { type: 'string', default: '5' },
+    slice: { type: 'string', default: '1' },
     warmup: { type: 'string', default: '2' },
     rounds: { type: 'string', default: '2' },
     connections: { type: 'string', default: '50' },
@@ -57,6 +59,7 @@ if (opts.help || positionals.length === 0) {
   process.exit(opts.help ? 0 : 2);
 }
 const durationSeconds = positiveNumber('duration', opts.duration, false);
+const sliceSeconds = positiveNumber('slice', opts.slice, false);
 const warmupSeconds = opts.warmup === '0' ? 0 : positiveNumber('warmup', opts.warmup, false);
 const rounds = positiveNumber('rounds', opts.rounds, true);
 const connections = positiveNumber('connections', opts.connections, true);
@@ -160,8 +163,8 @@ interface Spawned {
   tail(): string;
 }
 
-function spawnNode(args: string[], env: NodeJS.ProcessEnv, stdout: 'pipe' | 'ignore'): Spawned {
-  const child = spawn(process.execPath, args, { cwd: workDir, env, stdio: ['ignore', stdout, 'pipe'] });
+function spawnNode(args: string[], env: NodeJS.ProcessEnv, stdout: 'pipe' | 'ignore', stdin: 'pipe' | 'ignore' = 'ignore'): Spawned {
+  const child = spawn(process.execPath, args, { cwd: workDir, env, stdio: [stdin, stdout, 'pipe'] });
   children.add(child);
   child.once('exit', () => children.delete(child));
   const lines: string[] = [];
@@ -385,9 +388,22 @@ interface LoadResult {
   errors: number;
   timeouts: number;
   statuses: Record<string, number>;
-  /** CPU µs per request of the Node server and of PostgreSQL during the measured run. */
+  /** CPU µs per request of the Node server and of PostgreSQL during the measured slices. */
   nodeUs?: number;
   dbUs?: number;
+}
+
+/** What the load generator reports for one job, plus the CPU time measured around it. */
+interface Slice {
+  total: number;
+  seconds: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  timeouts: number;
+  statuses: Record<string, number>;
+  nodeMicros?: number | undefined;
+  dbMicros?: number | undefined;
 }
 
 function toAutocannon(r: BenchRequest) {
@@ -410,38 +426,65 @@ async function checkTarget(t: Target): Promise<void> {
   }
 }
 
-/** Warm-up, then the measured run, each by a load generator process of its own. */
-async function runLoad(t: Target, postmasterPid: number | undefined): Promise<LoadResult> {
-  if (warmupSeconds > 0) await runWorker(t, warmupSeconds);
-  const node0 = snapshotProcess(t.pid);
-  const db0 = snapshotPostgres(postmasterPid);
-  const r = await runWorker(t, durationSeconds);
-  const nodeUs = cpuMicros(node0, snapshotProcess(t.pid));
-  const dbUs = cpuMicros(db0, snapshotPostgres(postmasterPid));
-  return {
-    ...r,
-    ...(nodeUs !== undefined && r.total ? { nodeUs: nodeUs / r.total } : {}),
-    ...(dbUs !== undefined && r.total ? { dbUs: dbUs / r.total } : {}),
-  };
+type LoadJob = (t: Target, seconds: number) => Promise<Slice>;
+
+/** The load generator process, started once; each call runs one job on it. */
+function startLoadWorker(): LoadJob {
+  const s = spawnNode([workerJs], process.env, 'pipe', 'pipe');
+  const pending: Array<{ resolve: (r: Slice) => void; reject: (e: Error) => void }> = [];
+  createInterface({ input: s.child.stdout! }).on('line', (line) => {
+    if (line.startsWith('{')) pending.shift()?.resolve(JSON.parse(line) as Slice);
+  });
+  s.child.once('exit', () => {
+    for (const p of pending.splice(0)) p.reject(exitedError('load generator', s));
+  });
+  return (t, seconds) =>
+    new Promise<Slice>((resolve, reject) => {
+      if (!alive(s.child)) return reject(exitedError('load generator', s));
+      pending.push({ resolve, reject });
+      const job = {
+        url: t.baseUrl,
+        connections,
+        durationSeconds: seconds,
+        requests: t.requests.map(toAutocannon),
+        ...(t.connectionRequests ? { requestsPerConnection: t.connectionRequests.map((list) => list.map(toAutocannon)) } : {}),
+        ...(t.uniqueIds ? { idReplacement: true } : {}),
+      };
+      s.child.stdin!.write(JSON.stringify(job) + '\n');
+    });
 }
 
-async function runWorker(t: Target, seconds: number): Promise<LoadResult> {
-  const job = {
-    url: t.baseUrl,
-    connections,
-    warmupSeconds: 0,
-    durationSeconds: seconds,
-    requests: t.requests.map(toAutocannon),
-    ...(t.connectionRequests ? { requestsPerConnection: t.connectionRequests.map((list) => list.map(toAutocannon)) } : {}),
-    ...(t.uniqueIds ? { idReplacement: true } : {}),
+/** One measured slice of a target, with the CPU time of its Node server and of PostgreSQL. */
+async function measureSlice(load: LoadJob, t: Target, seconds: number, postmasterPid: number | undefined): Promise<Slice> {
+  const node0 = snapshotProcess(t.pid);
+  const db0 = snapshotPostgres(postmasterPid);
+  const r = await load(t, seconds);
+  return { ...r, nodeMicros: cpuMicros(node0, snapshotProcess(t.pid)), dbMicros: cpuMicros(db0, snapshotPostgres(postmasterPid)) };
+}
+
+/** A round's slices of one target as one result: requests over time measured, medians of latency. */
+function combineSlices(slices: Slice[]): LoadResult {
+  const total = slices.reduce((a, x) => a + x.total, 0);
+  const seconds = slices.reduce((a, x) => a + x.seconds, 0);
+  const statuses: Record<string, number> = {};
+  for (const x of slices) for (const [code, n] of Object.entries(x.statuses)) statuses[code] = (statuses[code] ?? 0) + n;
+  const perRequest = (f: (x: Slice) => number | undefined) => {
+    const xs = slices.map(f);
+    return total > 0 && xs.every((v) => v !== undefined) ? (xs as number[]).reduce((a, v) => a + v, 0) / total : undefined;
   };
-  const s = spawnNode([workerJs, JSON.stringify(job)], process.env, 'pipe');
-  let out = '';
-  s.child.stdout?.on('data', (c: Buffer) => (out += c.toString('utf8')));
-  const code = await new Promise<number | null>((r) => s.child.once('exit', (c) => r(c)));
-  const line = out.trim().split('\n').pop() ?? '';
-  if (code !== 0 || !line.startsWith('{')) throw exitedError(`load generator for ${t.label}`, s);
-  return JSON.parse(line) as LoadResult;
+  const nodeUs = perRequest((x) => x.nodeMicros);
+  const dbUs = perRequest((x) => x.dbMicros);
+  return {
+    rps: seconds > 0 ? total / seconds : 0,
+    total,
+    p50: median(slices.map((x) => x.p50)),
+    p99: median(slices.map((x) => x.p99)),
+    errors: slices.reduce((a, x) => a + x.errors, 0),
+    timeouts: slices.reduce((a, x) => a + x.timeouts, 0),
+    statuses,
+    ...(nodeUs !== undefined ? { nodeUs } : {}),
+    ...(dbUs !== undefined ? { dbUs } : {}),
+  };
 }
 
 function problems(t: Target, r: LoadResult): string[] {
@@ -459,26 +502,45 @@ function problems(t: Target, r: LoadResult): string[] {
 // ---------------------------------------------------------------------------------------------
 // --pg-stats: where the database time of a scenario goes (embedded PostgreSQL only)
 
-async function pgStats(url: string, action: 'reset' | 'report', requests = 1): Promise<string> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    if (action === 'reset') {
-      await c.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
-      await c.query('SELECT pg_stat_statements_reset()');
-      return '';
-    }
-    const { rows } = await c.query<{ calls: string; total: number; mean: number; plan: number; query: string }>(
-      `SELECT calls, total_exec_time + total_plan_time AS total, mean_exec_time AS mean, total_plan_time AS plan, query
-         FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%' ORDER BY total DESC LIMIT 15`,
-    );
-    const lines = rows.map((r) =>
-      `  ${((r.total * 1000) / Math.max(requests, 1)).toFixed(0).padStart(6)} µs/req  ${(r.mean * 1000).toFixed(0).padStart(6)} µs/call (plan ${((r.plan * 1000) / Math.max(requests, 1)).toFixed(0).padStart(4)} µs/req)  ${String(r.calls).padStart(7)} calls  ${r.query.replace(/\s+/g, ' ').slice(0, 110)}`,
-    );
-    return `\n${lines.join('\n')}\n`;
-  } finally {
-    await c.end();
+interface StatementStats {
+  calls: number;
+  total: number;
+  plan: number;
+  query: string;
+}
+type StatementSnapshot = Map<string, StatementStats>;
+
+/** pg_stat_statements now, by query id; a slice's share is the difference of two snapshots. */
+async function statementSnapshot(c: pg.Client): Promise<StatementSnapshot> {
+  const { rows } = await c.query<StatementStats & { queryid: string }>(
+    `SELECT queryid::text AS queryid, calls::float8 AS calls, total_exec_time + total_plan_time AS total, total_plan_time AS plan, query
+       FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%'`,
+  );
+  return new Map(rows.map((r) => [r.queryid, { calls: r.calls, total: r.total, plan: r.plan, query: r.query }]));
+}
+
+function addStatementDelta(into: StatementSnapshot, before: StatementSnapshot, after: StatementSnapshot): void {
+  for (const [id, a] of after) {
+    const b = before.get(id);
+    const acc = into.get(id) ?? { calls: 0, total: 0, plan: 0, query: a.query };
+    acc.calls += a.calls - (b?.calls ?? 0);
+    acc.total += a.total - (b?.total ?? 0);
+    acc.plan += a.plan - (b?.plan ?? 0);
+    into.set(id, acc);
   }
+}
+
+function formatStatementStats(stats: StatementSnapshot, requests: number): string {
+  const per = (ms: number) => ((ms * 1000) / Math.max(requests, 1)).toFixed(0);
+  const lines = [...stats.values()]
+    .filter((r) => r.calls > 0)
+    .sort((a, b) => b.total - a.total)
+    .slice(0, 15)
+    .map(
+      (r) =>
+        `  ${per(r.total).padStart(6)} µs/req  ${((r.total * 1000) / r.calls).toFixed(0).padStart(6)} µs/call (plan ${per(r.plan).padStart(4)} µs/req)  ${String(r.calls).padStart(7)} calls  ${r.query.replace(/\s+/g, ' ').slice(0, 110)}`,
+    );
+  return `\n${lines.join('\n')}\n`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -571,19 +633,41 @@ async function main(): Promise<number> {
   for (const t of targets) await checkTarget(t);
 
   const results = new Map<Target, LoadResult[]>(targets.map((t) => [t, []]));
+  const load = startLoadWorker();
+  const statsClient = opts['pg-stats'] ? new pg.Client({ connectionString: db.url }) : undefined;
+  if (statsClient) {
+    await statsClient.connect();
+    cleanups.push(() => statsClient.end());
+    await statsClient.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+  }
+  // The machine's speed drifts within a run, by up to 40% here. So a round does not run its
+  // targets one after the other: it warms each up, then takes turns, one short slice of each at a
+  // time, and every target's figures span the whole round.
+  const slices = Math.max(1, Math.round(durationSeconds / sliceSeconds));
   for (let round = 1; round <= rounds; round++) {
-    for (const t of targets) {
-      process.stderr.write(`round ${round}/${rounds}  ${t.label.padEnd(26)} `);
-      if (opts['pg-stats'] && t.scenario) await pgStats(db.url, 'reset');
-      const r = await runLoad(t, db.postmasterPid);
-      if (opts['pg-stats'] && t.scenario) {
-        // The statistics cover the warm-up too: scale the measured count to the whole load.
-        process.stderr.write(await pgStats(db.url, 'report', (r.total * (warmupSeconds + durationSeconds)) / durationSeconds));
+    if (warmupSeconds > 0) {
+      process.stderr.write(`round ${round}/${rounds}  warm-up (${warmupSeconds} s each)…\n`);
+      for (const t of targets) await load(t, warmupSeconds);
+    }
+    process.stderr.write(`round ${round}/${rounds}  ${slices} turn(s) of ${(durationSeconds / slices).toFixed(2)} s each…\n`);
+    const taken = new Map<Target, Slice[]>(targets.map((t) => [t, []]));
+    const statements = new Map<Target, StatementSnapshot>(targets.map((t) => [t, new Map()]));
+    for (let i = 0; i < slices; i++) {
+      for (const t of targets) {
+        const before = statsClient && t.scenario ? await statementSnapshot(statsClient) : undefined;
+        taken.get(t)!.push(await measureSlice(load, t, durationSeconds / slices, db.postmasterPid));
+        if (before) addStatementDelta(statements.get(t)!, before, await statementSnapshot(statsClient!));
       }
+    }
+    for (const t of targets) {
+      const r = combineSlices(taken.get(t)!);
       results.get(t)!.push(r);
       const issues = problems(t, r);
       const cpu = r.nodeUs === undefined ? '' : `  node ${fmtUs(r.nodeUs)} µs/req${r.dbUs === undefined ? '' : `  db ${fmtUs(r.dbUs)} µs/req`}`;
-      process.stderr.write(`${fmtInt(r.rps).padStart(7)} req/s  p50 ${fmtMs(r.p50)} ms  p99 ${fmtMs(r.p99)} ms${cpu}${issues.length ? `  (${issues.join('; ')})` : ''}\n`);
+      process.stderr.write(
+        `round ${round}/${rounds}  ${t.label.padEnd(26)} ${fmtInt(r.rps).padStart(7)} req/s  p50 ${fmtMs(r.p50)} ms  p99 ${fmtMs(r.p99)} ms${cpu}${issues.length ? `  (${issues.join('; ')})` : ''}\n`,
+      );
+      if (statsClient && t.scenario) process.stderr.write(formatStatementStats(statements.get(t)!, r.total));
     }
   }
 
@@ -639,7 +723,7 @@ async function main(): Promise<number> {
 
   const lines = [
     '',
-    `${chosen.map((s) => s.name).join(', ')}: ${rounds} round(s) of (${targets.map((t) => (t.scenario ? t.label : `ceiling ${t.kind}`)).join(', ')}), each ${warmupSeconds} s warm-up + ${durationSeconds} s measured, ${connections} connections`,
+    `${chosen.map((s) => s.name).join(', ')}: ${rounds} round(s) of (${targets.map((t) => (t.scenario ? t.label : `ceiling ${t.kind}`)).join(', ')}), each ${warmupSeconds} s warm-up, then ${durationSeconds} s measured in ${slices} turn(s) taken in that order, ${connections} connections`,
     `database: ${db.description}; node ${process.version}; ${pick === 'best' ? 'best round (highest req/s) of each row' : 'median over rounds of each figure'} shown`,
     '',
     table(rows),
