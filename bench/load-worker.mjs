@@ -1,44 +1,78 @@
 // The load generator, run by bench/run.ts as its own process so it never shares an event loop
-// with a server under test. Reads one JSON job per line on stdin, runs it, and prints one JSON
-// line with its figures on stdout; it stays up between jobs, so the many short slices of a round
-// cost no process start each.
+// with a server under test. Reads one JSON job per line on stdin and prints JSON lines on stdout:
+// {"event":"start"} and {"event":"end"} when its measured window opens and closes (the
+// orchestrator reads CPU times then), then the window's figures. It stays up between jobs, so
+// the many short slices of a round cost no process start each.
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 
-// job: { url, connections, durationSeconds, requests: [{ method, path, headers, body }] }
+// job: { url, connections, rampSeconds, durationSeconds, requests: [{ method, path, headers, body }] }
 // Optional: requestsPerConnection: [[request…]…] (connection i sends list i mod their number instead
 // of requests); idReplacement: true (autocannon replaces [<id>] with an id unique to each request).
+//
+// The load runs for rampSeconds before the window and a little after it; only responses that
+// arrive inside the window count. So neither the ramp-up (the first responses take a whole
+// latency to come) nor requests still running from the previous job skew a short window.
 function run(job) {
   const lists = job.requestsPerConnection;
   let connection = 0;
-  return autocannon({
-    url: job.url,
-    connections: job.connections,
-    pipelining: 1,
-    duration: job.durationSeconds,
-    requests: job.requests,
-    ...(job.idReplacement ? { idReplacement: true } : {}),
-    ...(lists?.length ? { setupClient: (client) => client.setRequests(structuredClone(lists[connection++ % lists.length])) } : {}),
+  const rampMs = job.rampSeconds * 1000;
+  const windowMs = job.durationSeconds * 1000;
+  const statuses = {};
+  const latencies = [];
+  let measuring = false;
+  let opened = 0;
+  let closed = 0;
+  return new Promise((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: job.url,
+        connections: job.connections,
+        pipelining: 1,
+        duration: (rampMs + windowMs) / 1000,
+        // autocannon stops at its next sample after the duration: sample often, stop on time.
+        sampleInt: 50,
+        requests: job.requests,
+        ...(job.idReplacement ? { idReplacement: true } : {}),
+        ...(lists?.length ? { setupClient: (client) => client.setRequests(structuredClone(lists[connection++ % lists.length])) } : {}),
+      },
+      (err, result) => {
+        if (err) return reject(err);
+        latencies.sort((a, b) => a - b);
+        const at = (q) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] : 0);
+        resolve({
+          total: latencies.length,
+          seconds: (closed - opened) / 1000,
+          p50: at(0.5),
+          p99: at(0.99),
+          errors: result.errors,
+          timeouts: result.timeouts,
+          statuses,
+        });
+      },
+    );
+    instance.on('response', (_client, statusCode, _bytes, responseTime) => {
+      if (!measuring) return;
+      statuses[statusCode] = (statuses[statusCode] ?? 0) + 1;
+      latencies.push(responseTime);
+    });
+    setTimeout(() => {
+      process.stdout.write('{"event":"start"}\n');
+      opened = performance.now();
+      measuring = true;
+    }, rampMs);
+    setTimeout(() => {
+      measuring = false;
+      closed = performance.now();
+      process.stdout.write('{"event":"end"}\n');
+    }, rampMs + windowMs);
   });
 }
 
 for await (const line of createInterface({ input: process.stdin })) {
   if (!line.trim()) continue;
   try {
-    const r = await run(JSON.parse(line));
-    const statuses = {};
-    for (const [code, { count }] of Object.entries(r.statusCodeStats ?? {})) statuses[code] = count;
-    process.stdout.write(
-      JSON.stringify({
-        total: r.requests.total,
-        seconds: r.duration,
-        p50: r.latency.p50,
-        p99: r.latency.p99,
-        errors: r.errors,
-        timeouts: r.timeouts,
-        statuses,
-      }) + '\n',
-    );
+    process.stdout.write(JSON.stringify(await run(JSON.parse(line))) + '\n');
   } catch (err) {
     process.stderr.write(`load worker failed: ${err instanceof Error ? err.stack : String(err)}\n`);
     process.exit(1);

@@ -10,7 +10,7 @@ import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { cpuMicros, findPostmaster, snapshotPostgres, snapshotProcess } from './cpu.js';
+import { cpuMicros, findPostmaster, type Snapshot, snapshotPostgres, snapshotProcess } from './cpu.js';
 import { type BenchContext, type BenchRequest, type Ceiling, findScenario, type Scenario, scenarioGroups, scenarios } from './scenarios/index.js';
 
 const projectRoot = join(import.meta.dirname, '..');
@@ -426,25 +426,34 @@ async function checkTarget(t: Target): Promise<void> {
   }
 }
 
-type LoadJob = (t: Target, seconds: number) => Promise<Slice>;
+/** Called when a job's measured window opens and closes. */
+interface WindowMarks {
+  start(): void;
+  end(): void;
+}
+type LoadJob = (t: Target, seconds: number, rampSeconds: number, marks?: WindowMarks) => Promise<Slice>;
 
 /** The load generator process, started once; each call runs one job on it. */
 function startLoadWorker(): LoadJob {
   const s = spawnNode([workerJs], process.env, 'pipe', 'pipe');
-  const pending: Array<{ resolve: (r: Slice) => void; reject: (e: Error) => void }> = [];
+  const pending: Array<{ resolve: (r: Slice) => void; reject: (e: Error) => void; marks: WindowMarks | undefined }> = [];
   createInterface({ input: s.child.stdout! }).on('line', (line) => {
-    if (line.startsWith('{')) pending.shift()?.resolve(JSON.parse(line) as Slice);
+    if (!line.startsWith('{')) return;
+    const msg = JSON.parse(line) as Slice | { event: 'start' | 'end' };
+    if ('event' in msg) pending[0]?.marks?.[msg.event]();
+    else pending.shift()?.resolve(msg);
   });
   s.child.once('exit', () => {
     for (const p of pending.splice(0)) p.reject(exitedError('load generator', s));
   });
-  return (t, seconds) =>
+  return (t, seconds, rampSeconds, marks) =>
     new Promise<Slice>((resolve, reject) => {
       if (!alive(s.child)) return reject(exitedError('load generator', s));
-      pending.push({ resolve, reject });
+      pending.push({ resolve, reject, marks });
       const job = {
         url: t.baseUrl,
         connections,
+        rampSeconds,
         durationSeconds: seconds,
         requests: t.requests.map(toAutocannon),
         ...(t.connectionRequests ? { requestsPerConnection: t.connectionRequests.map((list) => list.map(toAutocannon)) } : {}),
@@ -454,12 +463,41 @@ function startLoadWorker(): LoadJob {
     });
 }
 
-/** One measured slice of a target, with the CPU time of its Node server and of PostgreSQL. */
-async function measureSlice(load: LoadJob, t: Target, seconds: number, postmasterPid: number | undefined): Promise<Slice> {
-  const node0 = snapshotProcess(t.pid);
-  const db0 = snapshotPostgres(postmasterPid);
-  const r = await load(t, seconds);
-  return { ...r, nodeMicros: cpuMicros(node0, snapshotProcess(t.pid)), dbMicros: cpuMicros(db0, snapshotPostgres(postmasterPid)) };
+// Load runs this long before each measured slice: the slice then starts in a steady state, and
+// whatever the previous target left running on the servers is done.
+const RAMP_SECONDS = 0.5;
+
+/**
+ * One measured slice of a target, with the CPU time of its Node server and of PostgreSQL over
+ * the window, and with --pg-stats the window's statements added to `statements`.
+ */
+async function measureSlice(
+  load: LoadJob,
+  t: Target,
+  seconds: number,
+  postmasterPid: number | undefined,
+  stats?: { client: pg.Client; into: StatementSnapshot },
+): Promise<Slice> {
+  let node0: Snapshot | undefined;
+  let db0: Snapshot | undefined;
+  let nodeMicros: number | undefined;
+  let dbMicros: number | undefined;
+  let statsBefore: Promise<StatementSnapshot> | undefined;
+  let statsAfter: Promise<StatementSnapshot> | undefined;
+  const r = await load(t, seconds, RAMP_SECONDS, {
+    start() {
+      node0 = snapshotProcess(t.pid);
+      db0 = snapshotPostgres(postmasterPid);
+      if (stats) statsBefore = statementSnapshot(stats.client);
+    },
+    end() {
+      if (node0) nodeMicros = cpuMicros(node0, snapshotProcess(t.pid));
+      if (db0) dbMicros = cpuMicros(db0, snapshotPostgres(postmasterPid));
+      if (stats) statsAfter = statementSnapshot(stats.client);
+    },
+  });
+  if (stats && statsBefore && statsAfter) addStatementDelta(stats.into, await statsBefore, await statsAfter);
+  return { ...r, nodeMicros, dbMicros };
 }
 
 /** A round's slices of one target as one result: requests over time measured, medians of latency. */
@@ -647,16 +685,15 @@ async function main(): Promise<number> {
   for (let round = 1; round <= rounds; round++) {
     if (warmupSeconds > 0) {
       process.stderr.write(`round ${round}/${rounds}  warm-up (${warmupSeconds} s each)…\n`);
-      for (const t of targets) await load(t, warmupSeconds);
+      for (const t of targets) await load(t, warmupSeconds, 0);
     }
     process.stderr.write(`round ${round}/${rounds}  ${slices} turn(s) of ${(durationSeconds / slices).toFixed(2)} s each…\n`);
     const taken = new Map<Target, Slice[]>(targets.map((t) => [t, []]));
     const statements = new Map<Target, StatementSnapshot>(targets.map((t) => [t, new Map()]));
     for (let i = 0; i < slices; i++) {
       for (const t of targets) {
-        const before = statsClient && t.scenario ? await statementSnapshot(statsClient) : undefined;
-        taken.get(t)!.push(await measureSlice(load, t, durationSeconds / slices, db.postmasterPid));
-        if (before) addStatementDelta(statements.get(t)!, before, await statementSnapshot(statsClient!));
+        const stats = statsClient && t.scenario ? { client: statsClient, into: statements.get(t)! } : undefined;
+        taken.get(t)!.push(await measureSlice(load, t, durationSeconds / slices, db.postmasterPid, stats));
       }
     }
     for (const t of targets) {
