@@ -29,8 +29,9 @@ function run(job) {
         url: job.url,
         connections: job.connections,
         pipelining: 1,
-        duration: (rampMs + windowMs) / 1000,
-        // autocannon stops at its next sample after the duration: sample often, stop on time.
+        // Stopped below when the window closes; the duration is only a backstop.
+        duration: (rampMs + windowMs) / 1000 + 5,
+        // autocannon acts on a stop at its next sample: sample often, stop on time.
         sampleInt: 50,
         requests: job.requests,
         ...(job.idReplacement ? { idReplacement: true } : {}),
@@ -38,6 +39,7 @@ function run(job) {
       },
       (err, result) => {
         if (err) return reject(err);
+        if (!closed) return reject(new Error('the load stopped before its measured window closed'));
         latencies.sort((a, b) => a - b);
         const at = (q) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] : 0);
         resolve({
@@ -65,6 +67,7 @@ function run(job) {
       measuring = false;
       closed = performance.now();
       process.stdout.write('{"event":"end"}\n');
+      instance.stop();
     }, rampMs + windowMs);
   });
 }

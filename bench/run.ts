@@ -496,6 +496,7 @@ async function measureSlice(
       if (stats) statsAfter = statementSnapshot(stats.client);
     },
   });
+  if (!(r.seconds > 0)) throw new Error(`${t.label}: the load generator measured no window`);
   if (stats && statsBefore && statsAfter) addStatementDelta(stats.into, await statsBefore, await statsAfter);
   return { ...r, nodeMicros, dbMicros };
 }
