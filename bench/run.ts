@@ -11,6 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { cpuMicros, findPostmaster, type Snapshot, snapshotPostgres, snapshotProcess } from './cpu.js';
+import { combineSlices, type LoadResult, median, type Slice } from './results.js';
 import { type BenchContext, type BenchRequest, type Ceiling, findScenario, type Scenario, scenarioGroups, scenarios } from './scenarios/index.js';
 
 const projectRoot = join(import.meta.dirname, '..');
@@ -380,32 +381,6 @@ interface Target {
 
 const okStatus = (t: Target, status: number) => status === t.expectStatus || (t.allowStatuses ?? []).includes(status);
 
-interface LoadResult {
-  rps: number;
-  total: number;
-  p50: number;
-  p99: number;
-  errors: number;
-  timeouts: number;
-  statuses: Record<string, number>;
-  /** CPU µs per request of the Node server and of PostgreSQL during the measured slices. */
-  nodeUs?: number;
-  dbUs?: number;
-}
-
-/** What the load generator reports for one job, plus the CPU time measured around it. */
-interface Slice {
-  total: number;
-  seconds: number;
-  p50: number;
-  p99: number;
-  errors: number;
-  timeouts: number;
-  statuses: Record<string, number>;
-  nodeMicros?: number | undefined;
-  dbMicros?: number | undefined;
-}
-
 function toAutocannon(r: BenchRequest) {
   const headers = { ...(r.headers ?? {}) };
   if (r.json === undefined) return { method: r.method, path: r.path, headers };
@@ -501,31 +476,6 @@ async function measureSlice(
   return { ...r, nodeMicros, dbMicros };
 }
 
-/** A round's slices of one target as one result: requests over time measured, medians of latency. */
-function combineSlices(slices: Slice[]): LoadResult {
-  const total = slices.reduce((a, x) => a + x.total, 0);
-  const seconds = slices.reduce((a, x) => a + x.seconds, 0);
-  const statuses: Record<string, number> = {};
-  for (const x of slices) for (const [code, n] of Object.entries(x.statuses)) statuses[code] = (statuses[code] ?? 0) + n;
-  const perRequest = (f: (x: Slice) => number | undefined) => {
-    const xs = slices.map(f);
-    return total > 0 && xs.every((v) => v !== undefined) ? (xs as number[]).reduce((a, v) => a + v, 0) / total : undefined;
-  };
-  const nodeUs = perRequest((x) => x.nodeMicros);
-  const dbUs = perRequest((x) => x.dbMicros);
-  return {
-    rps: seconds > 0 ? total / seconds : 0,
-    total,
-    p50: median(slices.map((x) => x.p50)),
-    p99: median(slices.map((x) => x.p99)),
-    errors: slices.reduce((a, x) => a + x.errors, 0),
-    timeouts: slices.reduce((a, x) => a + x.timeouts, 0),
-    statuses,
-    ...(nodeUs !== undefined ? { nodeUs } : {}),
-    ...(dbUs !== undefined ? { dbUs } : {}),
-  };
-}
-
 function problems(t: Target, r: LoadResult): string[] {
   const out: string[] = [];
   const wrong = Object.entries(r.statuses)
@@ -585,11 +535,6 @@ function formatStatementStats(stats: StatementSnapshot, requests: number): strin
 // ---------------------------------------------------------------------------------------------
 // Report
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
 
 /** The figures shown for a target: its best round by requests/s, or the median of each figure. */
 function pickResult(rs: LoadResult[]): LoadResult {

@@ -1,0 +1,85 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { combineSlices, type Slice } from '../../bench/results.js';
+
+const slice = (over: Partial<Slice>): Slice => ({ total: 0, seconds: 1, p50: 1, p99: 1, errors: 0, timeouts: 0, statuses: {}, ...over });
+
+describe('combineSlices', () => {
+  it('gives responses over measured time, CPU per response and the median latencies', () => {
+    const r = combineSlices([
+      slice({ total: 100, seconds: 0.5, p50: 2, p99: 10, statuses: { '201': 90, '402': 10 }, nodeMicros: 10_000, dbMicros: 4_000 }),
+      slice({ total: 300, seconds: 1.5, p50: 4, p99: 20, statuses: { '201': 300 }, nodeMicros: 20_000, dbMicros: 8_000 }),
+      slice({ total: 200, seconds: 1, p50: 3, p99: 30, statuses: { '201': 200 }, errors: 1, timeouts: 2, nodeMicros: 15_000, dbMicros: 0 }),
+    ]);
+    expect(r).toEqual({ rps: 200, total: 600, p50: 3, p99: 20, errors: 1, timeouts: 2, statuses: { '201': 590, '402': 10 }, nodeUs: 75, dbUs: 20 });
+  });
+
+  it('leaves CPU out when a slice could not read it, and gives 0 responses a second for no time', () => {
+    const r = combineSlices([slice({ total: 10, nodeMicros: 100 }), slice({ total: 10 })]);
+    expect(r.nodeUs).toBeUndefined();
+    expect(r.dbUs).toBeUndefined();
+    expect(combineSlices([slice({ total: 5, seconds: 0 })]).rps).toBe(0);
+  });
+});
+
+describe('the load generator', () => {
+  let server: Server;
+  let url: string;
+  // Arrival time of every request the server saw.
+  const arrivals: number[] = [];
+
+  beforeAll(async () => {
+    server = createServer((_req, res) => {
+      arrivals.push(performance.now());
+      res.setHeader('content-type', 'application/json');
+      res.end('{"ok":true}');
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+  it('counts only the responses of its window, after the ramp, and stops when the window closes', async () => {
+    const worker = spawn(process.execPath, [join(import.meta.dirname, '../../bench/load-worker.mjs')], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const lines = createInterface({ input: worker.stdout! })[Symbol.asyncIterator]();
+    const next = async () => {
+      const { value } = await lines.next();
+      return { at: performance.now(), msg: JSON.parse(value as string) as Record<string, unknown> };
+    };
+    try {
+      for (const round of [1, 2]) {
+        const sent = performance.now();
+        const job = { url, connections: 4, rampSeconds: 0.3, durationSeconds: 0.5, requests: [{ method: 'GET', path: '/' }] };
+        worker.stdin!.write(JSON.stringify(job) + '\n');
+        const start = await next();
+        const end = await next();
+        const result = await next();
+        expect([start.msg, end.msg]).toEqual([{ event: 'start' }, { event: 'end' }]);
+        // The ramp: load before the window opened.
+        expect(arrivals.some((t) => t > sent && t < start.at)).toBe(true);
+        const seconds = result.msg.seconds as number;
+        // The window's own length (timers may fire a millisecond early), not the ramp's too.
+        expect(seconds).toBeGreaterThan(0.49);
+        const total = result.msg.total as number;
+        const sentAll = arrivals.filter((t) => t > sent).length;
+        expect(total).toBeGreaterThan(0);
+        expect(total).toBeLessThan(sentAll);
+        expect(result.msg.statuses).toEqual({ '200': total });
+        expect(result.msg.errors).toBe(0);
+        // Stopped: nothing arrives a moment after the answer.
+        await new Promise((r) => setTimeout(r, 150));
+        const settled = arrivals.length;
+        await new Promise((r) => setTimeout(r, 300));
+        expect(arrivals.length, `round ${round}`).toBe(settled);
+      }
+    } finally {
+      worker.kill();
+    }
+  });
+});
