@@ -64,7 +64,7 @@ describe('the load generator', () => {
         // The ramp: load before the window opened.
         expect(arrivals.some((t) => t > sent && t < start.at)).toBe(true);
         const seconds = result.msg.seconds as number;
-        // The window's own length (timers may fire a millisecond early), not the ramp's too.
+        // At least the window's length (timers may fire a millisecond early).
         expect(seconds).toBeGreaterThan(0.49);
         const total = result.msg.total as number;
         const sentAll = arrivals.filter((t) => t > sent).length;
