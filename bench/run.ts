@@ -712,7 +712,7 @@ async function main(): Promise<number> {
     table(rows),
     '',
     `per-round ratios (same round): ${perRound.join('; ')}`,
-    `statuses (measured runs, all rounds): ${statusLines.join('; ')}`,
+    `statuses (measured windows, all rounds): ${statusLines.join('; ')}`,
     '',
   ];
   process.stdout.write(lines.join('\n'));
