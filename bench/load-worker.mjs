@@ -58,17 +58,19 @@ function run(job) {
       statuses[statusCode] = (statuses[statusCode] ?? 0) + 1;
       latencies.push(responseTime);
     });
+    // The window closes a full window after it actually opened: a start delayed by a busy
+    // event loop must not shorten it.
     setTimeout(() => {
       process.stdout.write('{"event":"start"}\n');
       opened = performance.now();
       measuring = true;
+      setTimeout(() => {
+        measuring = false;
+        closed = performance.now();
+        process.stdout.write('{"event":"end"}\n');
+        instance.stop();
+      }, windowMs);
     }, rampMs);
-    setTimeout(() => {
-      measuring = false;
-      closed = performance.now();
-      process.stdout.write('{"event":"end"}\n');
-      instance.stop();
-    }, rampMs + windowMs);
   });
 }
 
