@@ -13,9 +13,20 @@ export interface CheckContext {
   maxLinks: number;
 }
 
-const MARKDOWN_LINK = /\[([^\]]*)\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g;
-const AUTOLINK = /<(https?:\/\/[^>\s]+)>/g;
-const HTML_LINK = /<a\s[^>]*href\s*=\s*["']?([^"'\s>]+)["']?[^>]*>([\s\S]*?)<\/a>/gi;
+// Bodies are up to 1 MB of anyone's text, checked while the workspace's balance is locked: no
+// pattern below may backtrack over more than the span between two brackets. A run that may not
+// contain its pattern's opening character ([^\][], [^<>], a link target without "[") ends where
+// the next attempt would start, so failed attempts cost linear time, not quadratic (a body of
+// 100,000 "[" took 25 s with [^\]]).
+const MARKDOWN_LINK = /\[([^\][]*)\]\(\s*<?([^)\s<>[]+)>?(?:\s+"[^"]*")?\s*\)/g;
+const AUTOLINK = /<(https?:\/\/[^<>\s]+)>/g;
+// HTML links are found in steps, each linear: the opening tags, the href inside each, then the
+// next closing tag (one regex for all three backtracks quadratically on unclosed tags).
+const HTML_OPEN = /<a\s([^<>]*)>/gi;
+const HTML_CLOSE = /<\/a\s*>/gi;
+const HREF = /\bhref\s*=\s*["']?([^"'\s<>]+)/i;
+const TAG = /<[^<>]*>/g;
+const EVENT_HANDLER = /<[^<>]*\son[a-z]+\s*=/i;
 
 interface Link {
   url: string;
@@ -26,7 +37,20 @@ function links(body: string): Link[] {
   const found: Link[] = [];
   for (const m of body.matchAll(MARKDOWN_LINK)) found.push({ url: m[2]!, text: m[1]! });
   for (const m of body.matchAll(AUTOLINK)) found.push({ url: m[1]!, text: m[1]! });
-  for (const m of body.matchAll(HTML_LINK)) found.push({ url: m[1]!, text: m[2]!.replace(/<[^>]*>/g, '') });
+  const closes = [...body.matchAll(HTML_CLOSE)].map((m) => ({ start: m.index, end: m.index + m[0].length }));
+  let next = 0; // the first closing tag not yet used, in body order
+  let after = 0; // where the last link ended: tags inside a link's text are its text
+  for (const m of body.matchAll(HTML_OPEN)) {
+    if (m.index < after) continue;
+    const textStart = m.index + m[0].length;
+    while (next < closes.length && closes[next]!.start < textStart) next++;
+    const close = closes[next];
+    if (!close) break;
+    const href = HREF.exec(m[1]!);
+    if (!href) continue;
+    found.push({ url: href[1]!, text: body.slice(textStart, close.start).replace(TAG, '') });
+    after = close.end;
+  }
   return found;
 }
 
@@ -44,26 +68,40 @@ function wordCount(body: string): number {
   const text = body
     .replace(/```[\s\S]*?```/g, ' ')
     .replace(MARKDOWN_LINK, ' $1 ')
-    .replace(/<[^>]+>/g, ' ')
+    .replace(TAG, ' ')
     .replace(/[#>*_`~|[\]()-]/g, ' ');
   return text.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w)).length;
+}
+
+/** What the checks read from a body, whatever the offer: computed once per content version. */
+export interface ContentAnalysis {
+  links: Link[];
+  words: number;
+  titleLength: number;
+  unsafe: string[];
+}
+
+export function analyseContent(content: { title: string; body: string }): ContentAnalysis {
+  const unsafe: string[] = [];
+  if (/<\s*script\b/i.test(content.body)) unsafe.push('<script>');
+  if (/<\s*iframe\b/i.test(content.body)) unsafe.push('<iframe>');
+  if (EVENT_HANDLER.test(content.body)) unsafe.push('event-handler attribute');
+  if (/javascript\s*:/i.test(content.body)) unsafe.push('javascript: link');
+  return { links: links(content.body), words: wordCount(content.body), titleLength: content.title.trim().length, unsafe };
 }
 
 /**
  * The checks run on every content version, buyer's or publisher's. Failing checks do not block a
  * submission; they are shown to both sides.
  */
-export function checkContent(content: { title: string; body: string }, ctx: CheckContext): ContentCheck[] {
-  const all = links(content.body);
+export function checkContent(
+  content: { title: string; body: string },
+  ctx: CheckContext,
+  analysis: ContentAnalysis = analyseContent(content),
+): ContentCheck[] {
+  const { links: all, words, titleLength, unsafe } = analysis;
   const target = normaliseUrl(ctx.targetUrl);
   const toTarget = all.filter((l) => normaliseUrl(l.url) === target);
-  const words = wordCount(content.body);
-  const titleLength = content.title.trim().length;
-  const unsafe: string[] = [];
-  if (/<\s*script\b/i.test(content.body)) unsafe.push('<script>');
-  if (/<\s*iframe\b/i.test(content.body)) unsafe.push('<iframe>');
-  if (/<[^>]+\son[a-z]+\s*=/i.test(content.body)) unsafe.push('event-handler attribute');
-  if (/javascript\s*:/i.test(content.body)) unsafe.push('javascript: link');
 
   const checks: ContentCheck[] = [
     toTarget.length > 0

@@ -4,7 +4,7 @@ import { DomainError, invalidInput } from '../errors.js';
 import type { WorkspacePrincipal } from '../keys/principal.js';
 import { type AccountRow, LEDGER_WRITES, lockWorkspaceAccountsSql, postMovements, workspaceAccounts } from '../ledger/movements.js';
 import { formatCents } from '../money/format.js';
-import { checkContent } from './content-checks.js';
+import { analyseContent, checkContent } from './content-checks.js';
 import type { OfferFormat } from '../outlets/enums.js';
 import { orderView } from './order-view.js';
 import { type Durations, initialDeadline, initialStatus } from './states.js';
@@ -351,17 +351,23 @@ function orderViews(
   content: { title: string; body: string } | undefined,
 ) {
   const at = new Date(now);
+  // The body is read once; each offer only compares it with its own limits.
+  const analysis = content ? analyseContent(content) : undefined;
   return offers.map((f, i) => {
     const status = initialStatus(f.content_by, content !== undefined);
     const deadline = initialDeadline(status, now, durations);
     const checks = content
-      ? checkContent(content, {
-          targetUrl: input.target_url,
-          anchorText: input.anchor_text ?? null,
-          minWords: f.min_words,
-          maxWords: f.max_words,
-          maxLinks: f.max_links,
-        })
+      ? checkContent(
+          content,
+          {
+            targetUrl: input.target_url,
+            anchorText: input.anchor_text ?? null,
+            minWords: f.min_words,
+            maxWords: f.max_words,
+            maxLinks: f.max_links,
+          },
+          analysis,
+        )
       : null;
     const view = orderView(
       {

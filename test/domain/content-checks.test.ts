@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { analyseContent, checkContent, type CheckContext } from '../../src/domain/orders/content-checks.js';
+
+const ctx: CheckContext = { targetUrl: 'https://buyer.example/landing', anchorText: 'best shoes', minWords: 3, maxWords: 50, maxLinks: 2 };
+const status = (body: string, over: Partial<CheckContext> = {}, title = 'A title long enough') =>
+  Object.fromEntries(checkContent({ title, body }, { ...ctx, ...over }).map((c) => [c.name, c.status]));
+
+describe('content checks', () => {
+  it('finds markdown, autolink and HTML links with their text', () => {
+    const a = analyseContent({
+      title: 't',
+      body: 'See [best shoes](https://buyer.example/landing "t"), <https://other.example/x> and <a class="x" href="https://third.example/">the <b>third</b> one</a>.',
+    });
+    expect(a.links).toEqual([
+      { url: 'https://buyer.example/landing', text: 'best shoes' },
+      { url: 'https://other.example/x', text: 'https://other.example/x' },
+      { url: 'https://third.example/', text: 'the third one' },
+    ]);
+  });
+
+  it('takes an HTML link text up to its own closing tag, and skips anchors without href', () => {
+    const a = analyseContent({ title: 't', body: '<a name="top">x</a> <A HREF=https://buyer.example/landing>best <i>shoes</i></A > tail </a>' });
+    expect(a.links).toEqual([{ url: 'https://buyer.example/landing', text: 'best shoes' }]);
+  });
+
+  it('passes a body that links the target with the anchor text, within the word and link limits', () => {
+    expect(status('Buy the [best shoes](https://buyer.example/landing/) today, friends.')).toEqual({
+      target_link: 'pass',
+      anchor_text: 'pass',
+      word_count: 'pass',
+      link_count: 'pass',
+      title_length: 'pass',
+      markdown_safe: 'pass',
+    });
+  });
+
+  it('warns on another anchor text, fails without a target link, too many links or words, a short title', () => {
+    expect(status('Buy [cheap shoes](https://buyer.example/landing) now please.').anchor_text).toBe('warn');
+    const bad = status('[a](https://x.example) [b](https://y.example) [c](https://z.example)', { maxWords: 2 }, 'short');
+    expect(bad).toMatchObject({ target_link: 'fail', anchor_text: 'fail', word_count: 'fail', link_count: 'fail', title_length: 'fail' });
+  });
+
+  it('counts words outside code blocks, markup and link targets', () => {
+    expect(analyseContent({ title: 't', body: '# Title\n```\nnot counted at all\n```\nOne <b>two</b> [three](https://x.example/four-five) — 6' }).words).toBe(5);
+  });
+
+  it('flags scripts, frames, event handlers and javascript: links', () => {
+    const a = analyseContent({ title: 't', body: '<script>x</script><iframe src=x></iframe><img src=x onerror = "y"> [z](javascript:alert(1))' });
+    expect(a.unsafe).toEqual(['<script>', '<iframe>', 'event-handler attribute', 'javascript: link']);
+  });
+
+  // Each of these took seconds to hours with the earlier patterns, which backtracked over the rest
+  // of the body from every opening character; the test times out if one comes back.
+  it.each([
+    ['brackets', '['],
+    ['link openings', '[a]('],
+    ['angle brackets', '< '],
+    ['unclosed autolinks', '<http://'],
+    ['unclosed anchors', '<a '],
+    ['anchors without their closing tag', '<a href=https://x.example/'],
+    ['hrefs in one unclosed tag', 'href=x '],
+    ['event-handler look-alikes', '< onx'],
+  ])('reads a megabyte of %s in linear time', (_name, unit) => {
+    const body = unit.repeat(Math.floor(1_000_000 / unit.length));
+    const a = analyseContent({ title: 't', body });
+    expect(a.words).toBeGreaterThanOrEqual(0);
+    expect(checkContent({ title: 't', body }, ctx, a)).toHaveLength(6);
+  });
+});
