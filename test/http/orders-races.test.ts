@@ -32,9 +32,12 @@ async function balances(workspaceId: number) {
 const draft = { title: 'A draft worth approving', body: 'Some words [link](https://buyer.example/)' };
 
 /** An order moved to `live_review` (or to `stage`) through the real routes. */
-async function orderAt(stage: 'awaiting_acceptance' | 'writing' | 'publishing' | 'live_review') {
-  const ws = await workspaceWithKeys(database.db, { balanceCents: 100_000 });
-  const p = await publisherWithOutlet(database);
+async function orderAt(
+  stage: 'awaiting_acceptance' | 'writing' | 'publishing' | 'live_review',
+  parties?: { ws: Awaited<ReturnType<typeof workspaceWithKeys>>; p: Awaited<ReturnType<typeof publisherWithOutlet>> },
+) {
+  const ws = parties?.ws ?? (await workspaceWithKeys(database.db, { balanceCents: 100_000 }));
+  const p = parties?.p ?? (await publisherWithOutlet(database));
   const order = (await place(ws.spendKey, [p.offers[0]!.id])).json().data[0];
   if (stage !== 'awaiting_acceptance') await pub(p.publisherKey, `${order.id}/accept`);
   if (stage === 'publishing' || stage === 'live_review') {
@@ -110,6 +113,41 @@ describe('races', () => {
       expect([200, 409]).toContain(approve.statusCode);
       expect(await ledgerOf(order.id)).toEqual(['order_placed', 'order_released']);
     }
+    await expectLedgerInvariants(database);
+  });
+
+  it('the sweep never holds one order\'s payout rows while it waits for another order\'s workspace (no deadlock with an approval)', async () => {
+    // a1 (workspace 1) falls due first, then a2 and b (workspace 2). A buyer's approval of b holds
+    // b and workspace 2's balance rows, then wants the publisher's and the fee rows, which the
+    // sweep takes when it pays a1 out. Swept in one transaction, the sweep kept those rows while
+    // waiting for workspace 2 to pay a2 out: each waited for the other.
+    const a1 = await orderAt('live_review');
+    h.clock.advance(1_000);
+    const a2 = await orderAt('live_review');
+    const b = await orderAt('live_review', { ws: a2.ws, p: a2.p });
+    h.clock.advance(7 * DAY + 10_000);
+    const approval = await database.pool.connect();
+    try {
+      await approval.query('BEGIN');
+      await approval.query('SELECT id FROM orders WHERE id = $1 FOR UPDATE', [b.order.id]);
+      await approval.query(`SELECT id FROM ledger_accounts WHERE workspace_id = $1 ORDER BY kind FOR UPDATE`, [a2.ws.workspaceId]);
+      const sweeping = sweep();
+      // Until the sweep waits for workspace 2 (having paid a1 out).
+      for (let i = 0; i < 200; i++) {
+        const { rows } = await approval.query(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`,
+        );
+        if (rows[0].n > 0) break;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      await approval.query(`UPDATE ledger_accounts SET balance = balance WHERE publisher_id = $1`, [b.p.publisherId]);
+      await approval.query(`UPDATE ledger_accounts SET balance = balance WHERE kind = 'fees'`);
+      await approval.query('ROLLBACK');
+      await sweeping;
+    } finally {
+      approval.release();
+    }
+    for (const o of [a1, a2, b]) expect(await ledgerOf(o.order.id)).toEqual(['order_placed', 'order_released']);
     await expectLedgerInvariants(database);
   });
 

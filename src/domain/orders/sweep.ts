@@ -10,52 +10,72 @@ export interface SweepResult {
 }
 
 const BATCH = 100;
+const OPEN = `status NOT IN ('completed', 'declined', 'expired', 'cancelled')`;
 
 /**
  * Applies every passed deadline: refunds expired orders, auto-approves drafts and placements.
- * Safe with several processes: candidates are claimed with FOR UPDATE SKIP LOCKED, and each is
- * re-read under its lock, so an order another process (or a buyer's click) just moved is skipped.
+ * Each order is handled in a transaction of its own, taking its locks in the contract's order
+ * (the order, its workspace, the publisher, the platform) and holding none of another order's:
+ * one transaction for many orders would hold one order's publisher and fee rows while waiting
+ * for the next order's workspace, which a buyer's approval can hold while it waits for those rows
+ * (a deadlock). Safe with several processes: each order is claimed with FOR UPDATE SKIP LOCKED
+ * and re-read under its lock, so an order another process (or a buyer's click) holds or just
+ * moved is skipped.
  */
 export async function sweepDeadlines(pool: pg.Pool, now: number, durations: Durations): Promise<SweepResult> {
   const result: SweepResult = { expired: 0, auto_approved: 0, drafts_auto_approved: 0 };
+  const at = new Date(now);
+  // Candidates in deadline order, a page at a time; the keyset moves past skipped ones.
+  // The deadline travels as PostgreSQL's own text, exact to the microsecond (a Date keeps ms).
+  let after = { deadline: '-infinity', id: 0 };
   for (;;) {
-    const handled = await withTransaction(pool, async (tx) => {
-      const { rows } = await tx.query<{ id: number }>({
-        name: 'sweep_claim',
-        text: `SELECT id FROM orders
-                WHERE status NOT IN ('completed', 'declined', 'expired', 'cancelled') AND deadline_at <= $1
-                ORDER BY deadline_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`,
-        values: [new Date(now)],
-      });
-      for (const { id } of rows) {
-        const order = await lockOrder(tx, id, null);
-        if (order.deadline_at === null || order.deadline_at.getTime() > now) continue;
-        switch (order.status) {
-          case 'draft_review':
-            await enterState(tx, order, 'publishing', now, durations, { publishingBuyerContent: false });
-            result.drafts_auto_approved++;
-            break;
-          case 'live_review':
-            await enterState(tx, order, 'completed', now, durations);
-            await release(tx, order);
-            result.auto_approved++;
-            break;
-          case 'awaiting_content':
-          case 'awaiting_acceptance':
-          case 'writing':
-          case 'publishing':
-            await enterState(tx, order, 'expired', now, durations);
-            await refund(tx, order);
-            result.expired++;
-            break;
-          default:
-            break;
-        }
-      }
-      return rows.length;
+    const { rows } = await pool.query<{ id: number; deadline: string }>({
+      name: 'sweep_candidates',
+      text: `SELECT id, deadline_at::text AS deadline FROM orders
+              WHERE ${OPEN} AND deadline_at <= $1 AND (deadline_at, id) > ($2::timestamptz, $3)
+              ORDER BY deadline_at, id LIMIT ${BATCH}`,
+      values: [at, after.deadline, after.id],
     });
-    if (handled < BATCH) break;
+    for (const { id } of rows) {
+      const done = await sweepOne(pool, id, now, durations);
+      if (done) result[done]++;
+    }
+    if (rows.length < BATCH) break;
+    const last = rows[rows.length - 1]!;
+    after = { deadline: last.deadline, id: last.id };
   }
   await pool.query({ name: 'idempotency_purge', text: 'DELETE FROM idempotency_records WHERE expires_at <= $1', values: [new Date(now)] });
   return result;
+}
+
+/** Applies one order's passed deadline, if it still has one; says what it did once committed. */
+function sweepOne(pool: pg.Pool, id: number, now: number, durations: Durations): Promise<keyof SweepResult | null> {
+  return withTransaction(pool, async (tx): Promise<keyof SweepResult | null> => {
+    const { rows } = await tx.query({
+      name: 'sweep_claim',
+      text: `SELECT id FROM orders WHERE id = $1 AND ${OPEN} AND deadline_at <= $2 FOR UPDATE SKIP LOCKED`,
+      values: [id, new Date(now)],
+    });
+    if (!rows[0]) return null;
+    const order = await lockOrder(tx, id, null);
+    if (order.deadline_at === null || order.deadline_at.getTime() > now) return null;
+    switch (order.status) {
+      case 'draft_review':
+        await enterState(tx, order, 'publishing', now, durations, { publishingBuyerContent: false });
+        return 'drafts_auto_approved';
+      case 'live_review':
+        await enterState(tx, order, 'completed', now, durations);
+        await release(tx, order);
+        return 'auto_approved';
+      case 'awaiting_content':
+      case 'awaiting_acceptance':
+      case 'writing':
+      case 'publishing':
+        await enterState(tx, order, 'expired', now, durations);
+        await refund(tx, order);
+        return 'expired';
+      default:
+        return null;
+    }
+  });
 }

@@ -14,12 +14,19 @@ export const deadlineSweeper = fp(
     if (opts.intervalMs <= 0) return;
     let timer: NodeJS.Timeout | undefined;
     let running: Promise<unknown> = Promise.resolve();
+    let busy = false;
     const tick = () => {
+      // A sweep that outlasts the interval is not joined by another from this process.
+      if (busy) return;
+      busy = true;
       running = sweepDeadlines(opts.pool, opts.clock.now(), opts.durations)
         .then((r) => {
           if (r.expired || r.auto_approved || r.drafts_auto_approved) app.log.info(r, 'deadline sweep');
         })
-        .catch((err) => app.log.warn({ err: (err as Error).message }, 'deadline sweep failed'));
+        .catch((err) => app.log.warn({ err: (err as Error).message }, 'deadline sweep failed'))
+        .finally(() => {
+          busy = false;
+        });
     };
     app.addHook('onReady', async () => {
       timer = setInterval(tick, opts.intervalMs);
