@@ -9,6 +9,7 @@ import type { Database } from './db/client.js';
 import { type Clock, systemClock } from './domain/clock.js';
 import { createCodeGuard } from './domain/catalog/code-guard.js';
 import { DomainError } from './domain/errors.js';
+import { refuseUnstorableText } from './domain/text-input.js';
 import { KeyResolver } from './domain/keys/key-resolver.js';
 import { catalogNotFoundRenderer, renderFrameworkError } from './http/catalog/errors.js';
 import { catalogRoutes } from './http/catalog/index.js';
@@ -76,7 +77,19 @@ export async function buildApp(deps: AppDeps) {
     clientErrorHandler,
   }).withTypeProvider<ZodTypeProvider>();
 
-  app.setValidatorCompiler(validatorCompiler);
+  // Every zod-validated part (body, query, params) is first searched for strings PostgreSQL cannot
+  // store; Interface B's routes validate their own parameters.
+  app.setValidatorCompiler((route) => {
+    const validate = validatorCompiler(route as Parameters<typeof validatorCompiler>[0]);
+    return (data: unknown) => {
+      try {
+        refuseUnstorableText(data, route.httpPart ?? 'input');
+      } catch (error) {
+        return { error: error as Error };
+      }
+      return validate(data);
+    };
+  });
   // Responses are documented by zod schemas but serialised without re-validation on the hot path;
   // the test suite checks responses against the same schemas.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));

@@ -4,6 +4,7 @@ import type pg from 'pg';
 import { z } from 'zod';
 import type { Clock } from '../domain/clock.js';
 import { forbidden } from '../domain/errors.js';
+import { refuseUnstorableText } from '../domain/text-input.js';
 import type { WorkspacePrincipal } from '../domain/keys/principal.js';
 import type { Durations } from '../domain/orders/states.js';
 import type { WorkspaceSettingsCache } from '../domain/workspaces/settings-cache.js';
@@ -125,6 +126,7 @@ export async function callTool(def: ToolDef, ctx: ToolContext, args: unknown): P
     if (def.spending && !ctx.principal.canPlaceOrders) {
       throw forbidden(`This key cannot spend, so ${def.name} is refused before any quote. Use an API key created with "Can place orders".`);
     }
+    refuseUnstorableText(args, 'arguments');
     const parsed = def.input.safeParse(args ?? {});
     if (!parsed.success) throw invalidArguments(parsed.error);
     const structured = (await def.run(ctx, parsed.data)) as Record<string, unknown>;

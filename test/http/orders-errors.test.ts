@@ -45,6 +45,10 @@ describe('POST /api/v1/orders refuses bad input', () => {
     ['title without content', { offer_ids: [1], target_url: 'https://x.example/', content_title: 'A long enough title' }, 'content'],
     ['anchor text too long', { offer_ids: [1], target_url: 'https://x.example/', anchor_text: 'a'.repeat(201) }, 'anchor_text'],
     ['project_id not an integer', { offer_ids: [1], target_url: 'https://x.example/', project_id: 'x' }, 'project_id'],
+    // PostgreSQL text cannot store these: they were 500s.
+    ['a NUL in anchor_text', { offer_ids: [1], target_url: 'https://x.example/', anchor_text: 'a\u0000b' }, 'anchor_text'],
+    ['a NUL in brief (the batched placement)', { offer_ids: [1], target_url: 'https://x.example/', brief: '\u0000' }, 'brief'],
+    ['an unpaired surrogate in content', { offer_ids: [1], target_url: 'https://x.example/', content_title: 'A long enough title', content: 'x\ud800y' }, 'content'],
   ];
   for (const [name, body, field] of cases) {
     it(`${name} → 422 naming ${field}`, async () => {
@@ -54,6 +58,24 @@ describe('POST /api/v1/orders refuses bad input', () => {
       expect(Object.keys(res.json().errors)).toContain(field);
     });
   }
+
+  it('text PostgreSQL cannot store → 422 everywhere: query strings, messages, publisher replies', async () => {
+    const own = await workspaceWithKeys(h.database.db, { balanceCents: 50_000 });
+    const search = await h.app.inject({ method: 'GET', url: '/api/v1/outlets?q=a%00', headers: bearer(own.readKey) });
+    expect(search.statusCode).toBe(422);
+    expect(search.json().errors).toEqual({ q: ['must not contain NUL characters or unpaired UTF-16 surrogates'] });
+    const placed = (await place(valid(), { key: own.spendKey })).json().data[0];
+    const message = await h.app.inject({ method: 'POST', url: `/api/v1/orders/${placed.id}/messages`, headers: bearer(own.readKey), payload: { body: 'hi\u0000' } });
+    expect(message.statusCode).toBe(422);
+    expect(Object.keys(message.json().errors)).toEqual(['body']);
+    const decline = await h.app.inject({ method: 'POST', url: `/api/v1/publisher/orders/${placed.id}/decline`, headers: bearer(p.publisherKey), payload: { reason: 'no\ud800' } });
+    expect(decline.statusCode).toBe(422);
+    expect(Object.keys(decline.json().errors)).toEqual(['reason']);
+    // A well-formed pair is one character, stored and returned as sent.
+    const emoji = await place({ ...valid(), brief: 'ok \ud83d\ude00' }, { key: own.spendKey });
+    expect(emoji.statusCode).toBe(201);
+    expect(emoji.json().data[0].brief).toBe('ok 😀');
+  });
 
   it('unknown and inactive offers → 422 naming them', async () => {
     const res = await place({ offer_ids: [offer.id, inactive.id, 99_999], target_url: 'https://x.example/' });

@@ -191,6 +191,9 @@ describe('tool errors', () => {
     expect(Object.keys(body.errors as object).sort()).toEqual(['status', 'your_turn']);
     body = await fails(client, 'send-message', { order_id: 1, body: '' }, 'invalid_input');
     expect(Object.keys(body.errors as object)).toEqual(['body']);
+    // Text PostgreSQL cannot store was an internal_error.
+    body = await fails(client, 'search-outlets', { q: 'a\u0000' }, 'invalid_input');
+    expect(body.errors).toEqual({ q: ['must not contain NUL characters or unpaired UTF-16 surrogates'] });
   });
 
   it('conflict with the status when the order is not in the right state', async () => {
