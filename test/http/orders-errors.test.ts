@@ -167,6 +167,23 @@ describe('idempotency', () => {
     expect(res.json().code).toBe('idempotency_key_reused');
   });
 
+  it('the fingerprint is the body as sent: spaces zod trims or a key it drops make another request', async () => {
+    const w = await workspaceWithKeys(h.database.db, { balanceCents: 100_000 });
+    const body = { ...valid(), anchor_text: 'hello' };
+    expect((await place(body, { key: w.spendKey, idem: 'as-sent' })).statusCode).toBe(201);
+    for (const other of [{ ...body, anchor_text: '  hello  ' }, { ...body, extra: 1 }]) {
+      const res = await place(other, { key: w.spendKey, idem: 'as-sent' });
+      expect(res.statusCode).toBe(422);
+      expect(res.json().code).toBe('idempotency_key_reused');
+    }
+    // Key order is not part of it.
+    const reordered = Object.fromEntries(Object.entries(body).reverse());
+    const replay = await place(reordered, { key: w.spendKey, idem: 'as-sent' });
+    expect(replay.statusCode).toBe(201);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(await balance(w.workspaceId)).toBe(100_000 - offer.price);
+  });
+
   it('keys are scoped to the API key', async () => {
     const w = await workspaceWithKeys(h.database.db, { balanceCents: 100_000 });
     const a = await place(valid(), { key: w.spendKey, idem: 'shared' });

@@ -61,8 +61,16 @@ function canonical(value: unknown): unknown {
   return value;
 }
 
-/** Method + route + path params + canonical body (sorted keys; no body = {}). */
+// Taken before validation: the body as the client sent it, not as zod left it (unknown keys
+// dropped, strings trimmed), so a request that differs only there is another request (422).
+const fingerprints = new WeakMap<FastifyRequest, string>();
+
+/** Method + route + path params + canonical body (sorted keys; no body = {}), as sent. */
 export function fingerprintOf(request: FastifyRequest): string {
+  return fingerprints.get(request) ?? computeFingerprint(request);
+}
+
+function computeFingerprint(request: FastifyRequest): string {
   const material = JSON.stringify([
     request.method,
     request.routeOptions.url,
@@ -205,8 +213,8 @@ function idempotentWith(
 }
 
 /**
- * Checks the Idempotency-Key header before validation, so a missing one is a 400, not a 422.
- * Attached only to routes whose config names an idempotency mode: other routes pay nothing.
+ * Checks the Idempotency-Key header before validation, so a missing one is a 400, not a 422,
+ * and takes the request's fingerprint from the body as sent. Attached only to routes whose config names an idempotency mode: other routes pay nothing.
  */
 export const idempotencyKeyCheck = fp(
   async function idempotencyKeyCheck(app: FastifyInstance) {
@@ -224,6 +232,7 @@ export const idempotencyKeyCheck = fp(
         if (typeof key !== 'string' || !KEY_PATTERN.test(key)) {
           throw new DomainError('bad_request', 'The Idempotency-Key header must be 1–255 visible ASCII characters.');
         }
+        fingerprints.set(request, computeFingerprint(request));
       };
       const existing = route.preValidation;
       route.preValidation = existing ? [check, ...(Array.isArray(existing) ? existing : [existing])] : [check];
