@@ -162,9 +162,10 @@ export const mcpRoutes: FastifyPluginAsync<McpRouteDeps> = async (app, deps) => 
     return reply.send(text);
   });
 
-  // Stateless: no server-to-client stream to open (GET) and no session to end (DELETE).
+  // Stateless: no server-to-client stream to open (GET) and no session to end (DELETE); other
+  // methods get the same 405 the SDK would give.
   app.route({
-    method: ['GET', 'DELETE'],
+    method: ['GET', 'DELETE', 'PUT', 'PATCH'],
     url: '/mcp',
     config,
     schema: { hide: true },

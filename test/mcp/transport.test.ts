@@ -58,9 +58,9 @@ describe('transport', () => {
     expect(result.instructions).toMatch(/quote/);
   });
 
-  it('answers GET and DELETE with 405 and Allow: POST', async () => {
+  it('answers GET, DELETE, PUT and PATCH with 405 and Allow: POST', async () => {
     const ws = await workspaceWithKeys(h.database.db);
-    for (const method of ['GET', 'DELETE'] as const) {
+    for (const method of ['GET', 'DELETE', 'PUT', 'PATCH'] as const) {
       const res = await h.app.inject({ method, url: '/mcp', headers: { ...bearer(ws.readKey), accept: 'text/event-stream' } });
       expect(res.statusCode, method).toBe(405);
       expect(res.headers.allow).toBe('POST');
