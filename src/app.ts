@@ -11,7 +11,7 @@ import { createCodeGuard } from './domain/catalog/code-guard.js';
 import { DomainError } from './domain/errors.js';
 import { refuseUnstorableText } from './domain/text-input.js';
 import { KeyResolver } from './domain/keys/key-resolver.js';
-import { catalogNotFoundRenderer, renderFrameworkError } from './http/catalog/errors.js';
+import { catalogClientErrorBody, catalogNotFoundRenderer, renderFrameworkError } from './http/catalog/errors.js';
 import { catalogRoutes } from './http/catalog/index.js';
 import { opsRoutes } from './http/ops.js';
 import { bearerAuth, createAuthService } from './http/plugins/auth.js';
@@ -74,7 +74,7 @@ export async function buildApp(deps: AppDeps) {
     // Router errors (malformed percent-encoding in the path) in the contract's shapes, not Fastify's.
     frameworkErrors: renderFrameworkError,
     // Errors before any request exists (a deadline passed while headers or body trickled in).
-    clientErrorHandler,
+    clientErrorHandler: clientErrorHandler(catalogClientErrorBody),
   }).withTypeProvider<ZodTypeProvider>();
 
   // Every zod-validated part (body, query, params) is first searched for strings PostgreSQL cannot

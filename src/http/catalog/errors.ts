@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, type ErrorCode } from '../../domain/errors.js';
-import { type ErrorRenderer, httpStatusOf, renderV1Error, toDomainError } from '../plugins/errors.js';
+import { type ClientErrorBody, type ErrorRenderer, httpStatusOf, renderV1Error, toDomainError } from '../plugins/errors.js';
 
 // Interface B answers every error as {"status":"error","msg":"..."} with the contract's status
 // and message (contract section 8), whatever raised it: a route, the body parser, the auth
@@ -43,12 +43,17 @@ const byCode: Partial<Record<ErrorCode, [number, CatalogMessage]>> = {
   internal_error: [500, msg.internal],
 };
 
-export const renderCatalogError: ErrorRenderer = (_request, reply, error) => {
+function catalogErrorResponse(error: DomainError): { status: number; body: { status: 'error'; msg: string } } {
   const chosen = error.details.catalog_msg;
   const [status, message] =
     typeof chosen === 'string' ? [httpStatusOf[error.code], chosen] : (byCode[error.code] ?? [httpStatusOf[error.code], msg.invalidRequest]);
+  return { status, body: { status: 'error', msg: message } };
+}
+
+export const renderCatalogError: ErrorRenderer = (_request, reply, error) => {
+  const { status, body } = catalogErrorResponse(error);
   // Retry-After is already set by whoever raised the 429 (auth service or code guard).
-  return reply.code(status).send({ status: 'error', msg: message });
+  return reply.code(status).send(body);
 };
 
 /** Interface B's routes and the methods each answers (HEAD comes with GET). */
@@ -73,6 +78,9 @@ export const renderCatalogNotFound: ErrorRenderer = (request, reply) => {
   if (allow) return reply.code(405).header('allow', allow).send({ status: 'error', msg: msg.methodNotAllowed });
   return reply.code(404).send({ status: 'error', msg: msg.notFound });
 };
+
+/** For the HTTP parser's errors (`clientErrorHandler`): Interface B's shape under its prefixes. */
+export const catalogClientErrorBody: ClientErrorBody = (url, error) => (isCatalogUrl(url) ? catalogErrorResponse(error) : undefined);
 
 /** For errorHandling's `notFoundRenderer`: Interface B's shape under its prefixes, Interface A's elsewhere. */
 export function catalogNotFoundRenderer(request: FastifyRequest): ErrorRenderer {

@@ -110,21 +110,36 @@ export const errorHandling = fp(
   { name: 'error-handling' },
 );
 
+/** A surface's own error body for a path, when it has one (Interface B under its prefixes). */
+export type ClientErrorBody = (url: string, error: DomainError) => { status: number; body: object } | undefined;
+
+/** The request target of what Node's parser refused, read from its request line when there is one. */
+function requestTarget(err: Error & { rawPacket?: unknown }): string | undefined {
+  if (!Buffer.isBuffer(err.rawPacket)) return undefined;
+  const line = err.rawPacket.subarray(0, 8192).toString('latin1').split('\r\n', 1)[0] ?? '';
+  return /^[!-~]+ (\S+)/.exec(line)?.[1];
+}
+
 /**
  * Errors Node's HTTP parser raises before Fastify has a request (a deadline passed, malformed
- * or oversized headers): answered on the socket in Interface A's error shape, then closed.
+ * or oversized headers, a bad Content-Length): answered on the socket, then closed, in Interface
+ * A's error shape unless `surface` has its own for the request's path.
  */
-export function clientErrorHandler(err: Error & { code?: string }, socket: import('node:stream').Duplex): void {
-  if (!socket.writable) return;
-  const timeout = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
-  const requestId = randomUUID();
-  const error = timeout
-    ? new DomainError('request_timeout', 'The request took too long to arrive; the connection is closed.')
-    : new DomainError('bad_request', 'The request could not be understood.');
-  const status = httpStatusOf[error.code];
-  const body = JSON.stringify({ message: error.message, code: error.code, request_id: requestId });
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
-  );
+export function clientErrorHandler(surface?: ClientErrorBody) {
+  return (err: Error & { code?: string; rawPacket?: unknown }, socket: import('node:stream').Duplex): void => {
+    if (!socket.writable) return;
+    const timeout = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+    const requestId = randomUUID();
+    const error = timeout
+      ? new DomainError('request_timeout', 'The request took too long to arrive; the connection is closed.')
+      : new DomainError('bad_request', 'The request could not be understood.');
+    const target = requestTarget(err);
+    const own = target === undefined ? undefined : surface?.(target, error);
+    const status = own?.status ?? httpStatusOf[error.code];
+    const body = JSON.stringify(own?.body ?? { message: error.message, code: error.code, request_id: requestId });
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  };
 }

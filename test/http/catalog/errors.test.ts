@@ -313,3 +313,36 @@ describe('503 Service unavailable', () => {
     }
   });
 });
+
+describe("what Node's HTTP parser refuses answers in the path's own shape", () => {
+  /** Sends raw bytes on a real socket and reads the reply until the server closes it. */
+  async function raw(request: string): Promise<{ status: number; body: unknown }> {
+    if (!h.app.server.listening) await h.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = h.app.server.address() as import('node:net').AddressInfo;
+    const { connect } = await import('node:net');
+    const socket = connect({ host: '127.0.0.1', port });
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.write(request, 'latin1');
+    await new Promise((r) => socket.once('close', r));
+    const text = Buffer.concat(chunks).toString('utf8');
+    const [head, body] = text.split('\r\n\r\n') as [string, string];
+    return { status: Number(head.split(' ')[1]), body: JSON.parse(body) };
+  }
+
+  it.each([
+    ['a Content-Length that is not a number', 'POST /api/purchases/validation HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n'],
+    ['two different Content-Lengths', 'GET /api/account/details HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nx'],
+    ['a raw 0xFF byte in the path', 'GET /api/items/all\xff HTTP/1.1\r\nHost: x\r\n\r\n'],
+  ])('Interface B: %s → 400 Invalid request', async (_name, request) => {
+    expect(await raw(request)).toEqual({ status: 400, body: { status: 'error', msg: 'Invalid request' } });
+  });
+
+  it('Interface A, and a request line that cannot be read, keep Interface A\'s shape', async () => {
+    for (const request of ['GET /api/v1/me HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n', '\x01\x02 nonsense\r\n\r\n']) {
+      const res = await raw(request);
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ code: 'bad_request', message: 'The request could not be understood.' });
+    }
+  });
+});
