@@ -23,7 +23,8 @@ export interface CatalogInput {
   query: unknown;
   body: unknown;
   bodyKind: BodyKind;
-  authorization: string | undefined;
+  /** Every Authorization header as sent (Node keeps only the first in `headers`). */
+  authorizations: string[];
 }
 
 function mediaType(request: FastifyRequest): string {
@@ -92,7 +93,13 @@ export async function catalogInput(request: FastifyRequest): Promise<CatalogInpu
   if (bodyKind === 'json' && (body === null || typeof body !== 'object' || Array.isArray(body))) {
     throw catalogError('bad_request', msg.invalidRequest);
   }
-  return { query: request.query, body, bodyKind, authorization: request.headers.authorization };
+  return { query: request.query, body, bodyKind, authorizations: authorizationHeaders(request.raw.rawHeaders) };
+}
+
+function authorizationHeaders(raw: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) if (raw[i]!.toLowerCase() === 'authorization') out.push(raw[i + 1]!);
+  return out;
 }
 
 function collect(container: unknown, name: string, repeatsAllowed: boolean, into: Raw[]): void {
@@ -130,8 +137,9 @@ export function apiKey(input: CatalogInput): string | undefined {
   const values: Raw[] = [];
   collect(input.query, 'api_key', true, values);
   collect(input.body, 'api_key', input.bodyKind === 'form', values);
-  const auth = input.authorization;
-  if (auth !== undefined && /^bearer(?:\s|$)/i.test(auth)) values.push(bearerToken(auth) ?? UNUSABLE);
+  for (const auth of input.authorizations) {
+    if (/^bearer(?:\s|$)/i.test(auth)) values.push(bearerToken(auth) ?? UNUSABLE);
+  }
   const p = resolve(values);
   return p.kind === 'value' && typeof p.value === 'string' && p.value !== '' ? p.value : undefined;
 }

@@ -338,6 +338,13 @@ describe("what Node's HTTP parser refuses answers in the path's own shape", () =
     expect(await raw(request)).toEqual({ status: 400, body: { status: 'error', msg: 'Invalid request' } });
   });
 
+  it('two Authorization headers with different keys → 401 Invalid request; the same key twice is one key', async () => {
+    const twice = (a: string, b: string) =>
+      raw(`GET /api/account/details HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${a}\r\nAuthorization: Bearer ${b}\r\nConnection: close\r\n\r\n`);
+    expect(await twice(s.readKey, other.readKey)).toEqual({ status: 401, body: { status: 'error', msg: 'Invalid request' } });
+    expect((await twice(s.readKey, s.readKey)).status).toBe(200);
+  });
+
   it('Interface A, and a request line that cannot be read, keep Interface A\'s shape', async () => {
     for (const request of ['GET /api/v1/me HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n', '\x01\x02 nonsense\r\n\r\n']) {
       const res = await raw(request);
