@@ -5,12 +5,16 @@ import { invalidInput } from './errors.js';
 // changed, so such strings are refused with the other invalid input, naming the field.
 const UNSTORABLE = /\u0000|\p{Cs}/u;
 
+// Deeper than any input schema goes: what lies below is refused by validation anyway, and a
+// client's JSON nesting thousands of levels must not exhaust the stack here.
+const MAX_DEPTH = 32;
+
 /** The dotted path of the first string in `value` PostgreSQL cannot store as given, if any. */
-export function unstorableTextPath(value: unknown, path = ''): string | undefined {
+export function unstorableTextPath(value: unknown, path = '', depth = 0): string | undefined {
   if (typeof value === 'string') return UNSTORABLE.test(value) ? path : undefined;
-  if (value === null || typeof value !== 'object') return undefined;
+  if (value === null || typeof value !== 'object' || depth >= MAX_DEPTH) return undefined;
   for (const [key, item] of Object.entries(value)) {
-    const found = unstorableTextPath(item, path ? `${path}.${key}` : key);
+    const found = unstorableTextPath(item, path ? `${path}.${key}` : key, depth + 1);
     if (found !== undefined) return found;
   }
   return undefined;
