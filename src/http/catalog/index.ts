@@ -7,7 +7,7 @@ import type { CodeGuard } from '../../domain/catalog/code-guard.js';
 import type { WorkspacePrincipal } from '../../domain/keys/principal.js';
 import type { AuthService } from '../plugins/auth.js';
 import { catalogError, msg, renderCatalogError } from './errors.js';
-import { apiKey, type CatalogInput, catalogInput, itemId, parseForm, purchaseCode } from './params.js';
+import { apiKey, type CatalogInput, catalogInput, itemId, parseForm, parseJson, purchaseCode } from './params.js';
 import {
   accountResponse,
   apiKeyBodyField,
@@ -51,6 +51,15 @@ async function principalOf(auth: AuthService, request: FastifyRequest, reply: Fa
 }
 
 export const catalogRoutes: FastifyPluginAsyncZod<CatalogRoutesOptions> = async (app, { pool, auth, codeGuard }) => {
+  // JSON as Interface A reads it, except that a parameter given twice is seen (parseJson).
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, parseJson(body as string));
+    } catch {
+      done(catalogError('bad_request', msg.invalidRequest), undefined);
+    }
+  });
   // Forms are read only here: Interface A keeps refusing them (this plugin is encapsulated).
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
     try {

@@ -47,10 +47,72 @@ export function parseForm(text: string): Record<string, string | string[]> {
   return out;
 }
 
+/** The parameters Interface B reads from a body. */
+const PARAMETERS = ['api_key', 'item_id', 'purchase_code'] as const;
+
+/**
+ * A JSON body (`{}` when empty). JSON.parse keeps the last of two members with the same name; a
+ * parameter given twice with different values is a conflict (contract section 8), so such a
+ * parameter is replaced by a value no parameter accepts.
+ */
 export function parseJson(text: string): unknown {
   const t = text.trim();
   if (t === '') return {};
-  return sjson.parse(t, undefined, { protoAction: 'remove', constructorAction: 'remove' });
+  const parsed: unknown = sjson.parse(t, undefined, { protoAction: 'remove', constructorAction: 'remove' });
+  if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
+    for (const name of conflictingMembers(t)) (parsed as Record<string, unknown>)[name] = { given: 'twice, with different values' };
+  }
+  return parsed;
+}
+
+/** Interface B's parameters named more than once, with different values, in a valid JSON object's text. */
+function conflictingMembers(t: string): string[] {
+  const values = new Map<string, string[]>();
+  let i = 1; // after the opening brace
+  const skipSpace = () => {
+    while (i < t.length && (t[i] === ' ' || t[i] === '\t' || t[i] === '\n' || t[i] === '\r')) i++;
+  };
+  const skipString = () => {
+    i++;
+    while (t[i] !== '"') i += t[i] === '\\' ? 2 : 1;
+    i++;
+  };
+  for (;;) {
+    skipSpace();
+    if (i >= t.length || t[i] === '}') break;
+    const keyStart = i;
+    skipString();
+    const key = JSON.parse(t.slice(keyStart, i)) as string;
+    skipSpace();
+    i++; // the colon
+    skipSpace();
+    const valueStart = i;
+    let depth = 0;
+    while (i < t.length) {
+      const c = t[i];
+      if (c === '"') {
+        skipString();
+        continue;
+      }
+      if (c === '{' || c === '[') depth++;
+      else if (c === '}' || c === ']') {
+        if (depth === 0) break;
+        depth--;
+      } else if (c === ',' && depth === 0) break;
+      i++;
+    }
+    if ((PARAMETERS as readonly string[]).includes(key)) {
+      const list = values.get(key) ?? [];
+      list.push(t.slice(valueStart, i).trim());
+      values.set(key, list);
+    }
+    if (t[i] === ',') i++;
+  }
+  const same = (v: string) => {
+    const x: unknown = JSON.parse(v);
+    return typeof x === 'string' ? x.trim() : typeof x === 'number' ? String(x) : v;
+  };
+  return [...values].filter(([, vs]) => new Set(vs.map(same)).size > 1).map(([name]) => name);
 }
 
 function parseBody(type: string, text: string): unknown {

@@ -219,6 +219,18 @@ describe('400 Invalid request: bodies', () => {
     }
   });
 
+  it('a JSON member given twice: different values conflict, the same value twice is one value', async () => {
+    const twice = (name: string, a: string | number, b: string | number, rest = '') =>
+      `{${rest}"${name}":${JSON.stringify(a)}, "x": {"${name}": 1}, "${name}" : ${JSON.stringify(b)}}`;
+    invalidRequest(await validate(twice('api_key', other.readKey, s.readKey, `"purchase_code":"${s.code}",`), { headers: json }));
+    expect((await validate(twice('api_key', s.readKey, ` ${s.readKey} `, `"purchase_code":"${s.code}",`), { headers: json })).statusCode).toBe(200);
+    const code = await validate(twice('purchase_code', 'ffffffff-ffff-4fff-bfff-ffffffffffff', s.code, `"api_key":"${s.readKey}",`), { headers: json });
+    expectError(code, 404, 'Invalid purchase code');
+    const item = await get(`/api/items/item?api_key=${s.readKey}`, { headers: json, payload: twice('item_id', 999, s.itemIds[0]!) });
+    expectError(item, 400, 'The item_id must be an integer.');
+    expect((await get(`/api/items/item?api_key=${s.readKey}`, { headers: json, payload: twice('item_id', s.itemIds[0]!, String(s.itemIds[0])) })).statusCode).toBe(200);
+  });
+
   it('an unparseable form body (bad percent-encoding)', async () => {
     expectError(await validate(`api_key=${s.readKey}&purchase_code=%ZZ`, { headers: form('') }), 400, 'Invalid request');
     expectError(await validate('api_key=%E0%A4%A', { headers: form('') }), 400, 'Invalid request');
