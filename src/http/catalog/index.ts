@@ -51,6 +51,11 @@ async function principalOf(auth: AuthService, request: FastifyRequest, reply: Fa
 }
 
 export const catalogRoutes: FastifyPluginAsyncZod<CatalogRoutesOptions> = async (app, { pool, auth, codeGuard }) => {
+  // A body over the limit is a 413 whatever its media type (Fastify measures only bodies it parses).
+  app.addHook('onRequest', async (request) => {
+    const length = Number(request.headers['content-length']);
+    if (length > request.routeOptions.bodyLimit) throw catalogError('payload_too_large', msg.payloadTooLarge);
+  });
   // JSON as Interface A reads it, except that a parameter given twice is seen (parseJson).
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {

@@ -252,6 +252,8 @@ describe('400 Invalid request: bodies', () => {
     expectError(await validate(big, { headers: json }), 413, 'Payload too large');
     expectError(await get('/api/items/all', { headers: json, payload: big }), 413, 'Payload too large');
     expectError(await validate(`api_key=${s.readKey}&pad=${'x'.repeat(1024 * 1024)}`, { headers: form('') }), 413, 'Payload too large');
+    // A media type Interface B does not read is still measured first.
+    expectError(await validate('x'.repeat(1024 * 1024 + 1), { headers: { 'content-type': 'text/plain' } }), 413, 'Payload too large');
   });
 
   it('Interface A still refuses forms', async () => {
