@@ -219,7 +219,8 @@ function idempotentWith(
 
 /**
  * Checks the Idempotency-Key header before validation, so a missing one is a 400, not a 422,
- * and takes the request's fingerprint from the body as sent. Attached only to routes whose config names an idempotency mode: other routes pay nothing.
+ * and takes the request's fingerprint from the body as sent. Attached only to routes whose
+ * config names an idempotency mode: other routes pay nothing.
  */
 export const idempotencyKeyCheck = fp(
   async function idempotencyKeyCheck(app: FastifyInstance) {
