@@ -64,7 +64,8 @@ export const catalogRoutesAllow: Record<string, string> = {
   '/api/purchases/validation': 'POST',
 };
 
-const CATALOG_PREFIX = /^\/api\/(?:account|items|purchases)(?:[/?#]|$)/i;
+// Repeated slashes too: the router does not fold them, so `/api//items/all` is an unknown path of B's.
+const CATALOG_PREFIX = /^\/+api\/+(?:account|items|purchases)(?:[/?#]|$)/i;
 
 export function isCatalogUrl(url: string): boolean {
   return CATALOG_PREFIX.test(url);

@@ -265,7 +265,7 @@ describe('400 Invalid request: bodies', () => {
 
 describe('404 Not found and 405 Method not allowed', () => {
   it('unknown paths under the three prefixes answer in Interface B shape, without a key', async () => {
-    for (const url of ['/api/account', '/api/account/nope', '/api/items', '/api/items/every', '/api/purchases', '/api/purchases/validate', '/api/items/all/x?api_key=1']) {
+    for (const url of ['/api/account', '/api/account/nope', '/api/items', '/api/items/every', '/api/purchases', '/api/purchases/validate', '/api/items/all/x?api_key=1', '/api//account/details', '//api/items/all', '/api/purchases//validation']) {
       expectError(await get(url), 404, 'Not found');
     }
     // Interface A keeps its own shape.
