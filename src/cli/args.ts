@@ -1,4 +1,6 @@
+import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
+import { MAX_BALANCE_CENTS } from '../domain/ledger/limits.js';
 
 export type RawFlags = Record<string, string | true | (string | true)[]>;
 
@@ -22,20 +24,38 @@ export function parseFlags(tokens: string[]): RawFlags {
 
 export class CliError extends Error {}
 
-/** Validates flags against a command's schema; the first problem becomes the one-line error. */
-export function readFlags<S extends z.ZodType>(schema: S, flags: RawFlags): z.infer<S> {
+type FlagSchema = z.ZodObject<z.ZodRawShape>;
+
+/**
+ * Validates flags against a command's schema; the first problem becomes the one-line error,
+ * naming the flag as typed. Missing, bare (`--cents` with no value) and repeated flags get their
+ * own words, whatever the flag's type.
+ */
+export function readFlags<S extends FlagSchema>(schema: S, flags: RawFlags): z.infer<S> {
   const parsed = schema.safeParse(flags);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const flag = issue.path.length ? `--${String(issue.path[0])}` : 'arguments';
-    throw new CliError(`${flag}: ${issue.message}`);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  if (issue.code === 'unrecognized_keys') {
+    const known = Object.keys(schema.shape).map((k) => `--${k}`);
+    const takes = known.length ? `it takes ${known.join(', ')}` : 'it takes no flags';
+    throw new CliError(`--${issue.keys[0]}: unknown flag; ${takes}`);
   }
-  return parsed.data;
+  const name = issue.path.length ? String(issue.path[0]) : undefined;
+  if (name === undefined) throw new CliError(`arguments: ${issue.message}`);
+  const given = flags[name];
+  const why =
+    given === undefined ? 'is required' :
+    given === true && (issue.code === 'invalid_type' || issue.code === 'invalid_union') ? 'needs a value' :
+    Array.isArray(given) && issue.code === 'invalid_type' ? 'given more than once' :
+    issue.message;
+  throw new CliError(`--${name}: ${why}`);
 }
 
 export const str = z.string({ error: 'a value is required' }).trim().min(1, 'must not be empty');
-export const id = z.coerce.number({ error: 'must be a number' }).int('must be an integer').positive('must be positive');
-export const cents = z.coerce.number({ error: 'must be a number' }).int('must be whole cents').nonnegative('must not be negative');
+/** A name or label: one line, at most 200 characters (like an order's anchor text). */
+export const name = str.max(200, 'must be at most 200 characters');
+/** Free text (descriptions): at most 2,000 characters. */
+export const text = str.max(2000, 'must be at most 2,000 characters');
 export const flag = z.literal(true, { error: 'takes no value' }).optional();
 export const list = z
   .union([z.string(), z.array(z.string())])
@@ -49,4 +69,46 @@ export const wholeNumber = (min: number, max: number) =>
     .trim()
     .regex(/^\d+$/, 'must be a whole number')
     .transform(Number)
-    .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max.toLocaleString('en-US')}`));
+    .pipe(
+      z
+        .number()
+        .min(min, `must be at least ${min.toLocaleString('en-US')}`)
+        .max(max, `must be at most ${max.toLocaleString('en-US')}`),
+    );
+
+/** A database id (PostgreSQL integer). */
+export const id = wholeNumber(1, 2_147_483_647);
+/** An amount in cents: the largest a balance may hold (MAX_BALANCE_CENTS) bounds any one amount. */
+export const cents = wholeNumber(0, MAX_BALANCE_CENTS);
+/** `none`, or an amount in cents. */
+export const centsOrNone = z
+  .string({ error: 'a value is required' })
+  .trim()
+  .transform((v, ctx) => {
+    if (v === 'none') return null;
+    const parsed = cents.safeParse(v);
+    if (parsed.success) return parsed.data;
+    ctx.addIssue({ code: 'custom', message: `must be none or ${parsed.error.issues[0]!.message.replace(/^must be /, '')}` });
+    return z.NEVER;
+  });
+/** A positive decimal number written plainly (0.92, 150), within [min, max]. */
+export const decimal = (min: number, max: number) =>
+  z
+    .string({ error: 'a value is required' })
+    .trim()
+    .regex(/^\d+(\.\d+)?$/, 'must be a decimal number such as 0.92')
+    .transform(Number)
+    .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max.toLocaleString('en-US')}`));
+/** An http(s) URL. */
+export const httpUrl = str.pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }));
+
+/** A file the command reads, as text; a file that cannot be read is the flag's error. */
+export async function readInputFile(path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
+    throw new CliError(`--file: cannot read ${path}: ${why}`);
+  }
+}

@@ -10,6 +10,7 @@ import { outletCommands } from './commands/outlets.js';
 import { settingsCommands } from './commands/settings.js';
 import { workspaceCommands } from './commands/workspace.js';
 import type { Commands } from './registry.js';
+import { HELP_WORDS, helpText, synopses } from './usage.js';
 
 import { itemCommands } from './commands/items.js';
 import { purchaseCommands } from './commands/purchases.js';
@@ -25,7 +26,15 @@ const commands: Commands = {
 };
 
 function usage(): string {
-  return `usage: npm run -s admin -- <command> [--flags]; commands: ${Object.keys(commands).sort().join(', ')}`;
+  return 'usage: npm run -s admin -- <command> [--flags]; `npm run -s admin -- help` lists every command with its flags';
+}
+
+/** Why `a b` names no command: the commands of group `a` when there is one, else all names. */
+function unknownCommand(a: string, b: string | undefined): CliError {
+  const group = Object.keys(commands).filter((name) => name.startsWith(`${a} `));
+  const said = [a, b].filter(Boolean).join(' ');
+  if (group.length) return new CliError(`unknown command "${said}"; ${a} commands: ${group.sort().join(', ')} (add --help to one for its flags)`);
+  return new CliError(`unknown command "${said}"; ${usage()}`);
 }
 
 /** The server's database: DATABASE_URL, else the running server's embedded instance, else our own. */
@@ -39,9 +48,10 @@ async function connect(config: Config): Promise<{ url: string; embedded?: Embedd
 
 async function run(argv: string[], config: Config): Promise<unknown> {
   const [a, b, ...rest] = argv;
-  const name = `${a ?? ''} ${b ?? ''}`;
+  if (a === undefined) throw new CliError(usage());
+  const name = `${a} ${b ?? ''}`;
   const command = commands[name];
-  if (!command) throw new CliError(a ? `unknown command "${name.trim()}"; ${usage()}` : usage());
+  if (!command) throw unknownCommand(a, b);
   const flags = parseFlags(rest);
   const { url, embedded } = await connect(config);
   const database = createDatabase({ url, max: 2 });
@@ -54,14 +64,28 @@ async function run(argv: string[], config: Config): Promise<unknown> {
   }
 }
 
+/**
+ * What an unexpected error says, without what the query builder wraps around the driver's
+ * message (the SQL and its parameters).
+ */
+function unexpected(err: unknown): string {
+  let e: unknown = err;
+  for (let depth = 0; depth < 4 && e instanceof Error && e.cause instanceof Error; depth++) e = e.cause;
+  const message = e instanceof Error ? e.message : String(e);
+  return `failed: ${/Failed query|\bselect\b|\binsert\b|\bupdate\b|\bdelete\b/i.test(message) ? 'a database statement failed' : message}`;
+}
+
 function oneLine(err: unknown): string {
   if (err instanceof CliError) return err.message;
   if (err instanceof DomainError) {
     const fields = err.details.errors as Record<string, string[]> | undefined;
     const first = fields ? Object.entries(fields)[0] : undefined;
-    return first ? `${first[0]}: ${first[1].join('; ')}` : err.message;
+    if (!first) return err.message;
+    // A field the command took as a flag (cents, per_usd, code) is named as typed.
+    const field = /^[a-z_]+$/.test(first[0]) ? `--${first[0].replaceAll('_', '-')}` : first[0];
+    return `${field}: ${first[1].join('; ')}`;
   }
-  return `failed: ${err instanceof Error ? err.message : String(err)}`;
+  return unexpected(err);
 }
 
 export interface CliOutcome {
@@ -75,6 +99,10 @@ export interface CliOutcome {
  * `env` is the environment to read the configuration from (src/cli/run.ts passes process.env).
  */
 export async function cliMain(argv: string[], env: NodeJS.ProcessEnv): Promise<CliOutcome> {
+  // Help is asked for, not bad input: stdout and exit 0.
+  if (argv[0] !== undefined && HELP_WORDS.has(argv[0])) return { status: 0, stdout: helpText(), stderr: '' };
+  const name = argv.slice(0, 2).join(' ');
+  if (synopses[name] && argv.slice(2).some((a) => a === '--help' || a === '-h')) return { status: 0, stdout: `usage: npm run -s admin -- ${synopses[name]}\n`, stderr: '' };
   try {
     const result = await run(argv, loadConfig(env));
     return { status: 0, stdout: JSON.stringify(result) + '\n', stderr: '' };

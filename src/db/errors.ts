@@ -37,13 +37,23 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   return false;
 }
 
-/** PostgreSQL error code of a driver error (possibly wrapped by Drizzle), if any. */
-export function pgErrorCode(err: unknown): string | undefined {
+/** The first value `pick` finds on a driver error or the errors it wraps (Drizzle wraps pg's). */
+function findInCauses(err: unknown, pick: (e: Record<string, unknown>) => string | undefined): string | undefined {
   let e: unknown = err;
-  for (let depth = 0; e && depth < 4; depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code;
+  for (let depth = 0; e && typeof e === 'object' && depth < 4; depth++) {
+    const found = pick(e as Record<string, unknown>);
+    if (found !== undefined) return found;
     e = (e as { cause?: unknown }).cause;
   }
   return undefined;
+}
+
+/** PostgreSQL error code of a driver error (possibly wrapped by Drizzle), if any. */
+export function pgErrorCode(err: unknown): string | undefined {
+  return findInCauses(err, ({ code }) => (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined));
+}
+
+/** The constraint a driver error names (possibly wrapped by Drizzle), if any. */
+export function constraintOf(err: unknown): string | undefined {
+  return findInCauses(err, ({ constraint }) => (typeof constraint === 'string' ? constraint : undefined));
 }

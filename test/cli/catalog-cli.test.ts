@@ -82,21 +82,21 @@ describe('items import', { timeout: 60_000 }, () => {
     const w = ['items', 'import', '--workspace', String(ws.workspaceId), '--file'];
     const cases: [unknown, RegExp][] = [
       [{ items: good }, /must hold a JSON array of items/],
-      [[...good, { ...good[0], id: 7 }], /^item 5: unknown field id$/m],
-      [[good[0], { ...good[3], media: { ...good[3]!.media, preview_image: 'https://cdn.example/x.png' } }], /^item 1: media\.preview_image: is not allowed for audio items$/m],
-      [[{ ...good[2], media: { thumbnail: 'https://cdn.example/t.png', preview_image: 'https://cdn.example/p.png' } }], /^item 0: media\.preview_video: is required for video items$/m],
-      [[{ ...good[0], media: { ...good[0]!.media, preview_video: 'https://cdn.example/v.mp4' } }], /^item 0: media\.preview_video: is not allowed for software items$/m],
-      [[{ ...good[1], media: { thumbnail: 'https://cdn.example/t.png' } }], /^item 0: media\.preview_image: is required for graphics items$/m],
-      [[good[0], good[1], { ...good[1], version: '1.2' }], /^item 2: version: must be major\.minor\.patch/m],
-      [[{ ...good[0], price: { regular: 19.999, extended: 20 } }], /^item 0: price\.regular: has more decimal places than GBP allows$/m],
-      [[{ ...good[0], price: { regular: '19.99', extended: 20 } }], /^item 0: price\.regular: must be a decimal number$/m],
-      [[{ ...good[0], price: { regular: -1, extended: 20 } }], /^item 0: price\.regular: must not be negative$/m],
-      [[{ ...good[0], currency: 'XYZ' }], /^item 0: currency: unknown currency XYZ/m],
-      [[{ ...good[0], kind: 'ebook' }], /^item 0: kind: must be one of/m],
-      [[{ ...good[0], demo_link: 'javascript:alert(1)' }], /^item 0: demo_link: must be an http\(s\) URL$/m],
-      [[{ ...good[0], name: undefined }], /^item 0: name: must be a string$/m],
-      [[{ ...good[0], published_at: 'yesterday' }], /^item 0: published_at: must be an ISO 8601 timestamp/m],
-      [['not an item'], /^item 0: /m],
+      [[...good, { ...good[0], id: 7 }], /^item 6: unknown field id$/m],
+      [[good[0], { ...good[3], media: { ...good[3]!.media, preview_image: 'https://cdn.example/x.png' } }], /^item 2: media\.preview_image: is not allowed for audio items$/m],
+      [[{ ...good[2], media: { thumbnail: 'https://cdn.example/t.png', preview_image: 'https://cdn.example/p.png' } }], /^item 1: media\.preview_video: is required for video items$/m],
+      [[{ ...good[0], media: { ...good[0]!.media, preview_video: 'https://cdn.example/v.mp4' } }], /^item 1: media\.preview_video: is not allowed for software items$/m],
+      [[{ ...good[1], media: { thumbnail: 'https://cdn.example/t.png' } }], /^item 1: media\.preview_image: is required for graphics items$/m],
+      [[good[0], good[1], { ...good[1], version: '1.2' }], /^item 3: version: must be major\.minor\.patch/m],
+      [[{ ...good[0], price: { regular: 19.999, extended: 20 } }], /^item 1: price\.regular: has more decimal places than GBP allows$/m],
+      [[{ ...good[0], price: { regular: '19.99', extended: 20 } }], /^item 1: price\.regular: must be a decimal number$/m],
+      [[{ ...good[0], price: { regular: -1, extended: 20 } }], /^item 1: price\.regular: must not be negative$/m],
+      [[{ ...good[0], currency: 'XYZ' }], /^item 1: currency: unknown currency XYZ/m],
+      [[{ ...good[0], kind: 'ebook' }], /^item 1: kind: must be one of/m],
+      [[{ ...good[0], demo_link: 'javascript:alert(1)' }], /^item 1: demo_link: must be an http\(s\) URL$/m],
+      [[{ ...good[0], name: undefined }], /^item 1: name: must be a string$/m],
+      [[{ ...good[0], published_at: 'yesterday' }], /^item 1: published_at: must be an ISO 8601 timestamp/m],
+      [['not an item'], /^item 1: /m],
     ];
     // The checks run in the domain call the command makes; each is run there (a process per case
     // would take minutes on a loaded machine) and rendered as the CLI renders it, then a few go
@@ -219,7 +219,7 @@ describe('purchase create | generate | download | refund', { timeout: 120_000 },
     expect((await q<{ refunded_at: Date }>('SELECT refunded_at FROM purchases WHERE code = $1', [code]))[0]!.refunded_at).toEqual(first!.refunded_at);
     await fails(['purchase', 'download', '--code', String(code)], /refunded/);
     await fails(['purchase', 'download', '--code', '00000000-0000-4000-8000-000000000000'], /Purchase not found/);
-    await fails(['purchase', 'refund', '--code', 'nope'], /^code: must be a purchase code \(a UUID\)$/);
+    await fails(['purchase', 'refund', '--code', 'nope'], /^--code: must be a purchase code \(a UUID\)$/);
     await fails(['purchase', 'refund'], /^--code: /);
   });
 });

@@ -193,6 +193,23 @@ describe('admin CLI commands', { timeout: 90_000 }, () => {
   });
 });
 
+describe('admin CLI help', () => {
+  it('help lists every command with its flags; <command> --help shows one and runs nothing', async () => {
+    for (const word of ['help', '--help', '-h']) {
+      const r = await admin(word);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/^usage: npm run -s admin -- <command> \[--flags\]/);
+      expect(r.stdout).toContain('workspace top-up --workspace ID --cents N');
+      expect(r.stdout).toContain('orders sweep');
+    }
+    const revoked = async () => Number((await q<{ n: number }>('SELECT count(*)::int AS n FROM api_keys WHERE revoked_at IS NOT NULL'))[0]!.n);
+    const before = await revoked();
+    const one = await admin('key', 'revoke', '--id', '1', '--help');
+    expect(one).toMatchObject({ code: 0, stdout: 'usage: npm run -s admin -- key revoke --id ID\n', stderr: '' });
+    expect(await revoked()).toBe(before);
+  });
+});
+
 describe('admin CLI bad input', { timeout: 180_000 }, () => {
   it('prints one line on stderr, nothing on stdout, exits 1, and changes nothing', async () => {
     const ws = String(workspaceId);
@@ -220,6 +237,33 @@ describe('admin CLI bad input', { timeout: 180_000 }, () => {
       { args: ['fx', 'set', '--currency', 'EURO', '--per-usd', '1'], says: /--currency/ },
       { args: ['fx', 'set', '--currency', 'EUR', '--per-usd', 'cheap'], says: /--per-usd/ },
       { args: ['publisher', 'create'], says: /--name/ },
+      // A numeric flag without its value is refused, never read as 1.
+      { args: ['key', 'revoke', '--id'], says: /^--id: needs a value$/m },
+      { args: ['workspace', 'top-up', '--workspace', ws, '--cents'], says: /^--cents: needs a value$/m },
+      { args: ['workspace', 'top-up', '--workspace', '--cents', '5'], says: /^--workspace: needs a value$/m },
+      { args: ['workspace', 'rules', '--workspace', ws, '--max-order-cents'], says: /^--max-order-cents: needs a value$/m },
+      { args: ['workspace', 'rules', '--workspace', ws, '--max-order-cents', 'lots'], says: /^--max-order-cents: must be none or a whole number$/m },
+      { args: ['key', 'create', '--workspace', '--name', 'x'], says: /^--workspace: needs a value$/m },
+      { args: ['fx', 'set', '--currency', 'EUR', '--per-usd'], says: /^--per-usd: needs a value$/m },
+      { args: ['brand-kit', 'create', '--workspace', ws, '--name', 'B', '--anchor-text'], says: /^--anchor-text: needs a value$/m },
+      // Ids the database cannot hold are refused before any query, and no SQL is ever shown.
+      { args: ['key', 'revoke', '--id', '99999999999'], says: /^--id: must be at most 2,147,483,647$/m },
+      { args: ['key', 'create', '--workspace', '99999999999'], says: /^--workspace: must be at most/m },
+      { args: ['project', 'create', '--workspace', '99999999999', '--name', 'P'], says: /^--workspace: must be at most/m },
+      { args: ['workspace', 'top-up', '--workspace', ws], says: /^--cents: is required$/m },
+      { args: ['workspace', 'top-up', '--workspace', ws, '--cents', '1', '--cents', '2'], says: /^--cents: given more than once$/m },
+      { args: ['workspace', 'top-up', '--workspace', ws, '--cents', '1e3'], says: /^--cents: must be a whole number$/m },
+      { args: ['workspace', 'top-up', '--workspace', ws, '--cents', '0x10'], says: /^--cents: must be a whole number$/m },
+      { args: ['workspace', 'top-up', '--workspace', ws, '--cents', '9007199254740992'], says: /^--cents: must be at most 9,007,199,254,740,991$/m },
+      { args: ['workspace', 'top-up', '--workspace', ws, '--cents', '9007199254740991'], says: /^--cents: would take the workspace's balance beyond/m },
+      { args: ['orders', 'sweep', '--now', '1'], says: /^--now: unknown flag; it takes no flags$/m },
+      { args: ['key', 'revoke', '--id', '1', '--force'], says: /^--force: unknown flag; it takes --id$/m },
+      { args: ['brand-kit', 'create', '--workspace', ws, '--name', 'B', '--website', 'ftp://x.example'], says: /^--website: must be an http\(s\) URL$/m },
+      { args: ['brand-kit', 'create', '--workspace', ws, '--name', 'B', '--website', 'javascript:alert(1)'], says: /^--website: must be an http\(s\) URL$/m },
+      { args: ['project', 'create', '--workspace', ws, '--name', 'x'.repeat(201)], says: /^--name: must be at most 200 characters$/m },
+      { args: ['fx', 'set', '--currency', 'EUR', '--per-usd', '0x10'], says: /^--per-usd: must be a decimal number/m },
+      { args: ['fx', 'set', '--currency', 'EUR', '--per-usd', '0.0000000001'], says: /^--per-usd: must be at least/m },
+      { args: ['workspace'], says: /^unknown command "workspace"; workspace commands: workspace create, workspace rules, workspace top-up/m },
     ];
     const counts = () =>
       q(`SELECT (SELECT count(*) FROM workspaces) w, (SELECT count(*) FROM api_keys) k, (SELECT count(*) FROM ledger_entries) e,
@@ -237,7 +281,7 @@ describe('admin CLI bad input', { timeout: 180_000 }, () => {
         r.stdout !== '' ? 'wrote to stdout' :
         !/^[^\n]+\n$/.test(r.stderr) ? 'stderr is not exactly one line' :
         !says.test(r.stderr) ? `stderr does not match ${says}` :
-        /\n\s+at |\.ts:\d+|SELECT|INSERT|UPDATE/.test(r.stderr) ? 'stderr leaks internals' : undefined;
+        /\n\s+at |\.ts:\d+|\b(?:select|insert|update|delete)\b|Failed query/i.test(r.stderr) ? 'stderr leaks internals' : undefined;
       if (problem) failures.push(`admin ${args.join(' ')}: ${problem}\n  stdout: ${r.stdout}\n  stderr: ${r.stderr}`);
     });
     expect(failures.join('\n')).toBe('');

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { topUp, workspaceAccountIds } from '../../src/domain/ledger/ledger-service.js';
+import { MAX_BALANCE_CENTS } from '../../src/domain/ledger/limits.js';
 import { postMovements } from '../../src/domain/ledger/movements.js';
 import { withTransaction } from '../../src/db/tx.js';
 import { createWorkspace } from '../../src/domain/workspaces/workspace-service.js';
@@ -76,6 +77,37 @@ describe('ledger', () => {
       { kind: 'available', balance: 100 },
       { kind: 'held', balance: 0 },
     ]);
+    await expectLedgerInvariants(database);
+  });
+
+  // Last in the file: it leaves the external account near its bound.
+  it('no balance leaves what a JSON number carries exactly (2^53 − 1 cents)', async () => {
+    const external = async () =>
+      Number((await database.pool.query(`SELECT balance FROM ledger_accounts WHERE kind = 'external'`)).rows[0].balance);
+    const balance = async (id: number) =>
+      (await database.pool.query(`SELECT balance FROM ledger_accounts WHERE workspace_id = $1 AND kind = 'available'`, [id])).rows[0].balance;
+    const e0 = await external();
+    const a = await createWorkspace(database.db, { name: 'Ledger F' });
+    const b = await createWorkspace(database.db, { name: 'Ledger G' });
+    await topUp(database.pool, a.id, MAX_BALANCE_CENTS + e0 - 5);
+    expect(await external()).toBe(-MAX_BALANCE_CENTS + 5);
+
+    // The service as a whole: the external account's CHECK refuses, named as the top-up's problem.
+    await expect(topUp(database.pool, b.id, 10)).rejects.toMatchObject({
+      code: 'invalid_input',
+      details: { errors: { cents: [expect.stringMatching(/money held by the service beyond 9,007,199,254,740,991 cents/)] } },
+    });
+    expect(await balance(b.id)).toBe(0);
+
+    // One workspace: refused before anything is written.
+    await expect(topUp(database.pool, a.id, -e0 + 6)).rejects.toMatchObject({
+      code: 'invalid_input',
+      details: { errors: { cents: [expect.stringMatching(/workspace's balance beyond/)] } },
+    });
+    expect(await balance(a.id)).toBe(MAX_BALANCE_CENTS + e0 - 5);
+    await expect(
+      database.pool.query(`UPDATE ledger_accounts SET balance = balance + $2 WHERE workspace_id = $1 AND kind = 'available'`, [a.id, -e0 + 6]),
+    ).rejects.toMatchObject({ constraint: 'ledger_accounts_balance_exact' });
     await expectLedgerInvariants(database);
   });
 });

@@ -1,20 +1,12 @@
-import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { importItems } from '../../domain/catalog/catalog-service.js';
-import { CliError, id, readFlags, str } from '../args.js';
+import { CliError, id, readFlags, readInputFile, str } from '../args.js';
 import type { Commands } from '../registry.js';
 
 export const itemCommands: Commands = {
   'items import': async ({ db }, raw) => {
     const f = readFlags(z.object({ workspace: id, file: str }).strict(), raw);
-    let text: string;
-    try {
-      text = await readFile(f.file, 'utf8');
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
-      throw new CliError(`--file: cannot read ${f.file}: ${why}`);
-    }
+    const text = await readInputFile(f.file);
     let json: unknown;
     try {
       json = JSON.parse(text.replace(/^\uFEFF/, ''));

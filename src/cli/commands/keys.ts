@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { createKey, revokeKey } from '../../domain/keys/key-service.js';
-import { CliError, flag, id, readFlags, str } from '../args.js';
+import { CliError, flag, id, name, readFlags } from '../args.js';
 import type { Commands } from '../registry.js';
 
 export const keyCommands: Commands = {
   'key create': async ({ db }, raw) => {
     const f = readFlags(
-      z.object({ workspace: id.optional(), publisher: id.optional(), name: str.optional(), 'can-place-orders': flag }).strict(),
+      z.object({ workspace: id.optional(), publisher: id.optional(), name: name.optional(), 'can-place-orders': flag }).strict(),
       raw,
     );
     if ((f.workspace === undefined) === (f.publisher === undefined)) throw new CliError('give exactly one of --workspace or --publisher');

@@ -1,13 +1,11 @@
-import { readFile } from 'node:fs/promises';
 import type pg from 'pg';
 import { z } from 'zod';
 import { upsertOutlets, type OutletWithBaseline } from '../../domain/outlets/catalog-service.js';
 import { outletStream, runDomainTag } from '../../domain/outlets/generator.js';
 import { outletInput, type OutletInput } from '../../domain/outlets/outlet-input.js';
-import { CliError, readFlags, str, wholeNumber } from '../args.js';
+import { CliError, id, readFlags, readInputFile, str, wholeNumber } from '../args.js';
 import type { Commands } from '../registry.js';
 
-const publisherFlag = wholeNumber(1, 2_147_483_647);
 const MAX_GENERATE = 1_000_000;
 /** Generated outlets are upserted in chunks so a million of them never sit in memory at once. */
 const GENERATE_CHUNK = 50_000;
@@ -20,7 +18,7 @@ async function requirePublisher(pool: pg.Pool, publisherId: number): Promise<voi
 export const outletCommands: Commands = {
   'outlets generate': async ({ pool, config }, raw) => {
     const f = readFlags(
-      z.object({ publisher: publisherFlag, count: wholeNumber(1, MAX_GENERATE), seed: wholeNumber(0, 4_294_967_295).default(1) }).strict(),
+      z.object({ publisher: id, count: wholeNumber(1, MAX_GENERATE), seed: wholeNumber(0, 4_294_967_295).default(1) }).strict(),
       raw,
     );
     await requirePublisher(pool, f.publisher);
@@ -47,16 +45,9 @@ export const outletCommands: Commands = {
   },
 
   'outlets import': async ({ pool, config }, raw) => {
-    const f = readFlags(z.object({ publisher: publisherFlag, file: str }).strict(), raw);
+    const f = readFlags(z.object({ publisher: id, file: str }).strict(), raw);
     await requirePublisher(pool, f.publisher);
-    let text: string;
-    try {
-      text = await readFile(f.file, 'utf8');
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
-      throw new CliError(`--file: cannot read ${f.file}: ${why}`);
-    }
+    const text = await readInputFile(f.file);
 
     // Validate every line before writing anything; the first bad line is the error.
     const items: OutletInput[] = [];

@@ -6,10 +6,9 @@ import {
   markDownloaded,
   refundPurchase,
 } from '../../domain/catalog/catalog-service.js';
-import { CliError, flag, readFlags, str, wholeNumber } from '../args.js';
+import { CliError, flag, id, readFlags, str, wholeNumber } from '../args.js';
 import type { Commands } from '../registry.js';
 
-const itemFlag = wholeNumber(1, 2_147_483_647);
 const MAX_GENERATE = 1_000_000;
 
 export const purchaseCommands: Commands = {
@@ -17,7 +16,7 @@ export const purchaseCommands: Commands = {
     const f = readFlags(
       z
         .object({
-          item: itemFlag,
+          item: id,
           license: z.enum(['regular', 'extended'], { error: 'must be regular or extended' }).default('regular'),
           'support-months': wholeNumber(1, 120).optional(),
           'no-support': flag,
@@ -32,7 +31,7 @@ export const purchaseCommands: Commands = {
 
   'purchase generate': async ({ pool }, raw) => {
     const f = readFlags(
-      z.object({ item: itemFlag, count: wholeNumber(1, MAX_GENERATE), seed: wholeNumber(0, 2_147_483_647).default(1) }).strict(),
+      z.object({ item: id, count: wholeNumber(1, MAX_GENERATE), seed: wholeNumber(0, 2_147_483_647).default(1) }).strict(),
       raw,
     );
     return generatePurchases(pool, { itemId: f.item, count: f.count, seed: f.seed });

@@ -3,12 +3,12 @@ import { setFxRate } from '../../domain/fx/fx-service.js';
 import { createPublisher } from '../../domain/publishers/publisher-service.js';
 import { createBrandKit } from '../../domain/workspaces/brand-kits.js';
 import { createProject } from '../../domain/workspaces/projects.js';
-import { id, list, readFlags, str } from '../args.js';
+import { decimal, httpUrl, id, list, name, readFlags, text } from '../args.js';
 import type { Commands } from '../registry.js';
 
 export const settingsCommands: Commands = {
   'project create': async ({ db }, raw) => {
-    const f = readFlags(z.object({ workspace: id, name: str }).strict(), raw);
+    const f = readFlags(z.object({ workspace: id, name }).strict(), raw);
     return createProject(db, f.workspace, f.name);
   },
 
@@ -16,10 +16,10 @@ export const settingsCommands: Commands = {
     const f = readFlags(
       z.object({
         workspace: id,
-        name: str,
-        website: z.url('must be a URL').optional(),
-        description: str.optional(),
-        tone: str.optional(),
+        name,
+        website: httpUrl.optional(),
+        description: text.optional(),
+        tone: name.optional(),
         'anchor-text': list,
       }).strict(),
       raw,
@@ -35,14 +35,14 @@ export const settingsCommands: Commands = {
 
   'fx set': async ({ db }, raw) => {
     const f = readFlags(
-      z.object({ currency: z.string().regex(/^[A-Za-z]{3}$/, 'must be a three-letter code'), 'per-usd': z.coerce.number({ error: 'must be a number' }).positive('must be positive') }).strict(),
+      z.object({ currency: z.string().regex(/^[A-Za-z]{3}$/, 'must be a three-letter code'), 'per-usd': decimal(0.000001, 1_000_000_000) }).strict(),
       raw,
     );
     return setFxRate(db, f.currency, f['per-usd']);
   },
 
   'publisher create': async ({ db }, raw) => {
-    const f = readFlags(z.object({ name: str }).strict(), raw);
+    const f = readFlags(z.object({ name }).strict(), raw);
     return createPublisher(db, f.name);
   },
 };

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { topUp } from '../../domain/ledger/ledger-service.js';
 import { createWorkspace, setApprovalRules } from '../../domain/workspaces/workspace-service.js';
-import { cents, id, readFlags, str } from '../args.js';
+import { cents, centsOrNone, id, name, readFlags } from '../args.js';
 import type { Commands } from '../registry.js';
 
 const currency = z.string().trim().regex(/^[A-Za-z]{3}$/, 'must be a three-letter currency code');
@@ -10,13 +10,13 @@ export const workspaceCommands: Commands = {
   'workspace create': async ({ db }, raw) => {
     const f = readFlags(
       z.object({
-        name: str,
+        name,
         currency: currency.optional(),
         'balance-cents': cents.optional(),
-        'owner-first-name': str.optional(),
-        'owner-last-name': str.optional(),
+        'owner-first-name': name.optional(),
+        'owner-last-name': name.optional(),
         'owner-email': z.email('must be an e-mail address').optional(),
-        username: str.optional(),
+        username: name.optional(),
       }).strict(),
       raw,
     );
@@ -32,7 +32,7 @@ export const workspaceCommands: Commands = {
   },
 
   'workspace top-up': async ({ db }, raw) => {
-    const f = readFlags(z.object({ workspace: id, cents: cents.refine((n) => n > 0, 'must be positive') }).strict(), raw);
+    const f = readFlags(z.object({ workspace: id, cents: cents.refine((n) => n > 0, 'must be at least 1') }).strict(), raw);
     const r = await topUp(db.$client, f.workspace, f.cents);
     return { balance_cents: r.balanceCents };
   },
@@ -41,7 +41,7 @@ export const workspaceCommands: Commands = {
     const f = readFlags(
       z.object({
         workspace: id,
-        'max-order-cents': z.union([z.literal('none').transform(() => null), cents]).optional(),
+        'max-order-cents': centsOrNone.optional(),
         'auto-approve-drafts': z.enum(['true', 'false'], { error: 'must be true or false' }).transform((v) => v === 'true').optional(),
       }).strict(),
       raw,

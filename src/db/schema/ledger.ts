@@ -48,6 +48,8 @@ export const ledgerAccounts = pgTable(
     index('ledger_accounts_workspace_idx').on(t.workspaceId),
     index('ledger_accounts_publisher_idx').on(t.publisherId),
     check('ledger_accounts_balance_non_negative', sql`${t.kind} = 'external' OR ${t.balance} >= 0`),
+    // ±(2^53 − 1): what a JSON number carries exactly (MAX_BALANCE_CENTS in domain/ledger/limits.ts).
+    check('ledger_accounts_balance_exact', sql`${t.balance} BETWEEN -9007199254740991 AND 9007199254740991`),
     check(
       'ledger_accounts_owner_matches_kind',
       sql`(${t.kind} IN ('available', 'held') AND ${t.workspaceId} IS NOT NULL AND ${t.publisherId} IS NULL)

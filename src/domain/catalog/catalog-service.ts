@@ -22,7 +22,8 @@ export async function importItems(db: Db, workspaceId: number, input: unknown): 
 
   const rows: NewItem[] = [];
   for (let i = 0; i < input.length; i++) {
-    const where = (path: string) => `item ${i}${path ? `: ${path}` : ''}`;
+    // Counted from 1, like the lines of an outlets file.
+    const where = (path: string) => `item ${i + 1}${path ? `: ${path}` : ''}`;
     const parsed = itemInput.safeParse(input[i]);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;

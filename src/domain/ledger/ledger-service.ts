@@ -3,7 +3,9 @@ import type pg from 'pg';
 import type { Db } from '../../db/client.js';
 import { ledgerAccounts } from '../../db/schema/index.js';
 import { withTransaction } from '../../db/tx.js';
+import { constraintOf, pgErrorCode } from '../../db/errors.js';
 import { DomainError } from '../errors.js';
+import { MAX_BALANCE_CENTS } from './limits.js';
 import { lockWorkspaceAccounts, platformAccount, postMovements } from './movements.js';
 
 type DrizzleTx = Parameters<Parameters<Db['transaction']>[0]>[0];
@@ -57,22 +59,33 @@ export async function topUp(pool: pg.Pool, workspaceId: number, cents: number): 
       errors: { cents: ['must be a positive integer'] },
     });
   }
-  return withTransaction(pool, async (tx) => {
-    const exists = await tx.query('SELECT 1 FROM workspaces WHERE id = $1', [workspaceId]);
-    if (exists.rowCount === 0) throw new DomainError('not_found', 'Workspace not found.');
-    const accounts = await lockWorkspaceAccounts(tx, workspaceId);
-    const external = await platformAccount(tx, 'external');
-    await postMovements(tx, [
-      {
-        kind: 'top_up',
-        orderId: null,
-        workspaceId,
-        postings: [
-          { accountId: accounts.available, kind: 'available', amount: cents },
-          { accountId: external, kind: 'external', amount: -cents },
-        ],
-      },
-    ]);
-    return { balanceCents: accounts.availableBalance + cents };
-  });
+  const tooMuch = (what: string) =>
+    new DomainError('invalid_input', `The top-up would take ${what} beyond the largest amount the ledger holds.`, {
+      errors: { cents: [`would take ${what} beyond ${MAX_BALANCE_CENTS.toLocaleString('en-US')} cents`] },
+    });
+  try {
+    return await withTransaction(pool, async (tx) => {
+      const exists = await tx.query('SELECT 1 FROM workspaces WHERE id = $1', [workspaceId]);
+      if (exists.rowCount === 0) throw new DomainError('not_found', 'Workspace not found.');
+      const accounts = await lockWorkspaceAccounts(tx, workspaceId);
+      if (accounts.availableBalance + cents > MAX_BALANCE_CENTS) throw tooMuch("the workspace's balance");
+      const external = await platformAccount(tx, 'external');
+      await postMovements(tx, [
+        {
+          kind: 'top_up',
+          orderId: null,
+          workspaceId,
+          postings: [
+            { accountId: accounts.available, kind: 'available', amount: cents },
+            { accountId: external, kind: 'external', amount: -cents },
+          ],
+        },
+      ]);
+      return { balanceCents: accounts.availableBalance + cents };
+    });
+  } catch (err) {
+    // All money ever topped up is the external account's (negative) balance, bounded the same way.
+    if (pgErrorCode(err) === '23514' && constraintOf(err) === 'ledger_accounts_balance_exact') throw tooMuch('the money held by the service');
+    throw err;
+  }
 }

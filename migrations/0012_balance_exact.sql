@@ -1,0 +1,1 @@
+ALTER TABLE "ledger_accounts" ADD CONSTRAINT "ledger_accounts_balance_exact" CHECK ("ledger_accounts"."balance" BETWEEN -9007199254740991 AND 9007199254740991);

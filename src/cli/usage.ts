@@ -1,0 +1,36 @@
+/** Each command's flags, as contract section 10 lists them: `help` prints them all, `<command> --help` one. */
+export const synopses: Record<string, string> = {
+  'workspace create':
+    'workspace create --name NAME [--currency USD] [--balance-cents N] [--owner-first-name F --owner-last-name L --owner-email E --username U]',
+  'workspace top-up': 'workspace top-up --workspace ID --cents N',
+  'workspace rules': 'workspace rules --workspace ID [--max-order-cents N|none] [--auto-approve-drafts true|false]',
+  'key create': 'key create --workspace ID [--name NAME] [--can-place-orders]  |  key create --publisher ID [--name NAME]',
+  'key revoke': 'key revoke --id ID',
+  'project create': 'project create --workspace ID --name NAME',
+  'brand-kit create':
+    'brand-kit create --workspace ID --name NAME [--website URL] [--description D] [--tone T] [--anchor-text A ...]',
+  'fx set': 'fx set --currency EUR --per-usd 0.92',
+  'publisher create': 'publisher create --name NAME',
+  'outlets import': 'outlets import --publisher ID --file F.jsonl',
+  'outlets generate': 'outlets generate --publisher ID --count N [--seed S]',
+  'items import': 'items import --workspace ID --file F.json',
+  'purchase create': 'purchase create --item ID [--license regular|extended] [--support-months N | --no-support]',
+  'purchase generate': 'purchase generate --item ID --count N [--seed S]',
+  'purchase download': 'purchase download --code CODE',
+  'purchase refund': 'purchase refund --code CODE',
+  'orders sweep': 'orders sweep',
+};
+
+export const HELP_WORDS = new Set(['help', '--help', '-h']);
+
+export function helpText(): string {
+  return [
+    'usage: npm run -s admin -- <command> [--flags]',
+    'JSON on stdout and exit 0; bad input: one line on stderr and exit 1. `<command> --help` shows one command.',
+    '',
+    ...Object.keys(synopses)
+      .sort()
+      .map((name) => `  ${synopses[name]}`),
+    '',
+  ].join('\n');
+}
