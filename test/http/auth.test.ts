@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { generateRawKey } from '../../src/domain/keys/key-format.js';
 import { createKey } from '../../src/domain/keys/key-service.js';
 import { createPublisher } from '../../src/domain/publishers/publisher-service.js';
+import { redactUrl } from '../../src/http/plugins/logging.js';
 import { setupApp } from '../helpers/app.js';
 import { runCli } from '../helpers/cli.js';
 import { bearer, workspaceWithKeys } from '../helpers/fixtures.js';
@@ -193,10 +194,20 @@ describe('logs', () => {
     await me(bearer(ws.readKey), { url: `/api/v1/me?api_key=${ws.spendKey}&x=1` });
     await me({}, { url: `/api/v1/ledger?API_KEY=${ws.spendKey}`, remoteAddress: '10.6.6.6' });
     await me(bearer(ws.readKey), { url: `/api/v1/nope?api_key=${ws.spendKey}` });
+    // Every spelling the query parser decodes to api_key, as Interface B would read it.
+    for (const name of ['%61pi_key', 'api_k%65y', 'api%5fk%65y', 'API%5FKEY', 'api_key[]', 'api_key%5B%5D', 'api%ZZkey']) {
+      await me({}, { url: `/api/account/details?x=1&${name}=${ws.readKey}#frag`, remoteAddress: '10.6.6.7' });
+    }
     const written = h.logs.slice(before).join('');
     expect(written).not.toContain(ws.readKey);
     expect(written).not.toContain(ws.spendKey);
     expect(written).toContain('[REDACTED]');
+  });
+
+  it('redactUrl keeps everything but the key', () => {
+    expect(redactUrl('/api/items/all?item_id=3&%61pi_key=mk_x&b=c#f')).toBe('/api/items/all?item_id=3&%61pi_key=[REDACTED]&b=c#f');
+    expect(redactUrl('/api/v1/me')).toBe('/api/v1/me');
+    expect(redactUrl('/x?api_keys=1&my_api_key=2&api_key')).toBe('/x?api_keys=1&my_api_key=2&api_key=[REDACTED]');
   });
 
   it('writes one line per request with request id, route, status and duration', async () => {

@@ -1,11 +1,35 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 
-const API_KEY_PARAM = /([?&](?:api_key|api%5fkey)=)[^&#]*/gi;
+const REDACTED = '[REDACTED]';
 
-/** A URL fit for logs: any api_key in the query string replaced. */
+/**
+ * Whether a raw query-string name means api_key once the query parser has decoded it: any
+ * spelling of its letters (`%61pi_key`, `API%5FKEY`) and the array form (`api_key[]`). A name
+ * that cannot be decoded counts, so no spelling the parser might still accept gets through.
+ */
+function namesApiKey(rawName: string): boolean {
+  let name: string;
+  try {
+    name = decodeURIComponent(rawName.replaceAll('+', ' '));
+  } catch {
+    return true;
+  }
+  return /^api_key(?:\[\])?$/i.test(name);
+}
+
+/** A URL fit for logs: the value of every query parameter naming api_key replaced. */
 export function redactUrl(url: string): string {
-  return url.replace(API_KEY_PARAM, '$1[REDACTED]');
+  const q = url.indexOf('?');
+  if (q === -1) return url;
+  const hash = url.indexOf('#', q);
+  const query = url.slice(q + 1, hash === -1 ? undefined : hash);
+  const parts = query.split('&').map((part) => {
+    const eq = part.indexOf('=');
+    const name = eq === -1 ? part : part.slice(0, eq);
+    return namesApiKey(name) ? `${name}=${REDACTED}` : part;
+  });
+  return `${url.slice(0, q + 1)}${parts.join('&')}${hash === -1 ? '' : url.slice(hash)}`;
 }
 
 /** Paths pino redacts from any object logged (headers and bodies carrying keys). */
