@@ -67,7 +67,8 @@ export async function buildApp(deps: AppDeps) {
     keepAliveTimeout: deps.config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     requestTimeout: deps.config.HTTP_REQUEST_TIMEOUT_MS,
     http: httpServerOptions(deps.config),
-    trustProxy: false,
+    // TRUST_PROXY: behind a reverse proxy, request.ip (the per-IP limits) is the real client's.
+    trustProxy: deps.config.TRUST_PROXY,
     // While closing, requests on open keep-alive sockets get the contract's 503 (hook below).
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true },
@@ -141,6 +142,7 @@ export async function buildApp(deps: AppDeps) {
     durations,
   });
   await app.register(mcpRoutes, {
+    auth,
     pool: deps.database.pool,
     clock,
     durations,

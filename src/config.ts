@@ -14,10 +14,25 @@ const optionalUrl = z
   .transform((v) => (v === '' ? undefined : v))
   .pipe(z.string().url().optional());
 
+// Which proxies' X-Forwarded-For to believe for the client address (the per-IP limits read it):
+// false (the default: the peer is the client), true (any peer), or a comma-separated list of
+// addresses and CIDR ranges, also loopback, linklocal and uniquelocal (the private ranges), as
+// Fastify's trustProxy takes them. Fastify refuses hop counts, which cannot tell a proxy from a
+// client that writes the header itself.
+const PROXY_ITEM = /^(?:loopback|linklocal|uniquelocal|\d{1,3}(?:\.\d{1,3}){3}(?:\/\d{1,2})?|[0-9a-fA-F.]*:[0-9a-fA-F:.]*(?:\/\d{1,3})?)$/;
+const trustProxy = z
+  .string()
+  .trim()
+  .transform((v): boolean | string => (v === 'false' ? false : v === 'true' ? true : v))
+  .refine((v) => typeof v === 'boolean' || v.split(',').every((item) => PROXY_ITEM.test(item.trim())), {
+    message: 'must be true, false, or a comma-separated list of addresses and CIDR ranges (loopback, linklocal, uniquelocal)',
+  });
+
 export const configSchema = z.object({
   HOST: z.string().default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   PUBLIC_BASE_URL: optionalUrl.optional(),
+  TRUST_PROXY: trustProxy.default(false),
   DATABASE_URL: optionalUrl.optional(),
   // Twice the cores plus one (PostgreSQL's rule of thumb for active connections): measured on
   // 2 cores, a pool of 4–5 placed 10–25% more orders a second than one of 10, whose extra

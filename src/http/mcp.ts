@@ -8,10 +8,11 @@ import type { Durations } from '../domain/orders/states.js';
 import type { WorkspaceSettingsCache } from '../domain/workspaces/settings-cache.js';
 import { createConfirmations } from '../mcp/confirmation.js';
 import { buildMcpServer } from '../mcp/server.js';
-import { workspacePrincipal } from './plugins/auth.js';
+import { type AuthService, workspacePrincipal } from './plugins/auth.js';
 import { type ErrorRenderer, renderV1Error } from './plugins/errors.js';
 
 export interface McpRouteDeps {
+  auth: AuthService;
   pool: pg.Pool;
   clock: Clock;
   durations: Durations;
@@ -54,6 +55,9 @@ const requestSchemas = new Map<string, { safeParse(v: unknown): { success: boole
   ['ping', PingRequestSchema],
   ['tools/list', ListToolsRequestSchema],
 ]);
+
+const isJsonRpcRequest = (m: unknown): boolean =>
+  !!m && typeof m === 'object' && typeof (m as { method?: unknown }).method === 'string' && (m as { id?: unknown }).id !== undefined;
 
 /** Why a single request's params are unusable, or undefined when they are fine (or it is no request). */
 function invalidParams(body: unknown): string | undefined {
@@ -125,6 +129,10 @@ export const mcpRoutes: FastifyPluginAsync<McpRouteDeps> = async (app, deps) => 
   app.post('/mcp', { config, schema: { hide: true } }, async (request, reply) => {
     // JSON-RPC says malformed params are -32602; the SDK would answer -32603 with zod's text. In a
     // batch, the malformed requests are answered here and the others go on to the SDK.
+    // A batch is as many requests as it holds: the bearer hook counted one, the rest count here,
+    // before any of them runs (notifications and responses get no answer and are not counted).
+    const requests = Array.isArray(request.body) ? request.body.filter(isJsonRpcRequest).length : 0;
+    if (requests > 1) await deps.auth.chargeMore(reply, workspacePrincipal(request), requests - 1);
     const { forward, refused } = splitMalformed(request.body);
     if (refused.length && !forward) return reply.code(200).send(Array.isArray(request.body) ? refused : refused[0]);
     const confirmations = await getConfirmations();

@@ -27,4 +27,12 @@ describe('configuration', () => {
     expect(loadConfig({ DATABASE_POOL_MAX: '' }).DATABASE_POOL_MAX).toBe(2 * availableParallelism() + 1);
     expect(loadConfig({ DATABASE_POOL_MAX: '12' }).DATABASE_POOL_MAX).toBe(12);
   });
+
+  it('reads TRUST_PROXY as Fastify does: false, true, or addresses and ranges', () => {
+    expect(loadConfig({}).TRUST_PROXY).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'true' }).TRUST_PROXY).toBe(true);
+    expect(() => loadConfig({ TRUST_PROXY: '1' })).toThrow(/TRUST_PROXY/); // hop counts: refused by Fastify
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, loopback' }).TRUST_PROXY).toBe('10.0.0.0/8, loopback');
+    expect(() => loadConfig({ TRUST_PROXY: 'everyone' })).toThrow(/TRUST_PROXY/);
+  });
 });

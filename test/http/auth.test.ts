@@ -151,6 +151,31 @@ describe('unknown keys', () => {
     expect((await me(bearer(ws.spendKey), { remoteAddress: '10.5.5.5' })).statusCode).toBe(200);
     expect((await me(bearer(ws.spendKey), { remoteAddress: '10.9.9.9' })).statusCode).toBe(200);
   });
+
+  it("a key that resolved within the day is still looked up for the flooding IP once its cache entry lapses", async () => {
+    const ws = await workspaceWithKeys(h.database.db);
+    expect((await me(bearer(ws.readKey), { remoteAddress: '10.5.5.6' })).statusCode).toBe(200);
+    h.clock.advance(6_000); // past the 5-second cache, well inside the flooding IP's minute
+    expect((await me({ authorization: `Bearer ${generateRawKey()}` }, { remoteAddress: '10.9.9.9' })).statusCode).toBe(429);
+    const res = await me(bearer(ws.readKey), { remoteAddress: '10.9.9.9' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['x-ratelimit-limit']).toBe('120'); // the key's bucket, not the IP's
+  });
+});
+
+describe('behind a proxy (TRUST_PROXY)', async () => {
+  const proxied = await setupApp({ TRUST_PROXY: 'uniquelocal' });
+  const viaProxy = (client: string, headers: Record<string, string> = {}) =>
+    proxied.app.inject({ method: 'GET', url: '/api/v1/me', headers: { ...headers, 'x-forwarded-for': client }, remoteAddress: '172.18.0.5' });
+
+  it("counts unknown keys per client, not per proxy", async () => {
+    for (let i = 0; i < 60; i++) expect((await viaProxy('203.0.113.7', { authorization: `Bearer ${generateRawKey()}` })).statusCode).toBe(401);
+    expect((await viaProxy('203.0.113.7', { authorization: `Bearer ${generateRawKey()}` })).statusCode).toBe(429);
+    // Another client behind the same proxy still gets its keys looked up.
+    const ws = await workspaceWithKeys(proxied.database.db);
+    expect((await viaProxy('198.51.100.9', bearer(ws.readKey))).statusCode).toBe(200);
+    expect((await viaProxy('198.51.100.9', { authorization: `Bearer ${generateRawKey()}` })).statusCode).toBe(401);
+  });
 });
 
 describe('rate limit', () => {

@@ -85,6 +85,8 @@ const usesBearer = (op: Operation) => (op.security ?? []).some((req) => 'bearerA
 describe('GET /openapi.json', () => {
   it('is OpenAPI 3.1 and documents exactly the routes the app serves, minus /openapi.json and /docs', () => {
     expect(doc.openapi).toBe('3.1.0');
+    // No PUBLIC_BASE_URL here: the server is wherever the document was fetched from.
+    expect(doc.servers).toEqual([{ url: '/', description: 'This server' }]);
     const documented = new Set(ops.map((o) => o.key));
     const served = routerOperations();
     // The known routes, so a broken route-tree parser cannot make this pass vacuously.

@@ -165,4 +165,20 @@ describe('rate limit', () => {
     const other = await workspaceWithKeys(h.database.db);
     expect((await post(rpc('tools/list'), mcpHeaders(other.readKey))).statusCode).toBe(200);
   });
+
+  it('counts every request of a batch, and refuses a batch the bucket cannot hold before any of it runs', async () => {
+    const ws = await workspaceWithKeys(h.database.db);
+    const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'get-balance', arguments: {} } });
+    const notification = { jsonrpc: '2.0', method: 'notifications/initialized' };
+    const three = await post([call(1), call(2), notification, call(3)], mcpHeaders(ws.readKey));
+    expect(three.statusCode).toBe(200);
+    expect((three.json() as unknown[]).length).toBe(3);
+    expect(three.headers['x-ratelimit-remaining']).toBe('2');
+
+    const tooMany = await post([call(4), call(5), call(6)], mcpHeaders(ws.readKey));
+    expect(tooMany.statusCode).toBe(429);
+    expect(tooMany.json()).toMatchObject({ code: 'rate_limited' });
+    expect(Number(tooMany.headers['retry-after'])).toBeGreaterThan(0);
+    expect(tooMany.headers['x-ratelimit-remaining']).toBe('0');
+  });
 });

@@ -7,6 +7,8 @@ import type { Principal } from './principal.js';
 const CACHE_TTL_MS = 5_000; // contract: revocation takes effect within 5 s on every process
 const MAX_ENTRIES = 50_000;
 const LAST_USED_EVERY_MS = 60_000;
+// How long a key that resolved stays "known" to the unknown-key guard (see `resolve`).
+const KNOWN_VALID_MS = 24 * 3_600_000;
 
 interface Entry {
   principal: Principal | null;
@@ -26,6 +28,8 @@ const lookupStatement = {
 export class KeyResolver {
   private readonly cache = new Map<string, Entry>();
   private readonly lastUsedWrites = new Map<number, number>();
+  /** Hashes of keys that resolved, with when they last did; never used to authorise, only to look up. */
+  private readonly knownValid = new Map<string, number>();
 
   constructor(
     private readonly pool: pg.Pool,
@@ -41,9 +45,12 @@ export class KeyResolver {
 
   /**
    * Resolves a raw key, hashing it once. `mayQuery` decides, only on a cache miss, whether the
-   * database may be asked; when it says no the key counts as unknown.
+   * database may be asked; when it says no the key counts as unknown. It is told whether the key
+   * resolved within the last day: a flood of random keys from one address must not lock out
+   * that address's real keys once their 5-second cache entries lapse, and random keys cannot
+   * pass for known ones.
    */
-  async resolve(raw: string, mayQuery: () => boolean = () => true): Promise<Principal | null> {
+  async resolve(raw: string, mayQuery: (knownValid: boolean) => boolean = () => true): Promise<Principal | null> {
     if (!isWellFormedKey(raw)) return null;
     const hash = hashKey(raw);
     const cached = this.cached(hash);
@@ -51,7 +58,8 @@ export class KeyResolver {
       if (cached) this.touch(cached.keyId);
       return cached;
     }
-    if (!mayQuery()) return null;
+    const seen = this.knownValid.get(hash);
+    if (!mayQuery(seen !== undefined && this.clock.now() - seen < KNOWN_VALID_MS)) return null;
     const { rows } = await this.pool.query({ ...lookupStatement, values: [hash] });
     const row = rows[0] as
       | { id: number; name: string; prefix: string; can_place_orders: boolean; workspace_id: number | null; publisher_id: number | null }
@@ -68,7 +76,10 @@ export class KeyResolver {
         }
       : null;
     this.remember(hash, principal);
-    if (principal) this.touch(principal.keyId);
+    if (principal) {
+      this.touch(principal.keyId);
+      this.markKnown(hash);
+    } else this.knownValid.delete(hash);
     return principal;
   }
 
@@ -94,6 +105,15 @@ export class KeyResolver {
       if (oldest !== undefined) this.cache.delete(oldest);
     }
     this.cache.set(hash, { principal, expiresAt: this.clock.now() + CACHE_TTL_MS });
+  }
+
+  private markKnown(hash: string): void {
+    this.knownValid.delete(hash); // re-inserted last, so the first entry is the least recent
+    if (this.knownValid.size >= MAX_ENTRIES) {
+      const oldest = this.knownValid.keys().next().value;
+      if (oldest !== undefined) this.knownValid.delete(oldest);
+    }
+    this.knownValid.set(hash, this.clock.now());
   }
 
   /** `last_used_at` at most once a minute per key, off the request path. */

@@ -4,7 +4,7 @@ import type { Clock } from '../../domain/clock.js';
 import { DomainError } from '../../domain/errors.js';
 import type { KeyResolver } from '../../domain/keys/key-resolver.js';
 import type { Principal, WorkspacePrincipal } from '../../domain/keys/principal.js';
-import type { Limiter } from './rate-limit.js';
+import type { Limiter, LimitResult } from './rate-limit.js';
 
 /**
  * - `public`: no key (health, docs);
@@ -65,6 +65,11 @@ export function bearerToken(header: string | undefined): string | undefined {
 export interface AuthService {
   /** Resolves a raw key, counts the request in its bucket and sets the rate-limit headers. */
   authenticate(request: FastifyRequest, reply: FastifyReply, raw: string | undefined): Promise<Principal | null>;
+  /**
+   * Counts `extra` more requests in an authenticated key's bucket (a JSON-RPC batch is as many
+   * requests as it holds) and updates the headers; 429 when the bucket runs out.
+   */
+  chargeMore(reply: FastifyReply, principal: Principal, extra: number): Promise<void>;
 }
 
 export function createAuthService(opts: AuthOptions): AuthService {
@@ -72,13 +77,24 @@ export function createAuthService(opts: AuthOptions): AuthService {
   async function resolve(raw: string | undefined, ip: string): Promise<Principal | null> {
     if (raw === undefined) return null;
     let queried = false;
-    const principal = await opts.resolver.resolve(raw, () => {
-      // Only a cache miss reaches here: an IP that used up its unknown-key lookups gets no query.
-      queried = !guard.exhausted(ip);
+    const principal = await opts.resolver.resolve(raw, (knownValid) => {
+      // Only a cache miss reaches here: an IP that used up its unknown-key lookups gets no query,
+      // except for a key that resolved recently (the flood must not lock out that IP's real keys).
+      queried = knownValid || !guard.exhausted(ip);
       return queried;
     });
     if (!principal && queried) guard.miss(ip);
     return principal;
+  }
+  function report(reply: FastifyReply, limit: LimitResult): void {
+    reply.header('x-ratelimit-limit', limit.limit);
+    reply.header('x-ratelimit-remaining', limit.remaining);
+    if (limit.exceeded) {
+      reply.header('retry-after', limit.retryAfterSeconds);
+      throw new DomainError('rate_limited', 'Too many requests. Slow down and retry after the given number of seconds.', {
+        retry_after: limit.retryAfterSeconds,
+      });
+    }
   }
   return {
     async authenticate(request, reply, raw) {
@@ -86,16 +102,13 @@ export function createAuthService(opts: AuthOptions): AuthService {
       const hit = principal
         ? opts.limiter.hit(`key:${principal.keyId}`, opts.perKeyPerMinute)
         : opts.limiter.hit(`ip:${request.ip}`, opts.unknownPerIpPerMinute);
-      const limit = hit instanceof Promise ? await hit : hit;
-      reply.header('x-ratelimit-limit', limit.limit);
-      reply.header('x-ratelimit-remaining', limit.remaining);
-      if (limit.exceeded) {
-        reply.header('retry-after', limit.retryAfterSeconds);
-        throw new DomainError('rate_limited', 'Too many requests. Slow down and retry after the given number of seconds.', {
-          retry_after: limit.retryAfterSeconds,
-        });
-      }
+      report(reply, hit instanceof Promise ? await hit : hit);
       return principal;
+    },
+    async chargeMore(reply, principal, extra) {
+      let last: LimitResult | undefined;
+      for (let i = 0; i < extra; i++) last = await opts.limiter.hit(`key:${principal.keyId}`, opts.perKeyPerMinute);
+      if (last) report(reply, last);
     },
   };
 }

@@ -137,7 +137,9 @@ export const openApi = fp(
             'Every response carries X-Request-Id. Authenticated responses carry X-RateLimit-Limit and X-RateLimit-Remaining (one bucket per key, per minute); a 429 carries Retry-After.',
           license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
         },
-        servers: [{ url: opts.serverUrl ?? 'http://127.0.0.1:3000', description: 'This server' }],
+        // Without PUBLIC_BASE_URL, relative: clients resolve it against wherever they fetched the
+        // document, so /docs tries requests on the host and port that served it.
+        servers: [{ url: opts.serverUrl ?? '/', description: 'This server' }],
         // Every tag an operation may use; those no operation uses are dropped from the document.
         tags: [
           { name: 'Workspace', description: 'The workspace behind the key: balance, ledger, brand kits, projects.' },
