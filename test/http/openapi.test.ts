@@ -27,6 +27,7 @@ interface Operation {
 }
 interface Document {
   openapi: string;
+  servers?: { url: string; description?: string }[];
   paths: Record<string, Partial<Record<(typeof METHODS)[number], Operation>>>;
   tags?: { name: string }[];
   components?: { securitySchemes?: Record<string, unknown>; schemas?: Record<string, unknown> };
