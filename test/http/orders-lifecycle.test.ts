@@ -40,6 +40,11 @@ describe('publisher-written content, the full path to completion', () => {
     expect(revised.json().data).toMatchObject({ status: 'draft_review', content: { version: 2 } });
     expect(revised.json().data.content.checks.find((c: { name: string }) => c.name === 'markdown_safe').status).toBe('fail');
 
+    // A bad live URL is a 422 even in a state that cannot publish (422 before 409).
+    const earlyBadUrl = await pub(p.publisherKey, `${order.id}/publish`, { live_url: 'https://elsewhere.example/post' });
+    expect(earlyBadUrl.statusCode).toBe(422);
+    expect((await pub(p.publisherKey, `${order.id}/publish`, { live_url: `https://${p.domain}/post` })).statusCode).toBe(409);
+
     const approvedDraft = await buyer(ws.readKey, `${order.id}/approve-draft`);
     expect(approvedDraft.json().data).toMatchObject({ status: 'publishing', turn: 'publisher' });
     expect(approvedDraft.json().data.deadlines.deliver_by).toBe(iso(h.clock.now() + 3 * DAY));
@@ -47,6 +52,8 @@ describe('publisher-written content, the full path to completion', () => {
     const wrongDomain = await pub(p.publisherKey, `${order.id}/publish`, { live_url: 'https://elsewhere.example/post' });
     expect(wrongDomain.statusCode).toBe(422);
     expect(Object.keys(wrongDomain.json().errors)).toEqual(['live_url']);
+    const disguised = await pub(p.publisherKey, `${order.id}/publish`, { live_url: `https://evil.example@${p.domain}/post` });
+    expect(disguised.statusCode).toBe(422);
     const published = await pub(p.publisherKey, `${order.id}/publish`, { live_url: `https://blog.${p.domain}/our-product` });
     expect(published.json().data).toMatchObject({ status: 'live_review', live_url: `https://blog.${p.domain}/our-product` });
 

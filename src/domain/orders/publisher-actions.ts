@@ -7,18 +7,27 @@ import { addContent, addMessage, enterState, lockOrder, refund, requireStatus } 
 
 const publisher = (publisherId: number) => ({ party: 'publisher' as const, publisherId });
 
-/** A live URL must be http(s) on the outlet's domain or one of its subdomains. */
-export function isOnDomain(liveUrl: string, domain: string): boolean {
-  let host: string;
+/**
+ * The live URL as stored, or undefined when it is not an http(s) URL on the outlet's domain or
+ * one of its subdomains. Refused besides: credentials before the host (`https://outlet@evil`
+ * reads as the outlet to a person) and empty labels. Stored normalised (lower-case host without
+ * a trailing dot, IDNs in punycode), so the buyer sees the host that was checked.
+ */
+export function liveUrlOn(liveUrl: string, domain: string): string | undefined {
+  let u: URL;
   try {
-    const u = new URL(liveUrl);
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') return false;
-    host = u.hostname.toLowerCase().replace(/\.$/, '');
+    u = new URL(liveUrl);
   } catch {
-    return false;
+    return undefined;
   }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return undefined;
+  if (u.username !== '' || u.password !== '' || /^[a-z]+:\/\/[^/?#]*@/i.test(liveUrl.trim())) return undefined;
+  const host = u.hostname.toLowerCase().replace(/\.$/, '');
+  if (host.split('.').some((label) => label === '')) return undefined;
   const d = domain.toLowerCase();
-  return host === d || host.endsWith(`.${d}`);
+  if (host !== d && !host.endsWith(`.${d}`)) return undefined;
+  u.hostname = host;
+  return u.href;
 }
 
 /** The publisher's side of the state table (contract sections 5 and 9). */
@@ -62,11 +71,15 @@ export function publisherActions(durations: Durations) {
     /** publishing → live_review with the live URL. */
     async publish(tx: Tx, publisherId: number, orderId: number, liveUrl: string, now: number) {
       const order = await lockOrder(tx, orderId, publisher(publisherId));
-      requireStatus(order, ['publishing'], 'publish');
-      if (!isOnDomain(liveUrl, order.outlet_domain)) {
-        throw invalidInput({ live_url: [`must be an http(s) URL on ${order.outlet_domain} or one of its subdomains`] });
+      // A bad URL is a 422 whatever the state (contract section 1: 422 before 409).
+      const url = liveUrlOn(liveUrl, order.outlet_domain);
+      if (url === undefined) {
+        throw invalidInput({
+          live_url: [`must be an http(s) URL on ${order.outlet_domain} or one of its subdomains, without user:password@`],
+        });
       }
-      await enterState(tx, order, 'live_review', now, durations, { liveUrl });
+      requireStatus(order, ['publishing'], 'publish');
+      await enterState(tx, order, 'live_review', now, durations, { liveUrl: url });
       return getOrder(tx, publisher(publisherId), orderId);
     },
 
