@@ -85,4 +85,15 @@ describe('body-less POSTs', () => {
     const obj = await app.inject({ method: 'POST', url: '/bodyless', payload: {} });
     expect(obj.statusCode).toBe(200);
   });
+
+  it('take zero bytes as no body whatever the Content-Type (curl -X POST -d "")', async () => {
+    for (const type of ['application/x-www-form-urlencoded', 'text/plain', 'application/octet-stream']) {
+      const res = await app.inject({ method: 'POST', url: '/bodyless', headers: { 'content-type': type }, payload: '' });
+      expect(res.statusCode, type).toBe(200);
+      expect(res.json().data).toBeNull();
+    }
+    // One byte is a body, and not JSON.
+    const one = await app.inject({ method: 'POST', url: '/bodyless', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'a' });
+    expect(one.statusCode).toBe(400);
+  });
 });
