@@ -40,6 +40,10 @@ describe('content checks', () => {
     expect(bad).toMatchObject({ target_link: 'fail', anchor_text: 'fail', word_count: 'fail', link_count: 'fail', title_length: 'fail' });
   });
 
+  it('counts a hyphenated word once, and list markers and rules not at all', () => {
+    expect(analyseContent({ title: 't', body: 'A state-of-the-art, well-known tool.\n\n- one\n- two\n\n---\n\n1 - 2' }).words).toBe(8);
+  });
+
   it('counts words outside code blocks, markup and link targets', () => {
     expect(analyseContent({ title: 't', body: '# Title\n```\nnot counted at all\n```\nOne <b>two</b> [three](https://x.example/four-five) — 6' }).words).toBe(5);
   });

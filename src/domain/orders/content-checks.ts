@@ -69,7 +69,9 @@ function wordCount(body: string): number {
     .replace(/```[\s\S]*?```/g, ' ')
     .replace(MARKDOWN_LINK, ' $1 ')
     .replace(TAG, ' ')
-    .replace(/[#>*_`~|[\]()-]/g, ' ');
+    .replace(/[#>*_`~|[\]()]/g, ' ');
+  // Hyphens stay: "state-of-the-art" is one word, as word processors count it; a list's "- " or
+  // a rule's "---" is a token without letters and is not counted.
   return text.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w)).length;
 }
 
