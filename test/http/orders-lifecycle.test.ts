@@ -121,6 +121,23 @@ describe('buyer-written content', () => {
   });
 });
 
+describe('content terms', () => {
+  it("are the offer's as bought, for every version, whatever the offer asks later", async () => {
+    const { ws, p } = await setup([{ content_by: 'publisher', max_links: 2 }]);
+    const offer = p.offers[0]!;
+    const [terms] = (await h.database.pool.query('SELECT min_words, max_words, max_links FROM offers WHERE id = $1', [offer.id])).rows;
+    const order = (await place(ws.spendKey, { offer_ids: [offer.id], target_url: 'https://buyer.example/' })).json().data[0];
+    // The publisher re-imports the offer with stricter terms.
+    await h.database.pool.query('UPDATE offers SET min_words = 5000, max_words = 6000, max_links = 0 WHERE id = $1', [offer.id]);
+    await pub(p.publisherKey, `${order.id}/accept`);
+    const draft = await pub(p.publisherKey, `${order.id}/draft`, { title: 'Written to the terms bought', body: articleFor('https://buyer.example/') });
+    const checks = draft.json().data.content.checks as { name: string; status: string; detail: string }[];
+    const byName = Object.fromEntries(checks.map((c) => [c.name, c]));
+    expect(byName.word_count).toMatchObject({ status: 'pass', detail: expect.stringContaining(`(${terms.min_words}–${terms.max_words})`) });
+    expect(byName.link_count!.status).toBe('pass');
+  });
+});
+
 describe('other paths', () => {
   it('auto_approve_drafts sends a draft straight to publishing', async () => {
     const { ws, p } = await setup();

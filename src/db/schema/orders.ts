@@ -47,6 +47,11 @@ export const orders = pgTable(
     price: bigint('price', { mode: 'number' }).notNull(),
     contentBy: contentBy('content_by').notNull(),
     turnaroundDays: integer('turnaround_days').notNull(),
+    // The offer's content terms as bought: every version's checks hold the content to these,
+    // whatever the offer asks later.
+    minWords: integer('min_words').notNull(),
+    maxWords: integer('max_words').notNull(),
+    maxLinks: integer('max_links').notNull(),
     targetUrl: text('target_url').notNull(),
     anchorText: text('anchor_text'),
     brief: text('brief'),

@@ -130,8 +130,8 @@ function judgePlacement<C extends PlacementContext>(ctx: C | undefined, input: P
 
 // The columns every new order gets from the request ($2…$8 in both placement statements).
 const orderInsert = `INSERT INTO orders (id, workspace_id, project_id, placed_by_key_id, outlet_id, offer_id, publisher_id, status,
-           publisher_price_cents, fee_cents, price, content_by, turnaround_days, target_url, anchor_text, brief,
-           deadline_at, state_entered_at, created_at, updated_at)`;
+           publisher_price_cents, fee_cents, price, content_by, turnaround_days, min_words, max_words, max_links,
+           target_url, anchor_text, brief, deadline_at, state_entered_at, created_at, updated_at)`;
 
 /**
  * Placement without content, the common case, in one statement: lock the balance rows, read the
@@ -159,7 +159,7 @@ const placeAtOnceStatement = `
   placed AS (
     ${orderInsert}
     SELECT order_id, $3, $4, $2, outlet_id, id, publisher_id, status, publisher_price_cents, fee_cents, price, content_by,
-           turnaround_days, $5, $6, $7, deadline, $8, $8, $8 FROM new),
+           turnaround_days, min_words, max_words, max_links, $5, $6, $7, deadline, $8, $8, $8 FROM new),
   m AS (SELECT 'order_placed'::ledger_transaction_kind AS kind, order_id, $3::int AS workspace_id, n FROM new),
   p AS (SELECT new.n, acc.id AS account_id, CASE acc.kind WHEN 'available' THEN -new.price ELSE new.price END AS amount
           FROM new CROSS JOIN acc),
@@ -176,10 +176,11 @@ const placeOrdersCtes = `
   placed AS (
     ${orderInsert}
     SELECT t.id, $2, $3, $4, t.outlet_id, t.offer_id, t.publisher_id, t.status::order_status, t.pp, t.fee, t.price,
-           t.content_by::content_by, t.turnaround, $5, $6, $7, t.deadline, $8, $8, $8
+           t.content_by::content_by, t.turnaround, t.min_words, t.max_words, t.max_links, $5, $6, $7, t.deadline, $8, $8, $8
       FROM unnest($1::bigint[], $9::int[], $10::int[], $11::int[], $12::text[], $13::bigint[], $14::bigint[], $15::bigint[],
-                  $16::text[], $17::int[], $18::timestamptz[])
-           AS t(id, outlet_id, offer_id, publisher_id, status, pp, fee, price, content_by, turnaround, deadline)),
+                  $16::text[], $17::int[], $18::timestamptz[], $22::int[], $23::int[], $24::int[])
+           AS t(id, outlet_id, offer_id, publisher_id, status, pp, fee, price, content_by, turnaround, deadline,
+                min_words, max_words, max_links)),
   buyer_content AS (
     INSERT INTO order_contents (order_id, version, title, body, submitted_by, submitted_at, checks)
     SELECT c.id, 1, $19, $20, 'buyer', $8, c.checks::jsonb FROM unnest($1::bigint[], $21::text[]) AS c(id, checks))`;
@@ -331,6 +332,9 @@ async function placeWithContent(
         content.title,
         content.body,
         views.map((v) => JSON.stringify(v.checks)),
+        offers.map((f) => f.min_words),
+        offers.map((f) => f.max_words),
+        offers.map((f) => f.max_links),
       ],
     },
   );

@@ -38,10 +38,10 @@ export async function lockOrder(tx: Tx, orderId: number, viewer: Viewer | null):
     name: `order_lock_${viewer?.party ?? 'system'}`,
     text: `SELECT o.id, o.status, o.workspace_id, o.publisher_id, o.outlet_id, o.price, o.publisher_price_cents,
                   o.fee_cents, o.turnaround_days, o.target_url, o.anchor_text, o.deadline_at,
-                  ol.domain AS outlet_domain, f.min_words, f.max_words, f.max_links,
+                  ol.domain AS outlet_domain, o.min_words, o.max_words, o.max_links,
                   EXISTS (SELECT 1 FROM order_contents c WHERE c.order_id = o.id) AS has_content,
                   w.auto_approve_drafts
-             FROM orders o JOIN outlets ol ON ol.id = o.outlet_id JOIN offers f ON f.id = o.offer_id
+             FROM orders o JOIN outlets ol ON ol.id = o.outlet_id
              JOIN workspaces w ON w.id = o.workspace_id
             WHERE o.id = $1 AND ${owner}
               FOR UPDATE OF o`,
