@@ -10,6 +10,7 @@ import { type Clock, systemClock } from './domain/clock.js';
 import { createCodeGuard } from './domain/catalog/code-guard.js';
 import { DomainError } from './domain/errors.js';
 import { refuseUnstorableText } from './domain/text-input.js';
+import { useInputMessages } from './domain/input-messages.js';
 import { KeyResolver } from './domain/keys/key-resolver.js';
 import { catalogClientErrorBody, catalogNotFoundRenderer, renderFrameworkError } from './http/catalog/errors.js';
 import { catalogRoutes } from './http/catalog/index.js';
@@ -53,6 +54,7 @@ function httpServerOptions(config: Config): ServerOptions {
 
 /** The whole service as a Fastify instance; server.ts listens, tests inject. */
 export async function buildApp(deps: AppDeps) {
+  useInputMessages();
   const clock = deps.clock ?? systemClock;
   const durations = durationsFrom(deps.config);
   const app = Fastify({

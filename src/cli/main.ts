@@ -3,6 +3,7 @@ import { createDatabase } from '../db/client.js';
 import { embeddedUrl, type EmbeddedHandle, isProcessAlive, readEmbeddedInfo, startEmbedded } from '../db/embedded.js';
 import { prepareDatabase } from '../db/migrate.js';
 import { DomainError } from '../domain/errors.js';
+import { useInputMessages } from '../domain/input-messages.js';
 import { CliError, parseFlags } from './args.js';
 import { keyCommands } from './commands/keys.js';
 import { orderCommands } from './commands/orders.js';
@@ -99,6 +100,7 @@ export interface CliOutcome {
  * `env` is the environment to read the configuration from (src/cli/run.ts passes process.env).
  */
 export async function cliMain(argv: string[], env: NodeJS.ProcessEnv): Promise<CliOutcome> {
+  useInputMessages();
   // Help is asked for, not bad input: stdout and exit 0.
   if (argv[0] !== undefined && HELP_WORDS.has(argv[0])) return { status: 0, stdout: helpText(), stderr: '' };
   const name = argv.slice(0, 2).join(' ');

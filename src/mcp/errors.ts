@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { z } from 'zod';
 import { isDatabaseUnavailable } from '../db/errors.js';
 import { DomainError, type FieldErrors, invalidInput } from '../domain/errors.js';
+import { fieldProblems } from '../domain/input-messages.js';
 
 /**
  * The one mapping from errors to MCP tool errors: `isError: true`, one text item holding
@@ -27,14 +28,16 @@ export function toolError(err: unknown, ctx: { log: FastifyBaseLogger; requestId
 export function invalidArguments(error: z.ZodError): DomainError {
   // No prototype: an argument named `constructor` or `toString` must not find Object's members.
   const errors: FieldErrors = Object.create(null) as FieldErrors;
+  const byField = new Map<string, { code: string; message: string }[]>();
+  const add = (field: string, code: string, message: string) => byField.set(field, [...(byField.get(field) ?? []), { code, message }]);
   for (const issue of error.issues) {
     if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) (errors[[...issue.path, key].join('.')] ??= []).push('is not an argument of this tool');
+      for (const key of issue.keys) add([...issue.path, key].join('.'), issue.code, 'is not an argument of this tool');
       continue;
     }
-    const field = issue.path.length ? issue.path.join('.') : 'arguments';
-    (errors[field] ??= []).push(issue.message);
+    add(issue.path.length ? issue.path.join('.') : 'arguments', issue.code, issue.message);
   }
+  for (const [field, issues] of byField) errors[field] = fieldProblems(issues);
   const summary = Object.entries(errors)
     .map(([field, problems]) => `${field}: ${problems.join('; ')}`)
     .join(', ');

@@ -59,6 +59,16 @@ describe('POST /api/v1/orders refuses bad input', () => {
     });
   }
 
+  it('says what is wrong in words: required, wrong type (once per field), a body that is not an object', async () => {
+    const own = await workspaceWithKeys(h.database.db, { balanceCents: 50_000 });
+    const placed = (await place(valid(), { key: own.spendKey })).json().data[0];
+    const content = (payload: unknown) =>
+      h.app.inject({ method: 'POST', url: `/api/v1/orders/${placed.id}/content`, headers: bearer(own.readKey), payload: payload as object });
+    expect((await content({ title: 5, body: [] })).json().errors).toEqual({ title: ['must be a string'], body: ['must be a string'] });
+    expect((await content({})).json().errors).toEqual({ title: ['is required'], body: ['is required'] });
+    expect((await content([])).json().errors).toEqual({ body: ['the request body must be a JSON object'] });
+  });
+
   it('text PostgreSQL cannot store → 422 everywhere: query strings, messages, publisher replies', async () => {
     const own = await workspaceWithKeys(h.database.db, { balanceCents: 50_000 });
     const search = await h.app.inject({ method: 'GET', url: '/api/v1/outlets?q=a%00', headers: bearer(own.readKey) });

@@ -4,6 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { isDatabaseUnavailable } from '../../db/errors.js';
+import { fieldProblems } from '../../domain/input-messages.js';
 import { DomainError, type ErrorCode, type FieldErrors } from '../../domain/errors.js';
 
 /** The one mapping from error codes to HTTP statuses. */
@@ -57,11 +58,15 @@ function fieldPath(instancePath: string | undefined, context: string | undefined
 export function toDomainError(err: unknown): DomainError {
   if (err instanceof DomainError) return err;
   if (hasZodFastifySchemaValidationErrors(err)) {
-    const errors: FieldErrors = {};
+    const byField = new Map<string, { code: string; message: string }[]>();
     for (const v of err.validation) {
       const key = fieldPath(v.instancePath, err.validationContext);
-      (errors[key] ??= []).push(v.message ?? 'is invalid');
+      // The body as a whole (not a field that happens to be named `body`) says so.
+      const whole = !(v.instancePath ?? '').replace(/^\//, '') && err.validationContext === 'body' && v.keyword === 'invalid_type';
+      const message = whole ? 'the request body must be a JSON object' : (v.message ?? 'is invalid');
+      byField.set(key, [...(byField.get(key) ?? []), { code: v.keyword, message }]);
     }
+    const errors: FieldErrors = Object.fromEntries([...byField].map(([key, issues]) => [key, fieldProblems(issues)]));
     return new DomainError('invalid_input', 'The given data was invalid.', { errors });
   }
   const fe = err as Partial<FastifyError>;
