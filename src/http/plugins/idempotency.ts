@@ -24,25 +24,25 @@ const statements = {
     types: ['int', 'text'],
     text: 'SELECT fingerprint, response_status, response_body, expires_at FROM idempotency_records WHERE api_key_id = $1 AND key = $2',
   },
+  // Also replaces an expired record of the key (retention is 24 h); a live one cannot be there,
+  // the lock and the lookup having found none.
   store: {
     name: 'idem_store',
     types: ['int', 'text', 'text', 'int', 'text', 'timestamptz', 'timestamptz'],
     text: `INSERT INTO idempotency_records (api_key_id, key, fingerprint, response_status, response_body, created_at, expires_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+           VALUES ($1, $2, $3, $4, $5, $6, $7)
+           ON CONFLICT (api_key_id, key) DO UPDATE
+              SET fingerprint = EXCLUDED.fingerprint, response_status = EXCLUDED.response_status,
+                  response_body = EXCLUDED.response_body, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+            WHERE idempotency_records.expires_at <= EXCLUDED.created_at`,
   },
 } satisfies Record<string, PreparedSql>;
 const preparedStatements = Object.values(statements);
 
-// A refusal (402, 409) is recorded after its transaction rolled back, on its own: it changed
-// nothing. It may replace an expired record but never a live one (a retry may have won meanwhile).
-const storeRefusal = {
-  name: 'idem_store_refusal',
-  text: `${statements.store.text}
-         ON CONFLICT (api_key_id, key) DO UPDATE
-            SET fingerprint = EXCLUDED.fingerprint, response_status = EXCLUDED.response_status, response_body = EXCLUDED.response_body,
-                created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
-          WHERE idempotency_records.expires_at <= EXCLUDED.created_at`,
-};
+// The work runs after this savepoint: a refusal (402, 409) rolls back to it and is recorded in the
+// same transaction, under the same lock, so no retry with the key can run between the refusal
+// and its record (one did: a 402 answered while the retry placed the order).
+const WORK_SAVEPOINT = 'idem_work';
 
 export interface Outcome {
   status: number;
@@ -113,9 +113,9 @@ type Handler = (request: FastifyRequest, tx: Tx, work: Work) => Promise<Outcome>
 
 /**
  * Wraps a POST handler: runs it in one transaction and, when the request carries an
- * Idempotency-Key, stores a success in that same transaction (a crash keeps both or neither) and
- * a refusal (402, 409) once its transaction has rolled back. A repeat with the same key and
- * fingerprint replays the stored status and body.
+ * Idempotency-Key, stores its outcome in that same transaction, under the key's lock (a crash
+ * keeps both or neither): a success with what it wrote, a refusal (402, 409) with nothing of the
+ * refused work. A repeat with the same key and fingerprint replays the stored status and body.
  */
 export function idempotent(deps: IdempotencyDeps, handler: Handler, lead?: (request: FastifyRequest, now: number) => Lead | undefined) {
   return idempotentWith(deps, handler, true, lead);
@@ -157,22 +157,23 @@ function idempotentWith(
     }
     const keyId = request.principal!.keyId;
     const fingerprint = fingerprintOf(request);
-    // The record's values, for the store with COMMIT or the refusal's own insert.
+    // The record's values, stored with COMMIT.
     const record = (r: { status: number; json: string }) => [keyId, key, fingerprint, r.status, r.json, new Date(now), new Date(now + RETENTION_MS)];
     const lockAndFind = [
       // The lookup is its own statement, after the lock: each statement of a batch reads a fresh
       // snapshot, so it sees the record of a request that held the lock until just now.
       executeSql(statements.lock, [keyId, key]),
       executeSql(statements.find, [keyId, key]),
+      `SAVEPOINT ${WORK_SAVEPOINT}`,
       ...leadSql,
     ];
     // The body travels as the JSON text that is stored, so a replay sends the same bytes.
-    type Result = { status: number; json: string; replayed: boolean };
+    type Result = { status: number; json: string; replayed: boolean; refused?: boolean };
     let out: Result;
     try {
       out = await withTransaction<Result>(
         deps.pool,
-        async (tx, [lock, find, ...ran]) => {
+        async (tx, [lock, find, , ...ran]) => {
           if (!lock!.rows[0]!.ok) {
             throw new DomainError('idempotency_in_progress', 'A request with this Idempotency-Key is still being processed. Retry shortly.');
           }
@@ -187,30 +188,26 @@ function idempotentWith(
             if (lead) throw new Replay(found.response_status, found.response_body);
             return { status: found.response_status, json: found.response_body, replayed: true };
           }
-          if (found) await tx.query({ name: 'idem_drop', text: 'DELETE FROM idempotency_records WHERE api_key_id = $1 AND key = $2', values: [keyId, key] });
-          const done = await handler(request, tx, { now, lead: lead && ran });
-          return { status: done.status, json: JSON.stringify(done.body), replayed: false };
+          try {
+            const done = await handler(request, tx, { now, lead: lead && ran });
+            return { status: done.status, json: JSON.stringify(done.body), replayed: false };
+          } catch (err) {
+            if (!(err instanceof DomainError) || !storable(err)) throw err;
+            return { status: httpStatusOf[err.code], json: JSON.stringify(v1ErrorBody(request, err)), replayed: false, refused: true };
+          }
         },
         {
           prepared: [...preparedStatements, ...leadPrepared],
           afterBegin: lockAndFind,
-          // The record goes with COMMIT: one round trip, and a crash keeps both or neither.
+          // The record goes with COMMIT: one round trip, and a crash keeps both or neither. A
+          // refusal first undoes whatever the refused work had done.
           beforeCommit: (r) =>
-            r.replayed
-              ? []
-              : [executeSql(statements.store, record(r))],
+            r.replayed ? [] : [...(r.refused ? [`ROLLBACK TO SAVEPOINT ${WORK_SAVEPOINT}`] : []), executeSql(statements.store, record(r))],
         },
       );
     } catch (err) {
-      if (err instanceof Replay) {
-        out = { status: err.status, json: err.json, replayed: true };
-      } else {
-        if (!(err instanceof DomainError) || !storable(err)) throw err;
-        // Whatever the refused work had done rolled back with its transaction (no savepoint, whose
-        // subtransaction every successful request would pay for).
-        out = { status: httpStatusOf[err.code], json: JSON.stringify(v1ErrorBody(request, err)), replayed: false };
-        await deps.pool.query({ ...storeRefusal, values: record(out) });
-      }
+      if (!(err instanceof Replay)) throw err;
+      out = { status: err.status, json: err.json, replayed: true };
     }
     if (out.replayed) reply.header('idempotent-replayed', 'true');
     return reply.code(out.status).type('application/json; charset=utf-8').send(out.json);
