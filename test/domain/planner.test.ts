@@ -101,11 +101,29 @@ describe('multiple-choice knapsack', () => {
       );
       const budget = 1 + rand(200);
       const r = solveMultipleChoiceKnapsack(groups, budget);
-      expect(r.unit).toBe(1);
+      expect(r.exact).toBe(true);
       expect(r.totalValue, `instance ${n}`).toBe(bruteForce(groups, budget));
       expect(r.totalCost).toBeLessThanOrEqual(budget);
       expect(new Set(r.picks.map((p) => p.name.split('.')[0])).size).toBe(r.picks.length);
     }
+  });
+
+  it('is exact far beyond the step limit when prices sit on a grid (here $6): counted in its units', () => {
+    const rand = rng(11);
+    let tabled = 0;
+    for (let n = 0; n < 200; n++) {
+      const groups = Array.from({ length: 4 + rand(5) }, (_, g) =>
+        Array.from({ length: 1 + rand(3) }, (_, i) => item(`${g}.${i}`, rand(1_000) / 7, 600 * (1 + rand(400)))),
+      );
+      const most = groups.reduce((s, g) => s + Math.max(...g.map((o) => o.cost)), 0);
+      const budget = 1 + rand(Math.floor(most * 0.7)); // odd cents included: units must never round the budget up
+      const r = solveMultipleChoiceKnapsack(groups, budget, { maxSteps: 2_000 });
+      if (r.unit > 1) tabled++;
+      expect(r.exact).toBe(true);
+      expect(r.totalValue, `instance ${n}`).toBeCloseTo(bruteForce(groups, budget), 9);
+      expect(r.totalCost).toBeLessThanOrEqual(budget);
+    }
+    expect(tabled).toBeGreaterThan(150);
   });
 
   it('never exceeds the budget when it counts in coarse units, and stays close to optimal', () => {
@@ -117,7 +135,7 @@ describe('multiple-choice knapsack', () => {
       );
       const budget = 1 + rand(12_000_000);
       const r = solveMultipleChoiceKnapsack(groups, budget, { maxSteps: 50 });
-      if (r.unit > 1) coarse++;
+      if (!r.exact) coarse++;
       expect(r.totalCost, `instance ${n}`).toBeLessThanOrEqual(budget);
       expect(r.totalCost).toBe(sum(r.picks, 'cost'));
       expect(new Set(r.picks.map((p) => p.name.split('.')[0])).size).toBe(r.picks.length);

@@ -2,21 +2,25 @@
  * Multiple-choice 0/1 knapsack: pick at most one option from each group so that the summed cost
  * stays within the budget and the summed value is as large as possible.
  *
- * Solved exactly by dynamic programming over the budget. Costs are integer cents; when the budget
- * has more cents than `maxSteps`, it is counted in units of `ceil(budget / maxSteps)` cents and
- * every cost is rounded UP to whole units, so any selection the table admits also fits the budget
- * in exact cents (Σ ceil(cost/u)·u ≤ floor(budget/u)·u ≤ budget). The selection is optimal for the
- * rounded costs; a last pass then spends what rounding left over on groups not yet picked, and the
- * total is re-checked in exact cents.
+ * Solved by dynamic programming over the budget, counted in units of the costs' greatest common
+ * divisor (prices are often whole dollars or dimes, so a unit is often 10 or 100 cents): every
+ * cost is a whole number of units, and a selection fits the budget exactly when it fits
+ * floor(budget / unit) units, so the answer is exact. Only when that still leaves more than
+ * `maxSteps` steps is the unit made coarser (a multiple of the divisor) and every cost rounded UP
+ * to whole units, so any selection the table admits also fits the budget in exact cents
+ * (Σ ceil(cost/u)·u ≤ floor(budget/u)·u ≤ budget); the selection is then optimal for the rounded
+ * costs, a last pass spends what rounding left over on groups not yet picked, and the total is
+ * re-checked in exact cents.
  */
 
 /** For the API description and docs/planner.md. */
 export const OPTIMISER_SUMMARY =
-  'The plan maximises the summed score of its picks exactly: a multiple-choice 0/1 knapsack (at most one offer per outlet) ' +
-  'solved by dynamic programming over the budget, counted in whole cents while the budget has at most 2,000–20,000 of them ' +
-  '(fewer steps with more offers, so the table stays at a few million cells) and in coarser units above that. Prices are ' +
-  'rounded up to whole units, so the total can never exceed the budget; cents the rounding leaves over go to the best ' +
-  'remaining outlets, and the total is re-checked in exact cents. Picks are listed best score first.';
+  'The plan maximises the summed score of its picks: a multiple-choice 0/1 knapsack (at most one offer per outlet) solved by ' +
+  "dynamic programming over the budget, counted in units of the candidate prices' greatest common divisor (often 10 or 100 " +
+  'cents), which is exact while the budget has at most 2,000–20,000 such units (fewer with more offers, so the table stays at ' +
+  'a few million cells). Above that the units are coarser and prices are rounded up to whole units, so the total can never ' +
+  'exceed the budget; cents the rounding leaves over go to the best remaining outlets, and the total is re-checked in exact ' +
+  'cents. Picks are listed best score first.';
 
 export interface KnapsackOption {
   /** Integer cents, ≥ 0. */
@@ -29,8 +33,10 @@ export interface KnapsackResult<T extends KnapsackOption> {
   picks: T[];
   totalCost: number;
   totalValue: number;
-  /** Cents per DP step (1 = exact cents). */
+  /** Cents per DP step: the costs' greatest common divisor when exact, a multiple of it when coarse. */
   unit: number;
+  /** Whether the selection is optimal (false only when the budget needed coarse units). */
+  exact: boolean;
 }
 
 export interface KnapsackOptions {
@@ -44,6 +50,11 @@ export function defaultSteps(optionCount: number): number {
 }
 
 const EPS = 1e-9;
+
+function gcd(a: number, b: number): number {
+  while (b) [a, b] = [b, a % b];
+  return a;
+}
 
 export function solveMultipleChoiceKnapsack<T extends KnapsackOption>(
   groups: readonly (readonly T[])[],
@@ -60,12 +71,13 @@ export function solveMultipleChoiceKnapsack<T extends KnapsackOption>(
   const everyBest = live.map(bestOf);
   const everyBestCost = everyBest.reduce((s, o) => s + o.cost, 0);
   if (everyBestCost <= budget) {
-    return { picks: everyBest, totalCost: everyBestCost, totalValue: everyBest.reduce((s, o) => s + o.value, 0), unit: 1 };
+    return { picks: everyBest, totalCost: everyBestCost, totalValue: everyBest.reduce((s, o) => s + o.value, 0), unit: 1, exact: true };
   }
 
   const optionCount = live.reduce((n, g) => n + g.length, 0);
   const steps = Math.max(1, Math.floor(opts.maxSteps ?? defaultSteps(optionCount)));
-  const unit = Math.max(1, Math.ceil(budget / steps));
+  const divisor = live.flat().reduce((d, o) => (o.cost > 0 ? gcd(d, o.cost) : d), 0) || 1;
+  const unit = divisor * Math.max(1, Math.ceil(budget / divisor / steps));
   const cap = Math.floor(budget / unit);
   const weight = (o: T) => Math.ceil(o.cost / unit);
 
@@ -106,7 +118,7 @@ export function solveMultipleChoiceKnapsack<T extends KnapsackOption>(
 
   // Rounding costs up can leave cents unused: give them to the best remaining groups.
   let totalCost = picks.reduce((s, o) => s + o.cost, 0);
-  if (unit > 1) {
+  if (unit > divisor) {
     const rest = live
       .map((group, g) => ({ g, group }))
       .filter(({ g }) => !picked.has(g))
@@ -121,5 +133,5 @@ export function solveMultipleChoiceKnapsack<T extends KnapsackOption>(
     }
   }
   if (totalCost > budget) throw new Error(`knapsack exceeded its budget: ${totalCost} > ${budget}`);
-  return { picks, totalCost, totalValue: picks.reduce((s, o) => s + o.value, 0), unit };
+  return { picks, totalCost, totalValue: picks.reduce((s, o) => s + o.value, 0), unit, exact: unit === divisor };
 }
