@@ -132,6 +132,14 @@ describe('unknown keys', () => {
     }
   });
 
+  it('no key at all is a 401 even from an address that used up its unknown keys', async () => {
+    // 10.9.9.9 flooded in the first test of this block.
+    const res = await me({}, { remoteAddress: '10.9.9.9' });
+    expect(res.statusCode).toBe(401);
+    const b = await h.app.inject({ method: 'GET', url: '/api/account/details', remoteAddress: '10.9.9.9' });
+    expect(b.statusCode).toBe(401);
+  });
+
   it('the same unknown key repeated is looked up once', async () => {
     const raw = generateRawKey();
     const spy = vi.spyOn(h.database.pool, 'query');

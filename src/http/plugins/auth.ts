@@ -98,6 +98,9 @@ export function createAuthService(opts: AuthOptions): AuthService {
   }
   return {
     async authenticate(request, reply, raw) {
+      // No key at all costs no lookup, so it is not counted: always the contract's 401, even from
+      // an address that has used up its unknown-key allowance.
+      if (raw === undefined) return null;
       const principal = await resolve(raw, request.ip);
       const hit = principal
         ? opts.limiter.hit(`key:${principal.keyId}`, opts.perKeyPerMinute)

@@ -90,7 +90,11 @@ describe('401 Invalid request: every way the key can be wrong, on every endpoint
     expect(res.json()).not.toHaveProperty('code');
     expect(res.json()).not.toHaveProperty('request_id');
     expect(res.headers['x-request-id']).toBeDefined();
-    expect(res.headers['x-ratelimit-limit']).toBeDefined();
+    // No key is not counted (nothing was looked up); an unknown key is, per address.
+    expect(res.headers['x-ratelimit-limit']).toBeUndefined();
+    const unknown = await get(`/api/items/all?api_key=${generateRawKey()}`);
+    expect(unknown.statusCode).toBe(401);
+    expect(unknown.headers['x-ratelimit-limit']).toBeDefined();
     const spending = await get(`/api/items/all?api_key=${s.spendKey}`);
     expect(spending.headers['x-ratelimit-remaining']).toBeDefined();
   });
