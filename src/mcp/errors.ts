@@ -43,3 +43,16 @@ export function invalidArguments(error: z.ZodError): DomainError {
     .join(', ');
   return invalidInput(errors, `Invalid arguments: ${summary}.`);
 }
+
+/**
+ * A JSON-RPC error the SDK sends as it is (it reads `code` and `message`). The SDK's McpError
+ * writes "MCP error -32602: " into its message, and clients add the same prefix again.
+ */
+export class JsonRpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}

@@ -1,6 +1,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { JsonRpcError } from './errors.js';
 import { callTool, type ToolContext } from './tool.js';
 import { toolList, toolsByName } from './tools/index.js';
 
@@ -40,7 +41,7 @@ export function buildMcpServer(ctx: ToolContext): Server {
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolList }));
   server.setRequestHandler(CallToolRequestSchema, (request) => {
     const tool = toolsByName.get(request.params.name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${JSON.stringify(request.params.name)}; tools/list names them.`);
+    if (!tool) throw new JsonRpcError(ErrorCode.InvalidParams, `Unknown tool ${JSON.stringify(request.params.name)}; tools/list names them.`);
     return callTool(tool, ctx, request.params.arguments);
   });
   return server;

@@ -54,6 +54,8 @@ describe('tools/list', () => {
     for (const t of tools) {
       expect(t.title, t.name).toBeTruthy();
       expect(t.description?.length, t.name).toBeGreaterThan(150);
+      // What to call next: every description names another tool.
+      expect(TOOLS.some((other) => other !== t.name && t.description!.includes(other)), `${t.name} names no next tool`).toBe(true);
       expect(t.inputSchema.type, t.name).toBe('object');
       expect(t.outputSchema?.type, t.name).toBe('object');
       expect(t.inputSchema.additionalProperties, `${t.name}: unknown arguments are refused`).toBe(false);

@@ -85,7 +85,8 @@ describe('transport', () => {
     const ws = await workspaceWithKeys(h.database.db);
     const res = await post(rpc('tools/call', { name: 'no-such-tool', arguments: {} }), mcpHeaders(ws.readKey));
     expect(res.statusCode).toBe(200);
-    expect(res.json().error).toMatchObject({ code: -32602 });
+    // The message as written: clients add their own "MCP error -32602:" prefix.
+    expect(res.json().error).toEqual({ code: -32602, message: 'Unknown tool "no-such-tool"; tools/list names them.' });
   });
 
   it('answers malformed tools/call params with -32602 naming the problem, not an internal error', async () => {

@@ -55,7 +55,9 @@ export const submitContent = defineTool({
   description:
     'Supplies the article of an order waiting for it (status awaiting_content): a title and a Markdown body containing a link to the ' +
     "order's target_url (with its anchor_text). The order goes to the publisher (awaiting_acceptance); the returned content carries " +
-    'its checks, which are shown but block nothing. Costs nothing (the order was paid at placement). Any other status: conflict.',
+    'its checks, which are shown but block nothing. Costs nothing (the order was paid at placement). Any other status: conflict. ' +
+    'Next: the publisher accepts and publishes it; follow with get-order or list-orders (your_turn), and approve-placement once it ' +
+    'is live (live_review).',
   input: z.strictObject({
     order_id: orderId,
     title: contentBody.shape.title.describe('The article title (1–300 characters; 10–120 passes the title_length check).'),
@@ -103,7 +105,8 @@ export const cancelOrder = defineTool({
   title: 'Cancel an order',
   description:
     'Cancels an order the publisher has not accepted yet (awaiting_content or awaiting_acceptance): its price goes back from escrow to ' +
-    'the available balance and the order ends (cancelled). Cannot be undone; confirm with the user first. Any later status: conflict.',
+    'the available balance and the order ends (cancelled). Cannot be undone; confirm with the user first. Any later status: conflict. ' +
+    'Next: get-balance shows the refund; search-outlets or plan-campaign to buy elsewhere.',
   input: z.strictObject({ order_id: orderId }),
   output: one,
   annotations: annotations.destructive,

@@ -101,7 +101,7 @@ export const approvePlacement = defineTool({
     'publisher and the order is completed. This cannot be undone. Two steps: (1) call WITHOUT confirmation_token — nothing happens; you ' +
     'get a quote (the order, its live_url, the amount) and a confirmation_token. (2) Have the user check the live_url and confirm ' +
     'explicitly; only then call again with the same order_id plus confirmation_token. Needs a key created with "Can place orders". ' +
-    'Other statuses: conflict.',
+    'Other statuses: conflict. Next: get-ledger shows the release; list-orders (your_turn) for what else needs the user.',
   input: z.strictObject({ order_id: orderId, confirmation_token: confirmationToken }),
   output: z.object({ ...quoteFields(approvalItem), order: buyerOrder.optional().describe('stage done only: the order, now completed.') }),
   annotations: annotations.destructive,

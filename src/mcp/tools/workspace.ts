@@ -25,7 +25,8 @@ export const getLedger = defineTool({
   description:
     "The workspace's ledger, newest first: every movement of its available balance and escrow (held) — top-ups, order placements " +
     '(available → held), releases to publishers on approval, refunds on decline, expiry or cancellation. Amounts are US cents, positive ' +
-    'when the account grew; entries of one transaction_id sum to zero. Free; changes nothing. Page with page/per_page (meta.last_page).',
+    'when the account grew; entries of one transaction_id sum to zero. Free; changes nothing. Page with page/per_page (meta.last_page). ' +
+    'Next: get-order with an entry\'s order_id for the order behind it.',
   input: z.strictObject(pageArgs),
   output: z.object({ items: z.array(ledgerEntry), meta: pageMetaSchema }),
   annotations: annotations.read,
