@@ -13,16 +13,36 @@ const TYPE_WORDS: Record<string, string> = {
 
 /**
  * Messages for what a schema does not word itself, for REST bodies and queries and MCP
- * arguments alike: "is required" and "must be a string" rather than zod's "Invalid input:
- * expected string, received undefined". Schemas that say their own message keep it.
+ * arguments alike: "is required", "must be a string", "must be at most 5,000 characters",
+ * "must be one of: a, b" rather than zod's "Invalid input: expected string, received undefined"
+ * or "Too big: expected string to have <=5000 characters". Schemas that say their own message
+ * keep it.
  */
 export function useInputMessages(): void {
   z.config({
     customError: (issue) => {
-      if (issue.code !== 'invalid_type') return undefined;
-      if (issue.input === undefined) return 'is required';
-      const expected = TYPE_WORDS[issue.expected];
-      return expected ? `must be ${expected}` : undefined;
+      switch (issue.code) {
+        case 'invalid_type': {
+          if (issue.input === undefined) return 'is required';
+          const expected = TYPE_WORDS[issue.expected];
+          return expected ? `must be ${expected}` : undefined;
+        }
+        case 'too_big':
+        case 'too_small': {
+          const big = issue.code === 'too_big';
+          const bound = Number(big ? issue.maximum : issue.minimum).toLocaleString('en-US');
+          if (issue.origin === 'string') return `must be ${big ? 'at most' : 'at least'} ${bound} characters`;
+          if (issue.origin === 'array' || issue.origin === 'set') return `must have ${big ? 'at most' : 'at least'} ${bound} items`;
+          if (issue.origin === 'number' || issue.origin === 'int' || issue.origin === 'bigint') {
+            return issue.inclusive === false ? `must be ${big ? 'less' : 'greater'} than ${bound}` : `must be ${big ? 'at most' : 'at least'} ${bound}`;
+          }
+          return undefined;
+        }
+        case 'invalid_value':
+          return `must be one of: ${issue.values.map(String).join(', ')}`;
+        default:
+          return undefined;
+      }
     },
   });
 }

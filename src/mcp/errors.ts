@@ -20,9 +20,21 @@ export function toolError(err: unknown, ctx: { log: FastifyBaseLogger; requestId
     ctx.log.error({ err, tool }, 'MCP tool failed');
     error = new DomainError('internal_error', 'Something went wrong on our side. It has been logged; quote the request_id when reporting it.');
   }
-  const body = { code: error.code, message: error.message, request_id: ctx.requestId, ...error.details };
+  const body = { code: error.code, message: agentMessage(error), request_id: ctx.requestId, ...error.details };
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
 }
+
+/** An agent reads the message first: an invalid_input one names what is wrong, however it arose. */
+function agentMessage(error: DomainError): string {
+  const errors = error.details.errors as FieldErrors | undefined;
+  if (error.code !== 'invalid_input' || !errors || error.message.startsWith('Invalid arguments:')) return error.message;
+  return `Invalid arguments: ${summarise(errors)}.`;
+}
+
+const summarise = (errors: FieldErrors) =>
+  Object.entries(errors)
+    .map(([field, problems]) => `${field}: ${problems.join('; ')}`)
+    .join(', ');
 
 /** A zod failure as invalid_input naming every bad argument, like REST's 422. */
 export function invalidArguments(error: z.ZodError): DomainError {
@@ -38,10 +50,7 @@ export function invalidArguments(error: z.ZodError): DomainError {
     add(issue.path.length ? issue.path.join('.') : 'arguments', issue.code, issue.message);
   }
   for (const [field, issues] of byField) errors[field] = fieldProblems(issues);
-  const summary = Object.entries(errors)
-    .map(([field, problems]) => `${field}: ${problems.join('; ')}`)
-    .join(', ');
-  return invalidInput(errors, `Invalid arguments: ${summary}.`);
+  return invalidInput(errors, `Invalid arguments: ${summarise(errors)}.`);
 }
 
 /**

@@ -196,6 +196,14 @@ describe('tool errors', () => {
     // Text PostgreSQL cannot store was an internal_error.
     body = await fails(client, 'search-outlets', { q: 'a\u0000' }, 'invalid_input');
     expect(body.errors).toEqual({ q: ['must not contain NUL characters or unpaired UTF-16 surrogates'] });
+    // In words, once per problem; and a refusal the domain makes reads like the argument checks.
+    body = await fails(client, 'send-message', { order_id: 1, body: 'x'.repeat(5001) }, 'invalid_input');
+    expect(body.errors).toEqual({ body: ['must be at most 5,000 characters'] });
+    body = await fails(client, 'plan-campaign', { goal: 'a travel app', budget_usd: 0 }, 'invalid_input');
+    expect(body.errors).toEqual({ budget_usd: ['must be greater than 0'] });
+    const spender = await connect(url, ws.spendKey);
+    body = await fails(spender, 'place-orders', { offer_ids: [2_000_000_000], target_url: 'https://x.example/' }, 'invalid_input');
+    expect(body.message).toBe('Invalid arguments: offer_ids: unknown or inactive offers: 2000000000.');
   });
 
   it('conflict with the status when the order is not in the right state', async () => {

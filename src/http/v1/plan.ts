@@ -25,7 +25,7 @@ export const planBody = z.strictObject(
       .describe('What the placements should achieve, in plain words; its words are matched against outlet names, topics and descriptions.'),
     budget_usd: z
       .number({ error: 'must be a finite number of US dollars' })
-      .gt(0, 'must be greater than 0')
+      .gt(0, { error: 'must be greater than 0', abort: true })
       .max(10_000_000, 'must be at most 10,000,000')
       .refine((usd) => usdToCents(usd) >= 1, 'must be at least 0.01')
       .describe('The most the plan may cost, fees included, in decimal US dollars (rounded half-up to cents).'),
