@@ -42,7 +42,10 @@ export class DomainError extends Error {
 
 export const notFound = (what: string) => new DomainError('not_found', `${what} not found.`);
 
-export const invalidInput = (errors: FieldErrors, message = 'The given data was invalid.') =>
+/** What an invalid_input error says when its fields say it all. */
+export const GENERIC_INVALID = 'The given data was invalid.';
+
+export const invalidInput = (errors: FieldErrors, message = GENERIC_INVALID) =>
   new DomainError('invalid_input', message, { errors });
 
 export const forbidden = (message: string) => new DomainError('forbidden', message);

@@ -2,7 +2,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { z } from 'zod';
 import { isDatabaseUnavailable } from '../db/errors.js';
-import { DomainError, type FieldErrors, invalidInput } from '../domain/errors.js';
+import { DomainError, type FieldErrors, GENERIC_INVALID, invalidInput } from '../domain/errors.js';
 import { fieldProblems } from '../domain/input-messages.js';
 
 /**
@@ -24,11 +24,10 @@ export function toolError(err: unknown, ctx: { log: FastifyBaseLogger; requestId
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
 }
 
-/** An agent reads the message first: an invalid_input one names what is wrong, however it arose. */
+/** An agent reads the message first: a generic invalid_input one is replaced by what is wrong. */
 function agentMessage(error: DomainError): string {
   const errors = error.details.errors as FieldErrors | undefined;
-  if (error.code !== 'invalid_input' || !errors || error.message.startsWith('Invalid arguments:')) return error.message;
-  return `Invalid arguments: ${summarise(errors)}.`;
+  return error.message === GENERIC_INVALID && errors ? `Invalid arguments: ${summarise(errors)}.` : error.message;
 }
 
 const summarise = (errors: FieldErrors) =>

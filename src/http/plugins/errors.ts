@@ -5,7 +5,7 @@ import fp from 'fastify-plugin';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { isDatabaseUnavailable } from '../../db/errors.js';
 import { fieldProblems } from '../../domain/input-messages.js';
-import { DomainError, type ErrorCode, type FieldErrors } from '../../domain/errors.js';
+import { DomainError, type ErrorCode, type FieldErrors, invalidInput } from '../../domain/errors.js';
 
 /** The one mapping from error codes to HTTP statuses. */
 export const httpStatusOf: Record<ErrorCode, number> = {
@@ -67,7 +67,7 @@ export function toDomainError(err: unknown): DomainError {
       byField.set(key, [...(byField.get(key) ?? []), { code: v.keyword, message }]);
     }
     const errors: FieldErrors = Object.fromEntries([...byField].map(([key, issues]) => [key, fieldProblems(issues)]));
-    return new DomainError('invalid_input', 'The given data was invalid.', { errors });
+    return invalidInput(errors);
   }
   const fe = err as Partial<FastifyError>;
   switch (fe.code) {
