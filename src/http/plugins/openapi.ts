@@ -60,7 +60,7 @@ const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
 /**
  * Adds what the route schemas cannot say themselves, the same way for every operation:
  * - headers set by the request-id, rate-limit and auth plugins (X-Request-Id on every response;
- *   X-RateLimit-* on every non-5xx response of an authenticated operation; Retry-After on 429;
+ *   X-RateLimit-* on every non-5xx, non-401 response of an authenticated operation; Retry-After on 429;
  *   WWW-Authenticate on 401 of bearer routes), as references to components.headers;
  * - a reason phrase instead of @fastify/swagger's "Default Response".
  * Then drops top-level tags no operation uses, and component schemas nothing refers to
@@ -79,7 +79,8 @@ function finishDocument(doc: Document): void {
       const code = Number(status);
       if (value.description === 'Default Response') value.description = STATUS_CODES[code] ?? 'Response';
       const headers: Record<string, Ref> = { 'X-Request-Id': headerRef('X-Request-Id') };
-      if (authenticated && code < 500) {
+      // Not on 401: a request without a key is not counted, so it gets none.
+      if (authenticated && code < 500 && code !== 401) {
         headers['X-RateLimit-Limit'] = headerRef('X-RateLimit-Limit');
         headers['X-RateLimit-Remaining'] = headerRef('X-RateLimit-Remaining');
       }
