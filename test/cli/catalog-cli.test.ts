@@ -94,6 +94,7 @@ describe('items import', { timeout: 60_000 }, () => {
       [[{ ...good[0], currency: 'XYZ' }], /^item 1: currency: unknown currency XYZ/m],
       [[{ ...good[0], kind: 'ebook' }], /^item 1: kind: must be one of/m],
       [[{ ...good[0], demo_link: 'javascript:alert(1)' }], /^item 1: demo_link: must be an http\(s\) URL$/m],
+      [[{ ...good[0], published_at: '9999-12-31T23:59:59-05:00' }], /^item 1: published_at: must fall between 1970 and 9999 in UTC$/m],
       [[{ ...good[0], name: undefined }], /^item 1: name: must be a string$/m],
       [[{ ...good[0], published_at: 'yesterday' }], /^item 1: published_at: must be an ISO 8601 timestamp/m],
       [['not an item'], /^item 1: /m],

@@ -34,7 +34,14 @@ export const itemInput = z.strictObject({
   }),
   price: z.strictObject({ regular: price, extended: price }),
   currency: z.string({ error: 'must be a string' }).trim().regex(/^[A-Za-z]{3}$/, 'must be a three-letter currency code').transform((c) => c.toUpperCase()).optional(),
-  published_at: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 timestamp, e.g. 2026-11-22T10:00:00Z' }).optional(),
+  published_at: z.iso
+    .datetime({ offset: true, error: 'must be an ISO 8601 timestamp, e.g. 2026-11-22T10:00:00Z' })
+    // In UTC, within what PostgreSQL and the API's own timestamps write (four-digit years).
+    .refine((v) => {
+      const t = Date.parse(v);
+      return t >= Date.UTC(1970, 0, 1) && t < Date.UTC(10000, 0, 1);
+    }, 'must fall between 1970 and 9999 in UTC')
+    .optional(),
 });
 
 export type ItemInput = z.infer<typeof itemInput>;

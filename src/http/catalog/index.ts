@@ -65,6 +65,9 @@ export const catalogRoutes: FastifyPluginAsyncZod<CatalogRoutesOptions> = async 
       done(catalogError('bad_request', msg.invalidRequest), undefined);
     }
   });
+  // Any other media type is read (so a chunked body over 1 MB is a 413, as a declared one is)
+  // and refused.
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, _body, done) => done(catalogError('bad_request', msg.invalidRequest), undefined));
   // Forms are read only here: Interface A keeps refusing them (this plugin is encapsulated).
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
     try {

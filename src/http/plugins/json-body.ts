@@ -12,16 +12,14 @@ export const jsonBody = fp(
     // Interface A speaks JSON only: other media types answer 400 instead of reaching validation.
     app.removeContentTypeParser(['application/json', 'text/plain']);
     // ...but a body of zero bytes in another type is no body (`curl -X POST -d ''` sends a form
-    // type): Fastify then parses nothing (contract section 1: body-less POSTs
-    // accept an empty body). Interface B reads its own bodies, forms included.
+    // type): Fastify then parses nothing (contract section 1: body-less POSTs accept an empty
+    // body; Interface B reads an empty body of any type as none, as it does on GET).
     app.addHook('preParsing', async (request) => {
       const { headers } = request;
       const length = headers['content-length'];
       const empty = (length === undefined || length === '0') && headers['transfer-encoding'] === undefined;
-      // An empty JSON body stays: the parser above reads it as {}.
-      if (empty && !/^\s*application\/json\s*(?:;|$)/i.test(headers['content-type'] ?? '') && request.routeOptions.config.auth !== 'catalog') {
-        delete headers['content-type'];
-      }
+      // An empty JSON body stays: the parsers read it as {}.
+      if (empty && !/^\s*application\/json\s*(?:;|$)/i.test(headers['content-type'] ?? '')) delete headers['content-type'];
     });
     app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
       const text = (body as string).trim();

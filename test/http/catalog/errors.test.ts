@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { InjectOptions } from 'fastify';
 import { describe, expect, it, vi } from 'vitest';
 import { generateRawKey } from '../../../src/domain/keys/key-format.js';
@@ -246,9 +247,13 @@ describe('400 Invalid request: bodies', () => {
     expectError(await get(`/api/items/all?api_key=${s.readKey}`, { headers: { 'content-type': 'application/xml' }, payload: '<a/>' }), 400, 'Invalid request');
   });
 
-  it('an empty body is no body', async () => {
+  it('an empty body is no body, whatever its media type, on POST as on GET', async () => {
     expect((await validate('', { headers: json, query: { api_key: s.readKey, purchase_code: s.code } })).statusCode).toBe(200);
     expect((await get(`/api/items/all?api_key=${s.readKey}`, { headers: json, payload: '' })).statusCode).toBe(200);
+    for (const type of ['text/plain', 'application/octet-stream', 'application/x-www-form-urlencoded']) {
+      const res = await validate('', { headers: { 'content-type': type }, query: { api_key: s.readKey, purchase_code: s.code } });
+      expect(res.statusCode, type).toBe(200);
+    }
   });
 
   it('413 Payload too large over 1 MB, on POST and GET', async () => {
@@ -256,8 +261,10 @@ describe('400 Invalid request: bodies', () => {
     expectError(await validate(big, { headers: json }), 413, 'Payload too large');
     expectError(await get('/api/items/all', { headers: json, payload: big }), 413, 'Payload too large');
     expectError(await validate(`api_key=${s.readKey}&pad=${'x'.repeat(1024 * 1024)}`, { headers: form('') }), 413, 'Payload too large');
-    // A media type Interface B does not read is still measured first.
+    // A media type Interface B does not read is still measured first, declared or chunked.
     expectError(await validate('x'.repeat(1024 * 1024 + 1), { headers: { 'content-type': 'text/plain' } }), 413, 'Payload too large');
+    const chunked = await validate(Readable.from([Buffer.alloc(600_000), Buffer.alloc(600_000)]), { headers: { 'content-type': 'application/octet-stream', 'transfer-encoding': 'chunked' } });
+    expectError(chunked, 413, 'Payload too large');
   });
 
   it('Interface A still refuses forms', async () => {
