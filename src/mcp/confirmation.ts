@@ -92,9 +92,9 @@ export function createConfirmations(secret: string, clock: Clock): Confirmations
 
 const statements = {
   claim: `INSERT INTO mcp_confirmations (token_id, api_key_id, tool, arguments_hash, result, created_at)
-          VALUES ($1, $2, $3, $4, '{}'::jsonb, $5) ON CONFLICT (token_id) DO NOTHING RETURNING token_id`,
+          VALUES ($1, $2, $3, $4, '{}'::json, $5) ON CONFLICT (token_id) DO NOTHING RETURNING token_id`,
   stored: `SELECT result FROM mcp_confirmations WHERE token_id = $1 AND api_key_id = $2 AND tool = $3 AND arguments_hash = $4`,
-  save: 'UPDATE mcp_confirmations SET result = $2::jsonb WHERE token_id = $1',
+  save: 'UPDATE mcp_confirmations SET result = $2::json WHERE token_id = $1',
 };
 
 async function storedResult(q: pg.Pool | Tx, c: Claims): Promise<Record<string, unknown> | undefined> {

@@ -140,6 +140,8 @@ describe('place-orders: confirming', () => {
 
     const again = await confirm(client, args, q.confirmation_token);
     expect(again).toEqual({ ...done, replayed: true });
+    // The same JSON, key order included (only `replayed` differs).
+    expect(JSON.stringify(again)).toBe(JSON.stringify({ ...done, replayed: true }));
     // Argument order does not matter: the arguments are compared canonically.
     const reordered = Object.fromEntries(Object.entries({ ...args, confirmation_token: q.confirmation_token }).reverse());
     expect(await ok<Done>(client, 'place-orders', reordered)).toEqual({ ...done, replayed: true });

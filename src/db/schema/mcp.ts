@@ -1,4 +1,4 @@
-import { index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { index, integer, json, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 import { apiKeys } from './api-keys.js';
 
 /**
@@ -15,7 +15,8 @@ export const mcpConfirmations = pgTable(
       .references(() => apiKeys.id),
     tool: text('tool').notNull(),
     argumentsHash: text('arguments_hash').notNull(),
-    result: jsonb('result').notNull(),
+    // json, not jsonb: a replay sends the result's keys in the order the first call did.
+    result: json('result').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
   },
   (t) => [index('mcp_confirmations_key_idx').on(t.apiKeyId)],

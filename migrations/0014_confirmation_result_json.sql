@@ -1,0 +1,1 @@
+ALTER TABLE "mcp_confirmations" ALTER COLUMN "result" SET DATA TYPE json;
