@@ -8,7 +8,7 @@ import type { Config } from './config.js';
 import type { Database } from './db/client.js';
 import { type Clock, systemClock } from './domain/clock.js';
 import { createCodeGuard } from './domain/catalog/code-guard.js';
-import { DomainError } from './domain/errors.js';
+import { DomainError, invalidInput } from './domain/errors.js';
 import { refuseUnstorableText } from './domain/text-input.js';
 import { useInputMessages } from './domain/input-messages.js';
 import { KeyResolver } from './domain/keys/key-resolver.js';
@@ -53,6 +53,13 @@ function httpServerOptions(config: Config): ServerOptions {
 }
 
 /** The whole service as a Fastify instance; server.ts listens, tests inject. */
+/** Every query parameter of Interface A takes one value: `?page=1&page=2` says which is wrong. */
+function refuseRepeatedParameters(query: unknown): void {
+  if (!query || typeof query !== 'object') return;
+  const repeated = Object.entries(query).filter(([, v]) => Array.isArray(v));
+  if (repeated.length) throw invalidInput(Object.fromEntries(repeated.map(([k]) => [k, ['is given more than once']])));
+}
+
 export async function buildApp(deps: AppDeps) {
   useInputMessages();
   const clock = deps.clock ?? systemClock;
@@ -87,6 +94,7 @@ export async function buildApp(deps: AppDeps) {
     return (data: unknown) => {
       try {
         refuseUnstorableText(data, route.httpPart ?? 'input');
+        if (route.httpPart === 'querystring') refuseRepeatedParameters(data);
       } catch (error) {
         return { error: error as Error };
       }

@@ -60,6 +60,12 @@ export function toDomainError(err: unknown): DomainError {
   if (hasZodFastifySchemaValidationErrors(err)) {
     const byField = new Map<string, { code: string; message: string }[]>();
     for (const v of err.validation) {
+      // Query parameters and body fields no schema knows (strict schemas), each by name.
+      if (v.keyword === 'unrecognized_keys') {
+        const what = err.validationContext === 'querystring' ? 'is not a parameter of this endpoint' : 'is not a field of this request';
+        for (const name of (v.params as { keys?: string[] }).keys ?? []) byField.set(name, [{ code: v.keyword, message: what }]);
+        continue;
+      }
       const key = fieldPath(v.instancePath, err.validationContext);
       // The body as a whole (not a field that happens to be named `body`) says so.
       const whole = !(v.instancePath ?? '').replace(/^\//, '') && err.validationContext === 'body' && v.keyword === 'invalid_type';

@@ -40,7 +40,7 @@ export const publishBody = z.object({ live_url: httpUrl.describe('Where the plac
 /** Body-less actions accept nothing, an empty body, or {}. */
 export const emptyBody = z.object({}).nullish();
 
-export const orderListQuery = z.object({
+export const orderListQuery = z.strictObject({
   status: z.enum(orderStatuses).optional(),
   your_turn: z
     .enum(['true', 'false', '1', '0'], { error: 'must be true, false, 1 or 0' })

@@ -13,7 +13,8 @@ export const idParam = z.object({
     .describe('Numeric id.'),
 });
 
-export const outletListQuery = z.object({
+// Strict: a misspelt or unknown filter is refused rather than silently widening the list.
+export const outletListQuery = z.strictObject({
   q: z
     .string()
     .trim()

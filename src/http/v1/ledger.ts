@@ -26,7 +26,7 @@ export const ledgerRoutes: FastifyPluginAsyncZod<{ pool: pg.Pool; publicBaseUrl:
         summary: "The workspace's ledger entries (available and held accounts), newest first.",
         tags: ['Workspace'],
         security: bearerSecurity,
-        querystring: z.object(pageQuery),
+        querystring: z.strictObject(pageQuery),
         response: { 200: paginated(ledgerEntry), ...errorResponses(...authErrors, 422) },
       },
     },

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { setupApp } from '../helpers/app.js';
+import { bearer, workspaceWithKeys } from '../helpers/fixtures.js';
+
+// Interface A's list endpoints take each query parameter once, and only the ones they know: a
+// misspelt or bracketed filter would otherwise widen the list without a word.
+const h = await setupApp();
+const ws = await workspaceWithKeys(h.database.db);
+const get = (url: string) => h.app.inject({ method: 'GET', url, headers: bearer(ws.readKey) });
+
+describe('query parameters', () => {
+  it('an unknown one is a 422 naming it', async () => {
+    for (const [url, name] of [
+      ['/api/v1/outlets?type[]=blog', 'type[]'],
+      ['/api/v1/outlets?countries=DE', 'countries'],
+      ['/api/v1/ledger?kind=top_up', 'kind'],
+      ['/api/v1/orders?state=completed', 'state'],
+      ['/api/v1/outlets?page[size]=2', 'page[size]'],
+    ] as const) {
+      const res = await get(url);
+      expect(res.statusCode, url).toBe(422);
+      expect(res.json().errors, url).toEqual({ [name]: ['is not a parameter of this endpoint'] });
+    }
+  });
+
+  it('one given twice is a 422 saying so', async () => {
+    for (const [url, name] of [
+      ['/api/v1/outlets?per_page=1&per_page=2', 'per_page'],
+      ['/api/v1/outlets?q=a&q=b', 'q'],
+      ['/api/v1/orders?status=completed&status=cancelled', 'status'],
+    ] as const) {
+      const res = await get(url);
+      expect(res.statusCode, url).toBe(422);
+      expect(res.json().errors, url).toEqual({ [name]: ['is given more than once'] });
+    }
+  });
+
+  it('known ones still work', async () => {
+    expect((await get('/api/v1/outlets?q=travel&per_page=2&page=1&sort=-traffic')).statusCode).toBe(200);
+    expect((await get('/api/v1/ledger?per_page=5')).statusCode).toBe(200);
+    expect((await get('/api/v1/orders?status=completed&your_turn=false')).statusCode).toBe(200);
+  });
+});
