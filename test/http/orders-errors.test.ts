@@ -102,6 +102,17 @@ describe('POST /api/v1/orders refuses bad input', () => {
     expect(Object.keys(res.json().errors)).toEqual(['project_id']);
   });
 
+  it('two Idempotency-Key headers → 400 saying so', async () => {
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/orders',
+      headers: { ...bearer(ws.spendKey), 'idempotency-key': ['dup1', 'dup1'] },
+      payload: valid(),
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().message).toBe('Send one Idempotency-Key header, not several.');
+  });
+
   it('a missing Idempotency-Key → 400, before validation', async () => {
     const res = await place({}, { idem: null });
     expect(res.statusCode).toBe(400);

@@ -232,6 +232,10 @@ export const idempotencyKeyCheck = fp(
           }
           return;
         }
+        // Node joins repeated headers with ", ", which no key can contain.
+        if (request.raw.rawHeaders.filter((h, i) => i % 2 === 0 && h.toLowerCase() === 'idempotency-key').length > 1) {
+          throw new DomainError('bad_request', 'Send one Idempotency-Key header, not several.');
+        }
         if (typeof key !== 'string' || !KEY_PATTERN.test(key)) {
           throw new DomainError('bad_request', 'The Idempotency-Key header must be 1–255 visible ASCII characters.');
         }
