@@ -44,6 +44,21 @@ function baseUrl(request: FastifyRequest, publicBaseUrl: string | undefined): st
   return `${request.protocol}://${request.host}`;
 }
 
+const range = (from: number, to: number) => Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => from + i);
+
+/**
+ * The page numbers `meta.links` lists, as Laravel's UrlWindow picks them (three on each side of
+ * the current page): every page while there are fewer than 14, else the first two, a window
+ * around the current page and the last two, with '...' between.
+ */
+export function pageWindow(current: number, last: number, onEachSide = 3): Array<number | '...'> {
+  if (last < onEachSide * 2 + 8) return range(1, last);
+  const window = onEachSide + 4;
+  if (current <= window) return [...range(1, window + onEachSide), '...', last - 1, last];
+  if (current > last - window) return [1, 2, '...', ...range(last - (window + onEachSide - 1), last)];
+  return [1, 2, '...', ...range(current - onEachSide, current + onEachSide), '...', last - 1, last];
+}
+
 /**
  * Laravel's paginator `links` and `meta` (the seed's list shape). Every query parameter the
  * caller sent, filters included, is kept in the page links; only `page` changes.
@@ -62,8 +77,9 @@ export function pageEnvelope(
     return `${path}?${params.toString()}`;
   };
   const from = p.count > 0 ? (p.page - 1) * p.perPage + 1 : null;
-  const pageLinks = [];
-  for (let i = 1; i <= lastPage && i <= 50; i++) pageLinks.push({ url: url(i), label: String(i), active: i === p.page });
+  const pageLinks = pageWindow(p.page, lastPage).map((i) =>
+    i === '...' ? { url: null, label: '...', active: false } : { url: url(i), label: String(i), active: i === p.page },
+  );
   return {
     links: {
       first: url(1),
