@@ -9,6 +9,7 @@ export const errorCodes = [
   'forbidden',
   'approval_required',
   'not_found',
+  'method_not_allowed',
   'payload_too_large',
   'request_timeout',
   'invalid_input',

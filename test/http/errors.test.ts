@@ -12,10 +12,11 @@ describe('unknown routes', () => {
     expect(res.json()).toEqual({ message: expect.any(String), code: 'not_found', request_id: res.headers['x-request-id'] });
   });
 
-  it('answer 404 for a wrong method on a known path', async () => {
+  it('answer 405 with Allow for a wrong method on a known path (test/http/routing.test.ts has more)', async () => {
     const res = await h.app.inject({ method: 'DELETE', url: '/api/v1/me', headers: bearer(ws.readKey) });
-    expect(res.statusCode).toBe(404);
-    expect(res.json().code).toBe('not_found');
+    expect(res.statusCode).toBe(405);
+    expect(res.headers.allow).toBe('GET, HEAD');
+    expect(res.json().code).toBe('method_not_allowed');
   });
 });
 

@@ -15,6 +15,7 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   forbidden: 403,
   approval_required: 403,
   not_found: 404,
+  method_not_allowed: 405,
   payload_too_large: 413,
   request_timeout: 408,
   invalid_input: 422,
@@ -113,9 +114,28 @@ export const errorHandling = fp(
         request.routeOptions.config?.renderError ?? (request.is404 ? opts.notFoundRenderer?.(request) : undefined) ?? renderV1Error;
       return render(request, reply, domainError);
     });
+    // Every route's path pattern and methods, so a known path asked with another method is a 405
+    // with Allow rather than a 404.
+    const routes: Array<{ pattern: RegExp; methods: string[] }> = [];
+    app.addHook('onRoute', (route) => {
+      if (route.url.includes('*')) return;
+      const segments = route.url.split('/').map((seg) => (seg.startsWith(':') ? '[^/]+' : seg.replace(/[.+?^${}()|[\]\\]/g, '\\$&')));
+      const pattern = new RegExp(`^${segments.join('/').replace(/\/$/, '')}/?$`);
+      routes.push({ pattern, methods: ([] as string[]).concat(route.method) });
+    });
+    const allowedMethods = (url: string): string[] => {
+      const path = url.split('?')[0] ?? '';
+      return [...new Set(routes.filter((r) => r.pattern.test(path)).flatMap((r) => r.methods))].sort();
+    };
     app.setNotFoundHandler((request, reply) => {
       const render = opts.notFoundRenderer?.(request) ?? renderV1Error;
-      return render(request, reply, new DomainError('not_found', `No route ${request.method} ${(request.url.split('?')[0] ?? '').slice(0, 200)}.`));
+      const path = (request.url.split('?')[0] ?? '').slice(0, 200);
+      const allow = render === renderV1Error ? allowedMethods(request.url) : [];
+      if (allow.length) {
+        reply.header('allow', allow.join(', '));
+        return render(request, reply, new DomainError('method_not_allowed', `${request.method} is not allowed on ${path}; use ${allow.join(', ')}.`));
+      }
+      return render(request, reply, new DomainError('not_found', `No route ${request.method} ${path}.`));
     });
   },
   { name: 'error-handling' },

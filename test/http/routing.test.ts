@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { setupApp } from '../helpers/app.js';
 import { bearer, workspaceWithKeys } from '../helpers/fixtures.js';
 
-// Interface A's list endpoints take each query parameter once, and only the ones they know: a
-// misspelt or bracketed filter would otherwise widen the list without a word.
+// Interface A's routing: list endpoints take each query parameter once, and only the ones they
+// know (a misspelt or bracketed filter would otherwise widen the list without a word); a known
+// path asked with another method is a 405.
 const h = await setupApp();
 const ws = await workspaceWithKeys(h.database.db);
 const get = (url: string) => h.app.inject({ method: 'GET', url, headers: bearer(ws.readKey) });
@@ -39,5 +40,25 @@ describe('query parameters', () => {
     expect((await get('/api/v1/outlets?q=travel&per_page=2&page=1&sort=-traffic')).statusCode).toBe(200);
     expect((await get('/api/v1/ledger?per_page=5')).statusCode).toBe(200);
     expect((await get('/api/v1/orders?status=completed&your_turn=false')).statusCode).toBe(200);
+  });
+});
+
+describe('methods', () => {
+  it('a known path asked with another method is a 405 with Allow, in Interface A shape', async () => {
+    for (const [method, url, allow] of [
+      ['DELETE', '/api/v1/outlets', 'GET, HEAD'],
+      ['POST', '/api/v1/me', 'GET, HEAD'],
+      ['GET', '/api/v1/plan', 'POST'],
+      ['GET', '/api/v1/orders/5/approve', 'POST'],
+      ['OPTIONS', '/api/v1/outlets/', 'GET, HEAD'],
+      ['PATCH', '/api/v1/publisher/orders/7', 'GET, HEAD'],
+    ] as const) {
+      const res = await h.app.inject({ method, url, headers: bearer(ws.readKey) });
+      expect(res.statusCode, `${method} ${url}`).toBe(405);
+      expect(res.headers.allow, `${method} ${url}`).toBe(allow);
+      expect(res.json()).toMatchObject({ code: 'method_not_allowed', request_id: res.headers['x-request-id'] });
+    }
+    // An unknown path is still a 404.
+    expect((await h.app.inject({ method: 'DELETE', url: '/api/v1/nothing', headers: bearer(ws.readKey) })).statusCode).toBe(404);
   });
 });
