@@ -1,7 +1,8 @@
 /** Each command's flags, as contract section 10 lists them: `help` prints them all, `<command> --help` one. */
 export const synopses: Record<string, string> = {
   'workspace create':
-    'workspace create --name NAME [--currency USD] [--balance-cents N] [--owner-first-name F --owner-last-name L --owner-email E --username U]',
+    'workspace create --name NAME [--currency USD] [--balance-cents N] [--owner-first-name F --owner-last-name L --owner-email E --username U] ' +
+    '[--avatar-url URL] [--cover-url URL]',
   'workspace top-up': 'workspace top-up --workspace ID --cents N',
   'workspace rules': 'workspace rules --workspace ID [--max-order-cents N|none] [--auto-approve-drafts true|false]',
   'key create': 'key create --workspace ID [--name NAME] [--can-place-orders]  |  key create --publisher ID [--name NAME]',

@@ -74,10 +74,17 @@ describe('admin CLI commands', { timeout: 90_000 }, () => {
     const out = await ok('workspace', 'create', '--name', 'Plain Shop');
     expect(keysOf(out)).toEqual(['balance_cents', 'currency', 'id', 'name']);
     expect(out).toMatchObject({ name: 'Plain Shop', currency: 'USD', balance_cents: 0 });
-    const [row] = await q<Record<string, string>>('SELECT owner_first_name, email, username FROM workspaces WHERE id = $1', [out.id]);
+    const [row] = await q<Record<string, string>>('SELECT owner_first_name, email, username, avatar_url, cover_url FROM workspaces WHERE id = $1', [out.id]);
     expect(row!.owner_first_name).toBe('Plain');
     expect(row!.email).toMatch(/@/);
     expect(row!.username).not.toBe('');
+    // Interface B's account details show URLs: the owner's Gravatar unless given.
+    expect(row!.avatar_url).toMatch(/^https:\/\/www\.gravatar\.com\/avatar\/[0-9a-f]{64}\?d=identicon&s=200$/);
+    expect(row!.cover_url).toMatch(/^https:\/\/www\.gravatar\.com\/avatar\/[0-9a-f]{64}\?d=identicon&s=1200$/);
+    const pictured = await ok('workspace', 'create', '--name', 'Pictured', '--avatar-url', 'https://cdn.example/a.png', '--cover-url', 'https://cdn.example/c.png');
+    expect(await q('SELECT avatar_url, cover_url FROM workspaces WHERE id = $1', [pictured.id])).toEqual([
+      { avatar_url: 'https://cdn.example/a.png', cover_url: 'https://cdn.example/c.png' },
+    ]);
   });
 
   it('workspace top-up writes one balanced ledger transaction', async () => {
@@ -237,6 +244,7 @@ describe('admin CLI bad input', { timeout: 180_000 }, () => {
       { args: ['fx', 'set', '--currency', 'EURO', '--per-usd', '1'], says: /--currency/ },
       { args: ['fx', 'set', '--currency', 'EUR', '--per-usd', 'cheap'], says: /--per-usd/ },
       { args: ['publisher', 'create'], says: /--name/ },
+      { args: ['workspace', 'create', '--name', 'X', '--avatar-url', 'not a url'], says: /^--avatar-url: must be an http\(s\) URL$/m },
       // A numeric flag without its value is refused, never read as 1.
       { args: ['key', 'revoke', '--id'], says: /^--id: needs a value$/m },
       { args: ['workspace', 'top-up', '--workspace', ws, '--cents'], says: /^--cents: needs a value$/m },

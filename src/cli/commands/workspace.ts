@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { topUp } from '../../domain/ledger/ledger-service.js';
 import { createWorkspace, setApprovalRules } from '../../domain/workspaces/workspace-service.js';
-import { cents, centsOrNone, id, name, readFlags } from '../args.js';
+import { cents, centsOrNone, httpUrl, id, name, readFlags } from '../args.js';
 import type { Commands } from '../registry.js';
 
 const currency = z.string().trim().regex(/^[A-Za-z]{3}$/, 'must be a three-letter currency code');
@@ -17,6 +17,8 @@ export const workspaceCommands: Commands = {
         'owner-last-name': name.optional(),
         'owner-email': z.email('must be an e-mail address').optional(),
         username: name.optional(),
+        'avatar-url': httpUrl.optional(),
+        'cover-url': httpUrl.optional(),
       }).strict(),
       raw,
     );
@@ -28,6 +30,8 @@ export const workspaceCommands: Commands = {
       ...(f['owner-last-name'] ? { ownerLastName: f['owner-last-name'] } : {}),
       ...(f['owner-email'] ? { ownerEmail: f['owner-email'] } : {}),
       ...(f.username ? { username: f.username } : {}),
+      ...(f['avatar-url'] ? { avatarUrl: f['avatar-url'] } : {}),
+      ...(f['cover-url'] ? { coverUrl: f['cover-url'] } : {}),
     });
   },
 

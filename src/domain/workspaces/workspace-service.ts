@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { fxRates, workspaces } from '../../db/schema/index.js';
@@ -12,6 +13,8 @@ export interface NewWorkspace {
   ownerLastName?: string;
   ownerEmail?: string;
   username?: string;
+  avatarUrl?: string;
+  coverUrl?: string;
 }
 
 export interface ApprovalRules {
@@ -24,10 +27,21 @@ function slug(name: string): string {
 }
 
 /** Owner fields default to values derived from the workspace name (contract section 10). */
+/**
+ * The profile pictures Interface B's account details show (URLs, per the seed), when none are
+ * given: the owner's Gravatar, which answers for any address (an identicon when it has none).
+ */
+export function gravatarUrl(email: string, size: number): string {
+  const hash = createHash('sha256').update(email.trim().toLowerCase()).digest('hex');
+  return `https://www.gravatar.com/avatar/${hash}?d=identicon&s=${size}`;
+}
+
 function ownerDefaults(input: NewWorkspace) {
   const s = slug(input.name);
   const email = input.ownerEmail ?? `owner@${s}.example`;
   return {
+    avatarUrl: input.avatarUrl ?? gravatarUrl(email, 200),
+    coverUrl: input.coverUrl ?? gravatarUrl(email, 1200),
     ownerFirstName: input.ownerFirstName ?? input.name.split(/\s+/)[0] ?? input.name,
     ownerLastName: input.ownerLastName ?? 'Owner',
     username: input.username ?? s.replace(/-/g, '_'),
