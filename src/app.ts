@@ -52,7 +52,6 @@ function httpServerOptions(config: Config): ServerOptions {
   return { requestTimeout, headersTimeout, connectionsCheckingInterval };
 }
 
-/** The whole service as a Fastify instance; server.ts listens, tests inject. */
 /** Every query parameter of Interface A takes one value: `?page=1&page=2` says which is wrong. */
 function refuseRepeatedParameters(query: unknown): void {
   if (!query || typeof query !== 'object') return;
@@ -60,6 +59,7 @@ function refuseRepeatedParameters(query: unknown): void {
   if (repeated.length) throw invalidInput(Object.fromEntries(repeated.map(([k]) => [k, ['is given more than once']])));
 }
 
+/** The whole service as a Fastify instance; server.ts listens, tests inject. */
 export async function buildApp(deps: AppDeps) {
   useInputMessages();
   const clock = deps.clock ?? systemClock;

@@ -17,8 +17,8 @@ const optionalUrl = z
 // Which proxies' X-Forwarded-For to believe for the client address (the per-IP limits read it):
 // false (the default: the peer is the client), true (any peer), or a comma-separated list of
 // addresses and CIDR ranges, also loopback, linklocal and uniquelocal (the private ranges), as
-// Fastify's trustProxy takes them. Fastify refuses hop counts, which cannot tell a proxy from a
-// client that writes the header itself.
+// Fastify's trustProxy takes them. No hop count: Fastify 5 takes one but then trusts no proxy at
+// all (a count cannot tell a proxy from a client that writes the header itself).
 const PROXY_ITEM = /^(?:loopback|linklocal|uniquelocal|\d{1,3}(?:\.\d{1,3}){3}(?:\/\d{1,2})?|[0-9a-fA-F.]*:[0-9a-fA-F:.]*(?:\/\d{1,3})?)$/;
 const trustProxy = z
   .string()

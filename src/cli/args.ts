@@ -45,8 +45,8 @@ export function readFlags<S extends FlagSchema>(schema: S, flags: RawFlags): z.i
   const given = flags[name];
   const why =
     given === undefined ? 'is required' :
+    Array.isArray(given) ? 'given more than once' :
     given === true && (issue.code === 'invalid_type' || issue.code === 'invalid_union') ? 'needs a value' :
-    Array.isArray(given) && issue.code === 'invalid_type' ? 'given more than once' :
     issue.message;
   throw new CliError(`--${name}: ${why}`);
 }

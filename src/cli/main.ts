@@ -59,6 +59,9 @@ async function run(argv: string[], config: Config): Promise<unknown> {
   try {
     await prepareDatabase(database.pool);
     return await command({ db: database.db, pool: database.pool, config }, flags);
+  } catch (err) {
+    if (err instanceof DomainError) throw new CliError(domainLine(err, new Set(Object.keys(flags))));
+    throw err;
   } finally {
     await database.close();
     await embedded?.stop();
@@ -76,18 +79,23 @@ function unexpected(err: unknown): string {
   return `failed: ${/Failed query|\bselect\b|\binsert\b|\bupdate\b|\bdelete\b/i.test(message) ? 'a database statement failed' : message}`;
 }
 
+/** A domain refusal as one line: its first field, named as the flag typed when it is one. */
+function domainLine(err: DomainError, given: Set<string>): string {
+  const fields = err.details.errors as Record<string, string[]> | undefined;
+  const first = fields ? Object.entries(fields)[0] : undefined;
+  if (!first) return err.message;
+  const flag = first[0].replaceAll('_', '-');
+  return `${given.has(flag) ? `--${flag}` : first[0]}: ${first[1].join('; ')}`;
+}
+
 function oneLine(err: unknown): string {
   if (err instanceof CliError) return err.message;
-  if (err instanceof DomainError) {
-    const fields = err.details.errors as Record<string, string[]> | undefined;
-    const first = fields ? Object.entries(fields)[0] : undefined;
-    if (!first) return err.message;
-    // A field the command took as a flag (cents, per_usd, code) is named as typed.
-    const field = /^[a-z_]+$/.test(first[0]) ? `--${first[0].replaceAll('_', '-')}` : first[0];
-    return `${field}: ${first[1].join('; ')}`;
-  }
+  if (err instanceof DomainError) return domainLine(err, new Set());
   return unexpected(err);
 }
+
+/** Every command's name, for the help text's own test. */
+export const commandNames = (): string[] => Object.keys(commands);
 
 export interface CliOutcome {
   status: 0 | 1;

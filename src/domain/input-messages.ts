@@ -30,7 +30,9 @@ export function useInputMessages(): void {
         case 'too_big':
         case 'too_small': {
           const big = issue.code === 'too_big';
-          const bound = Number(big ? issue.maximum : issue.minimum).toLocaleString('en-US');
+          const limit = Number(big ? issue.maximum : issue.minimum);
+          if (!big && limit === 1 && issue.inclusive !== false && issue.origin !== 'number' && issue.origin !== 'int') return 'must not be empty';
+          const bound = limit.toLocaleString('en-US');
           if (issue.origin === 'string') return `must be ${big ? 'at most' : 'at least'} ${bound} characters`;
           if (issue.origin === 'array' || issue.origin === 'set') return `must have ${big ? 'at most' : 'at least'} ${bound} items`;
           if (issue.origin === 'number' || issue.origin === 'int' || issue.origin === 'bigint') {

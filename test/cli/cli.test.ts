@@ -2,6 +2,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { hashKey } from '../../src/domain/keys/key-format.js';
 import { cleanupChildren, type CliResult, cliJson, runCli as runCliProcess, tempDataDir } from '../helpers/child.js';
 import { runCli } from '../helpers/cli.js';
+import { commandNames } from '../../src/cli/main.js';
+import { synopses } from '../../src/cli/usage.js';
 import { createTestDatabase } from '../helpers/db.js';
 
 // The admin CLI (contract section 10) against a private database: one JSON object on stdout and
@@ -201,6 +203,10 @@ describe('admin CLI commands', { timeout: 90_000 }, () => {
 });
 
 describe('admin CLI help', () => {
+  it('has a synopsis for every command and none for a command that does not exist', () => {
+    expect(Object.keys(synopses).sort()).toEqual(commandNames().sort());
+  });
+
   it('help lists every command with its flags; <command> --help shows one and runs nothing', async () => {
     for (const word of ['help', '--help', '-h']) {
       const r = await admin(word);
@@ -260,6 +266,7 @@ describe('admin CLI bad input', { timeout: 180_000 }, () => {
       { args: ['project', 'create', '--workspace', '99999999999', '--name', 'P'], says: /^--workspace: must be at most/m },
       { args: ['workspace', 'top-up', '--workspace', ws], says: /^--cents: is required$/m },
       { args: ['workspace', 'top-up', '--workspace', ws, '--cents', '1', '--cents', '2'], says: /^--cents: given more than once$/m },
+      { args: ['key', 'create', '--workspace', ws, '--can-place-orders', '--can-place-orders'], says: /^--can-place-orders: given more than once$/m },
       { args: ['workspace', 'top-up', '--workspace', ws, '--cents', '1e3'], says: /^--cents: must be a whole number$/m },
       { args: ['workspace', 'top-up', '--workspace', ws, '--cents', '0x10'], says: /^--cents: must be a whole number$/m },
       { args: ['workspace', 'top-up', '--workspace', ws, '--cents', '9007199254740992'], says: /^--cents: must be at most 9,007,199,254,740,991$/m },

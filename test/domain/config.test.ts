@@ -31,7 +31,7 @@ describe('configuration', () => {
   it('reads TRUST_PROXY as Fastify does: false, true, or addresses and ranges', () => {
     expect(loadConfig({}).TRUST_PROXY).toBe(false);
     expect(loadConfig({ TRUST_PROXY: 'true' }).TRUST_PROXY).toBe(true);
-    expect(() => loadConfig({ TRUST_PROXY: '1' })).toThrow(/TRUST_PROXY/); // hop counts: refused by Fastify
+    expect(() => loadConfig({ TRUST_PROXY: '1' })).toThrow(/TRUST_PROXY/); // a hop count makes Fastify trust no proxy
     expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, loopback' }).TRUST_PROXY).toBe('10.0.0.0/8, loopback');
     expect(() => loadConfig({ TRUST_PROXY: 'everyone' })).toThrow(/TRUST_PROXY/);
   });

@@ -33,7 +33,7 @@ export interface KnapsackResult<T extends KnapsackOption> {
   picks: T[];
   totalCost: number;
   totalValue: number;
-  /** Cents per DP step: the costs' greatest common divisor when exact, a multiple of it when coarse. */
+  /** Cents per DP step: a divisor of every cost when exact, coarser otherwise (1 when no table was needed). */
   unit: number;
   /** Whether the selection is optimal (false only when the budget needed coarse units). */
   exact: boolean;

@@ -26,7 +26,6 @@ function slug(name: string): string {
   return name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'workspace';
 }
 
-/** Owner fields default to values derived from the workspace name (contract section 10). */
 /**
  * The profile pictures Interface B's account details show (URLs, per the seed), when none are
  * given: the owner's Gravatar, which answers for any address (an identicon when it has none).
@@ -36,6 +35,7 @@ export function gravatarUrl(email: string, size: number): string {
   return `https://www.gravatar.com/avatar/${hash}?d=identicon&s=${size}`;
 }
 
+/** Owner fields default to values derived from the workspace name (contract section 10). */
 function ownerDefaults(input: NewWorkspace) {
   const s = slug(input.name);
   const email = input.ownerEmail ?? `owner@${s}.example`;

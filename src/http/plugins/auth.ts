@@ -74,8 +74,7 @@ export interface AuthService {
 
 export function createAuthService(opts: AuthOptions): AuthService {
   const guard = new UnknownKeyGuard(opts.clock, opts.unknownPerIpPerMinute);
-  async function resolve(raw: string | undefined, ip: string): Promise<Principal | null> {
-    if (raw === undefined) return null;
+  async function resolve(raw: string, ip: string): Promise<Principal | null> {
     let queried = false;
     const principal = await opts.resolver.resolve(raw, (knownValid) => {
       // Only a cache miss reaches here: an IP that used up its unknown-key lookups gets no query,
@@ -109,8 +108,10 @@ export function createAuthService(opts: AuthOptions): AuthService {
       return principal;
     },
     async chargeMore(reply, principal, extra) {
+      // One hit per request (the stores count by one); the first refusal ends it, so a huge
+      // batch costs at most a bucket's worth of hits.
       let last: LimitResult | undefined;
-      for (let i = 0; i < extra; i++) last = await opts.limiter.hit(`key:${principal.keyId}`, opts.perKeyPerMinute);
+      for (let i = 0; i < extra && !last?.exceeded; i++) last = await opts.limiter.hit(`key:${principal.keyId}`, opts.perKeyPerMinute);
       if (last) report(reply, last);
     },
   };

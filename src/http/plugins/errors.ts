@@ -64,7 +64,8 @@ export function toDomainError(err: unknown): DomainError {
       // Query parameters and body fields no schema knows (strict schemas), each by name.
       if (v.keyword === 'unrecognized_keys') {
         const what = err.validationContext === 'querystring' ? 'is not a parameter of this endpoint' : 'is not a field of this request';
-        for (const name of (v.params as { keys?: string[] }).keys ?? []) byField.set(name, [{ code: v.keyword, message: what }]);
+        const at = (v.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
+        for (const name of (v.params as { keys?: string[] }).keys ?? []) byField.set(at ? `${at}.${name}` : name, [{ code: v.keyword, message: what }]);
         continue;
       }
       const key = fieldPath(v.instancePath, err.validationContext);

@@ -79,7 +79,8 @@ function finishDocument(doc: Document): void {
       const code = Number(status);
       if (value.description === 'Default Response') value.description = STATUS_CODES[code] ?? 'Response';
       const headers: Record<string, Ref> = { 'X-Request-Id': headerRef('X-Request-Id') };
-      // Not on 401: a request without a key is not counted, so it gets none.
+      // Not documented on 401: a request without a key is not counted and gets none (one with an
+      // unknown key is counted per address and does).
       if (authenticated && code < 500 && code !== 401) {
         headers['X-RateLimit-Limit'] = headerRef('X-RateLimit-Limit');
         headers['X-RateLimit-Remaining'] = headerRef('X-RateLimit-Remaining');

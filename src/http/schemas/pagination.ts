@@ -70,7 +70,6 @@ export function pageEnvelope(
 ) {
   const path = baseUrl(request, publicBaseUrl) + (request.url.split('?')[0] ?? '');
   const params = new URLSearchParams(request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '');
-  params.delete('api_key');
   const lastPage = Math.max(1, Math.ceil(p.total / p.perPage));
   const url = (page: number) => {
     params.set('page', String(page));
