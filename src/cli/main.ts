@@ -4,7 +4,7 @@ import { embeddedUrl, type EmbeddedHandle, isProcessAlive, readEmbeddedInfo, sta
 import { prepareDatabase } from '../db/migrate.js';
 import { DomainError } from '../domain/errors.js';
 import { useInputMessages } from '../domain/input-messages.js';
-import { CliError, parseFlags } from './args.js';
+import { CliError, parseFlags, type RawFlags } from './args.js';
 import { keyCommands } from './commands/keys.js';
 import { orderCommands } from './commands/orders.js';
 import { outletCommands } from './commands/outlets.js';
@@ -60,7 +60,7 @@ async function run(argv: string[], config: Config): Promise<unknown> {
     await prepareDatabase(database.pool);
     return await command({ db: database.db, pool: database.pool, config }, flags);
   } catch (err) {
-    if (err instanceof DomainError) throw new CliError(domainLine(err, new Set(Object.keys(flags))));
+    if (err instanceof DomainError) throw new CliError(domainLine(err, flags));
     throw err;
   } finally {
     await database.close();
@@ -79,18 +79,29 @@ function unexpected(err: unknown): string {
   return `failed: ${/Failed query|\bselect\b|\binsert\b|\bupdate\b|\bdelete\b/i.test(message) ? 'a database statement failed' : message}`;
 }
 
-/** A domain refusal as one line: its first field, named as the flag typed when it is one. */
-function domainLine(err: DomainError, given: Set<string>): string {
+// The flag that names each kind of thing the domain may not find ("Workspace not found.").
+const FLAG_OF: Record<string, string> = { workspace: 'workspace', publisher: 'publisher', item: 'item', key: 'id', purchase: 'code' };
+
+/**
+ * A domain refusal as one line, in the words the CLI's own checks use: its first field, named as
+ * the flag typed when it is one; a thing not found, named by its flag and the value given.
+ */
+function domainLine(err: DomainError, flags: RawFlags): string {
   const fields = err.details.errors as Record<string, string[]> | undefined;
   const first = fields ? Object.entries(fields)[0] : undefined;
-  if (!first) return err.message;
-  const flag = first[0].replaceAll('_', '-');
-  return `${given.has(flag) ? `--${flag}` : first[0]}: ${first[1].join('; ')}`;
+  if (first) {
+    const flag = first[0].replaceAll('_', '-');
+    return `${flags[flag] !== undefined ? `--${flag}` : first[0]}: ${first[1].join('; ')}`;
+  }
+  const what = err.code === 'not_found' ? /^(\w+) not found\.$/.exec(err.message)?.[1]?.toLowerCase() : undefined;
+  const flag = what ? FLAG_OF[what] : undefined;
+  const value = flag ? flags[flag] : undefined;
+  return typeof value === 'string' ? `--${flag}: ${what} ${value} not found` : err.message;
 }
 
 function oneLine(err: unknown): string {
   if (err instanceof CliError) return err.message;
-  if (err instanceof DomainError) return domainLine(err, new Set());
+  if (err instanceof DomainError) return domainLine(err, {});
   return unexpected(err);
 }
 

@@ -107,7 +107,7 @@ describe('items import', { timeout: 60_000 }, () => {
     await fails([...w, file(cases[0]![0])], cases[0]![1]);
     await fails([...w, file('[{"name": ')], /^--file: invalid JSON/);
     await fails([...w, join(dir, 'missing.json')], /^--file: cannot read .*: no such file$/);
-    await fails(['items', 'import', '--workspace', '999999', '--file', file(good)], /Workspace not found/);
+    await fails(['items', 'import', '--workspace', '999999', '--file', file(good)], /^--workspace: workspace 999999 not found$/);
     await fails(['items', 'import', '--file', file(good)], /^--workspace: /);
     expect(await countItems()).toBe(before);
   });
@@ -147,7 +147,7 @@ describe('purchase create | generate | download | refund', { timeout: 120_000 },
   });
 
   it('create: bad input is one line naming the flag', async () => {
-    await fails(['purchase', 'create', '--item', '999999'], /Item not found/);
+    await fails(['purchase', 'create', '--item', '999999'], /^--item: item 999999 not found$/);
     await fails(['purchase', 'create', '--item', 'abc'], /^--item: must be a whole number$/);
     await fails(['purchase', 'create', '--item', String(software), '--license', 'premium'], /^--license: must be regular or extended$/);
     await fails(['purchase', 'create', '--item', String(software), '--support-months', '0'], /^--support-months: must be at least 1$/);
@@ -204,7 +204,7 @@ describe('purchase create | generate | download | refund', { timeout: 120_000 },
     await fails(['purchase', 'generate', '--item', String(software), '--count', '0'], /^--count: must be at least 1$/);
     await fails(['purchase', 'generate', '--item', String(software), '--count', '1000001'], /^--count: must be at most 1,000,000$/);
     await fails(['purchase', 'generate', '--item', String(software)], /^--count: /);
-    await fails(['purchase', 'generate', '--item', '999999', '--count', '5'], /Item not found/);
+    await fails(['purchase', 'generate', '--item', '999999', '--count', '5'], /^--item: item 999999 not found$/);
   });
 
   it('download and refund', async () => {
@@ -219,7 +219,7 @@ describe('purchase create | generate | download | refund', { timeout: 120_000 },
     expect(await ok('purchase', 'refund', '--code', String(code))).toEqual({ purchase_code: code, refunded: true });
     expect((await q<{ refunded_at: Date }>('SELECT refunded_at FROM purchases WHERE code = $1', [code]))[0]!.refunded_at).toEqual(first!.refunded_at);
     await fails(['purchase', 'download', '--code', String(code)], /refunded/);
-    await fails(['purchase', 'download', '--code', '00000000-0000-4000-8000-000000000000'], /Purchase not found/);
+    await fails(['purchase', 'download', '--code', '00000000-0000-4000-8000-000000000000'], /^--code: purchase 00000000-0000-4000-8000-000000000000 not found$/);
     await fails(['purchase', 'refund', '--code', 'nope'], /^--code: must be a purchase code \(a UUID\)$/);
     await fails(['purchase', 'refund'], /^--code: /);
   });
