@@ -98,6 +98,9 @@ describe('ledger', () => {
       details: { errors: { cents: [expect.stringMatching(/money held by the service beyond 9,007,199,254,740,991 cents/)] } },
     });
     expect(await balance(b.id)).toBe(0);
+    // A workspace created with an opening balance the ledger cannot take is not created at all.
+    await expect(createWorkspace(database.db, { name: 'Ledger H', balanceCents: 10 })).rejects.toMatchObject({ code: 'invalid_input' });
+    expect((await database.pool.query(`SELECT count(*)::int AS n FROM workspaces WHERE name = 'Ledger H'`)).rows[0].n).toBe(0);
 
     // One workspace: refused before anything is written.
     await expect(topUp(database.pool, a.id, -e0 + 6)).rejects.toMatchObject({

@@ -2,7 +2,7 @@ import { and, eq, inArray, isNull } from 'drizzle-orm';
 import type pg from 'pg';
 import type { Db } from '../../db/client.js';
 import { ledgerAccounts } from '../../db/schema/index.js';
-import { withTransaction } from '../../db/tx.js';
+import { type Tx, withTransaction } from '../../db/tx.js';
 import { constraintOf, pgErrorCode } from '../../db/errors.js';
 import { DomainError } from '../errors.js';
 import { MAX_BALANCE_CENTS } from './limits.js';
@@ -15,14 +15,8 @@ export type AccountKind = 'available' | 'held' | 'payable' | 'fees' | 'external'
 export type TransactionKind = 'top_up' | 'order_placed' | 'order_released' | 'order_refunded';
 
 
-export async function createWorkspaceAccounts(tx: DbOrTx, workspaceId: number): Promise<void> {
-  await tx
-    .insert(ledgerAccounts)
-    .values([
-      { kind: 'available', workspaceId },
-      { kind: 'held', workspaceId },
-    ])
-    .onConflictDoNothing();
+export async function createWorkspaceAccounts(tx: Tx, workspaceId: number): Promise<void> {
+  await tx.query(`INSERT INTO ledger_accounts (kind, workspace_id) VALUES ('available', $1), ('held', $1) ON CONFLICT DO NOTHING`, [workspaceId]);
 }
 
 export async function createPublisherAccount(tx: DbOrTx, publisherId: number): Promise<void> {
@@ -54,38 +48,42 @@ export async function platformAccountId(tx: DbOrTx, kind: 'fees' | 'external'): 
 
 /** Money entering the system: external → the workspace's available balance. */
 export async function topUp(pool: pg.Pool, workspaceId: number, cents: number): Promise<{ balanceCents: number }> {
+  return withTransaction(pool, (tx) => creditTopUp(tx, workspaceId, cents));
+}
+
+const tooMuch = (what: string) =>
+  new DomainError('invalid_input', `The top-up would take ${what} beyond the largest amount the ledger holds.`, {
+    errors: { cents: [`would take ${what} beyond ${MAX_BALANCE_CENTS.toLocaleString('en-US')} cents`] },
+  });
+
+/** A top-up inside the caller's transaction (creating a workspace with its opening balance). */
+export async function creditTopUp(tx: Tx, workspaceId: number, cents: number): Promise<{ balanceCents: number }> {
   if (!Number.isSafeInteger(cents) || cents <= 0) {
     throw new DomainError('invalid_input', 'The top-up must be a positive whole number of cents.', {
       errors: { cents: ['must be a positive integer'] },
     });
   }
-  const tooMuch = (what: string) =>
-    new DomainError('invalid_input', `The top-up would take ${what} beyond the largest amount the ledger holds.`, {
-      errors: { cents: [`would take ${what} beyond ${MAX_BALANCE_CENTS.toLocaleString('en-US')} cents`] },
-    });
+  const exists = await tx.query('SELECT 1 FROM workspaces WHERE id = $1', [workspaceId]);
+  if (exists.rowCount === 0) throw new DomainError('not_found', 'Workspace not found.');
+  const accounts = await lockWorkspaceAccounts(tx, workspaceId);
+  if (accounts.availableBalance + cents > MAX_BALANCE_CENTS) throw tooMuch("the workspace's balance");
+  const external = await platformAccount(tx, 'external');
   try {
-    return await withTransaction(pool, async (tx) => {
-      const exists = await tx.query('SELECT 1 FROM workspaces WHERE id = $1', [workspaceId]);
-      if (exists.rowCount === 0) throw new DomainError('not_found', 'Workspace not found.');
-      const accounts = await lockWorkspaceAccounts(tx, workspaceId);
-      if (accounts.availableBalance + cents > MAX_BALANCE_CENTS) throw tooMuch("the workspace's balance");
-      const external = await platformAccount(tx, 'external');
-      await postMovements(tx, [
-        {
-          kind: 'top_up',
-          orderId: null,
-          workspaceId,
-          postings: [
-            { accountId: accounts.available, kind: 'available', amount: cents },
-            { accountId: external, kind: 'external', amount: -cents },
-          ],
-        },
-      ]);
-      return { balanceCents: accounts.availableBalance + cents };
-    });
+    await postMovements(tx, [
+      {
+        kind: 'top_up',
+        orderId: null,
+        workspaceId,
+        postings: [
+          { accountId: accounts.available, kind: 'available', amount: cents },
+          { accountId: external, kind: 'external', amount: -cents },
+        ],
+      },
+    ]);
   } catch (err) {
     // All money ever topped up is the external account's (negative) balance, bounded the same way.
     if (pgErrorCode(err) === '23514' && constraintOf(err) === 'ledger_accounts_balance_exact') throw tooMuch('the money held by the service');
     throw err;
   }
+  return { balanceCents: accounts.availableBalance + cents };
 }

@@ -3,7 +3,8 @@ import { eq } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { fxRates, workspaces } from '../../db/schema/index.js';
 import { DomainError, invalidInput, notFound } from '../errors.js';
-import { createWorkspaceAccounts, topUp } from '../ledger/ledger-service.js';
+import { withTransaction } from '../../db/tx.js';
+import { createWorkspaceAccounts, creditTopUp } from '../ledger/ledger-service.js';
 
 export interface NewWorkspace {
   name: string;
@@ -57,22 +58,18 @@ export async function assertCurrency(db: Db, currency: string): Promise<void> {
   if (!row) throw invalidInput({ currency: [`unknown currency ${currency}; see the FX table`] });
 }
 
+/** The workspace, its two accounts and its opening balance: all of them or, when one fails, none. */
 export async function createWorkspace(db: Db, input: NewWorkspace) {
   const currency = (input.currency ?? 'USD').toUpperCase();
   await assertCurrency(db, currency);
-  const id = await db.transaction(async (tx) => {
-    const [row] = await tx
-      .insert(workspaces)
-      .values({ name: input.name, currency, ...ownerDefaults(input) })
-      .returning({ id: workspaces.id });
-    await createWorkspaceAccounts(tx, row!.id);
-    return row!.id;
+  const insert = db.insert(workspaces).values({ name: input.name, currency, ...ownerDefaults(input) }).returning({ id: workspaces.id }).toSQL();
+  return withTransaction(db.$client, async (tx) => {
+    const { rows } = await tx.query<{ id: number }>(insert.sql, insert.params);
+    const id = rows[0]!.id;
+    await createWorkspaceAccounts(tx, id);
+    const balanceCents = input.balanceCents && input.balanceCents > 0 ? (await creditTopUp(tx, id, input.balanceCents)).balanceCents : 0;
+    return { id, name: input.name, currency, balance_cents: balanceCents };
   });
-  let balanceCents = 0;
-  if (input.balanceCents && input.balanceCents > 0) {
-    balanceCents = (await topUp(db.$client, id, input.balanceCents)).balanceCents;
-  }
-  return { id, name: input.name, currency, balance_cents: balanceCents };
 }
 
 export async function setApprovalRules(
