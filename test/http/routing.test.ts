@@ -24,6 +24,20 @@ describe('query parameters', () => {
     }
   });
 
+  it('a route that names none takes none: a made-up flag on a POST spends nothing', async () => {
+    const spender = await workspaceWithKeys(h.database.db, { balanceCents: 100_000 });
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/orders?dry_run=true',
+      headers: { ...bearer(spender.spendKey), 'idempotency-key': 'dry-run-1' },
+      payload: { offer_ids: [1], target_url: 'https://x.example/' },
+    });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().errors).toEqual({ dry_run: ['is not a parameter of this endpoint'] });
+    expect((await get('/api/v1/me?verbose=1')).json().errors).toEqual({ verbose: ['is not a parameter of this endpoint'] });
+    expect((await get('/api/v1/me')).statusCode).toBe(200);
+  });
+
   it('one given twice is a 422 saying so', async () => {
     for (const [url, name] of [
       ['/api/v1/outlets?per_page=1&per_page=2', 'per_page'],

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type pg from 'pg';
+import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import { ledgerRoutes } from './ledger.js';
 import { meRoutes } from './me.js';
@@ -18,6 +19,11 @@ export const v1Routes: FastifyPluginAsyncZod<{
   clock: Clock;
   durations: Durations;
 }> = async (app, { pool, publicBaseUrl, clock, durations }) => {
+  // A route that names no query parameters takes none: `POST /orders?dry_run=true` must not place
+  // an order as if the parameter meant something (list endpoints name theirs, strictly too).
+  app.addHook('onRoute', (route) => {
+    if (!route.schema?.querystring) route.schema = { ...route.schema, querystring: z.strictObject({}) };
+  });
   await app.register(meRoutes, { pool, settings: new WorkspaceSettingsCache(pool, clock) });
   await app.register(ledgerRoutes, { pool, publicBaseUrl });
   await app.register(outletRoutes, { pool, publicBaseUrl });
