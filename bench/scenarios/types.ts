@@ -51,6 +51,11 @@ export interface Scenario {
    * another scenario by name (which then runs too, e.g. mcp against me).
    */
   target: { ratio: number; against: Ceiling | { scenario: string } };
+  /**
+   * Measured to explain another scenario's figures (e.g. the cost of a framework alone): its
+   * ratio is shown, but it has no target of its own and never fails the run.
+   */
+  diagnostic?: boolean;
   /** Optional preparation before any load (create data through the API or the database). */
   setup?(ctx: BenchContext): Promise<void>;
 }
