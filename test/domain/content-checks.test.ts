@@ -23,6 +23,30 @@ describe('content checks', () => {
     expect(a.links).toEqual([{ url: 'https://buyer.example/landing', text: 'best shoes' }]);
   });
 
+  it('finds reference links (full, collapsed, shortcut) through their definitions, the first definition winning', () => {
+    const a = analyseContent({
+      title: 't',
+      body:
+        'Read [best shoes][Shop  Page], [shop page][] and [Other]; [undefined] is text.\n\n' +
+        '[shop page]: https://buyer.example/landing "The shop"\n[other]: <https://other.example/>\n[other]: https://ignored.example/',
+    });
+    expect(a.links).toEqual([
+      { url: 'https://buyer.example/landing', text: 'best shoes' },
+      { url: 'https://buyer.example/landing', text: 'shop page' },
+      { url: 'https://other.example/', text: 'Other' },
+    ]);
+    expect(status('Buy the [best shoes][1] today, friends.\n\n[1]: https://buyer.example/landing')).toMatchObject({
+      target_link: 'pass',
+      anchor_text: 'pass',
+    });
+    expect(status('[a][1] [b][2] [c][3]\n\n[1]: https://x.example/\n[2]: https://y.example/\n[3]: https://z.example/').link_count).toBe('fail');
+  });
+
+  it('does not count images as links, and keeps balanced parentheses in a target', () => {
+    const a = analyseContent({ title: 't', body: '![a photo](https://img.example/a.png) [Ada](https://en.wikipedia.org/wiki/Ada_(language)).' });
+    expect(a.links).toEqual([{ url: 'https://en.wikipedia.org/wiki/Ada_(language)', text: 'Ada' }]);
+  });
+
   it('passes a body that links the target with the anchor text, within the word and link limits', () => {
     expect(status('Buy the [best shoes](https://buyer.example/landing/) today, friends.')).toEqual({
       target_link: 'pass',
@@ -51,6 +75,31 @@ describe('content checks', () => {
   it('flags scripts, frames, event handlers and javascript: links', () => {
     const a = analyseContent({ title: 't', body: '<script>x</script><iframe src=x></iframe><img src=x onerror = "y"> [z](javascript:alert(1))' });
     expect(a.unsafe).toEqual(['<script>', '<iframe>', 'event-handler attribute', 'javascript: link']);
+  });
+
+  it.each([
+    ['an event handler after "/"', '<img/src="x"/onerror=alert(1)>'],
+    ['an event handler right after a quoted value', '<img src="x"onerror=alert(1)>'],
+    ['an upper-case event handler', '<IMG SRC=x ONERROR=alert(1)>'],
+  ])('flags %s', (_name, body) => {
+    expect(analyseContent({ title: 't', body }).unsafe).toEqual(['event-handler attribute']);
+  });
+
+  it.each([
+    ['an entity-encoded scheme in a Markdown link', '[x](javascript&#58;alert(1))'],
+    ['an entity-encoded scheme in a reference definition', '[x]\n\n[x]: &#106;avascript:alert(1)'],
+    ['an entity-encoded scheme in an HTML href', '<a href="&#106;avascript:alert(1)">x</a>'],
+    ['a tab inside the scheme', '<a href="java\tscript:alert(1)">x</a>'],
+    ['a newline and spaces around it', '<a href="\n  javascript:alert(1)">x</a>'],
+    ['an autolink', '<JAVASCRIPT:alert(1)>'],
+    ['a form action', '<form action="javascript:alert(1)"><button>x</button></form>'],
+  ])('flags a javascript: link through %s', (_name, body) => {
+    expect(analyseContent({ title: 't', body }).unsafe).toEqual(['javascript: link']);
+  });
+
+  it('passes prose and targets that only mention javascript', () => {
+    const body = 'JavaScript: the good parts is a classic. See [the guide](https://x.example/javascript:intro) and <a href="https://x.example/?q=javascript:">this</a>.';
+    expect(analyseContent({ title: 't', body }).unsafe).toEqual([]);
   });
 
   // Each of these took seconds to hours with the earlier patterns, which backtracked over the rest
