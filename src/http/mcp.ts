@@ -171,9 +171,9 @@ export const mcpRoutes: FastifyPluginAsync<McpRouteDeps> = async (app, deps) => 
   });
 
   // Stateless: no server-to-client stream to open (GET) and no session to end (DELETE); other
-  // methods get the same 405 the SDK would give.
+  // methods get the same 405 the SDK would give (OPTIONS too: no CORS preflight is answered).
   app.route({
-    method: ['GET', 'DELETE', 'PUT', 'PATCH'],
+    method: ['GET', 'DELETE', 'PUT', 'PATCH', 'OPTIONS'],
     url: '/mcp',
     config,
     schema: { hide: true },

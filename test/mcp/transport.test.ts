@@ -58,14 +58,20 @@ describe('transport', () => {
     expect(result.instructions).toMatch(/quote/);
   });
 
-  it('answers GET, DELETE, PUT and PATCH with 405 and Allow: POST', async () => {
+  it('answers GET, HEAD, DELETE, PUT, PATCH and OPTIONS with 405 and Allow: POST', async () => {
     const ws = await workspaceWithKeys(h.database.db);
-    for (const method of ['GET', 'DELETE', 'PUT', 'PATCH'] as const) {
+    for (const method of ['GET', 'DELETE', 'PUT', 'PATCH', 'OPTIONS'] as const) {
       const res = await h.app.inject({ method, url: '/mcp', headers: { ...bearer(ws.readKey), accept: 'text/event-stream' } });
       expect(res.statusCode, method).toBe(405);
       expect(res.headers.allow).toBe('POST');
       expect(res.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
     }
+    const other = await workspaceWithKeys(h.database.db); // the first key's bucket is used up
+    const head = await h.app.inject({ method: 'HEAD', url: '/mcp', headers: bearer(other.readKey) });
+    expect(head.statusCode).toBe(405);
+    expect(head.headers.allow).toBe('POST');
+    // Without a key, the same 401 as every other method.
+    expect((await h.app.inject({ method: 'OPTIONS', url: '/mcp' })).statusCode).toBe(401);
   });
 
   it('answers a body that is not JSON with a JSON-RPC parse error', async () => {
