@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance } from 'fastify';
+import { validatorCompiler } from 'fastify-type-provider-zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../../src/domain/keys/principal.js';
 import { ManualClock } from '../../src/domain/clock.js';
@@ -17,6 +18,8 @@ describe('idempotency lead statements', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     app = Fastify();
+    // As in the app: route schemas are zod (the idempotency plugin documents its header with one).
+    app.setValidatorCompiler(validatorCompiler);
     app.decorateRequest('principal', null);
     app.addHook('onRequest', async (request) => {
       request.principal = { keyId: 7 } as Principal;

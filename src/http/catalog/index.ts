@@ -175,8 +175,11 @@ export const catalogRoutes: FastifyPluginAsyncZod<CatalogRoutesOptions> = async 
         tags: ['Catalog'],
         security: catalogSecurity,
         consumes: ['application/x-www-form-urlencoded', 'application/json'],
+        querystring: z.object({
+          purchase_code: z.string().optional().describe('The purchase code to check (trimmed), when not sent in the body.'),
+        }),
         body: z.object({
-          purchase_code: z.string().describe('The purchase code to check (trimmed).'),
+          purchase_code: z.string().optional().describe('The purchase code to check (trimmed), when not sent in the query string.'),
           api_key: apiKeyBodyField,
         }),
         response: {

@@ -5,6 +5,7 @@ import type pg from 'pg';
 import { executeSql, type PreparedSql, type SqlValue, type Tx, withTransaction } from '../../db/tx.js';
 import type { Clock } from '../../domain/clock.js';
 import { DomainError, invalidInput } from '../../domain/errors.js';
+import { z } from 'zod';
 import { httpStatusOf, v1ErrorBody } from './errors.js';
 
 declare module 'fastify' {
@@ -15,6 +16,15 @@ declare module 'fastify' {
 }
 
 const RETENTION_MS = 24 * 3_600_000;
+
+const keyHeader = z
+  .string()
+  .describe('Any unique string of 1–255 visible ASCII characters (e.g. a UUID). A retry with the same key within 24 h replays the first answer.');
+// Loose: Fastify replaces request.headers with the validated value, which must keep every header.
+const idempotencyHeaders = {
+  required: z.looseObject({ 'idempotency-key': keyHeader }),
+  optional: z.looseObject({ 'idempotency-key': keyHeader.optional() }),
+};
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 const statements = {
@@ -224,6 +234,8 @@ export const idempotencyKeyCheck = fp(
     app.addHook('onRoute', (route) => {
       const mode = route.config?.idempotency;
       if (!mode) return;
+      // The header as the OpenAPI document shows it; the check below is what enforces it.
+      if (!route.schema?.headers) route.schema = { ...route.schema, headers: idempotencyHeaders[mode] };
       const check = async (request: FastifyRequest) => {
         const key = request.headers['idempotency-key'];
         if (key === undefined) {

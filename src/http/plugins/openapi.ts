@@ -14,9 +14,16 @@ interface Response {
   headers?: Record<string, Ref | object>;
   content?: Record<string, unknown>;
 }
+interface Parameter {
+  in: string;
+  name: string;
+  required?: boolean;
+}
 interface Operation {
   tags?: string[];
   security?: SecurityRequirement[];
+  parameters?: (Parameter | Ref)[];
+  requestBody?: { required?: boolean; content?: Record<string, { schema?: { anyOf?: { type?: string }[] } }> };
   responses?: Record<string, Response | Ref>;
 }
 interface Document {
@@ -53,7 +60,14 @@ const responseHeaders = {
     description: 'The authentication scheme to use.',
     schema: { type: 'string', const: 'Bearer' },
   },
+  'Idempotent-Replayed': {
+    description: 'true when this is the stored answer to an earlier request with the same Idempotency-Key (absent otherwise).',
+    schema: { type: 'string', const: 'true' },
+  },
 };
+
+/** The statuses an Idempotency-Key records and replays (2xx, 402, 409 from the order's state). */
+const replayable = (code: number) => (code >= 200 && code < 300) || code === 402 || code === 409;
 
 const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
@@ -74,14 +88,25 @@ function finishDocument(doc: Document): void {
     const security = op.security ?? doc.security ?? [];
     const authenticated = security.some((req) => Object.keys(req).length > 0);
     const bearer = security.some((req) => 'bearerAuth' in req);
+    // Interface B reads its body before its key, so a 400 or 413 there is not counted.
+    const catalog = op.tags?.includes('Catalog') ?? false;
+    const idempotency = op.parameters?.find((p): p is Parameter => !('$ref' in p) && p.in === 'header' && p.name === 'idempotency-key');
+    // A body that may be null may be left out (the no-body actions); Interface B takes every
+    // parameter from the query string as well as from a body.
+    const content = Object.values(op.requestBody?.content ?? {});
+    if (op.requestBody && (catalog || (content.length > 0 && content.every((c) => c.schema?.anyOf?.some((s) => s.type === 'null'))))) {
+      op.requestBody.required = false;
+    }
     for (const [status, value] of Object.entries(op.responses ?? {})) {
       if ('$ref' in value) continue;
       const code = Number(status);
       if (value.description === 'Default Response') value.description = STATUS_CODES[code] ?? 'Response';
+      if (code === 400 && idempotency?.required) value.description = `${value.description} Or no Idempotency-Key: this operation requires one.`;
       const headers: Record<string, Ref> = { 'X-Request-Id': headerRef('X-Request-Id') };
+      if (idempotency && replayable(code)) headers['Idempotent-Replayed'] = headerRef('Idempotent-Replayed');
       // Not documented on 401: a request without a key is not counted and gets none (one with an
       // unknown key is counted per address and does).
-      if (authenticated && code < 500 && code !== 401) {
+      if (authenticated && code < 500 && code !== 401 && !(catalog && (code === 400 || code === 413))) {
         headers['X-RateLimit-Limit'] = headerRef('X-RateLimit-Limit');
         headers['X-RateLimit-Remaining'] = headerRef('X-RateLimit-Remaining');
       }

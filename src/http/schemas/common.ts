@@ -21,6 +21,8 @@ export const errorBody = z
     balance_formatted: z.string().optional().describe('402 only: balance in the workspace currency.'),
     retry_after: z.number().int().optional().describe('429 only: seconds until the window resets (also in Retry-After).'),
     status: z.string().optional().describe('409 conflict only: the order status now.'),
+    total_cents: z.number().int().optional().describe('403 approval_required only: what the refused order totals, in US cents.'),
+    max_order_cents: z.number().int().optional().describe("403 approval_required only: the workspace's approval limit, in US cents."),
   })
   .loose()
   .meta({
@@ -30,7 +32,7 @@ export const errorBody = z
   });
 
 const errorDescriptions = {
-  400: 'Unparseable JSON, wrong Content-Type, or a missing Idempotency-Key.',
+  400: 'Unparseable JSON, wrong Content-Type, or a malformed Idempotency-Key (1–255 visible ASCII characters, sent once).',
   401: 'Missing, malformed, unknown or revoked key (WWW-Authenticate: Bearer).',
   402: 'Balance too low; carries needed_cents.',
   403: 'The key cannot do this (not a spending key, wrong kind of key, or over the approval limit).',

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type pg from 'pg';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
+import { errorResponses } from '../schemas/common.js';
 import { ledgerRoutes } from './ledger.js';
 import { meRoutes } from './me.js';
 import { WorkspaceSettingsCache } from '../../domain/workspaces/settings-cache.js';
@@ -22,7 +23,14 @@ export const v1Routes: FastifyPluginAsyncZod<{
   // A route that names no query parameters takes none: `POST /orders?dry_run=true` must not place
   // an order as if the parameter meant something (list endpoints name theirs, strictly too).
   app.addHook('onRoute', (route) => {
-    if (!route.schema?.querystring) route.schema = { ...route.schema, querystring: z.strictObject({}) };
+    if (route.schema?.querystring) return;
+    const response = route.schema?.response as Record<string, unknown> | undefined;
+    route.schema = {
+      ...route.schema,
+      querystring: z.strictObject({}),
+      // An unknown parameter is a 422 naming it, which the document then says.
+      ...(response && !response[422] ? { response: { ...response, 422: errorResponses(422)[422] } } : {}),
+    };
   });
   await app.register(meRoutes, { pool, settings: new WorkspaceSettingsCache(pool, clock) });
   await app.register(ledgerRoutes, { pool, publicBaseUrl });

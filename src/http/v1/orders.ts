@@ -22,10 +22,6 @@ export interface OrderRouteDeps {
 
 type PlaceOrdersBody = z.infer<typeof placeOrdersBody>;
 
-const idempotencyHeader = z.object({
-  'idempotency-key': z.string().optional().describe('Any unique string (e.g. a UUID). A retry with the same key replays the first response.'),
-});
-
 export const orderRoutes: FastifyPluginAsyncZod<OrderRouteDeps> = async (app, deps) => {
   const { pool, clock, durations, publicBaseUrl } = deps;
   const actions = buyerActions(durations);
@@ -40,7 +36,6 @@ export const orderRoutes: FastifyPluginAsyncZod<OrderRouteDeps> = async (app, de
         summary: 'Buy offers: one order per offer, all or nothing; the total moves from your balance into escrow. Needs a spending key and an Idempotency-Key.',
         tags: ['Orders'],
         security: bearerSecurity,
-        headers: idempotencyHeader,
         body: placeOrdersBody,
         response: { 201: z.object({ data: z.array(buyerOrder) }), ...errorResponses(...authErrors, 400, 402, 409, 413, 422) },
       },
@@ -108,8 +103,7 @@ export const orderRoutes: FastifyPluginAsyncZod<OrderRouteDeps> = async (app, de
           tags: ['Orders'],
           security: bearerSecurity,
           params: idParam,
-          headers: idempotencyHeader,
-          body: opts.body ?? emptyBody,
+            body: opts.body ?? emptyBody,
           response: { [opts.status ?? 200]: opts.response ?? one(), ...errorResponses(...authErrors, 400, 404, 409, 413, 422) },
         },
       },
