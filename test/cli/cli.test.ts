@@ -271,6 +271,8 @@ describe('admin CLI bad input', { timeout: 180_000 }, () => {
       { args: ['workspace', 'top-up', '--workspace', ws, '--cents', '0x10'], says: /^--cents: must be a whole number$/m },
       { args: ['workspace', 'top-up', '--workspace', ws, '--cents', '9007199254740992'], says: /^--cents: must be at most 9,007,199,254,740,991$/m },
       { args: ['workspace', 'top-up', '--workspace', ws, '--cents', '9007199254740991'], says: /^--cents: would take the workspace's balance beyond/m },
+      // The service already holds money, so an opening balance of the largest amount would overflow what it holds.
+      { args: ['workspace', 'create', '--name', 'Big', '--balance-cents', '9007199254740991'], says: /^--balance-cents: would take the money held by the service beyond/m },
       { args: ['orders', 'sweep', '--now', '1'], says: /^--now: unknown flag; it takes no flags$/m },
       { args: ['key', 'revoke', '--id', '1', '--force'], says: /^--force: unknown flag; it takes --id$/m },
       { args: ['brand-kit', 'create', '--workspace', ws, '--name', 'B', '--website', 'ftp://x.example'], says: /^--website: must be an http\(s\) URL$/m },

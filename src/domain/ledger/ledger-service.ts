@@ -51,22 +51,25 @@ export async function topUp(pool: pg.Pool, workspaceId: number, cents: number): 
   return withTransaction(pool, (tx) => creditTopUp(tx, workspaceId, cents));
 }
 
-const tooMuch = (what: string) =>
+const tooMuch = (what: string, field: string) =>
   new DomainError('invalid_input', `The top-up would take ${what} beyond the largest amount the ledger holds.`, {
-    errors: { cents: [`would take ${what} beyond ${MAX_BALANCE_CENTS.toLocaleString('en-US')} cents`] },
+    errors: { [field]: [`would take ${what} beyond ${MAX_BALANCE_CENTS.toLocaleString('en-US')} cents`] },
   });
 
-/** A top-up inside the caller's transaction (creating a workspace with its opening balance). */
-export async function creditTopUp(tx: Tx, workspaceId: number, cents: number): Promise<{ balanceCents: number }> {
+/**
+ * A top-up inside the caller's transaction (creating a workspace with its opening balance).
+ * `field` names the amount in refusals, as the caller's input calls it.
+ */
+export async function creditTopUp(tx: Tx, workspaceId: number, cents: number, field = 'cents'): Promise<{ balanceCents: number }> {
   if (!Number.isSafeInteger(cents) || cents <= 0) {
     throw new DomainError('invalid_input', 'The top-up must be a positive whole number of cents.', {
-      errors: { cents: ['must be a positive integer'] },
+      errors: { [field]: ['must be a positive integer'] },
     });
   }
   const exists = await tx.query('SELECT 1 FROM workspaces WHERE id = $1', [workspaceId]);
   if (exists.rowCount === 0) throw new DomainError('not_found', 'Workspace not found.');
   const accounts = await lockWorkspaceAccounts(tx, workspaceId);
-  if (accounts.availableBalance + cents > MAX_BALANCE_CENTS) throw tooMuch("the workspace's balance");
+  if (accounts.availableBalance + cents > MAX_BALANCE_CENTS) throw tooMuch("the workspace's balance", field);
   const external = await platformAccount(tx, 'external');
   try {
     await postMovements(tx, [
@@ -82,7 +85,7 @@ export async function creditTopUp(tx: Tx, workspaceId: number, cents: number): P
     ]);
   } catch (err) {
     // All money ever topped up is the external account's (negative) balance, bounded the same way.
-    if (pgErrorCode(err) === '23514' && constraintOf(err) === 'ledger_accounts_balance_exact') throw tooMuch('the money held by the service');
+    if (pgErrorCode(err) === '23514' && constraintOf(err) === 'ledger_accounts_balance_exact') throw tooMuch('the money held by the service', field);
     throw err;
   }
   return { balanceCents: accounts.availableBalance + cents };

@@ -67,7 +67,7 @@ export async function createWorkspace(db: Db, input: NewWorkspace) {
     const { rows } = await tx.query<{ id: number }>(insert.sql, insert.params);
     const id = rows[0]!.id;
     await createWorkspaceAccounts(tx, id);
-    const balanceCents = input.balanceCents && input.balanceCents > 0 ? (await creditTopUp(tx, id, input.balanceCents)).balanceCents : 0;
+    const balanceCents = input.balanceCents && input.balanceCents > 0 ? (await creditTopUp(tx, id, input.balanceCents, 'balance_cents')).balanceCents : 0;
     return { id, name: input.name, currency, balance_cents: balanceCents };
   });
 }
