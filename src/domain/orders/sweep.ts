@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { isDatabaseUnavailable } from '../../db/errors.js';
 import { withTransaction } from '../../db/tx.js';
 import type { Durations } from './states.js';
 import { enterState, lockOrder, refund, release } from './transitions.js';
@@ -24,6 +25,7 @@ const OPEN = `status NOT IN ('completed', 'declined', 'expired', 'cancelled')`;
  */
 export async function sweepDeadlines(pool: pg.Pool, now: number, durations: Durations): Promise<SweepResult> {
   const result: SweepResult = { expired: 0, auto_approved: 0, drafts_auto_approved: 0 };
+  const failed: Array<{ id: number; err: unknown }> = [];
   const at = new Date(now);
   // Candidates in deadline order, a page at a time; the keyset moves past skipped ones.
   // The deadline travels as PostgreSQL's own text, exact to the microsecond (a Date keeps ms).
@@ -37,15 +39,40 @@ export async function sweepDeadlines(pool: pg.Pool, now: number, durations: Dura
       values: [at, after.deadline, after.id],
     });
     for (const { id } of rows) {
-      const done = await sweepOne(pool, id, now, durations);
-      if (done) result[done]++;
+      try {
+        const done = await sweepOne(pool, id, now, durations);
+        if (done) result[done]++;
+      } catch (err) {
+        // An unreachable database stops the sweep; anything else is this order's own problem,
+        // which must not keep every later deadline waiting behind it, run after run.
+        if (isDatabaseUnavailable(err)) throw err;
+        failed.push({ id, err });
+      }
     }
     if (rows.length < BATCH) break;
     const last = rows[rows.length - 1]!;
     after = { deadline: last.deadline, id: last.id };
   }
   await pool.query({ name: 'idempotency_purge', text: 'DELETE FROM idempotency_records WHERE expires_at <= $1', values: [new Date(now)] });
+  if (failed.length) throw new SweepIncomplete(result, failed);
   return result;
+}
+
+/** Some orders could not be swept (each rolled back); every other one was, as `result` counts. */
+export class SweepIncomplete extends Error {
+  readonly failedOrderIds: number[];
+  constructor(
+    readonly result: SweepResult,
+    failed: Array<{ id: number; err: unknown }>,
+  ) {
+    const first = failed[0]!.err;
+    super(
+      `the sweep could not handle order${failed.length > 1 ? 's' : ''} ${failed.map((f) => f.id).join(', ')} ` +
+        `(${first instanceof Error ? first.message : String(first)}); it handled the others: ${JSON.stringify(result)}`,
+    );
+    this.name = 'SweepIncomplete';
+    this.failedOrderIds = failed.map((f) => f.id);
+  }
 }
 
 /** Applies one order's passed deadline, if it still has one; says what it did once committed. */
