@@ -148,6 +148,22 @@ describe('other paths', () => {
     expect(draft.json().data.status).toBe('publishing');
   });
 
+  it('a revised draft keeps review_by; with auto_approve_drafts switched on during the review it goes to publishing', async () => {
+    const { ws, p } = await setup();
+    const order = (await place(ws.spendKey, { offer_ids: [p.offers[0]!.id], target_url: 'https://buyer.example/' })).json().data[0];
+    await pub(p.publisherKey, `${order.id}/accept`);
+    const first = (await pub(p.publisherKey, `${order.id}/draft`, { title: 'The first draft', body: articleFor('https://buyer.example/') })).json().data;
+    expect(first.status).toBe('draft_review');
+    h.clock.advance(DAY);
+    const revised = (await pub(p.publisherKey, `${order.id}/draft`, { title: 'The revised draft', body: articleFor('https://buyer.example/') })).json().data;
+    expect(revised).toMatchObject({ status: 'draft_review', content: { version: 2 }, deadlines: { review_by: first.deadlines.review_by } });
+    await setApprovalRules(h.database.db, ws.workspaceId, { autoApproveDrafts: true });
+    const third = await pub(p.publisherKey, `${order.id}/draft`, { title: 'The third draft', body: articleFor('https://buyer.example/') });
+    expect(third.statusCode, third.body).toBe(200);
+    expect(third.json().data).toMatchObject({ status: 'publishing', content: { version: 3 } });
+    expect(third.json().data.deadlines.deliver_by).toBeTruthy();
+  });
+
   it('decline refunds the buyer', async () => {
     const { ws, p } = await setup();
     const order = (await place(ws.spendKey, { offer_ids: [p.offers[0]!.id], target_url: 'https://buyer.example/' })).json().data[0];

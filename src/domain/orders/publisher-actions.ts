@@ -52,16 +52,19 @@ export function publisherActions(durations: Durations) {
     },
 
     /**
-     * writing → draft_review (or straight to publishing when the buyer's workspace auto-approves
-     * drafts); in draft_review a revised draft is a new version in the same state.
+     * writing → draft_review, or straight to publishing when the buyer's workspace auto-approves
+     * drafts (contract §2: "a publisher's draft moves straight to publishing", a revised one too,
+     * when the buyer switched the rule on during the review). Otherwise a revised draft is a new
+     * version in the same state, whose review_by stays where entering draft_review set it (§5).
      */
     async submitDraft(tx: Tx, publisherId: number, orderId: number, draft: { title: string; body: string }, now: number) {
       const order = await lockOrder(tx, orderId, publisher(publisherId));
       requireStatus(order, ['writing', 'draft_review'], 'submit a draft');
       await addContent(tx, order, draft, 'publisher', now);
-      if (order.status === 'writing') {
-        if (order.auto_approve_drafts) await enterState(tx, order, 'publishing', now, durations, { publishingBuyerContent: false });
-        else await enterState(tx, order, 'draft_review', now, durations);
+      if (order.auto_approve_drafts) {
+        await enterState(tx, order, 'publishing', now, durations, { publishingBuyerContent: false });
+      } else if (order.status === 'writing') {
+        await enterState(tx, order, 'draft_review', now, durations);
       } else {
         await tx.query({ name: 'order_touch', text: 'UPDATE orders SET updated_at = $2 WHERE id = $1', values: [orderId, new Date(now)] });
       }
