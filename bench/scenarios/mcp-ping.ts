@@ -1,3 +1,4 @@
+import { mcpPost } from './mcp.js';
 import type { Scenario } from './types.js';
 
 // The floor under the `mcp` scenario: a JSON-RPC `ping` through the same route, key check, rate
@@ -7,14 +8,7 @@ import type { Scenario } from './types.js';
 export const mcpPing: Scenario = {
   name: 'mcp-ping',
   description: 'POST /mcp ping (stateless, JSON response) with the demo read-only key: the SDK alone, no tool, no query',
-  requests: (ctx) => [
-    {
-      method: 'POST',
-      path: '/mcp',
-      headers: { authorization: `Bearer ${ctx.readOnlyKey}`, accept: 'application/json, text/event-stream' },
-      json: { jsonrpc: '2.0', id: 1, method: 'ping' },
-    },
-  ],
+  requests: (ctx) => [mcpPost(ctx, { jsonrpc: '2.0', id: 1, method: 'ping' })],
   target: { ratio: 0.5, against: { scenario: 'me' } },
   diagnostic: true,
 };

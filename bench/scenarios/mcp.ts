@@ -1,4 +1,12 @@
-import type { Scenario } from './types.js';
+import type { BenchContext, BenchRequest, Scenario } from './types.js';
+
+/** One JSON-RPC message to /mcp with the demo read-only key, as an MCP client sends it. */
+export const mcpPost = (ctx: BenchContext, message: object): BenchRequest => ({
+  method: 'POST',
+  path: '/mcp',
+  headers: { authorization: `Bearer ${ctx.readOnlyKey}`, accept: 'application/json, text/event-stream' },
+  json: message,
+});
 
 // The MCP twin of the `me` scenario: the same read (get-balance is the data of GET /api/v1/me)
 // through POST /mcp, so the difference is the cost of a stateless MCP request — a server and a
@@ -7,13 +15,6 @@ import type { Scenario } from './types.js';
 export const mcp: Scenario = {
   name: 'mcp',
   description: 'POST /mcp tools/call get-balance (stateless, JSON response) with the demo read-only key',
-  requests: (ctx) => [
-    {
-      method: 'POST',
-      path: '/mcp',
-      headers: { authorization: `Bearer ${ctx.readOnlyKey}`, accept: 'application/json, text/event-stream' },
-      json: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get-balance', arguments: {} } },
-    },
-  ],
+  requests: (ctx) => [mcpPost(ctx, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get-balance', arguments: {} } })],
   target: { ratio: 0.5, against: { scenario: 'me' } },
 };
