@@ -10,7 +10,7 @@ export const idParam = z.object({
     .regex(/^\d{1,10}$/, 'must be a positive integer')
     .transform(Number)
     .refine((n) => n >= 1 && n <= 2_147_483_647, 'must be a positive integer')
-    .describe('Numeric id.'),
+    .describe('Numeric id, 1..2147483647.'),
 });
 
 // Strict: a misspelt or unknown filter is refused rather than silently widening the list.

@@ -13,7 +13,7 @@ export function intQuery(min: number, max: number, fallback: number, what: strin
 }
 
 export const pageQuery = {
-  page: intQuery(1, 1_000_000, 1, 'page').describe('1-based page number.'),
+  page: intQuery(1, 1_000_000, 1, 'page').describe('1-based page number, 1..1000000 (default 1).'),
   per_page: intQuery(1, 100, 15, 'per_page').describe('Items per page, 1..100 (default 15).'),
 };
 
