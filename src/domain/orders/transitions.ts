@@ -34,6 +34,14 @@ export interface LockedOrder {
 export async function lockOrder(tx: Tx, orderId: number, viewer: Viewer | null): Promise<LockedOrder> {
   const owner = viewer === null ? 'true' : viewer.party === 'buyer' ? 'o.workspace_id = $2' : 'o.publisher_id = $2';
   const values = viewer === null ? [orderId] : [orderId, viewer.party === 'buyer' ? viewer.workspaceId : viewer.publisherId];
+  // Lock first, read after: a statement that waited for the lock re-reads only the order row
+  // (EvalPlanQual); its joins and EXISTS keep the snapshot from before the wait.
+  const locked = await tx.query({
+    name: `order_lock_only_${viewer?.party ?? 'system'}`,
+    text: `SELECT o.id FROM orders o WHERE o.id = $1 AND ${owner} FOR UPDATE`,
+    values,
+  });
+  if (!locked.rows[0]) throw notFound('Order');
   const { rows } = await tx.query<LockedOrder>({
     name: `order_lock_${viewer?.party ?? 'system'}`,
     text: `SELECT o.id, o.status, o.workspace_id, o.publisher_id, o.outlet_id, o.price, o.publisher_price_cents,
@@ -43,8 +51,7 @@ export async function lockOrder(tx: Tx, orderId: number, viewer: Viewer | null):
                   w.auto_approve_drafts
              FROM orders o JOIN outlets ol ON ol.id = o.outlet_id
              JOIN workspaces w ON w.id = o.workspace_id
-            WHERE o.id = $1 AND ${owner}
-              FOR UPDATE OF o`,
+            WHERE o.id = $1 AND ${owner}`,
     values,
   });
   if (!rows[0]) throw notFound('Order');
