@@ -1,7 +1,10 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type pg from 'pg';
 import { z } from 'zod';
+import { LimitByKey } from '../limit-by-key.js';
 import type { Clock } from '../../domain/clock.js';
+import { DomainError } from '../../domain/errors.js';
 import { buyerActions } from '../../domain/orders/buyer-actions.js';
 import { getOrder, listOrders } from '../../domain/orders/order-read.js';
 import { placementBatch, placeOrders } from '../../domain/orders/place-orders.js';
@@ -26,6 +29,22 @@ export const orderRoutes: FastifyPluginAsyncZod<OrderRouteDeps> = async (app, de
   const { pool, clock, durations, publicBaseUrl } = deps;
   const actions = buyerActions(durations);
   const one = (schema = buyerOrder) => z.object({ data: schema });
+  // Placements of one workspace all wait for its balance rows' lock. At most two per workspace
+  // and process go to the database (one holding the lock, one queued behind it, its statement
+  // already sent); the others wait here, in order, without a pooled connection. A busy workspace
+  // then holds at most two of the pool's connections per process, and PostgreSQL wakes and
+  // re-checks one waiter per commit instead of all of them (orders-one, same-round ratios to the
+  // minimal transaction: 0.43–0.47 without, 0.50–0.61 with, its database CPU per order about
+  // halved). The row lock still decides between processes. Waiting longer than a request may
+  // wait for a connection is the same 503.
+  const placing = new LimitByKey<number>(
+    2,
+    pool.options.connectionTimeoutMillis ?? 2_000,
+    () => new DomainError('unavailable', 'Too many orders of this workspace are being placed at once. Retry shortly.'),
+  );
+  const queuedPerWorkspace =
+    <R>(handler: (request: FastifyRequest, reply: FastifyReply) => Promise<R>) => (request: FastifyRequest, reply: FastifyReply) =>
+      placing.run(workspacePrincipal(request).workspaceId, () => handler(request, reply));
 
   app.post(
     '/orders',
@@ -40,14 +59,16 @@ export const orderRoutes: FastifyPluginAsyncZod<OrderRouteDeps> = async (app, de
         response: { 201: z.object({ data: z.array(buyerOrder) }), ...errorResponses(...authErrors, 400, 402, 409, 413, 422) },
       },
     },
-    idempotent(
-      { pool, clock },
-      async (request, tx, { now, lead }) => {
-        const data = await placeOrders(tx, workspacePrincipal(request), request.body as PlaceOrdersBody, now, durations, lead);
-        return { status: 201, body: { data } };
-      },
-      // What placement can run before its handler travels with BEGIN (see placementBatch).
-      (request, now) => placementBatch(workspacePrincipal(request), request.body as PlaceOrdersBody, now, durations),
+    queuedPerWorkspace(
+      idempotent(
+        { pool, clock },
+        async (request, tx, { now, lead }) => {
+          const data = await placeOrders(tx, workspacePrincipal(request), request.body as PlaceOrdersBody, now, durations, lead);
+          return { status: 201, body: { data } };
+        },
+        // What placement can run before its handler travels with BEGIN (see placementBatch).
+        (request, now) => placementBatch(workspacePrincipal(request), request.body as PlaceOrdersBody, now, durations),
+      ),
     ),
   );
 

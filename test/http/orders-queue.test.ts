@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { setupApp } from '../helpers/app.js';
+import { publisherWithOutlet } from '../helpers/catalog.js';
+import { createTestDatabase } from '../helpers/db.js';
+import { bearer, workspaceWithKeys } from '../helpers/fixtures.js';
+import { expectLedgerInvariants } from '../helpers/ledger-invariants.js';
+
+// A short connect timeout: placements that wait longer than it in the workspace's queue are 503s.
+const database = await createTestDatabase({ max: 20, connectTimeoutMs: 300 });
+const h = await setupApp({ RATE_LIMIT_PER_MINUTE: 100_000 }, { database });
+let seq = 0;
+const place = (key: string, offerId: number) =>
+  h.app.inject({
+    method: 'POST',
+    url: '/api/v1/orders',
+    headers: { ...bearer(key), 'idempotency-key': `q-${++seq}` },
+    payload: { offer_ids: [offerId], target_url: 'https://buyer.example/' },
+  });
+const lockWaiters = async () =>
+  (await database.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`)).rows[0]!.n;
+
+describe('placements of one workspace', () => {
+  it('reach the database two at a time; the rest wait in the process, and past the connect timeout answer 503; other workspaces go on', async () => {
+    const p = await publisherWithOutlet(database);
+    const busy = await workspaceWithKeys(database.db, { balanceCents: 1_000_000 });
+    const other = await workspaceWithKeys(database.db, { balanceCents: 1_000_000 });
+    // A slow transaction holds the busy workspace's balance rows.
+    const holder = await database.pool.connect();
+    await holder.query('BEGIN');
+    await holder.query('SELECT id FROM ledger_accounts WHERE workspace_id = $1 FOR UPDATE', [busy.workspaceId]);
+    const burst = Array.from({ length: 6 }, () => place(busy.spendKey, p.offers[0]!.id));
+    for (let i = 0; i < 100 && (await lockWaiters()) < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(await lockWaiters()).toBe(2);
+    // Another workspace is not held up.
+    const elsewhere = await place(other.spendKey, p.offers[0]!.id);
+    expect(elsewhere.statusCode, elsewhere.body).toBe(201);
+    // The four queued in the process give up after the connect timeout, without having touched the database.
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await lockWaiters()).toBe(2);
+    await holder.query('COMMIT');
+    holder.release();
+    const statuses = (await Promise.all(burst)).map((r) => r.statusCode).sort();
+    expect(statuses).toEqual([201, 201, 503, 503, 503, 503]);
+    const refused = (await Promise.all(burst)).find((r) => r.statusCode === 503)!;
+    expect(refused.json()).toMatchObject({ code: 'unavailable' });
+    const { rows } = await database.pool.query('SELECT count(*)::int AS n FROM orders WHERE workspace_id = $1', [busy.workspaceId]);
+    expect(rows[0].n).toBe(2);
+    await expectLedgerInvariants(database);
+  });
+});
