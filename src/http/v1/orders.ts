@@ -34,8 +34,8 @@ export const orderRoutes: FastifyPluginAsyncZod<OrderRouteDeps> = async (app, de
   // already sent); the others wait here, in order, without a pooled connection. A busy workspace
   // then holds at most two of the pool's connections per process, and PostgreSQL wakes and
   // re-checks one waiter per commit instead of all of them (orders-one, same-round ratios to the
-  // minimal transaction: 0.43–0.47 without, 0.50–0.61 with, its database CPU per order about
-  // halved). The row lock still decides between processes. Waiting longer than a request may
+  // minimal transaction: 0.43–0.47 without, 0.47–0.61 with, its database CPU per order down by
+  // a third or more). The row lock still decides between processes. Waiting longer than a request may
   // wait for a connection is the same 503.
   const placing = new LimitByKey<number>(
     2,
