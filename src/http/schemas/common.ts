@@ -41,7 +41,7 @@ const errorDescriptions = {
   413: 'Body over 1 MB.',
   422: 'Invalid input; errors names each bad field.',
   429: 'Rate limit exceeded; retry after Retry-After seconds.',
-  503: 'The database is unreachable; retry shortly.',
+  503: 'The database is unreachable or too busy (placements: too many of one workspace at once); retry shortly.',
 } as const;
 
 export type ErrorStatus = keyof typeof errorDescriptions;

@@ -34,9 +34,9 @@ export const orderRoutes: FastifyPluginAsyncZod<OrderRouteDeps> = async (app, de
   // already sent); the others wait here, in order, without a pooled connection. A busy workspace
   // then holds at most two of the pool's connections per process, and PostgreSQL wakes and
   // re-checks one waiter per commit instead of all of them (orders-one, same-round ratios to the
-  // minimal transaction: 0.43–0.47 without, 0.47–0.61 with, its database CPU per order down by
-  // a third or more). The row lock still decides between processes. Waiting longer than a request may
-  // wait for a connection is the same 503.
+  // minimal transaction: 0.43–0.47 without, 0.47–0.61 with; its database CPU per order down by a
+  // third or more). The row lock still decides between processes. Waiting here longer than a
+  // request may wait for a connection is the same 503.
   const placing = new LimitByKey<number>(
     2,
     pool.options.connectionTimeoutMillis ?? 2_000,
@@ -124,7 +124,7 @@ export const orderRoutes: FastifyPluginAsyncZod<OrderRouteDeps> = async (app, de
           tags: ['Orders'],
           security: bearerSecurity,
           params: idParam,
-            body: opts.body ?? emptyBody,
+          body: opts.body ?? emptyBody,
           response: { [opts.status ?? 200]: opts.response ?? one(), ...errorResponses(...authErrors, 400, 404, 409, 413, 422) },
         },
       },
