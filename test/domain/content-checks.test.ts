@@ -45,6 +45,8 @@ describe('content checks', () => {
   it('does not count images as links, and keeps balanced parentheses in a target', () => {
     const a = analyseContent({ title: 't', body: '![a photo](https://img.example/a.png) [Ada](https://en.wikipedia.org/wiki/Ada_(language)).' });
     expect(a.links).toEqual([{ url: 'https://en.wikipedia.org/wiki/Ada_(language)', text: 'Ada' }]);
+    // An image's alt text counts as words, its source does not: "a photo", "Ada".
+    expect(a.words).toBe(3);
   });
 
   it('passes a body that links the target with the anchor text, within the word and link limits', () => {

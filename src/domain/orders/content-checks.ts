@@ -22,9 +22,11 @@ export interface CheckContext {
 // attempt would start, so failed attempts cost linear time, not quadratic (a body of 100,000 "["
 // took 25 s with [^\]]). A CommonMark parser (markdown-it) was tried for the Markdown side and
 // dropped: a megabyte of "![" took it 5.4 s, against 0.3 s here.
-// An image (![alt](src)) is not a link.
 // A target may hold balanced parentheses (https://en.wikipedia.org/wiki/Ada_(language)).
-const MARKDOWN_LINK = /(?<!!)\[([^\][]*)\]\(\s*<?((?:[^()\s<>[]|\([^()\s<>[]*\))+)>?(?:\s+"[^"]*")?\s*\)/g;
+const LINK_BODY = String.raw`\[([^\][]*)\]\(\s*<?((?:[^()\s<>[]|\([^()\s<>[]*\))+)>?(?:\s+"[^"]*")?\s*\)`;
+// An image (![alt](src)) is not a link; for the word count, its alt text is words and its source is not.
+const MARKDOWN_LINK = new RegExp(`(?<!!)${LINK_BODY}`, 'g');
+const LINK_OR_IMAGE = new RegExp(LINK_BODY, 'g');
 const AUTOLINK = /<((?:https?|javascript):[^<>\s]+)>/gi;
 // Reference links: definitions ([label]: url), then uses ([text][label], [label][], [label]).
 const REFERENCE_DEFINITION = /^ {0,3}\[([^\][]+)\]:[ \t]*(?:\n[ \t]*)?<?([^\s<>]+)>?/gm;
@@ -120,7 +122,7 @@ function normaliseUrl(url: string): string {
 function wordCount(body: string): number {
   const text = body
     .replace(/```[\s\S]*?```/g, ' ')
-    .replace(MARKDOWN_LINK, ' $1 ')
+    .replace(LINK_OR_IMAGE, ' $1 ')
     .replace(TAG, ' ')
     .replace(/[#>*_`~|[\]()]/g, ' ');
   // Hyphens stay: "state-of-the-art" is one word, as word processors count it; a list's "- " or
