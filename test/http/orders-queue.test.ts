@@ -6,7 +6,7 @@ import { bearer, workspaceWithKeys } from '../helpers/fixtures.js';
 import { expectLedgerInvariants } from '../helpers/ledger-invariants.js';
 
 // A short connect timeout: placements that wait longer than it in the workspace's queue are 503s.
-const database = await createTestDatabase({ max: 20, connectTimeoutMs: 300 });
+const database = await createTestDatabase({ max: 20, connectTimeoutMs: 500 });
 const h = await setupApp({ RATE_LIMIT_PER_MINUTE: 100_000 }, { database });
 let seq = 0;
 const place = (key: string, offerId: number) =>
@@ -21,6 +21,10 @@ const lockWaiters = async () =>
 
 describe('placements of one workspace', () => {
   it('reach the database two at a time; the rest wait in the process, and past the connect timeout answer 503; other workspaces go on', async () => {
+    // Open the connections the test will use now: under load, opening one can itself take longer
+    // than the short timeout.
+    const warm = await Promise.all(Array.from({ length: 10 }, () => database.pool.connect()));
+    for (const c of warm) c.release();
     const p = await publisherWithOutlet(database);
     const busy = await workspaceWithKeys(database.db, { balanceCents: 1_000_000 });
     const other = await workspaceWithKeys(database.db, { balanceCents: 1_000_000 });
@@ -29,13 +33,13 @@ describe('placements of one workspace', () => {
     await holder.query('BEGIN');
     await holder.query('SELECT id FROM ledger_accounts WHERE workspace_id = $1 FOR UPDATE', [busy.workspaceId]);
     const burst = Array.from({ length: 6 }, () => place(busy.spendKey, p.offers[0]!.id));
-    for (let i = 0; i < 100 && (await lockWaiters()) < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 500 && (await lockWaiters()) < 2; i++) await new Promise((r) => setTimeout(r, 10));
     expect(await lockWaiters()).toBe(2);
     // Another workspace is not held up.
     const elsewhere = await place(other.spendKey, p.offers[0]!.id);
     expect(elsewhere.statusCode, elsewhere.body).toBe(201);
     // The four queued in the process give up after the connect timeout, without having touched the database.
-    await new Promise((r) => setTimeout(r, 500));
+    await new Promise((r) => setTimeout(r, 800));
     expect(await lockWaiters()).toBe(2);
     await holder.query('COMMIT');
     holder.release();
