@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type pg from 'pg';
 import { type Tx, withTransaction } from '../db/tx.js';
 import type { Clock } from '../domain/clock.js';
@@ -41,7 +41,7 @@ function canonical(value: unknown): unknown {
 /** SHA-256 of the arguments with sorted keys, the token itself left out. */
 export function argumentsHash(args: Record<string, unknown>): string {
   const { confirmation_token: _token, ...rest } = args;
-  return createHash('sha256').update(JSON.stringify(canonical(rest))).digest('base64url');
+  return hash('sha256', JSON.stringify(canonical(rest)), 'base64url');
 }
 
 const refuse = (why: string) =>

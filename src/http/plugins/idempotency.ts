@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type pg from 'pg';
@@ -92,7 +92,7 @@ function computeFingerprint(request: FastifyRequest): string {
     canonical(request.params ?? {}),
     canonical(request.body ?? {}),
   ]);
-  return createHash('sha256').update(material).digest('hex');
+  return hash('sha256', material, 'hex');
 }
 
 // Only outcomes decided by the business logic are kept: successes, a 402, and a 409 from the
