@@ -21,9 +21,8 @@ export function isWellFormedKey(raw: string): boolean {
   return KEY_PATTERN.test(raw);
 }
 
-// Every request hashes its key: the one-shot hash allocates no Hash object, which in the server
-// measured some 20 µs of CPU a request cheaper than createHash (GC included), not the 1 µs a
-// tight loop shows.
+// Every request hashes its key: the one-shot hash allocates no Hash object. Inside the server
+// createHash cost 11–16 µs of CPU a request and this 3–10 (a tight loop says 1.8 against 0.8).
 export function hashKey(raw: string): string {
   return hash('sha256', raw, 'hex');
 }
