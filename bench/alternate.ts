@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { InjectOptions } from 'fastify';
+import type { WorkspacePrincipal } from '../src/domain/keys/principal.js';
 import pino from 'pino';
 
 const dist = (file: string) => pathToFileURL(join(import.meta.dirname, '..', 'dist', 'src', file)).href;
@@ -53,8 +54,9 @@ const app = await buildApp({ config, database, logger: createLogger('info', pino
 // The references: the ceiling server's one query, alone and behind the key check, and the two
 // routes' own work without authentication, parameters or validation around it.
 const clock = { now: () => Date.now() };
-const principal = await new KeyResolver(database.pool, clock).resolve(demo.readOnlyKey);
-if (!principal?.workspaceId) throw new Error('the demo key did not resolve');
+const resolved = await new KeyResolver(database.pool, clock).resolve(demo.readOnlyKey);
+if (!resolved?.workspaceId) throw new Error('the demo key did not resolve');
+const principal = resolved as WorkspacePrincipal;
 const settings = new WorkspaceSettingsCache(database.pool, clock);
 const oneQuery = async () => {
   const { rows } = await database.pool.query({ name: 'bench_workspace_by_id', text: 'SELECT id, name, currency FROM workspaces WHERE id = $1', values: [principal.workspaceId] });
@@ -62,9 +64,9 @@ const oneQuery = async () => {
 };
 app.get('/_alt/one-query', { config: { auth: 'public' } }, oneQuery);
 app.get('/_alt/one-query-auth', { config: { auth: 'buyer' } }, oneQuery);
-app.get('/_alt/me-handler', { config: { auth: 'public' } }, async () => ({ data: await getMe(database.pool, settings, principal as never) }));
+app.get('/_alt/me-handler', { config: { auth: 'public' } }, async () => ({ data: await getMe(database.pool, settings, principal) }));
 app.get('/_alt/validation-query', { config: { auth: 'public' } }, async (_request, reply) => {
-  const purchase = await findPurchaseJson(database.pool, principal.workspaceId!, demo.purchaseCode!);
+  const purchase = await findPurchaseJson(database.pool, principal.workspaceId, demo.purchaseCode!);
   return reply.type('application/json; charset=utf-8').send(`{"status":"success","data":{"purchase":${purchase}}}`);
 });
 await app.ready();
