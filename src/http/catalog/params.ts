@@ -42,7 +42,11 @@ export function parseForm(text: string): Record<string, string | string[]> {
     const name = decode(eq === -1 ? pair : pair.slice(0, eq));
     const value = eq === -1 ? '' : decode(pair.slice(eq + 1));
     const prev = out[name];
-    out[name] = prev === undefined ? value : Array.isArray(prev) ? [...prev, value] : [prev, value];
+    // Appended in place: copying the list on every repeat made a 1 MB form of one repeated
+    // name take minutes, the whole process stalled behind it, before the key was even checked.
+    if (prev === undefined) out[name] = value;
+    else if (Array.isArray(prev)) prev.push(value);
+    else out[name] = [prev, value];
   }
   return out;
 }
@@ -187,11 +191,14 @@ function resolve(values: Raw[]): Param {
   return { kind: 'value', value: first as string | number };
 }
 
+// `item_id=01` and a JSON `"item_id": 1` name the same item: compared without leading zeros.
+const withoutLeadingZeros = (v: Raw): Raw => (typeof v === 'string' && /^\d+$/.test(v) ? v.replace(/^0+(?=\d)/, '') : v);
+
 export function param(input: CatalogInput, name: 'item_id' | 'purchase_code'): Param {
   const values: Raw[] = [];
   collect(input.query, name, true, values);
   collect(input.body, name, input.bodyKind === 'form', values);
-  return resolve(values);
+  return resolve(name === 'item_id' ? values.map(withoutLeadingZeros) : values);
 }
 
 /** The api_key, or undefined when it is missing, empty, not a string, or given with different values. */
@@ -211,6 +218,7 @@ export function itemId(input: CatalogInput): number {
   const p = param(input, 'item_id');
   if (p.kind === 'missing' || (p.kind === 'value' && p.value === '')) throw catalogError('bad_request', msg.itemIdRequired);
   if (p.kind === 'value') {
+    // Leading zeros are allowed (docs/interface-b.md) and already gone (param), so at most ten digits.
     const n = typeof p.value === 'number' ? p.value : /^\d{1,10}$/.test(p.value) ? Number(p.value) : NaN;
     if (Number.isInteger(n) && n >= 1 && n <= 2_147_483_647) return n;
   }

@@ -158,6 +158,14 @@ describe('400 and 404: parameters', () => {
     expectError(await item(`&item_id=${other.itemIds[0]}`), 404, 'Item Not Found');
     expectError(await item('&item_id=2147483647'), 404, 'Item Not Found');
     expect((await item(`&item_id=${encodeURIComponent(` ${s.itemIds[0]} `)}`)).statusCode).toBe(200);
+    // Leading zeros do not count towards the ten digits of the largest id.
+    expect((await item(`&item_id=${String(s.itemIds[0]).padStart(14, '0')}`)).statusCode).toBe(200);
+    expectError(await item('&item_id=02147483647'), 404, 'Item Not Found');
+    expectError(await item('&item_id=0000000000000'), 400, 'The item_id must be an integer.');
+    // The same id with and without leading zeros, in the query and a JSON body, is one value.
+    const json = { 'content-type': 'application/json' };
+    expect((await get(`/api/items/item?item_id=0${s.itemIds[0]}`, { headers: json, payload: JSON.stringify({ api_key: s.readKey, item_id: s.itemIds[0] }) })).statusCode).toBe(200);
+    expectError(await get(`/api/items/item?item_id=0${s.itemIds[0]}`, { headers: json, payload: JSON.stringify({ api_key: s.readKey, item_id: s.itemIds[1] }) }), 400, 'The item_id must be an integer.');
   });
 
   it('no items for the key → No items found', async () => {
