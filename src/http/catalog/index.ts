@@ -66,8 +66,10 @@ export const catalogRoutes: FastifyPluginAsyncZod<CatalogRoutesOptions> = async 
     }
   });
   // Any other media type is read (so a chunked body over 1 MB is a 413, as a declared one is)
-  // and refused.
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, _body, done) => done(catalogError('bad_request', msg.invalidRequest), undefined));
+  // and refused, unless it is only whitespace: no body, as on GET (params.ts, parseBody).
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) =>
+    (body as Buffer).toString('utf8').trim() === '' ? done(null, undefined) : done(catalogError('bad_request', msg.invalidRequest), undefined),
+  );
   // Forms are read only here: Interface A keeps refusing them (this plugin is encapsulated).
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
     try {

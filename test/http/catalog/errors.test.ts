@@ -259,8 +259,12 @@ describe('400 Invalid request: bodies', () => {
     expect((await validate('', { headers: json, query: { api_key: s.readKey, purchase_code: s.code } })).statusCode).toBe(200);
     expect((await get(`/api/items/all?api_key=${s.readKey}`, { headers: json, payload: '' })).statusCode).toBe(200);
     for (const type of ['text/plain', 'application/octet-stream', 'application/x-www-form-urlencoded']) {
-      const res = await validate('', { headers: { 'content-type': type }, query: { api_key: s.readKey, purchase_code: s.code } });
-      expect(res.statusCode, type).toBe(200);
+      for (const body of ['', ' \n\t ']) {
+        const res = await validate(body, { headers: { 'content-type': type }, query: { api_key: s.readKey, purchase_code: s.code } });
+        expect(res.statusCode, `${type} ${JSON.stringify(body)}`).toBe(200);
+        const onGet = await get(`/api/items/all?api_key=${s.readKey}`, { headers: { 'content-type': type }, payload: body });
+        expect(onGet.statusCode, `GET ${type} ${JSON.stringify(body)}`).toBe(200);
+      }
     }
   });
 
