@@ -1,5 +1,5 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { InitializeRequestSchema, ListToolsRequestSchema, PingRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { InitializeRequestSchema, JSONRPCRequestSchema, ListToolsRequestSchema, PingRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type pg from 'pg';
 import { MCP_SECRET_NAME } from '../db/migrate.js';
@@ -59,10 +59,27 @@ const requestSchemas = new Map<string, { safeParse(v: unknown): { success: boole
 const isJsonRpcRequest = (m: unknown): boolean =>
   !!m && typeof m === 'object' && typeof (m as { method?: unknown }).method === 'string' && (m as { id?: unknown }).id !== undefined;
 
+type Issue = { path: PropertyKey[]; message: string };
+const describeIssue = (issue: Issue) => `Invalid params: ${issue.path.length ? issue.path.map(String).join('.') : 'params'}: ${issue.message}`;
+
+/**
+ * A request's `_meta` as the transport checks it, for every method: one that fails there makes
+ * the transport refuse the whole body (every request of a batch) as a parse error. Checked only
+ * when a request sends one, which the hot path does not.
+ */
+function invalidMeta(request: object): string | undefined {
+  const { params } = request as { params?: unknown };
+  if (!params || typeof params !== 'object' || (params as { _meta?: unknown })._meta === undefined) return undefined;
+  const issue = JSONRPCRequestSchema.safeParse(request).error?.issues.find((i) => i.path[0] === 'params');
+  return issue && describeIssue(issue);
+}
+
 /** Why a single request's params are unusable, or undefined when they are fine (or it is no request). */
 function invalidParams(body: unknown): string | undefined {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return undefined;
   const { method, params } = body as { method?: unknown; params?: unknown };
+  const badMeta = isJsonRpcRequest(body) ? invalidMeta(body) : undefined;
+  if (badMeta) return badMeta;
   if (method === 'tools/call') {
     // The hot path, checked by hand: the tool validates its own arguments.
     if (!params || typeof params !== 'object' || Array.isArray(params)) return 'Invalid params: params must be an object with a tool name.';
@@ -75,9 +92,7 @@ function invalidParams(body: unknown): string | undefined {
   }
   const schema = typeof method === 'string' ? requestSchemas.get(method) : undefined;
   const issue = schema?.safeParse({ method, params }).error?.issues[0];
-  if (!issue) return undefined;
-  const path = issue.path.length ? issue.path.map(String).join('.') : 'params';
-  return `Invalid params: ${path}: ${issue.message}`;
+  return issue && describeIssue(issue);
 }
 
 /**

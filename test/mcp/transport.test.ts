@@ -140,6 +140,29 @@ describe('transport', () => {
     expect(allBad.json()).toEqual([expect.objectContaining({ id: 23, error: expect.objectContaining({ code: -32602 }) })]);
   });
 
+  it('answers a malformed _meta alone, on any method, without refusing the rest of the batch', async () => {
+    const ws = await workspaceWithKeys(h.database.db);
+    // The transport checks _meta on every request and refused the whole body (a 400 parse error)
+    // when one was malformed: the valid ping went unanswered.
+    const batch = await post(
+      [
+        { jsonrpc: '2.0', id: 31, method: 'ping' },
+        { jsonrpc: '2.0', id: 32, method: 'tools/call', params: { name: 'get-balance', _meta: { progressToken: true } } },
+        { jsonrpc: '2.0', id: 33, method: 'no/such-method', params: { _meta: 5 } },
+      ],
+      mcpHeaders(ws.readKey),
+    );
+    expect(batch.statusCode).toBe(200);
+    const answers = batch.json() as Array<{ id: number; result?: object; error?: { code: number; message: string } }>;
+    expect(answers.map((a) => a.id).sort()).toEqual([31, 32, 33]);
+    expect(answers.find((a) => a.id === 31)?.result).toEqual({});
+    expect(answers.find((a) => a.id === 32)?.error).toMatchObject({ code: -32602, message: expect.stringMatching(/^Invalid params: params\._meta\.progressToken: /) });
+    expect(answers.find((a) => a.id === 33)?.error).toMatchObject({ code: -32602, message: expect.stringMatching(/^Invalid params: params\._meta: /) });
+    // A well-formed _meta still reaches the tool.
+    const withMeta = await post({ jsonrpc: '2.0', id: 34, method: 'tools/call', params: { name: 'get-balance', _meta: { progressToken: 'p1' } } }, mcpHeaders(ws.readKey));
+    expect(withMeta.json().result.structuredContent).toBeDefined();
+  });
+
   it('is left out of the OpenAPI document', async () => {
     const doc = (await h.app.inject({ method: 'GET', url: '/openapi.json' })).json();
     expect(Object.keys(doc.paths)).not.toContain('/mcp');
