@@ -59,6 +59,9 @@ export const configSchema = z.object({
   ORDER_SWEEP_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  // Set by npm: the folder `npm run` was started from (npm itself runs scripts from the package
+  // root). The admin CLI reads relative --file paths from there.
+  INIT_CWD: z.string().optional(),
   // HTTP server timeouts against slow or hostile clients (README, "Behaviour worth knowing").
   HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),

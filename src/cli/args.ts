@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { z } from 'zod';
 import { MAX_BALANCE_CENTS } from '../domain/ledger/limits.js';
 
@@ -102,10 +103,13 @@ export const decimal = (min: number, max: number) =>
 /** An http(s) URL. */
 export const httpUrl = str.pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }));
 
-/** A file the command reads, as text; a file that cannot be read is the flag's error. */
-export async function readInputFile(path: string): Promise<string> {
+/**
+ * A file the command reads, as text; a file that cannot be read is the flag's error. A relative
+ * path is read from `from` (the folder the operator ran npm in), else from the working directory.
+ */
+export async function readInputFile(path: string, from?: string): Promise<string> {
   try {
-    return await readFile(path, 'utf8');
+    return await readFile(from ? resolve(from, path) : path, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : (err as Error).message;

@@ -1,6 +1,6 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importItems } from '../../src/domain/catalog/catalog-service.js';
 import { DomainError } from '../../src/domain/errors.js';
@@ -60,6 +60,14 @@ const ws = await workspaceWithKeys(database.db, { currency: 'GBP' });
 const countItems = async () => Number((await q<{ n: string }>('SELECT count(*) AS n FROM items WHERE workspace_id = $1', [ws.workspaceId]))[0]!.n);
 
 describe('items import', { timeout: 60_000 }, () => {
+  it('reads a relative --file from the folder npm was run in (INIT_CWD), not the package root', async () => {
+    const ws = await workspaceWithKeys(database.db);
+    const path = file([]);
+    const r = await runCli(['items', 'import', '--workspace', String(ws.workspaceId), '--file', basename(path)], { ...env, INIT_CWD: dir });
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toEqual({ imported: 0 });
+  });
+
   it('imports a JSON array of items of every kind', async () => {
     expect(await ok('items', 'import', '--workspace', String(ws.workspaceId), '--file', file(itemsOfEachKind('cli')))).toEqual({ imported: 5 });
     const rows = await q(

@@ -45,4 +45,13 @@ describe('admin CLI: orders and fx', () => {
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/currency/);
   });
+
+  it('`fx set` keeps USD at 1 (balances are US cents) and prints the rate as stored', async () => {
+    const usd = await runCli(['fx', 'set', '--currency', 'usd', '--per-usd', '2'], { DATABASE_URL: database.url });
+    expect(usd.status).toBe(1);
+    expect(usd.stderr.trim()).toBe('--per-usd: must be 1 for USD: rates are units of a currency per US dollar');
+    expect((await runCli(['fx', 'set', '--currency', 'USD', '--per-usd', '1'], { DATABASE_URL: database.url })).status).toBe(0);
+    const eur = await runCli(['fx', 'set', '--currency', 'EUR', '--per-usd', '0.12345678901234567890'], { DATABASE_URL: database.url });
+    expect(JSON.parse(eur.stdout)).toEqual({ currency: 'EUR', per_usd: 0.12345679 });
+  });
 });

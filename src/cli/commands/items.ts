@@ -4,9 +4,9 @@ import { CliError, id, readFlags, readInputFile, str } from '../args.js';
 import type { Commands } from '../registry.js';
 
 export const itemCommands: Commands = {
-  'items import': async ({ db }, raw) => {
+  'items import': async ({ db, config }, raw) => {
     const f = readFlags(z.object({ workspace: id, file: str }).strict(), raw);
-    const text = await readInputFile(f.file);
+    const text = await readInputFile(f.file, config.INIT_CWD);
     let json: unknown;
     try {
       json = JSON.parse(text.replace(/^\uFEFF/, ''));

@@ -47,7 +47,7 @@ export const outletCommands: Commands = {
   'outlets import': async ({ pool, config }, raw) => {
     const f = readFlags(z.object({ publisher: id, file: str }).strict(), raw);
     await requirePublisher(pool, f.publisher);
-    const text = await readInputFile(f.file);
+    const text = await readInputFile(f.file, config.INIT_CWD);
 
     // Validate every line before writing anything; the first bad line is the error.
     const items: OutletInput[] = [];

@@ -13,9 +13,14 @@ export async function setFxRate(db: Db, currency: string, perUsd: number) {
   if (!Intl.supportedValuesOf('currency').includes(code)) {
     throw invalidInput({ currency: [`${code} is not an ISO 4217 currency`] });
   }
-  await db
+  // Rates are units per US dollar and balances are US cents: a USD rate other than 1 would show
+  // every USD workspace a balance it does not have.
+  if (code === 'USD' && perUsd !== 1) throw invalidInput({ per_usd: ['must be 1 for USD: rates are units of a currency per US dollar'] });
+  const [stored] = await db
     .insert(fxRates)
     .values({ currency: code, perUsd: String(perUsd) })
-    .onConflictDoUpdate({ target: fxRates.currency, set: { perUsd: String(perUsd), updatedAt: sql`now()` } });
-  return { currency: code, per_usd: perUsd };
+    .onConflictDoUpdate({ target: fxRates.currency, set: { perUsd: String(perUsd), updatedAt: sql`now()` } })
+    .returning({ perUsd: fxRates.perUsd });
+  // What was stored (8 decimals), not what was asked.
+  return { currency: code, per_usd: Number(stored!.perUsd) };
 }
