@@ -20,7 +20,7 @@ export function unstorableTextPath(value: unknown, path = '', depth = 0): string
   return undefined;
 }
 
-const UNSTORABLE_TEXT_MESSAGE = 'must not contain NUL characters or unpaired UTF-16 surrogates';
+export const UNSTORABLE_TEXT_MESSAGE = 'must not contain NUL characters or unpaired UTF-16 surrogates';
 
 /** Refuses input holding a string PostgreSQL cannot store as given (422, naming the field). */
 export function refuseUnstorableText(value: unknown, root: string): void {

@@ -106,6 +106,9 @@ describe('items import', { timeout: 60_000 }, () => {
       [[{ ...good[0], name: undefined }], /^item 1: name: must be a string$/m],
       [[{ ...good[0], published_at: 'yesterday' }], /^item 1: published_at: must be an ISO 8601 timestamp/m],
       [['not an item'], /^item 1: /m],
+      // PostgreSQL cannot store these: the database's own error named no item and no field.
+      [[good[0], { ...good[0], name: 'a\u0000b' }], /^item 2: name: must not contain NUL characters or unpaired UTF-16 surrogates$/m],
+      [[{ ...good[0], description: 'x\ud800' }], /^item 1: description: must not contain NUL characters/m],
     ];
     // The checks run in the domain call the command makes; each is run there (a process per case
     // would take minutes on a loaded machine) and rendered as the CLI renders it, then a few go

@@ -166,6 +166,12 @@ describe('outlets import', { timeout: 120_000 }, () => {
       expect(fails(await importFile(extra))).toMatch(/^line 1: .*rating/);
       const notObject = jsonl(['[1, 2]']);
       expect(fails(await importFile(notObject))).toMatch(/^line 1: /);
+      // PostgreSQL cannot store these: a NUL failed the import with the database's error, naming
+      // no line, and a lone surrogate was stored as U+FFFD.
+      const nul = jsonl([outlet('text-1.example'), outlet('text-2.example', { name: 'Bad\u0000name' })]);
+      expect(fails(await importFile(nul))).toBe('line 2: name: must not contain NUL characters or unpaired UTF-16 surrogates');
+      const surrogate = jsonl([outlet('text-3.example', { offers: [offer({ title: 'x\ud800' })] })]);
+      expect(fails(await importFile(surrogate))).toBe('line 1: offers.0.title: must not contain NUL characters or unpaired UTF-16 surrogates');
       await unchanged();
     });
 

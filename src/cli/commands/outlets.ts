@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { upsertOutlets, type OutletWithBaseline } from '../../domain/outlets/catalog-service.js';
 import { outletStream, runDomainTag } from '../../domain/outlets/generator.js';
 import { outletInput, type OutletInput } from '../../domain/outlets/outlet-input.js';
+import { UNSTORABLE_TEXT_MESSAGE, unstorableTextPath } from '../../domain/text-input.js';
 import { CliError, id, readFlags, readInputFile, str, wholeNumber } from '../args.js';
 import type { Commands } from '../registry.js';
 
@@ -63,6 +64,9 @@ export const outletCommands: Commands = {
       } catch (err) {
         throw new CliError(`line ${n}: invalid JSON (${(err as Error).message})`);
       }
+      // PostgreSQL cannot store these as given (one failed the whole import with its own error).
+      const unstorable = unstorableTextPath(json);
+      if (unstorable !== undefined) throw new CliError(`line ${n}: ${unstorable ? `${unstorable}: ` : ''}${UNSTORABLE_TEXT_MESSAGE}`);
       const parsed = outletInput.safeParse(json);
       if (!parsed.success) {
         const issue = parsed.error.issues[0]!;

@@ -6,6 +6,7 @@ import { fxRates, items, workspaces } from '../../db/schema/index.js';
 import { DomainError, invalidInput, notFound } from '../errors.js';
 import { type ItemInput, itemInput, type NewItem, toNewItem } from './item-input.js';
 import { PURCHASE_CODE_PATTERN } from './catalog-queries.js';
+import { UNSTORABLE_TEXT_MESSAGE, unstorableTextPath } from '../text-input.js';
 import type { License } from './views.js';
 
 // Writes behind the admin CLI: importing items and recording, generating, downloading and
@@ -24,6 +25,9 @@ export async function importItems(db: Db, workspaceId: number, input: unknown): 
   for (let i = 0; i < input.length; i++) {
     // Counted from 1, like the lines of an outlets file.
     const where = (path: string) => `item ${i + 1}${path ? `: ${path}` : ''}`;
+    // PostgreSQL cannot store these as given: refused naming the field, not left to the database.
+    const unstorable = unstorableTextPath(input[i]);
+    if (unstorable !== undefined) throw invalidInput({ [where(unstorable)]: [UNSTORABLE_TEXT_MESSAGE] });
     const parsed = itemInput.safeParse(input[i]);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
