@@ -44,10 +44,13 @@ export function readFlags<S extends FlagSchema>(schema: S, flags: RawFlags): z.i
   const name = issue.path.length ? String(issue.path[0]) : undefined;
   if (name === undefined) throw new CliError(`arguments: ${issue.message}`);
   const given = flags[name];
+  // A repeatable flag's own value (path [name, i]): its message, or that it has none.
+  const one = Array.isArray(given) && issue.path.length > 1 ? given[Number(issue.path[1])] : given;
   const why =
     given === undefined ? 'is required' :
-    Array.isArray(given) ? 'given more than once' :
-    given === true && (issue.code === 'invalid_type' || issue.code === 'invalid_union') ? 'needs a value' :
+    // (a repeatable flag's list as a whole fails only on its count or a repeated value)
+    Array.isArray(given) && issue.path.length === 1 && issue.code !== 'too_big' && issue.code !== 'custom' ? 'given more than once' :
+    one === true && (issue.code === 'invalid_type' || issue.code === 'invalid_union') ? 'needs a value' :
     issue.message;
   throw new CliError(`--${name}: ${why}`);
 }
@@ -58,10 +61,17 @@ export const name = str.max(200, 'must be at most 200 characters');
 /** Free text (descriptions): at most 2,000 characters. */
 export const text = str.max(2000, 'must be at most 2,000 characters');
 export const flag = z.literal(true, { error: 'takes no value' }).optional();
-export const list = z
-  .union([z.string(), z.array(z.string())])
-  .transform((v) => (Array.isArray(v) ? v : [v]))
-  .optional();
+/** A flag that may be repeated, each value checked by `item`; at most `max` of them, none twice. */
+export const listOf = (item: z.ZodType<string>, max: number) =>
+  z
+    .preprocess(
+      (v) => (v === undefined || Array.isArray(v) ? v : [v]),
+      z
+        .array(item)
+        .max(max, `may be given at most ${max} times`)
+        .refine((vs) => new Set(vs).size === vs.length, 'is given twice with the same value'),
+    )
+    .optional();
 
 /** A whole number within [min, max]; unlike z.coerce, a bare `--flag` (true) is not taken as 1. */
 export const wholeNumber = (min: number, max: number) =>

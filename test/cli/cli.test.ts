@@ -260,6 +260,12 @@ describe('admin CLI bad input', { timeout: 180_000 }, () => {
       { args: ['key', 'create', '--workspace', '--name', 'x'], says: /^--workspace: needs a value$/m },
       { args: ['fx', 'set', '--currency', 'EUR', '--per-usd'], says: /^--per-usd: needs a value$/m },
       { args: ['brand-kit', 'create', '--workspace', ws, '--name', 'B', '--anchor-text'], says: /^--anchor-text: needs a value$/m },
+      // Each anchor text as an order's may be; a repeated flag's own problems are named as such.
+      { args: ['brand-kit', 'create', '--workspace', ws, '--name', 'B', '--anchor-text', 'a', '--anchor-text'], says: /^--anchor-text: needs a value$/m },
+      { args: ['brand-kit', 'create', '--workspace', ws, '--name', 'B', '--anchor-text', ''], says: /^--anchor-text: must not be empty$/m },
+      { args: ['brand-kit', 'create', '--workspace', ws, '--name', 'B', '--anchor-text', 'x'.repeat(201)], says: /^--anchor-text: must be at most 200 characters$/m },
+      { args: ['brand-kit', 'create', '--workspace', ws, '--name', 'B', '--anchor-text', 'a', '--anchor-text', 'a'], says: /^--anchor-text: is given twice with the same value$/m },
+      { args: ['brand-kit', 'create', '--workspace', ws, '--name', 'B', ...Array.from({ length: 51 }, (_, i) => ['--anchor-text', `a${i}`]).flat()], says: /^--anchor-text: may be given at most 50 times$/m },
       // Ids the database cannot hold are refused before any query, and no SQL is ever shown.
       { args: ['key', 'revoke', '--id', '99999999999'], says: /^--id: must be at most 2,147,483,647$/m },
       { args: ['key', 'create', '--workspace', '99999999999'], says: /^--workspace: must be at most/m },

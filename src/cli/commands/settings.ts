@@ -3,7 +3,7 @@ import { setFxRate } from '../../domain/fx/fx-service.js';
 import { createPublisher } from '../../domain/publishers/publisher-service.js';
 import { createBrandKit } from '../../domain/workspaces/brand-kits.js';
 import { createProject } from '../../domain/workspaces/projects.js';
-import { decimal, httpUrl, id, list, name, readFlags, text } from '../args.js';
+import { decimal, httpUrl, id, listOf, name, readFlags, text } from '../args.js';
 import type { Commands } from '../registry.js';
 
 export const settingsCommands: Commands = {
@@ -20,7 +20,8 @@ export const settingsCommands: Commands = {
         website: httpUrl.optional(),
         description: text.optional(),
         tone: name.optional(),
-        'anchor-text': list,
+        // Each as an order's anchor text may be (1–200 characters).
+        'anchor-text': listOf(name, 50),
       }).strict(),
       raw,
     );
