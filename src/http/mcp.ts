@@ -50,7 +50,8 @@ function webRequest(request: FastifyRequest): Request {
 // The requests this server answers, with the SDK's own schemas for them. The SDK answers params
 // that fail these schemas with -32603 Internal error and zod's issue list as the message; JSON-RPC
 // says -32602 Invalid params, so they are checked here first.
-const requestSchemas = new Map<string, { safeParse(v: unknown): { success: boolean; error?: { issues: Array<{ path: PropertyKey[]; message: string }> } } }>([
+type Issue = { path: PropertyKey[]; message: string };
+const requestSchemas = new Map<string, { safeParse(v: unknown): { success: boolean; error?: { issues: Issue[] } } }>([
   ['initialize', InitializeRequestSchema],
   ['ping', PingRequestSchema],
   ['tools/list', ListToolsRequestSchema],
@@ -59,7 +60,6 @@ const requestSchemas = new Map<string, { safeParse(v: unknown): { success: boole
 const isJsonRpcRequest = (m: unknown): boolean =>
   !!m && typeof m === 'object' && typeof (m as { method?: unknown }).method === 'string' && (m as { id?: unknown }).id !== undefined;
 
-type Issue = { path: PropertyKey[]; message: string };
 const describeIssue = (issue: Issue) => `Invalid params: ${issue.path.length ? issue.path.map(String).join('.') : 'params'}: ${issue.message}`;
 
 /**
