@@ -109,3 +109,12 @@ export function sqlLiteral(value: SqlValue): string {
   const quoted = value.replaceAll("'", "''");
   return value.includes('\\') ? ` E'${quoted.replaceAll('\\', '\\\\')}'` : `'${quoted}'`;
 }
+
+/**
+ * A transaction-local switch that a batch sets in one statement and a later statement of the same
+ * batch reads, with no round trip between them: a guarded write does nothing unless it is on.
+ * The idempotency batch turns it on for a request whose key it holds and has no live record.
+ */
+export const PROCEED_SETTING = 'app.proceed';
+/** The SQL condition a guarded statement adds to its writes. */
+export const proceedGuard = `current_setting('${PROCEED_SETTING}', true) = 'true'`;

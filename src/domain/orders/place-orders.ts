@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { PreparedSql, SqlValue, Tx } from '../../db/tx.js';
+import { type PreparedSql, proceedGuard, type SqlValue, type Tx } from '../../db/tx.js';
 import { DomainError, invalidInput } from '../errors.js';
 import type { WorkspacePrincipal } from '../keys/principal.js';
 import { type AccountRow, LEDGER_WRITES, lockWorkspaceAccountsSql, postMovements, workspaceAccounts } from '../ledger/movements.js';
@@ -138,9 +138,10 @@ const orderInsert = `INSERT INTO orders (id, workspace_id, project_id, placed_by
  * context, and — only when every check below passes — write the orders and their escrow
  * movement through the ledger's own CTEs. Node then judges the same context (which also says
  * why nothing was written); the rules that decide a new order's status and deadline stay in
- * Node, passed in as the value for each kind of offer.
+ * Node, passed in as the value for each kind of offer. With a guard, it also writes only when the
+ * guard holds (see `guardedPlacement`).
  */
-const placeAtOnceStatement = `
+const placeAtOnceText = (guard: string) => `
   WITH acc AS MATERIALIZED (${lockWorkspaceAccountsSql('$3')}),
   req AS MATERIALIZED (SELECT ids.n, ${offerColumns} FROM ${requestedOffers}),
   ctx AS MATERIALIZED (
@@ -154,7 +155,7 @@ const placeAtOnceStatement = `
            CASE req.content_by WHEN 'publisher' THEN $9::order_status ELSE $10::order_status END AS status,
            CASE req.content_by WHEN 'publisher' THEN $11::timestamptz ELSE $12::timestamptz END AS deadline
       FROM req, ctx
-     WHERE ctx.key_ok AND ctx.project_ok AND ctx.offers_ok AND ctx.available >= ctx.total
+     WHERE ${guard} AND ctx.key_ok AND ctx.project_ok AND ctx.offers_ok AND ctx.available >= ctx.total
        AND (ctx.max_order_cents IS NULL OR ctx.total <= ctx.max_order_cents)),
   placed AS (
     ${orderInsert}
@@ -171,6 +172,8 @@ const placeAtOnceStatement = `
          (SELECT json_agg(json_build_object('id', id, 'kind', kind, 'balance', balance)) FROM acc) AS accounts,
          (SELECT json_agg(order_id ORDER BY n) FROM new) AS order_ids
     FROM ctx`;
+
+const placeAtOnceStatement = placeAtOnceText('true');
 
 const placeOrdersCtes = `
   placed AS (
@@ -207,7 +210,7 @@ export async function placeOrders(
   input: PlaceOrdersInput,
   now: number,
   durations: Durations,
-  /** The results of `placementBatch` when the transaction's opening batch already ran it. */
+  /** The result of `guardedPlacement` when a batch already ran it (its last result is used). */
   ran?: pg.QueryResult[],
 ) {
   return input.content === undefined
@@ -215,32 +218,45 @@ export async function placeOrders(
     : placeWithContent(tx, principal, input, input.content, now, durations);
 }
 
-// Run by SQL EXECUTE in a batch, so prepared under a name of its own: the driver's statements
+// Run by SQL EXECUTE in a batch, so prepared under names of their own: the driver's statements
 // (placeWithoutContent's own, 'orders_place_at_once') share the connection's one namespace.
-const placeAtOnce = {
-  name: 'orders_place_batched',
+const placeGuarded = {
+  name: 'orders_place_guarded',
   types: ['int[]', 'int', 'int', 'int', 'text', 'text', 'text', 'timestamptz', 'order_status', 'order_status', 'timestamptz', 'timestamptz'],
-  text: placeAtOnceStatement,
+  text: placeAtOnceText(proceedGuard),
 } satisfies PreparedSql;
 
 const lockAccounts = { name: 'ledger_lock_workspace_batched', types: ['int'], text: lockWorkspaceAccountsSql('$1') } satisfies PreparedSql;
 
 /**
- * What placement can run in a transaction's opening batch (`executeSql`), known from the request
- * alone: first the balance lock on its own, then, without content, the whole placement; so the
- * idempotency step needs no round trip of its own. A request that had to wait for the lock (many
- * orders on one workspace) re-checks the row it waited for (EvalPlanQual), which sets up the
- * waiting statement's whole plan a second time: a small statement keeps that cheap, and the
- * placement's own lock then finds the rows held. `placeOrders` reads the results when given them.
+ * The statement that locks the workspace's balance rows, for a transaction's opening batch. A
+ * request that had to wait for the lock (many orders on one workspace) re-checks the row it waited
+ * for (EvalPlanQual), which sets up the waiting statement's whole plan a second time: a small
+ * statement keeps that cheap, and the placement's own lock then finds the rows held.
  */
-export function placementBatch(
+export function placementLock(principal: WorkspacePrincipal): { sql: PreparedSql; values: SqlValue[] } {
+  return { sql: lockAccounts, values: [principal.workspaceId] };
+}
+
+/**
+ * Placement without content as one statement for a batch (`executeSql`), known from the request
+ * alone, that writes only when `proceedGuard` holds: several requests then run in one round trip,
+ * each after its own guard is set. `placeOrders` judges its result when given it (`ran`), and
+ * `assertNothingPlaced` checks one whose guard was off.
+ */
+export function guardedPlacement(
   principal: WorkspacePrincipal,
   input: PlaceOrdersInput,
   now: number,
   durations: Durations,
-): Array<{ sql: PreparedSql; values: SqlValue[] }> {
-  const lock = { sql: lockAccounts, values: [principal.workspaceId] };
-  return input.content === undefined ? [lock, { sql: placeAtOnce, values: placeAtOnceValues(principal, input, now, durations) }] : [lock];
+): { sql: PreparedSql; values: SqlValue[] } {
+  if (input.content !== undefined) throw new Error('a placement with content cannot run as one statement');
+  return { sql: placeGuarded, values: placeAtOnceValues(principal, input, now, durations) };
+}
+
+/** Throws when a guarded placement wrote orders: its guard was off, so it must not have. */
+export function assertNothingPlaced(result: pg.QueryResult | undefined): void {
+  if ((result?.rows[0] as LockedPlacementContext | undefined)?.order_ids) throw new Error('a guarded placement wrote orders with its guard off');
 }
 
 function placeAtOnceValues(principal: WorkspacePrincipal, input: PlaceOrdersInput, now: number, durations: Durations) {
@@ -266,10 +282,20 @@ async function placeWithoutContent(
   durations: Durations,
   ran: pg.QueryResult[] | undefined,
 ) {
-  const { rows } = (ran?.at(-1) ??
+  const result = (ran?.at(-1) ??
     (await tx.query({ name: 'orders_place_at_once', text: placeAtOnceStatement, values: placeAtOnceValues(principal, input, now, durations) }))) as pg.QueryResult<LockedPlacementContext>;
-  const { ctx, offers, total, fmt } = judgePlacement(rows[0], input);
-  refuseShortfall(workspaceAccounts(principal.workspaceId, ctx.accounts).availableBalance, total, fmt);
+  const { rows } = result;
+  let judged: ReturnType<typeof judgePlacement<LockedPlacementContext>>;
+  try {
+    judged = judgePlacement(rows[0], input);
+    refuseShortfall(workspaceAccounts(principal.workspaceId, judged.ctx.accounts).availableBalance, judged.total, judged.fmt);
+  } catch (err) {
+    // The statement's checks are the same as these: a refusal wrote nothing. A caller that
+    // commits refusals (the idempotency batch) relies on that, so it is checked.
+    assertNothingPlaced(result);
+    throw err;
+  }
+  const { ctx, offers } = judged;
   // Every check above passed, so the statement wrote the orders; its own checks are the same.
   if (!ctx.order_ids) throw new Error('placement passed every check but wrote no order');
   return orderViews(input, ctx, offers, ctx.order_ids, now, durations, undefined).map((o) => o.view);

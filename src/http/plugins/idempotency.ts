@@ -15,7 +15,7 @@ declare module 'fastify' {
   }
 }
 
-const RETENTION_MS = 24 * 3_600_000;
+export const RETENTION_MS = 24 * 3_600_000;
 
 const keyHeader = z
   .string()
@@ -27,7 +27,7 @@ const idempotencyHeaders = {
 };
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
-const statements = {
+export const statements = {
   lock: { name: 'idem_lock', types: ['int', 'text'], text: 'SELECT pg_try_advisory_xact_lock($1, hashtext($2)) AS ok' },
   find: {
     name: 'idem_find',
@@ -97,7 +97,12 @@ function computeFingerprint(request: FastifyRequest): string {
 
 // Only outcomes decided by the business logic are kept: successes, a 402, and a 409 from the
 // order's state. Anything else (400, 401, 403, 404, 422, 429, 5xx) may succeed on a retry.
-const storable = (e: DomainError) => e.code === 'insufficient_balance' || e.code === 'conflict';
+export const storable = (e: DomainError) => e.code === 'insufficient_balance' || e.code === 'conflict';
+
+export const inProgress = () =>
+  new DomainError('idempotency_in_progress', 'A request with this Idempotency-Key is still being processed. Retry shortly.');
+export const reusedKey = () =>
+  new DomainError('idempotency_key_reused', 'This Idempotency-Key was already used for a different request. Use a new key for a new request.');
 
 export interface IdempotencyDeps {
   pool: pg.Pool;
@@ -185,15 +190,12 @@ function idempotentWith(
         deps.pool,
         async (tx, [lock, find, , ...ran]) => {
           if (!lock!.rows[0]!.ok) {
-            throw new DomainError('idempotency_in_progress', 'A request with this Idempotency-Key is still being processed. Retry shortly.');
+            throw inProgress();
           }
           const found = find!.rows[0] as { fingerprint: string; response_status: number; response_body: string; expires_at: Date } | undefined;
           if (found && found.expires_at.getTime() > now) {
             if (found.fingerprint !== fingerprint) {
-              throw new DomainError(
-                'idempotency_key_reused',
-                'This Idempotency-Key was already used for a different request. Use a new key for a new request.',
-              );
+              throw reusedKey();
             }
             if (lead) throw new Replay(found.response_status, found.response_body);
             return { status: found.response_status, json: found.response_body, replayed: true };

@@ -1,0 +1,157 @@
+import { describe, expect, it } from 'vitest';
+import { setupApp } from '../helpers/app.js';
+import { publisherWithOutlet } from '../helpers/catalog.js';
+import { createTestDatabase } from '../helpers/db.js';
+import { bearer, workspaceWithKeys } from '../helpers/fixtures.js';
+import { expectLedgerInvariants } from '../helpers/ledger-invariants.js';
+
+// Placements of one workspace that wait while two groups of it are in the database go together,
+// as one group committed in one transaction. Each request must still get the answer it would get
+// alone: these tests build such a group on purpose and look at every answer and at what was stored.
+const database = await createTestDatabase({ max: 20 });
+const h = await setupApp({ RATE_LIMIT_PER_MINUTE: 100_000 }, { database });
+
+const TARGET = 'https://buyer.example/';
+const place = (key: string, idem: string, offerIds: number[], targetUrl = TARGET) =>
+  h.app.inject({
+    method: 'POST',
+    url: '/api/v1/orders',
+    headers: { ...bearer(key), 'idempotency-key': idem },
+    payload: { offer_ids: offerIds, target_url: targetUrl },
+  });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const lockWaiters = async () =>
+  (await database.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`)).rows[0]!.n;
+
+/**
+ * Holds the workspace's balance rows and sends two placements, which become the two groups in
+ * flight, both waiting for the lock. Whatever is sent next waits in the process; `release` lets
+ * the first two through, and the waiting requests then go as one group.
+ */
+async function holdWorkspace(workspaceId: number, key: string, offerId: number) {
+  const holder = await database.pool.connect();
+  await holder.query('BEGIN');
+  await holder.query('SELECT id FROM ledger_accounts WHERE workspace_id = $1 FOR UPDATE', [workspaceId]);
+  const ahead = [place(key, `ahead-${workspaceId}-1`, [offerId]), place(key, `ahead-${workspaceId}-2`, [offerId])];
+  for (let i = 0; i < 500 && (await lockWaiters()) < 2; i++) await sleep(10);
+  expect(await lockWaiters()).toBe(2);
+  return {
+    ahead,
+    release: async () => {
+      await holder.query('COMMIT');
+      holder.release();
+    },
+  };
+}
+
+/** The transaction that wrote each row: rows one transaction wrote share it. */
+const writers = async (table: 'orders' | 'idempotency_records', where: string, values: unknown[]) =>
+  new Set((await database.pool.query<{ x: string }>(`SELECT xmin::text AS x FROM ${table} WHERE ${where}`, values)).rows.map((r) => r.x));
+
+describe('placements committed as a group', () => {
+  it('answer each request as it would be answered alone: placed, replayed, key in use, unknown offer, short of balance; a key already in the group waits for the next', async () => {
+    const p = await publisherWithOutlet(database);
+    const offer = p.offers[0]!;
+    const ws = await workspaceWithKeys(database.db, { balanceCents: offer.price * 5 });
+    const earlier = await place(ws.spendKey, 'done', [offer.id]);
+    expect(earlier.statusCode).toBe(201);
+    // Another transaction holds the key 'busy' (as a request still running in another process would).
+    const other = await database.pool.connect();
+    await other.query('BEGIN');
+    await other.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [ws.spendKeyId, 'busy']);
+
+    const hold = await holdWorkspace(ws.workspaceId, ws.spendKey, offer.id);
+    const group = {
+      new1: place(ws.spendKey, 'new-1', [offer.id]),
+      replay: place(ws.spendKey, 'done', [offer.id]),
+      busy: place(ws.spendKey, 'busy', [offer.id]),
+      unknown: place(ws.spendKey, 'unknown', [999_999_999]),
+      new2: place(ws.spendKey, 'new-2', [offer.id]),
+      new3: place(ws.spendKey, 'new-3', [offer.id]),
+    };
+    await sleep(300);
+    // The same key as one waiting above cannot join its group: these go in the next one.
+    const again = place(ws.spendKey, 'new-1', [offer.id]);
+    const reused = place(ws.spendKey, 'done', [offer.id], 'https://buyer.example/other');
+    await sleep(100);
+    await hold.release();
+    for (const r of await Promise.all(hold.ahead)) expect(r.statusCode).toBe(201);
+
+    const r = Object.fromEntries(await Promise.all(Object.entries(group).map(async ([k, v]) => [k, await v] as const)));
+    expect(r.replay!.statusCode).toBe(201);
+    expect(r.replay!.headers['idempotent-replayed']).toBe('true');
+    expect(r.replay!.body).toBe(earlier.body);
+    expect(r.busy!.statusCode).toBe(409);
+    expect(r.busy!.json().code).toBe('idempotency_in_progress');
+    expect(r.unknown!.statusCode).toBe(422);
+    expect(r.unknown!.json().errors).toEqual({ offer_ids: ['unknown or inactive offers: 999999999'] });
+    // Two orders were left to pay for (5 − 'done' − the two ahead): two of the three new ones.
+    const fresh = [r.new1!, r.new2!, r.new3!];
+    expect(fresh.map((x) => x.statusCode).sort()).toEqual([201, 201, 402]);
+    expect(fresh.find((x) => x.statusCode === 402)!.json()).toMatchObject({ code: 'insufficient_balance', needed_cents: offer.price });
+
+    const repeat = await again;
+    expect(repeat.statusCode).toBe(r.new1!.statusCode);
+    expect(repeat.headers['idempotent-replayed']).toBe('true');
+    expect(repeat.body).toBe(r.new1!.body);
+    expect((await reused).statusCode).toBe(422);
+    expect((await reused).json().code).toBe('idempotency_key_reused');
+
+    // One transaction wrote the group's orders and its three records; the refusals of the key in
+    // use, the reused key and the unknown offer were not recorded (a retry may succeed).
+    const placedIds = fresh.filter((x) => x.statusCode === 201).map((x) => x.json().data[0].id as number);
+    const orderTx = await writers('orders', 'id = ANY($1)', [placedIds]);
+    const recordTx = await writers('idempotency_records', `api_key_id = $1 AND key IN ('new-1', 'new-2', 'new-3')`, [ws.spendKeyId]);
+    expect(orderTx.size).toBe(1);
+    expect(recordTx).toEqual(orderTx);
+    const { rows: keys } = await database.pool.query<{ key: string; response_status: number }>(
+      'SELECT key, response_status FROM idempotency_records WHERE api_key_id = $1 ORDER BY key',
+      [ws.spendKeyId],
+    );
+    expect(keys.map((k) => k.key)).toEqual(['ahead-' + ws.workspaceId + '-1', 'ahead-' + ws.workspaceId + '-2', 'done', 'new-1', 'new-2', 'new-3']);
+    const { rows: count } = await database.pool.query('SELECT count(*)::int AS n FROM orders WHERE workspace_id = $1', [ws.workspaceId]);
+    expect(count[0].n).toBe(5);
+    const { rows: bal } = await database.pool.query(`SELECT balance FROM ledger_accounts WHERE workspace_id = $1 AND kind = 'available'`, [ws.workspaceId]);
+    expect(Number(bal[0].balance)).toBe(0);
+
+    await other.query('ROLLBACK');
+    other.release();
+    // With the other transaction gone, the key 'busy' places.
+    expect((await place(ws.spendKey, 'busy', [offer.id])).statusCode).toBe(402);
+    await expectLedgerInvariants(database);
+  });
+
+  it("one request's database error fails only that request: the group runs again one by one", async () => {
+    const p = await publisherWithOutlet(database);
+    const offer = p.offers[0]!;
+    const ws = await workspaceWithKeys(database.db, { balanceCents: offer.price * 10 });
+    const poison = 'https://poison.example/';
+    await database.pool.query(`
+      CREATE FUNCTION test_poison() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN IF NEW.target_url = '${poison}' THEN RAISE EXCEPTION 'poisoned order'; END IF; RETURN NEW; END $$;
+      CREATE TRIGGER test_poison BEFORE INSERT ON orders FOR EACH ROW EXECUTE FUNCTION test_poison();`);
+    try {
+      const hold = await holdWorkspace(ws.workspaceId, ws.spendKey, offer.id);
+      const group = [place(ws.spendKey, 'g-1', [offer.id]), place(ws.spendKey, 'g-2', [offer.id], poison), place(ws.spendKey, 'g-3', [offer.id])];
+      await sleep(300);
+      await hold.release();
+      await Promise.all(hold.ahead);
+      const [a, bad, b] = await Promise.all(group);
+      expect(a!.statusCode).toBe(201);
+      expect(b!.statusCode).toBe(201);
+      expect(bad!.statusCode).toBe(500);
+      expect(bad!.json().code).toBe('internal_error');
+      expect(bad!.body).not.toContain('poisoned');
+      // Each ran alone after the group failed: two transactions, and no record of the failure.
+      const ids = [a!, b!].map((x) => x.json().data[0].id as number);
+      expect((await writers('orders', 'id = ANY($1)', [ids])).size).toBe(2);
+      const { rows } = await database.pool.query(`SELECT key FROM idempotency_records WHERE api_key_id = $1 AND key LIKE 'g-%' ORDER BY key`, [ws.spendKeyId]);
+      expect(rows.map((r) => r.key)).toEqual(['g-1', 'g-3']);
+      // The failed request's key is free: a retry runs (and fails the same way here).
+      expect((await place(ws.spendKey, 'g-2', [offer.id], poison)).statusCode).toBe(500);
+    } finally {
+      await database.pool.query('DROP TRIGGER test_poison ON orders; DROP FUNCTION test_poison()');
+    }
+    await expectLedgerInvariants(database);
+  });
+});
