@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { setupApp } from '../helpers/app.js';
 import { publisherWithOutlet } from '../helpers/catalog.js';
@@ -5,10 +6,11 @@ import { createTestDatabase } from '../helpers/db.js';
 import { bearer, workspaceWithKeys } from '../helpers/fixtures.js';
 import { expectLedgerInvariants } from '../helpers/ledger-invariants.js';
 
-// Placements of one workspace that wait while two groups of it are in the database go together,
-// as one group committed in one transaction. Each request must still get the answer it would get
-// alone: these tests build such a group on purpose and look at every answer and at what was stored.
-const database = await createTestDatabase({ max: 20 });
+// Placements that wait while a group runs go together, as one group committed in one transaction.
+// Each request must still get the answer it would get alone: these tests build such groups on
+// purpose and look at every answer and at what was stored. A pool of two connections lets one
+// group run at a time (groups take half the pool), so whatever is sent while it runs waits for it.
+const database = await createTestDatabase({ max: 2 });
 const h = await setupApp({ RATE_LIMIT_PER_MINUTE: 100_000 }, { database });
 
 const TARGET = 'https://buyer.example/';
@@ -23,25 +25,29 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const lockWaiters = async () =>
   (await database.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`)).rows[0]!.n;
 
+/** A connection of its own, outside the app's pool, holding the balance rows of a workspace. */
+async function holdRows(workspaceId: number) {
+  const c = new pg.Client({ connectionString: database.url });
+  await c.connect();
+  await c.query('BEGIN');
+  await c.query('SELECT id FROM ledger_accounts WHERE workspace_id = $1 FOR UPDATE', [workspaceId]);
+  return async () => {
+    await c.query('COMMIT');
+    await c.end();
+  };
+}
+
 /**
- * Holds the workspace's balance rows and sends two placements, which become the two groups in
- * flight, both waiting for the lock. Whatever is sent next waits in the process; `release` lets
- * the first two through, and the waiting requests then go as one group.
+ * Holds the workspace's balance rows and sends a placement, which becomes the running group,
+ * waiting for the lock. Whatever is sent next waits in the process; `release` lets the first
+ * through, and the waiting requests then go as the next group.
  */
 async function holdWorkspace(workspaceId: number, key: string, offerId: number) {
-  const holder = await database.pool.connect();
-  await holder.query('BEGIN');
-  await holder.query('SELECT id FROM ledger_accounts WHERE workspace_id = $1 FOR UPDATE', [workspaceId]);
-  const ahead = [place(key, `ahead-${workspaceId}-1`, [offerId]), place(key, `ahead-${workspaceId}-2`, [offerId])];
-  for (let i = 0; i < 500 && (await lockWaiters()) < 2; i++) await sleep(10);
-  expect(await lockWaiters()).toBe(2);
-  return {
-    ahead,
-    release: async () => {
-      await holder.query('COMMIT');
-      holder.release();
-    },
-  };
+  const release = await holdRows(workspaceId);
+  const ahead = [place(key, `ahead-${workspaceId}`, [offerId])];
+  for (let i = 0; i < 500 && (await lockWaiters()) < 1; i++) await sleep(10);
+  expect(await lockWaiters()).toBe(1);
+  return { ahead, release };
 }
 
 /** The transaction that wrote each row: rows one transaction wrote share it. */
@@ -52,11 +58,12 @@ describe('placements committed as a group', () => {
   it('answer each request as it would be answered alone: placed, replayed, key in use, unknown offer, short of balance; a key already in the group waits for the next', async () => {
     const p = await publisherWithOutlet(database);
     const offer = p.offers[0]!;
-    const ws = await workspaceWithKeys(database.db, { balanceCents: offer.price * 5 });
+    const ws = await workspaceWithKeys(database.db, { balanceCents: offer.price * 4 });
     const earlier = await place(ws.spendKey, 'done', [offer.id]);
     expect(earlier.statusCode).toBe(201);
     // Another transaction holds the key 'busy' (as a request still running in another process would).
-    const other = await database.pool.connect();
+    const other = new pg.Client({ connectionString: database.url });
+    await other.connect();
     await other.query('BEGIN');
     await other.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [ws.spendKeyId, 'busy']);
 
@@ -85,7 +92,7 @@ describe('placements committed as a group', () => {
     expect(r.busy!.json().code).toBe('idempotency_in_progress');
     expect(r.unknown!.statusCode).toBe(422);
     expect(r.unknown!.json().errors).toEqual({ offer_ids: ['unknown or inactive offers: 999999999'] });
-    // Two orders were left to pay for (5 − 'done' − the two ahead): two of the three new ones.
+    // Two orders were left to pay for (4 − 'done' − the one ahead): two of the three new ones.
     const fresh = [r.new1!, r.new2!, r.new3!];
     expect(fresh.map((x) => x.statusCode).sort()).toEqual([201, 201, 402]);
     expect(fresh.find((x) => x.statusCode === 402)!.json()).toMatchObject({ code: 'insufficient_balance', needed_cents: offer.price });
@@ -108,14 +115,14 @@ describe('placements committed as a group', () => {
       'SELECT key, response_status FROM idempotency_records WHERE api_key_id = $1 ORDER BY key',
       [ws.spendKeyId],
     );
-    expect(keys.map((k) => k.key)).toEqual(['ahead-' + ws.workspaceId + '-1', 'ahead-' + ws.workspaceId + '-2', 'done', 'new-1', 'new-2', 'new-3']);
+    expect(keys.map((k) => k.key)).toEqual([`ahead-${ws.workspaceId}`, 'done', 'new-1', 'new-2', 'new-3']);
     const { rows: count } = await database.pool.query('SELECT count(*)::int AS n FROM orders WHERE workspace_id = $1', [ws.workspaceId]);
-    expect(count[0].n).toBe(5);
+    expect(count[0].n).toBe(4);
     const { rows: bal } = await database.pool.query(`SELECT balance FROM ledger_accounts WHERE workspace_id = $1 AND kind = 'available'`, [ws.workspaceId]);
     expect(Number(bal[0].balance)).toBe(0);
 
     await other.query('ROLLBACK');
-    other.release();
+    await other.end();
     // With the other transaction gone, the key 'busy' places.
     expect((await place(ws.spendKey, 'busy', [offer.id])).statusCode).toBe(402);
     await expectLedgerInvariants(database);
@@ -152,6 +159,48 @@ describe('placements committed as a group', () => {
     } finally {
       await database.pool.query('DROP TRIGGER test_poison ON orders; DROP FUNCTION test_poison()');
     }
+    await expectLedgerInvariants(database);
+  });
+  it('go together across workspaces: one transaction for all of them', async () => {
+    const p = await publisherWithOutlet(database);
+    const offer = p.offers[0]!;
+    const first = await workspaceWithKeys(database.db);
+    const others = await Promise.all([1, 2, 3].map(() => workspaceWithKeys(database.db)));
+    const hold = await holdWorkspace(first.workspaceId, first.spendKey, offer.id);
+    const group = others.map((ws) => place(ws.spendKey, 'across', [offer.id]));
+    await sleep(300);
+    await hold.release();
+    await Promise.all(hold.ahead);
+    const placed = await Promise.all(group);
+    for (const r of placed) expect(r.statusCode).toBe(201);
+    expect((await writers('orders', 'id = ANY($1)', [placed.map((r) => r.json().data[0].id)])).size).toBe(1);
+    await expectLedgerInvariants(database);
+  });
+
+  it('a workspace locked elsewhere holds up only its own placement: the group gives up after a while and each runs alone', async () => {
+    const p = await publisherWithOutlet(database);
+    const offer = p.offers[0]!;
+    const first = await workspaceWithKeys(database.db);
+    const [locked, x, y] = await Promise.all([1, 2, 3].map(() => workspaceWithKeys(database.db)));
+    const hold = await holdWorkspace(first.workspaceId, first.spendKey, offer.id);
+    const unlockLocked = await holdRows(locked!.workspaceId);
+    let lockedAnswered = false;
+    const stuck = place(locked!.spendKey, 'stuck', [offer.id]).then((r) => {
+      lockedAnswered = true;
+      return r;
+    });
+    const free = [place(x!.spendKey, 'free', [offer.id]), place(y!.spendKey, 'free', [offer.id])];
+    await sleep(300);
+    await hold.release();
+    await Promise.all(hold.ahead);
+    // The group of three waits for the locked workspace, gives up, and the two others are placed
+    // while its rows are still held.
+    const done = await Promise.all(free);
+    for (const r of done) expect(r.statusCode).toBe(201);
+    expect(lockedAnswered).toBe(false);
+    expect((await writers('orders', 'id = ANY($1)', [done.map((r) => r.json().data[0].id)])).size).toBe(2);
+    await unlockLocked();
+    expect((await stuck).statusCode).toBe(201);
     await expectLedgerInvariants(database);
   });
 });

@@ -234,6 +234,20 @@ const lockAccounts = { name: 'ledger_lock_workspace_batched', types: ['int'], te
  * for (EvalPlanQual), which sets up the waiting statement's whole plan a second time: a small
  * statement keeps that cheap, and the placement's own lock then finds the rows held.
  */
+// Several workspaces' balance rows in one statement, in the contract's lock order between
+// workspaces (by id): a group of placements takes all its locks at once, and two groups can never
+// wait for each other in opposite orders. FOR UPDATE locks rows as the sort returns them.
+const lockWorkspacesAccounts = {
+  name: 'ledger_lock_workspaces_batched',
+  types: ['int[]'],
+  text: `SELECT id FROM ledger_accounts WHERE workspace_id = ANY($1) AND kind IN ('available', 'held') ORDER BY workspace_id, kind FOR UPDATE`,
+} satisfies PreparedSql;
+
+/** The statement that locks the balance rows of every workspace placing orders in one group. */
+export function placementLocks(workspaceIds: number[]): { sql: PreparedSql; values: SqlValue[] } {
+  return { sql: lockWorkspacesAccounts, values: [[...new Set(workspaceIds)].sort((a, b) => a - b)] };
+}
+
 export function placementLock(principal: WorkspacePrincipal): { sql: PreparedSql; values: SqlValue[] } {
   return { sql: lockAccounts, values: [principal.workspaceId] };
 }

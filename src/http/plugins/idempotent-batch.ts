@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type pg from 'pg';
 import { executeSql, PROCEED_SETTING, type PreparedSql, type Tx, withTransaction } from '../../db/tx.js';
 import { DomainError } from '../../domain/errors.js';
-import type { JobResult } from '../batch-by-key.js';
+import type { JobResult } from '../group-commit.js';
 import { httpStatusOf, v1ErrorBody } from './errors.js';
 import {
   fingerprintOf,
@@ -59,30 +59,40 @@ export const batchIdentity = (request: FastifyRequest) => `${request.principal!.
 
 type Decided = { answer: Answer; store: boolean } | { error: DomainError };
 
+/** The statements a group runs first, once, for all of its requests (the locks they all need). */
+export type Opening = (requests: BatchedRequest[]) => Lead;
+
 /**
- * Runs several idempotent requests in one transaction and two round trips: BEGIN, the `opening`
- * statements (a lock they all need), then for each request its key's claim, its lookup and its
- * lead; then every record with COMMIT. Each request keeps the single path's guarantees: its record
- * is written in the transaction that did its work, a replay or a refusal writes no work, a key in
- * use by another transaction is a 409. No two requests of a batch may have one `batchIdentity`.
- * When the batch fails as a whole (a statement's error), each request runs again alone, so one
- * request's failure is its own.
+ * How long a group of several requests waits for a lock before it fails, so that its requests run
+ * again alone: a lock held elsewhere then holds up only the requests that need it.
  */
-export async function runIdempotentBatch(deps: IdempotencyDeps, opening: Lead, requests: BatchedRequest[]): Promise<Array<JobResult<Answer>>> {
-  try {
-    return await runTogether(deps, opening, requests);
-  } catch (err) {
-    if (requests.length === 1) return [{ ok: false, error: err }];
-    const results: Array<JobResult<Answer>> = [];
-    for (const r of requests) results.push(...(await runIdempotentBatch(deps, opening, [r])));
-    return results;
-  }
+export const GROUP_LOCK_TIMEOUT_MS = 250;
+
+/**
+ * Runs several idempotent requests in one transaction and two round trips: BEGIN, the opening
+ * statements, then for each request its key's claim, its lookup and its lead; then every record
+ * with COMMIT. Each request keeps the single path's guarantees: its record is written in the
+ * transaction that did its work, a replay or a refusal writes no work, a key in use by another
+ * transaction is a 409. No two requests of a group may have one `batchIdentity`. A group fails as
+ * a whole (a statement's error, or, for several requests, a lock waited for longer than
+ * GROUP_LOCK_TIMEOUT_MS); its caller then runs each request again alone (GroupCommit does).
+ */
+export function runIdempotentBatch(deps: IdempotencyDeps, opening: Opening, requests: BatchedRequest[]): Promise<Array<JobResult<Answer>>> {
+  return runTogether(deps, opening, requests, requests.length > 1 ? GROUP_LOCK_TIMEOUT_MS : undefined);
 }
 
-async function runTogether(deps: IdempotencyDeps, opening: Lead, requests: BatchedRequest[]): Promise<Array<JobResult<Answer>>> {
+async function runTogether(
+  deps: IdempotencyDeps,
+  openingOf: Opening,
+  requests: BatchedRequest[],
+  lockTimeoutMs: number | undefined,
+): Promise<Array<JobResult<Answer>>> {
+  const opening = openingOf(requests);
   const keyOf = (r: BatchedRequest) => [r.request.principal!.keyId, String(r.request.headers['idempotency-key'])] as const;
   const prepared = [claim, findLive, statements.store, ...opening.map((st) => st.sql), ...requests.flatMap((r) => r.lead.map((st) => st.sql))];
+  const settings = lockTimeoutMs === undefined ? [] : [`SET LOCAL lock_timeout = ${lockTimeoutMs}`];
   const afterBegin = [
+    ...settings,
     ...opening.map((st) => executeSql(st.sql, st.values)),
     ...requests.flatMap((r) => {
       const [keyId, key] = keyOf(r);
@@ -92,7 +102,7 @@ async function runTogether(deps: IdempotencyDeps, opening: Lead, requests: Batch
   const decided = await withTransaction<Decided[]>(
     deps.pool,
     async (tx, ran) => {
-      let at = opening.length;
+      let at = settings.length + opening.length;
       const out: Decided[] = [];
       for (const r of requests) {
         const [locked, found, ...own] = ran.slice(at, at + 2 + r.lead.length);

@@ -2,12 +2,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type pg from 'pg';
 import { z } from 'zod';
-import { BatchByKey } from '../batch-by-key.js';
+import { GroupCommit } from '../group-commit.js';
 import type { Clock } from '../../domain/clock.js';
 import { DomainError } from '../../domain/errors.js';
 import { buyerActions } from '../../domain/orders/buyer-actions.js';
 import { getOrder, listOrders } from '../../domain/orders/order-read.js';
-import { assertNothingPlaced, guardedPlacement, placementLock, placeOrders } from '../../domain/orders/place-orders.js';
+import { assertNothingPlaced, guardedPlacement, placementLock, placementLocks, placeOrders } from '../../domain/orders/place-orders.js';
 import type { Durations } from '../../domain/orders/states.js';
 import { workspacePrincipal } from '../plugins/auth.js';
 import { idempotent } from '../plugins/idempotency.js';
@@ -28,31 +28,35 @@ type PlaceOrdersBody = z.infer<typeof placeOrdersBody>;
 
 /** A placement waiting for its workspace's turn: one that can join a group, or one that runs alone. */
 interface PlacementJob {
+  workspaceId: number;
   identity: string;
   together?: BatchedRequest;
   alone?: () => Promise<unknown>;
 }
-/** The most placements committed together; each may hold up to 50 orders. */
+/** The most placements committed together (each may hold up to 50 orders). */
 const MAX_GROUP = 50;
 
 export const orderRoutes: FastifyPluginAsyncZod<OrderRouteDeps> = async (app, deps) => {
   const { pool, clock, durations, publicBaseUrl } = deps;
   const actions = buyerActions(durations);
   const one = (schema = buyerOrder) => z.object({ data: schema });
-  // Placements of one workspace all wait for its balance rows' lock, so they are committed in
-  // groups: those that arrive while a group runs wait here (holding no connection) and then go
-  // together, in one transaction of two round trips (runIdempotentBatch), the lock taken once.
-  // At most two groups per workspace and process go to the database: one holding the lock, one
-  // queued behind it, its statements already sent, so the lock never waits for Node. The row lock
-  // still decides between processes. A placement with content reads the context before it writes,
-  // so it runs alone, in turn. Waiting here longer than a request may wait for a connection is
-  // the same 503.
-  const placing = new BatchByKey<number, PlacementJob, Answer | null>({
-    inFlight: 2,
-    maxWaitMs: pool.options.connectionTimeoutMillis ?? 2_000,
-    timedOut: () => new DomainError('unavailable', 'Too many orders of this workspace are being placed at once. Retry shortly.'),
+  // Placements are committed in groups: those that arrive while `inFlight` groups run wait here
+  // (holding no connection) and then go together, in one transaction of two round trips
+  // (runIdempotentBatch), with every balance lock they need taken at once, in the contract's
+  // order. A workspace is in at most one running group of this process, so groups never wait for
+  // each other here; the row locks still decide between processes. A placement with content reads
+  // the context before it writes, so it runs alone, in its workspace's turn. Waiting here longer
+  // than a request may wait for a connection is the same 503.
+  const poolMax = pool.options.max ?? 10;
+  const placing = new GroupCommit<PlacementJob, Answer | null>({
+    // Half the pool: the other half stays free for every other route.
+    inFlight: Math.max(1, Math.ceil(poolMax / 2)),
     maxJobs: MAX_GROUP,
-    canJoin: (group, job) => job.together !== undefined && group.every((g) => g.together !== undefined && g.identity !== job.identity),
+    maxWaitMs: pool.options.connectionTimeoutMillis ?? 2_000,
+    timedOut: () => new DomainError('unavailable', 'Too many orders are being placed at once. Retry shortly.'),
+    laneOf: (job) => job.workspaceId,
+    identityOf: (job) => job.identity,
+    alone: (job) => job.alone !== undefined,
     run: async (jobs) => {
       const first = jobs[0]!;
       if (first.alone) {
@@ -63,8 +67,11 @@ export const orderRoutes: FastifyPluginAsyncZod<OrderRouteDeps> = async (app, de
           return [{ ok: false, error }];
         }
       }
-      const principal = workspacePrincipal(first.together!.request);
-      return runIdempotentBatch({ pool, clock }, [placementLock(principal)], jobs.map((j) => j.together!));
+      return runIdempotentBatch(
+        { pool, clock },
+        (group) => [placementLocks(group.map((r) => workspacePrincipal(r.request).workspaceId))],
+        jobs.map((j) => j.together!),
+      );
     },
   });
   const placeWithContent = idempotent(
@@ -103,12 +110,12 @@ export const orderRoutes: FastifyPluginAsyncZod<OrderRouteDeps> = async (app, de
       },
     },
     async (request, reply) => {
-      const workspaceId = workspacePrincipal(request).workspaceId;
+      const job = { workspaceId: workspacePrincipal(request).workspaceId, identity: batchIdentity(request) };
       if ((request.body as PlaceOrdersBody).content !== undefined) {
-        await placing.run(workspaceId, { identity: batchIdentity(request), alone: () => placeWithContent(request, reply) });
+        await placing.run({ ...job, alone: () => placeWithContent(request, reply) });
         return reply;
       }
-      const answer = (await placing.run(workspaceId, { identity: batchIdentity(request), together: together(request) }))!;
+      const answer = (await placing.run({ ...job, together: together(request) }))!;
       // The stored JSON text, as the single path sends it (a replay must send the same bytes).
       const raw = reply as FastifyReply;
       if (answer.replayed) raw.header('idempotent-replayed', 'true');
