@@ -2,40 +2,47 @@
 export type JobResult<R> = { ok: true; value: R } | { ok: false; error: unknown };
 
 export interface GroupCommitOptions<J, R> {
-  /** Groups running at once. */
+  /** Groups running at once. Jobs running alone do not count. */
   inFlight: number;
-  /** The most jobs in one group. */
-  maxJobs: number;
-  /** A job waiting longer than this is given up with `timedOut()`'s error, never run. */
+  /** The most a group may weigh; a group always takes its first job, whatever it weighs. */
+  maxWeight: number;
+  weightOf: (job: J) => number;
+  /** A job waiting longer than this in all is given up with `timedOut()`'s error. */
   maxWaitMs: number;
   timedOut: () => Error;
-  /** Jobs of one lane run in arrival order, and never in two running groups at once. */
+  /** Jobs of one lane run in arrival order, never two at once (a group counts as one). */
   laneOf: (job: J) => number;
   /** No two jobs of one identity share a group. */
   identityOf: (job: J) => string;
-  /** A job that runs in a group of its own. */
+  /** A job that always runs alone. */
   alone: (job: J) => boolean;
+  /** Runs the jobs, as a group or (one job) alone, answering each job in its order. */
+  run: (jobs: J[], mode: 'group' | 'alone') => Promise<Array<JobResult<R>>>;
   /**
-   * Runs one group, answering each job in its order. When a group of several throws, each of its
-   * jobs runs again alone, at once, so that one job's failure or wait is its own; a job alone that
-   * throws gets that error.
+   * Whether the jobs of a group that failed with this error run again, each alone; otherwise each
+   * gets the error.
    */
-  run: (jobs: J[]) => Promise<Array<JobResult<R>>>;
+  retryAlone: (error: unknown) => boolean;
 }
 
 interface Waiting<J, R> {
   job: J;
+  alone: boolean;
+  /** When its wait is up, all waits counted. */
+  deadline: number;
+  timer: NodeJS.Timeout | undefined;
   resolve: (value: R) => void;
   reject: (error: unknown) => void;
-  timer: NodeJS.Timeout;
 }
 
 /**
  * Group commit: jobs that arrive while `inFlight` groups run wait here (holding nothing: no
  * database connection, no row lock), and the next group takes as many of them as may go
- * together, oldest first. A lane (a workspace) is in at most one running group, so a group never
- * waits for another group of this process; its jobs keep their arrival order, a job that must wait
- * holding back the later jobs of its lane.
+ * together, oldest first. A lane (a workspace) has at most one group or lone job running, so
+ * groups never wait for each other here and a lane's jobs keep their arrival order: a job that
+ * must wait holds back the later jobs of its lane. A group that fails as a whole puts its jobs
+ * back at the head of the line, each to run alone; lone jobs do not take a group's place, so a
+ * job stuck on its own lock holds up no other lane.
  */
 export class GroupCommit<J, R> {
   private readonly waiting: Array<Waiting<J, R>> = [];
@@ -47,31 +54,65 @@ export class GroupCommit<J, R> {
   constructor(private readonly options: GroupCommitOptions<J, R>) {}
 
   run(job: J): Promise<R> {
-    const result = new Promise<R>((resolve, reject) => {
-      const entry: Waiting<J, R> = {
-        job,
-        resolve,
-        reject,
-        timer: setTimeout(() => {
-          this.waiting.splice(this.waiting.indexOf(entry), 1);
-          this.alive--;
-          reject(this.options.timedOut());
-        }, this.options.maxWaitMs),
-      };
-      this.waiting.push(entry);
-    });
     this.alive++;
+    const result = new Promise<R>((resolve, reject) => {
+      const entry: Waiting<J, R> = { job, alone: this.options.alone(job), deadline: Date.now() + this.options.maxWaitMs, timer: undefined, resolve, reject };
+      this.enqueue(entry, this.waiting.length);
+    });
     this.pump();
     return result;
   }
 
+  private enqueue(entry: Waiting<J, R>, at: number): void {
+    this.waiting.splice(at, 0, entry);
+    entry.timer = setTimeout(() => {
+      this.waiting.splice(this.waiting.indexOf(entry), 1);
+      this.alive--;
+      entry.reject(this.options.timedOut());
+    }, Math.max(0, entry.deadline - Date.now()));
+  }
+
+  private take(i: number): Waiting<J, R> {
+    const [w] = this.waiting.splice(i, 1);
+    clearTimeout(w!.timer);
+    this.laneBusy(w!.job, 1);
+    return w!;
+  }
+
   private pump(): void {
-    while (this.running < this.options.inFlight) {
-      const taken = this.nextGroup();
-      if (taken.length === 0) return;
-      for (const t of taken) this.laneBusy(t.job, 1);
+    const o = this.options;
+    for (;;) {
+      const held = new Set(this.busyLanes.keys());
+      const grouped = new Set<number>();
+      const group: Array<Waiting<J, R>> = [];
+      const identities = new Set<string>();
+      let weight = 0;
+      for (let i = 0; i < this.waiting.length; ) {
+        const w = this.waiting[i]!;
+        const lane = o.laneOf(w.job);
+        if (held.has(lane)) {
+          i++;
+        } else if (w.alone) {
+          held.add(lane);
+          if (grouped.has(lane)) i++;
+          else void this.runAlone(this.take(i));
+        } else if (
+          this.running < o.inFlight &&
+          (group.length === 0 || weight + o.weightOf(w.job) <= o.maxWeight) &&
+          !identities.has(o.identityOf(w.job))
+        ) {
+          group.push(this.take(i));
+          grouped.add(lane);
+          identities.add(o.identityOf(w.job));
+          weight += o.weightOf(w.job);
+        } else {
+          held.add(lane);
+          i++;
+        }
+      }
+      if (group.length === 0) return;
       this.running++;
-      void this.runGroup(taken).finally(() => {
+      void this.runGroup(group).finally(() => {
         this.running--;
         this.pump();
       });
@@ -85,39 +126,22 @@ export class GroupCommit<J, R> {
     else this.busyLanes.delete(lane);
   }
 
-  /** Takes the next group out of the waiting list (empty when every waiting job must wait on). */
-  private nextGroup(): Array<Waiting<J, R>> {
-    const o = this.options;
-    const taken: Array<Waiting<J, R>> = [];
-    const identities = new Set<string>();
-    const held = new Set(this.busyLanes.keys());
-    for (let i = 0; i < this.waiting.length && taken.length < o.maxJobs; ) {
-      const w = this.waiting[i]!;
-      const lane = o.laneOf(w.job);
-      const solo = o.alone(w.job);
-      if (held.has(lane) || identities.has(o.identityOf(w.job)) || (solo && taken.length > 0)) {
-        held.add(lane); // the lane's later jobs wait behind this one
-        i++;
-        continue;
-      }
-      this.waiting.splice(i, 1);
-      clearTimeout(w.timer);
-      taken.push(w);
-      identities.add(o.identityOf(w.job));
-      if (solo) break;
-    }
-    return taken;
-  }
-
-  /** Settles when the group's slot is free again: its jobs may still be running alone. */
   private async runGroup(taken: Array<Waiting<J, R>>): Promise<void> {
     let results: Array<JobResult<R>>;
     try {
-      results = await this.options.run(taken.map((t) => t.job));
+      results = await this.options.run(
+        taken.map((t) => t.job),
+        'group',
+      );
     } catch (error) {
-      if (taken.length === 1) results = [{ ok: false, error }];
+      if (!this.options.retryAlone(error)) results = taken.map(() => ({ ok: false, error }));
       else {
-        for (const t of taken) void this.runAlone(t);
+        // Back at the head of the line, in their order, each to run alone in its lane's turn.
+        taken.forEach((t, i) => {
+          this.laneBusy(t.job, -1);
+          t.alone = true;
+          this.enqueue(t, i);
+        });
         return;
       }
     }
@@ -127,7 +151,7 @@ export class GroupCommit<J, R> {
   private async runAlone(t: Waiting<J, R>): Promise<void> {
     let result: JobResult<R>;
     try {
-      result = (await this.options.run([t.job]))[0] ?? { ok: false, error: new Error('a group answered no job') };
+      result = (await this.options.run([t.job], 'alone'))[0] ?? { ok: false, error: new Error('a lone job was not answered') };
     } catch (error) {
       result = { ok: false, error };
     }

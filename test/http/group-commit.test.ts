@@ -3,26 +3,38 @@ import { GroupCommit, type JobResult } from '../../src/http/group-commit.js';
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
-// A job is 'lane:name'; its identity is the whole string, and 'n:alone' runs in a group of its own.
-function groups(opts: { inFlight?: number; maxJobs?: number; maxWaitMs?: number; fail?: (jobs: string[]) => boolean; hold?: (jobs: string[]) => Promise<void> } = {}) {
+// A job is 'lane:name' (its identity is the whole string); 'n:alone…' always runs alone, and a
+// job's weight is the number after a '*' in its name (1 without).
+function groups(
+  opts: {
+    inFlight?: number;
+    maxWeight?: number;
+    maxWaitMs?: number;
+    fail?: (jobs: string[], mode: 'group' | 'alone') => boolean;
+    retryAlone?: boolean;
+    hold?: (jobs: string[], mode: 'group' | 'alone') => Promise<void> | undefined;
+  } = {},
+) {
   const ran: string[][] = [];
   let running = 0;
   let most = 0;
   const g = new GroupCommit<string, string>({
     inFlight: opts.inFlight ?? 1,
-    maxJobs: opts.maxJobs ?? 10,
+    maxWeight: opts.maxWeight ?? 10,
+    weightOf: (job) => Number(job.split('*')[1] ?? 1),
     maxWaitMs: opts.maxWaitMs ?? 10_000,
     timedOut: () => new Error('waited too long'),
     laneOf: (job) => Number(job.split(':')[0]),
     identityOf: (job) => job,
-    alone: (job) => job.endsWith(':alone'),
-    run: async (jobs) => {
+    alone: (job) => job.includes(':alone'),
+    retryAlone: () => opts.retryAlone ?? true,
+    run: async (jobs, mode) => {
       running++;
       most = Math.max(most, running);
-      ran.push(jobs);
-      await (opts.hold?.(jobs) ?? tick());
+      ran.push(mode === 'alone' ? jobs.map((j) => `${j} (alone)`) : jobs);
+      await (opts.hold?.(jobs, mode) ?? tick());
       running--;
-      if (opts.fail?.(jobs)) throw new Error('group failed');
+      if (opts.fail?.(jobs, mode)) throw new Error('group failed');
       return jobs.map((j): JobResult<string> => (j.includes('bad') ? { ok: false, error: new Error(`no ${j}`) } : { ok: true, value: `done ${j}` }));
     },
   });
@@ -47,60 +59,79 @@ describe('GroupCommit', () => {
     expect(most()).toBe(3);
   });
 
-  it('leaves out of a group a second job of one identity and one that runs alone, with the later jobs of their lanes', async () => {
-    const { g, ran } = groups({ maxJobs: 3 });
-    await Promise.all(['9:first', '1:a', '2:b', '1:a', '1:c', '3:d', '4:alone', '4:e', '5:f', '6:g'].map((j) => g.run(j)));
+  it('leaves out of a group a second job of one identity, one that runs alone and one over the weight, with the later jobs of their lanes', async () => {
+    const { g, ran } = groups({ maxWeight: 4 });
+    await Promise.all(['9:first', '1:a', '2:b', '1:a', '1:c', '3:d*2', '4:alone', '4:e', '5:f*3', '6:g', '7:h*9'].map((j) => g.run(j)));
     expect(ran).toEqual([
       ['9:first'],
-      ['1:a', '2:b', '3:d'], // the second 1:a and 1:c behind it wait; maxJobs stops it
-      ['1:a', '1:c', '5:f'], // 4:alone cannot join a group, and 4:e waits behind it
-      ['4:alone'],
-      ['4:e', '6:g'],
+      ['4:alone (alone)'], // a lone job takes no group's place: it starts at once
+      // The second 1:a and 1:c behind it wait; 4:e waits behind 4:alone; 5:f is over the weight.
+      ['1:a', '2:b', '3:d*2'],
+      ['1:a', '1:c', '4:e', '6:g'],
+      ['5:f*3'],
+      ['7:h*9'], // heavier than a group may be, alone in its group
     ]);
   });
 
-  it("passes a job's own failure to its caller only; a group that fails runs each of its jobs again alone", async () => {
-    const { g, ran } = groups({ fail: (jobs) => jobs.includes('1:sinks') });
+  it("passes a job's own failure to its caller only; a failed group's jobs run again alone, a lane's one after another", async () => {
+    const { g, ran, most } = groups({ inFlight: 1, fail: (jobs, mode) => mode === 'group' && jobs.includes('1:sinks') });
     const [first, bad, good] = await Promise.allSettled(['1:a', '2:bad', '3:b'].map((j) => g.run(j)));
     expect(first).toEqual({ status: 'fulfilled', value: 'done 1:a' });
     expect(bad).toMatchObject({ status: 'rejected', reason: new Error('no 2:bad') });
     expect(good).toEqual({ status: 'fulfilled', value: 'done 3:b' });
 
     ran.length = 0;
-    const settled = await Promise.allSettled(['1:x', '2:y', '1:sinks', '3:z'].map((j) => g.run(j)));
-    expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
-    expect(ran).toEqual([['1:x'], ['2:y', '1:sinks', '3:z'], ['2:y'], ['1:sinks'], ['3:z']]);
-    expect(await g.run('1:after')).toBe('done 1:after');
+    const settled = await Promise.allSettled(['1:x', '2:y', '1:sinks', '1:z', '2:bad'].map((j) => g.run(j)));
+    expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'rejected']);
+    expect(ran).toEqual([
+      ['1:x'],
+      ['2:y', '1:sinks', '1:z', '2:bad'],
+      ['2:y (alone)'],
+      ['1:sinks (alone)'],
+      ['2:bad (alone)'],
+      ['1:z (alone)'],
+    ]);
+    expect(most()).toBe(2); // lone runs of two lanes at once, whatever inFlight says
     await tick();
     expect(g.pending).toBe(0);
   });
 
-  it("answers each job of a failed group when its own run ends, and frees the group's slot at once", async () => {
-    const releases = new Map<string, () => void>();
+  it("answers every job of a failed group with the group's error when it is not to be retried", async () => {
+    const { g, ran } = groups({ fail: (_jobs, mode) => mode === 'group', retryAlone: false });
+    const settled = await Promise.allSettled(['1:a', '2:b'].map((j) => g.run(j)));
+    expect(settled).toMatchObject([
+      { status: 'rejected', reason: new Error('group failed') },
+      { status: 'rejected', reason: new Error('group failed') },
+    ]);
+    expect(ran).toEqual([['1:a'], ['2:b']]);
+  });
+
+  it('a lone job stuck on its lane holds up neither the groups nor the other lanes', async () => {
+    const releases: Array<() => void> = [];
     const { g, ran } = groups({
       inFlight: 1,
-      fail: (jobs) => jobs.length > 1,
-      hold: (jobs) => (jobs.length === 1 && jobs[0] === '1:stuck' ? new Promise<void>((resolve) => releases.set('stuck', resolve)) : tick().then(() => undefined)),
+      fail: (jobs, mode) => mode === 'group' && jobs.includes('1:stuck'),
+      hold: (jobs, mode) => (mode === 'alone' && jobs[0] === '1:stuck' ? new Promise<void>((resolve) => releases.push(resolve)) : undefined),
     });
     const head = g.run('9:head');
     const stuck = g.run('1:stuck');
     const other = g.run('2:other');
     expect(await head).toBe('done 9:head');
     expect(await other).toBe('done 2:other');
-    // The stuck job still holds its lane: a later job of lane 1 waits, one of lane 3 does not.
+    // 1:stuck still runs alone: a later job of lane 1 waits, groups of other lanes go on.
     const sameLane = g.run('1:later');
-    expect(await g.run('3:free')).toBe('done 3:free');
-    expect(ran).toEqual([['9:head'], ['1:stuck', '2:other'], ['1:stuck'], ['2:other'], ['3:free']]);
-    releases.get('stuck')!();
+    expect(await Promise.all([g.run('3:free'), g.run('4:free')])).toEqual(['done 3:free', 'done 4:free']);
+    expect(ran).toEqual([['9:head'], ['1:stuck', '2:other'], ['1:stuck (alone)'], ['2:other (alone)'], ['3:free'], ['4:free']]);
+    releases[0]!();
     expect(await stuck).toBe('done 1:stuck');
     expect(await sameLane).toBe('done 1:later');
   });
 
-  it('gives up a job that waited too long without running it, and keeps the others going', async () => {
+  it('gives up a job that waited too long in all without running it, and keeps the others going', async () => {
     let release!: () => void;
     const { g, ran } = groups({
       maxWaitMs: 20,
-      hold: (jobs) => (jobs[0] === '1:slow' ? new Promise<void>((resolve) => (release = resolve)) : tick().then(() => undefined)),
+      hold: (jobs) => (jobs[0] === '1:slow' ? new Promise<void>((resolve) => (release = resolve)) : undefined),
     });
     const slow = g.run('1:slow');
     const late = g.run('2:late');

@@ -203,4 +203,30 @@ describe('placements committed as a group', () => {
     expect((await stuck).statusCode).toBe(201);
     await expectLedgerInvariants(database);
   });
+  it("a workspace locked elsewhere: its placements run alone, one at a time, on one connection; other workspaces' placements and other routes go on", async () => {
+    const p = await publisherWithOutlet(database);
+    const offer = p.offers[0]!;
+    const [locked, free] = await Promise.all([1, 2].map(() => workspaceWithKeys(database.db)));
+    const unlock = await holdRows(locked!.workspaceId);
+    const waiting = [];
+    for (let i = 0; i < 4; i++) {
+      waiting.push(place(locked!.spendKey, `wait-${i}`, [offer.id]));
+      await sleep(20); // so that they arrive in this order
+    }
+    // Their group gives up its lock after 250 ms; they then run alone, and only one reaches the
+    // database while the rows stay held.
+    await sleep(500);
+    expect(await lockWaiters()).toBe(1);
+    const other = await place(free!.spendKey, 'free', [offer.id]);
+    expect(other.statusCode).toBe(201);
+    const me = await h.app.inject({ method: 'GET', url: '/api/v1/me', headers: bearer(free!.readKey) });
+    expect(me.statusCode).toBe(200);
+    await unlock();
+    const done = await Promise.all(waiting);
+    expect(done.map((r) => r.statusCode)).toEqual([201, 201, 201, 201]);
+    // Alone, in arrival order: their orders' ids follow it.
+    const ids = done.map((r) => r.json().data[0].id as number);
+    expect([...ids].sort((a, b) => a - b)).toEqual(ids);
+    await expectLedgerInvariants(database);
+  });
 });

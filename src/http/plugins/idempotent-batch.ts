@@ -63,22 +63,22 @@ type Decided = { answer: Answer; store: boolean } | { error: DomainError };
 export type Opening = (requests: BatchedRequest[]) => Lead;
 
 /**
- * How long a group of several requests waits for a lock before it fails, so that its requests run
- * again alone: a lock held elsewhere then holds up only the requests that need it.
- */
-export const GROUP_LOCK_TIMEOUT_MS = 250;
-
-/**
  * Runs several idempotent requests in one transaction and two round trips: BEGIN, the opening
  * statements, then for each request its key's claim, its lookup and its lead; then every record
  * with COMMIT. Each request keeps the single path's guarantees: its record is written in the
  * transaction that did its work, a replay or a refusal writes no work, a key in use by another
  * transaction is a 409. No two requests of a group may have one `batchIdentity`. A group fails as
- * a whole (a statement's error, or, for several requests, a lock waited for longer than
- * GROUP_LOCK_TIMEOUT_MS); its caller then runs each request again alone (GroupCommit does).
+ * a whole (a statement's error, a lock waited for longer than `lockTimeoutMs`); its caller may then
+ * run each request again alone (GroupCommit does).
  */
-export function runIdempotentBatch(deps: IdempotencyDeps, opening: Opening, requests: BatchedRequest[]): Promise<Array<JobResult<Answer>>> {
-  return runTogether(deps, opening, requests, requests.length > 1 ? GROUP_LOCK_TIMEOUT_MS : undefined);
+export function runIdempotentBatch(
+  deps: IdempotencyDeps,
+  opening: Opening,
+  requests: BatchedRequest[],
+  /** How long to wait for a lock before failing (none: as long as the statement timeout lets it). */
+  lockTimeoutMs?: number,
+): Promise<Array<JobResult<Answer>>> {
+  return runTogether(deps, opening, requests, lockTimeoutMs);
 }
 
 async function runTogether(

@@ -4,6 +4,7 @@ import type pg from 'pg';
 import { z } from 'zod';
 import { GroupCommit } from '../group-commit.js';
 import type { Clock } from '../../domain/clock.js';
+import { isDatabaseUnavailable } from '../../db/errors.js';
 import { DomainError } from '../../domain/errors.js';
 import { buyerActions } from '../../domain/orders/buyer-actions.js';
 import { getOrder, listOrders } from '../../domain/orders/order-read.js';
@@ -30,34 +31,45 @@ type PlaceOrdersBody = z.infer<typeof placeOrdersBody>;
 interface PlacementJob {
   workspaceId: number;
   identity: string;
-  together?: BatchedRequest;
+  /** How many orders it places. */
+  orders: number;
+  together?: () => BatchedRequest;
   alone?: () => Promise<unknown>;
 }
-/** The most placements committed together (each may hold up to 50 orders). */
-const MAX_GROUP = 50;
+/** The most orders a group places (a placement may hold up to 50): it bounds the group's SQL text. */
+const MAX_GROUP_ORDERS = 100;
+/**
+ * How long a group waits for a lock (a workspace's balance rows held by another transaction)
+ * before it fails and its placements run again alone: the others in it then wait no longer.
+ */
+const GROUP_LOCK_TIMEOUT_MS = 250;
 
 export const orderRoutes: FastifyPluginAsyncZod<OrderRouteDeps> = async (app, deps) => {
   const { pool, clock, durations, publicBaseUrl } = deps;
   const actions = buyerActions(durations);
   const one = (schema = buyerOrder) => z.object({ data: schema });
-  // Placements are committed in groups: those that arrive while `inFlight` groups run wait here
-  // (holding no connection) and then go together, in one transaction of two round trips
-  // (runIdempotentBatch), with every balance lock they need taken at once, in the contract's
-  // order. A workspace is in at most one running group of this process, so groups never wait for
-  // each other here; the row locks still decide between processes. A placement with content reads
-  // the context before it writes, so it runs alone, in its workspace's turn. Waiting here longer
-  // than a request may wait for a connection is the same 503.
-  const poolMax = pool.options.max ?? 10;
+  // Placements are committed in groups (group commit): those that arrive while `inFlight` groups
+  // run wait here, holding no connection, and then go together, in one transaction of two round
+  // trips (runIdempotentBatch) that takes every balance lock it needs at once, in the contract's
+  // order. A workspace has one group or lone placement running at a time per process, so groups
+  // never wait for each other here; the row locks still decide between processes. A group that
+  // waits for a lock longer than GROUP_LOCK_TIMEOUT_MS, or fails, puts its placements back to run
+  // alone, so a lock held elsewhere or a failing request holds up only its own workspace. A
+  // placement with content reads the context before it writes, so it always runs alone. Waiting
+  // here longer than a request may wait for a connection is the same 503.
   const placing = new GroupCommit<PlacementJob, Answer | null>({
-    // Half the pool: the other half stays free for every other route.
-    inFlight: Math.max(1, Math.ceil(poolMax / 2)),
-    maxJobs: MAX_GROUP,
+    // Half the pool for groups: the rest stays free for lone placements and every other route.
+    inFlight: Math.max(1, Math.ceil((pool.options.max ?? 10) / 2)),
+    maxWeight: MAX_GROUP_ORDERS,
+    weightOf: (job) => job.orders,
     maxWaitMs: pool.options.connectionTimeoutMillis ?? 2_000,
     timedOut: () => new DomainError('unavailable', 'Too many orders are being placed at once. Retry shortly.'),
     laneOf: (job) => job.workspaceId,
     identityOf: (job) => job.identity,
     alone: (job) => job.alone !== undefined,
-    run: async (jobs) => {
+    // No connection to be had: each placement gets the 503 now rather than wait for another.
+    retryAlone: (error) => !isDatabaseUnavailable(error),
+    run: async (jobs, mode) => {
       const first = jobs[0]!;
       if (first.alone) {
         try {
@@ -70,7 +82,8 @@ export const orderRoutes: FastifyPluginAsyncZod<OrderRouteDeps> = async (app, de
       return runIdempotentBatch(
         { pool, clock },
         (group) => [placementLocks(group.map((r) => workspacePrincipal(r.request).workspaceId))],
-        jobs.map((j) => j.together!),
+        jobs.map((j) => j.together!()),
+        mode === 'group' ? GROUP_LOCK_TIMEOUT_MS : undefined,
       );
     },
   });
@@ -83,6 +96,7 @@ export const orderRoutes: FastifyPluginAsyncZod<OrderRouteDeps> = async (app, de
     // The balance lock travels with BEGIN (see placementLock).
     (request) => [placementLock(workspacePrincipal(request))],
   );
+  // Built when its group runs, so the order's time is when it is placed, not when it arrived.
   const together = (request: FastifyRequest): BatchedRequest => {
     const principal = workspacePrincipal(request);
     const input = request.body as PlaceOrdersBody;
@@ -110,12 +124,16 @@ export const orderRoutes: FastifyPluginAsyncZod<OrderRouteDeps> = async (app, de
       },
     },
     async (request, reply) => {
-      const job = { workspaceId: workspacePrincipal(request).workspaceId, identity: batchIdentity(request) };
+      const job = {
+        workspaceId: workspacePrincipal(request).workspaceId,
+        identity: batchIdentity(request),
+        orders: (request.body as PlaceOrdersBody).offer_ids.length,
+      };
       if ((request.body as PlaceOrdersBody).content !== undefined) {
         await placing.run({ ...job, alone: () => placeWithContent(request, reply) });
         return reply;
       }
-      const answer = (await placing.run({ ...job, together: together(request) }))!;
+      const answer = (await placing.run({ ...job, together: () => together(request) }))!;
       // The stored JSON text, as the single path sends it (a replay must send the same bytes).
       const raw = reply as FastifyReply;
       if (answer.replayed) raw.header('idempotent-replayed', 'true');
