@@ -12,8 +12,9 @@ export interface GroupCommitOptions<J, R> {
   timedOut: () => Error;
   /** Jobs of one lane run in arrival order, never two at once (a group counts as one). */
   laneOf: (job: J) => number;
-  /** No two jobs of one identity share a group. */
+  /** A job whose identity is that of a job waiting or running here gets `identityInUse()`'s error at once. */
   identityOf: (job: J) => string;
+  identityInUse: () => Error;
   /** A job that always runs alone. */
   alone: (job: J) => boolean;
   /** Runs the jobs, as a group or (one job) alone, answering each job in its order. */
@@ -38,11 +39,12 @@ interface Waiting<J, R> {
 /**
  * Group commit: jobs that arrive while `inFlight` groups run wait here (holding nothing: no
  * database connection, no row lock), and the next group takes as many of them as may go
- * together, oldest first. A lane (a workspace) has at most one group or lone job running, so
- * groups never wait for each other here and a lane's jobs keep their arrival order: a job that
- * must wait holds back the later jobs of its lane. A group that fails as a whole puts its jobs
- * back at the head of the line, each to run alone; lone jobs do not take a group's place, so a
- * job stuck on its own lock holds up no other lane.
+ * together, oldest first. Two jobs of one identity are never here at once. A lane (a workspace)
+ * has at most one group or lone job running, so groups never wait for each other here and a
+ * lane's jobs keep their arrival order: a job that must wait holds back the later jobs of its
+ * lane. A group that fails as a whole puts its jobs back at the head of the line, each to run
+ * alone; lone jobs do not take a group's place, so a job stuck on its own lock holds up no other
+ * lane.
  */
 export class GroupCommit<J, R> {
   private readonly waiting: Array<Waiting<J, R>> = [];
@@ -50,10 +52,15 @@ export class GroupCommit<J, R> {
   private readonly busyLanes = new Map<number, number>();
   private running = 0;
   private alive = 0;
+  /** Identities of the jobs waiting or running. */
+  private readonly identities = new Set<string>();
 
   constructor(private readonly options: GroupCommitOptions<J, R>) {}
 
   run(job: J): Promise<R> {
+    const identity = this.options.identityOf(job);
+    if (this.identities.has(identity)) return Promise.reject(this.options.identityInUse());
+    this.identities.add(identity);
     this.alive++;
     const result = new Promise<R>((resolve, reject) => {
       const entry: Waiting<J, R> = { job, alone: this.options.alone(job), deadline: Date.now() + this.options.maxWaitMs, timer: undefined, resolve, reject };
@@ -67,7 +74,7 @@ export class GroupCommit<J, R> {
     this.waiting.splice(at, 0, entry);
     entry.timer = setTimeout(() => {
       this.waiting.splice(this.waiting.indexOf(entry), 1);
-      this.alive--;
+      this.gone(entry.job);
       entry.reject(this.options.timedOut());
     }, Math.max(0, entry.deadline - Date.now()));
   }
@@ -85,7 +92,6 @@ export class GroupCommit<J, R> {
       const held = new Set(this.busyLanes.keys());
       const grouped = new Set<number>();
       const group: Array<Waiting<J, R>> = [];
-      const identities = new Set<string>();
       let weight = 0;
       for (let i = 0; i < this.waiting.length; ) {
         const w = this.waiting[i]!;
@@ -96,14 +102,9 @@ export class GroupCommit<J, R> {
           held.add(lane);
           if (grouped.has(lane)) i++;
           else void this.runAlone(this.take(i));
-        } else if (
-          this.running < o.inFlight &&
-          (group.length === 0 || weight + o.weightOf(w.job) <= o.maxWeight) &&
-          !identities.has(o.identityOf(w.job))
-        ) {
+        } else if (this.running < o.inFlight && (group.length === 0 || weight + o.weightOf(w.job) <= o.maxWeight)) {
           group.push(this.take(i));
           grouped.add(lane);
-          identities.add(o.identityOf(w.job));
           weight += o.weightOf(w.job);
         } else {
           held.add(lane);
@@ -159,9 +160,14 @@ export class GroupCommit<J, R> {
     this.pump();
   }
 
+  private gone(job: J): void {
+    this.alive--;
+    this.identities.delete(this.options.identityOf(job));
+  }
+
   private settle(t: Waiting<J, R>, result: JobResult<R>): void {
     this.laneBusy(t.job, -1);
-    this.alive--;
+    this.gone(t.job);
     if (result.ok) t.resolve(result.value);
     else t.reject(result.error);
   }

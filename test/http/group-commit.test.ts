@@ -26,6 +26,7 @@ function groups(
     timedOut: () => new Error('waited too long'),
     laneOf: (job) => Number(job.split(':')[0]),
     identityOf: (job) => job,
+    identityInUse: () => new Error('in use'),
     alone: (job) => job.includes(':alone'),
     retryAlone: () => opts.retryAlone ?? true,
     run: async (jobs, mode) => {
@@ -59,18 +60,22 @@ describe('GroupCommit', () => {
     expect(most()).toBe(3);
   });
 
-  it('leaves out of a group a second job of one identity, one that runs alone and one over the weight, with the later jobs of their lanes', async () => {
+  it('refuses at once a job whose identity is waiting or running; leaves out of a group one that runs alone and one over the weight, with the later jobs of their lanes', async () => {
     const { g, ran } = groups({ maxWeight: 4 });
-    await Promise.all(['9:first', '1:a', '2:b', '1:a', '1:c', '3:d*2', '4:alone', '4:e', '5:f*3', '6:g', '7:h*9'].map((j) => g.run(j)));
+    const settled = await Promise.allSettled(['9:first', '1:a', '2:b', '1:a', '1:c', '3:d*2', '4:alone', '4:e', '5:f*3', '6:g', '7:h*9'].map((j) => g.run(j)));
+    expect(settled[3]).toMatchObject({ status: 'rejected', reason: new Error('in use') });
+    expect(settled.filter((s) => s.status === 'fulfilled')).toHaveLength(10);
     expect(ran).toEqual([
       ['9:first'],
       ['4:alone (alone)'], // a lone job takes no group's place: it starts at once
-      // The second 1:a and 1:c behind it wait; 4:e waits behind 4:alone; 5:f is over the weight.
-      ['1:a', '2:b', '3:d*2'],
-      ['1:a', '1:c', '4:e', '6:g'],
+      // 3:d is over the weight (6:g is not), and 4:e waits behind 4:alone.
+      ['1:a', '2:b', '1:c', '6:g'],
+      ['3:d*2', '4:e'],
       ['5:f*3'],
       ['7:h*9'], // heavier than a group may be, alone in its group
     ]);
+    // Once answered, an identity may come again.
+    expect(await g.run('1:a')).toBe('done 1:a');
   });
 
   it("passes a job's own failure to its caller only; a failed group's jobs run again alone, a lane's one after another", async () => {

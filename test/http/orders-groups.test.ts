@@ -42,9 +42,9 @@ async function holdRows(workspaceId: number) {
  * waiting for the lock. Whatever is sent next waits in the process; `release` lets the first
  * through, and the waiting requests then go as the next group.
  */
-async function holdWorkspace(workspaceId: number, key: string, offerId: number) {
+async function holdWorkspace(workspaceId: number, key: string, offerId: number, aheadKey = `ahead-${workspaceId}`) {
   const release = await holdRows(workspaceId);
-  const ahead = [place(key, `ahead-${workspaceId}`, [offerId])];
+  const ahead = [place(key, aheadKey, [offerId])];
   for (let i = 0; i < 500 && (await lockWaiters()) < 1; i++) await sleep(10);
   expect(await lockWaiters()).toBe(1);
   return { ahead, release };
@@ -55,7 +55,7 @@ const writers = async (table: 'orders' | 'idempotency_records', where: string, v
   new Set((await database.pool.query<{ x: string }>(`SELECT xmin::text AS x FROM ${table} WHERE ${where}`, values)).rows.map((r) => r.x));
 
 describe('placements committed as a group', () => {
-  it('answer each request as it would be answered alone: placed, replayed, key in use, unknown offer, short of balance; a key already in the group waits for the next', async () => {
+  it('answer each request as it would be answered alone: placed, replayed, key reused, key in use (here or elsewhere), unknown offer, short of balance', async () => {
     const p = await publisherWithOutlet(database);
     const offer = p.offers[0]!;
     const ws = await workspaceWithKeys(database.db, { balanceCents: offer.price * 4 });
@@ -77,10 +77,10 @@ describe('placements committed as a group', () => {
       new3: place(ws.spendKey, 'new-3', [offer.id]),
     };
     await sleep(300);
-    // The same key as one waiting above cannot join its group: these go in the next one.
-    const again = place(ws.spendKey, 'new-1', [offer.id]);
-    const reused = place(ws.spendKey, 'done', [offer.id], 'https://buyer.example/other');
-    await sleep(100);
+    // A retry while its first request waits here: 409 at once, as while it runs.
+    const early = await place(ws.spendKey, 'new-1', [offer.id]);
+    expect(early.statusCode).toBe(409);
+    expect(early.json().code).toBe('idempotency_in_progress');
     await hold.release();
     for (const r of await Promise.all(hold.ahead)) expect(r.statusCode).toBe(201);
 
@@ -97,6 +97,13 @@ describe('placements committed as a group', () => {
     expect(fresh.map((x) => x.statusCode).sort()).toEqual([201, 201, 402]);
     expect(fresh.find((x) => x.statusCode === 402)!.json()).toMatchObject({ code: 'insufficient_balance', needed_cents: offer.price });
 
+    // Once it is answered, a retry replays it, and the key with another body is refused: in a group too.
+    const hold2 = await holdWorkspace(ws.workspaceId, ws.spendKey, offer.id, 'ahead-2');
+    const again = place(ws.spendKey, 'new-1', [offer.id]);
+    const reused = place(ws.spendKey, 'done', [offer.id], 'https://buyer.example/other');
+    await sleep(300);
+    await hold2.release();
+    expect((await Promise.all(hold2.ahead))[0]!.statusCode).toBe(402);
     const repeat = await again;
     expect(repeat.statusCode).toBe(r.new1!.statusCode);
     expect(repeat.headers['idempotent-replayed']).toBe('true');
@@ -115,7 +122,7 @@ describe('placements committed as a group', () => {
       'SELECT key, response_status FROM idempotency_records WHERE api_key_id = $1 ORDER BY key',
       [ws.spendKeyId],
     );
-    expect(keys.map((k) => k.key)).toEqual([`ahead-${ws.workspaceId}`, 'done', 'new-1', 'new-2', 'new-3']);
+    expect(keys.map((k) => k.key)).toEqual(['ahead-2', `ahead-${ws.workspaceId}`, 'done', 'new-1', 'new-2', 'new-3'].sort());
     const { rows: count } = await database.pool.query('SELECT count(*)::int AS n FROM orders WHERE workspace_id = $1', [ws.workspaceId]);
     expect(count[0].n).toBe(4);
     const { rows: bal } = await database.pool.query(`SELECT balance FROM ledger_accounts WHERE workspace_id = $1 AND kind = 'available'`, [ws.workspaceId]);

@@ -11,7 +11,7 @@ import { getOrder, listOrders } from '../../domain/orders/order-read.js';
 import { assertNothingPlaced, guardedPlacement, placementLock, placementLocks, placeOrders } from '../../domain/orders/place-orders.js';
 import type { Durations } from '../../domain/orders/states.js';
 import { workspacePrincipal } from '../plugins/auth.js';
-import { idempotent } from '../plugins/idempotency.js';
+import { idempotent, inProgress } from '../plugins/idempotency.js';
 import { type Answer, batchIdentity, type BatchedRequest, runIdempotentBatch } from '../plugins/idempotent-batch.js';
 import { authErrors, bearerSecurity, errorResponses } from '../schemas/common.js';
 import { buyerOrder, contentBody, emptyBody, messageBody, messageSchema, orderListQuery, placeOrdersBody } from '../schemas/orders.js';
@@ -65,7 +65,9 @@ export const orderRoutes: FastifyPluginAsyncZod<OrderRouteDeps> = async (app, de
     maxWaitMs: pool.options.connectionTimeoutMillis ?? 2_000,
     timedOut: () => new DomainError('unavailable', 'Too many orders are being placed at once. Retry shortly.'),
     laneOf: (job) => job.workspaceId,
+    // A retry while its first request waits or runs here: 409, as one in another process gets.
     identityOf: (job) => job.identity,
+    identityInUse: inProgress,
     alone: (job) => job.alone !== undefined,
     // No connection to be had: each placement gets the 503 now rather than wait for another.
     retryAlone: (error) => !isDatabaseUnavailable(error),
