@@ -44,7 +44,7 @@ interface Waiting<J, R> {
  * lane's jobs keep their arrival order: a job that must wait holds back the later jobs of its
  * lane. A group that fails as a whole puts its jobs back at the head of the line, each to run
  * alone; lone jobs do not take a group's place, so a job stuck on its own lock holds up no other
- * lane.
+ * lane (it does hold whatever the job holds, such as a connection).
  */
 export class GroupCommit<J, R> {
   private readonly waiting: Array<Waiting<J, R>> = [];

@@ -30,7 +30,7 @@ async function holdRows(workspaceId: number) {
   const c = new pg.Client({ connectionString: database.url });
   await c.connect();
   await c.query('BEGIN');
-  await c.query('SELECT id FROM ledger_accounts WHERE workspace_id = $1 FOR UPDATE', [workspaceId]);
+  await c.query('SELECT id FROM ledger_accounts WHERE workspace_id = $1 ORDER BY kind FOR UPDATE', [workspaceId]);
   return async () => {
     await c.query('COMMIT');
     await c.end();

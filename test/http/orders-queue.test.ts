@@ -31,7 +31,7 @@ describe('placements of one workspace', () => {
     // A slow transaction holds the busy workspace's balance rows.
     const holder = await database.pool.connect();
     await holder.query('BEGIN');
-    await holder.query('SELECT id FROM ledger_accounts WHERE workspace_id = $1 FOR UPDATE', [busy.workspaceId]);
+    await holder.query('SELECT id FROM ledger_accounts WHERE workspace_id = $1 ORDER BY kind FOR UPDATE', [busy.workspaceId]);
     const burst = Array.from({ length: 6 }, () => place(busy.spendKey, p.offers[0]!.id));
     for (let i = 0; i < 500 && (await lockWaiters()) < 1; i++) await new Promise((r) => setTimeout(r, 10));
     // The first is the running group of the workspace; the others wait for it in the process.

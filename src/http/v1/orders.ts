@@ -58,7 +58,9 @@ export const orderRoutes: FastifyPluginAsyncZod<OrderRouteDeps> = async (app, de
   // placement with content reads the context before it writes, so it always runs alone. Waiting
   // here longer than a request may wait for a connection is the same 503.
   const placing = new GroupCommit<PlacementJob, Answer | null>({
-    // Half the pool for groups: the rest stays free for lone placements and every other route.
+    // Half the pool for groups. Lone placements are not counted: each workspace has at most one,
+    // which may wait on a lock held elsewhere, tying up one connection (two before groups), so as
+    // many workspaces held elsewhere as the pool has connections would still exhaust it.
     inFlight: Math.max(1, Math.ceil((pool.options.max ?? 10) / 2)),
     maxWeight: MAX_GROUP_ORDERS,
     weightOf: (job) => job.orders,
