@@ -54,7 +54,7 @@ const findLive = {
            FROM (SELECT) AS one LEFT JOIN idempotency_records r ON r.api_key_id = $1 AND r.key = $2 AND r.expires_at > $3`,
 } satisfies PreparedSql;
 
-/** Requests that may not share a batch: the same key of the same API key (its lock is re-entrant). */
+/** Requests that may not share a group: the same key of the same API key (its lock is re-entrant). */
 export const batchIdentity = (request: FastifyRequest) => `${request.principal!.keyId}:${String(request.headers['idempotency-key'])}`;
 
 type Decided = { answer: Answer; store: boolean } | { error: DomainError };
@@ -71,21 +71,12 @@ export type Opening = (requests: BatchedRequest[]) => Lead;
  * a whole (a statement's error, a lock waited for longer than `lockTimeoutMs`); its caller may then
  * run each request again alone (GroupCommit does).
  */
-export function runIdempotentBatch(
-  deps: IdempotencyDeps,
-  opening: Opening,
-  requests: BatchedRequest[],
-  /** How long to wait for a lock before failing (none: as long as the statement timeout lets it). */
-  lockTimeoutMs?: number,
-): Promise<Array<JobResult<Answer>>> {
-  return runTogether(deps, opening, requests, lockTimeoutMs);
-}
-
-async function runTogether(
+export async function runIdempotentBatch(
   deps: IdempotencyDeps,
   openingOf: Opening,
   requests: BatchedRequest[],
-  lockTimeoutMs: number | undefined,
+  /** How long to wait for a lock before failing (none: as long as the statement timeout lets it). */
+  lockTimeoutMs?: number,
 ): Promise<Array<JobResult<Answer>>> {
   const opening = openingOf(requests);
   const keyOf = (r: BatchedRequest) => [r.request.principal!.keyId, String(r.request.headers['idempotency-key'])] as const;
