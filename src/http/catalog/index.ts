@@ -2,12 +2,13 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type pg from 'pg';
 import { z } from 'zod';
-import { findPurchaseJson, getAccount, getItemJson, listItemsJson } from '../../domain/catalog/catalog-queries.js';
+import { getAccount, getItemJson, listItemsJson } from '../../domain/catalog/catalog-queries.js';
 import type { CodeGuard } from '../../domain/catalog/code-guard.js';
 import type { WorkspacePrincipal } from '../../domain/keys/principal.js';
 import type { AuthService } from '../plugins/auth.js';
 import { catalogError, msg, renderCatalogError } from './errors.js';
 import { apiKey, type CatalogInput, catalogInput, itemId, parseForm, parseJson, purchaseCode } from './params.js';
+import { purchaseLookups } from './purchase-lookups.js';
 import {
   accountResponse,
   apiKeyBodyField,
@@ -51,6 +52,7 @@ async function principalOf(auth: AuthService, request: FastifyRequest, reply: Fa
 }
 
 export const catalogRoutes: FastifyPluginAsyncZod<CatalogRoutesOptions> = async (app, { pool, auth, codeGuard }) => {
+  const findPurchase = purchaseLookups(pool, () => catalogError('unavailable', msg.unavailable));
   // A body over the limit is a 413 whatever its media type (Fastify measures only bodies it parses).
   app.addHook('onRequest', async (request) => {
     const length = Number(request.headers['content-length']);
@@ -205,7 +207,7 @@ export const catalogRoutes: FastifyPluginAsyncZod<CatalogRoutesOptions> = async 
       const code = purchaseCode(input);
       const [guard, purchase] = await Promise.all([
         codeGuard.check(principal.keyId),
-        code === undefined ? undefined : findPurchaseJson(pool, principal.workspaceId, code),
+        code === undefined ? undefined : findPurchase(principal.workspaceId, code),
       ]);
       if (guard.blocked) {
         reply.header('retry-after', guard.retryAfterSeconds);

@@ -1,0 +1,29 @@
+import type pg from 'pg';
+import { isDatabaseUnavailable } from '../../db/errors.js';
+import { findPurchasesJson, type PurchaseLookup } from '../../domain/catalog/catalog-queries.js';
+import { GroupCommit } from '../group-commit.js';
+
+/**
+ * The purchase lookups of concurrent validations, gathered: while half the pool's connections run
+ * lookups, those that arrive wait (holding no connection) and then go together, up to 100 in one
+ * query (`findPurchasesJson`), each answered with its own row. Reads of their own: any lookup may
+ * go with any other, and one whose query fails runs again alone.
+ */
+export function purchaseLookups(pool: pg.Pool, timedOut: () => Error): (workspaceId: number, code: string) => Promise<string | undefined> {
+  let next = 0;
+  const lookups = new GroupCommit<PurchaseLookup & { id: number }, string | undefined>({
+    inFlight: Math.max(1, Math.floor((pool.options.max ?? 10) / 2)),
+    maxWeight: 100,
+    weightOf: () => 1,
+    maxWaitMs: pool.options.connectionTimeoutMillis ?? 2_000,
+    timedOut,
+    // Every lookup is its own lane and identity: nothing orders or excludes them.
+    laneOf: (l) => l.id,
+    identityOf: (l) => String(l.id),
+    identityInUse: () => new Error('a purchase lookup was asked for twice'),
+    alone: () => false,
+    retryAlone: (error) => !isDatabaseUnavailable(error),
+    run: async (jobs) => (await findPurchasesJson(pool, jobs)).map((value) => ({ ok: true, value })),
+  });
+  return (workspaceId, code) => lookups.run({ id: ++next, workspaceId, code });
+}

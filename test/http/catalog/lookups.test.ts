@@ -1,0 +1,63 @@
+import { randomUUID } from 'node:crypto';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { findPurchaseJson, findPurchasesJson } from '../../../src/domain/catalog/catalog-queries.js';
+import { createPurchase, refundPurchase } from '../../../src/domain/catalog/catalog-service.js';
+import { setupApp } from '../../helpers/app.js';
+import { seller } from './fixtures.js';
+
+// Purchase lookups answered together: one query for several codes must answer each code exactly
+// as a lookup of its own would, whatever mix of workspaces, refunds and bad codes it holds.
+const h = await setupApp({ RATE_LIMIT_PER_MINUTE: 100_000 });
+const a = await seller(h.database);
+const b = await seller(h.database);
+const extended = (await createPurchase(h.database.pool, { itemId: a.itemIds[4]!, license: 'extended', supportMonths: null })).purchase_code;
+const refunded = (await createPurchase(h.database.pool, { itemId: a.itemIds[1]!, license: 'regular', supportMonths: 6 })).purchase_code;
+await refundPurchase(h.database.pool, refunded);
+
+// Each (workspace, code) pair with what it should find.
+const cases: Array<[number, string]> = [
+  [a.workspaceId, a.code],
+  [a.workspaceId, extended],
+  [a.workspaceId, a.code.toUpperCase()],
+  [a.workspaceId, b.code], // another seller's sale
+  [b.workspaceId, b.code],
+  [a.workspaceId, refunded],
+  [a.workspaceId, randomUUID()],
+  [a.workspaceId, 'not-a-code'],
+  [a.workspaceId, a.code], // the same code twice
+];
+
+afterEach(() => vi.restoreAllMocks());
+
+describe('purchase lookups together', () => {
+  it('one query for several codes answers each as its own lookup does', async () => {
+    const alone = [];
+    for (const [ws, code] of cases) alone.push(await findPurchaseJson(h.database.pool, ws, code));
+    expect(alone.filter((x) => x !== undefined)).toHaveLength(5);
+    const together = await findPurchasesJson(
+      h.database.pool,
+      cases.map(([workspaceId, code]) => ({ workspaceId, code })),
+    );
+    expect(together).toEqual(alone);
+  });
+
+  it('concurrent validations are gathered into shared queries, and each gets its own answer', async () => {
+    const query = vi.spyOn(h.database.pool, 'query');
+    const keyOf = (ws: number) => (ws === a.workspaceId ? a.readKey : b.readKey);
+    const validate = (ws: number, code: string) =>
+      h.app.inject({ method: 'POST', url: '/api/purchases/validation', payload: { api_key: keyOf(ws), purchase_code: code } });
+    const expected = await Promise.all(cases.map(async ([ws, code]) => (await findPurchaseJson(h.database.pool, ws, code)) ?? null));
+    const many = Array.from({ length: 6 }, () => cases).flat();
+    const answers = await Promise.all(many.map(([ws, code]) => validate(ws, code)));
+    answers.forEach((res, i) => {
+      const want = expected[i % cases.length];
+      if (want === null) expect(res.statusCode, `${i}`).toBe(404);
+      else {
+        expect(res.statusCode, `${i}`).toBe(200);
+        expect(res.json().data.purchase).toEqual(JSON.parse(want!));
+      }
+    });
+    const named = (name: string) => query.mock.calls.filter(([config]) => (config as { name?: string }).name === name).length;
+    expect(named('catalog_purchases')).toBeGreaterThan(0);
+  });
+});
