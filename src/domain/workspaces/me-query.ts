@@ -1,4 +1,7 @@
 import type pg from 'pg';
+import { isDatabaseUnavailable } from '../../db/errors.js';
+import { GroupCommit } from '../../db/group-commit.js';
+import { DomainError } from '../errors.js';
 import type { WorkspacePrincipal } from '../keys/principal.js';
 import { formatCents } from '../money/format.js';
 import type { WorkspaceSettingsCache } from './settings-cache.js';
@@ -9,6 +12,61 @@ const balancesStatement = {
   name: 'workspace_balances',
   text: `SELECT kind, balance FROM ledger_accounts WHERE workspace_id = $1`,
 };
+// Several workspaces' balances in one statement (the reads of concurrent requests, gathered).
+const manyBalancesStatement = {
+  name: 'workspaces_balances',
+  text: `SELECT workspace_id, kind, balance FROM ledger_accounts WHERE workspace_id = ANY($1) AND kind IN ('available', 'held')`,
+};
+
+interface Balances {
+  available: number;
+  held: number;
+}
+
+async function readBalances(pool: pg.Pool, workspaceIds: number[]): Promise<Balances[]> {
+  const byWorkspace = new Map<number, Balances>(workspaceIds.map((id) => [id, { available: 0, held: 0 }]));
+  const put = (id: number, kind: string, balance: number) => {
+    const b = byWorkspace.get(id)!;
+    if (kind === 'available') b.available = balance;
+    else if (kind === 'held') b.held = balance;
+  };
+  if (workspaceIds.length === 1) {
+    const { rows } = await pool.query<{ kind: string; balance: number }>({ ...balancesStatement, values: workspaceIds });
+    for (const row of rows) put(workspaceIds[0]!, row.kind, row.balance);
+  } else {
+    const { rows } = await pool.query<{ workspace_id: number; kind: string; balance: number }>({ ...manyBalancesStatement, values: [[...byWorkspace.keys()]] });
+    for (const row of rows) put(row.workspace_id, row.kind, row.balance);
+  }
+  return workspaceIds.map((id) => ({ ...byWorkspace.get(id)! }));
+}
+
+// Balance reads of concurrent requests go together: while half the pool's connections run such
+// reads, those that arrive wait (holding no connection) and then share one query, up to 100
+// workspaces. A read waits only for queries that began after it was asked, so it sees every
+// change committed before its request came.
+const readers = new WeakMap<pg.Pool, (workspaceId: number) => Promise<Balances>>();
+function balancesOf(pool: pg.Pool): (workspaceId: number) => Promise<Balances> {
+  let read = readers.get(pool);
+  if (!read) {
+    let next = 0;
+    const reads = new GroupCommit<{ id: number; workspaceId: number }, Balances>({
+      inFlight: Math.max(1, Math.floor((pool.options.max ?? 10) / 2)),
+      maxWeight: 100,
+      weightOf: () => 1,
+      maxWaitMs: pool.options.connectionTimeoutMillis ?? 2_000,
+      timedOut: () => new DomainError('unavailable', 'The service is busy. Retry shortly.'),
+      laneOf: (r) => r.id,
+      identityOf: (r) => String(r.id),
+      identityInUse: () => new Error('a balance read was asked for twice'),
+      alone: () => false,
+      retryAlone: (error) => !isDatabaseUnavailable(error),
+      run: async (jobs) => (await readBalances(pool, jobs.map((j) => j.workspaceId))).map((value) => ({ ok: true, value })),
+    });
+    read = (workspaceId) => reads.run({ id: ++next, workspaceId });
+    readers.set(pool, read);
+  }
+  return read;
+}
 
 export interface BrandKit {
   id: number;
@@ -20,16 +78,7 @@ export interface BrandKit {
 }
 
 export async function getMe(pool: pg.Pool, settings: WorkspaceSettingsCache, principal: WorkspacePrincipal) {
-  const [w, balances] = await Promise.all([
-    settings.get(principal.workspaceId),
-    pool.query<{ kind: 'available' | 'held'; balance: number }>({ ...balancesStatement, values: [principal.workspaceId] }),
-  ]);
-  let available = 0;
-  let held = 0;
-  for (const row of balances.rows) {
-    if (row.kind === 'available') available = row.balance;
-    else held = row.balance;
-  }
+  const [w, { available, held }] = await Promise.all([settings.get(principal.workspaceId), balancesOf(pool)(principal.workspaceId)]);
   return {
     workspace: {
       id: w.id,

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { isDatabaseUnavailable } from '../../db/errors.js';
 import { findPurchasesJson, type PurchaseLookup } from '../../domain/catalog/catalog-queries.js';
-import { GroupCommit } from '../group-commit.js';
+import { GroupCommit } from '../../db/group-commit.js';
 
 /**
  * The purchase lookups of concurrent validations, gathered: while half the pool's connections run

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type pg from 'pg';
 import { executeSql, PROCEED_SETTING, type PreparedSql, type Tx, withTransaction } from '../../db/tx.js';
 import { DomainError } from '../../domain/errors.js';
-import type { JobResult } from '../group-commit.js';
+import type { JobResult } from '../../db/group-commit.js';
 import { httpStatusOf, v1ErrorBody } from './errors.js';
 import {
   fingerprintOf,

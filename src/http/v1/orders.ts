@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type pg from 'pg';
 import { z } from 'zod';
-import { GroupCommit } from '../group-commit.js';
+import { GroupCommit } from '../../db/group-commit.js';
 import type { Clock } from '../../domain/clock.js';
 import { isDatabaseUnavailable } from '../../db/errors.js';
 import { DomainError } from '../../domain/errors.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GroupCommit, type JobResult } from '../../src/http/group-commit.js';
+import { GroupCommit, type JobResult } from '../../src/db/group-commit.js';
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
