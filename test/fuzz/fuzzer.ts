@@ -67,7 +67,8 @@ const SPENDING = new Set(['POST /api/v1/orders', 'POST /api/v1/orders/{id}/appro
 /** 2xx answers of these may move money (placement, release, refund); any other change is a violation. */
 const MONEY_ROUTES = [/^\/api\/v1\/orders\/?$/, /^\/api\/v1\/orders\/[^/]+\/(approve|cancel)\/?$/, /^\/api\/v1\/publisher\/orders\/[^/]+\/decline\/?$/];
 const MONEY_TOOLS = ['place-orders', 'approve-placement', 'cancel-order'];
-const CATALOG_PATH = /^\/api\/(account|items|purchases)(\/|$)/i;
+// Repeated slashes too, as the server reads them (`/api//items/all` is an unknown path of B's).
+const CATALOG_PATH = /^\/+api\/+(account|items|purchases)(\/|$)/i;
 
 /** Every operation of the OpenAPI document. */
 export function listOperations(doc: { paths: Record<string, Record<string, unknown>> }): Operation[] {
