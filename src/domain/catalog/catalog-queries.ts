@@ -160,7 +160,7 @@ export async function getItemJson(pool: pg.Pool, workspaceId: number, itemId: nu
 /** A UUID in its usual 8-4-4-4-12 hex form; anything else cannot be a purchase code. */
 export const PURCHASE_CODE_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-interface PurchaseRow {
+export interface PurchaseRow {
   item_id: number;
   license_type: string;
   price: string;
@@ -189,13 +189,13 @@ export interface PurchaseLookup {
 }
 
 /**
- * The purchase behind each code as JSON (text), in order, when it is a sale of that workspace that
- * was not refunded: one query for all of them. Ill-formed codes are answered without a query (and
+ * The purchase row behind each code, in order, when it is a sale of that workspace that was not
+ * refunded: one query for all of them. Ill-formed codes are answered without a query (and
  * without a cast error from PostgreSQL).
  */
-export async function findPurchasesJson(pool: pg.Pool, lookups: PurchaseLookup[]): Promise<Array<string | undefined>> {
+export async function findPurchaseRows(pool: pg.Pool, lookups: PurchaseLookup[]): Promise<Array<PurchaseRow | undefined>> {
   const asked = lookups.flatMap((l, i) => (PURCHASE_CODE_PATTERN.test(l.code) ? [{ ...l, i }] : []));
-  const found: Array<PurchaseRow | undefined> = new Array(lookups.length);
+  const found: Array<PurchaseRow | undefined> = new Array(lookups.length).fill(undefined);
   if (asked.length === 1) {
     const { rows } = await pool.query<PurchaseRow>({ ...purchaseStatement, values: [asked[0]!.code, asked[0]!.workspaceId] });
     found[asked[0]!.i] = rows[0];
@@ -206,21 +206,27 @@ export async function findPurchasesJson(pool: pg.Pool, lookups: PurchaseLookup[]
     });
     for (const row of rows) found[asked[Number(row.n) - 1]!.i] = row;
   }
-  return Promise.all(
-    lookups.map(async (l, i) => {
-      const p = found[i];
-      if (!p) return undefined;
-      const item = await cachedItemJson(pool, l.workspaceId, p.item_id);
-      if (item === undefined) return undefined;
-      // The seed's key order; supported_until only when the purchase has support.
-      return (
-        `{"purchase_code":${JSON.stringify(l.code.toLowerCase())},"license_type":"${p.license_type}","price":${p.price},` +
-        `"currency":${JSON.stringify(p.currency)},"item":${item}` +
-        (p.supported_until ? `,"supported_until":"${p.supported_until}"` : '') +
-        `,"downloaded":${p.downloaded},"date":"${p.date}"}`
-      );
-    }),
+  return found;
+}
+
+/** A purchase row with its item, as the JSON (text) a validation answers; none when the item is gone. */
+export async function purchaseJson(pool: pg.Pool, lookup: PurchaseLookup, p: PurchaseRow | undefined): Promise<string | undefined> {
+  if (!p) return undefined;
+  const item = await cachedItemJson(pool, lookup.workspaceId, p.item_id);
+  if (item === undefined) return undefined;
+  // The seed's key order; supported_until only when the purchase has support.
+  return (
+    `{"purchase_code":${JSON.stringify(lookup.code.toLowerCase())},"license_type":"${p.license_type}","price":${p.price},` +
+    `"currency":${JSON.stringify(p.currency)},"item":${item}` +
+    (p.supported_until ? `,"supported_until":"${p.supported_until}"` : '') +
+    `,"downloaded":${p.downloaded},"date":"${p.date}"}`
   );
+}
+
+/** The purchase behind each code as JSON (text), in order: `findPurchaseRows`, then `purchaseJson`. */
+export async function findPurchasesJson(pool: pg.Pool, lookups: PurchaseLookup[]): Promise<Array<string | undefined>> {
+  const rows = await findPurchaseRows(pool, lookups);
+  return Promise.all(lookups.map((l, i) => purchaseJson(pool, l, rows[i])));
 }
 
 /** The purchase behind one code: see `findPurchasesJson`. */

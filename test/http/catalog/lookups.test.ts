@@ -13,6 +13,8 @@ const b = await seller(h.database);
 const extended = (await createPurchase(h.database.pool, { itemId: a.itemIds[4]!, license: 'extended', supportMonths: null })).purchase_code;
 const refunded = (await createPurchase(h.database.pool, { itemId: a.itemIds[1]!, license: 'regular', supportMonths: 6 })).purchase_code;
 await refundPurchase(h.database.pool, refunded);
+// b's purchase of an item no validation has read yet (its JSON not cached).
+const cold = (await createPurchase(h.database.pool, { itemId: b.itemIds[3]!, license: 'regular', supportMonths: null })).purchase_code;
 
 // Each (workspace, code) pair with what it should find.
 const cases: Array<[number, string]> = [
@@ -59,5 +61,21 @@ describe('purchase lookups together', () => {
     });
     const named = (name: string) => query.mock.calls.filter(([config]) => (config as { name?: string }).name === name).length;
     expect(named('catalog_purchases')).toBeGreaterThan(0);
+  });
+  it("one request's failing item read fails that request only, not the others it shared a query with", async () => {
+    const validate = (key: string, code: string) =>
+      h.app.inject({ method: 'POST', url: '/api/purchases/validation', payload: { api_key: key, purchase_code: code } });
+    expect((await validate(a.readKey, a.code)).statusCode).toBe(200); // a's item is cached
+    const real = h.database.pool.query.bind(h.database.pool) as (...args: unknown[]) => Promise<unknown>;
+    // The database is real; only b's item read fails, and the shared queries are slowed so that
+    // the validations below gather.
+    vi.spyOn(h.database.pool, 'query').mockImplementation(((config: { name?: string; values?: unknown[] }, ...rest: unknown[]) => {
+      if (config?.name === 'catalog_item' && config.values?.[0] === b.itemIds[3]) return Promise.reject(new Error('timeout exceeded when trying to connect'));
+      if (config?.name === 'catalog_purchase' || config?.name === 'catalog_purchases') return new Promise((r) => setTimeout(r, 50)).then(() => real(config, ...rest));
+      return real(config, ...rest);
+    }) as never);
+    const res = await Promise.all(Array.from({ length: 60 }, (_, i) => (i === 30 ? validate(b.readKey, cold) : validate(a.readKey, a.code))));
+    expect(res[30]!.statusCode).toBe(503);
+    expect(res.filter((r, i) => i !== 30 && r.statusCode !== 200)).toEqual([]);
   });
 });
