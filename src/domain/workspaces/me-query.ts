@@ -1,13 +1,12 @@
 import type pg from 'pg';
-import { isDatabaseUnavailable } from '../../db/errors.js';
-import { GroupCommit } from '../../db/group-commit.js';
+import { gatheredReads } from '../../db/gathered-reads.js';
 import { DomainError } from '../errors.js';
 import type { WorkspacePrincipal } from '../keys/principal.js';
 import { formatCents } from '../money/format.js';
 import type { WorkspaceSettingsCache } from './settings-cache.js';
 
 // /me is the hottest read: the settings come from a 5-second per-process cache, so a request
-// costs one prepared statement, the two balances.
+// costs one prepared statement, the two balances, shared with concurrent requests (balancesOf).
 const balancesStatement = {
   name: 'workspace_balances',
   text: `SELECT kind, balance FROM ledger_accounts WHERE workspace_id = $1`,
@@ -40,29 +39,12 @@ async function readBalances(pool: pg.Pool, workspaceIds: number[]): Promise<Bala
   return workspaceIds.map((id) => ({ ...byWorkspace.get(id)! }));
 }
 
-// Balance reads of concurrent requests go together: while half the pool's connections run such
-// reads, those that arrive wait (holding no connection) and then share one query, up to 100
-// workspaces. A read waits only for queries that began after it was asked, so it sees every
-// change committed before its request came.
+// Balance reads of concurrent requests share queries (`gatheredReads`), one reader per pool.
 const readers = new WeakMap<pg.Pool, (workspaceId: number) => Promise<Balances>>();
 function balancesOf(pool: pg.Pool): (workspaceId: number) => Promise<Balances> {
   let read = readers.get(pool);
   if (!read) {
-    let next = 0;
-    const reads = new GroupCommit<{ id: number; workspaceId: number }, Balances>({
-      inFlight: Math.max(1, Math.floor((pool.options.max ?? 10) / 2)),
-      maxWeight: 100,
-      weightOf: () => 1,
-      maxWaitMs: pool.options.connectionTimeoutMillis ?? 2_000,
-      timedOut: () => new DomainError('unavailable', 'The service is busy. Retry shortly.'),
-      laneOf: (r) => r.id,
-      identityOf: (r) => String(r.id),
-      identityInUse: () => new Error('a balance read was asked for twice'),
-      alone: () => false,
-      retryAlone: (error) => !isDatabaseUnavailable(error),
-      run: async (jobs) => (await readBalances(pool, jobs.map((j) => j.workspaceId))).map((value) => ({ ok: true, value })),
-    });
-    read = (workspaceId) => reads.run({ id: ++next, workspaceId });
+    read = gatheredReads(pool, () => new DomainError('unavailable', 'The service is busy. Retry shortly.'), (ids: number[]) => readBalances(pool, ids));
     readers.set(pool, read);
   }
   return read;

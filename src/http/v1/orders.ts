@@ -75,13 +75,10 @@ export const orderRoutes: FastifyPluginAsyncZod<OrderRouteDeps> = async (app, de
     retryAlone: (error) => !isDatabaseUnavailable(error),
     run: async (jobs, mode) => {
       const first = jobs[0]!;
+      // A lone job's error is its own (GroupCommit answers it with what this throws).
       if (first.alone) {
-        try {
-          await first.alone();
-          return [{ ok: true, value: null }];
-        } catch (error) {
-          return [{ ok: false, error }];
-        }
+        await first.alone();
+        return [{ ok: true, value: null }];
       }
       return runIdempotentBatch(
         { pool, clock },
