@@ -200,8 +200,9 @@ describe('slow and hostile clients', () => {
     expect(received).toMatch(/^HTTP\/1\.1 200 /);
     expect(received).toMatch(/keep-alive: timeout=3/i);
     expect(closedAt, 'closed by the server').toBeGreaterThan(0);
-    // Closed for idling, silently (no 408), once the keep-alive timeout passed.
-    expect(received).not.toContain('408');
+    // Closed for idling, silently (no second response such as a 408), once the keep-alive timeout passed.
+    // A bare '408' could be part of the random request id, so the check is on status lines.
+    expect(received.match(/HTTP\/1\.1 \d{3} /g)).toEqual(['HTTP/1.1 200 ']);
     expect(closedAt - answeredAt).toBeGreaterThanOrEqual(KEEP_ALIVE_TIMEOUT_MS - 200);
     expect(closedAt - answeredAt).toBeLessThan(KEEP_ALIVE_TIMEOUT_MS + 2000);
   }, 15_000);
