@@ -45,6 +45,7 @@ describe('POST /api/v1/orders refuses bad input', () => {
     ['title without content', { offer_ids: [1], target_url: 'https://x.example/', content_title: 'A long enough title' }, 'content'],
     ['anchor text too long', { offer_ids: [1], target_url: 'https://x.example/', anchor_text: 'a'.repeat(201) }, 'anchor_text'],
     ['project_id not an integer', { offer_ids: [1], target_url: 'https://x.example/', project_id: 'x' }, 'project_id'],
+    ['a field the endpoint does not know', { offer_ids: [1], target_url: 'https://x.example/', dry_run: true }, 'dry_run'],
     // PostgreSQL text cannot store these: they were 500s.
     ['a NUL in anchor_text', { offer_ids: [1], target_url: 'https://x.example/', anchor_text: 'a\u0000b' }, 'anchor_text'],
     ['a NUL in brief (the batched placement)', { offer_ids: [1], target_url: 'https://x.example/', brief: '\u0000' }, 'brief'],
@@ -188,15 +189,17 @@ describe('idempotency', () => {
     expect(res.json().code).toBe('idempotency_key_reused');
   });
 
-  it('the fingerprint is the body as sent: spaces zod trims or a key it drops make another request', async () => {
+  it('the fingerprint is the body as sent: spaces zod trims make another request; an unknown field is refused by name', async () => {
     const w = await workspaceWithKeys(h.database.db, { balanceCents: 100_000 });
     const body = { ...valid(), anchor_text: 'hello' };
     expect((await place(body, { key: w.spendKey, idem: 'as-sent' })).statusCode).toBe(201);
-    for (const other of [{ ...body, anchor_text: '  hello  ' }, { ...body, extra: 1 }]) {
-      const res = await place(other, { key: w.spendKey, idem: 'as-sent' });
-      expect(res.statusCode).toBe(422);
-      expect(res.json().code).toBe('idempotency_key_reused');
-    }
+    const trimmed = await place({ ...body, anchor_text: '  hello  ' }, { key: w.spendKey, idem: 'as-sent' });
+    expect(trimmed.statusCode).toBe(422);
+    expect(trimmed.json().code).toBe('idempotency_key_reused');
+    // A field the endpoint does not know (a `dry_run` it would otherwise drop) places nothing.
+    const extra = await place({ ...body, dry_run: true }, { key: w.spendKey, idem: 'as-sent-2' });
+    expect(extra.statusCode).toBe(422);
+    expect(extra.json()).toMatchObject({ code: 'invalid_input', errors: { dry_run: ['is not a field of this request'] } });
     // Key order is not part of it.
     const reordered = Object.fromEntries(Object.entries(body).reverse());
     const replay = await place(reordered, { key: w.spendKey, idem: 'as-sent' });
@@ -286,6 +289,29 @@ describe('idempotency', () => {
     const res = await approve(b.id);
     expect(res.statusCode).toBe(422);
     expect(res.json().code).toBe('idempotency_key_reused');
+  });
+});
+
+describe('action bodies', () => {
+  it('a field an action does not take → 422 naming it, and the order does not move', async () => {
+    const order = (await place(valid())).json().data[0];
+    const cases: [string, string, object, string][] = [
+      [`/api/v1/orders/${order.id}/cancel`, ws.spendKey, { reason: 'changed my mind' }, 'reason'],
+      [`/api/v1/orders/${order.id}/approve`, ws.spendKey, { foo: 1 }, 'foo'],
+      [`/api/v1/orders/${order.id}/messages`, ws.readKey, { body: 'hi', to: 'publisher' }, 'to'],
+      [`/api/v1/publisher/orders/${order.id}/accept`, p.publisherKey, { note: 'ok' }, 'note'],
+      [`/api/v1/publisher/orders/${order.id}/decline`, p.publisherKey, { reason: 'no', refund: false }, 'refund'],
+    ];
+    for (const [url, key, payload, field] of cases) {
+      const res = await h.app.inject({ method: 'POST', url, headers: bearer(key), payload });
+      expect(res.statusCode, url).toBe(422);
+      expect(res.json().errors, url).toEqual({ [field]: ['is not a field of this request'] });
+    }
+    const after = await h.app.inject({ method: 'GET', url: `/api/v1/orders/${order.id}`, headers: bearer(ws.readKey) });
+    expect(after.json().data.status).toBe(order.status);
+    // No body, an empty one and {} stay accepted.
+    const cancel = await h.app.inject({ method: 'POST', url: `/api/v1/orders/${order.id}/cancel`, headers: bearer(ws.spendKey), payload: {} });
+    expect(cancel.statusCode, cancel.body).toBe(200);
   });
 });
 

@@ -8,7 +8,7 @@ const httpUrl = z
   .max(2000, 'must be at most 2000 characters');
 
 export const placeOrdersBody = z
-  .object({
+  .strictObject({
     offer_ids: z
       .array(z.number({ error: 'must be an integer offer id' }).int('must be an integer offer id').positive('must be a positive id').max(2_147_483_647), {
         error: 'must be an array of offer ids',
@@ -29,16 +29,16 @@ export const placeOrdersBody = z
     if (b.content_title !== undefined && b.content === undefined) ctx.addIssue({ code: 'custom', path: ['content'], message: 'is required with content_title' });
   });
 
-export const contentBody = z.object({
+export const contentBody = z.strictObject({
   title: z.string().trim().min(1, 'is required').max(300),
   body: z.string().min(1, 'is required').max(200_000).describe('Markdown.'),
 });
 
-export const messageBody = z.object({ body: z.string().trim().min(1, 'is required').max(5000) });
-export const declineBody = z.object({ reason: z.string().trim().min(1, 'is required').max(1000) });
-export const publishBody = z.object({ live_url: httpUrl.describe('Where the placement is live: on the outlet’s domain or a subdomain.') });
-/** Body-less actions accept nothing, an empty body, or {}. */
-export const emptyBody = z.object({}).nullish();
+export const messageBody = z.strictObject({ body: z.string().trim().min(1, 'is required').max(5000) });
+export const declineBody = z.strictObject({ reason: z.string().trim().min(1, 'is required').max(1000) });
+export const publishBody = z.strictObject({ live_url: httpUrl.describe('Where the placement is live: on the outlet’s domain or a subdomain.') });
+/** Body-less actions accept nothing, an empty body, or {}; any field is refused, as in every body. */
+export const emptyBody = z.strictObject({}).nullish();
 
 export const orderListQuery = z.strictObject({
   status: z.enum(orderStatuses).optional(),
