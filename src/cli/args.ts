@@ -78,8 +78,9 @@ export const wholeNumber = (min: number, max: number) =>
   z
     .string({ error: 'a value is required' })
     .trim()
-    .regex(/^\d+$/, 'must be a whole number')
-    .transform(Number)
+    // A minus sign is read, so `-5` is told its bound rather than that it is not a whole number.
+    .regex(/^-?\d+$/, 'must be a whole number')
+    .transform((v) => Number(v) || 0) // `-0` is 0
     .pipe(
       z
         .number()
@@ -91,6 +92,8 @@ export const wholeNumber = (min: number, max: number) =>
 export const id = wholeNumber(1, 2_147_483_647);
 /** An amount in cents: the largest a balance may hold (MAX_BALANCE_CENTS) bounds any one amount. */
 export const cents = wholeNumber(0, MAX_BALANCE_CENTS);
+/** An amount in cents that must move something (a top-up). */
+export const positiveCents = wholeNumber(1, MAX_BALANCE_CENTS);
 /** `none`, or an amount in cents. */
 export const centsOrNone = z
   .string({ error: 'a value is required' })

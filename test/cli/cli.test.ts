@@ -275,6 +275,7 @@ describe('admin CLI bad input', { timeout: 180_000 }, () => {
       { args: ['key', 'create', '--workspace', ws, '--can-place-orders', '--can-place-orders'], says: /^--can-place-orders: given more than once$/m },
       { args: ['workspace', 'top-up', '--workspace', ws, '--cents', '1e3'], says: /^--cents: must be a whole number$/m },
       { args: ['workspace', 'top-up', '--workspace', ws, '--cents', '0x10'], says: /^--cents: must be a whole number$/m },
+      { args: ['workspace', 'top-up', '--workspace', ws, '--cents', '-5'], says: /^--cents: must be at least 1$/m },
       { args: ['workspace', 'top-up', '--workspace', ws, '--cents', '9007199254740992'], says: /^--cents: must be at most 9,007,199,254,740,991$/m },
       { args: ['workspace', 'top-up', '--workspace', ws, '--cents', '9007199254740991'], says: /^--cents: would take the workspace's balance beyond/m },
       // The service already holds money, so an opening balance of the largest amount would overflow what it holds.

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { topUp } from '../../domain/ledger/ledger-service.js';
 import { createWorkspace, setApprovalRules } from '../../domain/workspaces/workspace-service.js';
-import { cents, centsOrNone, httpUrl, id, name, readFlags } from '../args.js';
+import { cents, centsOrNone, httpUrl, id, name, positiveCents, readFlags } from '../args.js';
 import type { Commands } from '../registry.js';
 
 const currency = z.string().trim().regex(/^[A-Za-z]{3}$/, 'must be a three-letter currency code');
@@ -36,7 +36,7 @@ export const workspaceCommands: Commands = {
   },
 
   'workspace top-up': async ({ db }, raw) => {
-    const f = readFlags(z.object({ workspace: id, cents: cents.refine((n) => n > 0, 'must be at least 1') }).strict(), raw);
+    const f = readFlags(z.object({ workspace: id, cents: positiveCents }).strict(), raw);
     const r = await topUp(db.$client, f.workspace, f.cents);
     return { balance_cents: r.balanceCents };
   },
