@@ -229,7 +229,7 @@ describe('purchase create | generate | download | refund', { timeout: 120_000 },
     // Refunding again changes nothing; downloading a refunded purchase is refused.
     expect(await ok('purchase', 'refund', '--code', String(code))).toEqual({ purchase_code: code, refunded: true });
     expect((await q<{ refunded_at: Date }>('SELECT refunded_at FROM purchases WHERE code = $1', [code]))[0]!.refunded_at).toEqual(first!.refunded_at);
-    await fails(['purchase', 'download', '--code', String(code)], /refunded/);
+    await fails(['purchase', 'download', '--code', String(code)], new RegExp(`^--code: purchase ${code} was refunded; it cannot be downloaded$`));
     await fails(['purchase', 'download', '--code', '00000000-0000-4000-8000-000000000000'], /^--code: purchase 00000000-0000-4000-8000-000000000000 not found$/);
     await fails(['purchase', 'refund', '--code', 'nope'], /^--code: must be a purchase code \(a UUID\)$/);
     await fails(['purchase', 'refund'], /^--code: /);

@@ -6,6 +6,7 @@ import {
   markDownloaded,
   refundPurchase,
 } from '../../domain/catalog/catalog-service.js';
+import { DomainError } from '../../domain/errors.js';
 import { CliError, flag, id, readFlags, str, wholeNumber } from '../args.js';
 import type { Commands } from '../registry.js';
 
@@ -39,7 +40,13 @@ export const purchaseCommands: Commands = {
 
   'purchase download': async ({ pool }, raw) => {
     const f = readFlags(z.object({ code: str }).strict(), raw);
-    return markDownloaded(pool, f.code);
+    try {
+      return await markDownloaded(pool, f.code);
+    } catch (err) {
+      // The one refusal that is not a missing code still names the flag, as every other line does.
+      if (err instanceof DomainError && err.code === 'conflict') throw new CliError(`--code: purchase ${f.code} was refunded; it cannot be downloaded`);
+      throw err;
+    }
   },
 
   'purchase refund': async ({ pool }, raw) => {
