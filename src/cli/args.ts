@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { httpUrl as linkUrl } from '../domain/http-url.js';
 import { MAX_BALANCE_CENTS } from '../domain/ledger/limits.js';
 
 export type RawFlags = Record<string, string | true | (string | true)[]>;
@@ -114,7 +115,7 @@ export const decimal = (min: number, max: number) =>
     .transform(Number)
     .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max.toLocaleString('en-US')}`));
 /** An http(s) URL. */
-export const httpUrl = str.pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }));
+export const httpUrl = str.pipe(linkUrl);
 
 /**
  * A file the command reads, as text; a file that cannot be read is the flag's error. A relative

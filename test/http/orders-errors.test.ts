@@ -41,6 +41,8 @@ describe('POST /api/v1/orders refuses bad input', () => {
     ['non-integer offer id', { offer_ids: ['1'], target_url: 'https://x.example/' }, 'offer_ids.0'],
     ['ftp target_url', { offer_ids: [1], target_url: 'ftp://x.example/' }, 'target_url'],
     ['not a URL', { offer_ids: [1], target_url: 'nope' }, 'target_url'],
+    ['a space in target_url', { offer_ids: [1], target_url: 'https://x.example/a b' }, 'target_url'],
+    ['a backslash in target_url', { offer_ids: [1], target_url: 'https://x.example\\evil.example/' }, 'target_url'],
     ['content without title', { offer_ids: [1], target_url: 'https://x.example/', content: '# hi' }, 'content_title'],
     ['title without content', { offer_ids: [1], target_url: 'https://x.example/', content_title: 'A long enough title' }, 'content'],
     ['anchor text too long', { offer_ids: [1], target_url: 'https://x.example/', anchor_text: 'a'.repeat(201) }, 'anchor_text'],

@@ -1,11 +1,10 @@
 import { z } from 'zod';
+import { httpUrl as linkUrl } from '../../domain/http-url.js';
 import { offerFormat } from '../../domain/outlets/enums.js';
 import { orderStatuses } from '../../domain/orders/states.js';
 import { pageQuery } from './pagination.js';
 
-const httpUrl = z
-  .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
-  .max(2000, 'must be at most 2000 characters');
+const httpUrl = linkUrl.max(2000, 'must be at most 2000 characters');
 
 export const placeOrdersBody = z
   .strictObject({
