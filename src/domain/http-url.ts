@@ -7,5 +7,5 @@ const NOT_IN_A_URL = /[\u0000-\u0020\u007f"<>\\^`{|}]/;
 
 /** An http(s) URL as a link would carry it: anything `new URL` takes, minus raw characters a URL must encode. */
 export const httpUrl = z
-  .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+  .url({ protocol: /^https?$/, error: (issue) => (issue.input === undefined ? 'is required' : 'must be an http(s) URL') })
   .refine((v) => !NOT_IN_A_URL.test(v), 'must not contain spaces or characters a URL must percent-encode (" < > \\ ^ ` { | })');

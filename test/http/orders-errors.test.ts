@@ -70,6 +70,13 @@ describe('POST /api/v1/orders refuses bad input', () => {
     expect((await content({ title: 5, body: [] })).json().errors).toEqual({ title: ['must be a string'], body: ['must be a string'] });
     expect((await content({})).json().errors).toEqual({ title: ['is required'], body: ['is required'] });
     expect((await content([])).json().errors).toEqual({ body: ['the request body must be a JSON object'] });
+    // No body at all (or JSON null) names the missing fields, not the body.
+    const none = await h.app.inject({ method: 'POST', url: `/api/v1/orders/${placed.id}/content`, headers: bearer(own.readKey) });
+    expect(none.json().errors).toEqual({ title: ['is required'], body: ['is required'] });
+    const decline = await h.app.inject({ method: 'POST', url: `/api/v1/publisher/orders/${placed.id}/decline`, headers: { ...bearer(p.publisherKey), 'content-type': 'application/json' }, payload: 'null' });
+    expect(decline.json().errors).toEqual({ reason: ['is required'] });
+    const order = await place('', { key: own.spendKey, contentType: 'text/plain' });
+    expect(order.json().errors).toEqual({ offer_ids: ['is required'], target_url: ['is required'] });
   });
 
   it('text PostgreSQL cannot store → 422 everywhere: query strings, messages, publisher replies', async () => {

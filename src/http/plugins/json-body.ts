@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import fp from 'fastify-plugin';
 import sjson from 'secure-json-parse';
 import { DomainError } from '../../domain/errors.js';
@@ -7,6 +7,11 @@ import { DomainError } from '../../domain/errors.js';
  * JSON bodies: an empty body counts as `{}` (body-less POSTs may still send a JSON Content-Type),
  * unparseable JSON is a 400, and `__proto__`/`constructor` keys are dropped rather than trusted.
  */
+function missingBodyAsEmpty(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  if (request.body === undefined || request.body === null) request.body = {};
+  done();
+}
+
 export const jsonBody = fp(
   async function jsonBody(app: FastifyInstance) {
     // Interface A speaks JSON only: other media types answer 400 instead of reaching validation.
@@ -20,6 +25,14 @@ export const jsonBody = fp(
       const empty = (length === undefined || length === '0') && headers['transfer-encoding'] === undefined;
       // An empty JSON body stays: the parsers read it as {}.
       if (empty && !/^\s*application\/json\s*(?:;|$)/i.test(headers['content-type'] ?? '')) delete headers['content-type'];
+    });
+    // No body (or JSON null) where an Interface A route takes one reads as {}, so the answer names
+    // the fields that are missing ("reason: is required") rather than the body as a whole.
+    // Interface B keeps its own reading of a missing body.
+    app.addHook('onRoute', (route) => {
+      if (!route.schema?.body || !route.url.startsWith('/api/v1/')) return;
+      const own = route.preValidation ? [route.preValidation].flat() : [];
+      route.preValidation = [missingBodyAsEmpty, ...own];
     });
     app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
       const text = (body as string).trim();

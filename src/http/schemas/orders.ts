@@ -10,7 +10,7 @@ export const placeOrdersBody = z
   .strictObject({
     offer_ids: z
       .array(z.number({ error: 'must be an integer offer id' }).int('must be an integer offer id').positive('must be a positive id').max(2_147_483_647), {
-        error: 'must be an array of offer ids',
+        error: (issue) => (issue.input === undefined ? 'is required' : 'must be an array of offer ids'),
       })
       .min(1, 'must name at least one offer')
       .max(50, 'at most 50 offers per request')
