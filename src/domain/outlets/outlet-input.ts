@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { httpUrl } from '../http-url.js';
 import { contentByValues, countryCode, languageCode, linkTypes, offerFormat, outletType, topicSlug } from './enums.js';
 
 /** One offer as a publisher supplies it (import line, generator output). */
@@ -30,12 +31,15 @@ export const outletInput = z
       .toLowerCase()
       .max(253)
       .regex(/^(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))+$/, 'must be a domain name like example.com'),
-    url: z.url({ protocol: /^https?$/ }).max(2000).optional(),
+    url: httpUrl.max(2000).optional(),
     description: z.string().trim().min(1).max(5000),
     type: outletType,
     country: countryCode,
     language: languageCode,
-    topics: z.array(topicSlug).max(20),
+    topics: z
+      .array(topicSlug)
+      .max(20)
+      .refine((t) => new Set(t).size === t.length, 'must not repeat a topic'),
     traffic: z.object({ monthly_visits: z.number().int().min(0).max(10_000_000_000), verified: z.boolean() }).strict(),
     offers: z.array(offerInput).min(1).max(20),
   })
