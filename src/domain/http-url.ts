@@ -1,11 +1,28 @@
 import { z } from 'zod';
 
-// Characters a URL never holds as typed (RFC 3986: spaces, controls, " < > \ ^ ` { | }). A
-// browser would encode or reinterpret them, so a URL holding one is a paste with a stray space
-// or a typo, and storing it as given would show a publisher another link than the one meant.
-const NOT_IN_A_URL = /[\u0000-\u0020\u007f"<>\\^`{|}]/;
+// Characters a URL never holds as typed: whitespace of any kind, controls, and what RFC 3986 has
+// percent-encoded (" < > \ ^ ` { | }). A browser would encode or reinterpret them, so a URL holding
+// one is a paste with a stray space or a typo. The check runs on the value as sent: z.url trims it
+// and drops tabs and newlines, and the URL stored would be another than the one given.
+const NOT_IN_A_URL = /[\s\u0000-\u001f\u007f-\u009f"<>\\^`{|}]/u;
+// Credentials in a link would be shown to the publisher and sent on by every reader's browser.
+const USERINFO = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i;
+const LOOKS_LIKE_ONE = /^https?:\/\/[^\s/?#]/i;
 
-/** An http(s) URL as a link would carry it: anything `new URL` takes, minus raw characters a URL must encode. */
+/** An http(s) URL of at most 2000 characters as a link carries it: what `new URL` takes, as given, without raw characters a URL must encode or user:password@. */
 export const httpUrl = z
-  .url({ protocol: /^https?$/, error: (issue) => (issue.input === undefined ? 'is required' : 'must be an http(s) URL') })
-  .refine((v) => !NOT_IN_A_URL.test(v), 'must not contain spaces or characters a URL must percent-encode (" < > \\ ^ ` { | })');
+  .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be an http(s) URL') })
+  .max(2000, 'must be at most 2000 characters')
+  .superRefine((v, ctx) => {
+    // Text that is no URL at all ("not a url") is told that, not which of its characters are wrong.
+    const message = !LOOKS_LIKE_ONE.test(v.trim())
+      ? 'must be an http(s) URL'
+      : NOT_IN_A_URL.test(v)
+        ? 'must not contain whitespace, control characters or characters a URL must percent-encode (" < > \\ ^ ` { | })'
+        : USERINFO.test(v)
+          ? 'must not contain user:password@'
+          : undefined;
+    if (message) ctx.addIssue({ code: 'custom', message, abort: true });
+  })
+  .pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }))
+  .meta({ format: 'uri' });

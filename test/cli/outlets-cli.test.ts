@@ -167,7 +167,7 @@ describe('outlets import', { timeout: 120_000 }, () => {
       const twice = jsonl([outlet('schema-6.example', { topics: ['travel', 'travel'] })]);
       expect(fails(await importFile(twice))).toBe('line 1: topics: must not repeat a topic');
       const spaced = jsonl([outlet('schema-7.example', { url: 'https://schema-7.example/a b' })]);
-      expect(fails(await importFile(spaced))).toMatch(/^line 1: url: must not contain spaces/);
+      expect(fails(await importFile(spaced))).toMatch(/^line 1: url: must not contain whitespace/);
       const notObject = jsonl(['[1, 2]']);
       expect(fails(await importFile(notObject))).toMatch(/^line 1: /);
       // PostgreSQL cannot store these: a NUL failed the import with the database's error, naming

@@ -42,6 +42,11 @@ describe('POST /api/v1/orders refuses bad input', () => {
     ['ftp target_url', { offer_ids: [1], target_url: 'ftp://x.example/' }, 'target_url'],
     ['not a URL', { offer_ids: [1], target_url: 'nope' }, 'target_url'],
     ['a space in target_url', { offer_ids: [1], target_url: 'https://x.example/a b' }, 'target_url'],
+    // z.url alone trims and drops tabs and newlines: the URL stored was another than the one sent.
+    ['a tab in target_url', { offer_ids: [1], target_url: 'https://ex\tample.com/' }, 'target_url'],
+    ['a newline in target_url', { offer_ids: [1], target_url: 'https://example.com/a\nb' }, 'target_url'],
+    ['a no-break space in target_url', { offer_ids: [1], target_url: 'https://example.com/\u00a0x' }, 'target_url'],
+    ['user:password@ in target_url', { offer_ids: [1], target_url: 'https://user:pass@example.com/' }, 'target_url'],
     ['a backslash in target_url', { offer_ids: [1], target_url: 'https://x.example\\evil.example/' }, 'target_url'],
     ['content without title', { offer_ids: [1], target_url: 'https://x.example/', content: '# hi' }, 'content_title'],
     ['title without content', { offer_ids: [1], target_url: 'https://x.example/', content_title: 'A long enough title' }, 'content'],

@@ -31,7 +31,7 @@ export const outletInput = z
       .toLowerCase()
       .max(253)
       .regex(/^(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))+$/, 'must be a domain name like example.com'),
-    url: httpUrl.max(2000).optional(),
+    url: httpUrl.optional(),
     description: z.string().trim().min(1).max(5000),
     type: outletType,
     country: countryCode,

@@ -1,10 +1,8 @@
 import { z } from 'zod';
-import { httpUrl as linkUrl } from '../../domain/http-url.js';
+import { httpUrl } from '../../domain/http-url.js';
 import { offerFormat } from '../../domain/outlets/enums.js';
 import { orderStatuses } from '../../domain/orders/states.js';
 import { pageQuery } from './pagination.js';
-
-const httpUrl = linkUrl.max(2000, 'must be at most 2000 characters');
 
 export const placeOrdersBody = z
   .strictObject({
