@@ -63,16 +63,16 @@ describe('JSON bodies', () => {
     expect(Object.keys(res.json().errors)).toEqual(['body']);
   });
 
-  it('drops __proto__ keys instead of trusting them', async () => {
-    const res = await app.inject({
-      method: 'POST',
-      url: '/bodyless',
-      headers: { 'content-type': 'application/json' },
-      payload: '{"a":1,"__proto__":{"polluted":true}}',
-    });
-    expect(res.statusCode).toBe(200);
-    expect(res.json().data).toEqual({ a: 1 });
+  it('refuses __proto__ and constructor.prototype keys at any depth, rather than dropping or trusting them', async () => {
+    for (const payload of ['{"a":1,"__proto__":{"polluted":true}}', '{"a":{"b":[{"__proto__":{"polluted":true}}]}}', '{"constructor":{"prototype":{"polluted":true}}}']) {
+      const res = await app.inject({ method: 'POST', url: '/bodyless', headers: { 'content-type': 'application/json' }, payload });
+      expect(res.statusCode, payload).toBe(400);
+      expect(res.json()).toMatchObject({ code: 'bad_request', message: expect.stringContaining('__proto__') });
+    }
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    // A key merely named constructor is an ordinary (unknown) field.
+    const plain = await app.inject({ method: 'POST', url: '/bodyless', headers: { 'content-type': 'application/json' }, payload: '{"constructor":1}' });
+    expect(plain.json().data).toEqual({ constructor: 1 });
   });
 });
 

@@ -214,6 +214,10 @@ describe('idempotency', () => {
     const extra = await place({ ...body, dry_run: true }, { key: w.spendKey, idem: 'as-sent-2' });
     expect(extra.statusCode).toBe(422);
     expect(extra.json()).toMatchObject({ code: 'invalid_input', errors: { dry_run: ['is not a field of this request'] } });
+    // Nor does one hidden under __proto__, which a JSON parser could drop before validation sees it.
+    const hidden = await place(`{"offer_ids":[${offer.id}],"target_url":"https://buyer.example/","__proto__":{"dry_run":true}}`, { key: w.spendKey, idem: 'as-sent-3', contentType: 'application/json' });
+    expect(hidden.statusCode).toBe(400);
+    expect(hidden.json().code).toBe('bad_request');
     // Key order is not part of it.
     const reordered = Object.fromEntries(Object.entries(body).reverse());
     const replay = await place(reordered, { key: w.spendKey, idem: 'as-sent' });

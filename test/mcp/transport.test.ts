@@ -79,6 +79,13 @@ describe('transport', () => {
     const res = await post('{"jsonrpc": ', mcpHeaders(ws.readKey));
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32700 }, id: null });
+    // A __proto__ key in a tool's arguments is refused the same way, not dropped before the tool runs.
+    const proto = await post(
+      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get-balance","arguments":{"__proto__":{"x":1}}}}',
+      mcpHeaders(ws.readKey),
+    );
+    expect(proto.statusCode).toBe(400);
+    expect(proto.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32700, message: expect.stringContaining('__proto__') }, id: null });
   });
 
   it('leaves the Accept check to the SDK (406)', async () => {

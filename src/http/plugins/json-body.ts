@@ -5,8 +5,10 @@ import { DomainError } from '../../domain/errors.js';
 
 /**
  * JSON bodies: an empty body counts as `{}` (body-less POSTs may still send a JSON Content-Type),
- * unparseable JSON is a 400, and `__proto__`/`constructor` keys are dropped rather than trusted.
+ * unparseable JSON is a 400, and so is a `__proto__` or `constructor.prototype` key anywhere in it.
  */
+const FORBIDDEN_KEY = 'The request body holds a "__proto__" or "constructor": {"prototype": …} key, which no request takes.';
+
 function missingBodyAsEmpty(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
   if (request.body === undefined || request.body === null) request.body = {};
   done();
@@ -38,9 +40,12 @@ export const jsonBody = fp(
       const text = (body as string).trim();
       if (text === '') return done(null, {});
       try {
-        done(null, sjson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }));
-      } catch {
-        done(new DomainError('bad_request', 'The request body is not valid JSON.'), undefined);
+        done(null, sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
+      } catch (err) {
+        // Dropping such a key would act on a body other than the one sent (as an unknown field
+        // would), and keeping it invites prototype pollution: it is refused.
+        const forbidden = /forbidden (prototype|constructor) property/.test((err as Error).message);
+        done(new DomainError('bad_request', forbidden ? FORBIDDEN_KEY : 'The request body is not valid JSON.'), undefined);
       }
     });
   },
