@@ -26,6 +26,26 @@ describe('JSON bodies', () => {
     expect(res.json().message).not.toMatch(/Unexpected|position/);
   });
 
+  it('bytes that are not UTF-8, or another charset, are 400 bad_request rather than stored as U+FFFD', async () => {
+    const bad = Buffer.concat([Buffer.from('{"goal":"bad '), Buffer.from([0xff, 0xfe, 0xed, 0xa0, 0x80]), Buffer.from('","budget_usd":1}')]);
+    const latin1 = Buffer.from('{"goal":"caf\xe9","budget_usd":1}', 'latin1');
+    for (const [payload, type] of [[bad, 'application/json'], [latin1, 'application/json; charset=iso-8859-1'], [Buffer.from('{}'), 'application/json; charset=utf-16']] as const) {
+      const res = await app.inject({ method: 'POST', url: '/probe', headers: { 'content-type': type }, payload });
+      expect(res.statusCode, type).toBe(400);
+      expect(res.json()).toMatchObject({ code: 'bad_request', message: expect.stringContaining('UTF-8') });
+    }
+    // UTF-8, declared or not, with or without a byte order mark.
+    for (const [payload, type] of [
+      [Buffer.from('{"goal":"café","budget_usd":1}'), 'application/json; charset=UTF-8'],
+      [Buffer.from('{"goal":"café","budget_usd":1}'), 'application/json;charset="utf-8"'],
+      [Buffer.from('\ufeff{"goal":"café","budget_usd":1}'), 'application/json'],
+    ] as const) {
+      const res = await app.inject({ method: 'POST', url: '/probe', headers: { 'content-type': type }, payload });
+      expect(res.statusCode, type).toBe(200);
+      expect(res.json().data.goal).toBe('café');
+    }
+  });
+
   it('a wrong Content-Type is 400 bad_request', async () => {
     for (const type of ['text/plain', 'application/xml', 'application/x-www-form-urlencoded']) {
       const res = await app.inject({ method: 'POST', url: '/probe', headers: { 'content-type': type }, payload: 'goal=abc' });

@@ -5,9 +5,14 @@ import { DomainError } from '../../domain/errors.js';
 
 /**
  * JSON bodies: an empty body counts as `{}` (body-less POSTs may still send a JSON Content-Type),
- * unparseable JSON is a 400, and so is a `__proto__` or `constructor.prototype` key anywhere in it.
+ * unparseable JSON is a 400, and so are bytes that are not UTF-8 and a `__proto__` or
+ * `constructor.prototype` key anywhere in it.
  */
 const FORBIDDEN_KEY = 'The request body holds a "__proto__" or "constructor": {"prototype": …} key, which no request takes.';
+
+const NOT_UTF8 = 'Send the request body as JSON in UTF-8: it holds bytes that are not UTF-8, or names another charset.';
+const CHARSET = /;\s*charset\s*=\s*([^;\s]*)/i;
+const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 function missingBodyAsEmpty(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
   if (request.body === undefined || request.body === null) request.body = {};
@@ -36,8 +41,17 @@ export const jsonBody = fp(
       const own = route.preValidation ? [route.preValidation].flat() : [];
       route.preValidation = [missingBodyAsEmpty, ...own];
     });
-    app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
-      const text = (body as string).trim();
+    app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+      // JSON is UTF-8 (RFC 8259): bytes that are not, or another declared charset, would be stored
+      // with U+FFFD in place of what was sent.
+      const charset = CHARSET.exec(request.headers['content-type'] ?? '')?.[1];
+      if (charset !== undefined && !/^"?utf-?8"?$/i.test(charset)) return done(new DomainError('bad_request', NOT_UTF8), undefined);
+      let text: string;
+      try {
+        text = utf8.decode(body as Buffer).trim();
+      } catch {
+        return done(new DomainError('bad_request', NOT_UTF8), undefined);
+      }
       if (text === '') return done(null, {});
       try {
         done(null, sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
