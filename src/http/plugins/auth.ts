@@ -117,6 +117,22 @@ export function createAuthService(opts: AuthOptions): AuthService {
   };
 }
 
+/**
+ * The Authorization header, or undefined when it is given twice with different values: Node keeps
+ * only the first, so which key acted would depend on the order of the headers (Interface B refuses
+ * the same, contract section 8).
+ */
+function oneAuthorization(request: FastifyRequest): string | undefined {
+  const first = request.headers.authorization;
+  if (first === undefined) return undefined;
+  const raw = request.raw.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length === 13 && name.toLowerCase() === 'authorization' && raw[i + 1] !== first) return undefined;
+  }
+  return first;
+}
+
 /** Bearer authentication for Interface A and the publisher API, then the spending check. */
 export const bearerAuth = fp(
   async function bearerAuth(app: FastifyInstance, opts: { auth: AuthService }) {
@@ -126,7 +142,7 @@ export const bearerAuth = fp(
       const config = request.routeOptions.config;
       const mode = config.auth ?? 'buyer';
       if (mode === 'public' || mode === 'catalog') return;
-      const principal = await opts.auth.authenticate(request, reply, bearerToken(request.headers.authorization));
+      const principal = await opts.auth.authenticate(request, reply, bearerToken(oneAuthorization(request)));
       if (!principal) {
         throw new DomainError('unauthenticated', 'Missing, malformed, unknown or revoked API key. Send Authorization: Bearer <key>.');
       }
