@@ -172,6 +172,7 @@ describe('GET /api/v1/outlets', () => {
       ['max_price_usd=-5', 'max_price_usd'],
       ['max_price_usd=abc', 'max_price_usd'],
       ['max_price_usd=1e309', 'max_price_usd'],
+      ['max_price_usd=0.004', 'max_price_usd'], // rounds to the 0 cents refused above
       ['per_page=0', 'per_page'],
       ['per_page=101', 'per_page'],
       ['page=0', 'page'],

@@ -201,6 +201,11 @@ describe('tool errors', () => {
     expect(body.errors).toEqual({ body: ['must be at most 5,000 characters'] });
     body = await fails(client, 'plan-campaign', { goal: 'a travel app', budget_usd: 0 }, 'invalid_input');
     expect(body.errors).toEqual({ budget_usd: ['must be greater than 0'] });
+    // Below a cent once rounded, in both interfaces' words.
+    body = await fails(client, 'search-outlets', { max_price_usd: 0.004 }, 'invalid_input');
+    expect(body.errors).toEqual({ max_price_usd: ['must be at least 0.01'] });
+    const viaRest = (await rest(ws.readKey, 'GET', '/api/v1/outlets?max_price_usd=0.004')).json();
+    expect(viaRest.errors).toEqual({ max_price_usd: ['must be at least 0.01'] });
     const spender = await connect(url, ws.spendKey);
     body = await fails(spender, 'place-orders', { offer_ids: [2_000_000_000], target_url: 'https://x.example/' }, 'invalid_input');
     expect(body.message).toBe('Invalid arguments: offer_ids: unknown or inactive offers: 2000000000.');

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { contentByValues, countryCode, linkTypes, offerFormat, outletSorts, outletType, topicSlug } from '../../domain/outlets/enums.js';
 import { usdToCents } from '../../domain/money/format.js';
 import { pageQuery } from './pagination.js';
+import { usdQueryParam } from './usd.js';
 
 /** A positive database id in a path (`{id}`). */
 export const idParam = z.object({
@@ -25,11 +26,7 @@ export const outletListQuery = z.strictObject({
   format: offerFormat.optional().describe('Only outlets with an active offer of this format; from_price is then that format’s cheapest.'),
   country: countryCode.optional().describe('ISO 3166-1 alpha-2 country code, e.g. US, DE.'),
   topic: topicSlug.optional().describe('A topic slug, e.g. travel, finance.'),
-  max_price_usd: z
-    .string()
-    .regex(/^\d+(\.\d+)?$/, 'must be a positive number of US dollars')
-    .transform(Number)
-    .refine((n) => Number.isFinite(n) && n > 0 && n <= 10_000_000, 'must be a positive number of US dollars up to 10,000,000')
+  max_price_usd: usdQueryParam
     .transform(usdToCents)
     .optional()
     .describe('Only outlets with an active offer (of `format`, when given) costing at most this, fees included.'),

@@ -11,6 +11,7 @@ import type { Clock } from '../../domain/clock.js';
 import { workspacePrincipal } from '../plugins/auth.js';
 import { idempotentRead } from '../plugins/idempotency.js';
 import { authErrors, bearerSecurity, errorResponses } from '../schemas/common.js';
+import { usdAmount } from '../schemas/usd.js';
 import { offerSchema, outletDetail } from '../schemas/outlets.js';
 
 const FIELDS = 'goal, budget_usd, audience, countries, formats, project_id';
@@ -23,11 +24,7 @@ export const planBody = z.strictObject(
       .min(3, 'must be at least 3 characters')
       .max(500, 'must be at most 500 characters')
       .describe('What the placements should achieve, in plain words; its words are matched against outlet names, topics and descriptions.'),
-    budget_usd: z
-      .number({ error: 'must be a finite number of US dollars' })
-      .gt(0, { error: 'must be greater than 0', abort: true })
-      .max(10_000_000, 'must be at most 10,000,000')
-      .refine((usd) => usdToCents(usd) >= 1, 'must be at least 0.01')
+    budget_usd: usdAmount('must be a finite number of US dollars')
       .describe('The most the plan may cost, fees included, in decimal US dollars (rounded half-up to cents).'),
     audience: z
       .string({ error: 'must be a string' })

@@ -3,6 +3,7 @@ import { usdToCents } from '../../domain/money/format.js';
 import { getOutlet as getOutletDetail } from '../../domain/outlets/outlet-detail.js';
 import { searchOutlets as search } from '../../domain/outlets/search.js';
 import { outletDetail, outletListItem, outletListQuery } from '../../http/schemas/outlets.js';
+import { usdAmount } from '../../http/schemas/usd.js';
 import { annotations, defineTool, idArg, pageArgs, pageMeta, pageMetaSchema } from '../tool.js';
 
 // The REST query schema parses strings; tool arguments are typed JSON, so the numeric and boolean
@@ -23,10 +24,7 @@ export const searchOutlets = defineTool({
     format: q.format,
     country: q.country,
     topic: q.topic,
-    max_price_usd: z
-      .number({ error: 'must be a number of US dollars' })
-      .gt(0, 'must be greater than 0')
-      .max(10_000_000, 'must be at most 10,000,000')
+    max_price_usd: usdAmount()
       .optional()
       .describe('Only outlets with an active offer (of `format`, when given) costing at most this many US dollars, fees included.'),
     verified_traffic: z.boolean({ error: 'must be true or false' }).optional().describe('Only outlets whose traffic is (true) or is not (false) Google-verified.'),
