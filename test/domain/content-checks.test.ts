@@ -99,6 +99,21 @@ describe('content checks', () => {
     expect(analyseContent({ title: 't', body }).unsafe).toEqual(['javascript: link']);
   });
 
+  it.each([
+    ['a meta refresh to javascript:', '<meta http-equiv="refresh" content="0;url=javascript:alert(1)">', 'javascript: link'],
+    ['a meta refresh with a quoted, upper-case target', `<META HTTP-EQUIV="Refresh" CONTENT="0; URL='JavaScript:alert(1)'">`, 'javascript: link'],
+    ['a vbscript: Markdown link', '[x](vbscript:msgbox(1))', 'vbscript: or data: link'],
+    ['a data: HTML document in an anchor', '<a href="data:text/html;base64,PHNjcmlwdD4=">x</a>', 'vbscript: or data: link'],
+    ['a frame', '<frameset><frame src="https://x.example/"></frameset>', '<iframe>'],
+  ])('flags %s', (_name, body, label) => {
+    expect(analyseContent({ title: 't', body }).unsafe).toEqual([label]);
+  });
+
+  it('passes a data: picture and a meta refresh to an http(s) page', () => {
+    const body = '<img src="data:image/png;base64,iVBORw0KGgo="> <meta http-equiv="refresh" content="5;url=https://x.example/">';
+    expect(analyseContent({ title: 't', body }).unsafe).toEqual([]);
+  });
+
   it('passes prose and targets that only mention javascript', () => {
     const body = 'JavaScript: the good parts is a classic. See [the guide](https://x.example/javascript:intro) and <a href="https://x.example/?q=javascript:">this</a>.';
     expect(analyseContent({ title: 't', body }).unsafe).toEqual([]);

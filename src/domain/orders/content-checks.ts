@@ -37,12 +37,25 @@ const TAG = /<[^<>]*>/g;
 /** Attributes whose value a browser follows or loads as a URL. */
 const URL_ATTRIBUTES = new Set(['href', 'src', 'xlink:href', 'action', 'formaction', 'data', 'poster', 'background']);
 
-/** Whether a link target runs script: entities decoded, controls and spaces dropped, as browsers read it. */
-const isJavascriptUrl = (url: string) =>
+/** A link target as a browser reads its scheme: entities decoded, controls and spaces dropped. */
+const schemeText = (url: string) =>
   decodeHTML(url)
     .replace(/[\u0000-\u0020]+/g, '')
-    .toLowerCase()
-    .startsWith('javascript:');
+    .toLowerCase();
+const isJavascriptUrl = (url: string) => schemeText(url).startsWith('javascript:');
+// vbscript: runs script in old Internet Explorer, and a data: document (text/html) runs its own;
+// a data: picture is content, not a link out.
+const isOtherScriptUrl = (url: string) => {
+  const t = schemeText(url);
+  return t.startsWith('vbscript:') || (t.startsWith('data:') && !t.startsWith('data:image/'));
+};
+/** Files a scripting or document link under its label, if it is one. */
+function flagScriptUrl(url: string, unsafe: Set<string>): void {
+  if (isJavascriptUrl(url)) unsafe.add('javascript: link');
+  else if (isOtherScriptUrl(url)) unsafe.add('vbscript: or data: link');
+}
+/** `<meta http-equiv="refresh" content="0; url=…">` sends the reader to its URL like a link. */
+const REFRESH_URL = /url\s*=\s*['"]?([^'"]*)/i;
 
 /** CommonMark matches reference labels case-insensitively, with runs of white space as one. */
 const labelKey = (label: string) => label.trim().replace(/\s+/g, ' ').toLowerCase();
@@ -87,10 +100,14 @@ function scanHtml(body: string, unsafe: Set<string>): Link[] {
     {
       onopentag(name, attributes) {
         if (name === 'script') unsafe.add('<script>');
-        else if (name === 'iframe') unsafe.add('<iframe>');
+        else if (name === 'iframe' || name === 'frame' || name === 'frameset') unsafe.add('<iframe>');
+        else if (name === 'meta' && attributes['http-equiv']?.toLowerCase() === 'refresh') {
+          const target = REFRESH_URL.exec(attributes.content ?? '')?.[1];
+          if (target !== undefined) flagScriptUrl(target, unsafe);
+        }
         for (const [attribute, value] of Object.entries(attributes)) {
           if (/^on[a-z]+$/.test(attribute)) unsafe.add('event-handler attribute');
-          else if (URL_ATTRIBUTES.has(attribute) && isJavascriptUrl(value)) unsafe.add('javascript: link');
+          else if (URL_ATTRIBUTES.has(attribute)) flagScriptUrl(value, unsafe);
         }
         if (name === 'a' && attributes.href !== undefined && !open) open = { url: attributes.href, text: '' };
       },
@@ -142,8 +159,8 @@ export function analyseContent(content: { title: string; body: string }): Conten
   const unsafe = new Set<string>();
   const markdown = markdownLinks(content.body);
   const html = scanHtml(content.body, unsafe);
-  if (markdown.some((l) => isJavascriptUrl(l.url))) unsafe.add('javascript: link');
-  const order = ['<script>', '<iframe>', 'event-handler attribute', 'javascript: link'];
+  for (const l of markdown) flagScriptUrl(l.url, unsafe);
+  const order = ['<script>', '<iframe>', 'event-handler attribute', 'javascript: link', 'vbscript: or data: link'];
   return {
     links: [...markdown, ...html],
     words: wordCount(content.body),
@@ -200,7 +217,7 @@ export function checkContent(
   );
   checks.push(
     unsafe.length === 0
-      ? { name: 'markdown_safe', status: 'pass', detail: 'No scripts, frames, event handlers or javascript: links.' }
+      ? { name: 'markdown_safe', status: 'pass', detail: 'No scripts, frames, event handlers, or javascript:, vbscript: or data: links.' }
       : { name: 'markdown_safe', status: 'fail', detail: `Contains ${unsafe.join(', ')}.` },
   );
   return checks;
