@@ -265,7 +265,7 @@ describe('POST /api/v1/plan — errors', () => {
     const theirs = await createProject(h.database.db, other.workspaceId, 'Not yours');
     const res = await plan(ws.readKey, { ...ok, project_id: theirs.id });
     expect(res.statusCode).toBe(422);
-    expect(res.json().errors).toEqual({ project_id: ['must name a project of your workspace'] });
+    expect(res.json().errors).toEqual({ project_id: ['is not a project of this workspace'] });
     expect(await fieldsOf({ ...ok, project_id: 2_000_000_000 })).toEqual(['project_id']);
   });
 

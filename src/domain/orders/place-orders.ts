@@ -7,6 +7,7 @@ import { formatCents } from '../money/format.js';
 import { analyseContent, checkContent } from './content-checks.js';
 import type { OfferFormat } from '../outlets/enums.js';
 import { orderView } from './order-view.js';
+import { notOwnProject } from '../workspaces/projects.js';
 import { type Durations, initialDeadline, initialStatus } from './states.js';
 
 export interface PlaceOrdersInput {
@@ -114,7 +115,7 @@ function judgePlacement<C extends PlacementContext>(ctx: C | undefined, input: P
   if (unknown.length) {
     throw invalidInput({ offer_ids: [`unknown or inactive offers: ${unknown.join(', ')}`] });
   }
-  if (!ctx.project_ok) throw invalidInput({ project_id: ['is not a project of this workspace'] });
+  if (!ctx.project_ok) throw notOwnProject();
   const offers = input.offer_ids.map((id) => byId.get(id)!);
   const total = offers.reduce((s, f) => s + f.price, 0);
   const fmt = (c: number) => formatCents(c, ctx.currency, ctx.per_usd);

@@ -8,6 +8,7 @@ import { CANDIDATE_LIMIT, type Candidate, cheapestMatchingOffer, fetchCandidates
 import { solveMultipleChoiceKnapsack } from './knapsack.js';
 import { costPart, relevancePart, score, trackRecordPart, trafficPart } from './score.js';
 import { whyPicked } from './why.js';
+import { notOwnProject } from '../workspaces/projects.js';
 
 export interface PlanInput {
   goal: string;
@@ -51,7 +52,7 @@ export async function planCampaign(pool: pg.Pool, principal: WorkspacePrincipal,
   ]);
   const w = ws.rows[0];
   if (!w) throw notFound('Workspace');
-  if (!w.project_ok) throw invalidInput({ project_id: ['must name a project of your workspace'] });
+  if (!w.project_ok) throw notOwnProject();
   const money: Money = { currency: w.currency, perUsd: w.per_usd };
   const fmt = (cents: number) => formatCents(cents, money.currency, money.perUsd);
   const budget = input.budgetCents;

@@ -1,6 +1,10 @@
 import type { Db } from '../../db/client.js';
 import { projects } from '../../db/schema/index.js';
+import { invalidInput } from '../errors.js';
 import { requireWorkspace } from './workspace-service.js';
+
+/** A project_id naming a project of another workspace, or none: the same words for plans and orders. */
+export const notOwnProject = () => invalidInput({ project_id: ['is not a project of this workspace'] });
 
 export async function createProject(db: Db, workspaceId: number, name: string) {
   await requireWorkspace(db, workspaceId);
