@@ -228,5 +228,8 @@ describe('GET /api/v1/outlets/{id}', () => {
       expect(res.statusCode, bad).toBe(422);
       expect(Object.keys(res.json().errors)).toEqual(['id']);
     }
+    // A positive id beyond what the database holds says its bound, not that it is not positive.
+    const big = await h.app.inject({ method: 'GET', url: '/api/v1/outlets/2147483648', headers: bearer(ws.readKey) });
+    expect(big.json().errors).toEqual({ id: ['must be at most 2,147,483,647'] });
   });
 });

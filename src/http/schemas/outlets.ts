@@ -8,9 +8,11 @@ import { usdQueryParam } from './usd.js';
 export const idParam = z.object({
   id: z
     .string()
-    .regex(/^\d{1,10}$/, 'must be a positive integer')
+    .regex(/^\d+$/, 'must be a positive integer')
     .transform(Number)
-    .refine((n) => n >= 1 && n <= 2_147_483_647, 'must be a positive integer')
+    .refine((n) => n >= 1, 'must be a positive integer')
+    // Ids are PostgreSQL integers: a larger one is well formed but names nothing that can exist.
+    .refine((n) => n <= 2_147_483_647, 'must be at most 2,147,483,647')
     .describe('Numeric id, 1..2147483647.'),
 });
 
