@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formsOf, termsOf, wordsOf } from '../../src/domain/planning/candidates.js';
-import { type KnapsackOption, solveMultipleChoiceKnapsack } from '../../src/domain/planning/knapsack.js';
+import { type KnapsackOption, solveMultipleChoiceKnapsack, solveMultipleChoiceKnapsackAtMost } from '../../src/domain/planning/knapsack.js';
 import { costPart, relevancePart, score, trackRecordPart, trafficPart } from '../../src/domain/planning/score.js';
 import { whyPicked } from '../../src/domain/planning/why.js';
 
@@ -27,16 +27,16 @@ function greedy(groups: Item[][], budget: number, key: (i: Item) => number): Ite
 }
 
 /** Exhaustive search over every choice (none or one option) per group. */
-function bruteForce(groups: Item[][], budget: number): number {
+function bruteForce(groups: Item[][], budget: number, maxPicks = Infinity): number {
   let best = 0;
-  const walk = (g: number, cost: number, value: number) => {
-    if (cost > budget) return;
+  const walk = (g: number, cost: number, value: number, picks = 0) => {
+    if (cost > budget || picks > maxPicks) return;
     if (g === groups.length) {
       best = Math.max(best, value);
       return;
     }
-    walk(g + 1, cost, value);
-    for (const o of groups[g]!) walk(g + 1, cost + o.cost, value + o.value);
+    walk(g + 1, cost, value, picks);
+    for (const o of groups[g]!) walk(g + 1, cost + o.cost, value + o.value, picks + 1);
   };
   walk(0, 0, 0);
   return best;
@@ -158,6 +158,41 @@ describe('multiple-choice knapsack', () => {
     const r = solveMultipleChoiceKnapsack([[item('A', 1, 999_999_999)], [item('B', 2, 1_000_000_000)]], 1_000_000_000);
     expect(names(r.picks)).toEqual(['B']);
     expect(r.totalCost).toBe(1_000_000_000);
+  });
+});
+
+describe('multiple-choice knapsack with at most k picks', () => {
+  it('keeps the k best when the budget covers more groups than k', () => {
+    const groups = Array.from({ length: 80 }, (_, g) => [item(`g${g}`, 100 + g, 10)]);
+    const r = solveMultipleChoiceKnapsackAtMost(groups, 1_000_000, 50);
+    expect(r.picks).toHaveLength(50);
+    expect(names(r.picks)).toEqual(Array.from({ length: 50 }, (_, i) => `g${i + 30}`).sort());
+    expect(r.totalCost).toBe(500);
+  });
+
+  it('is the plain optimum when that picks few enough', () => {
+    const groups = [[item('A', 10, 60)], [item('B', 7, 50)], [item('C', 7, 50)]];
+    expect(names(solveMultipleChoiceKnapsackAtMost(groups, 100, 2).picks)).toEqual(['B', 'C']);
+  });
+
+  it('never picks more than k or spends more than the budget, and stays close to the capped optimum', () => {
+    const rand = rng(5);
+    let capped = 0;
+    for (let n = 0; n < 300; n++) {
+      const groups = Array.from({ length: 2 + rand(7) }, (_, g) =>
+        Array.from({ length: 1 + rand(3) }, (_, i) => item(`${g}.${i}`, 1 + rand(100), 1 + rand(60))),
+      );
+      const budget = 1 + rand(300);
+      const k = 1 + rand(3);
+      const r = solveMultipleChoiceKnapsackAtMost(groups, budget, k);
+      if (solveMultipleChoiceKnapsack(groups, budget).picks.length > k) capped++;
+      expect(r.picks.length, `instance ${n}`).toBeLessThanOrEqual(k);
+      expect(r.totalCost).toBeLessThanOrEqual(budget);
+      expect(r.totalCost).toBe(sum(r.picks, 'cost'));
+      expect(new Set(r.picks.map((p) => p.name.split('.')[0])).size).toBe(r.picks.length);
+      expect(r.totalValue, `instance ${n}`).toBeGreaterThanOrEqual(Math.floor(0.85 * bruteForce(groups, budget, k)));
+    }
+    expect(capped).toBeGreaterThan(100);
   });
 });
 

@@ -194,6 +194,28 @@ describe('POST /api/v1/plan — happy', () => {
     expect(res.statusCode).toBe(200);
   });
 
+  it('picks at most 50 outlets, so its offer_ids go to POST /api/v1/orders as they are', async () => {
+    const pub = await createPublisher(h.database.db, 'Many outlets');
+    const many = Array.from({ length: 60 }, (_, i) =>
+      outlet(`fjord-${i}.example`, { name: `Fjord Notes ${i}`, country: 'IS', topics: ['travel'], description: 'Travel in Iceland.', offers: [offer({ publisher_price_cents: 1_000 + i })] }),
+    );
+    await upsertOutlets(h.database.pool, pub.id, many, 0.2);
+    const buyer = await workspaceWithKeys(h.database.db, { balanceCents: 10_000_000 });
+    const res = await plan(buyer.readKey, { goal: 'travel in iceland', budget_usd: 100_000, countries: ['IS'] });
+    expect(res.statusCode).toBe(200);
+    const data = res.json().data;
+    expect(data.offer_ids).toHaveLength(50);
+    expect(data.message).toContain('at most 50 outlets');
+    const placed = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/orders',
+      headers: { ...bearer(buyer.spendKey), 'idempotency-key': 'plan-of-50' },
+      payload: { offer_ids: data.offer_ids, target_url: 'https://buyer.example/' },
+    });
+    expect(placed.statusCode, placed.body).toBe(201);
+    expect(placed.json().data).toHaveLength(50);
+  });
+
   it('changes nothing: no table is written, the balance stays', async () => {
     const me = async () => (await h.app.inject({ method: 'GET', url: '/api/v1/me', headers: bearer(ws.spendKey) })).json().data;
     await me(); // api_keys.last_used_at is written at most once a minute: get that write out of the way

@@ -10,6 +10,9 @@ import { orderView } from './order-view.js';
 import { notOwnProject } from '../workspaces/projects.js';
 import { type Durations, initialDeadline, initialStatus } from './states.js';
 
+/** One placement request buys at most this many offers; a plan picks at most as many, so its offer_ids go as they are. */
+export const MAX_OFFERS_PER_REQUEST = 50;
+
 export interface PlaceOrdersInput {
   offer_ids: number[];
   target_url: string;

@@ -20,7 +20,8 @@ export const OPTIMISER_SUMMARY =
   'cents), which is exact while the budget has at most 2,000–20,000 such units (fewer with more offers, so the table stays at ' +
   'a few million cells). Above that the units are coarser and prices are rounded up to whole units, so the total can never ' +
   'exceed the budget; cents the rounding leaves over go to the best remaining outlets, and the total is re-checked in exact ' +
-  'cents. Picks are listed best score first.';
+  'cents. A plan picks at most 50 outlets (what one order request takes): when the optimum picks more, each pick is priced ' +
+  'until it picks at most 50. Picks are listed best score first.';
 
 export interface KnapsackOption {
   /** Integer cents, ≥ 0. */
@@ -134,4 +135,55 @@ export function solveMultipleChoiceKnapsack<T extends KnapsackOption>(
   }
   if (totalCost > budget) throw new Error(`knapsack exceeded its budget: ${totalCost} > ${budget}`);
   return { picks, totalCost, totalValue: picks.reduce((s, o) => s + o.value, 0), unit, exact: unit === divisor };
+}
+
+/**
+ * The same problem with at most `maxPicks` groups picked. A count in the table would multiply its
+ * size by maxPicks, so the count is priced instead (Lagrangian relaxation): each pick costs λ of
+ * value, and the smallest λ whose optimum picks few enough is found by bisection over the integer
+ * values (about 14 solves for scores in hundredths). Picks left free by that λ then go, best value
+ * first, to groups not yet picked whose option still fits. Near-optimal rather than optimal, and
+ * only run when the plain optimum picks too many.
+ */
+export function solveMultipleChoiceKnapsackAtMost<T extends KnapsackOption>(
+  groups: readonly (readonly T[])[],
+  budgetCents: number,
+  maxPicks: number,
+  opts: KnapsackOptions = {},
+): KnapsackResult<T> {
+  const plain = solveMultipleChoiceKnapsack(groups, budgetCents, opts);
+  if (plain.picks.length <= maxPicks) return plain;
+  const priced = (lambda: number) =>
+    solveMultipleChoiceKnapsack(
+      groups.map((g) => g.map((option) => ({ option, cost: option.cost, value: option.value - lambda }))),
+      budgetCents,
+      opts,
+    );
+  let low = 0; // picks too many
+  let high = Math.ceil(Math.max(0, ...groups.flat().map((o) => o.value))); // picks none
+  let best = priced(high);
+  while (high - low > 1) {
+    const mid = Math.floor((low + high) / 2);
+    const r = priced(mid);
+    if (r.picks.length <= maxPicks) [high, best] = [mid, r];
+    else low = mid;
+  }
+  const picks = best.picks.map((p) => p.option);
+  let totalCost = best.totalCost;
+  const taken = new Set(picks);
+  const pickedGroups = new Set(groups.flatMap((g, i) => (g.some((o) => taken.has(o)) ? [i] : [])));
+  const rest = groups
+    .flatMap((g, i) => (pickedGroups.has(i) ? [] : [[...g].sort((a, b) => b.value - a.value || a.cost - b.cost)]))
+    .filter((g) => g.length > 0 && g[0]!.value > 0)
+    .sort((a, b) => b[0]!.value - a[0]!.value);
+  for (const group of rest) {
+    if (picks.length >= maxPicks) break;
+    const option = group.find((o) => o.value > 0 && totalCost + o.cost <= budgetCents);
+    if (option) {
+      picks.push(option);
+      totalCost += option.cost;
+    }
+  }
+  if (totalCost > budgetCents) throw new Error(`knapsack exceeded its budget: ${totalCost} > ${budgetCents}`);
+  return { picks, totalCost, totalValue: picks.reduce((s, o) => s + o.value, 0), unit: best.unit, exact: false };
 }

@@ -5,10 +5,11 @@ import { formatCents } from '../money/format.js';
 import type { OfferFormat } from '../outlets/enums.js';
 import { type Money, type OfferRow, offerView, outletView } from '../outlets/outlet-view.js';
 import { CANDIDATE_LIMIT, type Candidate, cheapestMatchingOffer, fetchCandidates } from './candidates.js';
-import { solveMultipleChoiceKnapsack } from './knapsack.js';
+import { solveMultipleChoiceKnapsackAtMost } from './knapsack.js';
 import { costPart, relevancePart, score, trackRecordPart, trafficPart } from './score.js';
 import { whyPicked } from './why.js';
 import { notOwnProject } from '../workspaces/projects.js';
+import { MAX_OFFERS_PER_REQUEST } from '../orders/place-orders.js';
 
 export interface PlanInput {
   goal: string;
@@ -58,7 +59,7 @@ export async function planCampaign(pool: pg.Pool, principal: WorkspacePrincipal,
   const budget = input.budgetCents;
 
   const groups = scoreOptions(set.candidates, budget);
-  const result = solveMultipleChoiceKnapsack(groups, budget);
+  const result = solveMultipleChoiceKnapsackAtMost(groups, budget, MAX_OFFERS_PER_REQUEST);
   const picks = [...result.picks].sort(
     (a, b) => b.score - a.score || a.cost - b.cost || a.candidate.outlet.id - b.candidate.outlet.id,
   );
@@ -124,6 +125,9 @@ function planMessage(p: {
   let message = `Picked ${picks.length} outlet${picks.length === 1 ? '' : 's'} for ${fmt(total)} of your ${fmt(budget)} budget (${fmt(budget - total)} left).`;
   if (!p.textMatched) {
     message += ` No outlet${p.filters} with an offer within your budget matches the words of your goal in its name, topics or description, so these are ranked by traffic, track record and cost only.`;
+  }
+  if (picks.length >= MAX_OFFERS_PER_REQUEST) {
+    return `${message} A plan picks at most ${MAX_OFFERS_PER_REQUEST} outlets, as many as one POST /api/v1/orders takes, so its offer_ids can be sent as they are.`;
   }
   if (budget - total === 0) return message;
   const pickedOutlets = new Set(picks.map((o) => o.candidate.outlet.id));

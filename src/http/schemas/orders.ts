@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { httpUrl } from '../../domain/http-url.js';
 import { offerFormat } from '../../domain/outlets/enums.js';
+import { MAX_OFFERS_PER_REQUEST } from '../../domain/orders/place-orders.js';
 import { orderStatuses } from '../../domain/orders/states.js';
 import { pageQuery } from './pagination.js';
 
@@ -11,7 +12,7 @@ export const placeOrdersBody = z
         error: (issue) => (issue.input === undefined ? 'is required' : 'must be an array of offer ids'),
       })
       .min(1, 'must name at least one offer')
-      .max(50, 'at most 50 offers per request')
+      .max(MAX_OFFERS_PER_REQUEST, `at most ${MAX_OFFERS_PER_REQUEST} offers per request`)
       .refine((ids) => new Set(ids).size === ids.length, 'must not repeat an offer')
       .describe('Offers to buy, one order each (from GET /outlets/{id} or a plan’s offer_ids).'),
     target_url: httpUrl.describe('The page the placement links to.'),
