@@ -11,6 +11,7 @@ export const synopses: Record<string, string> = {
   'brand-kit create':
     'brand-kit create --workspace ID --name NAME [--website URL] [--description D] [--tone T] [--anchor-text A ...]',
   'fx set': 'fx set --currency EUR --per-usd 0.92',
+  'fx list': 'fx list',
   'publisher create': 'publisher create --name NAME',
   'outlets import': 'outlets import --publisher ID --file F.jsonl',
   'outlets generate': 'outlets generate --publisher ID --count N [--seed S]',

@@ -200,6 +200,15 @@ describe('admin CLI commands', { timeout: 90_000 }, () => {
     expect(out).toEqual({ currency: 'EUR', per_usd: 0.92 });
     expect(await q(`SELECT per_usd::float8 AS r FROM fx_rates WHERE currency = 'EUR'`)).toEqual([{ r: 0.92 }]);
   });
+
+  it('fx list prints the table a --currency must come from, and an unknown currency points at it', async () => {
+    const list = (await ok('fx', 'list')) as { currency: string; per_usd: number }[];
+    expect(list.map((r) => r.currency)).toEqual([...list.map((r) => r.currency)].sort());
+    expect(list).toContainEqual({ currency: 'USD', per_usd: 1 });
+    expect(list).toContainEqual({ currency: 'EUR', per_usd: 0.92 });
+    const r = await runCli(['workspace', 'create', '--name', 'X', '--currency', 'XYZ'], env);
+    expect(r.stderr.trim()).toBe('--currency: unknown currency XYZ; `fx list` shows the FX table, `fx set` adds to it');
+  });
 });
 
 describe('admin CLI help', () => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { setFxRate } from '../../domain/fx/fx-service.js';
+import { listFxRates, setFxRate } from '../../domain/fx/fx-service.js';
 import { createPublisher } from '../../domain/publishers/publisher-service.js';
 import { createBrandKit } from '../../domain/workspaces/brand-kits.js';
 import { createProject } from '../../domain/workspaces/projects.js';
@@ -40,6 +40,11 @@ export const settingsCommands: Commands = {
       raw,
     );
     return setFxRate(db, f.currency, f['per-usd']);
+  },
+
+  'fx list': async ({ db }, raw) => {
+    readFlags(z.object({}).strict(), raw);
+    return listFxRates(db);
   },
 
   'publisher create': async ({ db }, raw) => {

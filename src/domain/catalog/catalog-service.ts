@@ -37,7 +37,7 @@ export async function importItems(db: Db, workspaceId: number, input: unknown): 
     }
     const item: ItemInput = parsed.data;
     if (item.currency !== undefined && !known.has(item.currency)) {
-      throw invalidInput({ [where('currency')]: [`unknown currency ${item.currency}; see the FX table`] });
+      throw invalidInput({ [where('currency')]: [`unknown currency ${item.currency}; \`fx list\` shows the FX table, \`fx set\` adds to it`] });
     }
     const row = toNewItem(item, ws.currency);
     if (Array.isArray(row)) throw invalidInput({ [where(row[0])]: [row[1]] });

@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { asc, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { fxRates } from '../../db/schema/index.js';
 import { invalidInput } from '../errors.js';
@@ -23,4 +23,10 @@ export async function setFxRate(db: Db, currency: string, perUsd: number) {
     .returning({ perUsd: fxRates.perUsd });
   // What was stored (8 decimals), not what was asked.
   return { currency: code, per_usd: Number(stored!.perUsd) };
+}
+
+/** The FX table: every currency a workspace or an item may use, with its rate per US dollar. */
+export async function listFxRates(db: Db) {
+  const rows = await db.select({ currency: fxRates.currency, perUsd: fxRates.perUsd }).from(fxRates).orderBy(asc(fxRates.currency));
+  return rows.map((r) => ({ currency: r.currency, per_usd: Number(r.perUsd) }));
 }

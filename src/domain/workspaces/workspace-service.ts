@@ -55,7 +55,7 @@ function ownerDefaults(input: NewWorkspace) {
 
 export async function assertCurrency(db: Db, currency: string): Promise<void> {
   const [row] = await db.select({ c: fxRates.currency }).from(fxRates).where(eq(fxRates.currency, currency));
-  if (!row) throw invalidInput({ currency: [`unknown currency ${currency}; see the FX table`] });
+  if (!row) throw invalidInput({ currency: [`unknown currency ${currency}; \`fx list\` shows the FX table, \`fx set\` adds to it`] });
 }
 
 /** The workspace, its two accounts and its opening balance: all of them or, when one fails, none. */
