@@ -202,7 +202,7 @@ describe('admin CLI commands', { timeout: 90_000 }, () => {
   });
 
   it('fx list prints the table a --currency must come from, and an unknown currency points at it', async () => {
-    const list = (await ok('fx', 'list')) as { currency: string; per_usd: number }[];
+    const list = (await ok('fx', 'list')) as unknown as { currency: string; per_usd: number }[];
     expect(list.map((r) => r.currency)).toEqual([...list.map((r) => r.currency)].sort());
     expect(list).toContainEqual({ currency: 'USD', per_usd: 1 });
     expect(list).toContainEqual({ currency: 'EUR', per_usd: 0.92 });

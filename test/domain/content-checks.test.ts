@@ -66,6 +66,12 @@ describe('content checks', () => {
     expect(bad).toMatchObject({ target_link: 'fail', anchor_text: 'fail', word_count: 'fail', link_count: 'fail', title_length: 'fail' });
   });
 
+  it('says one link and one word in the singular', () => {
+    const details = Object.fromEntries(checkContent({ title: 'A title long enough', body: '[shoes](https://buyer.example/landing)' }, ctx).map((c) => [c.name, c.detail]));
+    expect(details.link_count).toBe('1 link (at most 2).');
+    expect(details.word_count).toBe('1 word; the offer asks for 3–50.');
+  });
+
   it('counts a hyphenated word once, and list markers and rules not at all', () => {
     expect(analyseContent({ title: 't', body: 'A state-of-the-art, well-known tool.\n\n- one\n- two\n\n---\n\n1 - 2' }).words).toBe(8);
   });

@@ -57,6 +57,8 @@ function flagScriptUrl(url: string, unsafe: Set<string>): void {
 /** `<meta http-equiv="refresh" content="0; url=…">` sends the reader to its URL like a link. */
 const REFRESH_URL = /url\s*=\s*['"]?([^'"]*)/i;
 
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
 /** CommonMark matches reference labels case-insensitively, with runs of white space as one. */
 const labelKey = (label: string) => label.trim().replace(/\s+/g, ' ').toLowerCase();
 
@@ -202,13 +204,13 @@ export function checkContent(
   }
   checks.push(
     words >= ctx.minWords && words <= ctx.maxWords
-      ? { name: 'word_count', status: 'pass', detail: `${words} words (${ctx.minWords}–${ctx.maxWords}).` }
-      : { name: 'word_count', status: 'fail', detail: `${words} words; the offer asks for ${ctx.minWords}–${ctx.maxWords}.` },
+      ? { name: 'word_count', status: 'pass', detail: `${plural(words, 'word')} (${ctx.minWords}–${ctx.maxWords}).` }
+      : { name: 'word_count', status: 'fail', detail: `${plural(words, 'word')}; the offer asks for ${ctx.minWords}–${ctx.maxWords}.` },
   );
   checks.push(
     all.length <= ctx.maxLinks
-      ? { name: 'link_count', status: 'pass', detail: `${all.length} links (at most ${ctx.maxLinks}).` }
-      : { name: 'link_count', status: 'fail', detail: `${all.length} links; the offer allows ${ctx.maxLinks}.` },
+      ? { name: 'link_count', status: 'pass', detail: `${plural(all.length, 'link')} (at most ${ctx.maxLinks}).` }
+      : { name: 'link_count', status: 'fail', detail: `${plural(all.length, 'link')}; the offer allows ${ctx.maxLinks}.` },
   );
   checks.push(
     titleLength >= 10 && titleLength <= 120
