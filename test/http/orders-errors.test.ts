@@ -307,6 +307,10 @@ describe('idempotency', () => {
     const res = await approve(b.id);
     expect(res.statusCode).toBe(422);
     expect(res.json().code).toBe('idempotency_key_reused');
+    // The same order written with a leading zero is the same request: replayed, not reused.
+    const padded = await h.app.inject({ method: 'POST', url: `/api/v1/orders/0${a.id}/approve`, headers: { ...bearer(w.spendKey), 'idempotency-key': 'approve-key' } });
+    expect(padded.statusCode).toBe(409);
+    expect(padded.headers['idempotent-replayed']).toBe('true');
   });
 });
 

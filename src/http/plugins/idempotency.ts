@@ -85,11 +85,19 @@ export function fingerprintOf(request: FastifyRequest): string {
   return fingerprints.get(request) ?? computeFingerprint(request);
 }
 
+/** Path ids as the resource they name: `/orders/02` is `/orders/2`, not another request. */
+function canonicalParams(params: unknown): unknown {
+  if (!params || typeof params !== 'object') return {};
+  return Object.fromEntries(
+    Object.entries(params).map(([k, v]) => [k, typeof v === 'string' && /^\d+$/.test(v) ? v.replace(/^0+(?=\d)/, '') : v]),
+  );
+}
+
 function computeFingerprint(request: FastifyRequest): string {
   const material = JSON.stringify([
     request.method,
     request.routeOptions.url,
-    canonical(request.params ?? {}),
+    canonical(canonicalParams(request.params)),
     canonical(request.body ?? {}),
   ]);
   return hash('sha256', material, 'hex');
