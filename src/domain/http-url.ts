@@ -1,10 +1,12 @@
 import { z } from 'zod';
 
-// Characters a URL never holds as typed: whitespace of any kind, controls, and what RFC 3986 has
-// percent-encoded (" < > \ ^ ` { | }). A browser would encode or reinterpret them, so a URL holding
-// one is a paste with a stray space or a typo. The check runs on the value as sent: z.url trims it
-// and drops tabs and newlines, and the URL stored would be another than the one given.
-const NOT_IN_A_URL = /[\s\u0000-\u001f\u007f-\u009f"<>\\^`{|}]/u;
+// Characters a link does not carry as typed: whitespace of any kind, controls and invisible
+// format characters (zero-width spaces, direction marks), which parsers drop or readers cannot
+// see, and " < > \ `, which end an HTML attribute or are read as "/". A URL holding one is a paste
+// with a stray space or a typo. { } | ^ stay allowed: browsers keep them in URLs they show
+// (`?family=Roboto|Open+Sans`). The check runs on the value as sent: z.url trims it and drops tabs
+// and newlines, and the URL stored would be another than the one given.
+const NOT_IN_A_URL = /[\s\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff"<>\\`]/u;
 // Credentials in a link would be shown to the publisher and sent on by every reader's browser.
 const USERINFO = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i;
 const LOOKS_LIKE_ONE = /^https?:\/\/[^\s/?#]/i;
@@ -18,7 +20,7 @@ export const httpUrl = z
     const message = !LOOKS_LIKE_ONE.test(v.trim())
       ? 'must be an http(s) URL'
       : NOT_IN_A_URL.test(v)
-        ? 'must not contain whitespace, control characters or characters a URL must percent-encode (" < > \\ ^ ` { | })'
+        ? 'must not contain whitespace, control or invisible characters, or " < > \\ ` (percent-encode them)'
         : USERINFO.test(v)
           ? 'must not contain user:password@'
           : undefined;

@@ -111,6 +111,9 @@ describe('content checks', () => {
     ['a vbscript: Markdown link', '[x](vbscript:msgbox(1))', 'vbscript: or data: link'],
     ['a data: HTML document in an anchor', '<a href="data:text/html;base64,PHNjcmlwdD4=">x</a>', 'vbscript: or data: link'],
     ['a frame', '<frameset><frame src="https://x.example/"></frameset>', '<iframe>'],
+    ['a meta refresh without url=', '<meta http-equiv="refresh" content="0;javascript:alert(1)">', 'javascript: link'],
+    ['an SVG document in an object', '<object data="data:image/svg+xml,<svg onload=alert(1)>"></object>', 'vbscript: or data: link'],
+    ['an SVG document in an embed', '<embed src="data:image/svg+xml;base64,PHN2ZyBvbmxvYWQ9YWxlcnQoMSk+">', 'vbscript: or data: link'],
   ])('flags %s', (_name, body, label) => {
     expect(analyseContent({ title: 't', body }).unsafe).toEqual([label]);
   });

@@ -38,11 +38,13 @@ describe('JSON bodies', () => {
     for (const [payload, type] of [
       [Buffer.from('{"goal":"café","budget_usd":1}'), 'application/json; charset=UTF-8'],
       [Buffer.from('{"goal":"café","budget_usd":1}'), 'application/json;charset="utf-8"'],
+      [Buffer.from('{"goal":"cafe","budget_usd":1}'), 'application/json; charset=us-ascii'],
+      [Buffer.from('{"goal":"café","budget_usd":1}'), 'application/json; charset='],
       [Buffer.from('\ufeff{"goal":"café","budget_usd":1}'), 'application/json'],
     ] as const) {
       const res = await app.inject({ method: 'POST', url: '/probe', headers: { 'content-type': type }, payload });
       expect(res.statusCode, type).toBe(200);
-      expect(res.json().data.goal).toBe('café');
+      expect(res.json().data.goal).toMatch(/^caf[eé]$/);
     }
   });
 

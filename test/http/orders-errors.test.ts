@@ -46,6 +46,7 @@ describe('POST /api/v1/orders refuses bad input', () => {
     ['a tab in target_url', { offer_ids: [1], target_url: 'https://ex\tample.com/' }, 'target_url'],
     ['a newline in target_url', { offer_ids: [1], target_url: 'https://example.com/a\nb' }, 'target_url'],
     ['a no-break space in target_url', { offer_ids: [1], target_url: 'https://example.com/\u00a0x' }, 'target_url'],
+    ['a zero-width space in target_url', { offer_ids: [1], target_url: 'https://example.com/\u200bx' }, 'target_url'],
     ['user:password@ in target_url', { offer_ids: [1], target_url: 'https://user:pass@example.com/' }, 'target_url'],
     ['a backslash in target_url', { offer_ids: [1], target_url: 'https://x.example\\evil.example/' }, 'target_url'],
     ['content without title', { offer_ids: [1], target_url: 'https://x.example/', content: '# hi' }, 'content_title'],
@@ -201,6 +202,20 @@ describe('idempotency', () => {
     const res = await place({ ...valid(), anchor_text: 'changed' }, { key: w.spendKey, idem: 'k1' });
     expect(res.statusCode).toBe(422);
     expect(res.json().code).toBe('idempotency_key_reused');
+  });
+
+  it('takes URLs as browsers show them: IDNs, ports, IPv6, percent-encoding, and | ^ { } in a query', async () => {
+    const w = await workspaceWithKeys(h.database.db, { balanceCents: 1_000_000 });
+    for (const target_url of [
+      'https://fonts.googleapis.com/css?family=Roboto|Open+Sans',
+      'https://bücher.example/straße?q=a^b&t={x}',
+      'https://[2001:db8::1]:8443/a%20b',
+      'HTTPS://Example.COM/@user',
+    ]) {
+      const res = await place({ offer_ids: [offer.id], target_url }, { key: w.spendKey });
+      expect(res.statusCode, `${target_url}: ${res.body}`).toBe(201);
+      expect(res.json().data[0].target_url).toBe(target_url);
+    }
   });
 
   it('the fingerprint is the body as sent: spaces zod trims make another request; an unknown field is refused by name', async () => {

@@ -247,6 +247,14 @@ describe('POST /api/v1/plan — errors', () => {
     return Object.keys(res.json().errors);
   };
 
+  it('names each missing field as required, with no body at all too', async () => {
+    for (const payload of [{}, undefined]) {
+      const res = await h.app.inject({ method: 'POST', url: '/api/v1/plan', headers: bearer(ws.readKey), ...(payload ? { payload } : {}) });
+      expect(res.statusCode).toBe(422);
+      expect(res.json().errors).toEqual({ goal: ['is required'], budget_usd: ['is required'] });
+    }
+  });
+
   it('refuses budgets of 0, negative, above 10,000,000, not a number, or below a cent', async () => {
     for (const budget_usd of [0, -5, 10_000_000.01, 1e12, '100', null, 0.004]) {
       expect(await fieldsOf({ ...ok, budget_usd })).toEqual(['budget_usd']);

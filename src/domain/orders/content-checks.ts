@@ -43,19 +43,22 @@ const schemeText = (url: string) =>
     .replace(/[\u0000-\u0020]+/g, '')
     .toLowerCase();
 const isJavascriptUrl = (url: string) => schemeText(url).startsWith('javascript:');
-// vbscript: runs script in old Internet Explorer, and a data: document (text/html) runs its own;
-// a data: picture is content, not a link out.
+// vbscript: runs script in old Internet Explorer, and a data: document runs its own (text/html,
+// and SVG, an image type, in <object> or <embed>); a raster picture is content, not a link out.
 const isOtherScriptUrl = (url: string) => {
   const t = schemeText(url);
-  return t.startsWith('vbscript:') || (t.startsWith('data:') && !t.startsWith('data:image/'));
+  return t.startsWith('vbscript:') || (t.startsWith('data:') && !/^data:image\/(png|jpe?g|gif|webp|avif|bmp)[;,]/.test(t));
 };
 /** Files a scripting or document link under its label, if it is one. */
 function flagScriptUrl(url: string, unsafe: Set<string>): void {
   if (isJavascriptUrl(url)) unsafe.add('javascript: link');
   else if (isOtherScriptUrl(url)) unsafe.add('vbscript: or data: link');
 }
-/** `<meta http-equiv="refresh" content="0; url=…">` sends the reader to its URL like a link. */
-const REFRESH_URL = /url\s*=\s*['"]?([^'"]*)/i;
+/**
+ * `<meta http-equiv="refresh" content="0; url=…">` sends the reader to its URL like a link; as
+ * browsers parse it, `url=` may be left out (`content="0;javascript:…"`).
+ */
+const REFRESH_URL = /^\s*[\d.]*\s*[;,]?\s*(?:url\s*=\s*)?['"]?([^'"]*)/i;
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 

@@ -43,9 +43,9 @@ export const jsonBody = fp(
     });
     app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
       // JSON is UTF-8 (RFC 8259): bytes that are not, or another declared charset, would be stored
-      // with U+FFFD in place of what was sent.
+      // with U+FFFD in place of what was sent. US-ASCII is a subset, and an empty charset says nothing.
       const charset = CHARSET.exec(request.headers['content-type'] ?? '')?.[1];
-      if (charset !== undefined && !/^"?utf-?8"?$/i.test(charset)) return done(new DomainError('bad_request', NOT_UTF8), undefined);
+      if (charset !== undefined && !/^"?(utf-?8|us-ascii)?"?$/i.test(charset)) return done(new DomainError('bad_request', NOT_UTF8), undefined);
       let text: string;
       try {
         text = utf8.decode(body as Buffer).trim();

@@ -8,7 +8,7 @@ import { usdToCents } from '../../domain/money/format.js';
  */
 export const usdAmount = (typeMessage = 'must be a number of US dollars') =>
   z
-    .number({ error: typeMessage })
+    .number({ error: (issue) => (issue.input === undefined ? 'is required' : typeMessage) })
     .gt(0, { error: 'must be greater than 0', abort: true })
     .max(10_000_000, 'must be at most 10,000,000')
     .refine((usd) => usdToCents(usd) >= 1, 'must be at least 0.01');

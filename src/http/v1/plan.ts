@@ -19,7 +19,7 @@ const FIELDS = 'goal, budget_usd, audience, countries, formats, project_id';
 export const planBody = z.strictObject(
   {
     goal: z
-      .string({ error: 'must be a string' })
+      .string()
       .trim()
       .min(3, 'must be at least 3 characters')
       .max(500, 'must be at most 500 characters')
