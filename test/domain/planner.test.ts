@@ -170,6 +170,15 @@ describe('multiple-choice knapsack with at most k picks', () => {
     expect(r.totalCost).toBe(500);
   });
 
+  it('says whether the limit changed the answer', () => {
+    const fifty = Array.from({ length: 50 }, (_, g) => [item(`g${g}`, 10, 10)]);
+    expect(solveMultipleChoiceKnapsackAtMost(fifty, 1_000, 50).capped).toBe(false);
+    const more = [...fifty, [item('extra', 10, 10)]];
+    const r = solveMultipleChoiceKnapsackAtMost(more, 1_000, 50);
+    expect(r.capped).toBe(true);
+    expect(r.picks).toHaveLength(50);
+  });
+
   it('is the plain optimum when that picks few enough', () => {
     const groups = [[item('A', 10, 60)], [item('B', 7, 50)], [item('C', 7, 50)]];
     expect(names(solveMultipleChoiceKnapsackAtMost(groups, 100, 2).picks)).toEqual(['B', 'C']);

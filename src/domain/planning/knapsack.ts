@@ -137,37 +137,57 @@ export function solveMultipleChoiceKnapsack<T extends KnapsackOption>(
   return { picks, totalCost, totalValue: picks.reduce((s, o) => s + o.value, 0), unit, exact: unit === divisor };
 }
 
+// A capped plan solves the table about 14 times: at 1,000 steps each solve is a fraction of a
+// full one (docs/planner.md has the measurements: within 1.2% of the full table's value).
+const CAPPED_STEPS = 1000;
+
 /**
- * The same problem with at most `maxPicks` groups picked. A count in the table would multiply its
- * size by maxPicks, so the count is priced instead (Lagrangian relaxation): each pick costs λ of
- * value, and the smallest λ whose optimum picks few enough is found by bisection over the integer
- * values (about 14 solves for scores in hundredths). Picks left free by that λ then go, best value
- * first, to groups not yet picked whose option still fits. Near-optimal rather than optimal, and
- * only run when the plain optimum picks too many.
+ * The same problem with at most `maxPicks` groups picked; `capped` says whether the limit changed
+ * the answer. When the best option of each of the `maxPicks` most valuable groups fits, that is the
+ * optimum. Otherwise a count in the table would multiply its size by maxPicks, so the count is
+ * priced instead (Lagrangian relaxation): each pick costs λ of value, and the smallest λ whose
+ * optimum picks few enough is found by bisection over whole values (scores in hundredths). Picks
+ * left free go, best value first, to groups not yet picked whose option still fits. Near-optimal
+ * rather than optimal, and only run when the plain optimum picks too many.
  */
 export function solveMultipleChoiceKnapsackAtMost<T extends KnapsackOption>(
   groups: readonly (readonly T[])[],
   budgetCents: number,
   maxPicks: number,
   opts: KnapsackOptions = {},
-): KnapsackResult<T> {
+): KnapsackResult<T> & { capped: boolean } {
   const plain = solveMultipleChoiceKnapsack(groups, budgetCents, opts);
-  if (plain.picks.length <= maxPicks) return plain;
+  if (plain.picks.length <= maxPicks) return { ...plain, capped: false };
+  const bestOf = (g: readonly T[]) => g.reduce((a, b) => (b.value > a.value || (b.value === a.value && b.cost < a.cost) ? b : a));
+  const top = groups
+    .filter((g) => g.some((o) => o.value > 0))
+    .map(bestOf)
+    .sort((a, b) => b.value - a.value || a.cost - b.cost)
+    .slice(0, maxPicks);
+  const topCost = top.reduce((sum, o) => sum + o.cost, 0);
+  if (topCost <= budgetCents) {
+    return { picks: top, totalCost: topCost, totalValue: top.reduce((sum, o) => sum + o.value, 0), unit: 1, exact: true, capped: true };
+  }
   const priced = (lambda: number) =>
     solveMultipleChoiceKnapsack(
       groups.map((g) => g.map((option) => ({ option, cost: option.cost, value: option.value - lambda }))),
       budgetCents,
-      opts,
+      { maxSteps: opts.maxSteps ?? CAPPED_STEPS },
     );
-  let low = 0; // picks too many
-  let high = Math.ceil(Math.max(0, ...groups.flat().map((o) => o.value))); // picks none
-  let best = priced(high);
-  while (high - low > 1) {
-    const mid = Math.floor((low + high) / 2);
-    const r = priced(mid);
-    if (r.picks.length <= maxPicks) [high, best] = [mid, r];
-    else low = mid;
-  }
+  const smallestLambda = (low: number, high: number) => {
+    // low picks too many, high picks few enough
+    while (high - low > 1) {
+      const mid = Math.floor((low + high) / 2);
+      if (priced(mid).picks.length <= maxPicks) high = mid;
+      else low = mid;
+    }
+    return high;
+  };
+  // At λ = the (maxPicks + 1)-th largest best value, at most maxPicks groups keep an option worth
+  // more than λ: the bisection starts from there rather than from the largest value.
+  const bestValues = groups.map((g) => Math.max(0, ...g.map((o) => o.value))).sort((x, y) => y - x);
+  const lambda = smallestLambda(0, Math.ceil(bestValues[maxPicks] ?? 0) || 1);
+  const best = priced(lambda);
   const picks = best.picks.map((p) => p.option);
   let totalCost = best.totalCost;
   const taken = new Set(picks);
@@ -185,5 +205,5 @@ export function solveMultipleChoiceKnapsackAtMost<T extends KnapsackOption>(
     }
   }
   if (totalCost > budgetCents) throw new Error(`knapsack exceeded its budget: ${totalCost} > ${budgetCents}`);
-  return { picks, totalCost, totalValue: picks.reduce((s, o) => s + o.value, 0), unit: best.unit, exact: false };
+  return { picks, totalCost, totalValue: picks.reduce((sum, o) => sum + o.value, 0), unit: best.unit, exact: false, capped: true };
 }

@@ -76,7 +76,7 @@ export async function planCampaign(pool: pg.Pool, principal: WorkspacePrincipal,
   const candidateCount = set.candidates.length;
   const message =
     picks.length > 0
-      ? planMessage({ picks, groups, total, budget, textMatched: set.textMatched, candidateCount, filters, fmt })
+      ? planMessage({ picks, groups, total, budget, capped: result.capped, textMatched: set.textMatched, candidateCount, filters, fmt })
       : await emptyPlanMessage(pool, { countries, formats, budget, fmt, hadCandidates: candidateCount > 0 });
 
   return {
@@ -116,6 +116,8 @@ function planMessage(p: {
   groups: Option[][];
   total: number;
   budget: number;
+  /** Whether the best plan would have picked more than one order request takes. */
+  capped: boolean;
   textMatched: boolean;
   candidateCount: number;
   filters: string;
@@ -126,7 +128,7 @@ function planMessage(p: {
   if (!p.textMatched) {
     message += ` No outlet${p.filters} with an offer within your budget matches the words of your goal in its name, topics or description, so these are ranked by traffic, track record and cost only.`;
   }
-  if (picks.length >= MAX_OFFERS_PER_REQUEST) {
+  if (p.capped) {
     return `${message} A plan picks at most ${MAX_OFFERS_PER_REQUEST} outlets, as many as one POST /api/v1/orders takes, so its offer_ids can be sent as they are.`;
   }
   if (budget - total === 0) return message;
