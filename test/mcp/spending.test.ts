@@ -236,6 +236,17 @@ describe('place-orders: confirming', () => {
       // The refused attempt left the token unused.
       expect((await confirm(client, args, confirmation_token)).replayed).toBe(false);
     });
+
+    it('a changed total is quote_changed even when the balance no longer covers it (not a shortfall on a price never shown)', async () => {
+      const { ws, p, client, args } = await setup(20_000); // covers the $180.00 quoted
+      const { confirmation_token } = await quote(client, args);
+      await h.database.pool.query('UPDATE offers SET publisher_price_cents = publisher_price_cents + 10000 WHERE id = $1', [p.offers[1]!.id]);
+      const before = await state(ws.workspaceId);
+      const body = await fails(client, 'place-orders', { ...args, confirmation_token }, 'quote_changed');
+      expect(body.quoted_total_cents).toBe(18_000);
+      expect(body.total_cents).toBeGreaterThan(20_000);
+      expect(await state(ws.workspaceId)).toEqual(before);
+    });
   });
 
   it('accepts on a second app instance on the same database a token minted by the first', async () => {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { buyerActions } from '../../domain/orders/buyer-actions.js';
-import { placeOrders as place } from '../../domain/orders/place-orders.js';
+import { checkPlacement, placeOrders as place } from '../../domain/orders/place-orders.js';
 import { buyerOrder, placeOrdersBody } from '../../http/schemas/orders.js';
 import { spendOnce, quoteChanged } from '../confirmation.js';
 import { approvalItem, moneyOf, placementItem, quoteApproval, quotePlacement, quoteSchema } from '../quotes.js';
@@ -85,6 +85,10 @@ export const placeOrders = defineTool({
     if (confirmation_token === undefined) return issueQuote(ctx, 'place-orders', args, await quotePlacement(ctx, input));
     const fmt = await moneyOf(ctx);
     return spendOnce(ctx, 'place-orders', args, confirmation_token, async (tx, quoted) => {
+      // A changed total is said first: a shortfall on a total the user never saw would have the
+      // agent ask for a top-up before it asks to confirm the new price.
+      const current = await checkPlacement(tx, ctx.principal, input);
+      if (current.total !== quoted) throw quoteChanged(quoted, current.total, fmt);
       const orders = await place(tx, ctx.principal, input, ctx.clock.now(), ctx.durations);
       const total = orders.reduce((s, o) => s + o.price, 0);
       if (total !== quoted) throw quoteChanged(quoted, total, fmt);
