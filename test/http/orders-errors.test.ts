@@ -133,6 +133,12 @@ describe('POST /api/v1/orders refuses bad input', () => {
     const res = await place({}, { idem: null });
     expect(res.statusCode).toBe(400);
     expect(res.json().code).toBe('idempotency_key_required');
+    // An empty header is no key either.
+    for (const idem of ['', '   ']) {
+      const empty = await place(valid(), { idem });
+      expect(empty.statusCode).toBe(400);
+      expect(empty.json().code).toBe('idempotency_key_required');
+    }
   });
 
   it('a body over 1 MB → 413', async () => {

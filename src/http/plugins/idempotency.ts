@@ -248,7 +248,8 @@ export const idempotencyKeyCheck = fp(
       if (!route.schema?.headers) route.schema = { ...route.schema, headers: idempotencyHeaders[mode] };
       const check = async (request: FastifyRequest) => {
         const key = request.headers['idempotency-key'];
-        if (key === undefined) {
+        // An empty or blank header sends no key: the contract's answer for a missing one.
+        if (key === undefined || (typeof key === 'string' && key.trim() === '')) {
           if (mode === 'required') {
             throw new DomainError('idempotency_key_required', 'Send an Idempotency-Key header (any unique string, e.g. a UUID) with this request.');
           }
