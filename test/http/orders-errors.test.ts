@@ -239,6 +239,10 @@ describe('idempotency', () => {
     const hidden = await place(`{"offer_ids":[${offer.id}],"target_url":"https://buyer.example/","__proto__":{"dry_run":true}}`, { key: w.spendKey, idem: 'as-sent-3', contentType: 'application/json' });
     expect(hidden.statusCode).toBe(400);
     expect(hidden.json().code).toBe('bad_request');
+    // Nor does a field named twice, which JSON.parse would read as its last value.
+    const twice = await place(`{"offer_ids":[${offer.id}],"offer_ids":[${pricey.id}],"target_url":"https://buyer.example/"}`, { key: w.spendKey, idem: 'as-sent-4', contentType: 'application/json' });
+    expect(twice.statusCode).toBe(400);
+    expect(twice.json()).toMatchObject({ code: 'bad_request', message: 'The request body names "offer_ids" twice; send each field once.' });
     // Key order is not part of it.
     const reordered = Object.fromEntries(Object.entries(body).reverse());
     const replay = await place(reordered, { key: w.spendKey, idem: 'as-sent' });

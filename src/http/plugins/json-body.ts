@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunc
 import fp from 'fastify-plugin';
 import sjson from 'secure-json-parse';
 import { DomainError } from '../../domain/errors.js';
+import { firstDuplicateMember } from './duplicate-members.js';
 
 /**
  * JSON bodies: an empty body counts as `{}` (body-less POSTs may still send a JSON Content-Type),
@@ -54,7 +55,10 @@ export const jsonBody = fp(
       }
       if (text === '') return done(null, {});
       try {
-        done(null, sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
+        const parsed: unknown = sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
+        const twice = parsed !== null && typeof parsed === 'object' ? firstDuplicateMember(text) : undefined;
+        if (twice !== undefined) return done(new DomainError('bad_request', `The request body names "${twice}" twice; send each field once.`), undefined);
+        done(null, parsed);
       } catch (err) {
         // Dropping such a key would act on a body other than the one sent (as an unknown field
         // would), and keeping it invites prototype pollution: it is refused.
