@@ -112,11 +112,12 @@ function conflictingMembers(t: string): string[] {
     }
     if (t[i] === ',') i++;
   }
-  const same = (v: string) => {
+  const same = (name: string) => (v: string) => {
     const x: unknown = JSON.parse(v);
-    return typeof x === 'string' ? x.trim() : typeof x === 'number' ? String(x) : v;
+    if (typeof x === 'string') return name === 'purchase_code' ? x.trim().toLowerCase() : x.trim();
+    return typeof x === 'number' ? String(x) : v;
   };
-  return [...values].filter(([, vs]) => new Set(vs.map(same)).size > 1).map(([name]) => name);
+  return [...values].filter(([name, vs]) => new Set(vs.map(same(name))).size > 1).map(([name]) => name);
 }
 
 function parseBody(type: string, text: string): unknown {
@@ -194,11 +195,14 @@ function resolve(values: Raw[]): Param {
 // `item_id=01` and a JSON `"item_id": 1` name the same item: compared without leading zeros.
 const withoutLeadingZeros = (v: Raw): Raw => (typeof v === 'string' && /^\d+$/.test(v) ? v.replace(/^0+(?=\d)/, '') : v);
 
+// Purchase codes validate whatever their case, so a code and its upper-case spelling are one value.
+const caseless = (v: Raw): Raw => (typeof v === 'string' ? v.toLowerCase() : v);
+
 export function param(input: CatalogInput, name: 'item_id' | 'purchase_code'): Param {
   const values: Raw[] = [];
   collect(input.query, name, true, values);
   collect(input.body, name, input.bodyKind === 'form', values);
-  return resolve(name === 'item_id' ? values.map(withoutLeadingZeros) : values);
+  return resolve(values.map(name === 'item_id' ? withoutLeadingZeros : caseless));
 }
 
 /** The api_key, or undefined when it is missing, empty, not a string, or given with different values. */

@@ -239,6 +239,11 @@ describe('400 Invalid request: bodies', () => {
     expect((await validate(twice('api_key', s.readKey, ` ${s.readKey} `, `"purchase_code":"${s.code}",`), { headers: json })).statusCode).toBe(200);
     const code = await validate(twice('purchase_code', 'ffffffff-ffff-4fff-bfff-ffffffffffff', s.code, `"api_key":"${s.readKey}",`), { headers: json });
     expectError(code, 404, 'Invalid purchase code');
+    // Codes validate whatever their case, so one code in two cases is one value.
+    const cased = await validate(twice('purchase_code', s.code.toUpperCase(), s.code, `"api_key":"${s.readKey}",`), { headers: json });
+    expect(cased.statusCode).toBe(200);
+    const acrossParts = await validate(`api_key=${s.readKey}&purchase_code=${s.code.toUpperCase()}`, { headers: form(''), query: { purchase_code: s.code } });
+    expect(acrossParts.statusCode).toBe(200);
     const item = await get(`/api/items/item?api_key=${s.readKey}`, { headers: json, payload: twice('item_id', 999, s.itemIds[0]!) });
     expectError(item, 400, 'The item_id must be an integer.');
     expect((await get(`/api/items/item?api_key=${s.readKey}`, { headers: json, payload: twice('item_id', s.itemIds[0]!, String(s.itemIds[0])) })).statusCode).toBe(200);
