@@ -24,6 +24,7 @@ describe('liveUrlOn (publish)', () => {
       'https://@outlet.example/p',
       'https://a..outlet.example/',
       'https://.outlet.example/',
+      'https://outlet.example:0/p',
       'ftp://outlet.example/file',
       'javascript:alert(1)//outlet.example',
       'not a url',

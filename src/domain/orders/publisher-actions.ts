@@ -21,6 +21,7 @@ export function liveUrlOn(liveUrl: string, domain: string): string | undefined {
     return undefined;
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') return undefined;
+  if (u.port === '0') return undefined; // no page is served there
   if (u.username !== '' || u.password !== '' || /^[a-z]+:\/\/[^/?#]*@/i.test(liveUrl.trim())) return undefined;
   const host = u.hostname.toLowerCase().replace(/\.$/, '');
   if (host.split('.').some((label) => label === '')) return undefined;
