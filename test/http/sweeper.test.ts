@@ -36,7 +36,7 @@ it('a sweep stuck behind a lock is not joined by the next ticks', async () => {
     await app.ready();
     vi.advanceTimersByTime(20 * 10); // ten ticks
     // The first sweep reaches the lock; give the others every chance to (the pool has room for them).
-    for (let i = 0; i < 100 && (await waitingOnLocks()) === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 500 && (await waitingOnLocks()) === 0; i++) await new Promise((r) => setTimeout(r, 20));
     await new Promise((r) => setTimeout(r, 200));
     expect(await waitingOnLocks()).toBe(1);
   } finally {
