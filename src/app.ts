@@ -18,6 +18,7 @@ import { opsRoutes } from './http/ops.js';
 import { bearerAuth, createAuthService } from './http/plugins/auth.js';
 import { clientErrorHandler, errorHandling } from './http/plugins/errors.js';
 import { jsonBody } from './http/plugins/json-body.js';
+import { badlyEncodedNames, parseQueryString } from './http/plugins/query-string.js';
 import { requestLogging } from './http/plugins/logging.js';
 import { type Metrics, requestMetrics } from './http/plugins/metrics.js';
 import { openApi } from './http/plugins/openapi.js';
@@ -52,9 +53,14 @@ function httpServerOptions(config: Config): ServerOptions {
   return { requestTimeout, headersTimeout, connectionsCheckingInterval };
 }
 
-/** Every query parameter of Interface A takes one value: `?page=1&page=2` says which is wrong. */
-function refuseRepeatedParameters(query: unknown): void {
+/**
+ * Every query parameter of Interface A takes one value (`?page=1&page=2` says which is wrong),
+ * written as percent-encoded UTF-8 (`?q=%ED%A0%80` names q rather than searching for its text).
+ */
+function refuseBadQuery(query: unknown): void {
   if (!query || typeof query !== 'object') return;
+  const undecodable = badlyEncodedNames(query);
+  if (undecodable) throw invalidInput(Object.fromEntries(undecodable.map((k) => [k, ['is not valid percent-encoded UTF-8']])));
   const repeated = Object.entries(query).filter(([, v]) => Array.isArray(v));
   if (repeated.length) throw invalidInput(Object.fromEntries(repeated.map(([k]) => [k, ['is given more than once']])));
 }
@@ -80,7 +86,7 @@ export async function buildApp(deps: AppDeps) {
     trustProxy: deps.config.TRUST_PROXY,
     // While closing, requests on open keep-alive sockets get the contract's 503 (hook below).
     return503OnClosing: false,
-    routerOptions: { ignoreTrailingSlash: true },
+    routerOptions: { ignoreTrailingSlash: true, querystringParser: parseQueryString },
     // Router errors (malformed percent-encoding in the path) in the contract's shapes, not Fastify's.
     frameworkErrors: renderFrameworkError,
     // Errors before any request exists (a deadline passed while headers or body trickled in).
@@ -93,8 +99,8 @@ export async function buildApp(deps: AppDeps) {
     const validate = validatorCompiler(route as Parameters<typeof validatorCompiler>[0]);
     return (data: unknown) => {
       try {
+        if (route.httpPart === 'querystring') refuseBadQuery(data);
         refuseUnstorableText(data, route.httpPart ?? 'input');
-        if (route.httpPart === 'querystring') refuseRepeatedParameters(data);
       } catch (error) {
         return { error: error as Error };
       }

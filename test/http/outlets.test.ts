@@ -192,6 +192,17 @@ describe('GET /api/v1/outlets', () => {
     }
   });
 
+  it('a parameter whose percent-escapes are not UTF-8 → 422 naming it, not a search for its text', async () => {
+    for (const [query, field] of [['q=%ED%A0%80', 'q'], ['q=100%', 'q'], ['country=%FF', 'country'], ['per_page=5&q=a%zzb', 'q']]) {
+      const { res, body } = await list(query);
+      expect(res.statusCode, query).toBe(422);
+      expect(body.errors, query).toEqual({ [field]: ['is not valid percent-encoded UTF-8'] });
+    }
+    // Well-formed escapes, a literal % among them, still read as written.
+    const fine = await list('q=%25off%20travel&per_page=5');
+    expect(fine.res.statusCode).toBe(200);
+  });
+
   it('401 without a key', async () => {
     const res = await h.app.inject({ method: 'GET', url: '/api/v1/outlets', remoteAddress: '10.2.2.2' });
     expect(res.statusCode).toBe(401);
