@@ -193,7 +193,7 @@ describe('GET /api/v1/outlets', () => {
   });
 
   it('a parameter whose percent-escapes are not UTF-8 → 422 naming it, not a search for its text', async () => {
-    for (const [query, field] of [['q=%ED%A0%80', 'q'], ['q=100%', 'q'], ['country=%FF', 'country'], ['per_page=5&q=a%zzb', 'q']]) {
+    for (const [query, field] of [['q=%ED%A0%80', 'q'], ['q=100%', 'q'], ['country=%FF', 'country'], ['per_page=5&q=a%zzb', 'q']] as const) {
       const { res, body } = await list(query);
       expect(res.statusCode, query).toBe(422);
       expect(body.errors, query).toEqual({ [field]: ['is not valid percent-encoded UTF-8'] });
