@@ -179,6 +179,14 @@ describe('multiple-choice knapsack with at most k picks', () => {
     expect(r.picks).toHaveLength(50);
   });
 
+  it('keeps the plain optimum\'s best k picks when the priced search lands below them', () => {
+    // A reviewer's instance: the priced search picked A alone (7,194) where B + C (13,515) fit.
+    const groups = [[item('A', 7_194, 1_365), item('B', 6_593, 37)], [item('C', 6_922, 226)], [item('D', 6_477, 927)]];
+    const r = solveMultipleChoiceKnapsackAtMost(groups, 1_414, 2);
+    expect(r.totalValue).toBe(bruteForce(groups, 1_414, 2));
+    expect(names(r.picks)).toEqual(['B', 'C']);
+  });
+
   it('is the plain optimum when that picks few enough', () => {
     const groups = [[item('A', 10, 60)], [item('B', 7, 50)], [item('C', 7, 50)]];
     expect(names(solveMultipleChoiceKnapsackAtMost(groups, 100, 2).picks)).toEqual(['B', 'C']);

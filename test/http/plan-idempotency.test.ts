@@ -23,5 +23,13 @@ describe('POST /api/v1/plan with an Idempotency-Key', () => {
     const noKey = await h.app.inject({ method: 'POST', url: '/api/v1/plan', headers: bearer(ws.readKey), payload: { goal: 'technology', budget_usd: 500 } });
     expect(noKey.statusCode).toBe(200);
     expect(noKey.headers['idempotent-replayed']).toBeUndefined();
+    // A blank key is no key: nothing stored, nothing replayed, any body goes.
+    for (const budget_usd of [500, 500, 700]) {
+      const blank = await plan({ goal: 'technology reviews', budget_usd }, '  ');
+      expect(blank.statusCode).toBe(200);
+      expect(blank.headers['idempotent-replayed']).toBeUndefined();
+    }
+    const { rows } = await h.database.pool.query(`SELECT count(*)::int AS n FROM idempotency_records WHERE trim(key) = ''`);
+    expect(rows[0].n).toBe(0);
   });
 });

@@ -247,6 +247,16 @@ describe('place-orders: confirming', () => {
       expect(body.total_cents).toBeGreaterThan(20_000);
       expect(await state(ws.workspaceId)).toEqual(before);
     });
+
+    it('a changed total is quote_changed even when it is now above the approval limit', async () => {
+      const { ws, p, client, args } = await setup();
+      await setApprovalRules(h.database.db, ws.workspaceId, { maxOrderCents: 20_000 }); // the $180.00 quoted is within it
+      const { confirmation_token } = await quote(client, args);
+      await h.database.pool.query('UPDATE offers SET publisher_price_cents = publisher_price_cents + 10000 WHERE id = $1', [p.offers[1]!.id]);
+      const body = await fails(client, 'place-orders', { ...args, confirmation_token }, 'quote_changed');
+      expect(body.quoted_total_cents).toBe(18_000);
+      expect(body.total_cents).toBeGreaterThan(20_000);
+    });
   });
 
   it('accepts on a second app instance on the same database a token minted by the first', async () => {

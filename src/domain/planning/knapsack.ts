@@ -205,5 +205,13 @@ export function solveMultipleChoiceKnapsackAtMost<T extends KnapsackOption>(
     }
   }
   if (totalCost > budgetCents) throw new Error(`knapsack exceeded its budget: ${totalCost} > ${budgetCents}`);
-  return { picks, totalCost, totalValue: picks.reduce((sum, o) => sum + o.value, 0), unit: best.unit, exact: false, capped: true };
+  const totalValue = picks.reduce((sum, o) => sum + o.value, 0);
+  // The plain optimum's maxPicks most valuable picks always fit too; with few picks allowed the
+  // priced search can land far below them (one pick where two fit), so the better answer is kept.
+  const trimmed = [...plain.picks].sort((a, b) => b.value - a.value || a.cost - b.cost).slice(0, maxPicks);
+  const trimmedValue = trimmed.reduce((sum, o) => sum + o.value, 0);
+  if (trimmedValue > totalValue) {
+    return { picks: trimmed, totalCost: trimmed.reduce((sum, o) => sum + o.cost, 0), totalValue: trimmedValue, unit: plain.unit, exact: false, capped: true };
+  }
+  return { picks, totalCost, totalValue, unit: best.unit, exact: false, capped: true };
 }

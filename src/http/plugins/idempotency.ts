@@ -157,6 +157,12 @@ class Replay {
   constructor(readonly status: number, readonly json: string) {}
 }
 
+/** The request's Idempotency-Key; an empty or blank header sends none (the contract's answer for a missing one). */
+function idempotencyKeyOf(request: FastifyRequest): string | undefined {
+  const key = request.headers['idempotency-key'];
+  return typeof key === 'string' && key.trim() !== '' ? key : undefined;
+}
+
 function idempotentWith(
   deps: IdempotencyDeps,
   handler: Handler,
@@ -164,7 +170,7 @@ function idempotentWith(
   leadOf: ((request: FastifyRequest, now: number) => Lead | undefined) | undefined,
 ) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
-    const key = request.headers['idempotency-key'];
+    const key = idempotencyKeyOf(request);
     const now = deps.clock.now();
     const lead = leadOf?.(request, now);
     const leadSql = lead?.map((st) => executeSql(st.sql, st.values)) ?? [];
@@ -248,8 +254,8 @@ export const idempotencyKeyCheck = fp(
       if (!route.schema?.headers) route.schema = { ...route.schema, headers: idempotencyHeaders[mode] };
       const check = async (request: FastifyRequest) => {
         const key = request.headers['idempotency-key'];
-        // An empty or blank header sends no key: the contract's answer for a missing one.
-        if (key === undefined || (typeof key === 'string' && key.trim() === '')) {
+        // No key, or a blank one (idempotencyKeyOf reads it as none); repeated headers are checked below.
+        if (key === undefined || (typeof key === 'string' && idempotencyKeyOf(request) === undefined)) {
           if (mode === 'required') {
             throw new DomainError('idempotency_key_required', 'Send an Idempotency-Key header (any unique string, e.g. a UUID) with this request.');
           }

@@ -13,7 +13,7 @@ export function parseQueryString(query: string): Record<string, unknown> {
   const parsed = parse(query) as Record<string | symbol, unknown>;
   if (query.includes('%')) {
     const bad = badlyEncoded(query);
-    if (bad.length) parsed[BADLY_ENCODED] = bad;
+    if (bad.length) Object.defineProperty(parsed, BADLY_ENCODED, { value: bad, enumerable: false });
   }
   return parsed as Record<string, unknown>;
 }

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { buyerActions } from '../../domain/orders/buyer-actions.js';
-import { checkPlacement, placeOrders as place } from '../../domain/orders/place-orders.js';
+import { DomainError } from '../../domain/errors.js';
+import { checkPlacement, type PlaceOrdersInput, placeOrders as place } from '../../domain/orders/place-orders.js';
+import type { Tx } from '../../db/tx.js';
 import { buyerOrder, placeOrdersBody } from '../../http/schemas/orders.js';
 import { spendOnce, quoteChanged } from '../confirmation.js';
 import { approvalItem, moneyOf, placementItem, quoteApproval, quotePlacement, quoteSchema } from '../quotes.js';
@@ -66,6 +68,19 @@ const placeOrdersInput = placeOrdersBody
   })
   .strict();
 
+/**
+ * What the placement totals now. The approval limit is checked on the way, and its refusal says
+ * the new total; a total that changed is said first, as quote_changed, like a shortfall would be.
+ */
+async function currentTotal(tx: Tx, ctx: ToolContext, input: PlaceOrdersInput): Promise<number> {
+  try {
+    return (await checkPlacement(tx, ctx.principal, input)).total;
+  } catch (err) {
+    if (err instanceof DomainError && err.code === 'approval_required') return err.details.total_cents as number;
+    throw err;
+  }
+}
+
 export const placeOrders = defineTool({
   name: 'place-orders',
   title: 'Place orders (quote, then confirm)',
@@ -87,8 +102,8 @@ export const placeOrders = defineTool({
     return spendOnce(ctx, 'place-orders', args, confirmation_token, async (tx, quoted) => {
       // A changed total is said first: a shortfall on a total the user never saw would have the
       // agent ask for a top-up before it asks to confirm the new price.
-      const current = await checkPlacement(tx, ctx.principal, input);
-      if (current.total !== quoted) throw quoteChanged(quoted, current.total, fmt);
+      const current = await currentTotal(tx, ctx, input);
+      if (current !== quoted) throw quoteChanged(quoted, current, fmt);
       const orders = await place(tx, ctx.principal, input, ctx.clock.now(), ctx.durations);
       const total = orders.reduce((s, o) => s + o.price, 0);
       if (total !== quoted) throw quoteChanged(quoted, total, fmt);
