@@ -32,7 +32,9 @@ export const errorBody = z
   });
 
 const errorDescriptions = {
-  400: 'Unparseable JSON, wrong Content-Type, or a malformed Idempotency-Key (1–255 visible ASCII characters, sent once).',
+  400:
+    'Unparseable JSON, a body that is not UTF-8 or names a member twice or holds a __proto__ key, wrong Content-Type, or a ' +
+    'malformed Idempotency-Key (1–255 visible ASCII characters, sent once).',
   401: 'Missing, malformed, unknown or revoked key (WWW-Authenticate: Bearer).',
   402: 'Balance too low; carries needed_cents.',
   403: 'The key cannot do this (not a spending key, wrong kind of key, or over the approval limit).',
