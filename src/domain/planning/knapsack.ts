@@ -52,6 +52,11 @@ export function defaultSteps(optionCount: number): number {
 
 const EPS = 1e-9;
 
+/** A group's most valuable option, the cheaper of two as valuable. */
+function bestOf<T extends KnapsackOption>(group: readonly T[]): T {
+  return group.reduce((a, b) => (b.value > a.value || (b.value === a.value && b.cost < a.cost) ? b : a));
+}
+
 function gcd(a: number, b: number): number {
   while (b) [a, b] = [b, a % b];
   return a;
@@ -68,7 +73,6 @@ export function solveMultipleChoiceKnapsack<T extends KnapsackOption>(
     .map((g) => g.filter((o) => Number.isFinite(o.cost) && o.cost >= 0 && o.cost <= budget && o.value > 0))
     .filter((g) => g.length > 0);
   // When the budget covers every group's best option, that is the optimum: no table needed.
-  const bestOf = (g: readonly T[]) => g.reduce((a, b) => (b.value > a.value || (b.value === a.value && b.cost < a.cost) ? b : a));
   const everyBest = live.map(bestOf);
   const everyBestCost = everyBest.reduce((s, o) => s + o.cost, 0);
   if (everyBestCost <= budget) {
@@ -158,12 +162,11 @@ export function solveMultipleChoiceKnapsackAtMost<T extends KnapsackOption>(
 ): KnapsackResult<T> & { capped: boolean } {
   const plain = solveMultipleChoiceKnapsack(groups, budgetCents, opts);
   if (plain.picks.length <= maxPicks) return { ...plain, capped: false };
-  const bestOf = (g: readonly T[]) => g.reduce((a, b) => (b.value > a.value || (b.value === a.value && b.cost < a.cost) ? b : a));
-  const top = groups
+  const bests = groups
     .filter((g) => g.some((o) => o.value > 0))
     .map(bestOf)
-    .sort((a, b) => b.value - a.value || a.cost - b.cost)
-    .slice(0, maxPicks);
+    .sort((a, b) => b.value - a.value || a.cost - b.cost);
+  const top = bests.slice(0, maxPicks);
   const topCost = top.reduce((sum, o) => sum + o.cost, 0);
   if (topCost <= budgetCents) {
     return { picks: top, totalCost: topCost, totalValue: top.reduce((sum, o) => sum + o.value, 0), unit: 1, exact: true, capped: true };
@@ -185,8 +188,7 @@ export function solveMultipleChoiceKnapsackAtMost<T extends KnapsackOption>(
   };
   // At λ = the (maxPicks + 1)-th largest best value, at most maxPicks groups keep an option worth
   // more than λ: the bisection starts from there rather than from the largest value.
-  const bestValues = groups.map((g) => Math.max(0, ...g.map((o) => o.value))).sort((x, y) => y - x);
-  const lambda = smallestLambda(0, Math.ceil(bestValues[maxPicks] ?? 0) || 1);
+  const lambda = smallestLambda(0, Math.ceil(bests[maxPicks]?.value ?? 0) || 1);
   const best = priced(lambda);
   const picks = best.picks.map((p) => p.option);
   let totalCost = best.totalCost;
