@@ -39,7 +39,7 @@ const concurrency = Number(opts.concurrency);
 const work = mkdtempSync(join(tmpdir(), 'mkt-alternate-'));
 chmodSync(work, 0o755); // PostgreSQL runs as its own user when we are root: it must enter the folder
 if (!process.env.DATABASE_URL) mkdirSync(join(work, 'pg'), { mode: 0o755 });
-const embedded = process.env.DATABASE_URL ? undefined : await startEmbedded({ dataDir: join(work, 'pg'), port: 54000 + (process.pid % 1000), extraFlags: ['-c', 'fsync=off'] });
+const embedded = process.env.DATABASE_URL ? undefined : await startEmbedded({ dataDir: join(work, 'pg'), port: 54000 + (process.pid % 1000), extraFlags: [] });
 // Whatever happens below, the embedded PostgreSQL and its folder go.
 let close = async () => {};
 try {
