@@ -12,7 +12,7 @@ import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 
 const dist = (file: string) => pathToFileURL(join(import.meta.dirname, '..', 'dist', 'src', file)).href;
 
-const { BODY_LIMIT } = (await import(dist('app.js'))) as typeof import('../src/app.js');
+const { BODY_LIMITS } = (await import(dist('http/body-limits.js'))) as typeof import('../src/http/body-limits.js');
 const { loadConfig } = (await import(dist('config.js'))) as typeof import('../src/config.js');
 const { createDatabase } = (await import(dist('db/client.js'))) as typeof import('../src/db/client.js');
 const { createLogger } = (await import(dist('logger.js'))) as typeof import('../src/logger.js');
@@ -39,7 +39,7 @@ const app = Fastify({
   logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
   genReqId,
   requestIdHeader: false,
-  bodyLimit: BODY_LIMIT,
+  bodyLimit: BODY_LIMITS.standard,
   trustProxy: false,
   return503OnClosing: true,
   routerOptions: { ignoreTrailingSlash: true },

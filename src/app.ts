@@ -13,6 +13,7 @@ import { refuseUnstorableText } from './domain/text-input.js';
 import { useInputMessages } from './domain/input-messages.js';
 import { KeyResolver } from './domain/keys/key-resolver.js';
 import { catalogClientErrorBody, catalogNotFoundRenderer, renderFrameworkError } from './http/catalog/errors.js';
+import { BODY_LIMITS } from './http/body-limits.js';
 import { catalogRoutes } from './http/catalog/index.js';
 import { opsRoutes } from './http/ops.js';
 import { bearerAuth, createAuthService } from './http/plugins/auth.js';
@@ -40,7 +41,6 @@ export interface AppDeps {
   metrics?: Metrics;
 }
 
-export const BODY_LIMIT = 1024 * 1024;
 
 /** Node's own request deadlines, which Fastify has no option for. */
 function httpServerOptions(config: Config): ServerOptions {
@@ -76,7 +76,8 @@ export async function buildApp(deps: AppDeps) {
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
     genReqId,
     requestIdHeader: false,
-    bodyLimit: BODY_LIMIT,
+    // Routes that take an article raise it (http/body-limits.ts); Interface B lowers it.
+    bodyLimit: BODY_LIMITS.standard,
     // Slow or hostile clients (README, "Behaviour worth knowing"; HTTP_*_TIMEOUT_MS).
     connectionTimeout: deps.config.HTTP_CONNECTION_TIMEOUT_MS,
     keepAliveTimeout: deps.config.HTTP_KEEP_ALIVE_TIMEOUT_MS,

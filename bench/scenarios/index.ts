@@ -1,14 +1,15 @@
 import { mcp } from './mcp.js';
 import { mcpPing } from './mcp-ping.js';
+import { hostile } from './hostile.js';
 import { me } from './me.js';
 import { ordersMany, ordersOne } from './orders.js';
 import type { Scenario } from './types.js';
-import { validation } from './validation.js';
+import { validation, validationForm } from './validation.js';
 
-export type { BenchContext, BenchRequest, Ceiling, Scenario } from './types.js';
+export type { BackgroundLoad, BenchContext, BenchRequest, Ceiling, Scenario } from './types.js';
 
 /** Every scenario `npm run bench -- <name>` knows; add new ones here. */
-export const scenarios: readonly Scenario[] = [me, validation, mcp, mcpPing, ordersMany, ordersOne];
+export const scenarios: readonly Scenario[] = [me, validation, validationForm, hostile, mcp, mcpPing, ordersMany, ordersOne];
 
 /** Names that stand for several scenarios, e.g. `npm run bench -- orders`. */
 export const scenarioGroups: Readonly<Record<string, readonly Scenario[]>> = { orders: [ordersMany, ordersOne] };

@@ -22,6 +22,15 @@ export interface BenchRequest {
   headers?: Record<string, string>;
   /** Sent as a JSON body with content-type application/json. */
   json?: unknown;
+  /** Sent as it is (give its content-type in headers); for bodies JSON cannot spell, forms. */
+  body?: string;
+}
+
+/** Load put on the server while a scenario is measured, from a load generator of its own. */
+export interface BackgroundLoad {
+  description: string;
+  connections: number;
+  requests: BenchRequest[];
 }
 
 /**
@@ -56,6 +65,12 @@ export interface Scenario {
    * ratio is shown, but it has no target of its own and never fails the run.
    */
   diagnostic?: boolean;
+  /** Connections of this scenario's load, when not the run's --connections. */
+  connections?: number;
+  /** Sent at the same time by another load generator, during the scenario's warm-up and slices. */
+  background?(ctx: BenchContext): BackgroundLoad;
+  /** Besides its ratio, the scenario passes only when its p99 stays below this many ms. */
+  maxP99Ms?: number;
   /** Optional preparation before any load (create data through the API or the database). */
   setup?(ctx: BenchContext): Promise<void>;
 }

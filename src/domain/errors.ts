@@ -46,8 +46,26 @@ export const notFound = (what: string) => new DomainError('not_found', `${what} 
 /** What an invalid_input error says when its fields say it all. */
 export const GENERIC_INVALID = 'The given data was invalid.';
 
-export const invalidInput = (errors: FieldErrors, message = GENERIC_INVALID) =>
-  new DomainError('invalid_input', message, { errors });
+/** At most this many fields are named in one answer; the rest are counted in `errors_omitted`. */
+export const MAX_FIELD_ERRORS = 20;
+
+/**
+ * The first MAX_FIELD_ERRORS fields of `errors` and how many were left out: a body with 75,000
+ * unknown members must not get an answer that lists every one.
+ */
+export function capFieldErrors(errors: FieldErrors): { errors: FieldErrors; omitted: number } {
+  const keys = Object.keys(errors);
+  if (keys.length <= MAX_FIELD_ERRORS) return { errors, omitted: 0 };
+  const kept: FieldErrors = Object.create(null) as FieldErrors;
+  for (const key of keys.slice(0, MAX_FIELD_ERRORS)) kept[key] = errors[key]!;
+  return { errors: kept, omitted: keys.length - MAX_FIELD_ERRORS };
+}
+
+export const invalidInput = (errors: FieldErrors, message: string | ((capped: FieldErrors, omitted: number) => string) = GENERIC_INVALID) => {
+  const capped = capFieldErrors(errors);
+  const text = typeof message === 'string' ? message : message(capped.errors, capped.omitted);
+  return new DomainError('invalid_input', text, { errors: capped.errors, ...(capped.omitted ? { errors_omitted: capped.omitted } : {}) });
+};
 
 export const forbidden = (message: string) => new DomainError('forbidden', message);
 

@@ -10,6 +10,7 @@ import { createConfirmations } from '../mcp/confirmation.js';
 import { buildMcpServer } from '../mcp/server.js';
 import { type AuthService, workspacePrincipal } from './plugins/auth.js';
 import { type ErrorRenderer, renderV1Error } from './plugins/errors.js';
+import { BODY_LIMITS } from './body-limits.js';
 
 export interface McpRouteDeps {
   auth: AuthService;
@@ -141,7 +142,7 @@ export const mcpRoutes: FastifyPluginAsync<McpRouteDeps> = async (app, deps) => 
   };
   const config = { auth: 'buyer-or-401' as const, renderError: renderMcpError };
 
-  app.post('/mcp', { config, schema: { hide: true } }, async (request, reply) => {
+  app.post('/mcp', { config, bodyLimit: BODY_LIMITS.content, schema: { hide: true } }, async (request, reply) => {
     // JSON-RPC says malformed params are -32602; the SDK would answer -32603 with zod's text. In a
     // batch, the malformed requests are answered here and the others go on to the SDK.
     // A batch is as many requests as it holds: the bearer hook counted one, the rest count here,

@@ -74,8 +74,10 @@ export function createConfirmations(secret: string, clock: Clock): Confirmations
     verify(token, keyId, tool, args) {
       const [version, payload, signature, ...rest] = token.split('.');
       if (version !== VERSION || !payload || !signature || rest.length) throw refuse('it is not a token this server issued');
-      const given = Buffer.from(signature, 'base64url');
-      const expected = sign(payload);
+      // Compared as text, not as decoded bytes: base64url decoding ignores padding and the unused
+      // low bits of the last character, so several spellings would pass for the one issued.
+      const given = Buffer.from(signature);
+      const expected = Buffer.from(sign(payload).toString('base64url'));
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
         throw refuse('it was not issued by this server or has been altered');
       }

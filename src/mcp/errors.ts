@@ -27,13 +27,14 @@ export function toolError(err: unknown, ctx: { log: FastifyBaseLogger; requestId
 /** An agent reads the message first: a generic invalid_input one is replaced by what is wrong. */
 function agentMessage(error: DomainError): string {
   const errors = error.details.errors as FieldErrors | undefined;
-  return error.message === GENERIC_INVALID && errors ? `Invalid arguments: ${summarise(errors)}.` : error.message;
+  const omitted = Number(error.details.errors_omitted ?? 0);
+  return error.message === GENERIC_INVALID && errors ? `Invalid arguments: ${summarise(errors, omitted)}.` : error.message;
 }
 
-const summarise = (errors: FieldErrors) =>
+const summarise = (errors: FieldErrors, omitted: number) =>
   Object.entries(errors)
     .map(([field, problems]) => `${field}: ${problems.join('; ')}`)
-    .join(', ');
+    .join(', ') + (omitted ? ` and ${omitted} more` : '');
 
 /** A zod failure as invalid_input naming every bad argument, like REST's 422. */
 export function invalidArguments(error: z.ZodError): DomainError {
@@ -49,7 +50,7 @@ export function invalidArguments(error: z.ZodError): DomainError {
     add(issue.path.length ? issue.path.join('.') : 'arguments', issue.code, issue.message);
   }
   for (const [field, issues] of byField) errors[field] = fieldProblems(issues);
-  return invalidInput(errors, `Invalid arguments: ${summarise(errors)}.`);
+  return invalidInput(errors, (capped, omitted) => `Invalid arguments: ${summarise(capped, omitted)}.`);
 }
 
 /**

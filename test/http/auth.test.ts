@@ -126,6 +126,8 @@ describe('unknown keys', () => {
       }
       const lookups = spy.mock.calls.filter((c) => JSON.stringify(c[0]).includes('api_key_by_hash')).length;
       expect(lookups).toBeLessThanOrEqual(h.config.UNKNOWN_KEY_RATE_LIMIT_PER_MINUTE);
+      // Past the allowance, each key's visible prefix is checked against live keys read at most once a second.
+      expect(spy.mock.calls.filter((c) => JSON.stringify(c[0]).includes('api_key_live_prefixes')).length).toBeLessThanOrEqual(1);
       expect(statuses.slice(0, 60).every((s) => s === 401)).toBe(true);
       expect(statuses.slice(60).every((s) => s === 429)).toBe(true);
     } finally {
@@ -133,12 +135,18 @@ describe('unknown keys', () => {
     }
   });
 
-  it('no key at all is a 401 even from an address that used up its unknown keys', async () => {
+  it('no key at all counts per address too: 429 from an address that used up its allowance', async () => {
     // 10.9.9.9 flooded in the first test of this block.
     const res = await me({}, { remoteAddress: '10.9.9.9' });
-    expect(res.statusCode).toBe(401);
+    expect(res.statusCode).toBe(429);
+    expect(res.headers['retry-after']).toBeDefined();
     const b = await h.app.inject({ method: 'GET', url: '/api/account/details', remoteAddress: '10.9.9.9' });
-    expect(b.statusCode).toBe(401);
+    expect(b.statusCode).toBe(429);
+    // Elsewhere, no key is the contract's 401, counted: the 61st of a minute is a 429.
+    const statuses: number[] = [];
+    for (let i = 0; i < 61; i++) statuses.push((await me({}, { remoteAddress: '10.7.7.7' })).statusCode);
+    expect(statuses.slice(0, 60).every((s) => s === 401)).toBe(true);
+    expect(statuses[60]).toBe(429);
   });
 
   it('the same unknown key repeated is looked up once', async () => {
@@ -152,10 +160,14 @@ describe('unknown keys', () => {
     }
   });
 
-  it('a flooding IP gets no new key lookups for the window, but keys already cached keep working', async () => {
+  it('a flooding IP gets no lookups for random keys, but its real keys keep working, new ones included', async () => {
     const ws = await workspaceWithKeys(h.database.db);
-    // Not yet cached: the flooding IP's lookups are used up, so the request is limited per IP.
-    expect((await me(bearer(ws.readKey), { remoteAddress: '10.9.9.9' })).statusCode).toBe(429);
+    // A key the process has never seen, from the flooding IP: its visible prefix is a live key's
+    // once the prefix set is read again (at most once a second), so it is looked up.
+    h.clock.advance(1_000);
+    expect((await me(bearer(ws.readKey), { remoteAddress: '10.9.9.9' })).statusCode).toBe(200);
+    // A random key still gets no lookup: limited per IP.
+    expect((await me({ authorization: `Bearer ${generateRawKey()}` }, { remoteAddress: '10.9.9.9' })).statusCode).toBe(429);
     // Cached by a request from elsewhere: answered from the cache and counted in the key's bucket.
     expect((await me(bearer(ws.spendKey), { remoteAddress: '10.5.5.5' })).statusCode).toBe(200);
     expect((await me(bearer(ws.spendKey), { remoteAddress: '10.9.9.9' })).statusCode).toBe(200);

@@ -2,14 +2,14 @@ import Fastify from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { BODY_LIMIT } from '../../src/app.js';
+import { BODY_LIMITS, JSON_LIMITS } from '../../src/http/body-limits.js';
 import { errorHandling } from '../../src/http/plugins/errors.js';
 import { jsonBody } from '../../src/http/plugins/json-body.js';
 import { genReqId } from '../../src/http/plugins/request-id.js';
 
 // The body plugins exactly as the app registers them, on a probe route, until the POST routes
 // of later features exercise them end to end.
-const app = Fastify({ genReqId, requestIdHeader: false, bodyLimit: BODY_LIMIT }).withTypeProvider<ZodTypeProvider>();
+const app = Fastify({ genReqId, requestIdHeader: false, bodyLimit: BODY_LIMITS.standard }).withTypeProvider<ZodTypeProvider>();
 app.setValidatorCompiler(validatorCompiler);
 await app.register(errorHandling);
 await app.register(jsonBody);
@@ -56,15 +56,48 @@ describe('JSON bodies', () => {
     }
   });
 
-  it('a body over 1 MB is 413 payload_too_large', async () => {
+  it("a body over the route's limit is 413 payload_too_large, saying the limit", async () => {
     const res = await app.inject({
       method: 'POST',
       url: '/probe',
       headers: { 'content-type': 'application/json' },
-      payload: JSON.stringify({ goal: 'x'.repeat(BODY_LIMIT) }),
+      payload: JSON.stringify({ goal: 'x'.repeat(BODY_LIMITS.standard) }),
     });
     expect(res.statusCode).toBe(413);
-    expect(res.json().code).toBe('payload_too_large');
+    expect(res.json()).toMatchObject({ code: 'payload_too_large', message: expect.stringContaining('64 KB') });
+  });
+
+  it('a body nested too deep or holding too many values is a 400 before it is parsed', async () => {
+    const deep = '['.repeat(30_000) + ']'.repeat(30_000);
+    const many = JSON.stringify({ goal: Array.from({ length: JSON_LIMITS.maxValues + 1 }, () => 0) });
+    for (const [payload, words] of [
+      [deep, 'levels deep'],
+      ['{"goal":' + '{"a":'.repeat(JSON_LIMITS.maxDepth) + '1' + '}'.repeat(JSON_LIMITS.maxDepth) + ',"budget_usd":1}', 'levels deep'],
+      [many, 'members and array elements'],
+    ] as const) {
+      const res = await app.inject({ method: 'POST', url: '/probe', headers: { 'content-type': 'application/json' }, payload });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ code: 'bad_request', message: expect.stringContaining(words) });
+    }
+    // At the limits, the body is read (and then validated).
+    const atDepth = '{"goal":' + '{"a":'.repeat(JSON_LIMITS.maxDepth - 1) + '1' + '}'.repeat(JSON_LIMITS.maxDepth - 1) + ',"budget_usd":1}';
+    const res = await app.inject({ method: 'POST', url: '/probe', headers: { 'content-type': 'application/json' }, payload: atDepth });
+    expect(res.statusCode).toBe(422);
+  });
+
+  it('a 422 names at most 20 fields and counts the others in errors_omitted', async () => {
+    const strict = Fastify({ genReqId, requestIdHeader: false }).withTypeProvider<ZodTypeProvider>();
+    strict.setValidatorCompiler(validatorCompiler);
+    await strict.register(errorHandling);
+    await strict.register(jsonBody);
+    strict.post('/strict', { schema: { body: z.strictObject({ goal: z.string() }) } }, async () => ({}));
+    const body = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`unknown_${i}`, 1]));
+    const res = await strict.inject({ method: 'POST', url: '/strict', payload: { goal: 'x', ...body } });
+    await strict.close();
+    expect(res.statusCode).toBe(422);
+    expect(Object.keys(res.json().errors)).toHaveLength(20);
+    expect(res.json().errors_omitted).toBe(4980);
+    expect(res.body.length).toBeLessThan(4000);
   });
 
   it('validation failures are 422 naming each field', async () => {

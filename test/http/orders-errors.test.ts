@@ -251,26 +251,22 @@ describe('idempotency', () => {
     expect(await balance(w.workspaceId)).toBe(100_000 - offer.price);
   });
 
-  it('a body nested thousands of levels deep → 422, not a stack overflow, with or without the key', async () => {
+  it('a body nested thousands of levels deep → 400 before it is parsed, with or without the idempotency key', async () => {
     // Written as text: JSON.stringify itself cannot go that deep.
     const deep = '[{"a":'.repeat(10_000) + '"x"' + '}]'.repeat(10_000);
     const body = JSON.stringify(valid()).replace(/}$/, `,"brief":${deep}}`);
     for (const idem of ['deep-1', null]) {
       const res = await place(body, { idem, contentType: 'application/json' });
-      if (idem === null) {
-        expect(res.statusCode).toBe(400); // the missing key comes first
-        continue;
-      }
-      expect(res.statusCode, res.body).toBe(422);
-      expect(res.json().errors).toEqual({ body: ['is nested more than 64 levels deep'] });
+      expect(res.statusCode, res.body).toBe(400);
+      expect(res.json().message).toMatch(/more than 32 levels deep/);
     }
     const search = await h.app.inject({
       method: 'POST',
       url: '/api/v1/plan',
       headers: { ...bearer(ws.readKey), 'content-type': 'application/json' },
-      payload: `{"goal":${deep}}`,
+      payload: `{"goal":${'['.repeat(5_000)}"x"${']'.repeat(5_000)}}`,
     });
-    expect(search.statusCode, search.body).toBe(422);
+    expect(search.statusCode, search.body).toBe(400);
   });
 
   it('keys are scoped to the API key', async () => {

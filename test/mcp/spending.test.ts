@@ -181,7 +181,21 @@ describe('place-orders: confirming', () => {
       const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
       const cheaper = Buffer.from(JSON.stringify({ ...claims, totalCents: 1 })).toString('base64url');
       const flipped = sig.slice(0, -2) + (sig.at(-2) === 'A' ? 'B' : 'A') + sig.at(-1);
-      for (const bad of [`${v}.${cheaper}.${sig}`, `${v}.${payload}.${flipped}`, `${v}.${payload}`, 'not-a-token', `mcq2.${payload}.${sig}`]) {
+      // Other spellings of the same signature bytes: padding, and the unused low bits of the last
+      // character (a 32-byte signature leaves two).
+      const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+      const lowBits = sig.slice(0, -1) + alphabet[alphabet.indexOf(sig.at(-1)!) ^ 1];
+      expect(Buffer.from(lowBits, 'base64url')).toEqual(Buffer.from(sig, 'base64url'));
+      expect(Buffer.from(`${sig}=`, 'base64url')).toEqual(Buffer.from(sig, 'base64url'));
+      for (const bad of [
+        `${v}.${cheaper}.${sig}`,
+        `${v}.${payload}.${flipped}`,
+        `${v}.${payload}.${sig}=`,
+        `${v}.${payload}.${lowBits}`,
+        `${v}.${payload}`,
+        'not-a-token',
+        `mcq2.${payload}.${sig}`,
+      ]) {
         await refused(client, { ...args, confirmation_token: bad }, /not a token this server issued|altered/, ws.workspaceId);
       }
     });

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Clock } from '../clock.js';
 import { abilitiesFor } from './abilities.js';
-import { hashKey, isWellFormedKey } from './key-format.js';
+import { hashKey, isWellFormedKey, visiblePrefix } from './key-format.js';
 import type { Principal } from './principal.js';
 
 const CACHE_TTL_MS = 5_000; // contract: revocation takes effect within 5 s on every process
@@ -9,6 +9,8 @@ const MAX_ENTRIES = 50_000;
 const LAST_USED_EVERY_MS = 60_000;
 // How long a key that resolved stays "known" to the unknown-key guard (see `resolve`).
 const KNOWN_VALID_MS = 24 * 3_600_000;
+// How stale the set of live keys' visible prefixes may be when the guard consults it.
+const PREFIXES_FRESH_MS = 1_000;
 
 interface Entry {
   principal: Principal | null;
@@ -30,6 +32,7 @@ export class KeyResolver {
   private readonly lastUsedWrites = new Map<number, number>();
   /** Hashes of keys that resolved, with when they last did; never used to authorise, only to look up. */
   private readonly knownValid = new Map<string, number>();
+  private prefixes: { set: Set<string>; readAt: number; reading: Promise<void> | undefined } | undefined;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -45,12 +48,13 @@ export class KeyResolver {
 
   /**
    * Resolves a raw key, hashing it once. `mayQuery` decides, only on a cache miss, whether the
-   * database may be asked; when it says no the key counts as unknown. It is told whether the key
-   * resolved within the last day: a flood of random keys from one address must not lock out
-   * that address's real keys once their 5-second cache entries lapse, and random keys cannot
-   * pass for known ones.
+   * database may be asked; when it says no the key counts as unknown. It may ask `plausible()`
+   * whether the key could be real: it resolved on this process within the last day, or its
+   * visible prefix is a live key's. A flood of random keys from one address must not lock out
+   * that address's real keys, new ones included, and random keys almost never share a prefix
+   * (62^6 of them) with a live key.
    */
-  async resolve(raw: string, mayQuery: (knownValid: boolean) => boolean = () => true): Promise<Principal | null> {
+  async resolve(raw: string, mayQuery: (plausible: () => Promise<boolean>) => boolean | Promise<boolean> = () => true): Promise<Principal | null> {
     if (!isWellFormedKey(raw)) return null;
     const hash = hashKey(raw);
     const cached = this.cached(hash);
@@ -58,8 +62,12 @@ export class KeyResolver {
       if (cached) this.touch(cached.keyId);
       return cached;
     }
-    const seen = this.knownValid.get(hash);
-    if (!mayQuery(seen !== undefined && this.clock.now() - seen < KNOWN_VALID_MS)) return null;
+    const plausible = async () => {
+      const seen = this.knownValid.get(hash);
+      if (seen !== undefined && this.clock.now() - seen < KNOWN_VALID_MS) return true;
+      return (await this.livePrefixes()).has(visiblePrefix(raw));
+    };
+    if (!(await mayQuery(plausible))) return null;
     const { rows } = await this.pool.query({ ...lookupStatement, values: [hash] });
     const row = rows[0] as
       | { id: number; name: string; prefix: string; can_place_orders: boolean; workspace_id: number | null; publisher_id: number | null }
@@ -81,6 +89,25 @@ export class KeyResolver {
       this.markKnown(hash);
     } else this.knownValid.delete(hash);
     return principal;
+  }
+
+  /**
+   * Visible prefixes of every live key, read at most once a second and only while some address
+   * floods: one query a second stands in for one a request.
+   */
+  private async livePrefixes(): Promise<Set<string>> {
+    const p = (this.prefixes ??= { set: new Set(), readAt: -Infinity, reading: undefined });
+    if (this.clock.now() - p.readAt >= PREFIXES_FRESH_MS) {
+      p.reading ??= this.pool
+        .query<{ prefix: string }>({ name: 'api_key_live_prefixes', text: 'SELECT DISTINCT prefix FROM api_keys WHERE revoked_at IS NULL' })
+        .then(({ rows }) => {
+          p.set = new Set(rows.map((r) => r.prefix));
+          p.readAt = this.clock.now();
+        })
+        .finally(() => (p.reading = undefined));
+      await p.reading;
+    }
+    return p.set;
   }
 
   private cached(hash: string): Principal | null | undefined {

@@ -52,7 +52,8 @@ function catalogErrorResponse(error: DomainError): { status: number; body: { sta
 
 export const renderCatalogError: ErrorRenderer = (_request, reply, error) => {
   const { status, body } = catalogErrorResponse(error);
-  // Retry-After is already set by whoever raised the 429 (auth service or code guard).
+  // Retry-After is set by whoever raised the 429 (auth service or code guard), or carried by the error.
+  if (typeof error.details.retry_after === 'number' && !reply.hasHeader('retry-after')) reply.header('retry-after', error.details.retry_after);
   return reply.code(status).send(body);
 };
 

@@ -4,8 +4,10 @@ import type pg from 'pg';
 import { z } from 'zod';
 import { getAccount, getItemJson, listItemsJson } from '../../domain/catalog/catalog-queries.js';
 import type { CodeGuard } from '../../domain/catalog/code-guard.js';
+import type { DomainError } from '../../domain/errors.js';
 import type { WorkspacePrincipal } from '../../domain/keys/principal.js';
 import type { AuthService } from '../plugins/auth.js';
+import { BODY_LIMITS } from '../body-limits.js';
 import { catalogError, msg, renderCatalogError } from './errors.js';
 import { apiKey, type CatalogInput, catalogInput, itemId, parseForm, parseJson, purchaseCode } from './params.js';
 import { purchaseLookups } from './purchase-lookups.js';
@@ -31,6 +33,8 @@ export interface CatalogRoutesOptions {
 const documentOnly = () => (data: unknown) => ({ value: data });
 
 const config = { auth: 'catalog' as const, renderError: renderCatalogError };
+// Three scalar parameters: a body of a few kilobytes is plenty, and it is read before the key is known.
+const bodyLimit = BODY_LIMITS.catalog;
 
 const paramNote = 'Every parameter may also be sent in a form or JSON body (GET included); api_key also as Authorization: Bearer.';
 
@@ -53,38 +57,54 @@ async function principalOf(auth: AuthService, request: FastifyRequest, reply: Fa
 
 export const catalogRoutes: FastifyPluginAsyncZod<CatalogRoutesOptions> = async (app, { pool, auth, codeGuard }) => {
   const findPurchase = purchaseLookups(pool, () => catalogError('unavailable', msg.unavailable));
+  // Refused before its key is read (a body too large or unparseable): counted in the address's
+  // bucket like a request without a key, so such a flood is answered 429 too.
+  const refuseBeforeKey = async (request: FastifyRequest, error: DomainError): Promise<never> => {
+    await auth.countAddress(request);
+    throw error;
+  };
+  const parsed = (request: FastifyRequest, read: () => unknown, done: (err: Error | null, body?: unknown) => void) => {
+    let body: unknown;
+    try {
+      body = read();
+    } catch {
+      refuseBeforeKey(request, catalogError('bad_request', msg.invalidRequest)).catch((err: Error) => done(err, undefined));
+      return;
+    }
+    done(null, body);
+  };
   // A body over the limit is a 413 whatever its media type (Fastify measures only bodies it parses).
   app.addHook('onRequest', async (request) => {
     const length = Number(request.headers['content-length']);
-    if (length > request.routeOptions.bodyLimit) throw catalogError('payload_too_large', msg.payloadTooLarge);
+    if (length > request.routeOptions.bodyLimit) await refuseBeforeKey(request, catalogError('payload_too_large', msg.payloadTooLarge));
   });
   // JSON as Interface A reads it, except that a parameter given twice is seen (parseJson).
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    try {
-      done(null, parseJson(body as string));
-    } catch {
-      done(catalogError('bad_request', msg.invalidRequest), undefined);
-    }
-  });
-  // Any other media type is read (so a chunked body over 1 MB is a 413, as a declared one is)
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) =>
+    parsed(request, () => parseJson(body as string), done),
+  );
+  // Any other media type is read (so a chunked body over the limit is a 413, as a declared one is)
   // and refused, unless it is only whitespace: no body, as on GET (params.ts, parseBody).
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) =>
-    (body as Buffer).toString('utf8').trim() === '' ? done(null, undefined) : done(catalogError('bad_request', msg.invalidRequest), undefined),
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (request, body, done) =>
+    parsed(
+      request,
+      () => {
+        if ((body as Buffer).toString('utf8').trim() !== '') throw new Error('a body in a media type Interface B does not read');
+        return undefined;
+      },
+      done,
+    ),
   );
   // Forms are read only here: Interface A keeps refusing them (this plugin is encapsulated).
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
-    try {
-      done(null, parseForm(body as string));
-    } catch {
-      done(catalogError('bad_request', msg.invalidRequest), undefined);
-    }
-  });
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (request, body, done) =>
+    parsed(request, () => parseForm(body as string), done),
+  );
 
   app.get(
     '/api/account/details',
     {
       config,
+      bodyLimit,
       validatorCompiler: documentOnly,
       schema: {
         operationId: 'getAccountDetails',
@@ -107,6 +127,7 @@ export const catalogRoutes: FastifyPluginAsyncZod<CatalogRoutesOptions> = async 
     '/api/items/all',
     {
       config,
+      bodyLimit,
       validatorCompiler: documentOnly,
       schema: {
         operationId: 'listCatalogItems',
@@ -133,6 +154,7 @@ export const catalogRoutes: FastifyPluginAsyncZod<CatalogRoutesOptions> = async 
     '/api/items/item',
     {
       config,
+      bodyLimit,
       validatorCompiler: documentOnly,
       schema: {
         operationId: 'getCatalogItem',
@@ -169,6 +191,7 @@ export const catalogRoutes: FastifyPluginAsyncZod<CatalogRoutesOptions> = async 
     '/api/purchases/validation',
     {
       config,
+      bodyLimit,
       validatorCompiler: documentOnly,
       schema: {
         operationId: 'validatePurchaseCode',

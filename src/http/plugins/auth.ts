@@ -35,7 +35,10 @@ export interface AuthOptions {
   unknownPerIpPerMinute: number;
 }
 
-/** Counts unknown-key lookups per client IP, so a flood of random keys stops costing queries. */
+/**
+ * Counts unknown-key lookups per client IP, so a flood of random keys stops costing queries.
+ * (Responses are limited separately, per IP, by the limiter's `ip:` bucket.)
+ */
 class UnknownKeyGuard {
   private readonly misses = new Map<string, { count: number; since: number }>();
   constructor(
@@ -70,16 +73,28 @@ export interface AuthService {
    * requests as it holds) and updates the headers; 429 when the bucket runs out.
    */
   chargeMore(reply: FastifyReply, principal: Principal, extra: number): Promise<void>;
+  /**
+   * Counts a request refused before its key could be read (an Interface B body too large or
+   * unparseable) in its address's bucket, as a request without a key; a 429 error when that
+   * bucket has run out.
+   */
+  countAddress(request: FastifyRequest): Promise<void>;
 }
+
+const rateLimited = (limit: LimitResult) =>
+  new DomainError('rate_limited', 'Too many requests. Slow down and retry after the given number of seconds.', {
+    retry_after: limit.retryAfterSeconds,
+  });
 
 export function createAuthService(opts: AuthOptions): AuthService {
   const guard = new UnknownKeyGuard(opts.clock, opts.unknownPerIpPerMinute);
   async function resolve(raw: string, ip: string): Promise<Principal | null> {
     let queried = false;
-    const principal = await opts.resolver.resolve(raw, (knownValid) => {
+    const principal = await opts.resolver.resolve(raw, async (plausible) => {
       // Only a cache miss reaches here: an IP that used up its unknown-key lookups gets no query,
-      // except for a key that resolved recently (the flood must not lock out that IP's real keys).
-      queried = knownValid || !guard.exhausted(ip);
+      // except for a key that may be real (one that resolved recently, or whose visible prefix
+      // belongs to a live key): the flood must not lock out that IP's real keys.
+      queried = !guard.exhausted(ip) || (await plausible());
       return queried;
     });
     if (!principal && queried) guard.miss(ip);
@@ -90,22 +105,24 @@ export function createAuthService(opts: AuthOptions): AuthService {
     reply.header('x-ratelimit-remaining', limit.remaining);
     if (limit.exceeded) {
       reply.header('retry-after', limit.retryAfterSeconds);
-      throw new DomainError('rate_limited', 'Too many requests. Slow down and retry after the given number of seconds.', {
-        retry_after: limit.retryAfterSeconds,
-      });
+      throw rateLimited(limit);
     }
   }
   return {
     async authenticate(request, reply, raw) {
-      // No key at all costs no lookup, so it is not counted: always the contract's 401, even from
-      // an address that has used up its unknown-key allowance.
-      if (raw === undefined) return null;
-      const principal = await resolve(raw, request.ip);
+      // A valid key counts only in its own bucket; a request without one (no key, an unknown or
+      // revoked one) counts in its address's, so a keyless flood is answered 429 like a flood of
+      // random keys.
+      const principal = raw === undefined ? null : await resolve(raw, request.ip);
       const hit = principal
         ? opts.limiter.hit(`key:${principal.keyId}`, opts.perKeyPerMinute)
         : opts.limiter.hit(`ip:${request.ip}`, opts.unknownPerIpPerMinute);
       report(reply, hit instanceof Promise ? await hit : hit);
       return principal;
+    },
+    async countAddress(request) {
+      const limit = await opts.limiter.hit(`ip:${request.ip}`, opts.unknownPerIpPerMinute);
+      if (limit.exceeded) throw rateLimited(limit);
     },
     async chargeMore(reply, principal, extra) {
       // One hit per request (the stores count by one); the first refusal ends it, so a huge

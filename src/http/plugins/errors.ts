@@ -4,6 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { isDatabaseUnavailable } from '../../db/errors.js';
+import { describeLimit } from '../body-limits.js';
 import { fieldProblems } from '../../domain/input-messages.js';
 import { DomainError, type ErrorCode, type FieldErrors, invalidInput } from '../../domain/errors.js';
 
@@ -56,7 +57,7 @@ function fieldPath(instancePath: string | undefined, context: string | undefined
 }
 
 /** Turns anything thrown during a request into a DomainError; unknown errors become masked 500s. */
-export function toDomainError(err: unknown): DomainError {
+export function toDomainError(err: unknown, bodyLimit?: number): DomainError {
   if (err instanceof DomainError) return err;
   if (hasZodFastifySchemaValidationErrors(err)) {
     const byField = new Map<string, { code: string; message: string }[]>();
@@ -80,7 +81,10 @@ export function toDomainError(err: unknown): DomainError {
   const fe = err as Partial<FastifyError>;
   switch (fe.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new DomainError('payload_too_large', 'The request body is larger than 1 MB.');
+      return new DomainError(
+        'payload_too_large',
+        bodyLimit ? `The request body is larger than this endpoint takes (${describeLimit(bodyLimit)}).` : 'The request body is too large.',
+      );
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new DomainError('bad_request', 'Send the request body as application/json.');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
@@ -107,7 +111,7 @@ declare module 'fastify' {
 export const errorHandling = fp(
   async function errorHandling(app: FastifyInstance, opts: { notFoundRenderer?: (req: FastifyRequest) => ErrorRenderer }) {
     app.setErrorHandler((err, request, reply) => {
-      const domainError = toDomainError(err);
+      const domainError = toDomainError(err, request.routeOptions.bodyLimit);
       const status = httpStatusOf[domainError.code];
       if (status >= 500) request.log.error({ err }, 'request failed');
       // Errors before an unknown path's 404 (an unparseable body, say) answer in that path's surface.

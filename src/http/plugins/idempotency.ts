@@ -4,7 +4,7 @@ import fp from 'fastify-plugin';
 import type pg from 'pg';
 import { executeSql, type PreparedSql, type SqlValue, type Tx, withTransaction } from '../../db/tx.js';
 import type { Clock } from '../../domain/clock.js';
-import { DomainError, invalidInput } from '../../domain/errors.js';
+import { DomainError } from '../../domain/errors.js';
 import { z } from 'zod';
 import { httpStatusOf, v1ErrorBody } from './errors.js';
 
@@ -59,18 +59,15 @@ export interface Outcome {
   body: unknown;
 }
 
-// The body is fingerprinted as sent, before validation: a client's JSON may nest thousands of
-// levels, which no route accepts and which would exhaust the stack here.
-const MAX_DEPTH = 64;
-
-function canonical(value: unknown, depth = 0): unknown {
-  if (depth > MAX_DEPTH) throw invalidInput({ body: [`is nested more than ${MAX_DEPTH} levels deep`] });
-  if (Array.isArray(value)) return value.map((v) => canonical(v, depth + 1));
+// The body is fingerprinted as sent, before validation; the JSON parser has already refused
+// bodies nested deeper than JSON_LIMITS.maxDepth (http/body-limits.ts), so this recursion is shallow.
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map((v) => canonical(v));
   if (value && typeof value === 'object') {
     return Object.fromEntries(
       Object.keys(value as object)
         .sort()
-        .map((k) => [k, canonical((value as Record<string, unknown>)[k], depth + 1)]),
+        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
     );
   }
   return value;

@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunc
 import fp from 'fastify-plugin';
 import sjson from 'secure-json-parse';
 import { DomainError } from '../../domain/errors.js';
-import { firstDuplicateMember } from './duplicate-members.js';
+import { JSON_LIMITS } from '../body-limits.js';
+import { scanJson } from './json-scan.js';
 
 /**
  * JSON bodies: an empty body counts as `{}` (body-less POSTs may still send a JSON Content-Type),
@@ -12,6 +13,8 @@ import { firstDuplicateMember } from './duplicate-members.js';
 const FORBIDDEN_KEY = 'The request body holds a "__proto__" or "constructor": {"prototype": …} key, which no request takes.';
 
 const NOT_UTF8 = 'Send the request body as JSON in UTF-8: it holds bytes that are not UTF-8, or names another charset.';
+const TOO_DEEP = `The request body nests objects and arrays more than ${JSON_LIMITS.maxDepth} levels deep, which no request does.`;
+const TOO_MANY = `The request body holds more than ${JSON_LIMITS.maxValues.toLocaleString('en-US')} members and array elements, which no request does.`;
 const CHARSET = /;\s*charset\s*=\s*([^;\s]*)/i;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -54,9 +57,12 @@ export const jsonBody = fp(
         return done(new DomainError('bad_request', NOT_UTF8), undefined);
       }
       if (text === '') return done(null, {});
+      // Depth and size are checked before parsing: a megabyte of `[` must not cost a parse.
+      const scan = scanJson(text, JSON_LIMITS);
+      if (scan.over) return done(new DomainError('bad_request', scan.over === 'depth' ? TOO_DEEP : TOO_MANY), undefined);
       try {
         const parsed: unknown = sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
-        const twice = parsed !== null && typeof parsed === 'object' ? firstDuplicateMember(text) : undefined;
+        const twice = parsed !== null && typeof parsed === 'object' ? scan.duplicate : undefined;
         if (twice !== undefined) return done(new DomainError('bad_request', `The request body names "${twice}" twice; send each field once.`), undefined);
         done(null, parsed);
       } catch (err) {

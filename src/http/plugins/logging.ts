@@ -4,21 +4,22 @@ import fp from 'fastify-plugin';
 const REDACTED = '[REDACTED]';
 
 /**
- * Whether a raw query-string name means api_key once the query parser has decoded it: any
- * spelling of its letters (`%61pi_key`, `API%5FKEY`) and the array form (`api_key[]`). A name
- * that cannot be decoded counts, so no spelling the parser might still accept gets through.
+ * Whether a raw query-string name means a secret (api_key, or purchase_code: a buyer's license)
+ * once the query parser has decoded it: any spelling of its letters (`%61pi_key`, `API%5FKEY`) and
+ * the array form (`api_key[]`). A name that cannot be decoded counts, so no spelling the parser
+ * might still accept gets through.
  */
-function namesApiKey(rawName: string): boolean {
+function namesSecret(rawName: string): boolean {
   let name: string;
   try {
     name = decodeURIComponent(rawName.replaceAll('+', ' '));
   } catch {
     return true;
   }
-  return /^api_key(?:\[\])?$/i.test(name);
+  return /^(?:api_key|purchase_code)(?:\[\])?$/i.test(name);
 }
 
-/** A URL fit for logs: the value of every query parameter naming api_key replaced. */
+/** A URL fit for logs: the value of every query parameter naming a secret replaced. */
 export function redactUrl(url: string): string {
   const q = url.indexOf('?');
   if (q === -1) return url;
@@ -27,21 +28,32 @@ export function redactUrl(url: string): string {
   const parts = query.split('&').map((part) => {
     const eq = part.indexOf('=');
     const name = eq === -1 ? part : part.slice(0, eq);
-    return namesApiKey(name) ? `${name}=${REDACTED}` : part;
+    return namesSecret(name) ? `${name}=${REDACTED}` : part;
   });
   return `${url.slice(0, q + 1)}${parts.join('&')}${hash === -1 ? '' : url.slice(hash)}`;
 }
 
-/** Paths pino redacts from any object logged (headers and bodies carrying keys). */
+/**
+ * Paths pino redacts from any object logged (headers and bodies carrying secrets). A PostgreSQL
+ * error's `detail` quotes the row it refused (an idempotency key, a purchase code), so it goes too.
+ */
 export const redactPaths = [
   'req.headers.authorization',
   'req.headers.cookie',
+  'req.headers["idempotency-key"]',
   'headers.authorization',
+  'headers["idempotency-key"]',
   'authorization',
   'api_key',
   '*.api_key',
   'body.api_key',
   'query.api_key',
+  'purchase_code',
+  '*.purchase_code',
+  'confirmation_token',
+  '*.confirmation_token',
+  'err.detail',
+  'err.cause.detail',
 ];
 
 /**

@@ -14,7 +14,12 @@ export const errorBody = z
     errors: z
       .record(z.string(), z.array(z.string()))
       .optional()
-      .describe('422 invalid_input only: every bad field path with what is wrong with it.'),
+      .describe('422 invalid_input only: each bad field path (at most 20) with what is wrong with it.'),
+    errors_omitted: z
+      .number()
+      .int()
+      .optional()
+      .describe('422 invalid_input only, when more than 20 fields were bad: how many errors leaves out.'),
     needed_cents: z.number().int().optional().describe('402 only: how many more US cents the balance needs.'),
     needed_formatted: z.string().optional().describe('402 only: needed_cents in the workspace currency.'),
     balance: z.number().int().optional().describe('402 only: the available balance in US cents.'),
@@ -40,7 +45,7 @@ const errorDescriptions = {
   403: 'The key cannot do this (not a spending key, wrong kind of key, or over the approval limit).',
   404: 'Not found for this workspace.',
   409: 'The order has moved on (carries its status), or the same Idempotency-Key is still running.',
-  413: 'Body over 1 MB.',
+  413: 'Body over the endpoint\'s limit: 1 MB where it takes an article (POST /orders, content, drafts), else 64 KB.',
   422: 'Invalid input; errors names each bad field.',
   429: 'Rate limit exceeded; retry after Retry-After seconds.',
   503: 'The database is unreachable or too busy (placements: too many of one workspace at once); retry shortly.',

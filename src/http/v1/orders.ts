@@ -17,6 +17,7 @@ import { authErrors, bearerSecurity, errorResponses } from '../schemas/common.js
 import { buyerOrder, contentBody, emptyBody, messageBody, messageSchema, orderListQuery, placeOrdersBody } from '../schemas/orders.js';
 import { idParam } from '../schemas/outlets.js';
 import { pageEnvelope, paginated } from '../schemas/pagination.js';
+import { BODY_LIMITS } from '../body-limits.js';
 
 export interface OrderRouteDeps {
   pool: pg.Pool;
@@ -115,6 +116,7 @@ export const orderRoutes: FastifyPluginAsyncZod<OrderRouteDeps> = async (app, de
     '/orders',
     {
       config: { spending: true, idempotency: 'required' },
+      bodyLimit: BODY_LIMITS.content,
       schema: {
         operationId: 'placeOrders',
         summary: 'Buy offers: one order per offer, all or nothing; the total moves from your balance into escrow. Needs a spending key and an Idempotency-Key.',
@@ -187,6 +189,7 @@ export const orderRoutes: FastifyPluginAsyncZod<OrderRouteDeps> = async (app, de
     app.post(
       path,
       {
+        ...(opts.body === contentBody ? { bodyLimit: BODY_LIMITS.content } : {}),
         config: { idempotency: 'optional', ...(opts.spending ? { spending: true } : {}) },
         schema: {
           operationId,

@@ -11,6 +11,7 @@ import { contentBody, declineBody, emptyBody, messageBody, messageSchema, orderL
 import { idParam } from '../schemas/outlets.js';
 import { pageEnvelope, paginated } from '../schemas/pagination.js';
 import type { OrderRouteDeps } from './orders.js';
+import { BODY_LIMITS } from '../body-limits.js';
 
 function publisherId(request: FastifyRequest): number {
   const id = request.principal?.publisherId;
@@ -76,6 +77,7 @@ export const publisherRoutes: FastifyPluginAsyncZod<OrderRouteDeps> = async (app
     app.post(
       path,
       {
+        ...(opts.body === contentBody ? { bodyLimit: BODY_LIMITS.content } : {}),
         config: { ...auth, idempotency: 'optional' },
         schema: {
           operationId,
