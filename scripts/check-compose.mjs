@@ -1,5 +1,5 @@
 // Checks the scale-out recipe in docker-compose.yml without a Docker engine: parses the file and
-// verifies the shape the README promises (PostgreSQL, Redis, two app replicas from the official
+// verifies the shape docs/scale-out.md promises (PostgreSQL, Redis, two app replicas from the official
 // node image running `npm ci && npm start`, a proxy in front, a health check on everything).
 // Usage: node scripts/check-compose.mjs [path]   (default: docker-compose.yml at the project root)
 // Exit 0 with one summary line; exit 1 with one line per problem on stderr.

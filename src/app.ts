@@ -78,7 +78,7 @@ export async function buildApp(deps: AppDeps) {
     requestIdHeader: false,
     // Routes that take an article raise it (http/body-limits.ts); Interface B lowers it.
     bodyLimit: BODY_LIMITS.standard,
-    // Slow or hostile clients (README, "Behaviour worth knowing"; HTTP_*_TIMEOUT_MS).
+    // Slow or hostile clients (docs/http.md, "Slow clients"; HTTP_*_TIMEOUT_MS).
     connectionTimeout: deps.config.HTTP_CONNECTION_TIMEOUT_MS,
     keepAliveTimeout: deps.config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     requestTimeout: deps.config.HTTP_REQUEST_TIMEOUT_MS,

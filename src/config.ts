@@ -62,7 +62,7 @@ export const configSchema = z.object({
   // Set by npm: the folder `npm run` was started from (npm itself runs scripts from the package
   // root). The admin CLI reads relative --file paths from there.
   INIT_CWD: z.string().optional(),
-  // HTTP server timeouts against slow or hostile clients (README, "Behaviour worth knowing").
+  // HTTP server timeouts against slow or hostile clients (docs/http.md, "Slow clients").
   HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(72_000),

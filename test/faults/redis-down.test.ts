@@ -12,7 +12,7 @@ import { uniquePrefix } from '../helpers/redis.js';
 // Redis going away while REDIS_URL is set, with the real server as a child process. The Redis
 // here is this file's own redis-server on a free port (the machine's shared one is never
 // touched): killed with SIGKILL, requests keep succeeding and the per-key limit still holds,
-// counted in the process's memory (README, "With REDIS_URL"); restarted on the same port,
+// counted in the process's memory (docs/http.md, "With REDIS_URL"); restarted on the same port,
 // counting returns to Redis by itself.
 
 function onPath(cmd: string): boolean {
