@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { setupApp } from '../helpers/app.js';
 import { bearer, workspaceWithKeys } from '../helpers/fixtures.js';
@@ -88,5 +89,28 @@ describe('hostile bodies', () => {
     expect(me.statusCode).toBe(200);
     const account = await h.app.inject({ method: 'GET', url: '/api/account/details', remoteAddress: address, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `api_key=${ws.readKey}` });
     expect(account.statusCode).toBe(200);
+  });
+
+  it('closes the connection rather than read a body it refused unread', async () => {
+    if (!h.app.server.listening) await h.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = h.app.server.address() as { port: number };
+    const exchange = (head: string) =>
+      new Promise<{ received: string; closed: boolean }>((resolve) => {
+        const socket = connect({ port, host: '127.0.0.1' });
+        let received = '';
+        socket.setEncoding('utf8').on('data', (d: string) => (received += d));
+        socket.on('error', () => {});
+        socket.on('close', () => resolve({ received, closed: true }));
+        // Only the start of the declared megabyte is sent: a server reading it would wait.
+        socket.write(`${head}Content-Length: ${MB}\r\n\r\n[[[[[[[[`);
+        setTimeout(() => resolve({ received, closed: false }), 5_000).unref();
+      });
+    const plan = await exchange('POST /api/v1/plan HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n');
+    expect(plan.received).toMatch(/^HTTP\/1\.1 401 /);
+    expect(plan.received.toLowerCase()).toContain('connection: close');
+    expect(plan.closed).toBe(true);
+    const catalog = await exchange('POST /api/purchases/validation HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n');
+    expect(catalog.received).toMatch(/^HTTP\/1\.1 413 /);
+    expect(catalog.closed).toBe(true);
   });
 });

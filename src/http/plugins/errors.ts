@@ -56,6 +56,11 @@ function fieldPath(instancePath: string | undefined, context: string | undefined
   return context === 'body' ? 'body' : (context ?? 'input');
 }
 
+function carriesBody(request: FastifyRequest): boolean {
+  const length = request.headers['content-length'];
+  return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
 /** Turns anything thrown during a request into a DomainError; unknown errors become masked 500s. */
 export function toDomainError(err: unknown, bodyLimit?: number): DomainError {
   if (err instanceof DomainError) return err;
@@ -114,6 +119,10 @@ export const errorHandling = fp(
       const domainError = toDomainError(err, request.routeOptions.bodyLimit);
       const status = httpStatusOf[domainError.code];
       if (status >= 500) request.log.error({ err }, 'request failed');
+      // Refused before its body was read (401 and 429 before parsing, 413): keeping the connection
+      // would mean reading that body only to throw it away, a megabyte for each such request.
+      // Closing it costs the client a reconnect instead.
+      if (!request.raw.complete && carriesBody(request)) reply.header('connection', 'close');
       // Errors before an unknown path's 404 (an unparseable body, say) answer in that path's surface.
       const render =
         request.routeOptions.config?.renderError ?? (request.is404 ? opts.notFoundRenderer?.(request) : undefined) ?? renderV1Error;
