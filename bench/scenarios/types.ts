@@ -57,7 +57,8 @@ export interface Scenario {
   uniqueIds?: boolean;
   /**
    * PASS when requests/s ≥ ratio × the reference's requests/s in the same round: a ceiling, or
-   * another scenario by name (which then runs too, e.g. mcp against me).
+   * another scenario by name (which then runs too, e.g. mcp against me). A ratio of 0 sets no
+   * goal on requests/s (the ratio is still shown): for a scenario judged by maxP99Ms alone.
    */
   target: { ratio: number; against: Ceiling | { scenario: string } };
   /**
