@@ -28,6 +28,8 @@ const hasRedis = onPath('redis-server');
 if (!hasRedis) console.warn('test/faults/redis-down.test.ts skipped: redis-server is not on PATH');
 
 const LIMIT = 10;
+// A hang detector, not a speed check: a request waiting on a dead Redis would never be answered.
+const HANG_MS = 10_000;
 
 interface Res {
   status: number;
@@ -176,7 +178,7 @@ describe.skipIf(!hasRedis)('Redis down while REDIS_URL is set', () => {
       ...(await Promise.all(Array.from({ length: 5 }, () => validate(other.key)))),
     ];
     expect(mixed.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 404, 404, 404, 404, 404]);
-    expect(Math.max(...mixed.map((r) => r.ms)), 'slowest answer while Redis is down (ms)').toBeLessThan(1500);
+    expect(Math.max(...mixed.map((r) => r.ms)), 'slowest answer while Redis is down (ms)').toBeLessThan(HANG_MS);
 
     // The key Redis had already limited starts a fresh window in this process's memory: ten
     // more requests pass, then the limit holds again.
@@ -191,7 +193,7 @@ describe.skipIf(!hasRedis)('Redis down while REDIS_URL is set', () => {
     const k2 = await freshKey();
     const later = await meTimes(k2.key, LIMIT + 1);
     expect(later.map((r) => r.status)).toEqual([...Array(LIMIT).fill(200), 429]);
-    expect(Math.max(...later.map((r) => r.ms)), 'slowest answer while reconnecting (ms)').toBeLessThan(1500);
+    expect(Math.max(...later.map((r) => r.ms)), 'slowest answer while reconnecting (ms)').toBeLessThan(HANG_MS);
 
     expect(server.hasExited()).toBe(false);
     expect(server.stderr() + server.stdout(), describeChild(server)).not.toMatch(/"level":(50|60)/);

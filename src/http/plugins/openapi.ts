@@ -88,7 +88,8 @@ function finishDocument(doc: Document): void {
     const security = op.security ?? doc.security ?? [];
     const authenticated = security.some((req) => Object.keys(req).length > 0);
     const bearer = security.some((req) => 'bearerAuth' in req);
-    // Interface B reads its body before its key, so a 400 or 413 there is not counted.
+    // Interface B reads its body before its key: a 400 or 413 there counts in the address's bucket
+    // and carries no key's rate-limit headers.
     const catalog = op.tags?.includes('Catalog') ?? false;
     const idempotency = op.parameters?.find((p): p is Parameter => !('$ref' in p) && p.in === 'header' && p.name === 'idempotency-key');
     // A body that may be null may be left out (the no-body actions); Interface B takes every
@@ -104,8 +105,7 @@ function finishDocument(doc: Document): void {
       if (code === 400 && idempotency?.required) value.description = `${value.description} Or no Idempotency-Key: this operation requires one.`;
       const headers: Record<string, Ref> = { 'X-Request-Id': headerRef('X-Request-Id') };
       if (idempotency && replayable(code)) headers['Idempotent-Replayed'] = headerRef('Idempotent-Replayed');
-      // Not documented on 401: a request without a key is not counted and gets none (one with an
-      // unknown key is counted per address and does).
+      // Not documented on 401: there they would describe the address's bucket, not a key's.
       if (authenticated && code < 500 && code !== 401 && !(catalog && (code === 400 || code === 413))) {
         headers['X-RateLimit-Limit'] = headerRef('X-RateLimit-Limit');
         headers['X-RateLimit-Remaining'] = headerRef('X-RateLimit-Remaining');
@@ -197,7 +197,13 @@ export const openApi = fp(
           },
         },
       },
-      transform: jsonSchemaTransform,
+      // Operations that need a key created with "Can place orders" say so (x-requires-spending-key),
+      // for readers, generated clients and the security suite that walks the document.
+      transform: (input) => {
+        const out = jsonSchemaTransform(input);
+        if (input.route.config?.spending) return { ...out, schema: { ...out.schema, 'x-requires-spending-key': true } };
+        return out;
+      },
       // Puts schemas registered with an id (zod's global registry, `.meta({ id })`) under
       // components.schemas, then adds the shared headers.
       transformObject: (input) => {
