@@ -56,6 +56,8 @@ describe('starting on DATABASE_URL', () => {
     const env = (dir: string) => ({ DATABASE_URL: url, SEED_DEMO: '1', DATA_DIR: dir });
     const [a, b] = await Promise.all([spawnServer(env(tempDataDir())), spawnServer(env(tempDataDir()))]);
     await Promise.all([a!.waitHealthy(80_000), b!.waitHealthy(80_000)]);
+    // The seed follows listen: once the keys are printed, it is done.
+    await eventually(async () => printedKeys(a!) || printedKeys(b!), 'demo keys printed');
 
     const migrations = await query<{ n: number }>(url, 'SELECT count(*)::int AS n FROM drizzle.__drizzle_migrations');
     expect(migrations[0]!.n).toBe(journal.entries.length);
@@ -65,7 +67,6 @@ describe('starting on DATABASE_URL', () => {
     expect(secrets[0]!.n).toBe(1);
 
     // The demo keys work on both processes (they share the data).
-    await eventually(async () => printedKeys(a!) || printedKeys(b!), 'demo keys printed');
     const printer = printedKeys(a!) ? a! : b!;
     const key = /read-only key \(workspace (\d+)\): (mk_[A-Za-z0-9]+)/.exec(printer.stdout())!;
     const [ws] = await query<{ id: number }>(url, 'SELECT id FROM workspaces');
