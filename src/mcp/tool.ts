@@ -123,11 +123,25 @@ export function withoutTypeArrays(node: unknown): unknown {
   return out;
 }
 
+/**
+ * zod's global registry as tool schemas read it: the shared schemas named for /openapi.json (an
+ * `id`) stay inline, since a tool schema is read on its own, with no components to refer to.
+ */
+class MetadataWithoutIds extends z.core.$ZodRegistry<z.core.GlobalMeta> {
+  override get(schema: z.core.$ZodType): z.core.GlobalMeta | undefined {
+    const meta = z.globalRegistry.get(schema);
+    if (meta?.id === undefined) return meta;
+    const { id: _id, ...rest } = meta;
+    return rest;
+  }
+}
+const toolMetadata = new MetadataWithoutIds();
+
 /** The tools/list entry, computed once per process (converting zod to JSON Schema is not free). */
 export function describeTool(def: ToolDef): Tool {
   // draft-07, as the SDK's McpServer emits, so every client's validator reads it.
   const json = (schema: AnyObject, io: 'input' | 'output') =>
-    withoutTypeArrays(z.toJSONSchema(schema, { target: 'draft-7', io, override: dropSafeIntegerBounds }));
+    withoutTypeArrays(z.toJSONSchema(schema, { target: 'draft-7', io, metadata: toolMetadata, override: dropSafeIntegerBounds }));
   return {
     name: def.name,
     title: def.title,

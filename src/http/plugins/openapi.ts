@@ -3,7 +3,9 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { createJsonSchemaTransform, createJsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import type { z } from 'zod';
+import { applyDocumentAs } from '../schemas/param-docs.js';
 
 // Just the parts of an OpenAPI 3.1 document this file touches (openapi-types is only a
 // dependency of @fastify/swagger, not of this project).
@@ -145,6 +147,24 @@ function pruneUnusedSchemas(doc: Document): void {
   }
   for (const name of Object.keys(schemas)) if (!used.has(name)) delete schemas[name];
 }
+
+/**
+ * Runs for every schema node as zod converts it. An override replaces the library's default, whose
+ * only part that applies to these schemas (OpenAPI 3.1, no dates) is kept: a union drops the
+ * empty branches zod emits for members it cannot represent. Parameters parsed from strings are
+ * then documented as the values they carry (schemas/param-docs.ts).
+ */
+function overrideSchema(ctx: { zodSchema: z.core.$ZodType; jsonSchema: Record<string, unknown> }): void {
+  const json = ctx.jsonSchema;
+  if (ctx.zodSchema._zod.def.type === 'union' && Array.isArray(json.anyOf)) {
+    json.anyOf = json.anyOf.filter((branch) => Object.keys(branch as object).length > 0);
+  }
+  applyDocumentAs(json);
+}
+
+const zodToJsonConfig = { override: overrideSchema };
+const jsonSchemaTransform = createJsonSchemaTransform({ zodToJsonConfig });
+const jsonSchemaTransformObject = createJsonSchemaTransformObject({ zodToJsonConfig });
 
 /**
  * The OpenAPI document is generated from the same zod schemas the routes validate with, served
