@@ -20,7 +20,15 @@ export const placeOrdersBody = z
     anchor_text: z.string().trim().min(1).max(200).optional().describe('The link text you want.'),
     brief: z.string().max(10_000).optional().describe('Instructions for the publisher.'),
     content: z.string().min(1).max(200_000).optional().describe('Your own article in Markdown; needs content_title.'),
-    content_title: z.string().trim().min(10).max(120).optional().describe('Title of your article, 10–120 characters; needs content.'),
+    // As on POST /orders/{id}/content: a title outside 10–120 characters is a failed title_length
+    // check the publisher sees, not a refusal (checks never block).
+    content_title: z
+      .string()
+      .trim()
+      .min(1, 'is required')
+      .max(300)
+      .optional()
+      .describe('Title of your article, up to 300 characters (the title_length check wants 10–120); needs content.'),
     project_id: z.number().int().positive().max(2_147_483_647).optional().describe('A project of this workspace to file the orders under.'),
   })
   .superRefine((b, ctx) => {
