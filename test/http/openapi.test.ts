@@ -170,6 +170,14 @@ describe('GET /openapi.json', () => {
     expect(dataRef('/api/v1/ledger', 'get', '200')).toContain('#/components/schemas/LedgerEntry"');
   });
 
+  it('describes the Workspace tag by what its operations serve (no projects: there is no projects endpoint)', () => {
+    const workspace = (doc.tags as { name: string; description?: string }[]).find((t) => t.name === 'Workspace')!;
+    const paths = ops.filter((o) => o.op.tags?.includes('Workspace')).map((o) => o.path);
+    expect(paths.some((p) => p.includes('project'))).toBe(false);
+    expect(workspace.description).not.toMatch(/project/i);
+    expect(paths).toEqual(expect.arrayContaining(['/api/v1/me', '/api/v1/ledger']));
+  });
+
   it('documents the responses and headers every operation can answer', () => {
     for (const { key, path, op } of ops) {
       const responses = op.responses ?? {};

@@ -189,7 +189,7 @@ export const openApi = fp(
         servers: [{ url: opts.serverUrl ?? '/', description: 'This server' }],
         // Every tag an operation may use; those no operation uses are dropped from the document.
         tags: [
-          { name: 'Workspace', description: 'The workspace behind the key: balance, ledger, brand kits, projects.' },
+          { name: 'Workspace', description: 'The workspace behind the key: balance, approval rules, brand kits, ledger.' },
           { name: 'Outlets', description: 'Publications and the offers they sell.' },
           { name: 'Plans', description: 'Pick offers for a goal within a budget; buys nothing.' },
           { name: 'Orders', description: 'Buy offers, follow each order through review and publication.' },
