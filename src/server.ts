@@ -49,18 +49,8 @@ async function main(): Promise<void> {
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   const baseUrl = config.PUBLIC_BASE_URL ?? `http://${config.HOST}:${port}`;
-  // Seeded only once the port is ours: a start that cannot listen leaves the database unseeded,
-  // so the next start still creates the demo and shows its keys. Printing happens under the
-  // setup lock, so a process starting beside this one sees the keys either unseeded or shown.
-  if (embedded !== undefined || config.SEED_DEMO) {
-    await prepareDatabase(database.pool, async () => {
-      const demo = await demoKeysToShow(database, config.FEE_RATE);
-      if (!demo) return;
-      await new Promise<void>((resolve, reject) => process.stdout.write(describeDemo(demo, baseUrl) + '\n', (err) => (err ? reject(err) : resolve())));
-      await markDemoShown(database.db);
-    });
-  }
-
+  /** The demo seed after listen; a shutdown waits for it before closing the database. */
+  let seeding: Promise<void> = Promise.resolve();
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
@@ -80,6 +70,7 @@ async function main(): Promise<void> {
       await app.close(); // stops accepting, lets in-flight requests finish
       await metricsServer?.close();
       clearInterval(reaper);
+      await seeding.catch(() => {});
       await database.close();
       redis?.disconnect();
       await embedded?.stop();
@@ -97,6 +88,19 @@ async function main(): Promise<void> {
   process.removeAllListeners('SIGINT');
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  // Seeded only once the port is ours: a start that cannot listen leaves the database unseeded,
+  // so the next start still creates the demo and shows its keys. Printing happens under the
+  // setup lock, so a process starting beside this one sees the keys either unseeded or shown.
+  if (embedded !== undefined || config.SEED_DEMO) {
+    seeding = prepareDatabase(database.pool, async () => {
+      const demo = await demoKeysToShow(database, config.FEE_RATE);
+      if (!demo) return;
+      await new Promise<void>((resolve, reject) => process.stdout.write(describeDemo(demo, baseUrl) + '\n', (err) => (err ? reject(err) : resolve())));
+      await markDemoShown(database.db);
+    }).then(() => undefined);
+    await seeding;
+  }
 }
 
 main().catch(async (err: unknown) => {

