@@ -4,10 +4,13 @@ import { type Config, loadConfig } from './config.js';
 import { createDatabase } from './db/client.js';
 import { type EmbeddedHandle, startEmbedded } from './db/embedded.js';
 import { prepareDatabase } from './db/migrate.js';
-import { describeDemo, seedDemoIfEmpty } from './demo/seed.js';
+import { demoKeysToShow, describeDemo, markDemoShown } from './demo/seed.js';
 import { createLogger } from './logger.js';
 import { createRedis } from './redis.js';
 import { createMetrics, startMetricsServer } from './http/plugins/metrics.js';
+
+/** Stops what a failed start has already started (the embedded PostgreSQL would be left running). */
+let stopStarted: (() => Promise<void>) | undefined;
 
 async function main(): Promise<void> {
   if (existsSync('.env')) (await import('dotenv')).config({ quiet: true });
@@ -25,6 +28,7 @@ async function main(): Promise<void> {
   if (!url) {
     embedded = await startEmbedded({ dataDir: config.DATA_DIR, port: config.EMBEDDED_PG_PORT, recordPid: true });
     url = embedded.url;
+    stopStarted = embedded.stop;
     log.info({ port: config.EMBEDDED_PG_PORT, dataDir: config.DATA_DIR }, 'embedded PostgreSQL started');
   }
   const database = createDatabase({
@@ -34,8 +38,7 @@ async function main(): Promise<void> {
     statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
     onError: (err) => log.warn({ err: err.message }, 'idle database connection lost'),
   });
-  const seed = embedded !== undefined || config.SEED_DEMO;
-  const demo = await prepareDatabase(database.pool, seed ? () => seedDemoIfEmpty(database, config.FEE_RATE) : undefined);
+  await prepareDatabase(database.pool);
 
   const redis = config.REDIS_URL ? createRedis(config.REDIS_URL, log) : undefined;
   const metrics = config.METRICS_PORT !== undefined ? createMetrics(database.pool) : undefined;
@@ -46,8 +49,8 @@ async function main(): Promise<void> {
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   const baseUrl = config.PUBLIC_BASE_URL ?? `http://${config.HOST}:${port}`;
-  if (demo) process.stdout.write(describeDemo(demo, baseUrl) + '\n');
-
+  /** The demo seed after listen; a shutdown waits for it before closing the database. */
+  let seeding: Promise<void> = Promise.resolve();
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
@@ -67,6 +70,7 @@ async function main(): Promise<void> {
       await app.close(); // stops accepting, lets in-flight requests finish
       await metricsServer?.close();
       clearInterval(reaper);
+      await seeding.catch(() => {});
       await database.close();
       redis?.disconnect();
       await embedded?.stop();
@@ -84,9 +88,23 @@ async function main(): Promise<void> {
   process.removeAllListeners('SIGINT');
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  // Seeded only once the port is ours: a start that cannot listen leaves the database unseeded,
+  // so the next start still creates the demo and shows its keys. Printing happens under the
+  // setup lock, so a process starting beside this one sees the keys either unseeded or shown.
+  if (embedded !== undefined || config.SEED_DEMO) {
+    seeding = prepareDatabase(database.pool, async () => {
+      const demo = await demoKeysToShow(database, config.FEE_RATE);
+      if (!demo) return;
+      await new Promise<void>((resolve, reject) => process.stdout.write(describeDemo(demo, baseUrl) + '\n', (err) => (err ? reject(err) : resolve())));
+      await markDemoShown(database.db);
+    }).then(() => undefined);
+    await seeding;
+  }
 }
 
-main().catch((err: unknown) => {
+main().catch(async (err: unknown) => {
   process.stderr.write(`Failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  await stopStarted?.().catch(() => {});
   process.exit(1);
 });

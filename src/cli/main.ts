@@ -5,6 +5,7 @@ import { prepareDatabase } from '../db/migrate.js';
 import { DomainError } from '../domain/errors.js';
 import { useInputMessages } from '../domain/input-messages.js';
 import { CliError, parseFlags, type RawFlags } from './args.js';
+import { type ProgressFactory, quietProgress } from './progress.js';
 import { keyCommands } from './commands/keys.js';
 import { orderCommands } from './commands/orders.js';
 import { outletCommands } from './commands/outlets.js';
@@ -47,7 +48,7 @@ async function connect(config: Config): Promise<{ url: string; embedded?: Embedd
   return { url: embedded.url, embedded };
 }
 
-async function run(argv: string[], config: Config): Promise<unknown> {
+async function run(argv: string[], config: Config, progress: ProgressFactory): Promise<unknown> {
   const [a, b, ...rest] = argv;
   if (a === undefined) throw new CliError(usage());
   const name = `${a} ${b ?? ''}`;
@@ -58,7 +59,7 @@ async function run(argv: string[], config: Config): Promise<unknown> {
   const database = createDatabase({ url, max: 2 });
   try {
     await prepareDatabase(database.pool);
-    return await command({ db: database.db, pool: database.pool, config }, flags);
+    return await command({ db: database.db, pool: database.pool, config, progress }, flags);
   } catch (err) {
     if (err instanceof DomainError) throw new CliError(domainLine(err, flags));
     throw err;
@@ -116,16 +117,17 @@ export interface CliOutcome {
 
 /**
  * Runs one admin command: JSON on stdout and status 0, or one line on stderr and status 1.
- * `env` is the environment to read the configuration from (src/cli/run.ts passes process.env).
+ * `env` is the environment to read the configuration from (src/cli/run.ts passes process.env);
+ * `progress` draws long commands' progress (src/cli/run.ts: on stderr when it is a terminal).
  */
-export async function cliMain(argv: string[], env: NodeJS.ProcessEnv): Promise<CliOutcome> {
+export async function cliMain(argv: string[], env: NodeJS.ProcessEnv, progress: ProgressFactory = quietProgress): Promise<CliOutcome> {
   useInputMessages();
   // Help is asked for, not bad input: stdout and exit 0.
   if (argv[0] !== undefined && HELP_WORDS.has(argv[0])) return { status: 0, stdout: helpText(), stderr: '' };
   const name = argv.slice(0, 2).join(' ');
   if (synopses[name] && argv.slice(2).some((a) => a === '--help' || a === '-h')) return { status: 0, stdout: `usage: npm run -s admin -- ${synopses[name]}\n`, stderr: '' };
   try {
-    const result = await run(argv, loadConfig(env));
+    const result = await run(argv, loadConfig(env), progress);
     return { status: 0, stdout: JSON.stringify(result) + '\n', stderr: '' };
   } catch (err) {
     return { status: 1, stdout: '', stderr: oneLine(err).replace(/\s+/g, ' ') + '\n' };

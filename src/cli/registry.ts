@@ -2,12 +2,15 @@ import type pg from 'pg';
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import type { RawFlags } from './args.js';
+import type { ProgressFactory } from './progress.js';
 
 export interface CliContext {
   db: Db;
   /** The same connections as `db`, for set-based bulk statements (outlet upserts). */
   pool: pg.Pool;
   config: Config;
+  /** Progress of a long command on stderr (a no-op unless stderr is a terminal). */
+  progress: ProgressFactory;
 }
 
 export type Command = (ctx: CliContext, flags: RawFlags) => Promise<unknown>;

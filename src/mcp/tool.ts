@@ -102,10 +102,46 @@ const dropSafeIntegerBounds = ({ jsonSchema: s }: { jsonSchema: Record<string, u
   if (s.maximum === Number.MAX_SAFE_INTEGER) delete s.maximum;
 };
 
+/**
+ * zod writes a nullable field as `type: ["string", "null"]`. Several agent platforms accept only a
+ * subset of JSON Schema for tools, without `type` arrays, so each one becomes an `anyOf` of single
+ * types (the same meaning in every draft); other keywords stay beside it.
+ */
+export function withoutTypeArrays(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutTypeArrays);
+  if (!node || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) out[key] = withoutTypeArrays(value);
+  if (Array.isArray(out.type)) {
+    const types = out.type as unknown[];
+    delete out.type;
+    const anyOf = types.map((type) => ({ type }));
+    if (types.length === 1) out.type = types[0];
+    else if (out.anyOf === undefined) out.anyOf = anyOf;
+    else out.allOf = [...((out.allOf as unknown[] | undefined) ?? []), { anyOf }];
+  }
+  return out;
+}
+
+/**
+ * zod's global registry as tool schemas read it: the shared schemas named for /openapi.json (an
+ * `id`) stay inline, since a tool schema is read on its own, with no components to refer to.
+ */
+class MetadataWithoutIds extends z.core.$ZodRegistry<z.core.GlobalMeta> {
+  override get(schema: z.core.$ZodType): z.core.GlobalMeta | undefined {
+    const meta = z.globalRegistry.get(schema);
+    if (meta?.id === undefined) return meta;
+    const { id: _id, ...rest } = meta;
+    return rest;
+  }
+}
+const toolMetadata = new MetadataWithoutIds();
+
 /** The tools/list entry, computed once per process (converting zod to JSON Schema is not free). */
 export function describeTool(def: ToolDef): Tool {
   // draft-07, as the SDK's McpServer emits, so every client's validator reads it.
-  const json = (schema: AnyObject, io: 'input' | 'output') => z.toJSONSchema(schema, { target: 'draft-7', io, override: dropSafeIntegerBounds });
+  const json = (schema: AnyObject, io: 'input' | 'output') =>
+    withoutTypeArrays(z.toJSONSchema(schema, { target: 'draft-7', io, metadata: toolMetadata, override: dropSafeIntegerBounds }));
   return {
     name: def.name,
     title: def.title,

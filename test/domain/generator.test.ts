@@ -149,6 +149,15 @@ describe('generateOutlets', () => {
       expect(decimals(b.rating!)).toBeLessThanOrEqual(1);
       expect(b.avgTurnaroundDays!).toBeGreaterThanOrEqual(1);
       expect(decimals(b.avgTurnaroundDays!)).toBeLessThanOrEqual(1);
+      // Figures a record of that many whole orders can have: k of n on time, n of m requests
+      // accepted, whole stars averaged (1 order on time 0.603 of the time is a contradiction).
+      const n = b.ordersCompleted;
+      const near = (x: number, y: number, decimalsKept: number) => Math.abs(x - y) <= 0.5 * 10 ** -decimalsKept + 1e-9;
+      const some = (from: number, to: number, ok: (i: number) => boolean) => Array.from({ length: to - from + 1 }, (_, i) => from + i).some(ok);
+      expect(some(0, n, (k) => near(k / n, b.onTimeRate!, 3)), `on_time_rate ${b.onTimeRate} over ${n} orders`).toBe(true);
+      expect(some(n, Math.ceil(n / 0.6), (m) => near(n / m, b.acceptanceRate!, 3)), `acceptance_rate ${b.acceptanceRate} over ${n} orders`).toBe(true);
+      expect(some(n, 5 * n, (stars) => near(stars / n, b.rating!, 1)), `rating ${b.rating} over ${n} orders`).toBe(true);
+      if (n === 1) expect(Number.isInteger(b.rating!) && Number.isInteger(b.onTimeRate!), 'one order: whole figures').toBe(true);
     }
     expect(empty).toBeGreaterThan(N * 0.1);
     expect(empty).toBeLessThan(N * 0.3);

@@ -3,7 +3,10 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { configSchema } from '../../src/config.js';
+import { embeddedUrl, readEmbeddedInfo } from '../../src/db/embedded.js';
+import { DEMO_KEYS_UNSHOWN } from '../../src/demo/seed.js';
 import { projectRoot } from '../../src/paths.js';
 import { freePort } from './pg-server.js';
 
@@ -160,6 +163,25 @@ export function cliJson(r: CliResult): Record<string, unknown> {
     throw new Error(`expected one JSON line and exit 0, got exit ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
   }
   return JSON.parse(lines[0]!) as Record<string, unknown>;
+}
+
+/**
+ * Waits until a start on the embedded default has finished with the demo: its keys printed and
+ * recorded as shown (a start killed before that replaces them on the next start).
+ */
+export async function demoShown(dataDir: string): Promise<void> {
+  const info = readEmbeddedInfo(dataDir);
+  if (!info) throw new Error(`no pg.json in ${dataDir}`);
+  await eventually(async () => {
+    const c = new pg.Client({ connectionString: embeddedUrl(info) });
+    await c.connect();
+    try {
+      const { rowCount } = await c.query('SELECT 1 FROM app_secrets WHERE name = $1', [DEMO_KEYS_UNSHOWN]);
+      return rowCount === 0;
+    } finally {
+      await c.end();
+    }
+  }, 'demo keys recorded as shown');
 }
 
 /** Whether anything accepts TCP connections on 127.0.0.1:port. */

@@ -131,6 +131,53 @@ describe('GET /openapi.json', () => {
     }
   });
 
+  it('types query and path parameters as the values they carry (integers, booleans, numbers), not digit strings', () => {
+    const expected: Record<string, string> = {
+      page: 'integer',
+      per_page: 'integer',
+      min_traffic: 'integer',
+      id: 'integer',
+      item_id: 'integer',
+      max_price_usd: 'number',
+      verified_traffic: 'boolean',
+      your_turn: 'boolean',
+    };
+    const seen = new Set<string>();
+    for (const { key, op } of ops) {
+      for (const p of (op.parameters ?? []) as { name: string; in: string; schema?: { type?: string; pattern?: string; enum?: unknown[] } }[]) {
+        if (p.in === 'header') continue;
+        const type = expected[p.name];
+        if (type === undefined) continue;
+        seen.add(p.name);
+        expect(p.schema?.type, `${key} ${p.name}`).toBe(type);
+        expect(p.schema?.pattern, `${key} ${p.name}`).toBeUndefined();
+        expect(p.schema?.enum, `${key} ${p.name}`).toBeUndefined();
+      }
+    }
+    expect([...seen].sort()).toEqual(Object.keys(expected).sort());
+  });
+
+  it('names a component schema for every resource, and the operations refer to them', () => {
+    const names = Object.keys(doc.components?.schemas ?? {});
+    for (const name of ['Outlet', 'OutletSummary', 'Offer', 'Order', 'PublisherOrder', 'OrderMessage', 'Plan', 'LedgerEntry', 'Me', 'BrandKit', 'PaginationMeta', 'Error']) {
+      expect(names, name).toContain(name);
+    }
+    const dataRef = (path: string, method: 'get' | 'post', status: string) =>
+      JSON.stringify(doc.paths[path]![method]!.responses![status]!.content!['application/json']!.schema);
+    expect(dataRef('/api/v1/outlets/{id}', 'get', '200')).toContain('#/components/schemas/Outlet"');
+    expect(dataRef('/api/v1/orders', 'post', '201')).toContain('#/components/schemas/Order"');
+    expect(dataRef('/api/v1/plan', 'post', '200')).toContain('#/components/schemas/Plan"');
+    expect(dataRef('/api/v1/ledger', 'get', '200')).toContain('#/components/schemas/LedgerEntry"');
+  });
+
+  it('describes the Workspace tag by what its operations serve (no projects: there is no projects endpoint)', () => {
+    const workspace = (doc.tags as { name: string; description?: string }[]).find((t) => t.name === 'Workspace')!;
+    const paths = ops.filter((o) => o.op.tags?.includes('Workspace')).map((o) => o.path);
+    expect(paths.some((p) => p.includes('project'))).toBe(false);
+    expect(workspace.description).not.toMatch(/project/i);
+    expect(paths).toEqual(expect.arrayContaining(['/api/v1/me', '/api/v1/ledger']));
+  });
+
   it('documents the responses and headers every operation can answer', () => {
     for (const { key, path, op } of ops) {
       const responses = op.responses ?? {};

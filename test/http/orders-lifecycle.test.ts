@@ -121,6 +121,32 @@ describe('buyer-written content', () => {
   });
 });
 
+describe('content titles at placement and on /content', () => {
+  it('a short title is a failed title_length check in both places, never a 422; a blank or over-long one is refused in both', async () => {
+    const { ws, p } = await setup([{ content_by: 'buyer' }, { content_by: 'buyer' }]);
+    const body = articleFor('https://buyer.example/', 'our product');
+    const placed = await place(ws.spendKey, { offer_ids: [p.offers[0]!.id], target_url: 'https://buyer.example/', content: body, content_title: 'Short' });
+    expect(placed.statusCode, placed.body).toBe(201);
+    const titleCheck = (content: { checks: { name: string; status: string }[] }) => content.checks.find((c) => c.name === 'title_length')!.status;
+    expect(titleCheck(placed.json().data[0].content)).toBe('fail');
+
+    const bare = await place(ws.spendKey, { offer_ids: [p.offers[1]!.id], target_url: 'https://buyer.example/' });
+    expect(bare.statusCode, bare.body).toBe(201);
+    const submitted = await buyer(ws.readKey, `${bare.json().data[0].id}/content`, { title: 'Short', body });
+    expect(submitted.statusCode, submitted.body).toBe(200);
+    expect(titleCheck(submitted.json().data.content)).toBe('fail');
+
+    for (const title of ['   ', 'x'.repeat(301)]) {
+      const refused = await place(ws.spendKey, { offer_ids: [p.offers[1]!.id], target_url: 'https://buyer.example/', content: body, content_title: title });
+      expect(refused.statusCode).toBe(422);
+      expect(Object.keys(refused.json().errors)).toEqual(['content_title']);
+      const refusedToo = await buyer(ws.readKey, `${bare.json().data[0].id}/content`, { title, body });
+      expect(refusedToo.statusCode).toBe(422);
+      expect(Object.keys(refusedToo.json().errors)).toEqual(['title']);
+    }
+  });
+});
+
 describe('content terms', () => {
   it("are the offer's as bought, for every version, whatever the offer asks later", async () => {
     const { ws, p } = await setup([{ content_by: 'publisher', max_links: 2 }]);

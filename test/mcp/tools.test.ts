@@ -65,6 +65,26 @@ describe('tools/list', () => {
     }
   });
 
+  it('keeps every input and output schema free of type arrays (nullable is an anyOf with {type: "null"})', () => {
+    const found: string[] = [];
+    let nullables = 0;
+    const walk = (node: unknown, path: string): void => {
+      if (Array.isArray(node)) return node.forEach((n, i) => walk(n, `${path}[${i}]`));
+      if (!node || typeof node !== 'object') return;
+      const o = node as Record<string, unknown>;
+      if ('type' in o && typeof o.type !== 'string' && typeof o.type !== 'object') found.push(`${path}.type`);
+      if (Array.isArray(o.type)) found.push(`${path}.type = ${JSON.stringify(o.type)}`);
+      if (Array.isArray(o.anyOf) && o.anyOf.some((b) => (b as { type?: unknown }).type === 'null')) nullables++;
+      for (const [k, v] of Object.entries(o)) walk(v, `${path}.${k}`);
+    };
+    for (const t of tools) {
+      walk(t.inputSchema, `${t.name}.inputSchema`);
+      walk(t.outputSchema, `${t.name}.outputSchema`);
+    }
+    expect(found).toEqual([]);
+    expect(nullables, 'nullable fields are still said to be nullable').toBeGreaterThan(20);
+  });
+
   it('sets all four annotations explicitly', () => {
     for (const t of tools) {
       const a = t.annotations!;

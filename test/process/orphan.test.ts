@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { cleanupChildren, describeChild, eventually, spawnServer, tempDataDir } from '../helpers/child.js';
+import { cleanupChildren, demoShown, describeChild, eventually, spawnServer, tempDataDir } from '../helpers/child.js';
 import { freePort } from '../helpers/pg-server.js';
 
 afterAll(cleanupChildren, 30_000);
@@ -14,6 +14,7 @@ describe('a server killed with SIGKILL', () => {
     const key = await eventually(async () => /read-only key \(workspace \d+\): (mk_\w+)/.exec(first.stdout())?.[1], 'demo keys printed').catch((err) => {
       throw new Error(`${(err as Error).message}${describeChild(first)}`);
     });
+    await demoShown(dataDir);
     first.proc.kill('SIGKILL');
     await first.exited;
 

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
@@ -40,6 +41,23 @@ let readKey = '';
 let workspaceId = 0;
 
 describe('server process on the embedded default', () => {
+  it('a first start whose port is taken fails before seeding, so the next start still prints the keys', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (blocker.address() as { port: number }).port;
+      const busy = await spawnServer(env, { port });
+      const exit = await busy.exited;
+      expect(exit.code, describeChild(busy)).toBe(1);
+      expect(busy.stderr()).toMatch(/EADDRINUSE/);
+      expect(busy.stdout()).not.toMatch(/mk_[A-Za-z0-9]{8}/);
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve));
+    }
+    // The embedded PostgreSQL it started was stopped on the way out.
+    expect(await portAccepts(pgPort)).toBe(false);
+  }, 120_000);
+
   it('first start: prints the demo keys once with a curl line, answers /healthz, and the keys work', async () => {
     first = await spawnServer(env);
     await first.waitHealthy(100_000); // initdb and the demo seed; slow only on a loaded machine

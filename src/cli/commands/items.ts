@@ -4,7 +4,7 @@ import { CliError, id, readFlags, readInputFile, str } from '../args.js';
 import type { Commands } from '../registry.js';
 
 export const itemCommands: Commands = {
-  'items import': async ({ db, config }, raw) => {
+  'items import': async ({ db, config, progress }, raw) => {
     const f = readFlags(z.object({ workspace: id, file: str }).strict(), raw);
     const text = await readInputFile(f.file, config.INIT_CWD);
     let json: unknown;
@@ -13,6 +13,11 @@ export const itemCommands: Commands = {
     } catch (err) {
       throw new CliError(`--file: invalid JSON (${(err as Error).message})`);
     }
-    return importItems(db, f.workspace, json);
+    const shown = progress('items import', Array.isArray(json) ? json.length : 0);
+    try {
+      return await importItems(db, f.workspace, json, (n) => shown.add(n));
+    } finally {
+      shown.done();
+    }
   },
 };

@@ -17,7 +17,7 @@ async function requirePublisher(pool: pg.Pool, publisherId: number): Promise<voi
 }
 
 export const outletCommands: Commands = {
-  'outlets generate': async ({ pool, config }, raw) => {
+  'outlets generate': async ({ pool, config, progress }, raw) => {
     const f = readFlags(
       z.object({ publisher: id, count: wholeNumber(1, MAX_GENERATE), seed: wholeNumber(0, 4_294_967_295).default(1) }).strict(),
       raw,
@@ -32,20 +32,25 @@ export const outletCommands: Commands = {
     const stream = outletStream(f.count, f.seed, { domainTag: runDomainTag(f.publisher, f.seed) });
     let generated = 0;
     let chunk: OutletWithBaseline[] = [];
+    const shown = progress('outlets generate', f.count);
     const flush = async () => {
-      const r = await upsertOutlets(pool, f.publisher, chunk, config.FEE_RATE);
+      const r = await upsertOutlets(pool, f.publisher, chunk, config.FEE_RATE, new Date(), (n) => shown.add(n));
       generated += r.imported + r.updated;
       chunk = [];
     };
-    for (const outlet of stream) {
-      chunk.push(outlet);
-      if (chunk.length === GENERATE_CHUNK) await flush();
+    try {
+      for (const outlet of stream) {
+        chunk.push(outlet);
+        if (chunk.length === GENERATE_CHUNK) await flush();
+      }
+      if (chunk.length) await flush();
+    } finally {
+      shown.done();
     }
-    if (chunk.length) await flush();
     return { generated };
   },
 
-  'outlets import': async ({ pool, config }, raw) => {
+  'outlets import': async ({ pool, config, progress }, raw) => {
     const f = readFlags(z.object({ publisher: id, file: str }).strict(), raw);
     await requirePublisher(pool, f.publisher);
     const text = await readInputFile(f.file, config.INIT_CWD);
@@ -90,6 +95,11 @@ export const outletCommands: Commands = {
       const domain = items.find((o) => lineOf.get(o.domain) === n)!.domain;
       throw new CliError(`line ${n}: domain: ${domain} belongs to another publisher`);
     }
-    return upsertOutlets(pool, f.publisher, items, config.FEE_RATE);
+    const shown = progress('outlets import', items.length);
+    try {
+      return await upsertOutlets(pool, f.publisher, items, config.FEE_RATE, new Date(), (n) => shown.add(n));
+    } finally {
+      shown.done();
+    }
   },
 };

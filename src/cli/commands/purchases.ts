@@ -30,12 +30,17 @@ export const purchaseCommands: Commands = {
     return createPurchase(pool, { itemId: f.item, license: f.license, supportMonths });
   },
 
-  'purchase generate': async ({ pool }, raw) => {
+  'purchase generate': async ({ pool, progress }, raw) => {
     const f = readFlags(
       z.object({ item: id, count: wholeNumber(1, MAX_GENERATE), seed: wholeNumber(0, 2_147_483_647).default(1) }).strict(),
       raw,
     );
-    return generatePurchases(pool, { itemId: f.item, count: f.count, seed: f.seed });
+    const shown = progress('purchase generate', f.count);
+    try {
+      return await generatePurchases(pool, { itemId: f.item, count: f.count, seed: f.seed }, (n) => shown.add(n));
+    } finally {
+      shown.done();
+    }
   },
 
   'purchase download': async ({ pool }, raw) => {

@@ -15,7 +15,13 @@ import type { License } from './views.js';
 const IMPORT_CHUNK = 1_000; // rows per INSERT, well under PostgreSQL's 65,535 parameters
 
 /** Every item is validated before anything is written; the first problem names its index and field. */
-export async function importItems(db: Db, workspaceId: number, input: unknown): Promise<{ imported: number }> {
+export async function importItems(
+  db: Db,
+  workspaceId: number,
+  input: unknown,
+  /** Called with the number of items written after each chunk. */
+  onProgress?: (written: number) => void,
+): Promise<{ imported: number }> {
   if (!Array.isArray(input)) throw invalidInput({ file: ['must hold a JSON array of items'] });
   const [ws] = await db.select({ currency: workspaces.currency }).from(workspaces).where(eq(workspaces.id, workspaceId));
   if (!ws) throw notFound('Workspace');
@@ -46,9 +52,9 @@ export async function importItems(db: Db, workspaceId: number, input: unknown): 
 
   await db.transaction(async (tx) => {
     for (let i = 0; i < rows.length; i += IMPORT_CHUNK) {
-      await tx.insert(items).values(
-        rows.slice(i, i + IMPORT_CHUNK).map(({ publishedAt, ...r }) => ({ ...r, workspaceId, ...(publishedAt ? { publishedAt } : {}) })),
-      );
+      const chunk = rows.slice(i, i + IMPORT_CHUNK);
+      await tx.insert(items).values(chunk.map(({ publishedAt, ...r }) => ({ ...r, workspaceId, ...(publishedAt ? { publishedAt } : {}) })));
+      onProgress?.(chunk.length);
     }
   });
   return { imported: rows.length };
@@ -91,6 +97,8 @@ const GENERATE_BATCH = 100_000;
 export async function generatePurchases(
   pool: pg.Pool,
   input: { itemId: number; count: number; seed: number },
+  /** Called with the number of purchases written after each batch. */
+  onProgress?: (written: number) => void,
 ): Promise<{ generated: number }> {
   const client = await pool.connect();
   try {
@@ -120,6 +128,7 @@ export async function generatePurchases(
         [input.itemId, start, end, input.seed],
       );
       generated += r.rowCount ?? 0;
+      onProgress?.(r.rowCount ?? 0);
     }
     await client.query('COMMIT');
     return { generated };

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Tx } from '../../db/tx.js';
 import { notFound } from '../errors.js';
-import { type BuyerOrderView, type MessageRow, type OrderRow, orderView, type PublisherOrderView } from './order-view.js';
+import { type BuyerOrderView, type MessageRow, messageView, type OrderRow, orderView, type PublisherOrderView } from './order-view.js';
 import { type OrderStatus, type Party, turnOf, orderStatuses } from './states.js';
 
 type Queryable = pg.Pool | Tx;
@@ -37,6 +37,23 @@ async function messagesOf(q: Queryable, orderId: number): Promise<MessageRow[]> 
     values: [orderId],
   });
   return rows;
+}
+
+/** An order's messages, oldest first, a page at a time, if the viewer may see the order; otherwise 404. */
+export async function listMessages(q: Queryable, viewer: Viewer, orderId: number, page: number, perPage: number) {
+  const { rows } = await q.query<{ total: number }>({
+    name: `order_messages_count_${viewer.party}`,
+    text: `SELECT (SELECT count(*) FROM order_messages m WHERE m.order_id = o.id)::int AS total
+             FROM orders o WHERE o.id = $1 AND ${ownerClause(viewer, '$2')}`,
+    values: [orderId, ownerId(viewer)],
+  });
+  if (!rows[0]) throw notFound('Order');
+  const messages = await q.query<MessageRow>({
+    name: 'order_messages_page',
+    text: 'SELECT id, body, author, created_at FROM order_messages WHERE order_id = $1 ORDER BY id LIMIT $2 OFFSET $3',
+    values: [orderId, perPage, (page - 1) * perPage],
+  });
+  return { items: messages.rows.map(messageView), total: rows[0].total };
 }
 
 /** One order with its messages, if the viewer may see it; otherwise 404. */

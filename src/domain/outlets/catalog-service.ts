@@ -45,6 +45,8 @@ export async function upsertOutlets(
   items: OutletWithBaseline[],
   feeRate: number,
   now: Date = new Date(),
+  /** Called with the number of outlets written after each batch. */
+  onProgress?: (written: number) => void,
 ): Promise<UpsertResult> {
   let imported = 0;
   let updated = 0;
@@ -55,6 +57,7 @@ export async function upsertOutlets(
       const r = await upsertBatch(client, publisherId, items.slice(i, i + BATCH), feeRate, now);
       imported += r.imported;
       updated += r.updated;
+      onProgress?.(r.imported + r.updated);
     }
     await client.query('COMMIT');
   } catch (err) {

@@ -370,12 +370,19 @@ export function* outletStream(count: number, seed: number, opts: GenerateOptions
       baseline = { ordersCompleted: 0, onTimeRate: null, acceptanceRate: null, avgTurnaroundDays: null, rating: null };
     } else {
       const avgTurnaround = offers.reduce((s, o) => s + o.turnaround_days, 0) / offers.length;
+      const n = Math.max(1, Math.floor(500 * rng.float() ** 3));
+      // Each figure is one a record of n whole orders can have (one order is on time or not, and
+      // rated in whole stars), rounded up so it stays at or above the drawn target.
+      const onTime = Math.ceil(n * (1 - 0.4 * rng.float() ** 2) - 1e-9);
+      const received = Math.floor(n / (1 - 0.4 * rng.float() ** 1.5) + 1e-9);
+      const turnaround = round(clamp(avgTurnaround * (0.7 + 0.6 * rng.float()), 1, 90), 1);
+      const stars = Math.ceil(n * (5 - 2 * rng.float() ** 2) - 1e-9);
       baseline = {
-        ordersCompleted: Math.max(1, Math.floor(500 * rng.float() ** 3)),
-        onTimeRate: round(1 - 0.4 * rng.float() ** 2, 3),
-        acceptanceRate: round(1 - 0.4 * rng.float() ** 1.5, 3),
-        avgTurnaroundDays: round(clamp(avgTurnaround * (0.7 + 0.6 * rng.float()), 1, 90), 1),
-        rating: round(5 - 2 * rng.float() ** 2, 1),
+        ordersCompleted: n,
+        onTimeRate: round(onTime / n, 3),
+        acceptanceRate: round(n / received, 3),
+        avgTurnaroundDays: turnaround,
+        rating: round(stars / n, 1),
       };
     }
 

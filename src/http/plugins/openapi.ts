@@ -3,7 +3,9 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { createJsonSchemaTransform, createJsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import type { z } from 'zod';
+import { applyDocumentAs } from '../schemas/param-docs.js';
 
 // Just the parts of an OpenAPI 3.1 document this file touches (openapi-types is only a
 // dependency of @fastify/swagger, not of this project).
@@ -147,6 +149,24 @@ function pruneUnusedSchemas(doc: Document): void {
 }
 
 /**
+ * Runs for every schema node as zod converts it. An override replaces the library's default, whose
+ * only part that applies to these schemas (OpenAPI 3.1, no dates) is kept: a union drops the
+ * empty branches zod emits for members it cannot represent. Parameters parsed from strings are
+ * then documented as the values they carry (schemas/param-docs.ts).
+ */
+function overrideSchema(ctx: { zodSchema: z.core.$ZodType; jsonSchema: Record<string, unknown> }): void {
+  const json = ctx.jsonSchema;
+  if (ctx.zodSchema._zod.def.type === 'union' && Array.isArray(json.anyOf)) {
+    json.anyOf = json.anyOf.filter((branch) => Object.keys(branch as object).length > 0);
+  }
+  applyDocumentAs(json);
+}
+
+const zodToJsonConfig = { override: overrideSchema };
+const jsonSchemaTransform = createJsonSchemaTransform({ zodToJsonConfig });
+const jsonSchemaTransformObject = createJsonSchemaTransformObject({ zodToJsonConfig });
+
+/**
  * The OpenAPI document is generated from the same zod schemas the routes validate with, served
  * at /openapi.json, with a reference page at /docs. Both are public and neither is documented.
  */
@@ -169,7 +189,7 @@ export const openApi = fp(
         servers: [{ url: opts.serverUrl ?? '/', description: 'This server' }],
         // Every tag an operation may use; those no operation uses are dropped from the document.
         tags: [
-          { name: 'Workspace', description: 'The workspace behind the key: balance, ledger, brand kits, projects.' },
+          { name: 'Workspace', description: 'The workspace behind the key: balance, approval rules, brand kits, ledger.' },
           { name: 'Outlets', description: 'Publications and the offers they sell.' },
           { name: 'Plans', description: 'Pick offers for a goal within a budget; buys nothing.' },
           { name: 'Orders', description: 'Buy offers, follow each order through review and publication.' },

@@ -4,6 +4,7 @@ import { offerFormat } from '../../domain/outlets/enums.js';
 import { MAX_OFFERS_PER_REQUEST } from '../../domain/orders/place-orders.js';
 import { orderStatuses } from '../../domain/orders/states.js';
 import { pageQuery } from './pagination.js';
+import { boolQuery } from './outlets.js';
 
 export const placeOrdersBody = z
   .strictObject({
@@ -19,7 +20,15 @@ export const placeOrdersBody = z
     anchor_text: z.string().trim().min(1).max(200).optional().describe('The link text you want.'),
     brief: z.string().max(10_000).optional().describe('Instructions for the publisher.'),
     content: z.string().min(1).max(200_000).optional().describe('Your own article in Markdown; needs content_title.'),
-    content_title: z.string().trim().min(10).max(120).optional().describe('Title of your article, 10–120 characters; needs content.'),
+    // As on POST /orders/{id}/content: a title outside 10–120 characters is a failed title_length
+    // check the publisher sees, not a refusal (checks never block).
+    content_title: z
+      .string()
+      .trim()
+      .min(1, 'is required')
+      .max(300)
+      .optional()
+      .describe('Title of your article, up to 300 characters (the title_length check wants 10–120); needs content.'),
     project_id: z.number().int().positive().max(2_147_483_647).optional().describe('A project of this workspace to file the orders under.'),
   })
   .superRefine((b, ctx) => {
@@ -40,9 +49,7 @@ export const emptyBody = z.strictObject({}).nullish();
 
 export const orderListQuery = z.strictObject({
   status: z.enum(orderStatuses).optional(),
-  your_turn: z
-    .enum(['true', 'false', '1', '0'], { error: 'must be true, false, 1 or 0' })
-    .transform((v) => v === 'true' || v === '1')
+  your_turn: boolQuery()
     .optional()
     .describe('Only orders waiting on you (true) or on the other side / finished (false).'),
   ...pageQuery,
@@ -52,14 +59,14 @@ const check = z.object({
   name: z.enum(['target_link', 'anchor_text', 'word_count', 'link_count', 'title_length', 'markdown_safe']),
   status: z.enum(['pass', 'warn', 'fail']),
   detail: z.string(),
-});
+}).meta({ id: 'ContentCheck' });
 
 export const messageSchema = z.object({
   id: z.number().int(),
   body: z.string(),
   author: z.enum(['buyer', 'publisher']),
   created_at: z.string(),
-});
+}).meta({ id: 'OrderMessage' });
 
 const orderCommon = {
   id: z.number().int(),
@@ -98,10 +105,10 @@ export const buyerOrder = z.object({
   price: z.number().int().describe('US cents, fees included, frozen at placement.'),
   price_formatted: z.string(),
   project_id: z.number().int().nullable(),
-});
+}).meta({ id: 'Order', description: 'One order, as its buyer sees it.' });
 
 export const publisherOrder = z.object({
   ...orderCommon,
   payout_cents: z.number().int().describe('What the publisher is paid on approval, frozen at placement.'),
   payout_formatted: z.string(),
-});
+}).meta({ id: 'PublisherOrder', description: 'One order, as the publisher selling it sees it.' });

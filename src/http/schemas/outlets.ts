@@ -2,19 +2,29 @@ import { z } from 'zod';
 import { contentByValues, countryCode, linkTypes, offerFormat, outletSorts, outletType, topicSlug } from '../../domain/outlets/enums.js';
 import { usdToCents } from '../../domain/money/format.js';
 import { pageQuery } from './pagination.js';
+import { documentAs } from './param-docs.js';
 import { usdQueryParam } from './usd.js';
 
 /** A positive database id in a path (`{id}`). */
 export const idParam = z.object({
-  id: z
-    .string()
-    .regex(/^\d+$/, 'must be a positive integer')
-    .transform(Number)
-    .refine((n) => n >= 1, 'must be a positive integer')
-    // Ids are PostgreSQL integers: a larger one is well formed but names nothing that can exist.
-    .refine((n) => n <= 2_147_483_647, 'must be at most 2,147,483,647')
-    .describe('Numeric id, 1..2147483647.'),
+  id: documentAs(
+    z
+      .string()
+      .regex(/^\d+$/, 'must be a positive integer')
+      .transform(Number)
+      .refine((n) => n >= 1, 'must be a positive integer')
+      // Ids are PostgreSQL integers: a larger one is well formed but names nothing that can exist.
+      .refine((n) => n <= 2_147_483_647, 'must be at most 2,147,483,647'),
+    { type: 'integer', minimum: 1, maximum: 2_147_483_647 },
+  ).describe('Numeric id, 1..2147483647.'),
 });
+
+/** A true/false query flag, also written 1/0. */
+export const boolQuery = () =>
+  documentAs(
+    z.enum(['true', 'false', '1', '0'], { error: 'must be true, false, 1 or 0' }).transform((v) => v === 'true' || v === '1'),
+    { type: 'boolean' },
+  );
 
 // Strict: a misspelt or unknown filter is refused rather than silently widening the list.
 export const outletListQuery = z.strictObject({
@@ -28,19 +38,17 @@ export const outletListQuery = z.strictObject({
   format: offerFormat.optional().describe('Only outlets with an active offer of this format; from_price is then that format’s cheapest.'),
   country: countryCode.optional().describe('ISO 3166-1 alpha-2 country code, e.g. US, DE.'),
   topic: topicSlug.optional().describe('A topic slug, e.g. travel, finance.'),
-  max_price_usd: usdQueryParam
-    .transform(usdToCents)
+  max_price_usd: documentAs(usdQueryParam.transform(usdToCents), { type: 'number', exclusiveMinimum: 0, maximum: 10_000_000 })
     .optional()
     .describe('Only outlets with an active offer (of `format`, when given) costing at most this, fees included.'),
-  verified_traffic: z
-    .enum(['true', 'false', '1', '0'], { error: 'must be true, false, 1 or 0' })
-    .transform((v) => v === 'true' || v === '1')
+  verified_traffic: boolQuery()
     .optional()
     .describe('Only outlets whose traffic is (or is not) Google-verified.'),
-  min_traffic: z
-    .string()
-    .regex(/^\d{1,12}$/, 'must be a non-negative integer')
-    .transform(Number)
+  min_traffic: documentAs(z.string().regex(/^\d{1,12}$/, 'must be a non-negative integer').transform(Number), {
+    type: 'integer',
+    minimum: 0,
+    maximum: 999_999_999_999,
+  })
     .optional()
     .describe('Minimum monthly visits.'),
   sort: z
@@ -54,7 +62,7 @@ const traffic = z.object({
   monthly_visits: z.number().int(),
   verified: z.boolean().describe('Google-verified traffic.'),
   verified_at: z.string().nullable(),
-});
+}).meta({ id: 'Traffic' });
 
 const trackRecord = z
   .object({
@@ -64,7 +72,7 @@ const trackRecord = z
     avg_turnaround_days: z.number().nullable(),
     rating: z.number().nullable(),
   })
-  .describe('A stored baseline until the outlet has orders here, then computed from them.');
+  .meta({ id: 'TrackRecord', description: 'A stored baseline until the outlet has orders here, then computed from them.' });
 
 const outletBase = {
   id: z.number().int(),
@@ -96,12 +104,14 @@ export const offerSchema = z.object({
   sponsored_label: z.boolean(),
   permanent: z.boolean(),
   active: z.boolean(),
-});
+}).meta({ id: 'Offer', description: 'Something an outlet sells: a format at a price.' });
 
 export const outletListItem = z.object({
   ...outletBase,
   from_price: z.number().int().describe('US cents: the cheapest active offer matching the format and price filters.'),
   from_price_formatted: z.string(),
-});
+}).meta({ id: 'OutletSummary', description: 'An outlet as search lists it, with the price of its cheapest matching offer.' });
 
-export const outletDetail = z.object({ ...outletBase, offers: z.array(offerSchema) });
+export const outletDetail = z
+  .object({ ...outletBase, offers: z.array(offerSchema) })
+  .meta({ id: 'Outlet', description: 'A publication and the offers it sells.' });

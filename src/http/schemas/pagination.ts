@@ -1,15 +1,17 @@
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { documentAs } from './param-docs.js';
 
 /** A positive integer query parameter given as digits, with a range and a default. */
 export function intQuery(min: number, max: number, fallback: number, what: string) {
-  return z
+  const parsed = z
     .string()
     .regex(/^\d{1,10}$/, `${what} must be an integer between ${min} and ${max}`)
     .transform(Number)
     .refine((n) => n >= min && n <= max, `${what} must be an integer between ${min} and ${max}`)
     .optional()
     .transform((n) => n ?? fallback);
+  return documentAs(parsed, { type: 'integer', minimum: min, maximum: max, default: fallback });
 }
 
 export const pageQuery = {
@@ -17,12 +19,14 @@ export const pageQuery = {
   per_page: intQuery(1, 100, 15, 'per_page').describe('Items per page, 1..100 (default 15).'),
 };
 
-export const paginationLinks = z.object({
-  first: z.string().nullable(),
-  last: z.string().nullable(),
-  prev: z.string().nullable(),
-  next: z.string().nullable(),
-});
+export const paginationLinks = z
+  .object({
+    first: z.string().nullable(),
+    last: z.string().nullable(),
+    prev: z.string().nullable(),
+    next: z.string().nullable(),
+  })
+  .meta({ id: 'PaginationLinks' });
 
 export const paginationMeta = z.object({
   current_page: z.number().int(),
@@ -33,7 +37,7 @@ export const paginationMeta = z.object({
   per_page: z.number().int(),
   to: z.number().int().nullable(),
   total: z.number().int(),
-});
+}).meta({ id: 'PaginationMeta' });
 
 export function paginated<T extends z.ZodType>(item: T) {
   return z.object({ data: z.array(item), links: paginationLinks, meta: paginationMeta });

@@ -15,7 +15,7 @@ export const ledgerEntry = z.object({
   kind: z.enum(['top_up', 'order_placed', 'order_released', 'order_refunded']),
   order_id: z.number().int().nullable(),
   created_at: z.string(),
-});
+}).meta({ id: 'LedgerEntry', description: 'One movement of one account; the entries of a transaction sum to zero.' });
 
 export const ledgerRoutes: FastifyPluginAsyncZod<{ pool: pg.Pool; publicBaseUrl: string | undefined }> = async (app, { pool, publicBaseUrl }) => {
   app.get(

@@ -13,7 +13,7 @@ const brandKit = z.object({
   description: z.string().nullable(),
   tone: z.string().nullable(),
   default_anchor_texts: z.array(z.string()),
-});
+}).meta({ id: 'BrandKit' });
 
 export const meData = z.object({
   workspace: z.object({
@@ -37,7 +37,7 @@ export const meData = z.object({
     can_place_orders: z.boolean(),
     abilities: z.array(z.enum(['read', 'plan', 'manage_content', 'place_orders', 'approve_placements', 'publish'])),
   }),
-});
+}).meta({ id: 'Me', description: 'The workspace behind the key, its balance and what the key may do.' });
 
 export const meRoutes: FastifyPluginAsyncZod<{ pool: pg.Pool; settings: WorkspaceSettingsCache }> = async (app, { pool, settings }) => {
   app.get(

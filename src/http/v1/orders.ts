@@ -7,7 +7,7 @@ import type { Clock } from '../../domain/clock.js';
 import { isDatabaseUnavailable } from '../../db/errors.js';
 import { DomainError } from '../../domain/errors.js';
 import { buyerActions } from '../../domain/orders/buyer-actions.js';
-import { getOrder, listOrders } from '../../domain/orders/order-read.js';
+import { getOrder, listMessages, listOrders } from '../../domain/orders/order-read.js';
 import { assertNothingPlaced, guardedPlacement, placementLock, placementLocks, placeOrders } from '../../domain/orders/place-orders.js';
 import type { Durations } from '../../domain/orders/states.js';
 import { workspacePrincipal } from '../plugins/auth.js';
@@ -16,7 +16,7 @@ import { type Answer, batchIdentity, type BatchedRequest, runIdempotentBatch } f
 import { authErrors, bearerSecurity, errorResponses } from '../schemas/common.js';
 import { buyerOrder, contentBody, emptyBody, messageBody, messageSchema, orderListQuery, placeOrdersBody } from '../schemas/orders.js';
 import { idParam } from '../schemas/outlets.js';
-import { pageEnvelope, paginated } from '../schemas/pagination.js';
+import { pageEnvelope, paginated, pageQuery } from '../schemas/pagination.js';
 import { BODY_LIMITS } from '../body-limits.js';
 
 export interface OrderRouteDeps {
@@ -177,6 +177,27 @@ export const orderRoutes: FastifyPluginAsyncZod<OrderRouteDeps> = async (app, de
       },
     },
     async (request) => ({ data: await getOrder(pool, { party: 'buyer', workspaceId: workspacePrincipal(request).workspaceId }, request.params.id) }),
+  );
+
+  app.get(
+    '/orders/:id/messages',
+    {
+      schema: {
+        operationId: 'listOrderMessages',
+        summary: "An order's messages, both sides', oldest first.",
+        tags: ['Orders'],
+        security: bearerSecurity,
+        params: idParam,
+        querystring: z.strictObject(pageQuery),
+        response: { 200: paginated(messageSchema), ...errorResponses(...authErrors, 404, 422) },
+      },
+    },
+    async (request) => {
+      const { page, per_page } = request.query;
+      const viewer = { party: 'buyer' as const, workspaceId: workspacePrincipal(request).workspaceId };
+      const { items, total } = await listMessages(pool, viewer, request.params.id, page, per_page);
+      return { data: items, ...pageEnvelope(request, publicBaseUrl, { page, perPage: per_page, total, count: items.length }) };
+    },
   );
 
   const action = (

@@ -75,7 +75,7 @@ export const planData = z.object({
     .describe('The picks, best score first; at most one offer per outlet.'),
   offer_ids: z.array(z.number().int()).describe('The picked offer ids, in item order; can be sent as is to POST /api/v1/orders.'),
   message: z.string().describe('How many outlets were picked, or why the plan is empty or short.'),
-});
+}).meta({ id: 'Plan', description: 'Offers picked for a goal within a budget; nothing is bought.' });
 
 const description = [
   'Builds a plan and buys nothing: no order, hold or ledger entry is written, so a read-only key may plan. ' +

@@ -2,14 +2,14 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { DomainError } from '../../domain/errors.js';
-import { getOrder, listOrders } from '../../domain/orders/order-read.js';
+import { getOrder, listMessages, listOrders } from '../../domain/orders/order-read.js';
 import { publisherActions } from '../../domain/orders/publisher-actions.js';
 import type { Tx } from '../../db/tx.js';
 import { idempotent } from '../plugins/idempotency.js';
 import { authErrors, bearerSecurity, errorResponses } from '../schemas/common.js';
 import { contentBody, declineBody, emptyBody, messageBody, messageSchema, orderListQuery, publishBody, publisherOrder } from '../schemas/orders.js';
 import { idParam } from '../schemas/outlets.js';
-import { pageEnvelope, paginated } from '../schemas/pagination.js';
+import { pageEnvelope, paginated, pageQuery } from '../schemas/pagination.js';
 import type { OrderRouteDeps } from './orders.js';
 import { BODY_LIMITS } from '../body-limits.js';
 
@@ -65,6 +65,28 @@ export const publisherRoutes: FastifyPluginAsyncZod<OrderRouteDeps> = async (app
       },
     },
     async (request) => ({ data: await getOrder(pool, { party: 'publisher', publisherId: publisherId(request) }, request.params.id) }),
+  );
+
+  app.get(
+    '/orders/:id/messages',
+    {
+      config: auth,
+      schema: {
+        operationId: 'publisherListMessages',
+        summary: "An order's messages, both sides', oldest first.",
+        tags: ['Publisher'],
+        security: bearerSecurity,
+        params: idParam,
+        querystring: z.strictObject(pageQuery),
+        response: { 200: paginated(messageSchema), ...errorResponses(...authErrors, 404, 422) },
+      },
+    },
+    async (request) => {
+      const { page, per_page } = request.query;
+      const viewer = { party: 'publisher' as const, publisherId: publisherId(request) };
+      const { items, total } = await listMessages(pool, viewer, request.params.id, page, per_page);
+      return { data: items, ...pageEnvelope(request, publicBaseUrl, { page, perPage: per_page, total, count: items.length }) };
+    },
   );
 
   const action = (
