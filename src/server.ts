@@ -12,6 +12,10 @@ import { createMetrics, startMetricsServer } from './http/plugins/metrics.js';
 /** Stops what a failed start has already started (the embedded PostgreSQL would be left running). */
 let stopStarted: (() => Promise<void>) | undefined;
 
+const DEMO_KEYS_SHOWN_BEFORE =
+  'The demo keys were printed on the first start and cannot be shown again. Another key for the demo workspace:\n' +
+  '  npm run -s admin -- key create --workspace 1 --can-place-orders\n';
+
 async function main(): Promise<void> {
   if (existsSync('.env')) (await import('dotenv')).config({ quiet: true });
   let config: Config;
@@ -95,7 +99,11 @@ async function main(): Promise<void> {
   if (embedded !== undefined || config.SEED_DEMO) {
     seeding = prepareDatabase(database.pool, async () => {
       const demo = await demoKeysToShow(database, config.FEE_RATE);
-      if (!demo) return;
+      if (!demo) {
+        // Keys are stored only as hashes: those printed before cannot be shown again.
+        if (embedded) process.stdout.write(DEMO_KEYS_SHOWN_BEFORE);
+        return;
+      }
       await new Promise<void>((resolve, reject) => process.stdout.write(describeDemo(demo, baseUrl) + '\n', (err) => (err ? reject(err) : resolve())));
       await markDemoShown(database.db);
     }).then(() => undefined);

@@ -174,5 +174,8 @@ describe('server process on the embedded default', () => {
     expect(await portAccepts(pgPort)).toBe(false);
     expect(second.stdout()).not.toMatch(/mk_[A-Za-z0-9]{8}/);
     expect(second.stdout()).not.toContain('Demo data created');
+    // …but says how to get another key (the demo workspace is the first one created).
+    expect(workspaceId).toBe(1);
+    expect(second.stdout()).toContain('npm run -s admin -- key create --workspace 1');
   }, 30_000);
 });
