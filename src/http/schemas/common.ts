@@ -38,7 +38,8 @@ export const errorBody = z
 
 const errorDescriptions = {
   400:
-    'Unparseable JSON, a body that is not UTF-8 or names a member twice or holds a __proto__ key, wrong Content-Type, or a ' +
+    'Unparseable JSON, a body that is not UTF-8, names a member twice, holds a __proto__ key, nests more than 32 levels or ' +
+    'holds more than 10,000 members and elements, wrong Content-Type, or a ' +
     'malformed Idempotency-Key (1–255 visible ASCII characters, sent once).',
   401: 'Missing, malformed, unknown or revoked key (WWW-Authenticate: Bearer).',
   402: 'Balance too low; carries needed_cents.',
