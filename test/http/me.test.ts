@@ -5,9 +5,11 @@ import { meData } from '../../src/http/v1/me.js';
 import { setupApp } from '../helpers/app.js';
 import { bearer, workspaceWithKeys } from '../helpers/fixtures.js';
 
+// No errors block: GET /api/v1/me takes no input (a wrong method is in errors.test.ts); its 401s are in test/http/security.test.ts, which walks every route.
+
 const h = await setupApp();
 
-describe('GET /api/v1/me', () => {
+describe('GET /api/v1/me — happy', () => {
   it('describes the workspace, balances and key for a read-only key', async () => {
     const ws = await workspaceWithKeys(h.database.db, { balanceCents: 123_456 });
     const res = await h.app.inject({ method: 'GET', url: '/api/v1/me', headers: bearer(ws.readKey) });
@@ -59,7 +61,9 @@ describe('GET /api/v1/me', () => {
     expect(Number(res.headers['x-ratelimit-remaining'])).toBe(119);
     expect(res.headers['x-request-id']).toBeTruthy();
   });
+});
 
+describe('GET /api/v1/me — security', () => {
   it('never shows one workspace the balance of another', async () => {
     const a = await workspaceWithKeys(h.database.db, { balanceCents: 111 });
     const b = await workspaceWithKeys(h.database.db, { balanceCents: 222 });

@@ -6,6 +6,8 @@ import { publisherWithOutlet } from '../helpers/catalog.js';
 import { bearer, workspaceWithKeys } from '../helpers/fixtures.js';
 import { expectLedgerInvariants } from '../helpers/ledger-invariants.js';
 
+// POST /api/v1/orders (errors first: they assert ws's untouched balance), then checks that span the order routes; GET /api/v1/orders is in orders-list.test.ts.
+
 const h = await setupApp();
 const ws = await workspaceWithKeys(h.database.db, { balanceCents: 50_000 });
 const other = await workspaceWithKeys(h.database.db, { balanceCents: 50_000 });
@@ -32,7 +34,7 @@ async function balance(workspaceId: number) {
   return rows[0].balance as number;
 }
 
-describe('POST /api/v1/orders refuses bad input', () => {
+describe('POST /api/v1/orders — errors', () => {
   const cases: [string, unknown, string][] = [
     ['missing offer_ids', { target_url: 'https://x.example/' }, 'offer_ids'],
     ['empty offer_ids', { offer_ids: [], target_url: 'https://x.example/' }, 'offer_ids'],
@@ -153,17 +155,6 @@ describe('POST /api/v1/orders refuses bad input', () => {
     expect(res.json().code).toBe('bad_request');
   });
 
-  it('a read-only key → 403, before anything else', async () => {
-    const res = await place({}, { key: ws.readKey, idem: null });
-    expect(res.statusCode).toBe(403);
-    expect(res.json().code).toBe('forbidden');
-  });
-
-  it('a publisher key → 403', async () => {
-    const res = await place(valid(), { key: p.publisherKey });
-    expect(res.statusCode).toBe(403);
-  });
-
   it('too little balance → 402 with needed_cents, nothing spent', async () => {
     const res = await place({ offer_ids: [pricey.id], target_url: 'https://x.example/' });
     expect(res.statusCode).toBe(402);
@@ -185,22 +176,6 @@ describe('POST /api/v1/orders refuses bad input', () => {
     expect(res.json().code).toBe('approval_required');
     expect(await balance(limited.workspaceId)).toBe(500_000);
   });
-});
-
-describe('idempotency', () => {
-  it('replays the first response with Idempotent-Replayed and spends once', async () => {
-    const w = await workspaceWithKeys(h.database.db, { balanceCents: 100_000 });
-    const first = await place(valid(), { key: w.spendKey, idem: 'same-key' });
-    const second = await place(valid(), { key: w.spendKey, idem: 'same-key' });
-    expect(first.statusCode).toBe(201);
-    expect(second.statusCode).toBe(201);
-    expect(second.headers['idempotent-replayed']).toBe('true');
-    expect(first.headers['idempotent-replayed']).toBeUndefined();
-    // Byte for byte, key order included, with the same content type.
-    expect(second.body).toBe(first.body);
-    expect(second.headers['content-type']).toBe(first.headers['content-type']);
-    expect(await balance(w.workspaceId)).toBe(100_000 - offer.price);
-  });
 
   it('the same key with another body → 422 idempotency_key_reused', async () => {
     const w = await workspaceWithKeys(h.database.db, { balanceCents: 100_000 });
@@ -208,20 +183,6 @@ describe('idempotency', () => {
     const res = await place({ ...valid(), anchor_text: 'changed' }, { key: w.spendKey, idem: 'k1' });
     expect(res.statusCode).toBe(422);
     expect(res.json().code).toBe('idempotency_key_reused');
-  });
-
-  it('takes URLs as browsers show them: IDNs, ports, IPv6, percent-encoding, and | ^ { } in a query', async () => {
-    const w = await workspaceWithKeys(h.database.db, { balanceCents: 1_000_000 });
-    for (const target_url of [
-      'https://fonts.googleapis.com/css?family=Roboto|Open+Sans',
-      'https://bücher.example/straße?q=a^b&t={x}',
-      'https://[2001:db8::1]:8443/a%20b',
-      'HTTPS://Example.COM/@user',
-    ]) {
-      const res = await place({ offer_ids: [offer.id], target_url }, { key: w.spendKey });
-      expect(res.statusCode, `${target_url}: ${res.body}`).toBe(201);
-      expect(res.json().data[0].target_url).toBe(target_url);
-    }
   });
 
   it('the fingerprint is the body as sent: spaces zod trims make another request; an unknown field is refused by name', async () => {
@@ -269,15 +230,6 @@ describe('idempotency', () => {
     expect(search.statusCode, search.body).toBe(400);
   });
 
-  it('keys are scoped to the API key', async () => {
-    const w = await workspaceWithKeys(h.database.db, { balanceCents: 100_000 });
-    const a = await place(valid(), { key: w.spendKey, idem: 'shared' });
-    const b = await place(valid(), { key: ws.spendKey, idem: 'shared' });
-    expect(a.statusCode).toBe(201);
-    expect(b.statusCode).toBe(201);
-    expect(b.headers['idempotent-replayed']).toBeUndefined();
-  });
-
   it('a 402 is replayed as a 402 even after a top-up; a new key then succeeds', async () => {
     const w = await workspaceWithKeys(h.database.db, { balanceCents: 1 });
     expect((await place(valid(), { key: w.spendKey, idem: 'poor' })).statusCode).toBe(402);
@@ -314,7 +266,61 @@ describe('idempotency', () => {
     // A different fingerprint, but nothing was stored for the first attempt.
     expect((await place(valid(), { key: w.spendKey, idem: 'fixme' })).statusCode).toBe(201);
   });
+});
 
+describe('POST /api/v1/orders — happy', () => {
+  it('replays the first response with Idempotent-Replayed and spends once', async () => {
+    const w = await workspaceWithKeys(h.database.db, { balanceCents: 100_000 });
+    const first = await place(valid(), { key: w.spendKey, idem: 'same-key' });
+    const second = await place(valid(), { key: w.spendKey, idem: 'same-key' });
+    expect(first.statusCode).toBe(201);
+    expect(second.statusCode).toBe(201);
+    expect(second.headers['idempotent-replayed']).toBe('true');
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    // Byte for byte, key order included, with the same content type.
+    expect(second.body).toBe(first.body);
+    expect(second.headers['content-type']).toBe(first.headers['content-type']);
+    expect(await balance(w.workspaceId)).toBe(100_000 - offer.price);
+  });
+
+  it('takes URLs as browsers show them: IDNs, ports, IPv6, percent-encoding, and | ^ { } in a query', async () => {
+    const w = await workspaceWithKeys(h.database.db, { balanceCents: 1_000_000 });
+    for (const target_url of [
+      'https://fonts.googleapis.com/css?family=Roboto|Open+Sans',
+      'https://bücher.example/straße?q=a^b&t={x}',
+      'https://[2001:db8::1]:8443/a%20b',
+      'HTTPS://Example.COM/@user',
+    ]) {
+      const res = await place({ offer_ids: [offer.id], target_url }, { key: w.spendKey });
+      expect(res.statusCode, `${target_url}: ${res.body}`).toBe(201);
+      expect(res.json().data[0].target_url).toBe(target_url);
+    }
+  });
+});
+
+describe('POST /api/v1/orders — security', () => {
+  it('a read-only key → 403, before anything else', async () => {
+    const res = await place({}, { key: ws.readKey, idem: null });
+    expect(res.statusCode).toBe(403);
+    expect(res.json().code).toBe('forbidden');
+  });
+
+  it('a publisher key → 403', async () => {
+    const res = await place(valid(), { key: p.publisherKey });
+    expect(res.statusCode).toBe(403);
+  });
+
+  it('keys are scoped to the API key', async () => {
+    const w = await workspaceWithKeys(h.database.db, { balanceCents: 100_000 });
+    const a = await place(valid(), { key: w.spendKey, idem: 'shared' });
+    const b = await place(valid(), { key: ws.spendKey, idem: 'shared' });
+    expect(a.statusCode).toBe(201);
+    expect(b.statusCode).toBe(201);
+    expect(b.headers['idempotent-replayed']).toBeUndefined();
+  });
+});
+
+describe('POST /api/v1/orders/{id}/approve — errors', () => {
   it("the same key on another order's approve → 422, not a replay", async () => {
     const w = await workspaceWithKeys(h.database.db, { balanceCents: 100_000 });
     const [a, b] = (await place({ offer_ids: [offer.id, pricey.id].slice(0, 1), target_url: 'https://x.example/' }, { key: w.spendKey })).json().data.concat(
@@ -335,7 +341,7 @@ describe('idempotency', () => {
   });
 });
 
-describe('action bodies', () => {
+describe('POST /api/v1/orders/{id}/… and /api/v1/publisher/orders/{id}/… actions — errors', () => {
   it('a field an action does not take → 422 naming it, and the order does not move', async () => {
     const order = (await place(valid())).json().data[0];
     const cases: [string, string, object, string][] = [
@@ -358,7 +364,7 @@ describe('action bodies', () => {
   });
 });
 
-describe('isolation', () => {
+describe('GET and POST /api/v1/orders/{id}/… and /api/v1/publisher/orders/… — security', () => {
   it("another workspace's order → 404 on every buyer route", async () => {
     const order = (await place(valid())).json().data[0];
     for (const [method, path] of [
@@ -388,32 +394,6 @@ describe('isolation', () => {
     expect(own.statusCode).toBe(200);
     expect(own.json().data).not.toHaveProperty('price');
     expect(own.json().data.payout_cents).toBe(offer.publisher_price_cents);
-  });
-
-  it('lists filter by status and your_turn, newest first', async () => {
-    const w = await workspaceWithKeys(h.database.db, { balanceCents: 100_000 });
-    const a = (await place(valid(), { key: w.spendKey })).json().data[0];
-    const b = (await place(valid(), { key: w.spendKey })).json().data[0];
-    await h.app.inject({ method: 'POST', url: `/api/v1/orders/${a.id}/cancel`, headers: bearer(w.readKey) });
-    const all = (await h.app.inject({ method: 'GET', url: '/api/v1/orders', headers: bearer(w.readKey) })).json();
-    expect(all.data.map((o: { id: number }) => o.id)).toEqual([b.id, a.id]);
-    expect(all.data[0].messages_count).toBe(0);
-    const cancelled = (await h.app.inject({ method: 'GET', url: '/api/v1/orders?status=cancelled', headers: bearer(w.readKey) })).json();
-    expect(cancelled.data.map((o: { id: number }) => o.id)).toEqual([a.id]);
-    const theirTurn = (await h.app.inject({ method: 'GET', url: '/api/v1/orders?your_turn=false', headers: bearer(w.readKey) })).json();
-    expect(theirTurn.data.map((o: { id: number }) => o.id)).toEqual([b.id, a.id]);
-    const mineRes = await h.app.inject({ method: 'GET', url: '/api/v1/orders?your_turn=true', headers: bearer(w.readKey) });
-    expect(mineRes.statusCode, mineRes.body).toBe(200);
-    expect(mineRes.json().data).toEqual([]);
-    // Each filter shape is its own prepared statement: alternating them on pooled connections must work.
-    for (let i = 0; i < 10; i++) {
-      for (const q of ['your_turn=true', 'your_turn=false', 'your_turn=1&status=cancelled', 'your_turn=0&status=cancelled']) {
-        const r = await h.app.inject({ method: 'GET', url: `/api/v1/orders?${q}`, headers: bearer(w.readKey) });
-        expect(r.statusCode, `${q}: ${r.body}`).toBe(200);
-      }
-    }
-    const bad = await h.app.inject({ method: 'GET', url: '/api/v1/orders?status=lost&your_turn=maybe', headers: bearer(w.readKey) });
-    expect(Object.keys(bad.json().errors).sort()).toEqual(['status', 'your_turn']);
   });
 });
 

@@ -6,10 +6,12 @@ import { articleFor, DAY, iso, orderKit } from '../helpers/orders.js';
 import { bearer } from '../helpers/fixtures.js';
 import { expectLedgerInvariants } from '../helpers/ledger-invariants.js';
 
+// Grouped by the endpoint each test is about; most have no errors or security block: those routes' refusals are in orders-errors.test.ts, their 401/403/404s in security.test.ts.
+
 const h = await setupApp();
 const { place, buyer, pub, sweep, balances, payable, fees, setup } = orderKit(h);
 
-describe('publisher-written content, the full path to completion', () => {
+describe('POST /api/v1/orders, then every buyer and publisher action to completion — happy', () => {
   it('walks every step with balances and invariants after each', async () => {
     const { ws, p } = await setup([{ content_by: 'publisher', publisher_price_cents: 10_000 }]);
     const placed = await place(ws.spendKey, { offer_ids: [p.offers[0]!.id], target_url: 'https://buyer.example/product', anchor_text: 'our product', brief: 'Write about us' });
@@ -76,9 +78,7 @@ describe('publisher-written content, the full path to completion', () => {
     const detail = await h.app.inject({ method: 'GET', url: `/api/v1/orders/${order.id}`, headers: bearer(ws.readKey) });
     expect(detail.json().data.messages).toEqual([{ id: expect.any(Number), body: 'Please mention the price.', author: 'buyer', created_at: expect.any(String) }]);
   });
-});
 
-describe('buyer-written content', () => {
   it('awaiting_content → content → accept → publishing (turnaround) → live → auto-approved by the sweep', async () => {
     const { ws, p } = await setup([{ content_by: 'buyer', turnaround_days: 5 }]);
     const order = (await place(ws.spendKey, { offer_ids: [p.offers[0]!.id], target_url: 'https://buyer.example/' })).json().data[0];
@@ -103,7 +103,9 @@ describe('buyer-written content', () => {
     expect(await balances(ws.workspaceId)).toEqual({ available: 1_000_000 - 12_000, held: 0 });
     await expectLedgerInvariants(h.database);
   });
+});
 
+describe('POST /api/v1/orders — happy', () => {
   it('content given at placement skips awaiting_content and runs the checks', async () => {
     const { ws, p } = await setup([{ content_by: 'buyer', max_links: 0 }]);
     const res = await place(ws.spendKey, { offer_ids: [p.offers[0]!.id], target_url: 'https://buyer.example/', anchor_text: 'other', content: articleFor('https://buyer.example/', 'our product'), content_title: 'A fine title' });
@@ -119,102 +121,7 @@ describe('buyer-written content', () => {
     expect(accepted.statusCode, accepted.body).toBe(200);
     expect(accepted.json().data.status).toBe('publishing');
   });
-});
 
-describe('content titles at placement and on /content', () => {
-  it('a short title is a failed title_length check in both places, never a 422; a blank or over-long one is refused in both', async () => {
-    const { ws, p } = await setup([{ content_by: 'buyer' }, { content_by: 'buyer' }]);
-    const body = articleFor('https://buyer.example/', 'our product');
-    const placed = await place(ws.spendKey, { offer_ids: [p.offers[0]!.id], target_url: 'https://buyer.example/', content: body, content_title: 'Short' });
-    expect(placed.statusCode, placed.body).toBe(201);
-    const titleCheck = (content: { checks: { name: string; status: string }[] }) => content.checks.find((c) => c.name === 'title_length')!.status;
-    expect(titleCheck(placed.json().data[0].content)).toBe('fail');
-
-    const bare = await place(ws.spendKey, { offer_ids: [p.offers[1]!.id], target_url: 'https://buyer.example/' });
-    expect(bare.statusCode, bare.body).toBe(201);
-    const submitted = await buyer(ws.readKey, `${bare.json().data[0].id}/content`, { title: 'Short', body });
-    expect(submitted.statusCode, submitted.body).toBe(200);
-    expect(titleCheck(submitted.json().data.content)).toBe('fail');
-
-    for (const title of ['   ', 'x'.repeat(301)]) {
-      const refused = await place(ws.spendKey, { offer_ids: [p.offers[1]!.id], target_url: 'https://buyer.example/', content: body, content_title: title });
-      expect(refused.statusCode).toBe(422);
-      expect(Object.keys(refused.json().errors)).toEqual(['content_title']);
-      const refusedToo = await buyer(ws.readKey, `${bare.json().data[0].id}/content`, { title, body });
-      expect(refusedToo.statusCode).toBe(422);
-      expect(Object.keys(refusedToo.json().errors)).toEqual(['title']);
-    }
-  });
-});
-
-describe('content terms', () => {
-  it("are the offer's as bought, for every version, whatever the offer asks later", async () => {
-    const { ws, p } = await setup([{ content_by: 'publisher', max_links: 2 }]);
-    const offer = p.offers[0]!;
-    const [terms] = (await h.database.pool.query('SELECT min_words, max_words, max_links FROM offers WHERE id = $1', [offer.id])).rows;
-    const order = (await place(ws.spendKey, { offer_ids: [offer.id], target_url: 'https://buyer.example/' })).json().data[0];
-    // The publisher re-imports the offer with stricter terms.
-    await h.database.pool.query('UPDATE offers SET min_words = 5000, max_words = 6000, max_links = 0 WHERE id = $1', [offer.id]);
-    await pub(p.publisherKey, `${order.id}/accept`);
-    const draft = await pub(p.publisherKey, `${order.id}/draft`, { title: 'Written to the terms bought', body: articleFor('https://buyer.example/') });
-    const checks = draft.json().data.content.checks as { name: string; status: string; detail: string }[];
-    const byName = Object.fromEntries(checks.map((c) => [c.name, c]));
-    expect(byName.word_count).toMatchObject({ status: 'pass', detail: expect.stringContaining(`(${terms.min_words}–${terms.max_words})`) });
-    expect(byName.link_count!.status).toBe('pass');
-  });
-});
-
-describe('other paths', () => {
-  it('auto_approve_drafts sends a draft straight to publishing', async () => {
-    const { ws, p } = await setup();
-    await setApprovalRules(h.database.db, ws.workspaceId, { autoApproveDrafts: true });
-    const order = (await place(ws.spendKey, { offer_ids: [p.offers[0]!.id], target_url: 'https://buyer.example/' })).json().data[0];
-    await pub(p.publisherKey, `${order.id}/accept`);
-    const draft = await pub(p.publisherKey, `${order.id}/draft`, { title: 'Auto approved draft', body: articleFor('https://buyer.example/') });
-    expect(draft.json().data.status).toBe('publishing');
-  });
-
-  it('a revised draft keeps review_by; with auto_approve_drafts switched on during the review it goes to publishing', async () => {
-    const { ws, p } = await setup();
-    const order = (await place(ws.spendKey, { offer_ids: [p.offers[0]!.id], target_url: 'https://buyer.example/' })).json().data[0];
-    await pub(p.publisherKey, `${order.id}/accept`);
-    const first = (await pub(p.publisherKey, `${order.id}/draft`, { title: 'The first draft', body: articleFor('https://buyer.example/') })).json().data;
-    expect(first.status).toBe('draft_review');
-    h.clock.advance(DAY);
-    const revised = (await pub(p.publisherKey, `${order.id}/draft`, { title: 'The revised draft', body: articleFor('https://buyer.example/') })).json().data;
-    expect(revised).toMatchObject({ status: 'draft_review', content: { version: 2 }, deadlines: { review_by: first.deadlines.review_by } });
-    await setApprovalRules(h.database.db, ws.workspaceId, { autoApproveDrafts: true });
-    const third = await pub(p.publisherKey, `${order.id}/draft`, { title: 'The third draft', body: articleFor('https://buyer.example/') });
-    expect(third.statusCode, third.body).toBe(200);
-    expect(third.json().data).toMatchObject({ status: 'publishing', content: { version: 3 } });
-    expect(third.json().data.deadlines.deliver_by).toBeTruthy();
-  });
-
-  it('decline refunds the buyer', async () => {
-    const { ws, p } = await setup();
-    const order = (await place(ws.spendKey, { offer_ids: [p.offers[0]!.id], target_url: 'https://buyer.example/' })).json().data[0];
-    const missingReason = await pub(p.publisherKey, `${order.id}/decline`, {});
-    expect(missingReason.statusCode).toBe(422);
-    const declined = await pub(p.publisherKey, `${order.id}/decline`, { reason: 'Not our topic' });
-    expect(declined.json().data).toMatchObject({ status: 'declined', decline_reason: 'Not our topic', turn: null });
-    expect(await balances(ws.workspaceId)).toEqual({ available: 1_000_000, held: 0 });
-    await expectLedgerInvariants(h.database);
-  });
-
-  it('cancel before acceptance refunds; after acceptance it is 409', async () => {
-    const { ws, p } = await setup([{}, { title: 'Second' }]);
-    const [a, b] = (await place(ws.spendKey, { offer_ids: p.offers.map((o) => o.id), target_url: 'https://buyer.example/' })).json().data;
-    expect((await buyer(ws.readKey, `${a.id}/cancel`)).json().data.status).toBe('cancelled');
-    await pub(p.publisherKey, `${b.id}/accept`);
-    const late = await buyer(ws.readKey, `${b.id}/cancel`);
-    expect(late.statusCode).toBe(409);
-    expect(late.json()).toMatchObject({ code: 'conflict', status: 'writing' });
-    expect(await balances(ws.workspaceId)).toEqual({ available: 1_000_000 - 12_000, held: 12_000 });
-    await expectLedgerInvariants(h.database);
-  });
-});
-
-describe('placing several offers at once', () => {
   it('writes one order per offer in the order asked, each with its own status, deadline, frozen price and escrow entry', async () => {
     const { ws, p } = await setup([
       { content_by: 'publisher', publisher_price_cents: 10_000 },
@@ -246,6 +153,101 @@ describe('placing several offers at once', () => {
       [-byPublisher.price, byPublisher.price],
     ]);
     expect(await balances(ws.workspaceId)).toEqual({ available: 1_000_000 - byBuyer.price - byPublisher.price, held: byBuyer.price + byPublisher.price });
+    await expectLedgerInvariants(h.database);
+  });
+});
+
+describe('POST /api/v1/orders and POST /api/v1/orders/{id}/content (content titles) — errors', () => {
+  it('a short title is a failed title_length check in both places, never a 422; a blank or over-long one is refused in both', async () => {
+    const { ws, p } = await setup([{ content_by: 'buyer' }, { content_by: 'buyer' }]);
+    const body = articleFor('https://buyer.example/', 'our product');
+    const placed = await place(ws.spendKey, { offer_ids: [p.offers[0]!.id], target_url: 'https://buyer.example/', content: body, content_title: 'Short' });
+    expect(placed.statusCode, placed.body).toBe(201);
+    const titleCheck = (content: { checks: { name: string; status: string }[] }) => content.checks.find((c) => c.name === 'title_length')!.status;
+    expect(titleCheck(placed.json().data[0].content)).toBe('fail');
+
+    const bare = await place(ws.spendKey, { offer_ids: [p.offers[1]!.id], target_url: 'https://buyer.example/' });
+    expect(bare.statusCode, bare.body).toBe(201);
+    const submitted = await buyer(ws.readKey, `${bare.json().data[0].id}/content`, { title: 'Short', body });
+    expect(submitted.statusCode, submitted.body).toBe(200);
+    expect(titleCheck(submitted.json().data.content)).toBe('fail');
+
+    for (const title of ['   ', 'x'.repeat(301)]) {
+      const refused = await place(ws.spendKey, { offer_ids: [p.offers[1]!.id], target_url: 'https://buyer.example/', content: body, content_title: title });
+      expect(refused.statusCode).toBe(422);
+      expect(Object.keys(refused.json().errors)).toEqual(['content_title']);
+      const refusedToo = await buyer(ws.readKey, `${bare.json().data[0].id}/content`, { title, body });
+      expect(refusedToo.statusCode).toBe(422);
+      expect(Object.keys(refusedToo.json().errors)).toEqual(['title']);
+    }
+  });
+});
+
+describe('POST /api/v1/publisher/orders/{id}/draft — happy', () => {
+  it("content terms are the offer's as bought, for every version, whatever the offer asks later", async () => {
+    const { ws, p } = await setup([{ content_by: 'publisher', max_links: 2 }]);
+    const offer = p.offers[0]!;
+    const [terms] = (await h.database.pool.query('SELECT min_words, max_words, max_links FROM offers WHERE id = $1', [offer.id])).rows;
+    const order = (await place(ws.spendKey, { offer_ids: [offer.id], target_url: 'https://buyer.example/' })).json().data[0];
+    // The publisher re-imports the offer with stricter terms.
+    await h.database.pool.query('UPDATE offers SET min_words = 5000, max_words = 6000, max_links = 0 WHERE id = $1', [offer.id]);
+    await pub(p.publisherKey, `${order.id}/accept`);
+    const draft = await pub(p.publisherKey, `${order.id}/draft`, { title: 'Written to the terms bought', body: articleFor('https://buyer.example/') });
+    const checks = draft.json().data.content.checks as { name: string; status: string; detail: string }[];
+    const byName = Object.fromEntries(checks.map((c) => [c.name, c]));
+    expect(byName.word_count).toMatchObject({ status: 'pass', detail: expect.stringContaining(`(${terms.min_words}–${terms.max_words})`) });
+    expect(byName.link_count!.status).toBe('pass');
+  });
+
+  it('auto_approve_drafts sends a draft straight to publishing', async () => {
+    const { ws, p } = await setup();
+    await setApprovalRules(h.database.db, ws.workspaceId, { autoApproveDrafts: true });
+    const order = (await place(ws.spendKey, { offer_ids: [p.offers[0]!.id], target_url: 'https://buyer.example/' })).json().data[0];
+    await pub(p.publisherKey, `${order.id}/accept`);
+    const draft = await pub(p.publisherKey, `${order.id}/draft`, { title: 'Auto approved draft', body: articleFor('https://buyer.example/') });
+    expect(draft.json().data.status).toBe('publishing');
+  });
+
+  it('a revised draft keeps review_by; with auto_approve_drafts switched on during the review it goes to publishing', async () => {
+    const { ws, p } = await setup();
+    const order = (await place(ws.spendKey, { offer_ids: [p.offers[0]!.id], target_url: 'https://buyer.example/' })).json().data[0];
+    await pub(p.publisherKey, `${order.id}/accept`);
+    const first = (await pub(p.publisherKey, `${order.id}/draft`, { title: 'The first draft', body: articleFor('https://buyer.example/') })).json().data;
+    expect(first.status).toBe('draft_review');
+    h.clock.advance(DAY);
+    const revised = (await pub(p.publisherKey, `${order.id}/draft`, { title: 'The revised draft', body: articleFor('https://buyer.example/') })).json().data;
+    expect(revised).toMatchObject({ status: 'draft_review', content: { version: 2 }, deadlines: { review_by: first.deadlines.review_by } });
+    await setApprovalRules(h.database.db, ws.workspaceId, { autoApproveDrafts: true });
+    const third = await pub(p.publisherKey, `${order.id}/draft`, { title: 'The third draft', body: articleFor('https://buyer.example/') });
+    expect(third.statusCode, third.body).toBe(200);
+    expect(third.json().data).toMatchObject({ status: 'publishing', content: { version: 3 } });
+    expect(third.json().data.deadlines.deliver_by).toBeTruthy();
+  });
+});
+
+describe('POST /api/v1/publisher/orders/{id}/decline — happy', () => {
+  it('decline refunds the buyer', async () => {
+    const { ws, p } = await setup();
+    const order = (await place(ws.spendKey, { offer_ids: [p.offers[0]!.id], target_url: 'https://buyer.example/' })).json().data[0];
+    const missingReason = await pub(p.publisherKey, `${order.id}/decline`, {});
+    expect(missingReason.statusCode).toBe(422);
+    const declined = await pub(p.publisherKey, `${order.id}/decline`, { reason: 'Not our topic' });
+    expect(declined.json().data).toMatchObject({ status: 'declined', decline_reason: 'Not our topic', turn: null });
+    expect(await balances(ws.workspaceId)).toEqual({ available: 1_000_000, held: 0 });
+    await expectLedgerInvariants(h.database);
+  });
+});
+
+describe('POST /api/v1/orders/{id}/cancel — happy', () => {
+  it('cancel before acceptance refunds; after acceptance it is 409', async () => {
+    const { ws, p } = await setup([{}, { title: 'Second' }]);
+    const [a, b] = (await place(ws.spendKey, { offer_ids: p.offers.map((o) => o.id), target_url: 'https://buyer.example/' })).json().data;
+    expect((await buyer(ws.readKey, `${a.id}/cancel`)).json().data.status).toBe('cancelled');
+    await pub(p.publisherKey, `${b.id}/accept`);
+    const late = await buyer(ws.readKey, `${b.id}/cancel`);
+    expect(late.statusCode).toBe(409);
+    expect(late.json()).toMatchObject({ code: 'conflict', status: 'writing' });
+    expect(await balances(ws.workspaceId)).toEqual({ available: 1_000_000 - 12_000, held: 12_000 });
     await expectLedgerInvariants(h.database);
   });
 });

@@ -7,6 +7,7 @@ import { workspaceWithKeys } from '../../helpers/fixtures.js';
 import { seller } from './fixtures.js';
 
 // Interface B's success answers, field by field (seed section 2B, contract section 8).
+// Mostly happy blocks: each endpoint's errors and 401s are in errors.test.ts (the contract's error table, endpoint by endpoint).
 
 const h = await setupApp();
 const s = await seller(h.database);
@@ -16,7 +17,7 @@ const validate = (key: string, code: string) =>
   h.app.inject({ method: 'POST', url: '/api/purchases/validation', payload: { api_key: key, purchase_code: code } });
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 
-describe('GET /api/account/details', () => {
+describe('GET /api/account/details — happy', () => {
   it("answers the workspace owner's profile with the available balance as a decimal", async () => {
     await h.database.pool.query(
       `UPDATE workspaces SET owner_first_name = 'Ada', owner_last_name = 'Lovelace', username = 'ada', email = 'ada@example.com',
@@ -71,7 +72,7 @@ describe('GET /api/account/details', () => {
   });
 });
 
-describe('GET /api/items/all', () => {
+describe('GET /api/items/all — happy', () => {
   it('lists every item of the workspace with the media each kind carries', async () => {
     const res = await get(`/api/items/all?api_key=${s.readKey}`);
     expect(res.statusCode).toBe(200);
@@ -119,7 +120,9 @@ describe('GET /api/items/all', () => {
       expect(item.published_at).toMatch(ISO);
     }
   });
+});
 
+describe('GET /api/items/all — security', () => {
   it("shows only the key's own workspace's items", async () => {
     const other = await seller(h.database);
     const mine = (await get(`/api/items/all?api_key=${s.readKey}`)).json().items.map((i: { id: number }) => i.id);
@@ -129,7 +132,7 @@ describe('GET /api/items/all', () => {
   });
 });
 
-describe('GET /api/items/item', () => {
+describe('GET /api/items/item — happy', () => {
   it('answers one item by item_id', async () => {
     const res = await get(`/api/items/item?api_key=${s.readKey}&item_id=${s.itemIds[3]}`);
     expect(res.statusCode).toBe(200);
@@ -143,7 +146,7 @@ describe('GET /api/items/item', () => {
   });
 });
 
-describe('POST /api/purchases/validation', () => {
+describe('POST /api/purchases/validation — happy', () => {
   it('answers the purchase, its item and its support for a valid code', async () => {
     const res = await validate(s.readKey, s.code);
     expect(res.statusCode).toBe(200);
@@ -190,24 +193,6 @@ describe('POST /api/purchases/validation', () => {
     expect((await validate(s.readKey, purchase_code)).json().data.purchase.downloaded).toBe(true);
   });
 
-  it('a refunded purchase no longer validates', async () => {
-    const { purchase_code } = await createPurchase(h.database.pool, { itemId: s.itemIds[1]!, license: 'regular', supportMonths: 6 });
-    expect((await validate(s.readKey, purchase_code)).statusCode).toBe(200);
-    const cli = await runCli(['purchase', 'refund', '--code', purchase_code], { DATABASE_URL: h.database.url });
-    expect(cli.stderr).toBe('');
-    expect(JSON.parse(cli.stdout)).toEqual({ purchase_code, refunded: true });
-    const res = await validate(s.readKey, purchase_code);
-    expect(res.statusCode).toBe(404);
-    expect(res.json()).toEqual({ status: 'error', msg: 'Invalid purchase code' });
-  });
-
-  it("another seller's code is an invalid code for this key, and valid for its own", async () => {
-    const other = await seller(h.database);
-    expect((await validate(s.readKey, other.code)).json()).toEqual({ status: 'error', msg: 'Invalid purchase code' });
-    expect((await validate(other.readKey, other.code)).json().data.purchase.purchase_code).toBe(other.code);
-    expect((await validate(other.readKey, s.code)).statusCode).toBe(404);
-  });
-
   it('accepts the code in upper case and answers it in canonical form', async () => {
     const res = await validate(s.readKey, s.code.toUpperCase());
     expect(res.json().data.purchase.purchase_code).toBe(s.code);
@@ -227,7 +212,29 @@ describe('POST /api/purchases/validation', () => {
   });
 });
 
-describe('logs', () => {
+describe('POST /api/purchases/validation — errors', () => {
+  it('a refunded purchase no longer validates', async () => {
+    const { purchase_code } = await createPurchase(h.database.pool, { itemId: s.itemIds[1]!, license: 'regular', supportMonths: 6 });
+    expect((await validate(s.readKey, purchase_code)).statusCode).toBe(200);
+    const cli = await runCli(['purchase', 'refund', '--code', purchase_code], { DATABASE_URL: h.database.url });
+    expect(cli.stderr).toBe('');
+    expect(JSON.parse(cli.stdout)).toEqual({ purchase_code, refunded: true });
+    const res = await validate(s.readKey, purchase_code);
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toEqual({ status: 'error', msg: 'Invalid purchase code' });
+  });
+});
+
+describe('POST /api/purchases/validation — security', () => {
+  it("another seller's code is an invalid code for this key, and valid for its own", async () => {
+    const other = await seller(h.database);
+    expect((await validate(s.readKey, other.code)).json()).toEqual({ status: 'error', msg: 'Invalid purchase code' });
+    expect((await validate(other.readKey, other.code)).json().data.purchase.purchase_code).toBe(other.code);
+    expect((await validate(other.readKey, s.code)).statusCode).toBe(404);
+  });
+});
+
+describe('GET /api/items/all and POST /api/purchases/validation, logs — security', () => {
   it('never contain the key, from the query string, a form or a JSON body', async () => {
     const before = h.logs.length;
     await get(`/api/items/all?api_key=${s.readKey}`);

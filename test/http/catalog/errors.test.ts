@@ -10,6 +10,7 @@ import { seller } from './fixtures.js';
 
 // Every row of contract section 8's error table, the api_key placements, and bad inputs: each
 // answers {"status":"error","msg":...} with the contract's status, never a 500, never Interface A's shape.
+// Per-endpoint parameter errors have their own blocks; the others cover all four endpoints at once (happy blocks are in catalog.test.ts).
 
 const h = await setupApp({ UNKNOWN_KEY_RATE_LIMIT_PER_MINUTE: 100_000 });
 const s = await seller(h.database);
@@ -30,7 +31,7 @@ function expectError(res: Res, status: number, msg: string) {
 
 const invalidRequest = (res: Res) => expectError(res, 401, 'Invalid request');
 
-describe('401 Invalid request: every way the key can be wrong, on every endpoint', () => {
+describe('Every Interface B endpoint: 401 Invalid request for every way the key can be wrong — security', () => {
   const endpoints: [string, (key: string | undefined) => Promise<Res>][] = [
     ['account', (k) => get(`/api/account/details${k === undefined ? '' : `?api_key=${encodeURIComponent(k)}`}`)],
     ['items', (k) => get(`/api/items/all${k === undefined ? '' : `?api_key=${encodeURIComponent(k)}`}`)],
@@ -101,7 +102,7 @@ describe('401 Invalid request: every way the key can be wrong, on every endpoint
   });
 });
 
-describe('api_key placements: query, form, JSON, bearer; trimmed', () => {
+describe('Every Interface B endpoint: api_key placements (query, form, JSON, bearer; trimmed) — happy', () => {
   const ok = (res: Res) => expect(res.statusCode, res.body).toBe(200);
 
   it('on GET: query, form body, JSON body, bearer', async () => {
@@ -133,7 +134,7 @@ describe('api_key placements: query, form, JSON, bearer; trimmed', () => {
   });
 });
 
-describe('400 and 404: parameters', () => {
+describe('GET /api/items/item — errors', () => {
   const item = (q: string) => get(`/api/items/item?api_key=${s.readKey}${q}`);
 
   it('item_id missing or empty → The item_id field is required.', async () => {
@@ -167,13 +168,17 @@ describe('400 and 404: parameters', () => {
     expect((await get(`/api/items/item?item_id=0${s.itemIds[0]}`, { headers: json, payload: JSON.stringify({ api_key: s.readKey, item_id: s.itemIds[0] }) })).statusCode).toBe(200);
     expectError(await get(`/api/items/item?item_id=0${s.itemIds[0]}`, { headers: json, payload: JSON.stringify({ api_key: s.readKey, item_id: s.itemIds[1] }) }), 400, 'The item_id must be an integer.');
   });
+});
 
+describe('GET /api/items/all — errors', () => {
   it('no items for the key → No items found', async () => {
     const empty = await workspaceWithKeys(h.database.db);
     expectError(await get(`/api/items/all?api_key=${empty.readKey}`), 404, 'No items found');
     expectError(await get(`/api/items/item?api_key=${empty.readKey}&item_id=1`), 404, 'Item Not Found');
   });
+});
 
+describe('POST /api/purchases/validation — errors', () => {
   it('purchase_code missing, or empty after trimming → The purchase_code field is required.', async () => {
     const required = 'The purchase_code field is required.';
     expectError(await validate({ api_key: s.readKey }), 400, required);
@@ -217,7 +222,7 @@ describe('400 and 404: parameters', () => {
   });
 });
 
-describe('400 Invalid request: bodies', () => {
+describe('Every Interface B endpoint: 400 Invalid request for bad bodies — errors', () => {
   const json = { 'content-type': 'application/json' };
 
   it('unparseable JSON, on POST and GET', async () => {
@@ -291,7 +296,7 @@ describe('400 Invalid request: bodies', () => {
   });
 });
 
-describe('404 Not found and 405 Method not allowed', () => {
+describe('Unknown Interface B paths and methods: 404 Not found and 405 Method not allowed — errors', () => {
   it('unknown paths under the three prefixes answer in Interface B shape, without a key', async () => {
     for (const url of ['/api/account', '/api/account/nope', '/api/items', '/api/items/every', '/api/purchases', '/api/purchases/validate', '/api/items/all/x?api_key=1', '/api//account/details', '//api/items/all', '/api/purchases//validation']) {
       expectError(await get(url), 404, 'Not found');
@@ -334,7 +339,7 @@ describe('404 Not found and 405 Method not allowed', () => {
   });
 });
 
-describe('503 Service unavailable', () => {
+describe('Every Interface B endpoint: 503 Service unavailable — errors', () => {
   it('when the database cannot be reached (a cached key, the query fails)', async () => {
     expect((await get(`/api/items/all?api_key=${s.readKey}`)).statusCode).toBe(200); // key cached
     const down = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
@@ -356,7 +361,7 @@ describe('503 Service unavailable', () => {
   });
 });
 
-describe("what Node's HTTP parser refuses answers in the path's own shape", () => {
+describe("What Node's HTTP parser refuses answers in the path's own shape — errors", () => {
   /** Sends raw bytes on a real socket and reads the reply until the server closes it. */
   async function raw(request: string): Promise<{ status: number; body: unknown }> {
     if (!h.app.server.listening) await h.app.listen({ port: 0, host: '127.0.0.1' });
