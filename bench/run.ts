@@ -13,6 +13,7 @@ import pg from 'pg';
 import { cpuMicros, findPostmaster, type Snapshot, snapshotPostgres, snapshotProcess } from './cpu.js';
 import { combineSlices, type LoadResult, median, type Slice } from './results.js';
 import { type BenchContext, type BenchRequest, type Ceiling, findScenario, type Scenario, scenarioGroups, scenarios } from './scenarios/index.js';
+import { formatScore, scoreJudged } from './search/relevance.js';
 
 const projectRoot = join(import.meta.dirname, '..');
 const serverJs = join(projectRoot, 'dist', 'src', 'server.js');
@@ -71,7 +72,7 @@ if (pick !== 'best' && pick !== 'median') {
 }
 const selected: Scenario[] = [];
 for (const name of positionals) {
-  if (name === 'all') selected.push(...scenarios);
+  if (name === 'all') selected.push(...scenarios.filter((s) => !s.ownRun));
   else if (Object.hasOwn(scenarioGroups, name)) selected.push(...scenarioGroups[name]!);
   else {
     const s = findScenario(name);
@@ -265,15 +266,17 @@ async function provisionDatabase(): Promise<BenchDatabase> {
   const dataDir = join(workDir, 'pg');
   mkdirSync(dataDir, { mode: 0o755 });
   const port = await freePort();
-  // A throwaway cluster: durability off, as in the test suite's embedded server.
-  const flags = ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=300'];
+  // A throwaway cluster: durability off, as in the test suite's embedded server, unless a scenario
+  // is judged on PostgreSQL's stock settings (then every target of the run is).
+  const durable = chosen.some((s) => s.durable);
+  const flags = [...(durable ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off']), '-c', 'max_connections=300'];
   if (opts['pg-stats']) flags.push('-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=all', '-c', 'pg_stat_statements.track_planning=on');
   const handle = await startEmbedded({ dataDir, port, extraFlags: flags });
   cleanups.push(() => handle.stop());
   const postmasterPid = await findPostmaster(handle.url);
   return {
     url: handle.url,
-    description: `temporary embedded PostgreSQL ${await serverVersion(handle.url)} (fsync off)`,
+    description: `temporary embedded PostgreSQL ${await serverVersion(handle.url)} (${durable ? 'stock durability: fsync, synchronous_commit, full_page_writes on' : 'fsync off'})`,
     ...(postmasterPid ? { postmasterPid } : {}),
   };
 }
@@ -377,6 +380,8 @@ interface Target {
   connectionRequests?: BenchRequest[][];
   /** `[<id>]` becomes an id unique to each request (Scenario.uniqueIds). */
   uniqueIds?: boolean;
+  /** Scenario.connections, else the run's --connections. */
+  connections?: number;
 }
 
 const okStatus = (t: Target, status: number) => status === t.expectStatus || (t.allowStatuses ?? []).includes(status);
@@ -427,7 +432,7 @@ function startLoadWorker(): LoadJob {
       pending.push({ resolve, reject, marks });
       const job = {
         url: t.baseUrl,
-        connections,
+        connections: t.connections ?? connections,
         rampSeconds,
         durationSeconds: seconds,
         requests: t.requests.map(toAutocannon),
@@ -578,6 +583,13 @@ async function main(): Promise<number> {
   const [app, ceiling] = await Promise.all([startApp(db.url), startCeiling(db.url, keys.workspaceId)]);
   const ctx: BenchContext = { ...keys, baseUrl: app.baseUrl, databaseUrl: db.url };
   for (const s of chosen) await s.setup?.(ctx);
+  // The judged search set, scored once the catalog is there (before any load).
+  let judgedLine = '';
+  if (chosen.some((s) => s.judged)) {
+    const score = await scoreJudged({ baseUrl: app.baseUrl, key: keys.readOnlyKey, databaseUrl: db.url, publisherId: keys.publisherId });
+    judgedLine = formatScore(score);
+    process.stderr.write(formatScore(score, true) + '\n');
+  }
 
   // The minimal order transaction runs only when a chosen scenario is judged against it.
   const minOrderBody = { offer_ids: [1], target_url: 'https://buyer.example/landing' };
@@ -603,6 +615,7 @@ async function main(): Promise<number> {
     ...(s.allowStatuses ? { allowStatuses: s.allowStatuses } : {}),
     ...(s.connectionRequests ? { connectionRequests: s.connectionRequests(ctx) } : {}),
     ...(s.uniqueIds ? { uniqueIds: true } : {}),
+    ...(s.connections ? { connections: s.connections } : {}),
   });
   // The machine's speed drifts within a run, so a scenario judged against a ceiling of its own
   // (the minimal order transaction) runs right after it: the pair sees the same machine.
@@ -674,18 +687,21 @@ async function main(): Promise<number> {
       rows.push([...row, ...(ownCol ? [''] : []), '', '']);
       continue;
     }
-    const { ratio } = t.scenario.target;
+    const { ratio, p99Ms } = t.scenario.target;
     const reference = referenceOf(t.scenario);
     const measured = r.rps / picked.get(reference)!.rps;
+    const goal = [ratio !== undefined ? `≥ ${ratio.toFixed(2)} × ${referenceName(t.scenario)}` : '', p99Ms !== undefined ? `p99 ≤ ${p99Ms} ms` : '']
+      .filter(Boolean)
+      .join(', ');
     if (ownCol) row.push(fmtRatio(measured));
     const invalid = [t, reference, ...targets.filter((c) => !c.scenario)].some((c) => results.get(c)!.some((x) => problems(c, x).length > 0));
     if (t.scenario.diagnostic) {
       rows.push([...row, `none (diagnostic, vs ${referenceName(t.scenario)})`, invalid ? 'invalid run' : '—']);
       continue;
     }
-    const pass = !invalid && measured >= ratio;
+    const pass = !invalid && (ratio === undefined || measured >= ratio) && (p99Ms === undefined || r.p99 <= p99Ms);
     if (!pass) failed = true;
-    rows.push([...row, `≥ ${ratio.toFixed(2)} × ${referenceName(t.scenario)}`, invalid ? 'FAIL (invalid run)' : pass ? 'PASS' : 'FAIL']);
+    rows.push([...row, goal, invalid ? 'FAIL (invalid run)' : pass ? 'PASS' : 'FAIL']);
   }
 
   const perRound = targets
@@ -708,15 +724,20 @@ async function main(): Promise<number> {
       return `${t.label}: ${codes || 'none'}; errors (other statuses, connection errors, timeouts): ${bad + errs}`;
     });
 
+  const ownConnections = chosen
+    .filter((s) => s.connections)
+    .map((s) => `${s.name}: ${s.connections}`)
+    .join(', ');
   const lines = [
     '',
-    `${chosen.map((s) => s.name).join(', ')}: ${rounds} round(s) of (${targets.map((t) => (t.scenario ? t.label : `ceiling ${t.kind}`)).join(', ')}), each ${warmupSeconds} s warm-up, then ${durationSeconds} s measured in ${slices} turn(s) taken in that order, ${connections} connections`,
+    `${chosen.map((s) => s.name).join(', ')}: ${rounds} round(s) of (${targets.map((t) => (t.scenario ? t.label : `ceiling ${t.kind}`)).join(', ')}), each ${warmupSeconds} s warm-up, then ${durationSeconds} s measured in ${slices} turn(s) taken in that order, ${connections} connections${ownConnections ? ` (${ownConnections})` : ''}`,
     `database: ${db.description}; node ${process.version}; ${pick === 'best' ? 'best round (highest req/s) of each row' : 'median over rounds of each figure'} shown`,
     '',
     table(rows),
     '',
     `per-round ratios (same round): ${perRound.join('; ')}`,
     `statuses (measured windows, all rounds): ${statusLines.join('; ')}`,
+    ...(judgedLine ? [judgedLine] : []),
     '',
   ];
   process.stdout.write(lines.join('\n'));

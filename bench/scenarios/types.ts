@@ -48,9 +48,21 @@ export interface Scenario {
   uniqueIds?: boolean;
   /**
    * PASS when requests/s ≥ ratio × the reference's requests/s in the same round: a ceiling, or
-   * another scenario by name (which then runs too, e.g. mcp against me).
+   * another scenario by name (which then runs too, e.g. mcp against me); with p99Ms, also (or,
+   * without ratio, only) when the 99th percentile latency is at most that.
    */
-  target: { ratio: number; against: Ceiling | { scenario: string } };
+  target: { ratio?: number; p99Ms?: number; against: Ceiling | { scenario: string } };
+  /** Concurrent connections of this scenario's load (default: the run's --connections). */
+  connections?: number;
+  /**
+   * Needs PostgreSQL's stock durability (fsync, synchronous_commit, full_page_writes on): the
+   * run's embedded PostgreSQL then starts with them, for every target of the run.
+   */
+  durable?: boolean;
+  /** Left out of `all` (it needs a run of its own, e.g. a large catalog or another durability). */
+  ownRun?: boolean;
+  /** Scores the judged search set (bench/search/judged.json) once setup is done. */
+  judged?: boolean;
   /**
    * Measured to explain another scenario's figures (e.g. the cost of a framework alone): its
    * ratio is shown, but it has no target of its own and never fails the run.
