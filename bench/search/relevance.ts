@@ -119,8 +119,9 @@ export async function scoreJudged(opts: { baseUrl: string; key: string; database
       if (j.country) params.set('country', j.country);
       if (j.topic) params.set('topic', j.topic);
       const res = await fetch(`${opts.baseUrl}/api/v1/outlets?${params}`, { headers: { authorization: `Bearer ${opts.key}` } });
-      if (!res.ok) throw new Error(`judged query ${JSON.stringify(j.q)}: status ${res.status}: ${await res.text()}`);
-      const body = (await res.json()) as { data: Item[]; meta: { total: number } };
+      // A failed search (a timeout at scale, say) finds nothing: it scores 0 and says why.
+      const body = res.ok ? ((await res.json()) as { data: Item[]; meta: { total: number } }) : { data: [], meta: { total: 0 } };
+      if (!res.ok) await res.arrayBuffer();
       const got = body.data.map((item) => grade(j, item));
       const ideal = await idealGrades(client, j);
       const best = Math.max(...ideal, 0);
@@ -132,7 +133,7 @@ export async function scoreJudged(opts: { baseUrl: string; key: string; database
         hit1: best > 0 && got[0] === best,
         hit10: best > 0 && got.includes(best),
         total: body.meta.total,
-        top: body.data[0]?.name ?? '—',
+        top: res.ok ? (body.data[0]?.name ?? '—') : `(status ${res.status})`,
       });
     }
   } finally {
