@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { DomainError } from '../errors.js';
 import { feeCents } from './fees.js';
 import type { OutletInput } from './outlet-input.js';
+import { forgetCounts } from './search-count.js';
 
 const BATCH = 1000;
 
@@ -57,6 +58,7 @@ export async function upsertOutlets(
       updated += r.updated;
     }
     await client.query('COMMIT');
+    forgetCounts();
   } catch (err) {
     await client.query('ROLLBACK').catch(() => {});
     throw err;

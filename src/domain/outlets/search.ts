@@ -1,14 +1,21 @@
 import { createHash } from 'node:crypto';
-import type pg from 'pg';
+import pg from 'pg';
+
+const { escapeLiteral } = pg;
 import { formatCents } from '../money/format.js';
 import type { OfferFormat, OutletSort, OutletType } from './enums.js';
 import { type Money, outletColumns, type OutletRow, outletView, trackRecordJoin } from './outlet-view.js';
+import { countMatches } from './search-count.js';
+import { lookupTerms, type TermsOfWord } from './search-terms.js';
+import { parseQuery, type QueryWord } from './search-text.js';
 
 export interface OutletFilters {
   q?: string;
   type?: OutletType;
   format?: OfferFormat;
   country?: string;
+  /** ISO 639-1. */
+  language?: string;
   topic?: string;
   maxPriceCents?: number;
   verifiedTraffic?: boolean;
@@ -16,11 +23,20 @@ export interface OutletFilters {
   sort?: OutletSort;
 }
 
-interface Built {
-  name: string;
-  text: string;
-  values: unknown[];
-}
+/**
+ * Sizes that decide which way a page is read (docs/search.md). Tests lower them so that small
+ * fixtures take every path; nothing else changes them.
+ */
+export const searchTuning = {
+  /**
+   * A page is first looked for among this many outlets in the sort's own index order (most
+   * traffic first, or cheapest first): when the matches are a sizeable share of the catalog, the
+   * page is found there after a few hundred rows, whatever the number of matches.
+   */
+  walkRows: 1_000,
+  /** With fewer matches than this (the count says so), the index of the words is read directly. */
+  fewMatches: 5_000,
+};
 
 /**
  * PostgreSQL truncates statement names to 63 bytes, so two long names sharing a prefix would be
@@ -40,86 +56,280 @@ const PRICE_COLUMN: Record<OfferFormat | 'any', string> = {
   press_release: 'o.min_price_press_release',
 };
 
+export interface Statement {
+  name?: string;
+  text: string;
+  values: unknown[];
+}
+
+class Params {
+  readonly values: unknown[] = [];
+  add(v: unknown): string {
+    this.values.push(v);
+    return `$${this.values.length}`;
+  }
+}
+
 /**
- * Builds the listing's page and count statements over the outlets table alone: the cheapest
- * matching offer is a column (`min_price_*`), so format and price filters and the price sort use
- * single-table indexes. Each combination of filters is its own named statement, prepared once
- * per connection.
+ * The filters as SQL over `outlets o` (no text), and a key naming their shape. `indexed` are the
+ * equalities with an index in traffic order of their own (country, type, language, verified).
  */
-export function buildSearch(f: OutletFilters, workspaceId: number, page: number, perPage: number) {
-  const values: unknown[] = [];
-  const param = (v: unknown) => {
-    values.push(v);
-    return `$${values.length}`;
-  };
+function filterSql(f: OutletFilters, p: Params): { where: string; indexed: string[]; other: string[]; shape: string; price: string } {
   const price = PRICE_COLUMN[f.format ?? 'any'];
   // Only outlets with an active offer (of the format) are listed and orderable.
-  const where: string[] = [`${price} IS NOT NULL`];
+  const other: string[] = [`${price} IS NOT NULL`];
+  const indexed: string[] = [];
   const shape: string[] = [f.format ?? 'any'];
-  let rank = '';
-  if (f.q) {
-    const q = param(f.q);
-    const tsq = `(websearch_to_tsquery('simple', ${q}) || websearch_to_tsquery('english', ${q}))`;
-    // Full text for words, trigram word similarity for misspelt or partial names and domains.
-    where.push(`(o.search_vector @@ ${tsq} OR o.name %> ${q} OR o.domain %> ${q})`);
-    rank = `(CASE WHEN lower(o.name) = lower(${q}) OR o.domain = lower(${q}) THEN 10 ELSE 0 END
-      + ts_rank_cd(o.search_vector, ${tsq}) + 2 * word_similarity(${q}, o.name) + word_similarity(${q}, o.domain))`;
-    shape.push('q');
-  }
-  if (f.type) (where.push(`o.type = ${param(f.type)}::outlet_type`), shape.push('type'));
-  if (f.country) (where.push(`o.country = ${param(f.country)}`), shape.push('country'));
-  if (f.topic) (where.push(`o.topics @> ARRAY[${param(f.topic)}]::text[]`), shape.push('topic'));
-  if (f.verifiedTraffic !== undefined) (where.push(`o.traffic_verified = ${param(f.verifiedTraffic)}`), shape.push('verified'));
-  if (f.minTraffic !== undefined) (where.push(`o.monthly_visits >= ${param(f.minTraffic)}`), shape.push('min_traffic'));
-  if (f.maxPriceCents !== undefined) (where.push(`${price} <= ${param(f.maxPriceCents)}`), shape.push('max_price'));
+  if (f.type) (indexed.push(`o.type = ${p.add(f.type)}::outlet_type`), shape.push('type'));
+  if (f.country) (indexed.push(`o.country = ${p.add(f.country)}`), shape.push('country'));
+  if (f.language) (indexed.push(`o.language = ${p.add(f.language)}`), shape.push('language'));
+  if (f.topic) (other.push(`o.topics @> ARRAY[${p.add(f.topic)}]::text[]`), shape.push('topic'));
+  if (f.verifiedTraffic !== undefined) (indexed.push(`o.traffic_verified = ${p.add(f.verifiedTraffic)}`), shape.push('verified'));
+  if (f.minTraffic !== undefined) (other.push(`o.monthly_visits >= ${p.add(f.minTraffic)}`), shape.push('min_traffic'));
+  if (f.maxPriceCents !== undefined) (other.push(`${price} <= ${p.add(f.maxPriceCents)}`), shape.push('max_price'));
+  return { where: [...indexed, ...other].join(' AND '), indexed, other, shape: shape.join('+'), price };
+}
 
-  const sort = f.sort ?? (f.q ? 'relevance' : '-traffic');
-  // With a text match, sorting on `monthly_visits + 0` keeps the planner off the traffic index,
-  // which it would otherwise walk hoping to find matches early (see docs/search.md).
-  const traffic = f.q ? 'o.monthly_visits + 0' : 'o.monthly_visits';
-  // NULLS LAST/FIRST spelled out to match the traffic indexes (DESC NULLS LAST), read either way.
-  const order = {
-    relevance: rank ? `${rank} DESC, o.monthly_visits DESC, o.id` : 'o.monthly_visits DESC NULLS LAST, o.id DESC NULLS LAST',
-    traffic: `${traffic} ASC NULLS FIRST, o.id ASC NULLS FIRST`,
-    '-traffic': `${traffic} DESC NULLS LAST, o.id DESC NULLS LAST`,
-    price: `${price} ASC, o.id`,
-    '-price': `${price} DESC, o.id DESC`,
+type Direction = 'walk' | 'matches';
+
+/**
+ * ORDER BY of a sort. `walk` matches an index (outlets_traffic_idx, the min_price_* indexes),
+ * read in that order; `matches` hides the column from the planner (`+ 0`) so that it sorts the
+ * matches it found through the word index instead of walking the whole sort index hoping to
+ * meet them.
+ */
+function orderSql(sort: Exclude<OutletSort, 'relevance'>, price: string, how: Direction): string {
+  const z = how === 'walk' ? '' : ' + 0';
+  return {
+    traffic: `o.monthly_visits${z} ASC NULLS FIRST, o.id ASC NULLS FIRST`,
+    '-traffic': `o.monthly_visits${z} DESC NULLS LAST, o.id DESC NULLS LAST`,
+    price: `${price}${z} ASC, o.id`,
+    '-price': `${price}${z} DESC, o.id DESC`,
   }[sort];
+}
 
-  const whereSql = `WHERE ${where.join(' AND ')}`;
-  const countValues = [...values];
-  const ws = param(workspaceId);
-  const limit = param(perPage);
-  const offset = param((page - 1) * perPage);
-  const key = shape.join('+');
+/** A lexeme as a tsquery operand: quoted, so any character in it is text, never an operator. */
+const lexeme = (l: string) => `'${l.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`;
 
-  const pageQuery: Built = {
-    name: statementName(`outlets_page:${key}:${sort}`),
+/**
+ * A tsquery requiring every word: each word as any of its accepted forms, a phrase's words next
+ * to each other in order. Undefined when a word has no form (nothing can match).
+ */
+function tsquery(words: QueryWord[], forms: (i: number) => string[]): string | undefined {
+  const groups: string[] = [];
+  let phrase: { id: number; parts: string[] } | undefined;
+  const flush = () => {
+    if (phrase) groups.push(phrase.parts.length > 1 ? `(${phrase.parts.join(' <-> ')})` : phrase.parts[0]!);
+    phrase = undefined;
+  };
+  for (let i = 0; i < words.length; i++) {
+    const alts = forms(i);
+    if (alts.length === 0) return undefined;
+    const operand = alts.length === 1 ? alts[0]! : `(${alts.join(' | ')})`;
+    const w = words[i]!;
+    if (w.phrase === undefined) {
+      flush();
+      groups.push(operand);
+    } else {
+      if (phrase?.id !== w.phrase) flush();
+      phrase ??= { id: w.phrase, parts: [] };
+      phrase.parts.push(operand);
+    }
+  }
+  flush();
+  return groups.length ? groups.join(' & ') : undefined;
+}
+
+/**
+ * What the text of a search matches, as SQL predicates over `outlets o`. The query's text is in
+ * them as escaped literals (never as tsquery syntax: every lexeme is quoted), so each statement
+ * is planned for its own words: how many outlets a word matches decides the plan.
+ */
+export interface TextMatch {
+  /** Tiers of relevance, best first; each excludes the ones before it. */
+  tiers: string[];
+  /** Everything the query finds (the union of the tiers). */
+  all: string;
+}
+
+/**
+ * The query's tiers: the exact name or domain; every word in the name or domain; every word
+ * anywhere (topics and description too). A word matches as typed or as its English stem, the last
+ * one also as the start of a longer word; a word the catalog does not know matches through its
+ * nearest terms instead (typos). Within a tier, the sort orders (traffic for relevance).
+ * Undefined when the text has nothing to search for (only punctuation or stop words).
+ */
+export function textMatch(q: string, terms: readonly TermsOfWord[]): TextMatch | undefined {
+  const parsed = parseQuery(q);
+  const words = parsed.words;
+  if (words.length === 0 && !parsed.domain) return undefined;
+  const exact = parsed.domain
+    ? `(lower(o.name) = ${escapeLiteral(parsed.exactName)} OR o.domain = ${escapeLiteral(parsed.domain)})`
+    : `lower(o.name) = ${escapeLiteral(parsed.exactName)}`;
+  const query = words.length
+    ? tsquery(words, (i) => {
+        const t = terms[i]!;
+        const last = parsed.prefixLast && i === words.length - 1 && words[i]!.text.length >= 3;
+        return [...(t.known ? t.forms : t.near).map(lexeme), ...(last ? [`${lexeme(words[i]!.text)}:*`] : [])];
+      })
+    : undefined;
+  if (!query) return { tiers: [exact], all: exact };
+  const tq = `${escapeLiteral(query)}::tsquery`;
+  return {
+    tiers: [exact, `o.name_vector @@ ${tq} AND NOT ${exact}`, `o.search_vector @@ ${tq} AND NOT o.name_vector @@ ${tq} AND NOT ${exact}`],
+    all: `(${exact} OR o.search_vector @@ ${tq})`,
+  };
+}
+
+/**
+ * The first `n` ids of the outlets matching `pred` and the filters, in the sort's order, reading
+ * no more than the page needs: first the top `walkRows` rows of the sort's index (for a traffic
+ * order, within the indexed filters: their own index in traffic order), keeping those that match
+ * (a page of a broad query is found there after a few dozen rows); only when they hold fewer
+ * than `n`, the matches found through the word index, sorted. With a known small number of
+ * matches, straight to the word index.
+ */
+function pageIdsStatement(
+  pred: string,
+  filters: { where: string; indexed: string[]; other: string[] },
+  order: { walk: string; matches: string; trafficOrder: boolean },
+  n: number,
+  walk: boolean,
+  p: Params,
+): Statement {
+  const limit = p.add(n);
+  const matches = `SELECT o.id FROM outlets o WHERE ${pred} AND ${filters.where} ORDER BY ${order.matches} LIMIT ${limit}`;
+  if (!walk) return { text: matches, values: p.values };
+  const within = order.trafficOrder ? filters.indexed : [];
+  const test = [pred, ...(order.trafficOrder ? filters.other : [...filters.indexed, ...filters.other])].join(' AND ');
+  const walkRows = p.add(searchTuning.walkRows);
+  return {
+    text: `WITH walked AS MATERIALIZED (
+             SELECT s.id FROM (SELECT o.id, (${test}) AS hit FROM outlets o
+                                ${within.length ? `WHERE ${within.join(' AND ')}` : ''}
+                                ORDER BY ${order.walk} LIMIT ${walkRows}) s
+              WHERE s.hit LIMIT ${limit})
+           SELECT id FROM walked WHERE (SELECT count(*) FROM walked) >= ${limit}
+           UNION ALL
+           SELECT id FROM (${matches}) m WHERE (SELECT count(*) FROM walked) < ${limit}`,
+    values: p.values,
+  };
+}
+
+/** The page's rows with the track record and the workspace's money, in the order of `ids`. */
+function hydrateStatement(ids: number[], format: OfferFormat | undefined, workspaceId: number): Statement {
+  const price = PRICE_COLUMN[format ?? 'any'];
+  return {
+    name: `outlets_rows:${format ?? 'any'}`,
     text: `SELECT ${outletColumns}, ${price} AS from_price, m.currency, m.per_usd
-             FROM outlets o
+             FROM unnest($1::int[]) WITH ORDINALITY AS p(id, ord)
+             JOIN outlets o ON o.id = p.id
             CROSS JOIN (SELECT w.currency, fx.per_usd::float8 AS per_usd FROM workspaces w
-                          JOIN fx_rates fx ON fx.currency = w.currency WHERE w.id = ${ws}) m
+                          JOIN fx_rates fx ON fx.currency = w.currency WHERE w.id = $2) m
             ${trackRecordJoin}
-            ${whereSql}
-            ORDER BY ${order}
-            LIMIT ${limit} OFFSET ${offset}`,
-    values,
+            ORDER BY p.ord`,
+    values: [ids, workspaceId],
   };
-  const countQuery: Built = {
-    name: statementName(`outlets_count:${key}`),
-    text: `SELECT count(*)::int AS n FROM outlets o ${whereSql}`,
-    values: countValues,
+}
+
+/**
+ * Filters without text: one statement per filter shape, prepared once per connection (their
+ * plans do not depend on the values: every filter has a traffic- or price-ordered index).
+ */
+function browseStatements(f: OutletFilters, n: number) {
+  const p = new Params();
+  const { where, shape, price } = filterSql(f, p);
+  const sort = f.sort === undefined || f.sort === 'relevance' ? '-traffic' : f.sort;
+  const countValues = [...p.values];
+  const limit = p.add(n);
+  return {
+    page: {
+      name: statementName(`outlets_browse:${shape}:${sort}`),
+      text: `SELECT o.id FROM outlets o WHERE ${where} ORDER BY ${orderSql(sort, price, 'walk')} LIMIT ${limit}`,
+      values: p.values,
+    } satisfies Statement,
+    count: { name: statementName(`outlets_count:${shape}`), text: `SELECT count(*)::int AS n FROM outlets o WHERE ${where}`, values: countValues } satisfies Statement,
   };
-  return { pageQuery, countQuery };
+}
+
+export interface SearchPlan {
+  /** Every statement that may read the page: each tier walked, then each from the word index. */
+  pages: Statement[];
+  count: Statement;
+}
+
+/** How a search with text is read; undefined when the text has nothing to search for. */
+async function textPlan(pool: pg.Pool, f: OutletFilters & { q: string }, n: number) {
+  const words = parseQuery(f.q).words;
+  const terms = await lookupTerms(pool, words.map((w) => w.text));
+  const m = textMatch(f.q, terms);
+  if (!m) return undefined;
+  const sort = f.sort ?? 'relevance';
+  const preds = sort === 'relevance' ? m.tiers : [m.all];
+  const statement = (pred: string, walk: boolean, rows = n) => {
+    const p = new Params();
+    const filters = filterSql(f, p);
+    return pageIdsStatement(pred, filters, sortOrders(sort, filters.price), rows, walk, p);
+  };
+  const p = new Params();
+  const { where } = filterSql(f, p);
+  return {
+    preds,
+    statement,
+    count: { text: `SELECT count(*)::int AS n FROM outlets o WHERE ${m.all} AND ${where}`, values: p.values } satisfies Statement,
+  };
+}
+
+/** The statements of one search (for EXPLAIN in tests and benchmarks). */
+export async function searchStatements(pool: pg.Pool, f: OutletFilters, page: number, perPage: number): Promise<SearchPlan | undefined> {
+  const n = page * perPage;
+  if (!f.q) {
+    const b = browseStatements(f, n);
+    return { pages: [b.page], count: b.count };
+  }
+  const plan = await textPlan(pool, { ...f, q: f.q }, n);
+  if (!plan) return undefined;
+  return { pages: [...plan.preds.map((pr) => plan.statement(pr, true)), ...plan.preds.map((pr) => plan.statement(pr, false))], count: plan.count };
+}
+
+function sortOrders(sort: OutletSort, price: string) {
+  const s = sort === 'relevance' ? '-traffic' : sort;
+  return { walk: orderSql(s, price, 'walk'), matches: orderSql(s, price, 'matches'), trafficOrder: s === 'traffic' || s === '-traffic' };
+}
+
+/** The ids of the page, and the total. */
+async function findPage(pool: pg.Pool, f: OutletFilters, page: number, perPage: number): Promise<{ ids: number[]; total: number }> {
+  const offset = (page - 1) * perPage;
+  const n = offset + perPage;
+  if (!f.q) {
+    const b = browseStatements(f, n);
+    const count = countMatches(pool, b.count);
+    const rows = await pool.query<{ id: number }>(b.page);
+    return { ids: rows.rows.map((r) => r.id).slice(offset), total: await count.total };
+  }
+  const plan = await textPlan(pool, { ...f, q: f.q }, n);
+  if (!plan) return { ids: [], total: 0 };
+  const count = countMatches(pool, plan.count);
+  // The page is read alongside the count. A count known already (cached) tells whether walking
+  // the sort's index can pay off; unknown, the walk is tried (it reads at most walkRows rows).
+  const walk = count.known === undefined || count.known >= searchTuning.fewMatches;
+  const ids: number[] = [];
+  for (let t = 0; t < plan.preds.length && ids.length < n; t++) {
+    // The exact-name tier is a few index lookups: never a walk.
+    const tierWalk = walk && !(plan.preds.length > 1 && t === 0);
+    const { rows } = await pool.query<{ id: number }>(plan.statement(plan.preds[t]!, tierWalk, n - ids.length));
+    for (const r of rows) ids.push(r.id);
+  }
+  return { ids: ids.slice(offset, n), total: await count.total };
 }
 
 export async function searchOutlets(pool: pg.Pool, workspaceId: number, f: OutletFilters, page: number, perPage: number) {
-  const { pageQuery, countQuery } = buildSearch(f, workspaceId, page, perPage);
-  const [pageResult, countResult] = await Promise.all([pool.query(pageQuery), pool.query(countQuery)]);
-  const rows = pageResult.rows as (OutletRow & { from_price: number; currency: string; per_usd: number })[];
-  const items = rows.map((r) => {
+  const { ids, total } = await findPage(pool, f, page, perPage);
+  if (ids.length === 0) return { items: [], total };
+  const { rows } = await pool.query(hydrateStatement(ids, f.format, workspaceId));
+  const items = (rows as (OutletRow & { from_price: number; currency: string; per_usd: number })[]).map((r) => {
     const money: Money = { currency: r.currency, perUsd: r.per_usd };
     return { ...outletView(r), from_price: r.from_price, from_price_formatted: formatCents(r.from_price, money.currency, money.perUsd) };
   });
-  return { items, total: countResult.rows[0].n as number };
+  return { items, total };
 }

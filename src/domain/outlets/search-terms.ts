@@ -1,0 +1,54 @@
+import type pg from 'pg';
+import { MAX_WORD_LENGTH } from './search-text.js';
+
+export interface TermsOfWord {
+  /** The word and its English stem: the forms it matches as typed. */
+  forms: string[];
+  /**
+   * Whether the catalog uses the word (or its stem): a word with a digit always counts as known
+   * (numbers and domain labels are not corrected).
+   */
+  known: boolean;
+  /**
+   * For a word the catalog does not use: the terms closest to it by edit distance (at most 1 for
+   * words of up to 4 letters, 2 from 5: two letters swapped are 2), all those of the smallest
+   * distance found, at most MAX_NEAR.
+   */
+  near: string[];
+}
+
+const MAX_NEAR = 8;
+
+/**
+ * The forms of each word, whether the catalog knows it (search_terms, kept by a trigger on
+ * outlets) and, when it does not, the nearest terms. One statement for all words; the candidates
+ * of a correction are the terms of about the same length (an index range), so the cost grows with
+ * the vocabulary, not with the number of outlets.
+ */
+export async function lookupTerms(pool: pg.Pool, words: string[]): Promise<TermsOfWord[]> {
+  if (words.length === 0) return [];
+  const { rows } = await pool.query<{ forms: string[]; known: boolean; near: string[] | null; distance: number[] | null }>({
+    name: 'search_terms_of_words',
+    text: `WITH w AS (
+             SELECT w.word, w.i, ARRAY(SELECT DISTINCT f FROM unnest(ARRAY[w.word, (ts_lexize('english_stem', w.word))[1]]) f
+                                        WHERE f IS NOT NULL AND f <> '') AS forms,
+                    CASE WHEN length(w.word) <= 4 THEN 1 ELSE 2 END AS k
+               FROM unnest($1::text[]) WITH ORDINALITY AS w(word, i))
+           SELECT w.forms, e.known, n.near, n.distance
+             FROM w
+            CROSS JOIN LATERAL (SELECT w.word ~ '[[:digit:]]' OR EXISTS (SELECT 1 FROM search_terms t WHERE t.term = ANY(w.forms)) AS known) e
+             LEFT JOIN LATERAL (
+               SELECT array_agg(c.term ORDER BY c.d, c.term) AS near, array_agg(c.d ORDER BY c.d, c.term) AS distance
+                 FROM (SELECT t.term, levenshtein_less_equal(t.term, w.word, w.k) AS d
+                         FROM search_terms t
+                        WHERE length(t.term) BETWEEN length(w.word) - w.k AND length(w.word) + w.k) c
+                WHERE c.d <= w.k
+             ) n ON NOT e.known AND length(w.word) BETWEEN 3 AND ${MAX_WORD_LENGTH - 1}
+            ORDER BY w.i`,
+    values: [words],
+  });
+  return rows.map((r) => {
+    const best = r.distance?.[0];
+    return { forms: r.forms.length ? r.forms : [], known: r.known, near: (r.near ?? []).filter((_, j) => r.distance![j] === best).slice(0, MAX_NEAR) };
+  });
+}
