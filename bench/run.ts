@@ -349,7 +349,8 @@ async function startApp(databaseUrl: string): Promise<Server> {
   const profile = opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${opts.profile}`] : [];
   const s = spawnNode([...profile, serverJs], serverEnv(databaseUrl, port), 'ignore');
   const base = `http://127.0.0.1:${port}`;
-  await waitForHttp(`${base}/healthz`, s, 'server');
+  // Ready: the database answers and search's count index is loaded (minutes at 1M outlets).
+  await waitForHttp(`${base}/readyz`, s, 'server', 900_000);
   return { baseUrl: base, pid: s.child.pid };
 }
 

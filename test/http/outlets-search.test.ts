@@ -5,7 +5,8 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { upsertOutlets } from '../../src/domain/outlets/catalog-service.js';
 import { generateOutlets, runDomainTag } from '../../src/domain/outlets/generator.js';
 import { forgetCounts } from '../../src/domain/outlets/search-count.js';
-import { searchTuning } from '../../src/domain/outlets/search.js';
+import { type OutletFilters, searchStatements, searchTuning } from '../../src/domain/outlets/search.js';
+import { counterFor } from '../../src/domain/outlets/search-live.js';
 import { createPublisher } from '../../src/domain/publishers/publisher-service.js';
 import { connect, listen, ok } from '../mcp/helpers.js';
 import { setupApp } from '../helpers/app.js';
@@ -179,6 +180,44 @@ describe('both ways of reading a page give the same page', () => {
   });
 });
 
+describe('meta.total', () => {
+  it('/readyz says 200 once the count index is loaded, and its counts are those of PostgreSQL', async () => {
+    for (let i = 0; ; i++) {
+      const res = await h.app.inject({ method: 'GET', url: '/readyz' });
+      if (res.statusCode === 200) break;
+      expect(res.statusCode).toBe(503);
+      if (i > 200) throw new Error('never ready');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(counterFor(h.database.pool)).toBeDefined();
+    const queries: OutletFilters[] = [
+      {},
+      { country: 'DE' },
+      { q: 'travel' },
+      { q: 'travl', country: 'DE' },
+      { q: 'travel germany', language: 'de' },
+      { q: 'blog', type: 'blog', verifiedTraffic: true },
+      { q: 'journal', topic: 'finance', maxPriceCents: 20_000, format: 'guest_post' },
+      { q: 'news', minTraffic: 10_000 },
+      { q: 'tech' },
+      { q: 'the' },
+    ];
+    for (const f of queries) {
+      const plan = await searchStatements(h.database.pool, f, 1, 15);
+      const expected = plan ? (await h.database.pool.query<{ n: number }>(plan.count)).rows[0]!.n : 0;
+      const params: Record<string, string | number | boolean> = { ...(f.q ? { q: f.q } : {}), ...(f.country ? { country: f.country } : {}) };
+      if (f.language) params.language = f.language;
+      if (f.type) params.type = f.type;
+      if (f.verifiedTraffic !== undefined) params.verified_traffic = f.verifiedTraffic;
+      if (f.topic) params.topic = f.topic;
+      if (f.maxPriceCents !== undefined) params.max_price_usd = f.maxPriceCents / 100;
+      if (f.format) params.format = f.format;
+      if (f.minTraffic !== undefined) params.min_traffic = f.minTraffic;
+      expect((await list(params)).meta.total, JSON.stringify(f)).toBe(expected);
+    }
+  });
+});
+
 describe('freshness', () => {
   const dir = mkdtempSync(join(tmpdir(), 'search-fresh-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -197,6 +236,11 @@ describe('freshness', () => {
     const r = await runCli(['outlets', 'import', '--publisher', String(pub.id), '--file', file], { DATABASE_URL: h.database.url });
     expect(r.status, r.stderr).toBe(0);
     expect((await list({ q: 'Zephyrquill Journal' })).data[0]?.name).toBe('Zephyrquill Journal');
+    // The count index reads the new row on the notification, within moments.
+    for (let i = 0; (await list({ q: 'Zephyrquill' })).meta.total !== 1; i++) {
+      if (i > 100) throw new Error('the count never included the import');
+      await new Promise((r) => setTimeout(r, 20));
+    }
     expect((await list({ q: 'zephyrqill' })).data.map((i) => i.name)).toContain('Zephyrquill Journal');
     expect((await list({ q: 'kitesurfng tarifa' })).data.map((i) => i.name)).toEqual(['Zephyrquill Journal']);
     expect((await list({ q: 'https://zephyrquill-journal.example/' })).data[0]?.name).toBe('Zephyrquill Journal');

@@ -5,7 +5,9 @@ const { escapeLiteral } = pg;
 import { formatCents } from '../money/format.js';
 import type { OfferFormat, OutletSort, OutletType } from './enums.js';
 import { type Money, outletColumns, type OutletRow, outletView, trackRecordJoin } from './outlet-view.js';
-import { countMatches } from './search-count.js';
+import { type Counting, countMatches } from './search-count.js';
+import type { CountQuery } from './search-counter.js';
+import { counterFor } from './search-live.js';
 import { lookupTerms, type TermsOfWord } from './search-terms.js';
 import { parseQuery, type QueryWord } from './search-text.js';
 
@@ -150,6 +152,8 @@ export interface TextMatch {
   tiers: string[];
   /** Everything the query finds (the union of the tiers). */
   all: string;
+  /** The same match for an in-memory count; undefined for a phrase (positions are not kept). */
+  counted: CountQuery | undefined;
 }
 
 /**
@@ -166,18 +170,21 @@ export function textMatch(q: string, terms: readonly TermsOfWord[]): TextMatch |
   const exact = parsed.domain
     ? `(lower(o.name) = ${escapeLiteral(parsed.exactName)} OR o.domain = ${escapeLiteral(parsed.domain)})`
     : `lower(o.name) = ${escapeLiteral(parsed.exactName)}`;
+  const groups = words.map((w, i) => {
+    const t = terms[i]!;
+    const last = parsed.prefixLast && i === words.length - 1 && w.text.length >= 3;
+    return { lexemes: t.known ? t.forms : t.near, prefixes: last ? [w.text] : [] };
+  });
   const query = words.length
-    ? tsquery(words, (i) => {
-        const t = terms[i]!;
-        const last = parsed.prefixLast && i === words.length - 1 && words[i]!.text.length >= 3;
-        return [...(t.known ? t.forms : t.near).map(lexeme), ...(last ? [`${lexeme(words[i]!.text)}:*`] : [])];
-      })
+    ? tsquery(words, (i) => [...groups[i]!.lexemes.map(lexeme), ...groups[i]!.prefixes.map((x) => `${lexeme(x)}:*`)])
     : undefined;
-  if (!query) return { tiers: [exact], all: exact };
+  const counted = words.some((w) => w.phrase !== undefined) ? undefined : { exactName: parsed.exactName, domain: parsed.domain, groups };
+  if (!query) return { tiers: [exact], all: exact, counted: counted && { ...counted, groups: [] } };
   const tq = `${escapeLiteral(query)}::tsquery`;
   return {
     tiers: [exact, `o.name_vector @@ ${tq} AND NOT ${exact}`, `o.search_vector @@ ${tq} AND NOT o.name_vector @@ ${tq} AND NOT ${exact}`],
     all: `(${exact} OR o.search_vector @@ ${tq})`,
+    counted,
   };
 }
 
@@ -275,6 +282,7 @@ async function textPlan(pool: pg.Pool, f: OutletFilters & { q: string }, n: numb
   const { where } = filterSql(f, p);
   return {
     preds,
+    counted: m.counted,
     statement,
     count: { text: `SELECT count(*)::int AS n FROM outlets o WHERE ${m.all} AND ${where}`, values: p.values } satisfies Statement,
   };
@@ -297,19 +305,25 @@ function sortOrders(sort: OutletSort, price: string) {
   return { walk: orderSql(s, price, 'walk'), matches: orderSql(s, price, 'matches'), trafficOrder: s === 'traffic' || s === '-traffic' };
 }
 
+/** The count from this process's in-memory index, when it is loaded and can count this query. */
+function counted(pool: pg.Pool, q: CountQuery | null, f: OutletFilters): Counting | undefined {
+  const n = counterFor(pool)?.count(q ?? undefined, f);
+  return n === undefined ? undefined : { known: n, total: Promise.resolve(n) };
+}
+
 /** The ids of the page, and the total. */
 async function findPage(pool: pg.Pool, f: OutletFilters, page: number, perPage: number): Promise<{ ids: number[]; total: number }> {
   const offset = (page - 1) * perPage;
   const n = offset + perPage;
   if (!f.q) {
     const b = browseStatements(f, n);
-    const count = countMatches(pool, b.count);
+    const count = counted(pool, null, f) ?? countMatches(pool, b.count);
     const rows = await pool.query<{ id: number }>(b.page);
     return { ids: rows.rows.map((r) => r.id).slice(offset), total: await count.total };
   }
   const plan = await textPlan(pool, { ...f, q: f.q }, n);
   if (!plan) return { ids: [], total: 0 };
-  const count = countMatches(pool, plan.count);
+  const count = (plan.counted && counted(pool, plan.counted, f)) ?? countMatches(pool, plan.count);
   // The page is read alongside the count. A count known already (cached) tells whether walking
   // the sort's index can pay off; unknown, the walk is tried (it reads at most walkRows rows).
   const walk = count.known === undefined || count.known >= searchTuning.fewMatches;

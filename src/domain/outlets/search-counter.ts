@@ -1,0 +1,262 @@
+import type pg from 'pg';
+import type { OfferFormat } from './enums.js';
+
+// meta.total without reading the matches in PostgreSQL. An exact count there costs a visit to
+// every matching row (a broad word at 1,000,000 outlets: 100–1,000 ms; the table does not fit
+// PostgreSQL's stock shared buffers), however small the page. This process keeps, per outlet,
+// what a count tests: the lexemes of its search_vector exactly as PostgreSQL made them (read with
+// tsvector_to_array, so stemming and tokenising are PostgreSQL's), its exact name and domain, and
+// the filtered columns. A count is then a union of posting lists per word, their intersection and
+// a test of the filters per remaining outlet: a few milliseconds at 1M.
+//
+// It is loaded at start (the service is not ready until then) and kept current from PostgreSQL:
+// a trigger on outlets sends the ids of the rows each statement wrote (NOTIFY outlets_changed),
+// and this process reads those rows again. The page itself is always read from PostgreSQL.
+
+/** The words of a count: each group must match (AND), through any of its lexemes or prefixes. */
+export interface CountQuery {
+  exactName: string;
+  domain: string | undefined;
+  groups: { lexemes: string[]; prefixes: string[] }[];
+}
+
+export interface CountFilters {
+  type?: string | undefined;
+  format?: OfferFormat | undefined;
+  country?: string | undefined;
+  language?: string | undefined;
+  topic?: string | undefined;
+  maxPriceCents?: number | undefined;
+  verifiedTraffic?: boolean | undefined;
+  minTraffic?: number | undefined;
+}
+
+const PRICE_INDEX: Record<OfferFormat | 'any', number> = { any: 0, guest_post: 1, sponsored_article: 2, link_insertion: 3, press_release: 4 };
+const SEP = '\u001f';
+const LOAD_BATCH = 20_000;
+
+interface Row {
+  id: number;
+  name: string;
+  domain: string;
+  type: string;
+  country: string;
+  language: string;
+  verified: boolean;
+  visits: string;
+  p0: string | null;
+  p1: string | null;
+  p2: string | null;
+  p3: string | null;
+  p4: string | null;
+  topics: string;
+  terms: string;
+}
+
+const COLUMNS = `o.id, lower(o.name) AS name, o.domain, o.type::text AS type, o.country, o.language, o.traffic_verified AS verified,
+  o.monthly_visits AS visits, o.min_price_any AS p0, o.min_price_guest_post AS p1, o.min_price_sponsored_article AS p2,
+  o.min_price_link_insertion AS p3, o.min_price_press_release AS p4,
+  array_to_string(o.topics, E'\\x1f') AS topics, array_to_string(tsvector_to_array(o.search_vector), E'\\x1f') AS terms`;
+
+/** A growable list of slots. */
+class Postings {
+  items = new Int32Array(4);
+  length = 0;
+  push(slot: number): void {
+    if (this.length === this.items.length) {
+      const grown = new Int32Array(this.items.length * 2);
+      grown.set(this.items);
+      this.items = grown;
+    }
+    this.items[this.length++] = slot;
+  }
+}
+
+/** Small dictionaries: a value's code, the same on every row that has it. */
+class Codes {
+  private readonly map = new Map<string, number>();
+  code(value: string): number {
+    let c = this.map.get(value);
+    if (c === undefined) this.map.set(value, (c = this.map.size));
+    return c;
+  }
+  find(value: string): number | undefined {
+    return this.map.get(value);
+  }
+}
+
+export class SearchCounter {
+  /** An outlet's current slot; a changed outlet gets a new slot and its old one dies. */
+  private readonly slotOf = new Map<number, number>();
+  private size = 0;
+  private capacity = 0;
+  private alive = new Uint8Array(0);
+  private type = new Uint8Array(0);
+  private country = new Uint16Array(0);
+  private language = new Uint16Array(0);
+  private verified = new Uint8Array(0);
+  private visits = new Float64Array(0);
+  private prices: Float64Array[] = [];
+  private readonly codes = { type: new Codes(), country: new Codes(), language: new Codes() };
+  private readonly terms = new Map<string, Postings>();
+  private readonly topics = new Map<string, Postings>();
+  private readonly names = new Map<string, Postings>();
+  private readonly domains = new Map<string, number>();
+  /** Terms sorted, for prefixes; rebuilt when a new term arrived since. */
+  private sortedTerms: string[] | undefined;
+  ready = false;
+
+  private grow(min: number): void {
+    if (min <= this.capacity) return;
+    const cap = Math.max(min, this.capacity * 2, 1024);
+    const copy = <T extends Uint8Array | Uint16Array | Float64Array>(a: T, make: (n: number) => T): T => {
+      const b = make(cap);
+      b.set(a);
+      return b;
+    };
+    this.alive = copy(this.alive, (n) => new Uint8Array(n));
+    this.type = copy(this.type, (n) => new Uint8Array(n));
+    this.country = copy(this.country, (n) => new Uint16Array(n));
+    this.language = copy(this.language, (n) => new Uint16Array(n));
+    this.verified = copy(this.verified, (n) => new Uint8Array(n));
+    this.visits = copy(this.visits, (n) => new Float64Array(n));
+    this.prices = [0, 1, 2, 3, 4].map((i) => copy(this.prices[i] ?? new Float64Array(0), (n) => new Float64Array(n)));
+    this.capacity = cap;
+  }
+
+  private post(map: Map<string, Postings>, key: string, slot: number): boolean {
+    let p = map.get(key);
+    const fresh = p === undefined;
+    if (!p) map.set(key, (p = new Postings()));
+    p.push(slot);
+    return fresh;
+  }
+
+  private put(r: Row): void {
+    const old = this.slotOf.get(r.id);
+    if (old !== undefined) this.alive[old] = 0;
+    const s = this.size++;
+    this.grow(this.size);
+    this.slotOf.set(r.id, s);
+    this.alive[s] = 1;
+    this.type[s] = this.codes.type.code(r.type);
+    this.country[s] = this.codes.country.code(r.country);
+    this.language[s] = this.codes.language.code(r.language);
+    this.verified[s] = r.verified ? 1 : 0;
+    this.visits[s] = Number(r.visits);
+    [r.p0, r.p1, r.p2, r.p3, r.p4].forEach((p, i) => (this.prices[i]![s] = p === null ? NaN : Number(p)));
+    if (r.terms) for (const t of r.terms.split(SEP)) if (this.post(this.terms, t, s)) this.sortedTerms = undefined;
+    if (r.topics) for (const t of r.topics.split(SEP)) this.post(this.topics, t, s);
+    this.post(this.names, r.name, s);
+    this.domains.set(r.domain, s);
+  }
+
+  /** Every outlet, read in batches by id. */
+  async load(pool: pg.Pool): Promise<void> {
+    let last = 0;
+    for (;;) {
+      const { rows } = await pool.query<Row>({
+        name: 'search_counter_load',
+        text: `SELECT ${COLUMNS} FROM outlets o WHERE o.id > $1 ORDER BY o.id LIMIT ${LOAD_BATCH}`,
+        values: [last],
+      });
+      for (const r of rows) this.put(r);
+      if (rows.length < LOAD_BATCH) break;
+      last = rows.at(-1)!.id;
+    }
+    this.ready = true;
+  }
+
+  /** Reads these outlets again (they were written). */
+  async refresh(pool: pg.Pool, ids: number[]): Promise<void> {
+    for (let i = 0; i < ids.length; i += LOAD_BATCH) {
+      const { rows } = await pool.query<Row>({
+        name: 'search_counter_refresh',
+        text: `SELECT ${COLUMNS} FROM outlets o WHERE o.id = ANY($1::int[])`,
+        values: [ids.slice(i, i + LOAD_BATCH)],
+      });
+      for (const r of rows) this.put(r);
+    }
+  }
+
+  private prefixed(prefix: string): string[] {
+    this.sortedTerms ??= [...this.terms.keys()].sort();
+    const all = this.sortedTerms;
+    let lo = 0;
+    let hi = all.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (all[mid]! < prefix) lo = mid + 1;
+      else hi = mid;
+    }
+    const out: string[] = [];
+    for (let i = lo; i < all.length && all[i]!.startsWith(prefix); i++) out.push(all[i]!);
+    return out;
+  }
+
+  /** The outlets matching the words and the filters; undefined until loaded. */
+  count(q: CountQuery | undefined, f: CountFilters): number | undefined {
+    if (!this.ready) return undefined;
+    const words = new Uint32Array((this.size + 31) >>> 5);
+    // Without text, every outlet is a candidate.
+    if (!q) words.fill(0xffffffff);
+    let first = true;
+    for (const g of q?.groups ?? []) {
+      const bits = new Uint32Array(words.length);
+      for (const lexeme of [...g.lexemes, ...g.prefixes.flatMap((p) => this.prefixed(p))]) {
+        const p = this.terms.get(lexeme);
+        if (!p) continue;
+        for (let i = 0; i < p.length; i++) {
+          const s = p.items[i]!;
+          bits[s >>> 5]! |= 1 << (s & 31);
+        }
+      }
+      if (first) words.set(bits);
+      else for (let i = 0; i < words.length; i++) words[i]! &= bits[i]!;
+      first = false;
+    }
+    const mark = (s: number) => (words[s >>> 5]! |= 1 << (s & 31));
+    const named = q && this.names.get(q.exactName);
+    if (named) for (let i = 0; i < named.length; i++) mark(named.items[i]!);
+    const byDomain = q?.domain === undefined ? undefined : this.domains.get(q.domain);
+    if (byDomain !== undefined) mark(byDomain);
+    if (f.topic !== undefined) {
+      const bits = new Uint32Array(words.length);
+      const p = this.topics.get(f.topic);
+      if (p) for (let i = 0; i < p.length; i++) bits[p.items[i]! >>> 5]! |= 1 << (p.items[i]! & 31);
+      for (let i = 0; i < words.length; i++) words[i]! &= bits[i]!;
+    }
+    const code = (codes: Codes, v: string | undefined) => (v === undefined ? -1 : (codes.find(v) ?? -2));
+    const type = code(this.codes.type, f.type);
+    const country = code(this.codes.country, f.country);
+    const language = code(this.codes.language, f.language);
+    if (type === -2 || country === -2 || language === -2) return 0;
+    const price = this.prices[PRICE_INDEX[f.format ?? 'any']]!;
+    const verified = f.verifiedTraffic === undefined ? -1 : f.verifiedTraffic ? 1 : 0;
+    const maxPrice = f.maxPriceCents ?? Infinity;
+    const minTraffic = f.minTraffic ?? -Infinity;
+    let n = 0;
+    for (let w = 0; w < words.length; w++) {
+      let bits = words[w]!;
+      while (bits !== 0) {
+        const low = bits & -bits;
+        const s = (w << 5) + (31 - Math.clz32(low));
+        bits ^= low;
+        if (
+          s < this.size &&
+          this.alive[s] === 1 &&
+          !Number.isNaN(price[s]!) &&
+          price[s]! <= maxPrice &&
+          this.visits[s]! >= minTraffic &&
+          (type < 0 || this.type[s] === type) &&
+          (country < 0 || this.country[s] === country) &&
+          (language < 0 || this.language[s] === language) &&
+          (verified < 0 || this.verified[s] === verified)
+        ) {
+          n++;
+        }
+      }
+    }
+    return n;
+  }
+}
