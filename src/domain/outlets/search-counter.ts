@@ -51,12 +51,34 @@ interface Row {
   p4: string | null;
   topics: string;
   terms: string;
+  name_terms: string;
 }
 
 const COLUMNS = `o.id, lower(o.name) AS name, o.domain, o.type::text AS type, o.country, o.language, o.traffic_verified AS verified,
   o.monthly_visits AS visits, o.min_price_any AS p0, o.min_price_guest_post AS p1, o.min_price_sponsored_article AS p2,
   o.min_price_link_insertion AS p3, o.min_price_press_release AS p4,
-  array_to_string(o.topics, E'\\x1f') AS topics, array_to_string(tsvector_to_array(o.search_vector), E'\\x1f') AS terms`;
+  array_to_string(o.topics, E'\\x1f') AS topics, array_to_string(tsvector_to_array(o.search_vector), E'\\x1f') AS terms,
+  array_to_string(tsvector_to_array(o.name_vector), E'\\x1f') AS name_terms`;
+
+export interface TierCounts {
+  /** Everything the search finds (meta.total). */
+  total: number;
+  /** Of which by exact name or domain. */
+  exact: number;
+  /** Of which, besides those, with every word in the name or domain. */
+  name: number;
+  /** Outlets within the indexed filters (country, type, language, verified): what a walk in traffic order passes over. */
+  region: number;
+  /** Outlets in the catalog: what a walk in price order passes over. */
+  catalog: number;
+}
+
+function setBits(bits: Uint32Array, p: Postings): void {
+  for (let i = 0; i < p.length; i++) {
+    const s = p.items[i]!;
+    bits[s >>> 5]! |= 1 << (s & 31);
+  }
+}
 
 /** A growable list of slots. */
 class Postings {
@@ -99,6 +121,8 @@ export class SearchCounter {
   private prices: Float64Array[] = [];
   private readonly codes = { type: new Codes(), country: new Codes(), language: new Codes() };
   private readonly terms = new Map<string, Postings>();
+  private readonly nameTerms = new Map<string, Postings>();
+  private readonly regions = new Map<string, { n: number; at: number }>();
   private readonly topics = new Map<string, Postings>();
   private readonly names = new Map<string, Postings>();
   private readonly domains = new Map<string, number>();
@@ -146,6 +170,7 @@ export class SearchCounter {
     this.visits[s] = Number(r.visits);
     [r.p0, r.p1, r.p2, r.p3, r.p4].forEach((p, i) => (this.prices[i]![s] = p === null ? NaN : Number(p)));
     if (r.terms) for (const t of r.terms.split(SEP)) if (this.post(this.terms, t, s)) this.sortedTerms = undefined;
+    if (r.name_terms) for (const t of r.name_terms.split(SEP)) this.post(this.nameTerms, t, s);
     if (r.topics) for (const t of r.topics.split(SEP)) this.post(this.topics, t, s);
     this.post(this.names, r.name, s);
     this.domains.set(r.domain, s);
@@ -194,69 +219,90 @@ export class SearchCounter {
     return out;
   }
 
-  /** The outlets matching the words and the filters; undefined until loaded. */
-  count(q: CountQuery | undefined, f: CountFilters): number | undefined {
-    if (!this.ready) return undefined;
+  /** The words' matches as a bitset over slots: each group through any of its lexemes or prefixes. */
+  private matchBits(groups: CountQuery['groups'], terms: Map<string, Postings>, prefixes: boolean): Uint32Array {
     const words = new Uint32Array((this.size + 31) >>> 5);
-    // Without text, every outlet is a candidate.
-    if (!q) words.fill(0xffffffff);
     let first = true;
-    for (const g of q?.groups ?? []) {
-      const bits = new Uint32Array(words.length);
-      for (const lexeme of [...g.lexemes, ...g.prefixes.flatMap((p) => this.prefixed(p))]) {
-        const p = this.terms.get(lexeme);
-        if (!p) continue;
-        for (let i = 0; i < p.length; i++) {
-          const s = p.items[i]!;
-          bits[s >>> 5]! |= 1 << (s & 31);
-        }
+    for (const g of groups) {
+      const bits = first ? words : new Uint32Array(words.length);
+      for (const lexeme of [...g.lexemes, ...(prefixes ? g.prefixes.flatMap((p) => this.prefixed(p)) : [])]) {
+        const p = terms.get(lexeme);
+        if (p) setBits(bits, p);
       }
-      if (first) words.set(bits);
-      else for (let i = 0; i < words.length; i++) words[i]! &= bits[i]!;
+      if (!first) for (let i = 0; i < words.length; i++) words[i]! &= bits[i]!;
       first = false;
     }
-    const mark = (s: number) => (words[s >>> 5]! |= 1 << (s & 31));
+    return words;
+  }
+
+  /**
+   * The outlets matching the words (or the exact name or domain) and the filters, in total and per
+   * tier of the search (exact name or domain; every word in the name or domain; the rest), and the
+   * number of outlets a walk in traffic order would pass over (those within the indexed filters).
+   * Undefined until loaded.
+   */
+  count(q: CountQuery | undefined, f: CountFilters): TierCounts | undefined {
+    if (!this.ready) return undefined;
+    const n = (this.size + 31) >>> 5;
+    const all = q ? this.matchBits(q.groups, this.terms, true) : new Uint32Array(n).fill(0xffffffff);
+    const inName = q && q.groups.length ? this.matchBits(q.groups, this.nameTerms, true) : new Uint32Array(n);
+    const exact = new Uint32Array(n);
     const named = q && this.names.get(q.exactName);
-    if (named) for (let i = 0; i < named.length; i++) mark(named.items[i]!);
+    if (named) setBits(exact, named);
     const byDomain = q?.domain === undefined ? undefined : this.domains.get(q.domain);
-    if (byDomain !== undefined) mark(byDomain);
+    if (byDomain !== undefined) exact[byDomain >>> 5]! |= 1 << (byDomain & 31);
+    for (let i = 0; i < n; i++) all[i]! |= exact[i]!;
     if (f.topic !== undefined) {
-      const bits = new Uint32Array(words.length);
+      const bits = new Uint32Array(n);
       const p = this.topics.get(f.topic);
-      if (p) for (let i = 0; i < p.length; i++) bits[p.items[i]! >>> 5]! |= 1 << (p.items[i]! & 31);
-      for (let i = 0; i < words.length; i++) words[i]! &= bits[i]!;
+      if (p) setBits(bits, p);
+      for (let i = 0; i < n; i++) all[i]! &= bits[i]!;
     }
     const code = (codes: Codes, v: string | undefined) => (v === undefined ? -1 : (codes.find(v) ?? -2));
     const type = code(this.codes.type, f.type);
     const country = code(this.codes.country, f.country);
     const language = code(this.codes.language, f.language);
-    if (type === -2 || country === -2 || language === -2) return 0;
+    if (type === -2 || country === -2 || language === -2) return { total: 0, exact: 0, name: 0, region: 0, catalog: this.slotOf.size };
     const price = this.prices[PRICE_INDEX[f.format ?? 'any']]!;
     const verified = f.verifiedTraffic === undefined ? -1 : f.verifiedTraffic ? 1 : 0;
     const maxPrice = f.maxPriceCents ?? Infinity;
     const minTraffic = f.minTraffic ?? -Infinity;
-    let n = 0;
-    for (let w = 0; w < words.length; w++) {
-      let bits = words[w]!;
+    const indexed = (s: number) =>
+      this.alive[s] === 1 &&
+      (type < 0 || this.type[s] === type) &&
+      (country < 0 || this.country[s] === country) &&
+      (language < 0 || this.language[s] === language) &&
+      (verified < 0 || this.verified[s] === verified);
+    const out: TierCounts = {
+      total: 0,
+      exact: 0,
+      name: 0,
+      region: this.regionSize(`${type} ${country} ${language} ${verified}`, indexed),
+      catalog: this.slotOf.size,
+    };
+    for (let w = 0; w < n; w++) {
+      let bits = all[w]!;
       while (bits !== 0) {
         const low = bits & -bits;
         const s = (w << 5) + (31 - Math.clz32(low));
         bits ^= low;
-        if (
-          s < this.size &&
-          this.alive[s] === 1 &&
-          !Number.isNaN(price[s]!) &&
-          price[s]! <= maxPrice &&
-          this.visits[s]! >= minTraffic &&
-          (type < 0 || this.type[s] === type) &&
-          (country < 0 || this.country[s] === country) &&
-          (language < 0 || this.language[s] === language) &&
-          (verified < 0 || this.verified[s] === verified)
-        ) {
-          n++;
+        if (s < this.size && indexed(s) && !Number.isNaN(price[s]!) && price[s]! <= maxPrice && this.visits[s]! >= minTraffic) {
+          out.total++;
+          if ((exact[w]! & low) !== 0) out.exact++;
+          else if ((inName[w]! & low) !== 0) out.name++;
         }
       }
     }
+    return out;
+  }
+
+  /** Outlets within the indexed filters, kept a few seconds per combination (a pass over all). */
+  private regionSize(key: string, indexed: (s: number) => boolean): number {
+    const hit = this.regions.get(key);
+    if (hit && Date.now() - hit.at < 5_000) return hit.n;
+    let n = 0;
+    for (let s = 0; s < this.size; s++) if (indexed(s)) n++;
+    this.regions.set(key, { n, at: Date.now() });
     return n;
   }
 }

@@ -27,6 +27,29 @@ const MAX_NEAR = 8;
  */
 export async function lookupTerms(pool: pg.Pool, words: string[]): Promise<TermsOfWord[]> {
   if (words.length === 0) return [];
+  const now = Date.now();
+  const cached = words.map((w) => {
+    const hit = recent.get(w);
+    return hit && now - hit.at <= REMEMBER_MS ? hit.terms : undefined;
+  });
+  const missing = words.filter((_, i) => !cached[i]);
+  if (missing.length === 0) return cached as TermsOfWord[];
+  const looked = await lookup(pool, missing);
+  missing.forEach((w, i) => {
+    if (recent.size >= MAX_REMEMBERED) recent.delete(recent.keys().next().value!);
+    recent.set(w, { terms: looked[i]!, at: now });
+  });
+  let j = 0;
+  return cached.map((c) => c ?? looked[j++]!);
+}
+
+// A word's forms and corrections, remembered for a second (a new word in the catalog makes a
+// known word of a typo's correction at most that late), for at most MAX_REMEMBERED words.
+const REMEMBER_MS = 1_000;
+const MAX_REMEMBERED = 10_000;
+const recent = new Map<string, { terms: TermsOfWord; at: number }>();
+
+async function lookup(pool: pg.Pool, words: string[]): Promise<TermsOfWord[]> {
   const { rows } = await pool.query<{ forms: string[]; known: boolean; near: string[] | null; distance: number[] | null }>({
     name: 'search_terms_of_words',
     text: `WITH w AS (

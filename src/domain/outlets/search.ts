@@ -5,7 +5,7 @@ const { escapeLiteral } = pg;
 import { formatCents } from '../money/format.js';
 import type { OfferFormat, OutletSort, OutletType } from './enums.js';
 import { type Money, outletColumns, type OutletRow, outletView, trackRecordJoin } from './outlet-view.js';
-import { type Counting, countMatches } from './search-count.js';
+import { countMatches } from './search-count.js';
 import type { CountQuery } from './search-counter.js';
 import { counterFor } from './search-live.js';
 import { lookupTerms, type TermsOfWord } from './search-terms.js';
@@ -31,13 +31,18 @@ export interface OutletFilters {
  */
 export const searchTuning = {
   /**
-   * A page is first looked for among this many outlets in the sort's own index order (most
-   * traffic first, or cheapest first): when the matches are a sizeable share of the catalog, the
-   * page is found there after a few hundred rows, whatever the number of matches.
+   * The most rows of the sort's own index order (most traffic first, or cheapest first) a page
+   * is looked for in before the word index is read: when the matches are a sizeable share of the
+   * catalog, the page is there after a few dozen rows, whatever the number of matches.
    */
-  walkRows: 1_000,
-  /** With fewer matches than this (the count says so), the index of the words is read directly. */
+  walkRows: 3_000,
+  /**
+   * Without this process's in-memory counts (still loading, a phrase): with fewer matches than
+   * this (a recent PostgreSQL count says so), the word index is read directly.
+   */
   fewMatches: 5_000,
+  /** Whether counts and tier sizes come from the in-memory index when it is loaded. */
+  inMemoryCounts: true,
 };
 
 /**
@@ -173,7 +178,9 @@ export function textMatch(q: string, terms: readonly TermsOfWord[]): TextMatch |
   const groups = words.map((w, i) => {
     const t = terms[i]!;
     const last = parsed.prefixLast && i === words.length - 1 && w.text.length >= 3;
-    return { lexemes: t.known ? t.forms : t.near, prefixes: last ? [w.text] : [] };
+    // An unknown word keeps its own forms too: it may have arrived in the catalog since it was
+    // looked up (lookups are remembered for a second).
+    return { lexemes: t.known ? t.forms : [...t.near, ...t.forms], prefixes: last ? [w.text] : [] };
   });
   const query = words.length
     ? tsquery(words, (i) => [...groups[i]!.lexemes.map(lexeme), ...groups[i]!.prefixes.map((x) => `${lexeme(x)}:*`)])
@@ -201,15 +208,15 @@ function pageIdsStatement(
   filters: { where: string; indexed: string[]; other: string[] },
   order: { walk: string; matches: string; trafficOrder: boolean },
   n: number,
-  walk: boolean,
+  walk: number | undefined,
   p: Params,
 ): Statement {
   const limit = p.add(n);
   const matches = `SELECT o.id FROM outlets o WHERE ${pred} AND ${filters.where} ORDER BY ${order.matches} LIMIT ${limit}`;
-  if (!walk) return { text: matches, values: p.values };
+  if (walk === undefined) return { text: matches, values: p.values };
   const within = order.trafficOrder ? filters.indexed : [];
   const test = [pred, ...(order.trafficOrder ? filters.other : [...filters.indexed, ...filters.other])].join(' AND ');
-  const walkRows = p.add(searchTuning.walkRows);
+  const walkRows = p.add(walk);
   return {
     text: `WITH walked AS MATERIALIZED (
              SELECT s.id FROM (SELECT o.id, (${test}) AS hit FROM outlets o
@@ -273,7 +280,8 @@ async function textPlan(pool: pg.Pool, f: OutletFilters & { q: string }, n: numb
   if (!m) return undefined;
   const sort = f.sort ?? 'relevance';
   const preds = sort === 'relevance' ? m.tiers : [m.all];
-  const statement = (pred: string, walk: boolean, rows = n) => {
+  /** The page of one tier: walking at most `walk` rows of the sort's index first, or not at all. */
+  const statement = (pred: string, walk: number | undefined, rows = n) => {
     const p = new Params();
     const filters = filterSql(f, p);
     return pageIdsStatement(pred, filters, sortOrders(sort, filters.price), rows, walk, p);
@@ -297,7 +305,10 @@ export async function searchStatements(pool: pg.Pool, f: OutletFilters, page: nu
   }
   const plan = await textPlan(pool, { ...f, q: f.q }, n);
   if (!plan) return undefined;
-  return { pages: [...plan.preds.map((pr) => plan.statement(pr, true)), ...plan.preds.map((pr) => plan.statement(pr, false))], count: plan.count };
+  return {
+    pages: [...plan.preds.map((pr) => plan.statement(pr, searchTuning.walkRows)), ...plan.preds.map((pr) => plan.statement(pr, undefined))],
+    count: plan.count,
+  };
 }
 
 function sortOrders(sort: OutletSort, price: string) {
@@ -305,32 +316,54 @@ function sortOrders(sort: OutletSort, price: string) {
   return { walk: orderSql(s, price, 'walk'), matches: orderSql(s, price, 'matches'), trafficOrder: s === 'traffic' || s === '-traffic' };
 }
 
-/** The count from this process's in-memory index, when it is loaded and can count this query. */
-function counted(pool: pg.Pool, q: CountQuery | null, f: OutletFilters): Counting | undefined {
-  const n = counterFor(pool)?.count(q ?? undefined, f);
-  return n === undefined ? undefined : { known: n, total: Promise.resolve(n) };
+/** Rows a walk may read for a page expected within it (sized by the counts), and at most. */
+function walkLength(remaining: number, size: number, region: number): number | undefined {
+  // Twice the rows that should hold the page at the tier's density over what the walk passes.
+  const rows = Math.ceil((2 * remaining * Math.max(region, 1)) / size) + 20;
+  return rows <= searchTuning.walkRows ? rows : undefined;
 }
 
 /** The ids of the page, and the total. */
 async function findPage(pool: pg.Pool, f: OutletFilters, page: number, perPage: number): Promise<{ ids: number[]; total: number }> {
   const offset = (page - 1) * perPage;
   const n = offset + perPage;
+  const counter = searchTuning.inMemoryCounts ? counterFor(pool) : undefined;
   if (!f.q) {
     const b = browseStatements(f, n);
-    const count = counted(pool, null, f) ?? countMatches(pool, b.count);
+    const inMemory = counter?.count(undefined, f);
+    const count = inMemory ? Promise.resolve(inMemory.total) : countMatches(pool, b.count).total;
     const rows = await pool.query<{ id: number }>(b.page);
-    return { ids: rows.rows.map((r) => r.id).slice(offset), total: await count.total };
+    return { ids: rows.rows.map((r) => r.id).slice(offset), total: await count };
   }
   const plan = await textPlan(pool, { ...f, q: f.q }, n);
   if (!plan) return { ids: [], total: 0 };
-  const count = (plan.counted && counted(pool, plan.counted, f)) ?? countMatches(pool, plan.count);
-  // The page is read alongside the count. A count known already (cached) tells whether walking
-  // the sort's index can pay off; unknown, the walk is tried (it reads at most walkRows rows).
-  const walk = count.known === undefined || count.known >= searchTuning.fewMatches;
+  const sort = f.sort ?? 'relevance';
+  const tiers = plan.counted ? counter?.count(plan.counted, f) : undefined;
   const ids: number[] = [];
+  if (tiers) {
+    // The in-memory counts say how many each tier holds: a dense one is walked (its page is
+    // within the first rows of the sort's index), a sparse one read from the word index (few
+    // matches to sort). An empty word tier is read all the same: the counts may trail a write
+    // by the moment its notification takes, the page must not.
+    const trafficOrder = sort === 'relevance' || sort === 'traffic' || sort === '-traffic';
+    const region = trafficOrder ? tiers.region : tiers.catalog;
+    const sizes = sort === 'relevance' ? [tiers.exact, tiers.name, tiers.total - tiers.exact - tiers.name] : [tiers.total];
+    for (let t = 0; t < plan.preds.length && ids.length < n; t++) {
+      const size = sizes[t] ?? 0;
+      const remaining = n - ids.length;
+      const walk = (plan.preds.length > 1 && t === 0) || size === 0 ? undefined : walkLength(Math.min(remaining, size), size, region);
+      const { rows } = await pool.query<{ id: number }>(plan.statement(plan.preds[t]!, walk, remaining));
+      for (const r of rows) ids.push(r.id);
+    }
+    return { ids: ids.slice(offset, n), total: tiers.total };
+  }
+  // No in-memory count (still loading, or a phrase): PostgreSQL counts, kept up to 4 s; a count
+  // at hand tells whether walking can pay off, else the walk is tried (it reads at most walkRows).
+  const count = countMatches(pool, plan.count);
+  const walk = count.known === undefined || count.known >= searchTuning.fewMatches;
   for (let t = 0; t < plan.preds.length && ids.length < n; t++) {
     // The exact-name tier is a few index lookups: never a walk.
-    const tierWalk = walk && !(plan.preds.length > 1 && t === 0);
+    const tierWalk = walk && !(plan.preds.length > 1 && t === 0) ? searchTuning.walkRows : undefined;
     const { rows } = await pool.query<{ id: number }>(plan.statement(plan.preds[t]!, tierWalk, n - ids.length));
     for (const r of rows) ids.push(r.id);
   }
