@@ -73,6 +73,18 @@ export interface TierCounts {
   catalog: number;
 }
 
+function bitCount(x: number): number {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+}
+
+function popcount(bits: Uint32Array): number {
+  let n = 0;
+  for (let i = 0; i < bits.length; i++) if (bits[i] !== 0) n += bitCount(bits[i]!);
+  return n;
+}
+
 function setBits(bits: Uint32Array, p: Postings): void {
   for (let i = 0; i < p.length; i++) {
     const s = p.items[i]!;
@@ -122,10 +134,15 @@ export class SearchCounter {
   private readonly codes = { type: new Codes(), country: new Codes(), language: new Codes() };
   private readonly terms = new Map<string, Postings>();
   private readonly nameTerms = new Map<string, Postings>();
-  private readonly regions = new Map<string, { n: number; at: number }>();
   private readonly topics = new Map<string, Postings>();
   private readonly names = new Map<string, Postings>();
   private readonly domains = new Map<string, number>();
+  /**
+   * One bit per slot for each filter value (`type:<code>`, `country:<code>`, `language:<code>`,
+   * `verified:<0|1>`), for being alive (`alive`) and for having an active offer of a format
+   * (`price:<index>`): a count ANDs these word by word instead of testing each match.
+   */
+  private readonly bitsets = new Map<string, Uint32Array>();
   /** Terms sorted, for prefixes; rebuilt when a new term arrived since. */
   private sortedTerms: string[] | undefined;
   ready = false;
@@ -145,7 +162,24 @@ export class SearchCounter {
     this.verified = copy(this.verified, (n) => new Uint8Array(n));
     this.visits = copy(this.visits, (n) => new Float64Array(n));
     this.prices = [0, 1, 2, 3, 4].map((i) => copy(this.prices[i] ?? new Float64Array(0), (n) => new Float64Array(n)));
+    for (const [key, bits] of this.bitsets) {
+      const wider = new Uint32Array((cap + 31) >>> 5);
+      wider.set(bits);
+      this.bitsets.set(key, wider);
+    }
     this.capacity = cap;
+  }
+
+  private bitset(key: string): Uint32Array {
+    let bits = this.bitsets.get(key);
+    if (!bits) this.bitsets.set(key, (bits = new Uint32Array((this.capacity + 31) >>> 5)));
+    return bits;
+  }
+
+  private flag(key: string, s: number, on: boolean): void {
+    const bits = this.bitset(key);
+    if (on) bits[s >>> 5]! |= 1 << (s & 31);
+    else bits[s >>> 5]! &= ~(1 << (s & 31));
   }
 
   private post(map: Map<string, Postings>, key: string, slot: number): boolean {
@@ -158,17 +192,28 @@ export class SearchCounter {
 
   private put(r: Row): void {
     const old = this.slotOf.get(r.id);
-    if (old !== undefined) this.alive[old] = 0;
+    if (old !== undefined) {
+      this.alive[old] = 0;
+      this.flag('alive', old, false);
+    }
     const s = this.size++;
     this.grow(this.size);
     this.slotOf.set(r.id, s);
     this.alive[s] = 1;
+    this.flag('alive', s, true);
     this.type[s] = this.codes.type.code(r.type);
     this.country[s] = this.codes.country.code(r.country);
     this.language[s] = this.codes.language.code(r.language);
     this.verified[s] = r.verified ? 1 : 0;
+    this.flag(`type:${this.type[s]}`, s, true);
+    this.flag(`country:${this.country[s]}`, s, true);
+    this.flag(`language:${this.language[s]}`, s, true);
+    this.flag(`verified:${this.verified[s]}`, s, true);
     this.visits[s] = Number(r.visits);
-    [r.p0, r.p1, r.p2, r.p3, r.p4].forEach((p, i) => (this.prices[i]![s] = p === null ? NaN : Number(p)));
+    [r.p0, r.p1, r.p2, r.p3, r.p4].forEach((p, i) => {
+      this.prices[i]![s] = p === null ? NaN : Number(p);
+      if (p !== null) this.flag(`price:${i}`, s, true);
+    });
     if (r.terms) for (const t of r.terms.split(SEP)) if (this.post(this.terms, t, s)) this.sortedTerms = undefined;
     if (r.name_terms) for (const t of r.name_terms.split(SEP)) this.post(this.nameTerms, t, s);
     if (r.topics) for (const t of r.topics.split(SEP)) this.post(this.topics, t, s);
@@ -262,47 +307,48 @@ export class SearchCounter {
     const type = code(this.codes.type, f.type);
     const country = code(this.codes.country, f.country);
     const language = code(this.codes.language, f.language);
-    if (type === -2 || country === -2 || language === -2) return { total: 0, exact: 0, name: 0, region: 0, catalog: this.slotOf.size };
-    const price = this.prices[PRICE_INDEX[f.format ?? 'any']]!;
-    const verified = f.verifiedTraffic === undefined ? -1 : f.verifiedTraffic ? 1 : 0;
-    const maxPrice = f.maxPriceCents ?? Infinity;
-    const minTraffic = f.minTraffic ?? -Infinity;
-    const indexed = (s: number) =>
-      this.alive[s] === 1 &&
-      (type < 0 || this.type[s] === type) &&
-      (country < 0 || this.country[s] === country) &&
-      (language < 0 || this.language[s] === language) &&
-      (verified < 0 || this.verified[s] === verified);
-    const out: TierCounts = {
-      total: 0,
-      exact: 0,
-      name: 0,
-      region: this.regionSize(`${type} ${country} ${language} ${verified}`, indexed),
-      catalog: this.slotOf.size,
+    const catalog = this.slotOf.size;
+    if (type === -2 || country === -2 || language === -2) return { total: 0, exact: 0, name: 0, region: 0, catalog };
+    // The indexed filters as one mask (what a walk in traffic order passes over), then the
+    // active offer of the format: word by word.
+    const region = this.bitset('alive').slice(0, n);
+    const and = (key: string) => {
+      const bits = this.bitset(key);
+      for (let i = 0; i < n; i++) region[i]! &= bits[i]!;
     };
-    for (let w = 0; w < n; w++) {
-      let bits = all[w]!;
-      while (bits !== 0) {
-        const low = bits & -bits;
-        const s = (w << 5) + (31 - Math.clz32(low));
-        bits ^= low;
-        if (s < this.size && indexed(s) && !Number.isNaN(price[s]!) && price[s]! <= maxPrice && this.visits[s]! >= minTraffic) {
-          out.total++;
-          if ((exact[w]! & low) !== 0) out.exact++;
-          else if ((inName[w]! & low) !== 0) out.name++;
+    if (type >= 0) and(`type:${type}`);
+    if (country >= 0) and(`country:${country}`);
+    if (language >= 0) and(`language:${language}`);
+    if (f.verifiedTraffic !== undefined) and(`verified:${f.verifiedTraffic ? 1 : 0}`);
+    const regionSize = popcount(region);
+    const priceIndex = PRICE_INDEX[f.format ?? 'any'];
+    const listed = this.bitset(`price:${priceIndex}`);
+    for (let i = 0; i < n; i++) all[i]! &= region[i]! & listed[i]!;
+    // Price and traffic bounds are tested per match (only queries that have them pay for it).
+    if (f.maxPriceCents !== undefined || f.minTraffic !== undefined) {
+      const price = this.prices[priceIndex]!;
+      const maxPrice = f.maxPriceCents ?? Infinity;
+      const minTraffic = f.minTraffic ?? -Infinity;
+      for (let w = 0; w < n; w++) {
+        let bits = all[w]!;
+        while (bits !== 0) {
+          const low = bits & -bits;
+          const s = (w << 5) + (31 - Math.clz32(low));
+          bits ^= low;
+          if (!(price[s]! <= maxPrice && this.visits[s]! >= minTraffic)) all[w]! &= ~low;
         }
       }
     }
-    return out;
-  }
-
-  /** Outlets within the indexed filters, kept a few seconds per combination (a pass over all). */
-  private regionSize(key: string, indexed: (s: number) => boolean): number {
-    const hit = this.regions.get(key);
-    if (hit && Date.now() - hit.at < 5_000) return hit.n;
-    let n = 0;
-    for (let s = 0; s < this.size; s++) if (indexed(s)) n++;
-    this.regions.set(key, { n, at: Date.now() });
-    return n;
+    let total = 0;
+    let exactCount = 0;
+    let name = 0;
+    for (let i = 0; i < n; i++) {
+      const a = all[i]!;
+      if (a === 0) continue;
+      total += bitCount(a);
+      exactCount += bitCount(a & exact[i]!);
+      name += bitCount(a & inName[i]! & ~exact[i]!);
+    }
+    return { total, exact: exactCount, name, region: regionSize, catalog };
   }
 }
