@@ -296,7 +296,7 @@ export class SearchCounter {
     if (named) setBits(exact, named);
     const byDomain = q?.domain === undefined ? undefined : this.domains.get(q.domain);
     if (byDomain !== undefined) exact[byDomain >>> 5]! |= 1 << (byDomain & 31);
-    for (let i = 0; i < n; i++) all[i]! |= exact[i]!;
+    for (let i = 0; i < n; i++) all[i]! |= exact[i]! | inName[i]!;
     if (f.topic !== undefined) {
       const bits = new Uint32Array(n);
       const p = this.topics.get(f.topic);

@@ -190,7 +190,8 @@ export function textMatch(q: string, terms: readonly TermsOfWord[]): TextMatch |
   const tq = `${escapeLiteral(query)}::tsquery`;
   return {
     tiers: [exact, `o.name_vector @@ ${tq} AND NOT ${exact}`, `o.search_vector @@ ${tq} AND NOT o.name_vector @@ ${tq} AND NOT ${exact}`],
-    all: `(${exact} OR o.search_vector @@ ${tq})`,
+    // The name tier reads name_vector, which also holds the name's English stems.
+    all: `(${exact} OR o.search_vector @@ ${tq} OR o.name_vector @@ ${tq})`,
     counted,
   };
 }
