@@ -116,7 +116,7 @@ describe(`search plans over ${COUNT.toLocaleString('en-US')} generated outlets`,
     expect(rows[0].n).toBeGreaterThan(COUNT / 5);
     const plan = await searchStatements(database.pool, { q: 'news' }, 1, 15);
     // The tiers walked: exact name, name, anywhere; the last one holds the broad matches.
-    const walked = plan!.pages.filter((p) => p.text.includes('walked'));
+    const walked = plan!.pages.filter((p) => p.text.includes('walked') && !p.text.includes('row_number'));
     const anywhere = walked.at(-1)!;
     const all = nodes(await explain(anywhere.text, anywhere.values, true));
     const traffic = all.find((n) => n['Index Name'] === 'outlets_traffic_idx')!;
@@ -124,5 +124,17 @@ describe(`search plans over ${COUNT.toLocaleString('en-US')} generated outlets`,
     // The branch reading every match through the word index never ran.
     const words = all.filter((n) => n['Index Name'] === 'outlets_search_idx');
     expect(words.every((n) => n['Actual Loops'] === 0)).toBe(true);
+  });
+
+  it('the page in one statement reads a tier only when those before it did not fill the page', async () => {
+    const plan = await searchStatements(database.pool, { q: 'news' }, 1, 15);
+    const one = plan!.pages.find((p) => p.text.includes('row_number') && p.text.includes('walked'))!;
+    const all = nodes(await explain(one.text, one.values, true));
+    // Names with "news" fill the first page: no row of the anywhere tier's walk or word index is read.
+    const searchIndex = all.filter((n) => n['Index Name'] === 'outlets_search_idx');
+    expect(searchIndex.every((n) => (n['Actual Loops'] ?? 0) === 0)).toBe(true);
+    const trafficWalks = all.filter((n) => n['Index Name'] === 'outlets_traffic_idx');
+    expect(trafficWalks.length).toBeGreaterThan(1);
+    expect(trafficWalks.at(-1)!['Actual Loops']).toBe(0);
   });
 });

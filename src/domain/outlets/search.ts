@@ -287,12 +287,39 @@ async function textPlan(pool: pg.Pool, f: OutletFilters & { q: string }, n: numb
     const filters = filterSql(f, p);
     return pageIdsStatement(pred, filters, sortOrders(sort, filters.price), rows, walk, p);
   };
+  /**
+   * The whole page in one statement: the tiers in order (PostgreSQL's Append reads a branch only
+   * once those before it have not filled the page), numbered, then the page's rows with their
+   * track record and money. `walks[t]`: how far tier t may walk (undefined: never).
+   */
+  const onePage = (walks: (number | undefined)[], offset: number, workspaceId: number): Statement => {
+    const p = new Params();
+    const parts = preds.map((pred, t) => {
+      const filters = filterSql(f, p);
+      return `(${pageIdsStatement(pred, filters, sortOrders(sort, filters.price), n, walks[t], p).text})`;
+    });
+    const price = PRICE_COLUMN[f.format ?? 'any'];
+    return {
+      text: `WITH page AS MATERIALIZED (
+               SELECT u.id, row_number() OVER () AS ord
+                 FROM (SELECT a.id FROM (${parts.join(' UNION ALL ')}) a LIMIT ${p.add(n)}) u)
+             SELECT ${outletColumns}, ${price} AS from_price, m.currency, m.per_usd
+               FROM page pp JOIN outlets o ON o.id = pp.id
+              CROSS JOIN (SELECT w.currency, fx.per_usd::float8 AS per_usd FROM workspaces w
+                            JOIN fx_rates fx ON fx.currency = w.currency WHERE w.id = ${p.add(workspaceId)}) m
+              ${trackRecordJoin}
+              WHERE pp.ord > ${p.add(offset)}
+              ORDER BY pp.ord`,
+      values: p.values,
+    };
+  };
   const p = new Params();
   const { where } = filterSql(f, p);
   return {
     preds,
     counted: m.counted,
     statement,
+    onePage,
     count: { text: `SELECT count(*)::int AS n FROM outlets o WHERE ${m.all} AND ${where}`, values: p.values } satisfies Statement,
   };
 }
@@ -306,8 +333,15 @@ export async function searchStatements(pool: pg.Pool, f: OutletFilters, page: nu
   }
   const plan = await textPlan(pool, { ...f, q: f.q }, n);
   if (!plan) return undefined;
+  // Each tier walked and from the word index, then the whole page in one statement both ways.
+  const walked = plan.preds.map((_, t) => (t === 0 && plan.preds.length > 1 ? undefined : searchTuning.walkRows));
   return {
-    pages: [...plan.preds.map((pr) => plan.statement(pr, searchTuning.walkRows)), ...plan.preds.map((pr) => plan.statement(pr, undefined))],
+    pages: [
+      ...plan.preds.map((pr) => plan.statement(pr, searchTuning.walkRows)),
+      ...plan.preds.map((pr) => plan.statement(pr, undefined)),
+      plan.onePage(walked, (page - 1) * perPage, 0),
+      plan.onePage(plan.preds.map(() => undefined), (page - 1) * perPage, 0),
+    ],
     count: plan.count,
   };
 }
@@ -324,8 +358,16 @@ function walkLength(remaining: number, size: number, region: number): number | u
   return rows <= searchTuning.walkRows ? rows : undefined;
 }
 
-/** The ids of the page, and the total. */
-async function findPage(pool: pg.Pool, f: OutletFilters, page: number, perPage: number): Promise<{ ids: number[]; total: number }> {
+type PageRow = OutletRow & { from_price: number; currency: string; per_usd: number };
+
+/** The page's rows (in order) and the total. */
+async function findPage(
+  pool: pg.Pool,
+  f: OutletFilters,
+  page: number,
+  perPage: number,
+  workspaceId: number,
+): Promise<{ ids: number[]; rows?: PageRow[]; total: number }> {
   const offset = (page - 1) * perPage;
   const n = offset + perPage;
   const counter = searchTuning.inMemoryCounts ? counterFor(pool) : undefined;
@@ -340,7 +382,6 @@ async function findPage(pool: pg.Pool, f: OutletFilters, page: number, perPage: 
   if (!plan) return { ids: [], total: 0 };
   const sort = f.sort ?? 'relevance';
   const tiers = plan.counted ? counter?.count(plan.counted, f) : undefined;
-  const ids: number[] = [];
   if (tiers) {
     // The in-memory counts say how many each tier holds: a dense one is walked (its page is
     // within the first rows of the sort's index), a sparse one read from the word index (few
@@ -349,15 +390,15 @@ async function findPage(pool: pg.Pool, f: OutletFilters, page: number, perPage: 
     const trafficOrder = sort === 'relevance' || sort === 'traffic' || sort === '-traffic';
     const region = trafficOrder ? tiers.region : tiers.catalog;
     const sizes = sort === 'relevance' ? [tiers.exact, tiers.name, tiers.total - tiers.exact - tiers.name] : [tiers.total];
-    for (let t = 0; t < plan.preds.length && ids.length < n; t++) {
+    const walks = plan.preds.map((_, t) => {
       const size = sizes[t] ?? 0;
-      const remaining = n - ids.length;
-      const walk = (plan.preds.length > 1 && t === 0) || size === 0 ? undefined : walkLength(Math.min(remaining, size), size, region);
-      const { rows } = await pool.query<{ id: number }>(plan.statement(plan.preds[t]!, walk, remaining));
-      for (const r of rows) ids.push(r.id);
-    }
-    return { ids: ids.slice(offset, n), total: tiers.total };
+      // The exact-name tier is a few index lookups: never a walk.
+      return (plan.preds.length > 1 && t === 0) || size === 0 ? undefined : walkLength(Math.min(n, size), size, region);
+    });
+    const { rows } = await pool.query<PageRow>(plan.onePage(walks, offset, workspaceId));
+    return { ids: rows.map((r) => r.id), rows, total: tiers.total };
   }
+  const ids: number[] = [];
   // No in-memory count (still loading, or a phrase): PostgreSQL counts, kept up to 4 s; a count
   // at hand tells whether walking can pay off, else the walk is tried (it reads at most walkRows).
   const count = countMatches(pool, plan.count);
@@ -372,10 +413,11 @@ async function findPage(pool: pg.Pool, f: OutletFilters, page: number, perPage: 
 }
 
 export async function searchOutlets(pool: pg.Pool, workspaceId: number, f: OutletFilters, page: number, perPage: number) {
-  const { ids, total } = await findPage(pool, f, page, perPage);
+  const found = await findPage(pool, f, page, perPage, workspaceId);
+  const { ids, total } = found;
   if (ids.length === 0) return { items: [], total };
-  const { rows } = await pool.query(hydrateStatement(ids, f.format, workspaceId));
-  const items = (rows as (OutletRow & { from_price: number; currency: string; per_usd: number })[]).map((r) => {
+  const rows = found.rows ?? (await pool.query<PageRow>(hydrateStatement(ids, f.format, workspaceId))).rows;
+  const items = rows.map((r) => {
     const money: Money = { currency: r.currency, perUsd: r.per_usd };
     return { ...outletView(r), from_price: r.from_price, from_price_formatted: formatCents(r.from_price, money.currency, money.perUsd) };
   });
