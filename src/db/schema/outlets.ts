@@ -104,5 +104,9 @@ export const outlets = pgTable(
 export const searchTerms = pgTable(
   'search_terms',
   { term: text('term').primaryKey() },
-  (t) => [index('search_terms_length_idx').on(sql`length(${t.term})`, t.term)],
+  (t) => [
+    index('search_terms_length_idx').on(sql`length(${t.term})`, t.term),
+    // Completions of the last word typed (LIKE 'word%'), whatever the database's collation.
+    index('search_terms_prefix_idx').on(sql`${t.term} text_pattern_ops`),
+  ],
 );

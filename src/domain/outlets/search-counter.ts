@@ -13,11 +13,11 @@ import type { OfferFormat } from './enums.js';
 // a trigger on outlets sends the ids of the rows each statement wrote (NOTIFY outlets_changed),
 // and this process reads those rows again. The page itself is always read from PostgreSQL.
 
-/** The words of a count: each group must match (AND), through any of its lexemes or prefixes. */
+/** The words of a count: each group must match (AND), through any of its lexemes. */
 export interface CountQuery {
   exactName: string;
   domain: string | undefined;
-  groups: { lexemes: string[]; prefixes: string[] }[];
+  groups: { lexemes: string[] }[];
 }
 
 export interface CountFilters {
@@ -34,6 +34,7 @@ export interface CountFilters {
 const PRICE_INDEX: Record<OfferFormat | 'any', number> = { any: 0, guest_post: 1, sponsored_article: 2, link_insertion: 3, press_release: 4 };
 const SEP = '\u001f';
 const LOAD_BATCH = 20_000;
+const MAX_RECENT = 2_000;
 
 interface Row {
   id: number;
@@ -143,8 +144,8 @@ export class SearchCounter {
    * (`price:<index>`): a count ANDs these word by word instead of testing each match.
    */
   private readonly bitsets = new Map<string, Uint32Array>();
-  /** Terms sorted, for prefixes; rebuilt when a new term arrived since. */
-  private sortedTerms: string[] | undefined;
+  /** Counts of recent queries, valid until the next write. */
+  private readonly recent = new Map<string, TierCounts>();
   ready = false;
 
   private grow(min: number): void {
@@ -191,6 +192,7 @@ export class SearchCounter {
   }
 
   private put(r: Row): void {
+    this.recent.clear();
     const old = this.slotOf.get(r.id);
     if (old !== undefined) {
       this.alive[old] = 0;
@@ -214,7 +216,7 @@ export class SearchCounter {
       this.prices[i]![s] = p === null ? NaN : Number(p);
       if (p !== null) this.flag(`price:${i}`, s, true);
     });
-    if (r.terms) for (const t of r.terms.split(SEP)) if (this.post(this.terms, t, s)) this.sortedTerms = undefined;
+    if (r.terms) for (const t of r.terms.split(SEP)) this.post(this.terms, t, s);
     if (r.name_terms) for (const t of r.name_terms.split(SEP)) this.post(this.nameTerms, t, s);
     if (r.topics) for (const t of r.topics.split(SEP)) this.post(this.topics, t, s);
     this.post(this.names, r.name, s);
@@ -249,28 +251,13 @@ export class SearchCounter {
     }
   }
 
-  private prefixed(prefix: string): string[] {
-    this.sortedTerms ??= [...this.terms.keys()].sort();
-    const all = this.sortedTerms;
-    let lo = 0;
-    let hi = all.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (all[mid]! < prefix) lo = mid + 1;
-      else hi = mid;
-    }
-    const out: string[] = [];
-    for (let i = lo; i < all.length && all[i]!.startsWith(prefix); i++) out.push(all[i]!);
-    return out;
-  }
-
   /** The words' matches as a bitset over slots: each group through any of its lexemes or prefixes. */
-  private matchBits(groups: CountQuery['groups'], terms: Map<string, Postings>, prefixes: boolean): Uint32Array {
+  private matchBits(groups: CountQuery['groups'], terms: Map<string, Postings>): Uint32Array {
     const words = new Uint32Array((this.size + 31) >>> 5);
     let first = true;
     for (const g of groups) {
       const bits = first ? words : new Uint32Array(words.length);
-      for (const lexeme of [...g.lexemes, ...(prefixes ? g.prefixes.flatMap((p) => this.prefixed(p)) : [])]) {
+      for (const lexeme of g.lexemes) {
         const p = terms.get(lexeme);
         if (p) setBits(bits, p);
       }
@@ -288,9 +275,20 @@ export class SearchCounter {
    */
   count(q: CountQuery | undefined, f: CountFilters): TierCounts | undefined {
     if (!this.ready) return undefined;
+    // The same query asked again: its counts stand until an outlet is written (put() forgets).
+    const key = JSON.stringify([q, f.type, f.format, f.country, f.language, f.topic, f.maxPriceCents, f.verifiedTraffic, f.minTraffic]);
+    const hit = this.recent.get(key);
+    if (hit) return hit;
+    const counts = this.countNow(q, f);
+    if (this.recent.size >= MAX_RECENT) this.recent.delete(this.recent.keys().next().value!);
+    this.recent.set(key, counts);
+    return counts;
+  }
+
+  private countNow(q: CountQuery | undefined, f: CountFilters): TierCounts {
     const n = (this.size + 31) >>> 5;
-    const all = q ? this.matchBits(q.groups, this.terms, true) : new Uint32Array(n).fill(0xffffffff);
-    const inName = q && q.groups.length ? this.matchBits(q.groups, this.nameTerms, true) : new Uint32Array(n);
+    const all = q ? this.matchBits(q.groups, this.terms) : new Uint32Array(n).fill(0xffffffff);
+    const inName = q && q.groups.length ? this.matchBits(q.groups, this.nameTerms) : new Uint32Array(n);
     const exact = new Uint32Array(n);
     const named = q && this.names.get(q.exactName);
     if (named) setBits(exact, named);

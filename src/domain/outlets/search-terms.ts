@@ -43,6 +43,31 @@ export async function lookupTerms(pool: pg.Pool, words: string[]): Promise<Terms
   return cached.map((c) => c ?? looked[j++]!);
 }
 
+/** At most this many completions of the last word. */
+const MAX_COMPLETIONS = 20;
+
+/**
+ * The catalog's words that start with `word` (the last word typed, which may be unfinished),
+ * shortest first: explicit lexemes, so neither PostgreSQL nor the count index scans every lexeme
+ * with that prefix (at 1M outlets a short prefix starts tens of thousands of domain labels).
+ */
+export async function completionsOf(pool: pg.Pool, word: string): Promise<string[]> {
+  const key = `\u0000${word}`;
+  const hit = recentCompletions.get(key);
+  if (hit && Date.now() - hit.at <= REMEMBER_MS) return hit.terms;
+  const { rows } = await pool.query<{ term: string }>({
+    name: 'search_terms_completing',
+    text: `SELECT term FROM search_terms WHERE term LIKE $1 AND term <> $2 ORDER BY length(term), term LIMIT ${MAX_COMPLETIONS}`,
+    // The word is letters and digits only: nothing in it is a LIKE wildcard.
+    values: [`${word}%`, word],
+  });
+  if (recentCompletions.size >= MAX_REMEMBERED) recentCompletions.delete(recentCompletions.keys().next().value!);
+  const terms = rows.map((r) => r.term);
+  recentCompletions.set(key, { terms, at: Date.now() });
+  return terms;
+}
+const recentCompletions = new Map<string, { terms: string[]; at: number }>();
+
 // A word's forms and corrections, remembered for a second (a new word in the catalog makes a
 // known word of a typo's correction at most that late), for at most MAX_REMEMBERED words.
 const REMEMBER_MS = 1_000;

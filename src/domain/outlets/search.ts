@@ -8,7 +8,7 @@ import { type Money, outletColumns, type OutletRow, outletView, trackRecordJoin 
 import { countMatches } from './search-count.js';
 import type { CountQuery } from './search-counter.js';
 import { counterFor } from './search-live.js';
-import { lookupTerms, type TermsOfWord } from './search-terms.js';
+import { completionsOf, lookupTerms, type TermsOfWord } from './search-terms.js';
 import { parseQuery, type QueryWord } from './search-text.js';
 
 export interface OutletFilters {
@@ -168,23 +168,21 @@ export interface TextMatch {
  * nearest terms instead (typos). Within a tier, the sort orders (traffic for relevance).
  * Undefined when the text has nothing to search for (only punctuation or stop words).
  */
-export function textMatch(q: string, terms: readonly TermsOfWord[]): TextMatch | undefined {
+export function textMatch(q: string, terms: readonly TermsOfWord[], completions: readonly string[] = []): TextMatch | undefined {
   const parsed = parseQuery(q);
   const words = parsed.words;
   if (words.length === 0 && !parsed.domain) return undefined;
   const exact = parsed.domain
     ? `(lower(o.name) = ${escapeLiteral(parsed.exactName)} OR o.domain = ${escapeLiteral(parsed.domain)})`
     : `lower(o.name) = ${escapeLiteral(parsed.exactName)}`;
-  const groups = words.map((w, i) => {
+  const groups = words.map((_, i) => {
     const t = terms[i]!;
-    const last = parsed.prefixLast && i === words.length - 1 && w.text.length >= 3;
+    const last = i === words.length - 1 ? completions : [];
     // An unknown word keeps its own forms too: it may have arrived in the catalog since it was
     // looked up (lookups are remembered for a second).
-    return { lexemes: t.known ? t.forms : [...t.near, ...t.forms], prefixes: last ? [w.text] : [] };
+    return { lexemes: [...new Set([...(t.known ? t.forms : [...t.near, ...t.forms]), ...last])] };
   });
-  const query = words.length
-    ? tsquery(words, (i) => [...groups[i]!.lexemes.map(lexeme), ...groups[i]!.prefixes.map((x) => `${lexeme(x)}:*`)])
-    : undefined;
+  const query = words.length ? tsquery(words, (i) => groups[i]!.lexemes.map(lexeme)) : undefined;
   const counted = words.some((w) => w.phrase !== undefined) ? undefined : { exactName: parsed.exactName, domain: parsed.domain, groups };
   if (!query) return { tiers: [exact], all: exact, counted: counted && { ...counted, groups: [] } };
   const tq = `${escapeLiteral(query)}::tsquery`;
@@ -275,9 +273,14 @@ export interface SearchPlan {
 
 /** How a search with text is read; undefined when the text has nothing to search for. */
 async function textPlan(pool: pg.Pool, f: OutletFilters & { q: string }, n: number) {
-  const words = parseQuery(f.q).words;
-  const terms = await lookupTerms(pool, words.map((w) => w.text));
-  const m = textMatch(f.q, terms);
+  const parsed = parseQuery(f.q);
+  const words = parsed.words;
+  const last = words.at(-1);
+  const [terms, completions] = await Promise.all([
+    lookupTerms(pool, words.map((w) => w.text)),
+    parsed.prefixLast && last && last.text.length >= 3 ? completionsOf(pool, last.text) : Promise.resolve([]),
+  ]);
+  const m = textMatch(f.q, terms, completions);
   if (!m) return undefined;
   const sort = f.sort ?? 'relevance';
   const preds = sort === 'relevance' ? m.tiers : [m.all];
