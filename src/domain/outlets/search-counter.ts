@@ -72,6 +72,12 @@ export interface TierCounts {
   region: number;
   /** Outlets in the catalog: what a walk in price order passes over. */
   catalog: number;
+  /**
+   * Before the filters: outlets with every word in the name or domain, and with every word only
+   * elsewhere. What reading a tier from its word index costs (the filters are tested per match).
+   */
+  nameWords: number;
+  otherWords: number;
 }
 
 function bitCount(x: number): number {
@@ -295,6 +301,14 @@ export class SearchCounter {
     const byDomain = q?.domain === undefined ? undefined : this.domains.get(q.domain);
     if (byDomain !== undefined) exact[byDomain >>> 5]! |= 1 << (byDomain & 31);
     for (let i = 0; i < n; i++) all[i]! |= exact[i]! | inName[i]!;
+    const alive = this.bitset('alive');
+    let nameWords = 0;
+    let anyWords = 0;
+    for (let i = 0; i < n; i++) {
+      if (all[i] === 0) continue;
+      anyWords += bitCount(all[i]! & alive[i]!);
+      nameWords += bitCount(inName[i]! & alive[i]!);
+    }
     if (f.topic !== undefined) {
       const bits = new Uint32Array(n);
       const p = this.topics.get(f.topic);
@@ -306,7 +320,8 @@ export class SearchCounter {
     const country = code(this.codes.country, f.country);
     const language = code(this.codes.language, f.language);
     const catalog = this.slotOf.size;
-    if (type === -2 || country === -2 || language === -2) return { total: 0, exact: 0, name: 0, region: 0, catalog };
+    const words = { nameWords, otherWords: anyWords - nameWords };
+    if (type === -2 || country === -2 || language === -2) return { total: 0, exact: 0, name: 0, region: 0, catalog, ...words };
     // The indexed filters as one mask (what a walk in traffic order passes over), then the
     // active offer of the format: word by word.
     const region = this.bitset('alive').slice(0, n);
@@ -347,6 +362,6 @@ export class SearchCounter {
       exactCount += bitCount(a & exact[i]!);
       name += bitCount(a & inName[i]! & ~exact[i]!);
     }
-    return { total, exact: exactCount, name, region: regionSize, catalog };
+    return { total, exact: exactCount, name, region: regionSize, catalog, ...words };
   }
 }

@@ -35,7 +35,7 @@ export const searchTuning = {
    * is looked for in before the word index is read: when the matches are a sizeable share of the
    * catalog, the page is there after a few dozen rows, whatever the number of matches.
    */
-  walkRows: 3_000,
+  walkRows: 20_000,
   /**
    * Without this process's in-memory counts (still loading, a phrase): with fewer matches than
    * this (a recent PostgreSQL count says so), the word index is read directly.
@@ -81,20 +81,60 @@ class Params {
  * The filters as SQL over `outlets o` (no text), and a key naming their shape. `indexed` are the
  * equalities with an index in traffic order of their own (country, type, language, verified).
  */
-function filterSql(f: OutletFilters, p: Params): { where: string; indexed: string[]; other: string[]; shape: string; price: string } {
+function filterSql(f: OutletFilters, p: Params): { where: string; indexed: string[]; other: string[]; tested: string; shape: string; price: string } {
   const price = PRICE_COLUMN[f.format ?? 'any'];
   // Only outlets with an active offer (of the format) are listed and orderable.
   const other: string[] = [`${price} IS NOT NULL`];
   const indexed: string[] = [];
   const shape: string[] = [f.format ?? 'any'];
-  if (f.type) (indexed.push(`o.type = ${p.add(f.type)}::outlet_type`), shape.push('type'));
-  if (f.country) (indexed.push(`o.country = ${p.add(f.country)}`), shape.push('country'));
-  if (f.language) (indexed.push(`o.language = ${p.add(f.language)}`), shape.push('language'));
-  if (f.topic) (other.push(`o.topics @> ARRAY[${p.add(f.topic)}]::text[]`), shape.push('topic'));
-  if (f.verifiedTraffic !== undefined) (indexed.push(`o.traffic_verified = ${p.add(f.verifiedTraffic)}`), shape.push('verified'));
-  if (f.minTraffic !== undefined) (other.push(`o.monthly_visits >= ${p.add(f.minTraffic)}`), shape.push('min_traffic'));
-  if (f.maxPriceCents !== undefined) (other.push(`${price} <= ${p.add(f.maxPriceCents)}`), shape.push('max_price'));
-  return { where: [...indexed, ...other].join(' AND '), indexed, other, shape: shape.join('+'), price };
+  // The same filters as tests on the rows a word index found (`tested`): written so that no
+  // index serves them (a cast, `+ 0`, array_position), or the planner may AND the word's few
+  // matches with a filter's index entries for a tenth of the catalog (a price bound, a topic, a
+  // country). Each value is one parameter, typed, used by both.
+  const tested: string[] = [`(${price} + 0) IS NOT NULL`];
+  if (f.type) {
+    const v = `${p.add(f.type)}::outlet_type`;
+    indexed.push(`o.type = ${v}`);
+    tested.push(`o.type::text = ${v}::text`);
+    shape.push('type');
+  }
+  if (f.country) {
+    const v = `${p.add(f.country)}::bpchar`;
+    indexed.push(`o.country = ${v}`);
+    tested.push(`o.country::text = ${v}::text`);
+    shape.push('country');
+  }
+  if (f.language) {
+    const v = `${p.add(f.language)}::bpchar`;
+    indexed.push(`o.language = ${v}`);
+    tested.push(`o.language::text = ${v}::text`);
+    shape.push('language');
+  }
+  if (f.topic) {
+    const v = `${p.add(f.topic)}::text`;
+    other.push(`o.topics @> ARRAY[${v}]`);
+    tested.push(`array_position(o.topics, ${v}) IS NOT NULL`);
+    shape.push('topic');
+  }
+  if (f.verifiedTraffic !== undefined) {
+    const v = `${p.add(f.verifiedTraffic)}::boolean`;
+    indexed.push(`o.traffic_verified = ${v}`);
+    tested.push(`o.traffic_verified IS NOT DISTINCT FROM ${v}`);
+    shape.push('verified');
+  }
+  if (f.minTraffic !== undefined) {
+    const v = `${p.add(f.minTraffic)}::bigint`;
+    other.push(`o.monthly_visits >= ${v}`);
+    tested.push(`o.monthly_visits + 0 >= ${v}`);
+    shape.push('min_traffic');
+  }
+  if (f.maxPriceCents !== undefined) {
+    const v = `${p.add(f.maxPriceCents)}::bigint`;
+    other.push(`${price} <= ${v}`);
+    tested.push(`${price} + 0 <= ${v}`);
+    shape.push('max_price');
+  }
+  return { where: [...indexed, ...other].join(' AND '), indexed, other, tested: tested.join(' AND '), shape: shape.join('+'), price };
 }
 
 type Direction = 'walk' | 'matches';
@@ -204,14 +244,14 @@ export function textMatch(q: string, terms: readonly TermsOfWord[], completions:
  */
 function pageIdsStatement(
   pred: string,
-  filters: { where: string; indexed: string[]; other: string[] },
+  filters: { where: string; indexed: string[]; other: string[]; tested: string },
   order: { walk: string; matches: string; trafficOrder: boolean },
   n: number,
   walk: number | undefined,
   p: Params,
 ): Statement {
   const limit = p.add(n);
-  const matches = `SELECT o.id FROM outlets o WHERE ${pred} AND ${filters.where} ORDER BY ${order.matches} LIMIT ${limit}`;
+  const matches = `SELECT o.id FROM outlets o WHERE ${pred} AND ${filters.tested} ORDER BY ${order.matches} LIMIT ${limit}`;
   if (walk === undefined) return { text: matches, values: p.values };
   const within = order.trafficOrder ? filters.indexed : [];
   const test = [pred, ...(order.trafficOrder ? filters.other : [...filters.indexed, ...filters.other])].join(' AND ');
@@ -355,10 +395,14 @@ function sortOrders(sort: OutletSort, price: string) {
 }
 
 /** Rows a walk may read for a page expected within it (sized by the counts), and at most. */
-function walkLength(remaining: number, size: number, region: number): number | undefined {
-  // Twice the rows that should hold the page at the tier's density over what the walk passes.
-  const rows = Math.ceil((2 * remaining * Math.max(region, 1)) / size) + 20;
-  return rows <= searchTuning.walkRows ? rows : undefined;
+function walkLength(remaining: number, size: number, region: number, wordMatches: number): number | undefined {
+  // The rows that should hold the page at the tier's density over what the walk passes: a walk
+  // when they are fewer than the rows the word index would give (its matches before the
+  // filters; each costs about a row read either way), for twice that many (the page comes early
+  // unless the counts are stale or traffic and words are at odds), at most walkRows.
+  const expected = Math.ceil((remaining * Math.max(region, 1)) / size);
+  const rows = 2 * expected + 20;
+  return expected < wordMatches && rows <= searchTuning.walkRows ? rows : undefined;
 }
 
 type PageRow = OutletRow & { from_price: number; currency: string; per_usd: number };
@@ -393,10 +437,11 @@ async function findPage(
     const trafficOrder = sort === 'relevance' || sort === 'traffic' || sort === '-traffic';
     const region = trafficOrder ? tiers.region : tiers.catalog;
     const sizes = sort === 'relevance' ? [tiers.exact, tiers.name, tiers.total - tiers.exact - tiers.name] : [tiers.total];
+    const wordMatches = sort === 'relevance' ? [0, tiers.nameWords, tiers.otherWords] : [tiers.nameWords + tiers.otherWords];
     const walks = plan.preds.map((_, t) => {
       const size = sizes[t] ?? 0;
       // The exact-name tier is a few index lookups: never a walk.
-      return (plan.preds.length > 1 && t === 0) || size === 0 ? undefined : walkLength(Math.min(n, size), size, region);
+      return (plan.preds.length > 1 && t === 0) || size === 0 ? undefined : walkLength(Math.min(n, size), size, region, wordMatches[t]!);
     });
     const { rows } = await pool.query<PageRow>(plan.onePage(walks, offset, workspaceId));
     return { ids: rows.map((r) => r.id), rows, total: tiers.total };
