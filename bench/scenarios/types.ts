@@ -57,21 +57,23 @@ export interface Scenario {
   uniqueIds?: boolean;
   /**
    * PASS when requests/s ≥ ratio × the reference's requests/s in the same round: a ceiling, or
-   * another scenario by name (which then runs too, e.g. mcp against me). A ratio of 0 sets no
-   * goal on requests/s (the ratio is still shown): for a scenario judged by maxP99Ms alone.
+   * another scenario by name (which then runs too, e.g. mcp against me); with p99Ms, also (or,
+   * without ratio, only) when the 99th percentile latency is at most that.
    */
-  target: { ratio: number; against: Ceiling | { scenario: string } };
+  target: { ratio?: number; p99Ms?: number; against: Ceiling | { scenario: string } };
+  /** Concurrent connections of this scenario's load (default: the run's --connections). */
+  connections?: number;
+  /** Left out of `all` (it needs a run of its own, e.g. a large catalog or another durability). */
+  ownRun?: boolean;
+  /** Scores the judged search set (bench/search/judged.json) once setup is done. */
+  judged?: boolean;
   /**
    * Measured to explain another scenario's figures (e.g. the cost of a framework alone): its
    * ratio is shown, but it has no target of its own and never fails the run.
    */
   diagnostic?: boolean;
-  /** Connections of this scenario's load, when not the run's --connections. */
-  connections?: number;
   /** Sent at the same time by another load generator, during the scenario's warm-up and slices. */
   background?(ctx: BenchContext): BackgroundLoad;
-  /** Besides its ratio, the scenario passes only when its p99 stays below this many ms. */
-  maxP99Ms?: number;
   /** Optional preparation before any load (create data through the API or the database). */
   setup?(ctx: BenchContext): Promise<void>;
 }

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type pg from 'pg';
 import { z } from 'zod';
+import { searchReady } from '../domain/outlets/search-live.js';
 
 const okBody = z.object({ status: z.literal('ok') });
 const readyBody = z.object({ status: z.enum(['ok', 'unavailable']) });
@@ -28,13 +29,15 @@ export const opsRoutes: FastifyPluginAsyncZod<{ pool: pg.Pool }> = async (app, {
       config: { auth: 'public' },
       schema: {
         operationId: 'readyz',
-        summary: 'Readiness: 200 when the database answers, 503 otherwise.',
+        summary: 'Readiness: 200 when the database answers and search can serve (its count index loaded), 503 otherwise.',
         tags: ['Operations'],
         security: [],
         response: { 200: readyBody, 503: readyBody },
       },
     },
     async (request, reply) => {
+      // Not ready while the search's count index loads.
+      if (!searchReady(pool)) return reply.code(503).send({ status: 'unavailable' as const });
       try {
         await pool.query('SELECT 1');
         return { status: 'ok' as const };

@@ -53,6 +53,15 @@ export const outlets = pgTable(
           || setweight(to_tsvector('simple', immutable_array_to_string(${outlets.topics}, ' ')), 'B')
           || setweight(to_tsvector('english', ${outlets.description}), 'C')`,
       ),
+    // Name and domain alone (the name also stemmed, so "stories" finds a name with "Story"): the
+    // search ranks outlets whose name or domain holds every word above those matching through
+    // topics or description (docs/search.md).
+    nameVector: tsvector('name_vector')
+      .notNull()
+      .generatedAlwaysAs(
+        (): SQL => sql`to_tsvector('simple', ${outlets.name}) || to_tsvector('english', ${outlets.name})
+          || to_tsvector('simple', replace(${outlets.domain}, '.', ' '))`,
+      ),
     // The cheapest active offer, overall and per format (null: none), kept with the offers in the
     // same transaction. The listing filters and sorts on these columns from single-table indexes.
     minPriceAny: bigint('min_price_any', { mode: 'number' }),
@@ -71,6 +80,9 @@ export const outlets = pgTable(
     index('outlets_min_price_press_release_idx').on(t.minPricePressRelease, t.id),
     index('outlets_publisher_idx').on(t.publisherId),
     index('outlets_search_idx').using('gin', t.searchVector),
+    index('outlets_name_vector_idx').using('gin', t.nameVector),
+    // The search's first tier: a query that is an outlet's whole name.
+    index('outlets_lower_name_idx').on(sql`lower(${t.name})`),
     index('outlets_name_trgm_idx').using('gin', sql`${t.name} gin_trgm_ops`),
     index('outlets_domain_trgm_idx').using('gin', sql`${t.domain} gin_trgm_ops`),
     index('outlets_topics_idx').using('gin', t.topics),
@@ -78,6 +90,23 @@ export const outlets = pgTable(
     // min_price_any rides along so counts of a broad filter are index-only scans.
     index('outlets_country_traffic_idx').on(t.country, t.monthlyVisits.desc(), t.minPriceAny),
     index('outlets_type_traffic_idx').on(t.type, t.monthlyVisits.desc(), t.minPriceAny),
+    index('outlets_language_traffic_idx').on(t.language, t.monthlyVisits.desc(), t.minPriceAny),
     index('outlets_verified_traffic_idx').on(t.trafficVerified, t.monthlyVisits.desc(), t.minPriceAny),
+  ],
+);
+
+/**
+ * The words (lexemes of letters only) of outlets.search_vector, for typo tolerance: a query word
+ * found nowhere is matched through the terms within a small edit distance of it. Filled by a statement trigger on
+ * outlets (custom migration), so a new outlet's words are known in the transaction that adds it;
+ * terms no outlet uses any more stay and simply match nothing.
+ */
+export const searchTerms = pgTable(
+  'search_terms',
+  { term: text('term').primaryKey() },
+  (t) => [
+    index('search_terms_length_idx').on(sql`length(${t.term})`, t.term),
+    // Completions of the last word typed (LIKE 'word%'), whatever the database's collation.
+    index('search_terms_prefix_idx').on(sql`${t.term} text_pattern_ops`),
   ],
 );

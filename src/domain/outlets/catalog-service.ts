@@ -2,6 +2,8 @@ import type pg from 'pg';
 import { DomainError } from '../errors.js';
 import { feeCents } from './fees.js';
 import type { OutletInput } from './outlet-input.js';
+import { forgetCounts } from './search-count.js';
+import { refreshCounter } from './search-live.js';
 
 const BATCH = 1000;
 
@@ -50,6 +52,7 @@ export async function upsertOutlets(
 ): Promise<UpsertResult> {
   let imported = 0;
   let updated = 0;
+  const written: number[] = [];
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
@@ -58,6 +61,7 @@ export async function upsertOutlets(
       imported += r.imported;
       updated += r.updated;
       onProgress?.(r.imported + r.updated);
+      written.push(...r.ids);
     }
     await client.query('COMMIT');
   } catch (err) {
@@ -66,6 +70,9 @@ export async function upsertOutlets(
   } finally {
     client.release();
   }
+  // Searchable on this process when this returns; other processes read the rows on NOTIFY.
+  forgetCounts();
+  await refreshCounter(pool, written);
   return { imported, updated };
 }
 
@@ -83,7 +90,7 @@ function minPrices(o: OutletWithBaseline, feeRate: number): (number | null)[] {
   return [min(prices.map((p) => p.price)), ...FORMATS.map((fmt) => min(prices.filter((p) => p.format === fmt).map((p) => p.price)))];
 }
 
-async function upsertBatch(tx: Client, publisherId: number, items: OutletWithBaseline[], feeRate: number, now: Date): Promise<UpsertResult> {
+async function upsertBatch(tx: Client, publisherId: number, items: OutletWithBaseline[], feeRate: number, now: Date): Promise<UpsertResult & { ids: number[] }> {
   const col = <T>(f: (o: OutletWithBaseline) => T) => items.map(f);
   const mins = items.map((o) => minPrices(o, feeRate));
   const minCol = (i: number) => mins.map((m) => m[i]);
@@ -166,5 +173,5 @@ async function upsertBatch(tx: Client, publisherId: number, items: OutletWithBas
      WHERE f.outlet_id = ANY(${arr(outletIds)}::int[]) AND f.active
        AND NOT EXISTS (SELECT 1 FROM incoming i WHERE i.outlet_id = f.outlet_id AND i.format::offer_format = f.format AND i.title = f.title)`);
   const inserted = outletRows.rows.filter((r) => r.inserted).length;
-  return { imported: inserted, updated: outletRows.rows.length - inserted };
+  return { imported: inserted, updated: outletRows.rows.length - inserted, ids: outletIds };
 }

@@ -1,14 +1,23 @@
 import { createHash } from 'node:crypto';
-import type pg from 'pg';
+import pg from 'pg';
+
+const { escapeLiteral } = pg;
 import { formatCents } from '../money/format.js';
 import type { OfferFormat, OutletSort, OutletType } from './enums.js';
 import { type Money, outletColumns, type OutletRow, outletView, trackRecordJoin } from './outlet-view.js';
+import { countMatches } from './search-count.js';
+import type { CountQuery } from './search-counter.js';
+import { counterFor } from './search-live.js';
+import { completionsOf, lookupTerms, type TermsOfWord } from './search-terms.js';
+import { parseQuery, type QueryWord } from './search-text.js';
 
 export interface OutletFilters {
   q?: string;
   type?: OutletType;
   format?: OfferFormat;
   country?: string;
+  /** ISO 639-1. */
+  language?: string;
   topic?: string;
   maxPriceCents?: number;
   verifiedTraffic?: boolean;
@@ -16,11 +25,25 @@ export interface OutletFilters {
   sort?: OutletSort;
 }
 
-interface Built {
-  name: string;
-  text: string;
-  values: unknown[];
-}
+/**
+ * Sizes that decide which way a page is read (docs/search.md). Tests lower them so that small
+ * fixtures take every path; nothing else changes them.
+ */
+export const searchTuning = {
+  /**
+   * The most rows of the sort's own index order (most traffic first, or cheapest first) a page
+   * is looked for in before the word index is read: when the matches are a sizeable share of the
+   * catalog, the page is there after a few dozen rows, whatever the number of matches.
+   */
+  walkRows: 20_000,
+  /**
+   * Without this process's in-memory counts (still loading, a phrase): with fewer matches than
+   * this (a recent PostgreSQL count says so), the word index is read directly.
+   */
+  fewMatches: 5_000,
+  /** Whether counts and tier sizes come from the in-memory index when it is loaded. */
+  inMemoryCounts: true,
+};
 
 /**
  * PostgreSQL truncates statement names to 63 bytes, so two long names sharing a prefix would be
@@ -40,86 +63,411 @@ const PRICE_COLUMN: Record<OfferFormat | 'any', string> = {
   press_release: 'o.min_price_press_release',
 };
 
+export interface Statement {
+  name?: string;
+  text: string;
+  values: unknown[];
+}
+
+class Params {
+  readonly values: unknown[] = [];
+  add(v: unknown): string {
+    this.values.push(v);
+    return `$${this.values.length}`;
+  }
+}
+
 /**
- * Builds the listing's page and count statements over the outlets table alone: the cheapest
- * matching offer is a column (`min_price_*`), so format and price filters and the price sort use
- * single-table indexes. Each combination of filters is its own named statement, prepared once
- * per connection.
+ * The filters as SQL over `outlets o` (no text), and a key naming their shape. `indexed` are the
+ * equalities with an index in traffic order of their own (country, type, language, verified).
  */
-export function buildSearch(f: OutletFilters, workspaceId: number, page: number, perPage: number) {
-  const values: unknown[] = [];
-  const param = (v: unknown) => {
-    values.push(v);
-    return `$${values.length}`;
-  };
+function filterSql(f: OutletFilters, p: Params): { where: string; indexed: string[]; other: string[]; tested: string; shape: string; price: string } {
   const price = PRICE_COLUMN[f.format ?? 'any'];
   // Only outlets with an active offer (of the format) are listed and orderable.
-  const where: string[] = [`${price} IS NOT NULL`];
+  const other: string[] = [`${price} IS NOT NULL`];
+  const indexed: string[] = [];
   const shape: string[] = [f.format ?? 'any'];
-  let rank = '';
-  if (f.q) {
-    const q = param(f.q);
-    const tsq = `(websearch_to_tsquery('simple', ${q}) || websearch_to_tsquery('english', ${q}))`;
-    // Full text for words, trigram word similarity for misspelt or partial names and domains.
-    where.push(`(o.search_vector @@ ${tsq} OR o.name %> ${q} OR o.domain %> ${q})`);
-    rank = `(CASE WHEN lower(o.name) = lower(${q}) OR o.domain = lower(${q}) THEN 10 ELSE 0 END
-      + ts_rank_cd(o.search_vector, ${tsq}) + 2 * word_similarity(${q}, o.name) + word_similarity(${q}, o.domain))`;
-    shape.push('q');
+  // The same filters as tests on the rows a word index found (`tested`): written so that no
+  // index serves them (a cast, `+ 0`, array_position), or the planner may AND the word's few
+  // matches with a filter's index entries for a tenth of the catalog (a price bound, a topic, a
+  // country). Each value is one parameter, typed, used by both.
+  const tested: string[] = [`(${price} + 0) IS NOT NULL`];
+  if (f.type) {
+    const v = `${p.add(f.type)}::outlet_type`;
+    indexed.push(`o.type = ${v}`);
+    tested.push(`o.type::text = ${v}::text`);
+    shape.push('type');
   }
-  if (f.type) (where.push(`o.type = ${param(f.type)}::outlet_type`), shape.push('type'));
-  if (f.country) (where.push(`o.country = ${param(f.country)}`), shape.push('country'));
-  if (f.topic) (where.push(`o.topics @> ARRAY[${param(f.topic)}]::text[]`), shape.push('topic'));
-  if (f.verifiedTraffic !== undefined) (where.push(`o.traffic_verified = ${param(f.verifiedTraffic)}`), shape.push('verified'));
-  if (f.minTraffic !== undefined) (where.push(`o.monthly_visits >= ${param(f.minTraffic)}`), shape.push('min_traffic'));
-  if (f.maxPriceCents !== undefined) (where.push(`${price} <= ${param(f.maxPriceCents)}`), shape.push('max_price'));
+  if (f.country) {
+    const v = `${p.add(f.country)}::bpchar`;
+    indexed.push(`o.country = ${v}`);
+    tested.push(`o.country::text = ${v}::text`);
+    shape.push('country');
+  }
+  if (f.language) {
+    const v = `${p.add(f.language)}::bpchar`;
+    indexed.push(`o.language = ${v}`);
+    tested.push(`o.language::text = ${v}::text`);
+    shape.push('language');
+  }
+  if (f.topic) {
+    const v = `${p.add(f.topic)}::text`;
+    other.push(`o.topics @> ARRAY[${v}]`);
+    tested.push(`array_position(o.topics, ${v}) IS NOT NULL`);
+    shape.push('topic');
+  }
+  if (f.verifiedTraffic !== undefined) {
+    const v = `${p.add(f.verifiedTraffic)}::boolean`;
+    indexed.push(`o.traffic_verified = ${v}`);
+    tested.push(`o.traffic_verified IS NOT DISTINCT FROM ${v}`);
+    shape.push('verified');
+  }
+  if (f.minTraffic !== undefined) {
+    const v = `${p.add(f.minTraffic)}::bigint`;
+    other.push(`o.monthly_visits >= ${v}`);
+    tested.push(`o.monthly_visits + 0 >= ${v}`);
+    shape.push('min_traffic');
+  }
+  if (f.maxPriceCents !== undefined) {
+    const v = `${p.add(f.maxPriceCents)}::bigint`;
+    other.push(`${price} <= ${v}`);
+    tested.push(`${price} + 0 <= ${v}`);
+    shape.push('max_price');
+  }
+  return { where: [...indexed, ...other].join(' AND '), indexed, other, tested: tested.join(' AND '), shape: shape.join('+'), price };
+}
 
-  const sort = f.sort ?? (f.q ? 'relevance' : '-traffic');
-  // With a text match, sorting on `monthly_visits + 0` keeps the planner off the traffic index,
-  // which it would otherwise walk hoping to find matches early (see docs/search.md).
-  const traffic = f.q ? 'o.monthly_visits + 0' : 'o.monthly_visits';
-  // NULLS LAST/FIRST spelled out to match the traffic indexes (DESC NULLS LAST), read either way.
-  const order = {
-    relevance: rank ? `${rank} DESC, o.monthly_visits DESC, o.id` : 'o.monthly_visits DESC NULLS LAST, o.id DESC NULLS LAST',
-    traffic: `${traffic} ASC NULLS FIRST, o.id ASC NULLS FIRST`,
-    '-traffic': `${traffic} DESC NULLS LAST, o.id DESC NULLS LAST`,
-    price: `${price} ASC, o.id`,
-    '-price': `${price} DESC, o.id DESC`,
+type Direction = 'walk' | 'matches';
+
+/**
+ * ORDER BY of a sort. `walk` matches an index (outlets_traffic_idx, the min_price_* indexes),
+ * read in that order; `matches` hides the column from the planner (`+ 0`) so that it sorts the
+ * matches it found through the word index instead of walking the whole sort index hoping to
+ * meet them.
+ */
+function orderSql(sort: Exclude<OutletSort, 'relevance'>, price: string, how: Direction): string {
+  const z = how === 'walk' ? '' : ' + 0';
+  return {
+    traffic: `o.monthly_visits${z} ASC NULLS FIRST, o.id ASC NULLS FIRST`,
+    '-traffic': `o.monthly_visits${z} DESC NULLS LAST, o.id DESC NULLS LAST`,
+    price: `${price}${z} ASC, o.id`,
+    '-price': `${price}${z} DESC, o.id DESC`,
   }[sort];
+}
 
-  const whereSql = `WHERE ${where.join(' AND ')}`;
-  const countValues = [...values];
-  const ws = param(workspaceId);
-  const limit = param(perPage);
-  const offset = param((page - 1) * perPage);
-  const key = shape.join('+');
+/** A lexeme as a tsquery operand: quoted, so any character in it is text, never an operator. */
+const lexeme = (l: string) => `'${l.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`;
 
-  const pageQuery: Built = {
-    name: statementName(`outlets_page:${key}:${sort}`),
+/**
+ * A tsquery requiring every word: each word as any of its accepted forms, a phrase's words next
+ * to each other in order. Undefined when a word has no form (nothing can match).
+ */
+function tsquery(words: QueryWord[], forms: (i: number) => string[]): string | undefined {
+  const groups: string[] = [];
+  let phrase: { id: number; parts: string[] } | undefined;
+  const flush = () => {
+    if (phrase) groups.push(phrase.parts.length > 1 ? `(${phrase.parts.join(' <-> ')})` : phrase.parts[0]!);
+    phrase = undefined;
+  };
+  for (let i = 0; i < words.length; i++) {
+    const alts = forms(i);
+    if (alts.length === 0) return undefined;
+    const operand = alts.length === 1 ? alts[0]! : `(${alts.join(' | ')})`;
+    const w = words[i]!;
+    if (w.phrase === undefined) {
+      flush();
+      groups.push(operand);
+    } else {
+      if (phrase?.id !== w.phrase) flush();
+      phrase ??= { id: w.phrase, parts: [] };
+      phrase.parts.push(operand);
+    }
+  }
+  flush();
+  return groups.length ? groups.join(' & ') : undefined;
+}
+
+/**
+ * What the text of a search matches, as SQL predicates over `outlets o`. The query's text is in
+ * them as escaped literals (never as tsquery syntax: every lexeme is quoted), so each statement
+ * is planned for its own words: how many outlets a word matches decides the plan.
+ */
+export interface TextMatch {
+  /** Tiers of relevance, best first; each excludes the ones before it. */
+  tiers: string[];
+  /** Everything the query finds (the union of the tiers). */
+  all: string;
+  /** The same match for an in-memory count; undefined for a phrase (positions are not kept). */
+  counted: CountQuery | undefined;
+}
+
+/**
+ * The query's tiers: the exact name or domain; every word in the name or domain; every word
+ * anywhere (topics and description too). A word matches as typed or as its English stem, the last
+ * one also as the start of a longer word; a word the catalog does not know matches through its
+ * nearest terms instead (typos). Within a tier, the sort orders (traffic for relevance).
+ * Undefined when the text has nothing to search for (only punctuation or stop words).
+ */
+export function textMatch(q: string, terms: readonly TermsOfWord[], completions: readonly string[] = []): TextMatch | undefined {
+  const parsed = parseQuery(q);
+  const words = parsed.words;
+  if (words.length === 0 && !parsed.domain) return undefined;
+  const exact = parsed.domain
+    ? `(lower(o.name) = ${escapeLiteral(parsed.exactName)} OR o.domain = ${escapeLiteral(parsed.domain)})`
+    : `lower(o.name) = ${escapeLiteral(parsed.exactName)}`;
+  const groups = words.map((_, i) => {
+    const t = terms[i]!;
+    const last = i === words.length - 1 ? completions : [];
+    // An unknown word keeps its own forms too: it may have arrived in the catalog since it was
+    // looked up (lookups are remembered for a second).
+    return { lexemes: [...new Set([...(t.known ? t.forms : [...t.near, ...t.forms]), ...last])] };
+  });
+  const query = words.length ? tsquery(words, (i) => groups[i]!.lexemes.map(lexeme)) : undefined;
+  const counted = words.some((w) => w.phrase !== undefined) ? undefined : { exactName: parsed.exactName, domain: parsed.domain, groups };
+  if (!query) return { tiers: [exact], all: exact, counted: counted && { ...counted, groups: [] } };
+  const tq = `${escapeLiteral(query)}::tsquery`;
+  return {
+    tiers: [exact, `o.name_vector @@ ${tq} AND NOT ${exact}`, `o.search_vector @@ ${tq} AND NOT o.name_vector @@ ${tq} AND NOT ${exact}`],
+    // The name tier reads name_vector, which also holds the name's English stems.
+    all: `(${exact} OR o.search_vector @@ ${tq} OR o.name_vector @@ ${tq})`,
+    counted,
+  };
+}
+
+/**
+ * The first `n` ids of the outlets matching `pred` and the filters, in the sort's order, reading
+ * no more than the page needs: first the top `walkRows` rows of the sort's index (for a traffic
+ * order, within the indexed filters: their own index in traffic order), keeping those that match
+ * (a page of a broad query is found there after a few dozen rows); only when they hold fewer
+ * than `n`, the matches found through the word index, sorted. With a known small number of
+ * matches, straight to the word index.
+ */
+function pageIdsStatement(
+  pred: string,
+  filters: { where: string; indexed: string[]; other: string[]; tested: string },
+  order: { walk: string; matches: string; trafficOrder: boolean },
+  n: number,
+  walk: number | undefined,
+  p: Params,
+): Statement {
+  const limit = p.add(n);
+  const matches = `SELECT o.id FROM outlets o WHERE ${pred} AND ${filters.tested} ORDER BY ${order.matches} LIMIT ${limit}`;
+  if (walk === undefined) return { text: matches, values: p.values };
+  const within = order.trafficOrder ? filters.indexed : [];
+  const test = [pred, ...(order.trafficOrder ? filters.other : [...filters.indexed, ...filters.other])].join(' AND ');
+  const walkRows = p.add(walk);
+  return {
+    text: `WITH walked AS MATERIALIZED (
+             SELECT s.id FROM (SELECT o.id, (${test}) AS hit FROM outlets o
+                                ${within.length ? `WHERE ${within.join(' AND ')}` : ''}
+                                ORDER BY ${order.walk} LIMIT ${walkRows}) s
+              WHERE s.hit LIMIT ${limit})
+           SELECT id FROM walked WHERE (SELECT count(*) FROM walked) >= ${limit}
+           UNION ALL
+           SELECT id FROM (${matches}) m WHERE (SELECT count(*) FROM walked) < ${limit}`,
+    values: p.values,
+  };
+}
+
+/** The page's rows with the track record and the workspace's money, in the order of `ids`. */
+function hydrateStatement(ids: number[], format: OfferFormat | undefined, workspaceId: number): Statement {
+  const price = PRICE_COLUMN[format ?? 'any'];
+  return {
+    name: `outlets_rows:${format ?? 'any'}`,
     text: `SELECT ${outletColumns}, ${price} AS from_price, m.currency, m.per_usd
-             FROM outlets o
+             FROM unnest($1::int[]) WITH ORDINALITY AS p(id, ord)
+             JOIN outlets o ON o.id = p.id
             CROSS JOIN (SELECT w.currency, fx.per_usd::float8 AS per_usd FROM workspaces w
-                          JOIN fx_rates fx ON fx.currency = w.currency WHERE w.id = ${ws}) m
+                          JOIN fx_rates fx ON fx.currency = w.currency WHERE w.id = $2) m
             ${trackRecordJoin}
-            ${whereSql}
-            ORDER BY ${order}
-            LIMIT ${limit} OFFSET ${offset}`,
-    values,
+            ORDER BY p.ord`,
+    values: [ids, workspaceId],
   };
-  const countQuery: Built = {
-    name: statementName(`outlets_count:${key}`),
-    text: `SELECT count(*)::int AS n FROM outlets o ${whereSql}`,
-    values: countValues,
+}
+
+/**
+ * Filters without text: one statement per filter shape, prepared once per connection (their
+ * plans do not depend on the values: every filter has a traffic- or price-ordered index).
+ */
+function browseStatements(f: OutletFilters, n: number) {
+  const p = new Params();
+  const { where, shape, price } = filterSql(f, p);
+  const sort = f.sort === undefined || f.sort === 'relevance' ? '-traffic' : f.sort;
+  const countValues = [...p.values];
+  const limit = p.add(n);
+  return {
+    page: {
+      name: statementName(`outlets_browse:${shape}:${sort}`),
+      text: `SELECT o.id FROM outlets o WHERE ${where} ORDER BY ${orderSql(sort, price, 'walk')} LIMIT ${limit}`,
+      values: p.values,
+    } satisfies Statement,
+    count: { name: statementName(`outlets_count:${shape}`), text: `SELECT count(*)::int AS n FROM outlets o WHERE ${where}`, values: countValues } satisfies Statement,
   };
-  return { pageQuery, countQuery };
+}
+
+export interface SearchPlan {
+  /** Every statement that may read the page: each tier walked, then each from the word index. */
+  pages: Statement[];
+  count: Statement;
+}
+
+/** How a search with text is read; undefined when the text has nothing to search for. */
+async function textPlan(pool: pg.Pool, f: OutletFilters & { q: string }, n: number) {
+  const parsed = parseQuery(f.q);
+  const words = parsed.words;
+  const last = words.at(-1);
+  const [terms, completions] = await Promise.all([
+    lookupTerms(pool, words.map((w) => w.text)),
+    parsed.prefixLast && last && last.text.length >= 3 ? completionsOf(pool, last.text) : Promise.resolve([]),
+  ]);
+  const m = textMatch(f.q, terms, completions);
+  if (!m) return undefined;
+  const sort = f.sort ?? 'relevance';
+  const preds = sort === 'relevance' ? m.tiers : [m.all];
+  /** The page of one tier: walking at most `walk` rows of the sort's index first, or not at all. */
+  const statement = (pred: string, walk: number | undefined, rows = n) => {
+    const p = new Params();
+    const filters = filterSql(f, p);
+    return pageIdsStatement(pred, filters, sortOrders(sort, filters.price), rows, walk, p);
+  };
+  /**
+   * The whole page in one statement: the tiers in order (PostgreSQL's Append reads a branch only
+   * once those before it have not filled the page), numbered, then the page's rows with their
+   * track record and money. `walks[t]`: how far tier t may walk (undefined: never).
+   */
+  const onePage = (walks: (number | undefined)[], offset: number, workspaceId: number): Statement => {
+    const p = new Params();
+    const parts = preds.map((pred, t) => {
+      const filters = filterSql(f, p);
+      return `(${pageIdsStatement(pred, filters, sortOrders(sort, filters.price), n, walks[t], p).text})`;
+    });
+    const price = PRICE_COLUMN[f.format ?? 'any'];
+    return {
+      text: `WITH page AS MATERIALIZED (
+               SELECT u.id, row_number() OVER () AS ord
+                 FROM (SELECT a.id FROM (${parts.join(' UNION ALL ')}) a LIMIT ${p.add(n)}) u)
+             SELECT ${outletColumns}, ${price} AS from_price, m.currency, m.per_usd
+               FROM page pp JOIN outlets o ON o.id = pp.id
+              CROSS JOIN (SELECT w.currency, fx.per_usd::float8 AS per_usd FROM workspaces w
+                            JOIN fx_rates fx ON fx.currency = w.currency WHERE w.id = ${p.add(workspaceId)}) m
+              ${trackRecordJoin}
+              WHERE pp.ord > ${p.add(offset)}
+              ORDER BY pp.ord`,
+      values: p.values,
+    };
+  };
+  const p = new Params();
+  const { where } = filterSql(f, p);
+  return {
+    preds,
+    counted: m.counted,
+    statement,
+    onePage,
+    count: { text: `SELECT count(*)::int AS n FROM outlets o WHERE ${m.all} AND ${where}`, values: p.values } satisfies Statement,
+  };
+}
+
+/** The statements of one search (for EXPLAIN in tests and benchmarks). */
+export async function searchStatements(pool: pg.Pool, f: OutletFilters, page: number, perPage: number): Promise<SearchPlan | undefined> {
+  const n = page * perPage;
+  if (!f.q) {
+    const b = browseStatements(f, n);
+    return { pages: [b.page], count: b.count };
+  }
+  const plan = await textPlan(pool, { ...f, q: f.q }, n);
+  if (!plan) return undefined;
+  // Each tier walked and from the word index, then the whole page in one statement both ways.
+  const walked = plan.preds.map((_, t) => (t === 0 && plan.preds.length > 1 ? undefined : searchTuning.walkRows));
+  return {
+    pages: [
+      ...plan.preds.map((pr) => plan.statement(pr, searchTuning.walkRows)),
+      ...plan.preds.map((pr) => plan.statement(pr, undefined)),
+      plan.onePage(walked, (page - 1) * perPage, 0),
+      plan.onePage(plan.preds.map(() => undefined), (page - 1) * perPage, 0),
+    ],
+    count: plan.count,
+  };
+}
+
+function sortOrders(sort: OutletSort, price: string) {
+  const s = sort === 'relevance' ? '-traffic' : sort;
+  return { walk: orderSql(s, price, 'walk'), matches: orderSql(s, price, 'matches'), trafficOrder: s === 'traffic' || s === '-traffic' };
+}
+
+/** Rows a walk may read for a page expected within it (sized by the counts), and at most. */
+function walkLength(remaining: number, size: number, region: number, wordMatches: number): number | undefined {
+  // The rows that should hold the page at the tier's density over what the walk passes: a walk
+  // when they are fewer than the rows the word index would give (its matches before the
+  // filters; each costs about a row read either way), for twice that many (the page comes early
+  // unless the counts are stale or traffic and words are at odds), at most walkRows.
+  const expected = Math.ceil((remaining * Math.max(region, 1)) / size);
+  const rows = 2 * expected + 20;
+  return expected < wordMatches && rows <= searchTuning.walkRows ? rows : undefined;
+}
+
+type PageRow = OutletRow & { from_price: number; currency: string; per_usd: number };
+
+/** The page's rows (in order) and the total. */
+async function findPage(
+  pool: pg.Pool,
+  f: OutletFilters,
+  page: number,
+  perPage: number,
+  workspaceId: number,
+): Promise<{ ids: number[]; rows?: PageRow[]; total: number }> {
+  const offset = (page - 1) * perPage;
+  const n = offset + perPage;
+  const counter = searchTuning.inMemoryCounts ? counterFor(pool) : undefined;
+  if (!f.q) {
+    const b = browseStatements(f, n);
+    const inMemory = counter?.count(undefined, f);
+    const count = inMemory ? Promise.resolve(inMemory.total) : countMatches(pool, b.count).total;
+    const rows = await pool.query<{ id: number }>(b.page);
+    return { ids: rows.rows.map((r) => r.id).slice(offset), total: await count };
+  }
+  const plan = await textPlan(pool, { ...f, q: f.q }, n);
+  if (!plan) return { ids: [], total: 0 };
+  const sort = f.sort ?? 'relevance';
+  const tiers = plan.counted ? counter?.count(plan.counted, f) : undefined;
+  if (tiers) {
+    // The in-memory counts say how many each tier holds: a dense one is walked (its page is
+    // within the first rows of the sort's index), a sparse one read from the word index (few
+    // matches to sort). An empty word tier is read all the same: the counts may trail a write
+    // by the moment its notification takes, the page must not.
+    const trafficOrder = sort === 'relevance' || sort === 'traffic' || sort === '-traffic';
+    const region = trafficOrder ? tiers.region : tiers.catalog;
+    const sizes = sort === 'relevance' ? [tiers.exact, tiers.name, tiers.total - tiers.exact - tiers.name] : [tiers.total];
+    const wordMatches = sort === 'relevance' ? [0, tiers.nameWords, tiers.otherWords] : [tiers.nameWords + tiers.otherWords];
+    const walks = plan.preds.map((_, t) => {
+      const size = sizes[t] ?? 0;
+      // The exact-name tier is a few index lookups: never a walk.
+      return (plan.preds.length > 1 && t === 0) || size === 0 ? undefined : walkLength(Math.min(n, size), size, region, wordMatches[t]!);
+    });
+    const { rows } = await pool.query<PageRow>(plan.onePage(walks, offset, workspaceId));
+    return { ids: rows.map((r) => r.id), rows, total: tiers.total };
+  }
+  const ids: number[] = [];
+  // No in-memory count (still loading, or a phrase): PostgreSQL counts, kept up to 4 s; a count
+  // at hand tells whether walking can pay off, else the walk is tried (it reads at most walkRows).
+  const count = countMatches(pool, plan.count);
+  const walk = count.known === undefined || count.known >= searchTuning.fewMatches;
+  for (let t = 0; t < plan.preds.length && ids.length < n; t++) {
+    // The exact-name tier is a few index lookups: never a walk.
+    const tierWalk = walk && !(plan.preds.length > 1 && t === 0) ? searchTuning.walkRows : undefined;
+    const { rows } = await pool.query<{ id: number }>(plan.statement(plan.preds[t]!, tierWalk, n - ids.length));
+    for (const r of rows) ids.push(r.id);
+  }
+  return { ids: ids.slice(offset, n), total: await count.total };
 }
 
 export async function searchOutlets(pool: pg.Pool, workspaceId: number, f: OutletFilters, page: number, perPage: number) {
-  const { pageQuery, countQuery } = buildSearch(f, workspaceId, page, perPage);
-  const [pageResult, countResult] = await Promise.all([pool.query(pageQuery), pool.query(countQuery)]);
-  const rows = pageResult.rows as (OutletRow & { from_price: number; currency: string; per_usd: number })[];
+  const found = await findPage(pool, f, page, perPage, workspaceId);
+  const { ids, total } = found;
+  if (ids.length === 0) return { items: [], total };
+  const rows = found.rows ?? (await pool.query<PageRow>(hydrateStatement(ids, f.format, workspaceId))).rows;
   const items = rows.map((r) => {
     const money: Money = { currency: r.currency, perUsd: r.per_usd };
     return { ...outletView(r), from_price: r.from_price, from_price_formatted: formatCents(r.from_price, money.currency, money.perUsd) };
   });
-  return { items, total: countResult.rows[0].n as number };
+  return { items, total };
 }

@@ -33,10 +33,19 @@ export const outletListQuery = z.strictObject({
     .trim()
     .max(200, 'must be at most 200 characters')
     .optional()
-    .describe('Full-text search over name, domain, description and topics, ranked; tolerant of typos and partial names.'),
+    .describe(
+      'Search over name, domain, topics and description: every word must match (a quoted "two words" as a phrase), each tolerant of a typo; ' +
+        'the last word may be the start of a longer one. An exact name or domain ranks first, then name matches, then the rest; traffic orders within each.',
+    ),
   type: outletType.optional().describe('Kind of publication.'),
   format: offerFormat.optional().describe('Only outlets with an active offer of this format; from_price is then that format’s cheapest.'),
   country: countryCode.optional().describe('ISO 3166-1 alpha-2 country code, e.g. US, DE.'),
+  language: z
+    .string()
+    .regex(/^[A-Za-z]{2}$/, 'must be an ISO 639-1 language code')
+    .transform((c) => c.toLowerCase())
+    .optional()
+    .describe('ISO 639-1 language code of the outlet, e.g. en, de (case-insensitive).'),
   topic: topicSlug.optional().describe('A topic slug, e.g. travel, finance.'),
   max_price_usd: documentAs(usdQueryParam.transform(usdToCents), { type: 'number', exclusiveMinimum: 0, maximum: 10_000_000 })
     .optional()

@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { z } from 'zod';
 import { getOutlet } from '../../domain/outlets/outlet-detail.js';
 import { searchOutlets } from '../../domain/outlets/search.js';
+import { startSearchCounter } from '../../domain/outlets/search-live.js';
 import { workspacePrincipal } from '../plugins/auth.js';
 import { authErrors, bearerSecurity, errorResponses } from '../schemas/common.js';
 import { idParam, outletDetail, outletListItem, outletListQuery } from '../schemas/outlets.js';
@@ -12,6 +13,10 @@ export const outletRoutes: FastifyPluginAsyncZod<{ pool: pg.Pool; publicBaseUrl:
   app,
   { pool, publicBaseUrl },
 ) => {
+  // meta.total from this process's in-memory count index (loaded now, kept current by NOTIFY).
+  const counter = startSearchCounter(pool, (err) => app.log.warn({ err: err.message }, 'search count index: reloading'));
+  app.addHook('onClose', () => counter.stop());
+
   app.get(
     '/outlets',
     {

@@ -23,6 +23,7 @@ export const searchOutlets = defineTool({
     type: q.type,
     format: q.format,
     country: q.country,
+    language: q.language,
     topic: q.topic,
     max_price_usd: usdAmount()
       .optional()

@@ -1,0 +1,102 @@
+import type pg from 'pg';
+import { MAX_WORD_LENGTH } from './search-text.js';
+
+export interface TermsOfWord {
+  /** The word and its English stem: the forms it matches as typed. */
+  forms: string[];
+  /**
+   * Whether the catalog uses the word (or its stem): a word with a digit always counts as known
+   * (numbers and domain labels are not corrected).
+   */
+  known: boolean;
+  /**
+   * For a word the catalog does not use: the terms closest to it by edit distance (at most 1 for
+   * words of up to 4 letters, 2 from 5: two letters swapped are 2), all those of the smallest
+   * distance found, at most MAX_NEAR.
+   */
+  near: string[];
+}
+
+const MAX_NEAR = 8;
+
+/**
+ * The forms of each word, whether the catalog knows it (search_terms, kept by a trigger on
+ * outlets) and, when it does not, the nearest terms. One statement for all words; the candidates
+ * of a correction are the terms of about the same length (an index range), so the cost grows with
+ * the vocabulary, not with the number of outlets.
+ */
+export async function lookupTerms(pool: pg.Pool, words: string[]): Promise<TermsOfWord[]> {
+  if (words.length === 0) return [];
+  const now = Date.now();
+  const cached = words.map((w) => {
+    const hit = recent.get(w);
+    return hit && now - hit.at <= REMEMBER_MS ? hit.terms : undefined;
+  });
+  const missing = words.filter((_, i) => !cached[i]);
+  if (missing.length === 0) return cached as TermsOfWord[];
+  const looked = await lookup(pool, missing);
+  missing.forEach((w, i) => {
+    if (recent.size >= MAX_REMEMBERED) recent.delete(recent.keys().next().value!);
+    recent.set(w, { terms: looked[i]!, at: now });
+  });
+  let j = 0;
+  return cached.map((c) => c ?? looked[j++]!);
+}
+
+/** At most this many completions of the last word. */
+const MAX_COMPLETIONS = 20;
+
+/**
+ * The catalog's words that start with `word` (the last word typed, which may be unfinished),
+ * shortest first: explicit lexemes, so neither PostgreSQL nor the count index scans every lexeme
+ * with that prefix (at 1M outlets a short prefix starts tens of thousands of domain labels).
+ */
+export async function completionsOf(pool: pg.Pool, word: string): Promise<string[]> {
+  const key = `\u0000${word}`;
+  const hit = recentCompletions.get(key);
+  if (hit && Date.now() - hit.at <= REMEMBER_MS) return hit.terms;
+  const { rows } = await pool.query<{ term: string }>({
+    name: 'search_terms_completing',
+    text: `SELECT term FROM search_terms WHERE term LIKE $1 AND term <> $2 ORDER BY length(term), term LIMIT ${MAX_COMPLETIONS}`,
+    // The word is letters and digits only: nothing in it is a LIKE wildcard.
+    values: [`${word}%`, word],
+  });
+  if (recentCompletions.size >= MAX_REMEMBERED) recentCompletions.delete(recentCompletions.keys().next().value!);
+  const terms = rows.map((r) => r.term);
+  recentCompletions.set(key, { terms, at: Date.now() });
+  return terms;
+}
+const recentCompletions = new Map<string, { terms: string[]; at: number }>();
+
+// A word's forms and corrections, remembered for a second (a new word in the catalog makes a
+// known word of a typo's correction at most that late), for at most MAX_REMEMBERED words.
+const REMEMBER_MS = 1_000;
+const MAX_REMEMBERED = 10_000;
+const recent = new Map<string, { terms: TermsOfWord; at: number }>();
+
+async function lookup(pool: pg.Pool, words: string[]): Promise<TermsOfWord[]> {
+  const { rows } = await pool.query<{ forms: string[]; known: boolean; near: string[] | null; distance: number[] | null }>({
+    name: 'search_terms_of_words',
+    text: `WITH w AS (
+             SELECT w.word, w.i, ARRAY(SELECT DISTINCT f FROM unnest(ARRAY[w.word, (ts_lexize('english_stem', w.word))[1]]) f
+                                        WHERE f IS NOT NULL AND f <> '') AS forms,
+                    CASE WHEN length(w.word) <= 4 THEN 1 ELSE 2 END AS k
+               FROM unnest($1::text[]) WITH ORDINALITY AS w(word, i))
+           SELECT w.forms, e.known, n.near, n.distance
+             FROM w
+            CROSS JOIN LATERAL (SELECT w.word ~ '[[:digit:]]' OR EXISTS (SELECT 1 FROM search_terms t WHERE t.term = ANY(w.forms)) AS known) e
+             LEFT JOIN LATERAL (
+               SELECT array_agg(c.term ORDER BY c.d, c.term) AS near, array_agg(c.d ORDER BY c.d, c.term) AS distance
+                 FROM (SELECT t.term, levenshtein_less_equal(t.term, w.word, w.k) AS d
+                         FROM search_terms t
+                        WHERE length(t.term) BETWEEN length(w.word) - w.k AND length(w.word) + w.k) c
+                WHERE c.d <= w.k
+             ) n ON NOT e.known AND length(w.word) BETWEEN 3 AND ${MAX_WORD_LENGTH - 1}
+            ORDER BY w.i`,
+    values: [words],
+  });
+  return rows.map((r) => {
+    const best = r.distance?.[0];
+    return { forms: r.forms.length ? r.forms : [], known: r.known, near: (r.near ?? []).filter((_, j) => r.distance![j] === best).slice(0, MAX_NEAR) };
+  });
+}
