@@ -24,6 +24,9 @@ export async function prepareDatabase<T>(
   // A connection lost while the seed runs must fail the start, not crash the process.
   client.on('error', () => {});
   try {
+    // A migration may rewrite a large table (a generated column over 1,000,000 outlets takes
+    // minutes): the request-sized statement timeout of the pool's settings does not apply here.
+    await client.query('SET statement_timeout = 0');
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     try {
       await migrate(drizzle(client), { migrationsFolder });

@@ -87,11 +87,12 @@ export const outlets = pgTable(
     index('outlets_domain_trgm_idx').using('gin', sql`${t.domain} gin_trgm_ops`),
     index('outlets_topics_idx').using('gin', t.topics),
     index('outlets_traffic_idx').on(t.monthlyVisits.desc(), t.id.desc()),
-    // min_price_any rides along so counts of a broad filter are index-only scans.
-    index('outlets_country_traffic_idx').on(t.country, t.monthlyVisits.desc(), t.minPriceAny),
-    index('outlets_type_traffic_idx').on(t.type, t.monthlyVisits.desc(), t.minPriceAny),
-    index('outlets_language_traffic_idx').on(t.language, t.monthlyVisits.desc(), t.minPriceAny),
-    index('outlets_verified_traffic_idx').on(t.trafficVerified, t.monthlyVisits.desc(), t.minPriceAny),
+    // In the listing's order within one value (traffic, then id: a search's walk reads them in
+    // that order); min_price_any rides along so counts of a broad filter are index-only scans.
+    index('outlets_country_traffic_idx').on(t.country, t.monthlyVisits.desc(), t.id.desc(), t.minPriceAny),
+    index('outlets_type_traffic_idx').on(t.type, t.monthlyVisits.desc(), t.id.desc(), t.minPriceAny),
+    index('outlets_language_traffic_idx').on(t.language, t.monthlyVisits.desc(), t.id.desc(), t.minPriceAny),
+    index('outlets_verified_traffic_idx').on(t.trafficVerified, t.monthlyVisits.desc(), t.id.desc(), t.minPriceAny),
   ],
 );
 

@@ -81,7 +81,19 @@ class Params {
  * The filters as SQL over `outlets o` (no text), and a key naming their shape. `indexed` are the
  * equalities with an index in traffic order of their own (country, type, language, verified).
  */
-function filterSql(f: OutletFilters, p: Params): { where: string; indexed: string[]; other: string[]; tested: string; shape: string; price: string } {
+interface Filters {
+  where: string;
+  indexed: string[];
+  other: string[];
+  /** Every filter as a row test no index serves. */
+  tested: string;
+  /** The equalities and the topic indexable (for when they keep a small share of a word's matches), bounds as row tests. */
+  selective: string;
+  shape: string;
+  price: string;
+}
+
+function filterSql(f: OutletFilters, p: Params): Filters {
   const price = PRICE_COLUMN[f.format ?? 'any'];
   // Only outlets with an active offer (of the format) are listed and orderable.
   const other: string[] = [`${price} IS NOT NULL`];
@@ -92,6 +104,7 @@ function filterSql(f: OutletFilters, p: Params): { where: string; indexed: strin
   // matches with a filter's index entries for a tenth of the catalog (a price bound, a topic, a
   // country). Each value is one parameter, typed, used by both.
   const tested: string[] = [`(${price} + 0) IS NOT NULL`];
+  const bounds: string[] = [`(${price} + 0) IS NOT NULL`];
   if (f.type) {
     const v = `${p.add(f.type)}::outlet_type`;
     indexed.push(`o.type = ${v}`);
@@ -126,15 +139,26 @@ function filterSql(f: OutletFilters, p: Params): { where: string; indexed: strin
     const v = `${p.add(f.minTraffic)}::bigint`;
     other.push(`o.monthly_visits >= ${v}`);
     tested.push(`o.monthly_visits + 0 >= ${v}`);
+    bounds.push(`o.monthly_visits + 0 >= ${v}`);
     shape.push('min_traffic');
   }
   if (f.maxPriceCents !== undefined) {
     const v = `${p.add(f.maxPriceCents)}::bigint`;
     other.push(`${price} <= ${v}`);
     tested.push(`${price} + 0 <= ${v}`);
+    bounds.push(`${price} + 0 <= ${v}`);
     shape.push('max_price');
   }
-  return { where: [...indexed, ...other].join(' AND '), indexed, other, tested: tested.join(' AND '), shape: shape.join('+'), price };
+  const topic = other.filter((x) => x.startsWith('o.topics'));
+  return {
+    where: [...indexed, ...other].join(' AND '),
+    indexed,
+    other,
+    tested: tested.join(' AND '),
+    selective: [...indexed, ...topic, ...bounds].join(' AND '),
+    shape: shape.join('+'),
+    price,
+  };
 }
 
 type Direction = 'walk' | 'matches';
@@ -244,14 +268,15 @@ export function textMatch(q: string, terms: readonly TermsOfWord[], completions:
  */
 function pageIdsStatement(
   pred: string,
-  filters: { where: string; indexed: string[]; other: string[]; tested: string },
+  filters: Filters,
   order: { walk: string; matches: string; trafficOrder: boolean },
   n: number,
   walk: number | undefined,
   p: Params,
+  selective = false,
 ): Statement {
   const limit = p.add(n);
-  const matches = `SELECT o.id FROM outlets o WHERE ${pred} AND ${filters.tested} ORDER BY ${order.matches} LIMIT ${limit}`;
+  const matches = `SELECT o.id FROM outlets o WHERE ${pred} AND ${selective ? filters.selective : filters.tested} ORDER BY ${order.matches} LIMIT ${limit}`;
   if (walk === undefined) return { text: matches, values: p.values };
   const within = order.trafficOrder ? filters.indexed : [];
   const test = [pred, ...(order.trafficOrder ? filters.other : [...filters.indexed, ...filters.other])].join(' AND ');
@@ -335,11 +360,11 @@ async function textPlan(pool: pg.Pool, f: OutletFilters & { q: string }, n: numb
    * once those before it have not filled the page), numbered, then the page's rows with their
    * track record and money. `walks[t]`: how far tier t may walk (undefined: never).
    */
-  const onePage = (walks: (number | undefined)[], offset: number, workspaceId: number): Statement => {
+  const onePage = (walks: (number | undefined)[], offset: number, workspaceId: number, selective: boolean[] = []): Statement => {
     const p = new Params();
     const parts = preds.map((pred, t) => {
       const filters = filterSql(f, p);
-      return `(${pageIdsStatement(pred, filters, sortOrders(sort, filters.price), n, walks[t], p).text})`;
+      return `(${pageIdsStatement(pred, filters, sortOrders(sort, filters.price), n, walks[t], p, selective[t]).text})`;
     });
     const price = PRICE_COLUMN[f.format ?? 'any'];
     return {
@@ -384,6 +409,7 @@ export async function searchStatements(pool: pg.Pool, f: OutletFilters, page: nu
       ...plan.preds.map((pr) => plan.statement(pr, undefined)),
       plan.onePage(walked, (page - 1) * perPage, 0),
       plan.onePage(plan.preds.map(() => undefined), (page - 1) * perPage, 0),
+      plan.onePage(plan.preds.map(() => undefined), (page - 1) * perPage, 0, plan.preds.map(() => true)),
     ],
     count: plan.count,
   };
@@ -443,7 +469,11 @@ async function findPage(
       // The exact-name tier is a few index lookups: never a walk.
       return (plan.preds.length > 1 && t === 0) || size === 0 ? undefined : walkLength(Math.min(n, size), size, region, wordMatches[t]!);
     });
-    const { rows } = await pool.query<PageRow>(plan.onePage(walks, offset, workspaceId));
+    // Read from its word index, a tier whose filters keep under a tenth of its word's matches
+    // lets the planner combine the filters' indexes with the word's; otherwise the filters are
+    // tested on the word's matches.
+    const selective = plan.preds.map((_, t) => (sizes[t] ?? 0) * 10 < (wordMatches[t] ?? 0));
+    const { rows } = await pool.query<PageRow>(plan.onePage(walks, offset, workspaceId, selective));
     return { ids: rows.map((r) => r.id), rows, total: tiers.total };
   }
   const ids: number[] = [];
