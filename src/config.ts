@@ -50,7 +50,7 @@ export const configSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   MCP_CONFIRMATION_SECRET: z.string().min(32).optional(),
   FEE_RATE: z.coerce.number().min(0).max(1).default(0.2),
-  // Order deadlines (contract section 5): how long each state may last before the sweep acts.
+  // Order deadlines (docs/orders.md): how long each state may last before the sweep acts.
   ORDER_RESPOND_HOURS: z.coerce.number().positive().default(72),
   ORDER_CONTENT_DAYS: z.coerce.number().positive().default(14),
   ORDER_DRAFT_REVIEW_DAYS: z.coerce.number().positive().default(7),

@@ -1,4 +1,4 @@
-/** Each command's flags, as contract section 10 lists them: `help` prints them all, `<command> --help` one. */
+/** Each command's flags, as docs/cli.md lists them: `help` prints them all, `<command> --help` one. */
 export const synopses: Record<string, string> = {
   'workspace create':
     'workspace create --name NAME [--currency USD] [--balance-cents N] [--owner-first-name F --owner-last-name L --owner-email E --username U] ' +

@@ -24,7 +24,7 @@ export interface McpRouteDeps {
 
 const jsonRpcError = (code: number, message: string) => ({ jsonrpc: '2.0', error: { code, message }, id: null });
 
-// Authentication, rate limiting and body limits answer in Interface A's shape (contract section 1);
+// Authentication, rate limiting and body limits answer in Interface A's shape (docs/http.md);
 // a body that is not JSON is a transport problem, answered as JSON-RPC does (-32700).
 const renderMcpError: ErrorRenderer = (request, reply, error) =>
   error.code === 'bad_request' ? reply.code(400).send(jsonRpcError(-32700, `Parse error: ${error.message}`)) : renderV1Error(request, reply, error);
@@ -122,7 +122,7 @@ async function readSecret(pool: pg.Pool): Promise<string> {
 }
 
 /**
- * POST /mcp: the MCP tool server over stateless streamable HTTP (contract section 7). The bearer
+ * POST /mcp: the MCP tool server over stateless streamable HTTP (docs/mcp.md). The bearer
  * hook has already authenticated the workspace key (a publisher key is a 401) and counted the
  * request in the key's rate-limit bucket, shared with REST. Each request gets its own server and
  * transport, built for that key.

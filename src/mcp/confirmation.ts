@@ -5,7 +5,7 @@ import type { Clock } from '../domain/clock.js';
 import { DomainError, invalidInput } from '../domain/errors.js';
 
 /**
- * Two-step spending (contract section 7). A quote carries a confirmation token: an HMAC-SHA256,
+ * Two-step spending (docs/mcp.md). A quote carries a confirmation token: an HMAC-SHA256,
  * under a secret every process shares, over a random id, the key id, the tool, the hash of the
  * canonical arguments, the quoted total and an expiry. Confirming records the token id in
  * `mcp_confirmations` in the same transaction as the spending, so a token spends at most once and

@@ -9,7 +9,7 @@ import { createTestDatabase } from '../helpers/db.js';
 import { workspaceWithKeys } from '../helpers/fixtures.js';
 import { itemsOfEachKind } from '../http/catalog/fixtures.js';
 
-// items import and purchase create|generate|download|refund (contract section 10), as real
+// items import and purchase create|generate|download|refund (docs/cli.md), as real
 // processes: one JSON object on stdout and exit 0, or one line on stderr and exit 1.
 
 const database = await createTestDatabase({ max: 2 });

@@ -6,7 +6,7 @@ import { commandNames } from '../../src/cli/main.js';
 import { synopses } from '../../src/cli/usage.js';
 import { createTestDatabase } from '../helpers/db.js';
 
-// The admin CLI (contract section 10) against a private database: one JSON object on stdout and
+// The admin CLI (docs/cli.md) against a private database: one JSON object on stdout and
 // exit 0, or one line on stderr and exit 1 with nothing on stdout.
 
 const database = await createTestDatabase({ max: 2 });

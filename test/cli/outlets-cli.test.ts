@@ -10,7 +10,7 @@ import { runCli } from '../helpers/cli.js';
 import { offerInput, outletInput } from '../helpers/catalog.js';
 import { createTestDatabase } from '../helpers/db.js';
 
-// `outlets generate` and `outlets import` (contract section 10) as a real CLI process against a
+// `outlets generate` and `outlets import` (docs/cli.md) as a real CLI process against a
 // private database: one JSON object on stdout and exit 0, or one stderr line and exit 1.
 
 const FEE_RATE = 0.15;

@@ -871,7 +871,7 @@ const header = (res: Response, name: string) => {
   return Array.isArray(v) ? v.join(', ') : v === undefined ? undefined : String(v);
 };
 
-/** Interface A's error shape (contract section 1). */
+/** Interface A's error shape (docs/http.md). */
 function checkAError(res: Response, body: unknown, out: string[]): void {
   if (!isObject(body)) return void out.push(`error body is not a JSON object`);
   const { message, code, request_id } = body;
@@ -1072,7 +1072,7 @@ export async function ledgerFingerprint(pool: pg.Pool): Promise<string> {
   return rows[0]!.f;
 }
 
-/** The invariants of contract section 6 (test/helpers/ledger-invariants.ts, without vitest). */
+/** The invariants of docs/orders.md (test/helpers/ledger-invariants.ts, without vitest). */
 export async function ledgerInvariantViolations(pool: pg.Pool): Promise<string[]> {
   const q = async (sql: string) => (await pool.query(sql)).rows as Record<string, unknown>[];
   const out: string[] = [];

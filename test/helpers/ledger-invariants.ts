@@ -2,7 +2,7 @@ import { expect } from 'vitest';
 import type { Database } from '../../src/db/client.js';
 
 /**
- * The ledger invariants of contract section 6, checked against the database itself:
+ * The ledger invariants of docs/orders.md, checked against the database itself:
  * every transaction sums to zero, so all entries do; each balance equals the sum of its
  * entries; no balance but `external` is negative; a workspace's `held` equals the price of its
  * open orders (once orders exist).

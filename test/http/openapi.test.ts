@@ -286,7 +286,7 @@ describe('GET /openapi.json', () => {
   });
 
   it('matches what the app sends: every bearer route answers 401 without a key, with the documented headers', async () => {
-    // Authentication is checked before the body, the path id or the Idempotency-Key (contract §1).
+    // Authentication is checked before the body, the path id or the Idempotency-Key (docs/http.md).
     for (const { key, path, method, op } of ops.filter((o) => usesBearer(o.op))) {
       const res = await h.app.inject({ method: method.toUpperCase() as 'GET', url: path.replace(/\{\w+\}/g, '1') });
       expect(res.statusCode, key).toBe(401);

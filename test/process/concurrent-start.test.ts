@@ -8,7 +8,7 @@ import { migrationsFolder } from '../../src/paths.js';
 import { cleanupChildren, describeChild, eventually, type ServerChild, spawnServer, tempDataDir } from '../helpers/child.js';
 import { withDatabase } from '../helpers/urls.js';
 
-// Several app processes may start together on one empty database (contract section 0): the
+// Several app processes may start together on one empty database (docs/scale-out.md): the
 // advisory lock makes migrations and the demo seed happen exactly once.
 
 const journal = JSON.parse(readFileSync(join(migrationsFolder, 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] };

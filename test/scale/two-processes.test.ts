@@ -10,7 +10,7 @@ import { type WorkspaceFixture, workspaceWithKeys } from '../helpers/fixtures.js
 import { expectLedgerInvariants } from '../helpers/ledger-invariants.js';
 import { testRedisUrl, uniquePrefix } from '../helpers/redis.js';
 
-// Scale-out (contract section 0): two real server processes on two ports, one PostgreSQL
+// Scale-out (docs/scale-out.md): two real server processes on two ports, one PostgreSQL
 // database and one Redis. Everything that must hold for N processes behind a load balancer is
 // checked with requests split between them: the shared per-key rate limit, the money invariants
 // under races, the deadline sweep running in both, and MCP quotes confirmed on the other process.

@@ -10,7 +10,7 @@ export const workspaces = pgTable(
       .notNull()
       .default('USD')
       .references(() => fxRates.currency),
-    // Approval rules (contract section 2). null = no limit.
+    // Approval rules (docs/orders.md). null = no limit.
     maxOrderCents: bigint('max_order_cents', { mode: 'number' }),
     autoApproveDrafts: boolean('auto_approve_drafts').notNull().default(false),
     // Owner profile, shown by Interface B's account details.

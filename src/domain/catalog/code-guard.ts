@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import type { Clock } from '../clock.js';
 
 /**
- * Brute-force guard for purchase-code validation (contract section 8): at most `limit` "Invalid
+ * Brute-force guard for purchase-code validation (docs/interface-b.md): at most `limit` "Invalid
  * purchase code" answers per key per fixed one-minute window; once they are used up, every
  * validation by that key is refused until the window passes, valid codes included, so guessing
  * codes cannot be told apart from using them.

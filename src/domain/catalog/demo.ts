@@ -3,7 +3,7 @@ import type { Database } from '../../db/client.js';
 import { workspaces } from '../../db/schema/index.js';
 import { createPurchase, importItems, markDownloaded, refundPurchase } from './catalog-service.js';
 
-// The demo seller (contract section 0): the demo workspace's public profile, one item of each
+// The demo seller (docs/interface-b.md): the demo workspace's public profile, one item of each
 // kind and a few purchases in every state, so Interface B can be tried with the demo's read-only key.
 
 const cdn = (path: string) => `https://cdn.demo.example/${path}`;

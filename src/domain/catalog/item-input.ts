@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { decimalToMinor } from './money.js';
 import { type ItemKind, mediaRules } from './views.js';
 
-// `items import` input (contract section 10): the seed's Item shape without `id`, with `currency`
+// `items import` input (docs/cli.md): the seed's Item shape without `id`, with `currency`
 // and `published_at` optional, plus `kind`, which decides the media fields: a media field the kind
 // may not carry is an error (not silently dropped), so a file never imports differently from how
 // it reads; the ones the kind must carry are required.

@@ -8,7 +8,7 @@ import { addContent, addMessage, enterState, lockOrder, refund, release, require
 
 const buyer = (p: WorkspacePrincipal) => ({ party: 'buyer' as const, workspaceId: p.workspaceId });
 
-/** The buyer's side of the state table (contract section 5). Each runs in the caller's transaction. */
+/** The buyer's side of the state table (docs/orders.md). Each runs in the caller's transaction. */
 export function buyerActions(durations: Durations) {
   return {
     /** awaiting_content → awaiting_acceptance with the buyer's content. */

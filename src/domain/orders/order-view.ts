@@ -44,7 +44,7 @@ export interface MessageRow {
 
 export const messageView = (m: MessageRow) => ({ id: m.id, body: m.body, author: m.author, created_at: isoSeconds(m.created_at)! });
 
-/** An order as its buyer or its publisher sees it (contract sections 5 and 9). */
+/** An order as its buyer or its publisher sees it (docs/orders.md). */
 export function orderView(r: OrderRow, viewer: 'buyer', messages?: MessageRow[]): BuyerOrderView;
 export function orderView(r: OrderRow, viewer: 'publisher', messages?: MessageRow[]): PublisherOrderView;
 export function orderView(r: OrderRow, viewer: Party, messages?: MessageRow[]): BuyerOrderView | PublisherOrderView;

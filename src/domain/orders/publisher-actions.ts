@@ -31,7 +31,7 @@ export function liveUrlOn(liveUrl: string, domain: string): string | undefined {
   return u.href;
 }
 
-/** The publisher's side of the state table (contract sections 5 and 9). */
+/** The publisher's side of the state table (docs/orders.md). */
 export function publisherActions(durations: Durations) {
   return {
     /** awaiting_acceptance → writing, or publishing when the buyer supplied the content. */
@@ -54,9 +54,9 @@ export function publisherActions(durations: Durations) {
 
     /**
      * writing → draft_review, or straight to publishing when the buyer's workspace auto-approves
-     * drafts (contract §2: "a publisher's draft moves straight to publishing", a revised one too,
+     * drafts (docs/orders.md: with auto_approve_drafts a publisher's draft moves straight to publishing, a revised one too,
      * when the buyer switched the rule on during the review). Otherwise a revised draft is a new
-     * version in the same state, whose review_by stays where entering draft_review set it (§5).
+     * version in the same state, whose review_by stays where entering draft_review set it (docs/orders.md).
      */
     async submitDraft(tx: Tx, publisherId: number, orderId: number, draft: { title: string; body: string }, now: number) {
       const order = await lockOrder(tx, orderId, publisher(publisherId));
@@ -75,7 +75,7 @@ export function publisherActions(durations: Durations) {
     /** publishing → live_review with the live URL. */
     async publish(tx: Tx, publisherId: number, orderId: number, liveUrl: string, now: number) {
       const order = await lockOrder(tx, orderId, publisher(publisherId));
-      // A bad URL is a 422 whatever the state (contract section 1: 422 before 409).
+      // A bad URL is a 422 whatever the state (docs/http.md: 422 before 409).
       const url = liveUrlOn(liveUrl, order.outlet_domain);
       if (url === undefined) {
         throw invalidInput({

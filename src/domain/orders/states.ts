@@ -18,7 +18,7 @@ export type DeadlineKind = 'respond_by' | 'deliver_by' | 'review_by';
 
 export const terminalStatuses: readonly OrderStatus[] = ['completed', 'declined', 'expired', 'cancelled'];
 
-/** Whose move it is in each state (contract section 5). */
+/** Whose move it is in each state (docs/orders.md). */
 export const turnOf: Record<OrderStatus, Party | null> = {
   awaiting_content: 'buyer',
   awaiting_acceptance: 'publisher',

@@ -36,7 +36,7 @@ export function gravatarUrl(email: string, size: number): string {
   return `https://www.gravatar.com/avatar/${hash}?d=identicon&s=${size}`;
 }
 
-/** Owner fields default to values derived from the workspace name (contract section 10). */
+/** Owner fields default to values derived from the workspace name (docs/cli.md). */
 function ownerDefaults(input: NewWorkspace) {
   const s = slug(input.name);
   const email = input.ownerEmail ?? `owner@${s}.example`;

@@ -3,7 +3,7 @@ import { DomainError, type ErrorCode } from '../../domain/errors.js';
 import { type ClientErrorBody, type ErrorRenderer, httpStatusOf, renderV1Error, toDomainError } from '../plugins/errors.js';
 
 // Interface B answers every error as {"status":"error","msg":"..."} with the contract's status
-// and message (contract section 8), whatever raised it: a route, the body parser, the auth
+// and message (docs/interface-b.md), whatever raised it: a route, the body parser, the auth
 // service, the database or the router.
 
 export const msg = {
@@ -32,7 +32,7 @@ export function catalogError(code: ErrorCode, message: CatalogMessage, details: 
 /** Status and message of errors that did not choose their own message (framework, auth, database). */
 const byCode: Partial<Record<ErrorCode, [number, CatalogMessage]>> = {
   unauthenticated: [401, msg.invalidRequest],
-  // Publisher keys and spending keys are refused like unknown ones (contract section 8).
+  // Publisher keys and spending keys are refused like unknown ones (docs/interface-b.md).
   forbidden: [401, msg.invalidRequest],
   bad_request: [400, msg.invalidRequest],
   invalid_input: [400, msg.invalidRequest],

@@ -50,7 +50,7 @@ function sendJson(reply: FastifyReply, body: string): FastifyReply {
 async function principalOf(auth: AuthService, request: FastifyRequest, reply: FastifyReply, input: CatalogInput): Promise<WorkspacePrincipal> {
   const raw = apiKey(input);
   const principal = await auth.authenticate(request, reply, raw);
-  // Spending keys would travel in query strings; publisher keys have no catalog (contract §2, §8).
+  // Spending keys would travel in query strings; publisher keys have no catalog (docs/http.md, docs/interface-b.md).
   if (!principal || principal.workspaceId === null || principal.canPlaceOrders) throw catalogError('unauthenticated', msg.invalidRequest);
   return principal as WorkspacePrincipal;
 }

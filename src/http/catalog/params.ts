@@ -6,7 +6,7 @@ import { catalogError, msg } from './errors.js';
 
 // Interface B reads every parameter (api_key, item_id, purchase_code) from the query string, a
 // form body or a JSON body, on GET and POST alike, and api_key also from Authorization: Bearer
-// (contract section 8). Values are trimmed; the same parameter given twice with different values
+// (docs/interface-b.md). Values are trimmed; the same parameter given twice with different values
 // is a conflict, not a choice.
 
 /** A value that cannot be a parameter: a JSON object, boolean or array where a scalar belongs. */
@@ -48,7 +48,7 @@ const PARAMETERS = ['api_key', 'item_id', 'purchase_code'] as const;
 
 /**
  * A JSON body (`{}` when empty). JSON.parse keeps the last of two members with the same name; a
- * parameter given twice with different values is a conflict (contract section 8), so such a
+ * parameter given twice with different values is a conflict (docs/interface-b.md), so such a
  * parameter is replaced by a value no parameter accepts.
  */
 export function parseJson(text: string): unknown {

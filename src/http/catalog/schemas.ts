@@ -136,7 +136,7 @@ export const purchaseSchema = z
 
 /**
  * One documented error response: its description, the exact messages it can carry (an enum,
- * contract section 8) and an example body for each. Inline rather than a shared component, so
+ * docs/interface-b.md) and an example body for each. Inline rather than a shared component, so
  * each status lists only its own messages.
  */
 export function errorResponse(description: string, ...messages: [string, ...string[]]) {

@@ -137,7 +137,7 @@ export function createAuthService(opts: AuthOptions): AuthService {
 /**
  * The Authorization header, or undefined when it is given twice with different values: Node keeps
  * only the first, so which key acted would depend on the order of the headers (Interface B refuses
- * the same, contract section 8).
+ * the same, docs/interface-b.md).
  */
 function oneAuthorization(request: FastifyRequest): string | undefined {
   const first = request.headers.authorization;

@@ -28,7 +28,7 @@ export const jsonBody = fp(
     // Interface A speaks JSON only: other media types answer 400 instead of reaching validation.
     app.removeContentTypeParser(['application/json', 'text/plain']);
     // ...but a body of zero bytes in another type is no body (`curl -X POST -d ''` sends a form
-    // type): Fastify then parses nothing (contract section 1: body-less POSTs accept an empty
+    // type): Fastify then parses nothing (docs/http.md: body-less POSTs accept an empty
     // body; Interface B reads an empty body of any type as none, as it does on GET).
     app.addHook('preParsing', async (request) => {
       const { headers } = request;

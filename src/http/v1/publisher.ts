@@ -19,7 +19,7 @@ function publisherId(request: FastifyRequest): number {
   return id;
 }
 
-/** The publisher side (contract section 9): orders on the publisher's own outlets only. */
+/** The publisher side (docs/orders.md): orders on the publisher's own outlets only. */
 export const publisherRoutes: FastifyPluginAsyncZod<OrderRouteDeps> = async (app, { pool, clock, durations, publicBaseUrl }) => {
   const actions = publisherActions(durations);
   const auth = { auth: 'publisher' as const };

@@ -9,7 +9,7 @@ import { approvalItem, moneyOf, placementItem, quoteApproval, quotePlacement, qu
 import { annotations, defineTool, type ToolContext } from '../tool.js';
 import { orderId } from './orders.js';
 
-// Two-step spending (contract section 7): without confirmation_token a spending tool quotes and
+// Two-step spending (docs/mcp.md): without confirmation_token a spending tool quotes and
 // spends nothing; with the token of that quote and the same arguments it acts, once.
 
 const confirmationToken = z

@@ -6,7 +6,7 @@ import { runCli } from '../../helpers/cli.js';
 import { workspaceWithKeys } from '../../helpers/fixtures.js';
 import { seller } from './fixtures.js';
 
-// Interface B's success answers, field by field (seed section 2B, contract section 8).
+// Interface B's success answers, field by field (seed section 2B, docs/interface-b.md).
 // Mostly happy blocks: each endpoint's errors and 401s are in errors.test.ts (the contract's error table, endpoint by endpoint).
 
 const h = await setupApp();

@@ -8,7 +8,7 @@ import { runCli } from '../../helpers/cli.js';
 import { workspaceWithKeys } from '../../helpers/fixtures.js';
 import { seller } from './fixtures.js';
 
-// Every row of contract section 8's error table, the api_key placements, and bad inputs: each
+// Every row of docs/interface-b.md's error table, the api_key placements, and bad inputs: each
 // answers {"status":"error","msg":...} with the contract's status, never a 500, never Interface A's shape.
 // Per-endpoint parameter errors have their own blocks; the others cover all four endpoints at once (happy blocks are in catalog.test.ts).
 
