@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
+import { mulberry32 } from '../../src/domain/outlets/generator.js';
 import { JUDGED_SEED } from '../search/relevance.js';
 import type { BenchContext, BenchRequest, Scenario } from './types.js';
 
@@ -32,17 +33,6 @@ export const ODD_QUERIES = [
   'the and of to with',
 ];
 
-/** mulberry32, seeded: the same requests on every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const get = (ctx: BenchContext, params: Record<string, string>): BenchRequest => ({
   method: 'GET',
@@ -59,7 +49,7 @@ async function loadNames(): Promise<void> {
 
 function mixed(ctx: BenchContext): BenchRequest[] {
   if (!names) throw new Error('search: setup() has not run');
-  const rnd = prng(18);
+  const rnd = mulberry32(18);
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)]!;
   const out: BenchRequest[] = [];
   for (let i = 0; i < MIXED - ODD_QUERIES.length; i++) {

@@ -7,7 +7,7 @@ import type { OfferInput } from './outlet-input.js';
 // comes from one seeded PRNG (mulberry32), never Math.random. Each item satisfies `outletInput`.
 
 /** mulberry32: a tiny, fast 32-bit PRNG; good enough for synthetic data. Returns [0, 1). */
-function mulberry32(seed: number): () => number {
+export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

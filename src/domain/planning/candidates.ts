@@ -10,6 +10,7 @@ import {
   WEIGHTS,
   type WordMatch,
 } from './score.js';
+import { STOP_WORDS } from '../outlets/search-text.js';
 
 /** Outlets the knapsack chooses among (each with its matching offers). */
 export const CANDIDATE_LIMIT = 200;
@@ -81,16 +82,6 @@ export function formsOf(word: string): string[] {
 }
 
 /** PostgreSQL's English stop words (snowball english.stop): they carry no topic. */
-const STOP_WORDS = new Set(
-  (
-    'i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her hers herself it its ' +
-    'itself they them their theirs themselves what which who whom this that these those am is are was were be been being have ' +
-    'has had having do does did doing a an the and but if or because as until while of at by for with about against between ' +
-    'into through during before after above below to from up down in out on off over under again further then once here there ' +
-    'when where why how all any both each few more most other some such no nor not only own same so than too very s t can will ' +
-    'just don should now'
-  ).split(' '),
-);
 
 export interface Term {
   /** The word as the caller wrote it (lower-cased), named in `why`. */
