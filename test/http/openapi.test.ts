@@ -190,11 +190,12 @@ describe('GET /openapi.json', () => {
       }
       if (isPublic(op)) continue;
       // Authenticated: a bad key, the rate limit and the rate-limit headers on every answer below
-      // 500 but 401 (a request without a key is not counted).
+      // 500 but 401 (there they would describe the address's bucket, not a key's).
       expect(statuses, key).toEqual(expect.arrayContaining(['401', '429']));
       for (const [status, response] of Object.entries(responses)) {
         if (Number(status) >= 500 || status === '401') continue;
-        // Interface B reads its body before its key: a 400 or 413 there is not counted.
+        // Interface B reads its body before its key: a 400 or 413 there counts in the address's
+        // bucket and carries no key's rate-limit headers.
         if (path.startsWith('/api/') && !path.startsWith('/api/v1/') && (status === '400' || status === '413')) {
           expect(response.headers, `${key} ${status}`).not.toHaveProperty('X-RateLimit-Limit');
           continue;

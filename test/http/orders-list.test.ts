@@ -2,33 +2,20 @@ import { describe, expect, it } from 'vitest';
 import { setupApp } from '../helpers/app.js';
 import { publisherWithOutlet } from '../helpers/catalog.js';
 import { bearer, workspaceWithKeys } from '../helpers/fixtures.js';
+import { orderKit } from '../helpers/orders.js';
 
 // No errors or security blocks: bad filters are in routing.test.ts (and at the end of the test below); other workspaces' orders are in orders-errors.test.ts and security.test.ts.
 
 const h = await setupApp();
-const ws = await workspaceWithKeys(h.database.db, { balanceCents: 50_000 });
-const p = await publisherWithOutlet(h.database, [{}, { title: 'Inactive', active: false }, { title: 'Pricey', publisher_price_cents: 100_000 }]);
-const [offer] = p.offers as [typeof p.offers[0]];
-let seq = 0;
-
-const place = (body: unknown, opts: { key?: string; idem?: string | null; contentType?: string } = {}) =>
-  h.app.inject({
-    method: 'POST',
-    url: '/api/v1/orders',
-    headers: {
-      ...bearer(opts.key ?? ws.spendKey),
-      ...(opts.idem === null ? {} : { 'idempotency-key': opts.idem ?? `e-${++seq}` }),
-      ...(opts.contentType ? { 'content-type': opts.contentType } : {}),
-    },
-    payload: typeof body === 'string' ? body : (body as object),
-  });
-const valid = () => ({ offer_ids: [offer.id], target_url: 'https://buyer.example/' });
+const kit = orderKit(h);
+const p = await publisherWithOutlet(h.database);
+const valid = () => ({ offer_ids: [p.offers[0]!.id], target_url: 'https://buyer.example/' });
 
 describe('GET /api/v1/orders — happy', () => {
   it('lists filter by status and your_turn, newest first', async () => {
     const w = await workspaceWithKeys(h.database.db, { balanceCents: 100_000 });
-    const a = (await place(valid(), { key: w.spendKey })).json().data[0];
-    const b = (await place(valid(), { key: w.spendKey })).json().data[0];
+    const a = (await kit.place(w.spendKey, valid())).json().data[0];
+    const b = (await kit.place(w.spendKey, valid())).json().data[0];
     await h.app.inject({ method: 'POST', url: `/api/v1/orders/${a.id}/cancel`, headers: bearer(w.readKey) });
     const all = (await h.app.inject({ method: 'GET', url: '/api/v1/orders', headers: bearer(w.readKey) })).json();
     expect(all.data.map((o: { id: number }) => o.id)).toEqual([b.id, a.id]);

@@ -125,7 +125,7 @@ function parseBody(type: string, text: string): unknown {
 
 /**
  * Fastify parses bodies only for methods that carry one, so a GET's body (which Interface B
- * accepts) is read here, with the same 1 MB limit.
+ * accepts) is read here, with the route's own limit (8 KB).
  */
 async function readGetBody(request: FastifyRequest): Promise<unknown> {
   const length = request.headers['content-length'];

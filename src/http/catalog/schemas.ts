@@ -162,7 +162,7 @@ export const commonErrors = {
     'api_key missing, empty, unknown, revoked, a spending or publisher key, or given twice with different values.',
     msg.invalidRequest,
   ),
-  413: errorResponse('Body over 1 MB.', msg.payloadTooLarge),
+  413: errorResponse('Body over 8 KB.', msg.payloadTooLarge),
   429: errorResponse('Rate limit (shared with Interface A) exceeded; retry after Retry-After seconds.', msg.tooManyRequests),
   503: errorResponse('The database is unreachable; retry shortly.', msg.unavailable),
 };

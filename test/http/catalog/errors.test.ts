@@ -278,7 +278,7 @@ describe('Every Interface B endpoint: 400 Invalid request for bad bodies — err
     }
   });
 
-  it('413 Payload too large over 1 MB, on POST and GET', async () => {
+  it('413 Payload too large over the 8 KB limit (here 1 MB), on POST and GET', async () => {
     const big = JSON.stringify({ api_key: s.readKey, purchase_code: s.code, pad: 'x'.repeat(1024 * 1024) });
     expectError(await validate(big, { headers: json }), 413, 'Payload too large');
     expectError(await get('/api/items/all', { headers: json, payload: big }), 413, 'Payload too large');
