@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
-import { mulberry32 } from '../../src/domain/outlets/generator.js';
+import { mulberry32 } from '../../src/demo/outlet-generator.js';
 import { JUDGED_SEED } from '../search/relevance.js';
 import type { BenchContext, BenchRequest, Scenario } from './types.js';
 
@@ -43,7 +43,7 @@ const get = (ctx: BenchContext, params: Record<string, string>): BenchRequest =>
 let names: string[] | undefined;
 
 async function loadNames(): Promise<void> {
-  const { outletStream } = (await import(dist('domain/outlets/generator.js'))) as typeof import('../../src/domain/outlets/generator.js');
+  const { outletStream } = (await import(dist('demo/outlet-generator.js'))) as typeof import('../../src/demo/outlet-generator.js');
   names = [...outletStream(2_000, JUDGED_SEED)].map((o) => o.name);
 }
 

@@ -1,10 +1,10 @@
 import { and, count, eq, inArray, isNull } from 'drizzle-orm';
 import type { Database, Db } from '../db/client.js';
 import { apiKeys, appSecrets, workspaces } from '../db/schema/index.js';
-import { seedCatalogDemo } from '../domain/catalog/demo.js';
+import { seedCatalogDemo } from './catalog-demo.js';
 import { createKey } from '../domain/keys/key-service.js';
-import { upsertOutlets } from '../domain/outlets/catalog-service.js';
-import { generateOutlets, runDomainTag } from '../domain/outlets/generator.js';
+import { upsertOutlets } from '../domain/outlets/outlet-upsert.js';
+import { generateOutlets, runDomainTag } from './outlet-generator.js';
 import { createPublisher } from '../domain/publishers/publisher-service.js';
 import { createBrandKit } from '../domain/workspaces/brand-kits.js';
 import { createProject } from '../domain/workspaces/projects.js';

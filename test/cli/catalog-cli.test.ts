@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importItems } from '../../src/domain/catalog/catalog-service.js';
+import { importItems } from '../../src/domain/catalog/catalog-writes.js';
 import { DomainError } from '../../src/domain/errors.js';
 import { runCli } from '../helpers/cli.js';
 import { createTestDatabase } from '../helpers/db.js';

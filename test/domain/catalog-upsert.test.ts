@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { upsertOutlets } from '../../src/domain/outlets/catalog-service.js';
+import { upsertOutlets } from '../../src/domain/outlets/outlet-upsert.js';
 import { feeCents } from '../../src/domain/outlets/fees.js';
 import type { OutletInput } from '../../src/domain/outlets/outlet-input.js';
 import { createPublisher } from '../../src/domain/publishers/publisher-service.js';

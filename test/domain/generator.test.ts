@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEMO_OUTLETS, seedDemoIfEmpty } from '../../src/demo/seed.js';
-import { upsertOutlets, type OutletWithBaseline } from '../../src/domain/outlets/catalog-service.js';
-import { generateOutlets, outletStream, runDomainTag } from '../../src/domain/outlets/generator.js';
+import { upsertOutlets, type OutletWithBaseline } from '../../src/domain/outlets/outlet-upsert.js';
+import { generateOutlets, outletStream, runDomainTag } from '../../src/demo/outlet-generator.js';
 import { outletInput } from '../../src/domain/outlets/outlet-input.js';
 import { createPublisher } from '../../src/domain/publishers/publisher-service.js';
 import { createTestDatabase } from '../helpers/db.js';

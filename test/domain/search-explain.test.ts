@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { upsertOutlets } from '../../src/domain/outlets/catalog-service.js';
-import { generateOutlets, runDomainTag } from '../../src/domain/outlets/generator.js';
+import { upsertOutlets } from '../../src/domain/outlets/outlet-upsert.js';
+import { generateOutlets, runDomainTag } from '../../src/demo/outlet-generator.js';
 import { type OutletFilters, searchStatements, searchTuning } from '../../src/domain/outlets/search.js';
 import { createPublisher } from '../../src/domain/publishers/publisher-service.js';
 import { createWorkspace } from '../../src/domain/workspaces/workspace-service.js';

@@ -6,7 +6,7 @@ import { buildApp } from '../../src/app.js';
 import { defaultConfig } from '../../src/config.js';
 import { createDatabase } from '../../src/db/client.js';
 import { migrateOnly } from '../../src/db/migrate.js';
-import { ManualClock } from '../../src/domain/clock.js';
+import { ManualClock } from '../helpers/clock.js';
 import { createLogger } from '../../src/logger.js';
 import { startTempEmbedded } from '../helpers/pg-server.js';
 import { withDatabase } from '../helpers/urls.js';

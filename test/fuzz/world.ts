@@ -1,6 +1,6 @@
 import type { buildApp } from '../../src/app.js';
 import type { Database } from '../../src/db/client.js';
-import { createPurchase, importItems, refundPurchase } from '../../src/domain/catalog/catalog-service.js';
+import { createPurchase, importItems, refundPurchase } from '../../src/domain/catalog/catalog-writes.js';
 import { createKey, revokeKey } from '../../src/domain/keys/key-service.js';
 import { createProject } from '../../src/domain/workspaces/projects.js';
 import { setApprovalRules } from '../../src/domain/workspaces/workspace-service.js';

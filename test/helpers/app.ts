@@ -4,7 +4,7 @@ import { afterAll } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import type { Metrics } from '../../src/http/plugins/metrics.js';
 import { type Config, defaultConfig } from '../../src/config.js';
-import { ManualClock } from '../../src/domain/clock.js';
+import { ManualClock } from './clock.js';
 import { createLogger } from '../../src/logger.js';
 import { createTestDatabase, type TestDatabase } from './db.js';
 

@@ -1,5 +1,5 @@
 import type { Database } from '../../src/db/client.js';
-import { upsertOutlets } from '../../src/domain/outlets/catalog-service.js';
+import { upsertOutlets } from '../../src/domain/outlets/outlet-upsert.js';
 import type { OutletInput } from '../../src/domain/outlets/outlet-input.js';
 import { createPublisher } from '../../src/domain/publishers/publisher-service.js';
 

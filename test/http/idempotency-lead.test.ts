@@ -2,7 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../../src/domain/keys/principal.js';
-import { ManualClock } from '../../src/domain/clock.js';
+import { ManualClock } from '../helpers/clock.js';
 import { errorHandling } from '../../src/http/plugins/errors.js';
 import { idempotencyKeyCheck, idempotent } from '../../src/http/plugins/idempotency.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { upsertOutlets } from '../../src/domain/outlets/catalog-service.js';
+import { upsertOutlets } from '../../src/domain/outlets/outlet-upsert.js';
 import { sweepDeadlines } from '../../src/domain/orders/sweep.js';
 import { durationsFrom } from '../../src/domain/orders/states.js';
 import { setupApp } from '../helpers/app.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { upsertOutlets } from '../../src/domain/outlets/catalog-service.js';
+import { upsertOutlets } from '../../src/domain/outlets/outlet-upsert.js';
 import type { OutletInput } from '../../src/domain/outlets/outlet-input.js';
 import { createPublisher } from '../../src/domain/publishers/publisher-service.js';
 import { outletDetail, outletListItem } from '../../src/http/schemas/outlets.js';

@@ -2,7 +2,7 @@ import Fastify from 'fastify';
 import pg from 'pg';
 import { afterAll, expect, it, vi } from 'vitest';
 import { defaultConfig } from '../../src/config.js';
-import { ManualClock } from '../../src/domain/clock.js';
+import { ManualClock } from '../helpers/clock.js';
 import { durationsFrom } from '../../src/domain/orders/states.js';
 import { deadlineSweeper } from '../../src/http/plugins/sweeper.js';
 import { createTestDatabase } from '../helpers/db.js';

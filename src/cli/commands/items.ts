@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { importItems } from '../../domain/catalog/catalog-service.js';
+import { importItems } from '../../domain/catalog/catalog-writes.js';
 import { CliError, id, readFlags, readInputFile, str } from '../args.js';
 import type { Commands } from '../registry.js';
 

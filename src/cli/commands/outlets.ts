@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { z } from 'zod';
-import { upsertOutlets, type OutletWithBaseline } from '../../domain/outlets/catalog-service.js';
-import { outletStream, runDomainTag } from '../../domain/outlets/generator.js';
+import { upsertOutlets, type OutletWithBaseline } from '../../domain/outlets/outlet-upsert.js';
+import { outletStream, runDomainTag } from '../../demo/outlet-generator.js';
 import { outletInput, type OutletInput } from '../../domain/outlets/outlet-input.js';
 import { UNSTORABLE_TEXT_MESSAGE, unstorableTextPath } from '../../domain/text-input.js';
 import { CliError, id, readFlags, readInputFile, str, wholeNumber } from '../args.js';

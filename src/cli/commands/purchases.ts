@@ -5,7 +5,7 @@ import {
   generatePurchases,
   markDownloaded,
   refundPurchase,
-} from '../../domain/catalog/catalog-service.js';
+} from '../../domain/catalog/catalog-writes.js';
 import { DomainError } from '../../domain/errors.js';
 import { CliError, flag, id, readFlags, str, wholeNumber } from '../args.js';
 import type { Commands } from '../registry.js';

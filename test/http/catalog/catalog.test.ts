@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createPurchase } from '../../../src/domain/catalog/catalog-service.js';
+import { createPurchase } from '../../../src/domain/catalog/catalog-writes.js';
 import { accountSchema, itemSchema, purchaseSchema } from '../../../src/http/catalog/schemas.js';
 import { setupApp } from '../../helpers/app.js';
 import { runCli } from '../../helpers/cli.js';

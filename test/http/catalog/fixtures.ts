@@ -1,5 +1,5 @@
 import type { Database } from '../../../src/db/client.js';
-import { createPurchase, importItems } from '../../../src/domain/catalog/catalog-service.js';
+import { createPurchase, importItems } from '../../../src/domain/catalog/catalog-writes.js';
 import { workspaceWithKeys, type WorkspaceFixture } from '../../helpers/fixtures.js';
 
 /** One item of each kind in the `items import` shape (without id). */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { findPurchaseJson, findPurchasesJson } from '../../../src/domain/catalog/catalog-queries.js';
-import { createPurchase, refundPurchase } from '../../../src/domain/catalog/catalog-service.js';
+import { createPurchase, refundPurchase } from '../../../src/domain/catalog/catalog-writes.js';
 import { setupApp } from '../../helpers/app.js';
 import { seller } from './fixtures.js';
 

@@ -1,6 +1,6 @@
-import type { OutletWithBaseline, TrackRecordBaseline } from './catalog-service.js';
-import type { OfferFormat, OutletType } from './enums.js';
-import type { OfferInput } from './outlet-input.js';
+import type { OutletWithBaseline, TrackRecordBaseline } from '../domain/outlets/outlet-upsert.js';
+import type { OfferFormat, OutletType } from '../domain/outlets/enums.js';
+import type { OfferInput } from '../domain/outlets/outlet-input.js';
 
 // Realistic synthetic outlets for demos, load tests and `outlets generate`. Deterministic: the
 // same (count, seed, domainTag) gives the same outlets in the same order — every random choice

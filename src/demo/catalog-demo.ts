@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
-import type { Database } from '../../db/client.js';
-import { workspaces } from '../../db/schema/index.js';
-import { createPurchase, importItems, markDownloaded, refundPurchase } from './catalog-service.js';
+import type { Database } from '../db/client.js';
+import { workspaces } from '../db/schema/index.js';
+import { createPurchase, importItems, markDownloaded, refundPurchase } from '../domain/catalog/catalog-writes.js';
 
 // The demo seller (docs/interface-b.md): the demo workspace's public profile, one item of each
 // kind and a few purchases in every state, so Interface B can be tried with the demo's read-only key.
