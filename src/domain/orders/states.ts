@@ -1,18 +1,8 @@
 import type { Config } from '../../config.js';
+import { orderStatuses, type OrderStatus } from '../../shared/enums.js';
 
-export const orderStatuses = [
-  'awaiting_content',
-  'awaiting_acceptance',
-  'writing',
-  'draft_review',
-  'publishing',
-  'live_review',
-  'completed',
-  'declined',
-  'expired',
-  'cancelled',
-] as const;
-export type OrderStatus = (typeof orderStatuses)[number];
+export { orderStatuses, type OrderStatus };
+
 export type Party = 'buyer' | 'publisher';
 export type DeadlineKind = 'respond_by' | 'deliver_by' | 'review_by';
 

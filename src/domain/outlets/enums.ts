@@ -1,17 +1,14 @@
 import { z } from 'zod';
+import { contentByValues, linkTypes, offerFormats, outletTypes, type OfferFormat, type OutletType } from '../../shared/enums.js';
 
-// The single source of the catalog's enumerations: validation, OpenAPI, MCP and the database
-// enums (src/db/schema) all list the same values.
-export const outletTypes = ['blog', 'news', 'magazine', 'niche_site', 'press'] as const;
-export const offerFormats = ['guest_post', 'sponsored_article', 'link_insertion', 'press_release'] as const;
-export const contentByValues = ['buyer', 'publisher'] as const;
-export const linkTypes = ['dofollow', 'nofollow'] as const;
+// The catalog's enumerations as validation: the values themselves are in src/shared/enums.ts, which
+// the database's enum types read too.
+export { contentByValues, linkTypes, offerFormats, outletTypes, type OfferFormat, type OutletType };
+
 export const outletSorts = ['relevance', 'traffic', '-traffic', 'price', '-price'] as const;
 
 export const outletType = z.enum(outletTypes);
 export const offerFormat = z.enum(offerFormats);
-export type OutletType = (typeof outletTypes)[number];
-export type OfferFormat = (typeof offerFormats)[number];
 export type OutletSort = (typeof outletSorts)[number];
 
 /** ISO 3166-1 alpha-2 codes in use today. */

@@ -50,15 +50,6 @@ function balancesOf(pool: pg.Pool): (workspaceId: number) => Promise<Balances> {
   return read;
 }
 
-export interface BrandKit {
-  id: number;
-  name: string;
-  website: string | null;
-  description: string | null;
-  tone: string | null;
-  default_anchor_texts: string[];
-}
-
 export async function getMe(pool: pg.Pool, settings: WorkspaceSettingsCache, principal: WorkspacePrincipal) {
   const [w, { available, held }] = await Promise.all([settings.get(principal.workspaceId), balancesOf(pool)(principal.workspaceId)]);
   return {

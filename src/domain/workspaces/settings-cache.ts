@@ -1,7 +1,16 @@
 import type pg from 'pg';
 import type { Clock } from '../clock.js';
 import { notFound } from '../errors.js';
-import type { BrandKit } from './me-query.js';
+
+/** A brand kit as the workspace's settings (and `/me`) show it. */
+export interface BrandKit {
+  id: number;
+  name: string;
+  website: string | null;
+  description: string | null;
+  tone: string | null;
+  default_anchor_texts: string[];
+}
 
 export interface WorkspaceSettings {
   id: number;

@@ -1,0 +1,25 @@
+// The values of the database's enum types, read by both the table definitions (src/db/schema) and
+// the domain, which builds its validation and vocabulary on them. Kept here so the database layer
+// never imports the domain.
+
+export const outletTypes = ['blog', 'news', 'magazine', 'niche_site', 'press'] as const;
+export const offerFormats = ['guest_post', 'sponsored_article', 'link_insertion', 'press_release'] as const;
+export const contentByValues = ['buyer', 'publisher'] as const;
+export const linkTypes = ['dofollow', 'nofollow'] as const;
+
+export const orderStatuses = [
+  'awaiting_content',
+  'awaiting_acceptance',
+  'writing',
+  'draft_review',
+  'publishing',
+  'live_review',
+  'completed',
+  'declined',
+  'expired',
+  'cancelled',
+] as const;
+
+export type OutletType = (typeof outletTypes)[number];
+export type OfferFormat = (typeof offerFormats)[number];
+export type OrderStatus = (typeof orderStatuses)[number];
