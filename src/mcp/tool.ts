@@ -8,7 +8,7 @@ import { refuseUnstorableText } from '../domain/text-input.js';
 import type { WorkspacePrincipal } from '../domain/keys/principal.js';
 import type { Durations } from '../domain/orders/states.js';
 import type { WorkspaceSettingsCache } from '../domain/workspaces/settings-cache.js';
-import { paginationMeta } from '../http/schemas/pagination.js';
+import { paginationMeta } from '../schemas/pagination.js';
 import type { Confirmations } from './confirmation.js';
 import { invalidArguments, toolError } from './errors.js';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type pg from 'pg';
 import type { ManualClock } from '../helpers/clock.js';
-import { msg as catalogMsg } from '../../src/http/catalog/errors.js';
+import { msg as catalogMsg } from '../../src/schemas/catalog.js';
 import { httpStatusOf } from '../../src/http/plugins/errors.js';
 import { type Hints, type JsonSchema, mutatedArb, rawJsonArb, validArb } from './schema-arb.js';
 import {

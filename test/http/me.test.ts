@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createBrandKit } from '../../src/domain/workspaces/brand-kits.js';
 import { setApprovalRules } from '../../src/domain/workspaces/workspace-service.js';
-import { meData } from '../../src/http/v1/me.js';
+import { meData } from '../../src/schemas/me.js';
 import { setupApp } from '../helpers/app.js';
 import { bearer, workspaceWithKeys } from '../helpers/fixtures.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { messageSchema } from '../../src/http/schemas/orders.js';
+import { messageSchema } from '../../src/schemas/orders.js';
 import { setupApp } from '../helpers/app.js';
 import { publisherWithOutlet } from '../helpers/catalog.js';
 import { bearer, workspaceWithKeys } from '../helpers/fixtures.js';

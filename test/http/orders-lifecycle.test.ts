@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { setApprovalRules } from '../../src/domain/workspaces/workspace-service.js';
-import { buyerOrder, publisherOrder } from '../../src/http/schemas/orders.js';
+import { buyerOrder, publisherOrder } from '../../src/schemas/orders.js';
 import { setupApp } from '../helpers/app.js';
 import { articleFor, DAY, iso, orderKit } from '../helpers/orders.js';
 import { bearer } from '../helpers/fixtures.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { upsertOutlets } from '../../src/domain/outlets/outlet-upsert.js';
 import type { OutletInput } from '../../src/domain/outlets/outlet-input.js';
 import { createPublisher } from '../../src/domain/publishers/publisher-service.js';
-import { outletDetail, outletListItem } from '../../src/http/schemas/outlets.js';
+import { outletDetail, outletListItem } from '../../src/schemas/outlets.js';
 import { setupApp } from '../helpers/app.js';
 import { bearer, workspaceWithKeys } from '../helpers/fixtures.js';
 

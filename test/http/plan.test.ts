@@ -3,7 +3,7 @@ import { upsertOutlets } from '../../src/domain/outlets/outlet-upsert.js';
 import type { OutletInput } from '../../src/domain/outlets/outlet-input.js';
 import { createPublisher } from '../../src/domain/publishers/publisher-service.js';
 import { createProject } from '../../src/domain/workspaces/projects.js';
-import { planData } from '../../src/http/v1/plan.js';
+import { planData } from '../../src/schemas/plan.js';
 import { setupApp } from '../helpers/app.js';
 import { offerInput, outletInput } from '../helpers/catalog.js';
 import { bearer, type WorkspaceFixture, workspaceWithKeys } from '../helpers/fixtures.js';

@@ -1,7 +1,7 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buyerOrder } from '../../src/http/schemas/orders.js';
-import { meData } from '../../src/http/v1/me.js';
+import { buyerOrder } from '../../src/schemas/orders.js';
+import { meData } from '../../src/schemas/me.js';
 import { setupApp } from '../helpers/app.js';
 import { publisherWithOutlet } from '../helpers/catalog.js';
 import { bearer, workspaceWithKeys } from '../helpers/fixtures.js';

@@ -1,28 +1,11 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, type ErrorCode } from '../../domain/errors.js';
+import { type CatalogMessage, msg } from '../../schemas/catalog.js';
 import { type ClientErrorBody, type ErrorRenderer, httpStatusOf, renderV1Error, toDomainError } from '../plugins/errors.js';
 
 // Interface B answers every error as {"status":"error","msg":"..."} with the contract's status
 // and message (docs/interface-b.md), whatever raised it: a route, the body parser, the auth
 // service, the database or the router.
-
-export const msg = {
-  invalidRequest: 'Invalid request',
-  itemIdRequired: 'The item_id field is required.',
-  itemIdInteger: 'The item_id must be an integer.',
-  purchaseCodeRequired: 'The purchase_code field is required.',
-  noItems: 'No items found',
-  itemNotFound: 'Item Not Found',
-  invalidPurchaseCode: 'Invalid purchase code',
-  notFound: 'Not found',
-  methodNotAllowed: 'Method not allowed',
-  payloadTooLarge: 'Payload too large',
-  tooManyRequests: 'Too many requests',
-  unavailable: 'Service unavailable',
-  internal: 'Internal server error',
-} as const;
-
-export type CatalogMessage = (typeof msg)[keyof typeof msg];
 
 /** An error that Interface B answers with exactly this `msg`. */
 export function catalogError(code: ErrorCode, message: CatalogMessage, details: Record<string, unknown> = {}): DomainError {

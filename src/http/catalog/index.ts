@@ -8,7 +8,8 @@ import type { DomainError } from '../../domain/errors.js';
 import type { WorkspacePrincipal } from '../../domain/keys/principal.js';
 import type { AuthService } from '../plugins/auth.js';
 import { BODY_LIMITS } from '../body-limits.js';
-import { catalogError, msg, renderCatalogError } from './errors.js';
+import { msg } from '../../schemas/catalog.js';
+import { catalogError, renderCatalogError } from './errors.js';
 import { apiKey, type CatalogInput, catalogInput, itemId, parseForm, parseJson, purchaseCode } from './params.js';
 import { purchaseLookups } from './purchase-lookups.js';
 import {
@@ -20,7 +21,7 @@ import {
   itemResponse,
   itemsResponse,
   validationResponse,
-} from './schemas.js';
+} from '../../schemas/catalog.js';
 
 export interface CatalogRoutesOptions {
   pool: pg.Pool;

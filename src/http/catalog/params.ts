@@ -2,7 +2,8 @@ import type { FastifyRequest } from 'fastify';
 import sjson from 'secure-json-parse';
 import { bearerToken } from '../plugins/auth.js';
 import { badlyEncodedNames, parseQueryString } from '../plugins/query-string.js';
-import { catalogError, msg } from './errors.js';
+import { msg } from '../../schemas/catalog.js';
+import { catalogError } from './errors.js';
 
 // Interface B reads every parameter (api_key, item_id, purchase_code) from the query string, a
 // form body or a JSON body, on GET and POST alike, and api_key also from Authorization: Bearer

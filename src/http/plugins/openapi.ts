@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { createJsonSchemaTransform, createJsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
-import { applyDocumentAs } from '../schemas/param-docs.js';
+import { applyDocumentAs } from '../../schemas/param-docs.js';
 
 // Just the parts of an OpenAPI 3.1 document this file touches (openapi-types is only a
 // dependency of @fastify/swagger, not of this project).

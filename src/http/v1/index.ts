@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type pg from 'pg';
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
-import { errorResponses } from '../schemas/common.js';
+import { errorResponses } from '../../schemas/common.js';
 import { ledgerRoutes } from './ledger.js';
 import { meRoutes } from './me.js';
 import { WorkspaceSettingsCache } from '../../domain/workspaces/settings-cache.js';

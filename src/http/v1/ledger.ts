@@ -3,19 +3,9 @@ import type pg from 'pg';
 import { z } from 'zod';
 import { listLedger } from '../../domain/ledger/ledger-queries.js';
 import { workspacePrincipal } from '../plugins/auth.js';
-import { authErrors, bearerSecurity, errorResponses } from '../schemas/common.js';
-import { pageEnvelope, pageQuery, paginated } from '../schemas/pagination.js';
-
-export const ledgerEntry = z.object({
-  id: z.number().int(),
-  transaction_id: z.number().int().describe('Entries of one transaction sum to zero across all accounts.'),
-  account: z.enum(['available', 'held']),
-  amount: z.number().int().describe('US cents; positive when the account grew.'),
-  amount_formatted: z.string(),
-  kind: z.enum(['top_up', 'order_placed', 'order_released', 'order_refunded']),
-  order_id: z.number().int().nullable(),
-  created_at: z.string(),
-}).meta({ id: 'LedgerEntry', description: 'One movement of one account; the entries of a transaction sum to zero.' });
+import { authErrors, bearerSecurity, errorResponses } from '../../schemas/common.js';
+import { ledgerEntry } from '../../schemas/ledger.js';
+import { pageEnvelope, pageQuery, paginated } from '../../schemas/pagination.js';
 
 export const ledgerRoutes: FastifyPluginAsyncZod<{ pool: pg.Pool; publicBaseUrl: string | undefined }> = async (app, { pool, publicBaseUrl }) => {
   app.get(

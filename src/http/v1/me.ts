@@ -4,40 +4,8 @@ import { z } from 'zod';
 import { getMe } from '../../domain/workspaces/me-query.js';
 import type { WorkspaceSettingsCache } from '../../domain/workspaces/settings-cache.js';
 import { workspacePrincipal } from '../plugins/auth.js';
-import { authErrors, bearerSecurity, errorResponses } from '../schemas/common.js';
-
-const brandKit = z.object({
-  id: z.number().int(),
-  name: z.string(),
-  website: z.string().nullable(),
-  description: z.string().nullable(),
-  tone: z.string().nullable(),
-  default_anchor_texts: z.array(z.string()),
-}).meta({ id: 'BrandKit' });
-
-export const meData = z.object({
-  workspace: z.object({
-    id: z.number().int(),
-    name: z.string(),
-    currency: z.string().describe('ISO 4217 code; *_formatted strings use it.'),
-    approval_rules: z.object({
-      max_order_cents: z.number().int().nullable().describe('Orders above this total answer 403 approval_required; null = no limit.'),
-      auto_approve_drafts: z.boolean().describe('Publisher drafts skip buyer review.'),
-    }),
-  }),
-  balance: z.number().int().describe('Available balance in US cents.'),
-  balance_formatted: z.string(),
-  held: z.number().int().describe('US cents held in escrow for open orders.'),
-  held_formatted: z.string(),
-  brand_kits: z.array(brandKit),
-  key: z.object({
-    id: z.number().int(),
-    name: z.string(),
-    prefix: z.string(),
-    can_place_orders: z.boolean(),
-    abilities: z.array(z.enum(['read', 'plan', 'manage_content', 'place_orders', 'approve_placements', 'publish'])),
-  }),
-}).meta({ id: 'Me', description: 'The workspace behind the key, its balance and what the key may do.' });
+import { authErrors, bearerSecurity, errorResponses } from '../../schemas/common.js';
+import { meData } from '../../schemas/me.js';
 
 export const meRoutes: FastifyPluginAsyncZod<{ pool: pg.Pool; settings: WorkspaceSettingsCache }> = async (app, { pool, settings }) => {
   app.get(

@@ -13,10 +13,10 @@ import type { Durations } from '../../domain/orders/states.js';
 import { workspacePrincipal } from '../plugins/auth.js';
 import { idempotent, inProgress } from '../plugins/idempotency.js';
 import { type Answer, batchIdentity, type BatchedRequest, runIdempotentBatch } from '../plugins/idempotent-batch.js';
-import { authErrors, bearerSecurity, errorResponses } from '../schemas/common.js';
-import { buyerOrder, contentBody, emptyBody, messageBody, messageSchema, orderListQuery, placeOrdersBody } from '../schemas/orders.js';
-import { idParam } from '../schemas/outlets.js';
-import { pageEnvelope, paginated, pageQuery } from '../schemas/pagination.js';
+import { authErrors, bearerSecurity, errorResponses } from '../../schemas/common.js';
+import { buyerOrder, contentBody, emptyBody, messageBody, messageSchema, orderListQuery, placeOrdersBody } from '../../schemas/orders.js';
+import { idParam } from '../../schemas/outlets.js';
+import { pageEnvelope, paginated, pageQuery } from '../../schemas/pagination.js';
 import { BODY_LIMITS } from '../body-limits.js';
 
 export interface OrderRouteDeps {

@@ -5,9 +5,9 @@ import { getOutlet } from '../../domain/outlets/outlet-detail.js';
 import { searchOutlets } from '../../domain/outlets/search.js';
 import { startSearchCounter } from '../../domain/outlets/search-live.js';
 import { workspacePrincipal } from '../plugins/auth.js';
-import { authErrors, bearerSecurity, errorResponses } from '../schemas/common.js';
-import { idParam, outletDetail, outletListItem, outletListQuery } from '../schemas/outlets.js';
-import { pageEnvelope, paginated } from '../schemas/pagination.js';
+import { authErrors, bearerSecurity, errorResponses } from '../../schemas/common.js';
+import { idParam, outletDetail, outletListItem, outletListQuery } from '../../schemas/outlets.js';
+import { pageEnvelope, paginated } from '../../schemas/pagination.js';
 
 export const outletRoutes: FastifyPluginAsyncZod<{ pool: pg.Pool; publicBaseUrl: string | undefined }> = async (
   app,

@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type pg from 'pg';
 import { z } from 'zod';
 import { usdToCents } from '../../domain/money/format.js';
-import { countryCode, offerFormats } from '../../domain/outlets/enums.js';
 import { SELECTION_SUMMARY } from '../../domain/planning/candidates.js';
 import { OPTIMISER_SUMMARY } from '../../domain/planning/knapsack.js';
 import { planCampaign } from '../../domain/planning/planner.js';
@@ -10,72 +9,8 @@ import { SCORE_FORMULA } from '../../domain/planning/score.js';
 import type { Clock } from '../../domain/clock.js';
 import { workspacePrincipal } from '../plugins/auth.js';
 import { idempotentRead } from '../plugins/idempotency.js';
-import { authErrors, bearerSecurity, errorResponses } from '../schemas/common.js';
-import { usdAmount } from '../schemas/usd.js';
-import { offerSchema, outletDetail } from '../schemas/outlets.js';
-
-const FIELDS = 'goal, budget_usd, audience, countries, formats, project_id';
-
-export const planBody = z.strictObject(
-  {
-    goal: z
-      .string()
-      .trim()
-      .min(3, 'must be at least 3 characters')
-      .max(500, 'must be at most 500 characters')
-      .describe('What the placements should achieve, in plain words; its words are matched against outlet names, topics and descriptions.'),
-    budget_usd: usdAmount('must be a finite number of US dollars')
-      .describe('The most the plan may cost, fees included, in decimal US dollars (rounded half-up to cents).'),
-    audience: z
-      .string({ error: 'must be a string' })
-      .trim()
-      .max(500, 'must be at most 500 characters')
-      .optional()
-      .describe('Who should read the placements; its words count half as much as the goal’s.'),
-    countries: z
-      .array(countryCode, { error: 'must be an array of ISO 3166-1 alpha-2 country codes' })
-      .max(250, 'must list at most 250 countries')
-      .optional()
-      .describe('Only outlets in these countries (ISO 3166-1 alpha-2). Omitted or empty: any country.'),
-    formats: z
-      .array(z.enum(offerFormats, { error: `must be one of ${offerFormats.join(', ')}` }), { error: 'must be an array of offer formats' })
-      .max(offerFormats.length * 4, 'has too many entries')
-      .optional()
-      .describe('Only offers of these formats. Omitted or empty: any format.'),
-    project_id: z
-      .number({ error: 'must be an integer id' })
-      .int('must be an integer id')
-      .min(1, 'must be a positive integer id')
-      .max(2_147_483_647, 'must be a positive integer id')
-      .optional()
-      .describe("A project of the caller's workspace this plan is for (checked; the plan itself is not stored)."),
-  },
-  { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown field(s) ${issue.keys.join(', ')}; a plan takes ${FIELDS}` : undefined) },
-);
-
-const money = (what: string) => z.number().int().describe(`${what}, in US cents.`);
-
-export const planData = z.object({
-  goal: z.string(),
-  budget_cents: money('The budget'),
-  budget_cents_formatted: z.string(),
-  total_cents: money('What the picked offers cost together, fees included; never above budget_cents'),
-  total_cents_formatted: z.string(),
-  remaining_cents: money('budget_cents − total_cents'),
-  remaining_cents_formatted: z.string(),
-  items: z
-    .array(
-      z.object({
-        outlet: outletDetail.omit({ offers: true }),
-        offer: offerSchema,
-        score: z.number().describe('0..100, see the formula in the operation description.'),
-        why: z.string().describe('A sentence naming what earned the pick: matched words, traffic, track record, cost.'),
-      }),
-    )
-    .describe('The picks, best score first; at most one offer per outlet.'),
-  offer_ids: z.array(z.number().int()).describe('The picked offer ids, in item order; can be sent as is to POST /api/v1/orders.'),
-  message: z.string().describe('How many outlets were picked, or why the plan is empty or short.'),
-}).meta({ id: 'Plan', description: 'Offers picked for a goal within a budget; nothing is bought.' });
+import { authErrors, bearerSecurity, errorResponses } from '../../schemas/common.js';
+import { PLAN_FIELDS, planBody, planData } from '../../schemas/plan.js';
 
 const description = [
   'Builds a plan and buys nothing: no order, hold or ledger entry is written, so a read-only key may plan. ' +
@@ -87,7 +22,7 @@ const description = [
   '',
   `**Selection.** ${OPTIMISER_SUMMARY}`,
   '',
-  `Unknown body fields are refused (422 naming them), so a misspelt filter never widens a plan silently. Fields: ${FIELDS}.`,
+  `Unknown body fields are refused (422 naming them), so a misspelt filter never widens a plan silently. Fields: ${PLAN_FIELDS}.`,
 ].join('\n');
 
 export const planRoutes: FastifyPluginAsyncZod<{ pool: pg.Pool; clock: Clock }> = async (app, { pool, clock }) => {

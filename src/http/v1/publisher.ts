@@ -6,10 +6,10 @@ import { getOrder, listMessages, listOrders } from '../../domain/orders/order-re
 import { publisherActions } from '../../domain/orders/publisher-actions.js';
 import type { Tx } from '../../db/tx.js';
 import { idempotent } from '../plugins/idempotency.js';
-import { authErrors, bearerSecurity, errorResponses } from '../schemas/common.js';
-import { contentBody, declineBody, emptyBody, messageBody, messageSchema, orderListQuery, publishBody, publisherOrder } from '../schemas/orders.js';
-import { idParam } from '../schemas/outlets.js';
-import { pageEnvelope, paginated, pageQuery } from '../schemas/pagination.js';
+import { authErrors, bearerSecurity, errorResponses } from '../../schemas/common.js';
+import { contentBody, declineBody, emptyBody, messageBody, messageSchema, orderListQuery, publishBody, publisherOrder } from '../../schemas/orders.js';
+import { idParam } from '../../schemas/outlets.js';
+import { pageEnvelope, paginated, pageQuery } from '../../schemas/pagination.js';
 import type { OrderRouteDeps } from './orders.js';
 import { BODY_LIMITS } from '../body-limits.js';
 

@@ -3,7 +3,7 @@ import { type Tx, withTransaction } from '../../db/tx.js';
 import { buyerActions } from '../../domain/orders/buyer-actions.js';
 import { getOrder as readOrder, listOrders as readOrders } from '../../domain/orders/order-read.js';
 import { orderStatuses } from '../../domain/orders/states.js';
-import { buyerOrder, contentBody, messageBody, messageSchema } from '../../http/schemas/orders.js';
+import { buyerOrder, contentBody, messageBody, messageSchema } from '../../schemas/orders.js';
 import { annotations, defineTool, idArg, pageArgs, pageMeta, pageMetaSchema, type ToolContext } from '../tool.js';
 
 export const orderId = idArg('The order id, from place-orders or list-orders.');

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { usdToCents } from '../../domain/money/format.js';
 import { getOutlet as getOutletDetail } from '../../domain/outlets/outlet-detail.js';
 import { searchOutlets as search } from '../../domain/outlets/search.js';
-import { outletDetail, outletListItem, outletListQuery } from '../../http/schemas/outlets.js';
-import { usdAmount } from '../../http/schemas/usd.js';
+import { outletDetail, outletListItem, outletListQuery } from '../../schemas/outlets.js';
+import { usdAmount } from '../../schemas/usd.js';
 import { annotations, defineTool, idArg, pageArgs, pageMeta, pageMetaSchema } from '../tool.js';
 
 // The REST query schema parses strings; tool arguments are typed JSON, so the numeric and boolean

@@ -1,6 +1,6 @@
 import { usdToCents } from '../../domain/money/format.js';
 import { planCampaign as plan } from '../../domain/planning/planner.js';
-import { planBody, planData } from '../../http/v1/plan.js';
+import { planBody, planData } from '../../schemas/plan.js';
 import { annotations, defineTool } from '../tool.js';
 
 export const planCampaign = defineTool({

@@ -3,7 +3,7 @@ import { buyerActions } from '../../domain/orders/buyer-actions.js';
 import { DomainError } from '../../domain/errors.js';
 import { checkPlacement, type PlaceOrdersInput, placeOrders as place } from '../../domain/orders/place-orders.js';
 import type { Tx } from '../../db/tx.js';
-import { buyerOrder, placeOrdersBody } from '../../http/schemas/orders.js';
+import { buyerOrder, placeOrdersBody } from '../../schemas/orders.js';
 import { spendOnce, quoteChanged } from '../confirmation.js';
 import { approvalItem, moneyOf, placementItem, quoteApproval, quotePlacement, quoteSchema } from '../quotes.js';
 import { annotations, defineTool, type ToolContext } from '../tool.js';

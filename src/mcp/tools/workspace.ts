@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { listLedger } from '../../domain/ledger/ledger-queries.js';
 import { getMe } from '../../domain/workspaces/me-query.js';
-import { ledgerEntry } from '../../http/v1/ledger.js';
-import { meData } from '../../http/v1/me.js';
+import { ledgerEntry } from '../../schemas/ledger.js';
+import { meData } from '../../schemas/me.js';
 import { annotations, defineTool, pageArgs, pageMeta, pageMetaSchema } from '../tool.js';
 
 export const getBalance = defineTool({

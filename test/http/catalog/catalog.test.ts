@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createPurchase } from '../../../src/domain/catalog/catalog-writes.js';
-import { accountSchema, itemSchema, purchaseSchema } from '../../../src/http/catalog/schemas.js';
+import { accountSchema, itemSchema, purchaseSchema } from '../../../src/schemas/catalog.js';
 import { setupApp } from '../../helpers/app.js';
 import { runCli } from '../../helpers/cli.js';
 import { workspaceWithKeys } from '../../helpers/fixtures.js';

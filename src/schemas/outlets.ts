@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { contentByValues, countryCode, linkTypes, offerFormat, outletSorts, outletType, topicSlug } from '../../domain/outlets/enums.js';
-import { usdToCents } from '../../domain/money/format.js';
+import { contentByValues, countryCode, linkTypes, offerFormat, outletSorts, outletType, topicSlug } from '../domain/outlets/enums.js';
+import { usdToCents } from '../domain/money/format.js';
 import { pageQuery } from './pagination.js';
 import { documentAs } from './param-docs.js';
 import { usdQueryParam } from './usd.js';

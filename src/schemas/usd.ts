@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { usdToCents } from '../../domain/money/format.js';
+import { usdToCents } from '../domain/money/format.js';
 
 /**
  * An amount in decimal US dollars, as every `*_usd` input takes it (REST and MCP alike): above 0,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { errorCodes } from '../../domain/errors.js';
+import { errorCodes } from '../domain/errors.js';
 
 /**
  * Every Interface A error body. Registered in zod's global registry under the id `Error`, so the

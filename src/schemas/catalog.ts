@@ -1,9 +1,27 @@
 import { z } from 'zod';
-import { msg } from './errors.js';
 
 // Zod schemas of Interface B, used for the OpenAPI document (route validation is done by hand:
 // parameters may come from the query, a form or JSON body, or a bearer header). The examples
 // follow the seed's tables.
+
+/** Interface B's error messages, exactly as it answers them (`{"status":"error","msg":…}`). */
+export const msg = {
+  invalidRequest: 'Invalid request',
+  itemIdRequired: 'The item_id field is required.',
+  itemIdInteger: 'The item_id must be an integer.',
+  purchaseCodeRequired: 'The purchase_code field is required.',
+  noItems: 'No items found',
+  itemNotFound: 'Item Not Found',
+  invalidPurchaseCode: 'Invalid purchase code',
+  notFound: 'Not found',
+  methodNotAllowed: 'Method not allowed',
+  payloadTooLarge: 'Payload too large',
+  tooManyRequests: 'Too many requests',
+  unavailable: 'Service unavailable',
+  internal: 'Internal server error',
+} as const;
+
+export type CatalogMessage = (typeof msg)[keyof typeof msg];
 
 const iso = (what: string) => z.iso.datetime().describe(`${what}, ISO 8601 UTC to the second (2026-11-22T10:00:00Z).`);
 const url = (what: string) => z.string().describe(`${what} (URL).`);

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { httpUrl } from '../../domain/http-url.js';
-import { offerFormat } from '../../domain/outlets/enums.js';
-import { MAX_OFFERS_PER_REQUEST } from '../../domain/orders/place-orders.js';
-import { orderStatuses } from '../../domain/orders/states.js';
+import { httpUrl } from '../domain/http-url.js';
+import { offerFormat } from '../domain/outlets/enums.js';
+import { MAX_OFFERS_PER_REQUEST } from '../domain/orders/place-orders.js';
+import { orderStatuses } from '../domain/orders/states.js';
 import { pageQuery } from './pagination.js';
 import { boolQuery } from './outlets.js';
 

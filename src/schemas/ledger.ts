@@ -1,0 +1,12 @@
+import { z } from 'zod';
+
+export const ledgerEntry = z.object({
+  id: z.number().int(),
+  transaction_id: z.number().int().describe('Entries of one transaction sum to zero across all accounts.'),
+  account: z.enum(['available', 'held']),
+  amount: z.number().int().describe('US cents; positive when the account grew.'),
+  amount_formatted: z.string(),
+  kind: z.enum(['top_up', 'order_placed', 'order_released', 'order_refunded']),
+  order_id: z.number().int().nullable(),
+  created_at: z.string(),
+}).meta({ id: 'LedgerEntry', description: 'One movement of one account; the entries of a transaction sum to zero.' });

@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import { countryCode, offerFormats } from '../domain/outlets/enums.js';
+import { offerSchema, outletDetail } from './outlets.js';
+import { usdAmount } from './usd.js';
+
+/** The fields a plan takes, as its error and description name them. */
+export const PLAN_FIELDS = 'goal, budget_usd, audience, countries, formats, project_id';
+
+export const planBody = z.strictObject(
+  {
+    goal: z
+      .string()
+      .trim()
+      .min(3, 'must be at least 3 characters')
+      .max(500, 'must be at most 500 characters')
+      .describe('What the placements should achieve, in plain words; its words are matched against outlet names, topics and descriptions.'),
+    budget_usd: usdAmount('must be a finite number of US dollars')
+      .describe('The most the plan may cost, fees included, in decimal US dollars (rounded half-up to cents).'),
+    audience: z
+      .string({ error: 'must be a string' })
+      .trim()
+      .max(500, 'must be at most 500 characters')
+      .optional()
+      .describe('Who should read the placements; its words count half as much as the goal’s.'),
+    countries: z
+      .array(countryCode, { error: 'must be an array of ISO 3166-1 alpha-2 country codes' })
+      .max(250, 'must list at most 250 countries')
+      .optional()
+      .describe('Only outlets in these countries (ISO 3166-1 alpha-2). Omitted or empty: any country.'),
+    formats: z
+      .array(z.enum(offerFormats, { error: `must be one of ${offerFormats.join(', ')}` }), { error: 'must be an array of offer formats' })
+      .max(offerFormats.length * 4, 'has too many entries')
+      .optional()
+      .describe('Only offers of these formats. Omitted or empty: any format.'),
+    project_id: z
+      .number({ error: 'must be an integer id' })
+      .int('must be an integer id')
+      .min(1, 'must be a positive integer id')
+      .max(2_147_483_647, 'must be a positive integer id')
+      .optional()
+      .describe("A project of the caller's workspace this plan is for (checked; the plan itself is not stored)."),
+  },
+  { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown field(s) ${issue.keys.join(', ')}; a plan takes ${PLAN_FIELDS}` : undefined) },
+);
+
+const money = (what: string) => z.number().int().describe(`${what}, in US cents.`);
+
+export const planData = z.object({
+  goal: z.string(),
+  budget_cents: money('The budget'),
+  budget_cents_formatted: z.string(),
+  total_cents: money('What the picked offers cost together, fees included; never above budget_cents'),
+  total_cents_formatted: z.string(),
+  remaining_cents: money('budget_cents − total_cents'),
+  remaining_cents_formatted: z.string(),
+  items: z
+    .array(
+      z.object({
+        outlet: outletDetail.omit({ offers: true }),
+        offer: offerSchema,
+        score: z.number().describe('0..100, see the formula in the operation description.'),
+        why: z.string().describe('A sentence naming what earned the pick: matched words, traffic, track record, cost.'),
+      }),
+    )
+    .describe('The picks, best score first; at most one offer per outlet.'),
+  offer_ids: z.array(z.number().int()).describe('The picked offer ids, in item order; can be sent as is to POST /api/v1/orders.'),
+  message: z.string().describe('How many outlets were picked, or why the plan is empty or short.'),
+}).meta({ id: 'Plan', description: 'Offers picked for a goal within a budget; nothing is bought.' });
