@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { z } from 'zod';
-import { upsertOutlets, type OutletWithBaseline } from '../../domain/outlets/outlet-upsert.js';
+import { domainsOfOtherPublishers, upsertOutlets, type OutletWithBaseline } from '../../domain/outlets/outlet-upsert.js';
+import { publisherExists } from '../../domain/publishers/publisher-service.js';
 import { outletStream, runDomainTag } from '../../demo/outlet-generator.js';
 import { outletInput, type OutletInput } from '../../domain/outlets/outlet-input.js';
 import { UNSTORABLE_TEXT_MESSAGE, unstorableTextPath } from '../../domain/text-input.js';
@@ -12,8 +13,7 @@ const MAX_GENERATE = 1_000_000;
 const GENERATE_CHUNK = 50_000;
 
 async function requirePublisher(pool: pg.Pool, publisherId: number): Promise<void> {
-  const { rowCount } = await pool.query('SELECT 1 FROM publishers WHERE id = $1', [publisherId]);
-  if (!rowCount) throw new CliError(`--publisher: publisher ${publisherId} not found`);
+  if (!(await publisherExists(pool, publisherId))) throw new CliError(`--publisher: publisher ${publisherId} not found`);
 }
 
 export const outletCommands: Commands = {
@@ -86,12 +86,9 @@ export const outletCommands: Commands = {
     if (items.length === 0) return { imported: 0, updated: 0 };
 
     // upsertOutlets refuses foreign domains too; checking first lets the message name the line.
-    const foreign = await pool.query<{ domain: string }>(
-      'SELECT domain FROM outlets WHERE domain = ANY($1::text[]) AND publisher_id <> $2',
-      [items.map((o) => o.domain), f.publisher],
-    );
-    if (foreign.rows.length) {
-      const n = Math.min(...foreign.rows.map((r) => lineOf.get(r.domain)!));
+    const foreign = await domainsOfOtherPublishers(pool, f.publisher, items.map((o) => o.domain));
+    if (foreign.length) {
+      const n = Math.min(...foreign.map((domain) => lineOf.get(domain)!));
       const domain = items.find((o) => lineOf.get(o.domain) === n)!.domain;
       throw new CliError(`line ${n}: domain: ${domain} belongs to another publisher`);
     }

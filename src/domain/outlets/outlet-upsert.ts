@@ -76,6 +76,15 @@ export async function upsertOutlets(
   return { imported, updated };
 }
 
+/** Which of these domains are already another publisher's outlets (an upsert would refuse them). */
+export async function domainsOfOtherPublishers(pool: pg.Pool, publisherId: number, domains: string[]): Promise<string[]> {
+  const { rows } = await pool.query<{ domain: string }>(
+    'SELECT domain FROM outlets WHERE domain = ANY($1::text[]) AND publisher_id <> $2',
+    [domains, publisherId],
+  );
+  return rows.map((r) => r.domain);
+}
+
 const FORMATS = ['guest_post', 'sponsored_article', 'link_insertion', 'press_release'] as const;
 
 /**

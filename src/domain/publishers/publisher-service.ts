@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import type { Db } from '../../db/client.js';
 import { publishers } from '../../db/schema/index.js';
 import { createKey } from '../keys/key-service.js';
@@ -12,4 +13,9 @@ export async function createPublisher(db: Db, name: string) {
   });
   const key = await createKey(db, { publisherId: id, name: `${name} key` });
   return { id, key: key.key };
+}
+
+export async function publisherExists(pool: pg.Pool, publisherId: number): Promise<boolean> {
+  const { rowCount } = await pool.query('SELECT 1 FROM publishers WHERE id = $1', [publisherId]);
+  return rowCount !== 0;
 }

@@ -11,7 +11,7 @@ import { BODY_LIMITS } from '../body-limits.js';
 import { msg } from '../../schemas/catalog.js';
 import { catalogError, renderCatalogError } from './errors.js';
 import { apiKey, type CatalogInput, catalogInput, itemId, parseForm, parseJson, purchaseCode } from './params.js';
-import { purchaseLookups } from './purchase-lookups.js';
+import { purchaseLookups } from '../../domain/catalog/purchase-lookups.js';
 import {
   accountResponse,
   apiKeyBodyField,

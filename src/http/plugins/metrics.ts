@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type pg from 'pg';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { ledgerTotalsByKind, orderCountsByStatus } from '../../domain/stats.js';
 
 /** The service's Prometheus metrics; served on the loopback-only METRICS_PORT by server.ts. */
 export function createMetrics(pool: pg.Pool) {
@@ -32,14 +33,14 @@ export function createMetrics(pool: pg.Pool) {
       this.set({ state: 'waiting' }, pool.waitingCount);
     },
   });
-  // Business gauges are read from the database at scrape time (one cheap query each).
+  // Business gauges are read from the database at scrape time.
   new Gauge({
     name: 'orders',
     help: 'Orders by status.',
     labelNames: ['status'] as const,
     registers: [registry],
     async collect() {
-      const { rows } = await pool.query<{ status: string; n: number }>('SELECT status, count(*)::int AS n FROM orders GROUP BY status');
+      const rows = await orderCountsByStatus(pool);
       this.reset();
       for (const r of rows) this.set({ status: r.status }, r.n);
     },
@@ -50,9 +51,7 @@ export function createMetrics(pool: pg.Pool) {
     labelNames: ['kind'] as const,
     registers: [registry],
     async collect() {
-      const { rows } = await pool.query<{ kind: string; total: number }>(
-        'SELECT kind, sum(balance)::bigint AS total FROM ledger_accounts GROUP BY kind',
-      );
+      const rows = await ledgerTotalsByKind(pool);
       this.reset();
       for (const r of rows) this.set({ kind: r.kind }, r.total);
     },

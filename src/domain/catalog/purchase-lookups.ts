@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { gatheredReads } from '../../db/gathered-reads.js';
-import { findPurchaseRows, type PurchaseLookup, purchaseJson } from '../../domain/catalog/catalog-queries.js';
+import { findPurchaseRows, type PurchaseLookup, purchaseJson } from './catalog-queries.js';
 
 /**
  * The purchase lookups of concurrent validations, gathered (`gatheredReads`): up to 100 codes in
