@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import sjson from 'secure-json-parse';
 import { bearerToken } from '../plugins/auth.js';
+import { topLevelMembers } from '../plugins/json-scan.js';
 import { badlyEncodedNames, parseQueryString } from '../plugins/query-string.js';
 import { msg } from '../../schemas/catalog.js';
 import { catalogError } from './errors.js';
@@ -65,45 +66,8 @@ export function parseJson(text: string): unknown {
 /** Interface B's parameters named more than once, with different values, in a valid JSON object's text. */
 function conflictingMembers(t: string): string[] {
   const values = new Map<string, string[]>();
-  let i = 1; // after the opening brace
-  const skipSpace = () => {
-    while (i < t.length && (t[i] === ' ' || t[i] === '\t' || t[i] === '\n' || t[i] === '\r')) i++;
-  };
-  const skipString = () => {
-    i++;
-    while (t[i] !== '"') i += t[i] === '\\' ? 2 : 1;
-    i++;
-  };
-  for (;;) {
-    skipSpace();
-    if (i >= t.length || t[i] === '}') break;
-    const keyStart = i;
-    skipString();
-    const key = JSON.parse(t.slice(keyStart, i)) as string;
-    skipSpace();
-    i++; // the colon
-    skipSpace();
-    const valueStart = i;
-    let depth = 0;
-    while (i < t.length) {
-      const c = t[i];
-      if (c === '"') {
-        skipString();
-        continue;
-      }
-      if (c === '{' || c === '[') depth++;
-      else if (c === '}' || c === ']') {
-        if (depth === 0) break;
-        depth--;
-      } else if (c === ',' && depth === 0) break;
-      i++;
-    }
-    if ((PARAMETERS as readonly string[]).includes(key)) {
-      const list = values.get(key) ?? [];
-      list.push(t.slice(valueStart, i).trim());
-      values.set(key, list);
-    }
-    if (t[i] === ',') i++;
+  for (const { name, valueText } of topLevelMembers(t)) {
+    if ((PARAMETERS as readonly string[]).includes(name)) values.set(name, [...(values.get(name) ?? []), valueText]);
   }
   const same = (name: string) => (v: string) => {
     const x: unknown = JSON.parse(v);
