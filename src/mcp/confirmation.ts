@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { type Tx, withTransaction } from '../db/tx.js';
 import type { Clock } from '../domain/clock.js';
 import { DomainError, invalidInput } from '../domain/errors.js';
+import { canonicalJson } from '../shared/canonical-json.js';
 
 /**
  * Two-step spending (docs/mcp.md). A quote carries a confirmation token: an HMAC-SHA256,
@@ -25,23 +26,10 @@ interface Claims {
   expiresAt: number;
 }
 
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.keys(value)
-        .sort()
-        .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
-    );
-  }
-  return value;
-}
-
 /** SHA-256 of the arguments with sorted keys, the token itself left out. */
 export function argumentsHash(args: Record<string, unknown>): string {
   const { confirmation_token: _token, ...rest } = args;
-  return hash('sha256', JSON.stringify(canonical(rest)), 'base64url');
+  return hash('sha256', canonicalJson(rest), 'base64url');
 }
 
 const refuse = (why: string) =>

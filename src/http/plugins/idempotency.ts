@@ -5,6 +5,7 @@ import type pg from 'pg';
 import { executeSql, type PreparedSql, type SqlValue, type Tx, withTransaction } from '../../db/tx.js';
 import type { Clock } from '../../domain/clock.js';
 import { DomainError } from '../../domain/errors.js';
+import { canonicalJson } from '../../shared/canonical-json.js';
 import { z } from 'zod';
 import { httpStatusOf, v1ErrorBody } from './errors.js';
 
@@ -59,20 +60,6 @@ export interface Outcome {
   body: unknown;
 }
 
-// The body is fingerprinted as sent, before validation; the JSON parser has already refused
-// bodies nested deeper than JSON_LIMITS.maxDepth (http/body-limits.ts), so this recursion is shallow.
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map((v) => canonical(v));
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.keys(value as object)
-        .sort()
-        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
-    );
-  }
-  return value;
-}
-
 // Taken before validation: the body as the client sent it, not as zod left it (unknown keys
 // dropped, strings trimmed), so a request that differs only there is another request (422).
 const fingerprints = new WeakMap<FastifyRequest, string>();
@@ -91,12 +78,7 @@ function canonicalParams(params: unknown): unknown {
 }
 
 function computeFingerprint(request: FastifyRequest): string {
-  const material = JSON.stringify([
-    request.method,
-    request.routeOptions.url,
-    canonical(canonicalParams(request.params)),
-    canonical(request.body ?? {}),
-  ]);
+  const material = canonicalJson([request.method, request.routeOptions.url, canonicalParams(request.params), request.body ?? {}]);
   return hash('sha256', material, 'hex');
 }
 
