@@ -1,5 +1,6 @@
-import type { ServerOptions } from 'node:http';
-import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
+import type { Server, ServerOptions } from 'node:http';
+import Fastify, { type FastifyBaseLogger, type FastifyHttpOptions, type FastifyInstance, LogController } from 'fastify';
+import fp from 'fastify-plugin';
 import sensible from '@fastify/sensible';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Redis } from 'ioredis';
@@ -21,7 +22,7 @@ import { clientErrorHandler, errorHandling } from './http/plugins/errors.js';
 import { jsonBody } from './http/plugins/json-body.js';
 import { badlyEncodedNames, parseQueryString } from './http/plugins/query-string.js';
 import { requestLogging } from './http/plugins/logging.js';
-import { type Metrics, requestMetrics } from './http/plugins/metrics.js';
+import { type RequestCounters, requestMetrics } from './http/plugins/metrics.js';
 import { openApi } from './http/plugins/openapi.js';
 import { createLimiter } from './http/plugins/rate-limit.js';
 import { genReqId } from './http/plugins/request-id.js';
@@ -32,15 +33,14 @@ import { v1Routes } from './http/v1/index.js';
 import { mcpRoutes } from './http/mcp.js';
 import { WorkspaceSettingsCache } from './domain/workspaces/settings-cache.js';
 
+/** What the app is built from: the infrastructure it runs on, and the clock it reads. */
 export interface AppDeps {
   config: Config;
   database: Database;
-  logger: Logger;
   clock?: Clock;
   redis?: Redis;
-  metrics?: Metrics;
+  metrics?: RequestCounters;
 }
-
 
 /** Node's own request deadlines, which Fastify has no option for. */
 function httpServerOptions(config: Config): ServerOptions {
@@ -65,13 +65,13 @@ function refuseBadQuery(query: unknown): void {
   if (repeated.length) throw invalidInput(Object.fromEntries(repeated.map(([k]) => [k, ['is given more than once']])));
 }
 
-/** The whole service as a Fastify instance; server.ts listens, tests inject. */
-export async function buildApp(deps: AppDeps) {
-  useInputMessages();
-  const clock = deps.clock ?? systemClock;
-  const durations = durationsFrom(deps.config);
-  const app = Fastify({
-    loggerInstance: deps.logger as FastifyBaseLogger,
+/**
+ * The Fastify instance's own options (they cannot be set by a plugin): logging, request ids,
+ * body limit, deadlines for slow clients, proxies, routing and the errors raised before a route.
+ */
+export function serverOptions(config: Config, logger: Logger): FastifyHttpOptions<Server> {
+  return {
+    loggerInstance: logger as FastifyBaseLogger,
     // One line per request is written by http/plugins/logging.ts instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
     genReqId,
@@ -79,12 +79,12 @@ export async function buildApp(deps: AppDeps) {
     // Routes that take an article raise it (http/body-limits.ts); Interface B lowers it.
     bodyLimit: BODY_LIMITS.standard,
     // Slow or hostile clients (docs/http.md, "Slow clients"; HTTP_*_TIMEOUT_MS).
-    connectionTimeout: deps.config.HTTP_CONNECTION_TIMEOUT_MS,
-    keepAliveTimeout: deps.config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
-    requestTimeout: deps.config.HTTP_REQUEST_TIMEOUT_MS,
-    http: httpServerOptions(deps.config),
+    connectionTimeout: config.HTTP_CONNECTION_TIMEOUT_MS,
+    keepAliveTimeout: config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    requestTimeout: config.HTTP_REQUEST_TIMEOUT_MS,
+    http: httpServerOptions(config),
     // TRUST_PROXY: behind a reverse proxy, request.ip (the per-IP limits) is the real client's.
-    trustProxy: deps.config.TRUST_PROXY,
+    trustProxy: config.TRUST_PROXY,
     // While closing, requests on open keep-alive sockets get the contract's 503 (hook below).
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true, querystringParser: parseQueryString },
@@ -92,84 +92,103 @@ export async function buildApp(deps: AppDeps) {
     frameworkErrors: renderFrameworkError,
     // Errors before any request exists (a deadline passed while headers or body trickled in).
     clientErrorHandler: clientErrorHandler(catalogClientErrorBody),
-  }).withTypeProvider<ZodTypeProvider>();
+    // Starting the embedded PostgreSQL (initdb on a first start) and migrating take as long as
+    // they take; their own timeouts bound them.
+    pluginTimeout: 0,
+  };
+}
 
-  // Every zod-validated part (body, query, params) is first searched for strings PostgreSQL cannot
-  // store; Interface B's routes validate their own parameters.
-  app.setValidatorCompiler((route) => {
-    const validate = validatorCompiler(route as Parameters<typeof validatorCompiler>[0]);
-    return (data: unknown) => {
-      try {
-        if (route.httpPart === 'querystring') refuseBadQuery(data);
-        refuseUnstorableText(data, route.httpPart ?? 'input');
-      } catch (error) {
-        return { error: error as Error };
+/** The whole service as a plugin: server.ts registers it beside the infrastructure, tests through buildApp. */
+export const marketplaceApp = fp(
+  async function marketplaceApp(instance: FastifyInstance, deps: AppDeps) {
+    useInputMessages();
+    const app = instance.withTypeProvider<ZodTypeProvider>();
+    const clock = deps.clock ?? systemClock;
+    const durations = durationsFrom(deps.config);
+
+    // Every zod-validated part (body, query, params) is first searched for strings PostgreSQL cannot
+    // store; Interface B's routes validate their own parameters.
+    app.setValidatorCompiler((route) => {
+      const validate = validatorCompiler(route as Parameters<typeof validatorCompiler>[0]);
+      return (data: unknown) => {
+        try {
+          if (route.httpPart === 'querystring') refuseBadQuery(data);
+          refuseUnstorableText(data, route.httpPart ?? 'input');
+        } catch (error) {
+          return { error: error as Error };
+        }
+        return validate(data);
+      };
+    });
+    // Responses are documented by zod schemas but serialised without re-validation on the hot path;
+    // the test suite checks responses against the same schemas.
+    app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+
+    let closing = false;
+    app.addHook('preClose', async () => {
+      closing = true;
+    });
+    app.addHook('onRequest', async (request, reply) => {
+      reply.header('x-request-id', request.id);
+      if (closing) {
+        reply.header('connection', 'close');
+        throw new DomainError('unavailable', 'The server is shutting down. Retry on another connection.');
       }
-      return validate(data);
-    };
-  });
-  // Responses are documented by zod schemas but serialised without re-validation on the hot path;
-  // the test suite checks responses against the same schemas.
-  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+    });
 
-  let closing = false;
-  app.addHook('preClose', async () => {
-    closing = true;
-  });
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id);
-    if (closing) {
-      reply.header('connection', 'close');
-      throw new DomainError('unavailable', 'The server is shutting down. Retry on another connection.');
-    }
-  });
+    await app.register(sensible);
+    await app.register(requestLogging);
+    if (deps.metrics) await app.register(requestMetrics, { metrics: deps.metrics });
+    // Unknown paths under Interface B's prefixes answer in its shape (and 405 for a known path).
+    await app.register(errorHandling, { notFoundRenderer: catalogNotFoundRenderer });
+    await app.register(jsonBody);
+    await app.register(openApi, { serverUrl: deps.config.PUBLIC_BASE_URL });
 
-  await app.register(sensible);
-  await app.register(requestLogging);
-  if (deps.metrics) await app.register(requestMetrics, { metrics: deps.metrics });
-  // Unknown paths under Interface B's prefixes answer in its shape (and 405 for a known path).
-  await app.register(errorHandling, { notFoundRenderer: catalogNotFoundRenderer });
-  await app.register(jsonBody);
-  await app.register(openApi, { serverUrl: deps.config.PUBLIC_BASE_URL });
+    const resolver = new KeyResolver(deps.database.pool, clock, (err) => app.log.warn({ err }, 'last_used_at update failed'));
+    const limiter = createLimiter(deps.redis, deps.config.REDIS_KEY_PREFIX);
+    const auth = createAuthService({
+      resolver,
+      limiter,
+      clock,
+      perKeyPerMinute: deps.config.RATE_LIMIT_PER_MINUTE,
+      unknownPerIpPerMinute: deps.config.UNKNOWN_KEY_RATE_LIMIT_PER_MINUTE,
+    });
+    await app.register(bearerAuth, { auth });
+    await app.register(idempotencyKeyCheck);
 
-  const resolver = new KeyResolver(deps.database.pool, clock, (err) => app.log.warn({ err }, 'last_used_at update failed'));
-  const limiter = createLimiter(deps.redis, deps.config.REDIS_KEY_PREFIX);
-  const auth = createAuthService({
-    resolver,
-    limiter,
-    clock,
-    perKeyPerMinute: deps.config.RATE_LIMIT_PER_MINUTE,
-    unknownPerIpPerMinute: deps.config.UNKNOWN_KEY_RATE_LIMIT_PER_MINUTE,
-  });
-  await app.register(bearerAuth, { auth });
-  await app.register(idempotencyKeyCheck);
+    await app.register(opsRoutes, { pool: deps.database.pool });
+    await app.register(catalogRoutes, {
+      pool: deps.database.pool,
+      auth,
+      codeGuard: createCodeGuard({ clock, ...(deps.redis ? { redis: deps.redis } : {}), prefix: deps.config.REDIS_KEY_PREFIX }),
+    });
+    await app.register(v1Routes, {
+      prefix: '/api/v1',
+      pool: deps.database.pool,
+      publicBaseUrl: deps.config.PUBLIC_BASE_URL,
+      clock,
+      durations,
+    });
+    await app.register(mcpRoutes, {
+      auth,
+      pool: deps.database.pool,
+      clock,
+      durations,
+      settings: new WorkspaceSettingsCache(deps.database.pool, clock),
+      confirmationSecret: deps.config.MCP_CONFIRMATION_SECRET,
+    });
+    await app.register(deadlineSweeper, { pool: deps.database.pool, clock, durations, intervalMs: deps.config.ORDER_SWEEP_INTERVAL_MS });
 
-  await app.register(opsRoutes, { pool: deps.database.pool });
-  await app.register(catalogRoutes, {
-    pool: deps.database.pool,
-    auth,
-    codeGuard: createCodeGuard({ clock, ...(deps.redis ? { redis: deps.redis } : {}), prefix: deps.config.REDIS_KEY_PREFIX }),
-  });
-  await app.register(v1Routes, {
-    prefix: '/api/v1',
-    pool: deps.database.pool,
-    db: deps.database.db,
-    publicBaseUrl: deps.config.PUBLIC_BASE_URL,
-    clock,
-    durations,
-  });
-  await app.register(mcpRoutes, {
-    auth,
-    pool: deps.database.pool,
-    clock,
-    durations,
-    settings: new WorkspaceSettingsCache(deps.database.pool, clock),
-    confirmationSecret: deps.config.MCP_CONFIRMATION_SECRET,
-  });
-  await app.register(deadlineSweeper, { pool: deps.database.pool, clock, durations, intervalMs: deps.config.ORDER_SWEEP_INTERVAL_MS });
+    app.addHook('onClose', async () => {
+      resolver.clear();
+    });
+  },
+  { name: 'marketplace-app' },
+);
 
-  app.addHook('onClose', async () => {
-    resolver.clear();
-  });
+/** A Fastify instance holding the app, on infrastructure the caller made and closes (tests). */
+export async function buildApp(deps: AppDeps & { logger: Logger }) {
+  const app = Fastify(serverOptions(deps.config, deps.logger)).withTypeProvider<ZodTypeProvider>();
+  await app.register(marketplaceApp, deps);
   return app;
 }

@@ -1,5 +1,27 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
-import { redactPaths } from './http/plugins/logging.js';
+
+/**
+ * Paths pino redacts from any object logged (headers and bodies carrying secrets). A PostgreSQL
+ * error's `detail` quotes the row it refused (an idempotency key, a purchase code), so it goes too.
+ */
+const redactPaths = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["idempotency-key"]',
+  'headers.authorization',
+  'headers["idempotency-key"]',
+  'authorization',
+  'api_key',
+  '*.api_key',
+  'body.api_key',
+  'query.api_key',
+  'purchase_code',
+  '*.purchase_code',
+  'confirmation_token',
+  '*.confirmation_token',
+  'err.detail',
+  'err.cause.detail',
+];
 
 /** JSON logs; pretty only when a person is watching a terminal. */
 export function createLogger(level: string, destination?: DestinationStream): Logger {

@@ -1,20 +1,13 @@
 import { existsSync } from 'node:fs';
-import { buildApp } from './app.js';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { marketplaceApp, serverOptions } from './app.js';
 import { type Config, loadConfig } from './config.js';
-import { createDatabase } from './db/client.js';
-import { type EmbeddedHandle, startEmbedded } from './db/embedded.js';
-import { prepareDatabase } from './db/migrate.js';
-import { demoKeysToShow, describeDemo, markDemoShown } from './demo/seed.js';
+import { showDemoOnStart } from './demo/seed.js';
+import { infrastructure } from './infra/index.js';
 import { createLogger } from './logger.js';
-import { createRedis } from './redis.js';
-import { createMetrics, startMetricsServer } from './http/plugins/metrics.js';
 
-/** Stops what a failed start has already started (the embedded PostgreSQL would be left running). */
-let stopStarted: (() => Promise<void>) | undefined;
-
-const DEMO_KEYS_SHOWN_BEFORE =
-  'The demo keys were printed on the first start and cannot be shown again. Another key for the demo workspace:\n' +
-  '  npm run -s admin -- key create --workspace 1 --can-place-orders\n';
+// The only place that listens: builds the app on its infrastructure, binds the port, seeds the
+// demo, and closes everything on SIGTERM/SIGINT (each plugin closes what it opened).
 
 async function main(): Promise<void> {
   if (existsSync('.env')) (await import('dotenv')).config({ quiet: true });
@@ -26,35 +19,47 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const log = createLogger(config.LOG_LEVEL);
-
-  let embedded: EmbeddedHandle | undefined;
-  let url = config.DATABASE_URL;
-  if (!url) {
-    embedded = await startEmbedded({ dataDir: config.DATA_DIR, port: config.EMBEDDED_PG_PORT, recordPid: true });
-    url = embedded.url;
-    stopStarted = embedded.stop;
-    log.info({ port: config.EMBEDDED_PG_PORT, dataDir: config.DATA_DIR }, 'embedded PostgreSQL started');
-  }
-  const database = createDatabase({
-    url,
-    max: config.DATABASE_POOL_MAX,
-    connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
-    statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
-    onError: (err) => log.warn({ err: err.message }, 'idle database connection lost'),
-  });
-  await prepareDatabase(database.pool);
-
-  const redis = config.REDIS_URL ? createRedis(config.REDIS_URL, log) : undefined;
-  const metrics = config.METRICS_PORT !== undefined ? createMetrics(database.pool) : undefined;
-  const app = await buildApp({ config, database, logger: log, ...(redis ? { redis } : {}), ...(metrics ? { metrics } : {}) });
-  await app.listen({ host: config.HOST, port: config.PORT });
-  const metricsServer = metrics && config.METRICS_PORT !== undefined ? await startMetricsServer(metrics, config.METRICS_PORT) : undefined;
-  if (metricsServer) log.info({ port: metricsServer.port }, 'metrics on 127.0.0.1 /metrics');
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : config.PORT;
-  const baseUrl = config.PUBLIC_BASE_URL ?? `http://${config.HOST}:${port}`;
-  /** The demo seed after listen; a shutdown waits for it before closing the database. */
+  const app = Fastify(serverOptions(config, log));
+  /** The demo seed after listen; closing waits for it before the database closes. */
   let seeding: Promise<void> = Promise.resolve();
+  try {
+    await app.register(infrastructure, { config });
+    await app.register(marketplaceApp, (i) => ({
+      config,
+      database: i.database,
+      ...(i.redis ? { redis: i.redis } : {}),
+      ...(i.metrics ? { metrics: i.metrics } : {}),
+    }));
+    // Registered after the plugins, so it runs before they close (they close in reverse order).
+    app.addHook('onClose', async () => {
+      await seeding.catch(() => {});
+    });
+    await app.listen({ host: config.HOST, port: config.PORT });
+  } catch (err) {
+    await failedStart(app, err);
+  }
+  handleSignals(app, config, log);
+
+  // Seeded only once the port is ours: a start that cannot listen leaves the database unseeded,
+  // so the next start still creates the demo and shows its keys.
+  const embedded = app.embeddedPostgres !== undefined;
+  if (embedded || config.SEED_DEMO) {
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : config.PORT;
+    const baseUrl = config.PUBLIC_BASE_URL ?? `http://${config.HOST}:${port}`;
+    seeding = showDemoOnStart(app.database, { feeRate: config.FEE_RATE, baseUrl, embedded, out: process.stdout });
+    await seeding.catch((err: unknown) => failedStart(app, err));
+  }
+}
+
+/** One line on stderr, and what was started is stopped (the embedded PostgreSQL would be left running). */
+async function failedStart(app: FastifyInstance, err: unknown): Promise<never> {
+  process.stderr.write(`Failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  await app.close().catch(() => {});
+  process.exit(1);
+}
+
+function handleSignals(app: FastifyInstance, config: Config, log: FastifyBaseLogger): void {
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
@@ -71,13 +76,9 @@ async function main(): Promise<void> {
     const reaper = setInterval(() => app.server.closeIdleConnections(), 100);
     reaper.unref();
     try {
-      await app.close(); // stops accepting, lets in-flight requests finish
-      await metricsServer?.close();
-      clearInterval(reaper);
-      await seeding.catch(() => {});
-      await database.close();
-      redis?.disconnect();
-      await embedded?.stop();
+      // Stops accepting, lets in-flight requests finish, then closes the app, the pool, Redis,
+      // the metrics listener and the embedded PostgreSQL.
+      await app.close();
       log.info('stopped');
       process.exit(0);
     } catch (err) {
@@ -92,27 +93,9 @@ async function main(): Promise<void> {
   process.removeAllListeners('SIGINT');
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
-
-  // Seeded only once the port is ours: a start that cannot listen leaves the database unseeded,
-  // so the next start still creates the demo and shows its keys. Printing happens under the
-  // setup lock, so a process starting beside this one sees the keys either unseeded or shown.
-  if (embedded !== undefined || config.SEED_DEMO) {
-    seeding = prepareDatabase(database.pool, async () => {
-      const demo = await demoKeysToShow(database, config.FEE_RATE);
-      if (!demo) {
-        // Keys are stored only as hashes: those printed before cannot be shown again.
-        if (embedded) process.stdout.write(DEMO_KEYS_SHOWN_BEFORE);
-        return;
-      }
-      await new Promise<void>((resolve, reject) => process.stdout.write(describeDemo(demo, baseUrl) + '\n', (err) => (err ? reject(err) : resolve())));
-      await markDemoShown(database.db);
-    }).then(() => undefined);
-    await seeding;
-  }
 }
 
-main().catch(async (err: unknown) => {
+main().catch((err: unknown) => {
   process.stderr.write(`Failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
-  await stopStarted?.().catch(() => {});
   process.exit(1);
 });

@@ -1,5 +1,6 @@
 import { and, count, eq, inArray, isNull } from 'drizzle-orm';
 import type { Database, Db } from '../db/client.js';
+import { prepareDatabase } from '../db/migrate.js';
 import { apiKeys, appSecrets, workspaces } from '../db/schema/index.js';
 import { seedCatalogDemo } from './catalog-demo.js';
 import { createKey } from '../domain/keys/key-service.js';
@@ -144,4 +145,31 @@ export function describeDemo(keys: DemoKeys, baseUrl: string): string {
       : []),
     '',
   ].join('\n');
+}
+
+const DEMO_KEYS_SHOWN_BEFORE =
+  'The demo keys were printed on the first start and cannot be shown again. Another key for the demo workspace:\n' +
+  '  npm run -s admin -- key create --workspace 1 --can-place-orders\n';
+
+/**
+ * At a start (once its port is bound): seeds the demo into an empty database and prints its keys
+ * to `out`, or prints new keys for demo keys that were never shown. Under the setup lock, so a
+ * process starting beside this one sees the keys either unseeded or shown. `embedded`: a start on
+ * the embedded PostgreSQL also says how to get a key when the demo's were printed before.
+ */
+export async function showDemoOnStart(
+  database: Pick<Database, 'db' | 'pool'>,
+  opts: { feeRate: number; baseUrl: string; embedded: boolean; out: NodeJS.WritableStream },
+): Promise<void> {
+  const write = (text: string) => new Promise<void>((resolve, reject) => opts.out.write(text, (err) => (err ? reject(err) : resolve())));
+  await prepareDatabase(database.pool, async () => {
+    const demo = await demoKeysToShow(database, opts.feeRate);
+    if (!demo) {
+      // Keys are stored only as hashes: those printed before cannot be shown again.
+      if (opts.embedded) await write(DEMO_KEYS_SHOWN_BEFORE);
+      return;
+    }
+    await write(describeDemo(demo, opts.baseUrl) + '\n');
+    await markDemoShown(database.db);
+  });
 }

@@ -1,3 +1,5 @@
+import { isDatabaseUnavailable } from '../db/errors.js';
+
 /**
  * The closed set of error codes the service can answer with. Domain code throws DomainError with
  * one of these; http/plugins/errors.ts maps them to statuses and mcp maps them to tool errors.
@@ -71,3 +73,12 @@ export const forbidden = (message: string) => new DomainError('forbidden', messa
 
 export const conflict = (message: string, status: string) =>
   new DomainError('conflict', message, { status });
+
+/**
+ * The `unavailable` error for a database that cannot be reached (down, restarting, pool timed
+ * out), whatever layer met it; undefined for any other error. The driver's message never reaches
+ * a client.
+ */
+export function unavailableDatabase(err: unknown): DomainError | undefined {
+  return isDatabaseUnavailable(err) ? new DomainError('unavailable', 'The service is temporarily unavailable. Try again shortly.') : undefined;
+}

@@ -1,8 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { z } from 'zod';
-import { isDatabaseUnavailable } from '../db/errors.js';
-import { DomainError, type FieldErrors, GENERIC_INVALID, invalidInput } from '../domain/errors.js';
+import { DomainError, type FieldErrors, GENERIC_INVALID, invalidInput, unavailableDatabase } from '../domain/errors.js';
 import { fieldProblems } from '../domain/input-messages.js';
 
 /**
@@ -13,10 +12,10 @@ import { fieldProblems } from '../domain/input-messages.js';
  */
 export function toolError(err: unknown, ctx: { log: FastifyBaseLogger; requestId: string }, tool: string): CallToolResult {
   let error: DomainError;
+  const down = unavailableDatabase(err);
   if (err instanceof DomainError) error = err;
-  else if (isDatabaseUnavailable(err)) {
-    error = new DomainError('unavailable', 'The service is temporarily unavailable. Try again shortly.');
-  } else {
+  else if (down) error = down;
+  else {
     ctx.log.error({ err, tool }, 'MCP tool failed');
     error = new DomainError('internal_error', 'Something went wrong on our side. It has been logged; quote the request_id when reporting it.');
   }

@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import type { Redis } from 'ioredis';
 import { afterAll } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import type { Metrics } from '../../src/http/plugins/metrics.js';
+import type { Metrics } from '../../src/infra/metrics.js';
 import { type Config, defaultConfig } from '../../src/config.js';
 import { ManualClock } from './clock.js';
 import { createLogger } from '../../src/logger.js';

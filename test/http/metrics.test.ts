@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { createMetrics, startMetricsServer } from '../../src/http/plugins/metrics.js';
+import { createMetrics, startMetricsServer } from '../../src/infra/metrics.js';
 import { setupApp } from '../helpers/app.js';
 import { createTestDatabase } from '../helpers/db.js';
 import { bearer, workspaceWithKeys } from '../helpers/fixtures.js';

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
-import { createRedis } from '../../src/redis.js';
+import { createRedis } from '../../src/infra/redis.js';
 import { setupApp } from '../helpers/app.js';
 import { createTestDatabase } from '../helpers/db.js';
 import { bearer, workspaceWithKeys } from '../helpers/fixtures.js';

@@ -3,10 +3,9 @@ import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { isDatabaseUnavailable } from '../../db/errors.js';
 import { describeLimit } from '../body-limits.js';
 import { fieldProblems } from '../../domain/input-messages.js';
-import { DomainError, type ErrorCode, type FieldErrors, invalidInput } from '../../domain/errors.js';
+import { DomainError, type ErrorCode, type FieldErrors, invalidInput, unavailableDatabase } from '../../domain/errors.js';
 
 /** The one mapping from error codes to HTTP statuses. */
 export const httpStatusOf: Record<ErrorCode, number> = {
@@ -100,10 +99,7 @@ export function toDomainError(err: unknown, bodyLimit?: number): DomainError {
     // the client stopped sending: 'aborted' with code ECONNRESET, which is not the database).
     return new DomainError('bad_request', 'The request could not be understood.');
   }
-  if (isDatabaseUnavailable(err)) {
-    return new DomainError('unavailable', 'The service is temporarily unavailable. Try again shortly.');
-  }
-  return new DomainError('internal_error', 'Something went wrong on our side. It has been logged.');
+  return unavailableDatabase(err) ?? new DomainError('internal_error', 'Something went wrong on our side. It has been logged.');
 }
 
 declare module 'fastify' {

@@ -34,29 +34,6 @@ export function redactUrl(url: string): string {
 }
 
 /**
- * Paths pino redacts from any object logged (headers and bodies carrying secrets). A PostgreSQL
- * error's `detail` quotes the row it refused (an idempotency key, a purchase code), so it goes too.
- */
-export const redactPaths = [
-  'req.headers.authorization',
-  'req.headers.cookie',
-  'req.headers["idempotency-key"]',
-  'headers.authorization',
-  'headers["idempotency-key"]',
-  'authorization',
-  'api_key',
-  '*.api_key',
-  'body.api_key',
-  'query.api_key',
-  'purchase_code',
-  '*.purchase_code',
-  'confirmation_token',
-  '*.confirmation_token',
-  'err.detail',
-  'err.cause.detail',
-];
-
-/**
  * One log line per request (Fastify's default writes two), written when the response is done.
  * Request ids come from the child logger's bindings.
  */

@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type pg from 'pg';
 import { z } from 'zod';
-import type { Db } from '../../db/client.js';
 import { errorResponses } from '../../schemas/common.js';
 import { ledgerRoutes } from './ledger.js';
 import { meRoutes } from './me.js';
@@ -15,7 +14,6 @@ import type { Durations } from '../../domain/orders/states.js';
 
 export const v1Routes: FastifyPluginAsyncZod<{
   pool: pg.Pool;
-  db: Db;
   publicBaseUrl: string | undefined;
   clock: Clock;
   durations: Durations;

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createKey } from '../../../src/domain/keys/key-service.js';
 import { createLogger } from '../../../src/logger.js';
-import { createRedis } from '../../../src/redis.js';
+import { createRedis } from '../../../src/infra/redis.js';
 import { setupApp, type TestApp } from '../../helpers/app.js';
 import { bearer } from '../../helpers/fixtures.js';
 import { testRedisUrl, uniquePrefix } from '../../helpers/redis.js';

@@ -1,3 +1,5 @@
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 
@@ -25,3 +27,22 @@ export function createRedis(url: string, log: Logger): Redis {
   });
   return redis;
 }
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Shared rate limits and purchase-code guards; absent without REDIS_URL (per-process fallbacks). */
+    redis?: Redis;
+  }
+}
+
+/** The Redis client at `url`, disconnected when the app closes. */
+export const redisClient = fp(
+  async function redisClient(app: FastifyInstance, { url }: { url: string }) {
+    const redis = createRedis(url, app.log as Logger);
+    app.addHook('onClose', async () => {
+      redis.disconnect();
+    });
+    app.decorate('redis', redis);
+  },
+  { name: 'redis' },
+);
