@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Database } from './db/client.js';
 import { type Clock, systemClock } from './domain/clock.js';
-import { createCodeGuard } from './domain/catalog/code-guard.js';
+import { createCatalogModule } from './domain/catalog/catalog-module.js';
 import { DomainError, invalidInput } from './domain/errors.js';
 import { refuseUnstorableText } from './domain/text-input.js';
 import { useInputMessages } from './domain/input-messages.js';
@@ -31,7 +31,7 @@ import { deadlineSweeper } from './http/plugins/sweeper.js';
 import { durationsFrom } from './domain/orders/states.js';
 import { v1Routes } from './http/v1/index.js';
 import { mcpRoutes } from './http/mcp.js';
-import { WorkspaceSettingsCache } from './domain/workspaces/settings-cache.js';
+import { createWorkspacesModule } from './domain/workspaces/workspaces-module.js';
 
 /** What the app is built from: the infrastructure it runs on, and the clock it reads. */
 export interface AppDeps {
@@ -157,14 +157,18 @@ export const marketplaceApp = fp(
     await app.register(idempotencyKeyCheck);
 
     await app.register(opsRoutes, { pool: deps.database.pool });
-    await app.register(catalogRoutes, {
+    const workspaces = createWorkspacesModule({ pool: deps.database.pool, clock });
+    const catalog = createCatalogModule({
       pool: deps.database.pool,
-      auth,
-      codeGuard: createCodeGuard({ clock, ...(deps.redis ? { redis: deps.redis } : {}), prefix: deps.config.REDIS_KEY_PREFIX }),
+      clock,
+      ...(deps.redis ? { redis: deps.redis } : {}),
+      redisPrefix: deps.config.REDIS_KEY_PREFIX,
     });
+    await app.register(catalogRoutes, { catalog, auth });
     await app.register(v1Routes, {
       prefix: '/api/v1',
       pool: deps.database.pool,
+      workspaces,
       publicBaseUrl: deps.config.PUBLIC_BASE_URL,
       clock,
       durations,
@@ -174,7 +178,7 @@ export const marketplaceApp = fp(
       pool: deps.database.pool,
       clock,
       durations,
-      settings: new WorkspaceSettingsCache(deps.database.pool, clock),
+      settings: workspaces.settings,
       confirmationSecret: deps.config.MCP_CONFIRMATION_SECRET,
     });
     await app.register(deadlineSweeper, { pool: deps.database.pool, clock, durations, intervalMs: deps.config.ORDER_SWEEP_INTERVAL_MS });

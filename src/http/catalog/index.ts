@@ -1,9 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type pg from 'pg';
 import { z } from 'zod';
-import { getAccount, getItemJson, listItemsJson } from '../../domain/catalog/catalog-queries.js';
-import type { CodeGuard } from '../../domain/catalog/code-guard.js';
+import type { CatalogModule } from '../../domain/catalog/catalog-module.js';
 import type { DomainError } from '../../domain/errors.js';
 import type { WorkspacePrincipal } from '../../domain/keys/principal.js';
 import type { AuthService } from '../plugins/auth.js';
@@ -11,7 +9,6 @@ import { BODY_LIMITS } from '../body-limits.js';
 import { msg } from '../../schemas/catalog.js';
 import { catalogError, renderCatalogError } from './errors.js';
 import { apiKey, type CatalogInput, catalogInput, itemId, parseForm, parseJson, purchaseCode } from './params.js';
-import { purchaseLookups } from '../../domain/catalog/purchase-lookups.js';
 import {
   accountResponse,
   apiKeyBodyField,
@@ -24,9 +21,8 @@ import {
 } from '../../schemas/catalog.js';
 
 export interface CatalogRoutesOptions {
-  pool: pg.Pool;
+  catalog: CatalogModule;
   auth: AuthService;
-  codeGuard: CodeGuard;
 }
 
 // Parameters may arrive in the query, a form or JSON body or a header, so the route schemas only
@@ -56,8 +52,8 @@ async function principalOf(auth: AuthService, request: FastifyRequest, reply: Fa
   return principal as WorkspacePrincipal;
 }
 
-export const catalogRoutes: FastifyPluginAsyncZod<CatalogRoutesOptions> = async (app, { pool, auth, codeGuard }) => {
-  const findPurchase = purchaseLookups(pool, () => catalogError('unavailable', msg.unavailable));
+export const catalogRoutes: FastifyPluginAsyncZod<CatalogRoutesOptions> = async (app, { catalog, auth }) => {
+  const { codeGuard } = catalog;
   // Refused before its key is read (a body too large or unparseable): counted in the address's
   // bucket like a request without a key, so such a flood is answered 429 too.
   const refuseBeforeKey = async (request: FastifyRequest, error: DomainError): Promise<never> => {
@@ -118,7 +114,7 @@ export const catalogRoutes: FastifyPluginAsyncZod<CatalogRoutesOptions> = async 
     },
     async (request, reply) => {
       const principal = await principalOf(auth, request, reply, await catalogInput(request));
-      const account = await getAccount(pool, principal.workspaceId);
+      const account = await catalog.account(principal.workspaceId);
       if (!account) throw catalogError('unauthenticated', msg.invalidRequest);
       return { status: 'success' as const, data: account };
     },
@@ -145,7 +141,7 @@ export const catalogRoutes: FastifyPluginAsyncZod<CatalogRoutesOptions> = async 
     },
     async (request, reply) => {
       const principal = await principalOf(auth, request, reply, await catalogInput(request));
-      const items = await listItemsJson(pool, principal.workspaceId);
+      const items = await catalog.itemsJson(principal.workspaceId);
       if (items === undefined) throw catalogError('not_found', msg.noItems);
       return sendJson(reply, `{"status":"success","items":${items}}`);
     },
@@ -182,7 +178,7 @@ export const catalogRoutes: FastifyPluginAsyncZod<CatalogRoutesOptions> = async 
     async (request, reply) => {
       const input = await catalogInput(request);
       const principal = await principalOf(auth, request, reply, input);
-      const item = await getItemJson(pool, principal.workspaceId, itemId(input));
+      const item = await catalog.itemJson(principal.workspaceId, itemId(input));
       if (item === undefined) throw catalogError('not_found', msg.itemNotFound);
       return sendJson(reply, `{"status":"success","item":${item}}`);
     },
@@ -231,7 +227,7 @@ export const catalogRoutes: FastifyPluginAsyncZod<CatalogRoutesOptions> = async 
       const code = purchaseCode(input);
       const [guard, purchase] = await Promise.all([
         codeGuard.check(principal.keyId),
-        code === undefined ? undefined : findPurchase(principal.workspaceId, code),
+        code === undefined ? undefined : catalog.purchaseJson(principal.workspaceId, code),
       ]);
       if (guard.blocked) {
         reply.header('retry-after', guard.retryAfterSeconds);

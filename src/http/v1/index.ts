@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { errorResponses } from '../../schemas/common.js';
 import { ledgerRoutes } from './ledger.js';
 import { meRoutes } from './me.js';
-import { WorkspaceSettingsCache } from '../../domain/workspaces/settings-cache.js';
+import type { WorkspacesModule } from '../../domain/workspaces/workspaces-module.js';
 import { outletRoutes } from './outlets.js';
 import { planRoutes } from './plan.js';
 import { orderRoutes } from './orders.js';
@@ -14,10 +14,11 @@ import type { Durations } from '../../domain/orders/states.js';
 
 export const v1Routes: FastifyPluginAsyncZod<{
   pool: pg.Pool;
+  workspaces: WorkspacesModule;
   publicBaseUrl: string | undefined;
   clock: Clock;
   durations: Durations;
-}> = async (app, { pool, publicBaseUrl, clock, durations }) => {
+}> = async (app, { pool, workspaces, publicBaseUrl, clock, durations }) => {
   // A route that names no query parameters takes none: `POST /orders?dry_run=true` must not place
   // an order as if the parameter meant something (list endpoints name theirs, strictly too).
   app.addHook('onRoute', (route) => {
@@ -30,7 +31,7 @@ export const v1Routes: FastifyPluginAsyncZod<{
       ...(response && !response[422] ? { response: { ...response, 422: errorResponses(422)[422] } } : {}),
     };
   });
-  await app.register(meRoutes, { pool, settings: new WorkspaceSettingsCache(pool, clock) });
+  await app.register(meRoutes, { workspaces });
   await app.register(ledgerRoutes, { pool, publicBaseUrl });
   await app.register(outletRoutes, { pool, publicBaseUrl });
   await app.register(planRoutes, { pool, clock });

@@ -1,13 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type pg from 'pg';
 import { z } from 'zod';
-import { getMe } from '../../domain/workspaces/me-query.js';
-import type { WorkspaceSettingsCache } from '../../domain/workspaces/settings-cache.js';
+import type { WorkspacesModule } from '../../domain/workspaces/workspaces-module.js';
 import { workspacePrincipal } from '../plugins/auth.js';
 import { authErrors, bearerSecurity, errorResponses } from '../../schemas/common.js';
 import { meData } from '../../schemas/me.js';
 
-export const meRoutes: FastifyPluginAsyncZod<{ pool: pg.Pool; settings: WorkspaceSettingsCache }> = async (app, { pool, settings }) => {
+export const meRoutes: FastifyPluginAsyncZod<{ workspaces: WorkspacesModule }> = async (app, { workspaces }) => {
   app.get(
     '/me',
     {
@@ -19,6 +17,6 @@ export const meRoutes: FastifyPluginAsyncZod<{ pool: pg.Pool; settings: Workspac
         response: { 200: z.object({ data: meData }), ...errorResponses(...authErrors) },
       },
     },
-    async (request) => ({ data: await getMe(pool, settings, workspacePrincipal(request)) }),
+    async (request) => ({ data: await workspaces.me(workspacePrincipal(request)) }),
   );
 };

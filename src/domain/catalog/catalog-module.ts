@@ -1,0 +1,34 @@
+import type pg from 'pg';
+import type { Redis } from 'ioredis';
+import type { Clock } from '../clock.js';
+import { DomainError } from '../errors.js';
+import { getAccount, getItemJson, listItemsJson } from './catalog-queries.js';
+import { createCodeGuard } from './code-guard.js';
+import { purchaseLookups } from './purchase-lookups.js';
+
+export interface CatalogDeps {
+  pool: pg.Pool;
+  clock: Clock;
+  /** Shares the invalid-code counts between processes; without it each process counts alone. */
+  redis?: Redis;
+  redisPrefix: string;
+}
+
+/** Interface B's catalog: a seller's account and items, and purchase-code validation. */
+export function createCatalogModule(deps: CatalogDeps) {
+  const { pool } = deps;
+  // A lookup the database is too busy to answer in time.
+  const findPurchase = purchaseLookups(pool, () => new DomainError('unavailable', 'The service is busy. Retry shortly.'));
+  return {
+    account: (workspaceId: number) => getAccount(pool, workspaceId),
+    /** The workspace's items as JSON text, oldest first; undefined when it has none. */
+    itemsJson: (workspaceId: number) => listItemsJson(pool, workspaceId),
+    itemJson: (workspaceId: number, itemId: number) => getItemJson(pool, workspaceId, itemId),
+    /** The purchase behind a code as JSON text, when it is a sale of the workspace that was not refunded. */
+    purchaseJson: (workspaceId: number, code: string) => findPurchase(workspaceId, code),
+    /** Counts a key's invalid codes and blocks it after too many in a minute. */
+    codeGuard: createCodeGuard({ clock: deps.clock, ...(deps.redis ? { redis: deps.redis } : {}), prefix: deps.redisPrefix }),
+  };
+}
+
+export type CatalogModule = ReturnType<typeof createCatalogModule>;
