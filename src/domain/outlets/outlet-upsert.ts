@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { type Tx, withTransaction } from '../../db/tx.js';
 import { DomainError } from '../errors.js';
 import { feeCents } from './fees.js';
 import type { OutletInput } from './outlet-input.js';
@@ -6,8 +7,6 @@ import { forgetCounts } from './search-count.js';
 import { refreshCounter } from './search-live.js';
 
 const BATCH = 1000;
-
-type Client = pg.PoolClient;
 
 /** A tagged template whose values become $n parameters (arrays stay one parameter each). */
 function sql(strings: TemplateStringsArray, ...values: unknown[]): { text: string; values: unknown[] } {
@@ -53,23 +52,15 @@ export async function upsertOutlets(
   let imported = 0;
   let updated = 0;
   const written: number[] = [];
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  await withTransaction(pool, async (tx) => {
     for (let i = 0; i < items.length; i += BATCH) {
-      const r = await upsertBatch(client, publisherId, items.slice(i, i + BATCH), feeRate, now);
+      const r = await upsertBatch(tx, publisherId, items.slice(i, i + BATCH), feeRate, now);
       imported += r.imported;
       updated += r.updated;
       onProgress?.(r.imported + r.updated);
       written.push(...r.ids);
     }
-    await client.query('COMMIT');
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw err;
-  } finally {
-    client.release();
-  }
+  });
   // Searchable on this process when this returns; other processes read the rows on NOTIFY.
   forgetCounts();
   await refreshCounter(pool, written);
@@ -99,7 +90,7 @@ function minPrices(o: OutletWithBaseline, feeRate: number): (number | null)[] {
   return [min(prices.map((p) => p.price)), ...FORMATS.map((fmt) => min(prices.filter((p) => p.format === fmt).map((p) => p.price)))];
 }
 
-async function upsertBatch(tx: Client, publisherId: number, items: OutletWithBaseline[], feeRate: number, now: Date): Promise<UpsertResult & { ids: number[] }> {
+async function upsertBatch(tx: Tx, publisherId: number, items: OutletWithBaseline[], feeRate: number, now: Date): Promise<UpsertResult & { ids: number[] }> {
   const col = <T>(f: (o: OutletWithBaseline) => T) => items.map(f);
   const mins = items.map((o) => minPrices(o, feeRate));
   const minCol = (i: number) => mins.map((m) => m[i]);
