@@ -2,10 +2,10 @@ import { z } from 'zod';
 import {
   createPurchase,
   DEFAULT_SUPPORT_MONTHS,
-  generatePurchases,
   markDownloaded,
   refundPurchase,
 } from '../../domain/catalog/catalog-writes.js';
+import { generatePurchases } from '../../demo/purchase-generator.js';
 import { DomainError } from '../../domain/errors.js';
 import { CliError, flag, id, readFlags, str, wholeNumber } from '../args.js';
 import type { Commands } from '../registry.js';

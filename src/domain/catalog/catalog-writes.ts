@@ -9,7 +9,7 @@ import { PURCHASE_CODE_PATTERN } from './catalog-queries.js';
 import { UNSTORABLE_TEXT_MESSAGE, unstorableTextPath } from '../text-input.js';
 import type { License } from './views.js';
 
-// Writes behind the admin CLI: importing items and recording, generating, downloading and
+// Writes behind the admin CLI: importing items and recording, downloading and
 // refunding purchases (what the seller's and buyers' apps would do).
 
 const IMPORT_CHUNK = 1_000; // rows per INSERT, well under PostgreSQL's 65,535 parameters
@@ -83,61 +83,6 @@ export async function createPurchase(
   );
   if (!rows[0]) throw notFound('Item');
   return { purchase_code: rows[0].code };
-}
-
-const GENERATE_BATCH = 100_000;
-
-/**
- * Bulk purchases of one item for load tests: generate_series in batches of 100,000 rows, all in
- * one transaction (all or nothing). Codes are always random (gen_random_uuid, v4): a seed must
- * never make codes guessable. The seed makes everything else repeatable: license (1 in 10
- * extended), support (none, 6 or 12 months, some already over), downloaded (about 6 in 10) and a
- * purchase date within the last two years, all derived from hashint8extended(row, seed).
- */
-export async function generatePurchases(
-  pool: pg.Pool,
-  input: { itemId: number; count: number; seed: number },
-  /** Called with the number of purchases written after each batch. */
-  onProgress?: (written: number) => void,
-): Promise<{ generated: number }> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    const found = await client.query('SELECT 1 FROM items WHERE id = $1', [input.itemId]);
-    if (!found.rowCount) throw notFound('Item');
-    let generated = 0;
-    for (let start = 1; start <= input.count; start += GENERATE_BATCH) {
-      const end = Math.min(input.count, start + GENERATE_BATCH - 1);
-      const r = await client.query(
-        `INSERT INTO purchases (code, item_id, workspace_id, license, price_cents, currency, supported_until, downloaded, purchased_at)
-         SELECT gen_random_uuid(), i.id, i.workspace_id,
-           CASE WHEN h.l < 10 THEN 'extended'::license_type ELSE 'regular'::license_type END,
-           CASE WHEN h.l < 10 THEN i.price_extended_cents ELSE i.price_regular_cents END,
-           i.currency,
-           CASE WHEN h.s < 20 THEN NULL ELSE h.at + make_interval(months => CASE WHEN h.s < 60 THEN 6 ELSE 12 END) END,
-           h.d < 60,
-           h.at
-         FROM items i,
-           LATERAL (SELECT g,
-             abs(hashint8extended(g, $4) % 100) AS l,
-             abs(hashint8extended(g, $4 + 1) % 100) AS s,
-             abs(hashint8extended(g, $4 + 2) % 100) AS d,
-             date_trunc('second', now()) - make_interval(secs => abs(hashint8extended(g, $4 + 3) % 63072000)::double precision) AS at
-           FROM generate_series($2::bigint, $3::bigint) AS g) AS h
-         WHERE i.id = $1`,
-        [input.itemId, start, end, input.seed],
-      );
-      generated += r.rowCount ?? 0;
-      onProgress?.(r.rowCount ?? 0);
-    }
-    await client.query('COMMIT');
-    return { generated };
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw err;
-  } finally {
-    client.release();
-  }
 }
 
 function requireCode(code: string): void {
