@@ -23,9 +23,9 @@ const mayImport: Record<string, string[]> = {
 };
 
 /**
- * Imports that break the layering today, each with why it stands. An adapter should reach the
- * database only through the domain; these are the order path's transactions and idempotency
- * records, and the MCP route's secret lookup, which still live in the adapters.
+ * Imports that break the layering, each with why it stands; any other fails the test. An adapter
+ * should reach the database only through the domain: these are the order path's transactions and
+ * idempotency records, and the MCP route's secret lookup, which the adapters still hold.
  */
 const knownExceptions: Record<string, string> = {
   'src/http/mcp.ts -> src/db/migrate.ts': 'the confirmation secret is read by the MCP route',
@@ -40,7 +40,7 @@ const knownExceptions: Record<string, string> = {
   'src/mcp/tools/spending.ts -> src/db/tx.ts': 'spending tools open the transaction that records the token',
 };
 
-/** Cycles known today (same reason as above), as their files joined by ' ↔ '. */
+/** Cycles that stand for the same reason, as their files joined by ' ↔ '. */
 const knownCycles = new Set(['src/domain/ledger/ledger-service.ts ↔ src/domain/ledger/movements.ts']);
 
 const layerOf = (file: string) => file.split('/')[1]!;
