@@ -234,9 +234,8 @@ interface CandidateDbRow extends OutletRow {
 /**
  * The bounded candidate set for a plan, in one round trip:
  * - relevant: outlets whose search_vector (GIN index) matches a term, in `countries` and
- *   `languages`, with an
- *   active offer of an allowed format within the budget, ranked by the outlet-level score,
- *   first CANDIDATE_LIMIT;
+ *   `languages`, with an active offer of an allowed format within the budget, ranked by the
+ *   outlet-level score, first CANDIDATE_LIMIT;
  * - fallback, only when no outlet matched: the FALLBACK_POOL outlets with most traffic that pass
  *   the same filters (traffic index), ranked by quality, first CANDIDATE_LIMIT;
  * - per candidate, where each term matched and its allowed active offers within the budget.
@@ -267,8 +266,8 @@ function priceColumns(formats: readonly OfferFormat[] | undefined): string[] {
 }
 
 /**
- * The cheapest active offer honouring countries, languages and formats, at any price (for the message of an
- * empty plan). One index probe per format on that format's cheapest-offer column.
+ * The cheapest active offer honouring countries, languages and formats, at any price (for the
+ * message of an empty plan). One index probe per format on that format's cheapest-offer column.
  */
 export async function cheapestMatchingOffer(
   pool: pg.Pool,

@@ -11,13 +11,20 @@ let detector: Promise<Detector> | undefined;
 const loadDetector = () => (detector ??= import('eld/extrasmall').then((m) => m.eld));
 
 /**
+ * Whether a goal has too few words to tell its language: on fewer than MIN_WORDS_TO_DETECT
+ * (keywords, names, "travel news") the detector names a language as readily for "hotels in
+ * Berlin" (German) or "best pizza in Rome" (Italian) as for real sentences.
+ */
+export function tooShortToTell(goal: string): boolean {
+  return (goal.match(/\p{L}{2,}/gu) ?? []).length < MIN_WORDS_TO_DETECT;
+}
+
+/**
  * The ISO 639-1 code of the goal's language, or undefined when it cannot be told with confidence:
- * the detector (eld) must call its answer reliable, and the goal must have at least
- * MIN_WORDS_TO_DETECT words: on fewer (keywords, names, "travel news") it names a language as
- * readily for "hotels in Berlin" (German) or "best pizza in Rome" (Italian) as for real sentences.
+ * the goal is not too short, and the detector (eld) calls its answer reliable.
  */
 export async function detectLanguage(goal: string): Promise<string | undefined> {
-  if ((goal.match(/\p{L}{2,}/gu) ?? []).length < MIN_WORDS_TO_DETECT) return undefined;
+  if (tooShortToTell(goal)) return undefined;
   const result = (await loadDetector()).detect(goal);
   return /^[a-z]{2}$/.test(result.language) && result.isReliable() ? result.language : undefined;
 }

@@ -4,8 +4,17 @@ import type { WorkspacePrincipal } from '../keys/principal.js';
 import { formatCents } from '../money/format.js';
 import type { OfferFormat } from '../outlets/enums.js';
 import { type Money, type OfferRow, offerView, outletView } from '../outlets/outlet-view.js';
-import { CANDIDATE_LIMIT, type Candidate, type CandidateQuery, cheapestMatchingOffer, fetchCandidates, lookUpTerms, termsOf } from './candidates.js';
-import { detectLanguage, languageLabel, MIN_WORDS_TO_DETECT } from './language.js';
+import {
+  CANDIDATE_LIMIT,
+  type Candidate,
+  type CandidateQuery,
+  type CandidateSet,
+  cheapestMatchingOffer,
+  fetchCandidates,
+  lookUpTerms,
+  termsOf,
+} from './candidates.js';
+import { detectLanguage, languageLabel, tooShortToTell } from './language.js';
 import { solveMultipleChoiceKnapsackAtMost } from './knapsack.js';
 import { costPart, relevancePart, score, trackRecordPart, trafficPart } from './score.js';
 import { whyPicked } from './why.js';
@@ -112,7 +121,11 @@ type Languages =
  * A detected language is a default, not a filter the caller chose: when no outlet in it has a
  * fitting offer, any language is taken rather than an empty plan.
  */
-async function candidatesIn(pool: pg.Pool, query: Omit<CandidateQuery, 'languages'>, asked: string[] | undefined) {
+async function candidatesIn(
+  pool: pg.Pool,
+  query: Omit<CandidateQuery, 'languages'>,
+  asked: string[] | undefined,
+): Promise<{ set: CandidateSet; languages: Languages }> {
   const given = asked?.length ? [...new Set(asked)] : undefined;
   const [terms, detected] = await Promise.all([
     lookUpTerms(pool, termsOf(query.goal, query.audience)),
@@ -120,13 +133,10 @@ async function candidatesIn(pool: pg.Pool, query: Omit<CandidateQuery, 'language
   ]);
   const codes = given ?? (detected ? [detected] : undefined);
   const set = await fetchCandidates(pool, { ...query, languages: codes }, terms);
-  if (given) return { set, languages: { kind: 'given', codes: given } satisfies Languages };
-  if (!detected) {
-    const tooShort = (query.goal.match(/\p{L}{2,}/gu) ?? []).length < MIN_WORDS_TO_DETECT;
-    return { set, languages: { kind: 'unknown', tooShort } satisfies Languages };
-  }
-  if (set.candidates.length > 0) return { set, languages: { kind: 'detected', codes: [detected] } satisfies Languages };
-  return { set: await fetchCandidates(pool, query, terms), languages: { kind: 'widened', detected } satisfies Languages };
+  if (given) return { set, languages: { kind: 'given', codes: given } };
+  if (!detected) return { set, languages: { kind: 'unknown', tooShort: tooShortToTell(query.goal) } };
+  if (set.candidates.length > 0) return { set, languages: { kind: 'detected', codes: [detected] } };
+  return { set: await fetchCandidates(pool, query, terms), languages: { kind: 'widened', detected } };
 }
 
 /** The sentence of `message` that says which languages the plan kept to, and why. */
@@ -137,11 +147,14 @@ function languageNote(l: Languages): string {
     case 'detected':
       return `Outlets in ${languageLabel(l.codes[0]!)} only, the language of your goal; send languages to choose others.`;
     case 'widened':
-      return `Your goal reads as ${languageLabel(l.detected)}, but no outlet in that language has a fitting offer, so outlets in any language were considered.`;
+      return (
+        `Your goal reads as ${languageLabel(l.detected)}, but no outlet in that language has a fitting offer, ` +
+        'so outlets in any language were considered.'
+      );
     case 'unknown':
       return l.tooShort
-        ? `Outlets in any language: your goal is too short to tell its language (send languages to choose).`
-        : `Outlets in any language: the language of your goal could not be told with confidence (send languages to choose).`;
+        ? 'Outlets in any language: your goal is too short to tell its language (send languages to choose).'
+        : 'Outlets in any language: the language of your goal could not be told with confidence (send languages to choose).';
   }
 }
 
