@@ -1,10 +1,18 @@
 import { z } from 'zod';
 import { countryCode, offerFormats } from '../domain/outlets/enums.js';
+import { isLanguageCode, MIN_WORDS_TO_DETECT } from '../domain/planning/language.js';
 import { offerSchema, outletDetail } from './outlets.js';
 import { usdAmount } from './usd.js';
 
+const languageMessage = 'must be an ISO 639-1 language code';
+const languageCode = z
+  .string({ error: languageMessage })
+  .regex(/^[A-Za-z]{2}$/, languageMessage)
+  .transform((c) => c.toLowerCase())
+  .refine(isLanguageCode, languageMessage);
+
 /** The fields a plan takes, as its error and description name them. */
-export const PLAN_FIELDS = 'goal, budget_usd, audience, countries, formats, project_id';
+export const PLAN_FIELDS = 'goal, budget_usd, audience, countries, languages, formats, project_id';
 
 export const planBody = z.strictObject(
   {
@@ -27,6 +35,14 @@ export const planBody = z.strictObject(
       .max(250, 'must list at most 250 countries')
       .optional()
       .describe('Only outlets in these countries (ISO 3166-1 alpha-2). Omitted or empty: any country.'),
+    languages: z
+      .array(languageCode, { error: 'must be an array of ISO 639-1 language codes' })
+      .max(200, 'must list at most 200 languages')
+      .optional()
+      .describe(
+        'Only outlets written in these languages (ISO 639-1, any case). Omitted or empty: the language of the goal when it can be told ' +
+          `(a sentence of at least ${MIN_WORDS_TO_DETECT} words that the detector is sure of), else any language; \`message\` says which applied.`,
+      ),
     formats: z
       .array(z.enum(offerFormats, { error: `must be one of ${offerFormats.join(', ')}` }), { error: 'must be an array of offer formats' })
       .max(offerFormats.length * 4, 'has too many entries')
@@ -64,5 +80,7 @@ export const planData = z.object({
     )
     .describe('The picks, best score first; at most one offer per outlet.'),
   offer_ids: z.array(z.number().int()).describe('The picked offer ids, in item order; can be sent as is to POST /api/v1/orders.'),
-  message: z.string().describe('How many outlets were picked, or why the plan is empty or short.'),
+  message: z
+    .string()
+    .describe('How many outlets were picked, or why the plan is empty or short; its last sentence names the languages the plan kept to and why.'),
 }).meta({ id: 'Plan', description: 'Offers picked for a goal within a budget; nothing is bought.' });

@@ -41,12 +41,13 @@ export const planRoutes: FastifyPluginAsyncZod<{ pool: pg.Pool; clock: Clock }> 
       },
     },
     idempotentRead({ pool, clock }, async (request) => {
-      const { goal, budget_usd, audience, countries, formats, project_id } = request.body as z.infer<typeof planBody>;
+      const { goal, budget_usd, audience, countries, languages, formats, project_id } = request.body as z.infer<typeof planBody>;
       const data = await planCampaign(pool, workspacePrincipal(request), {
         goal,
         budgetCents: usdToCents(budget_usd),
         audience,
         countries,
+        languages,
         formats,
         projectId: project_id,
       });
