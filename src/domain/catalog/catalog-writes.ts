@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import type pg from 'pg';
 import type { Db } from '../../db/client.js';
+import { withTransaction } from '../../db/tx.js';
 import { fxRates, items, workspaces } from '../../db/schema/index.js';
 import { DomainError, invalidInput, notFound } from '../errors.js';
 import { type ItemInput, itemInput, type NewItem, toNewItem } from './item-input.js';
@@ -50,10 +51,13 @@ export async function importItems(
     rows.push(row);
   }
 
-  await db.transaction(async (tx) => {
+  await withTransaction(db.$client, async (tx) => {
     for (let i = 0; i < rows.length; i += IMPORT_CHUNK) {
       const chunk = rows.slice(i, i + IMPORT_CHUNK);
-      await tx.insert(items).values(chunk.map(({ publishedAt, ...r }) => ({ ...r, workspaceId, ...(publishedAt ? { publishedAt } : {}) })));
+      // Drizzle writes the statement; it runs on the transaction's connection.
+      const insert = db.insert(items).values(chunk.map(({ publishedAt, ...r }) => ({ ...r, workspaceId, ...(publishedAt ? { publishedAt } : {}) })));
+      const { sql, params } = insert.toSQL();
+      await tx.query(sql, params);
       onProgress?.(chunk.length);
     }
   });
