@@ -83,6 +83,26 @@ const statements = {
                   response_body = EXCLUDED.response_body, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
             WHERE idempotency_records.expires_at <= EXCLUDED.created_at`,
   },
+  tryLockEach: {
+    name: 'once_try_lock_each',
+    text: 'SELECT pg_try_advisory_xact_lock(x.api_key_id, hashtext(x.key)) AS ok FROM unnest($1::int[], $2::text[]) WITH ORDINALITY AS x(api_key_id, key, n) ORDER BY x.n',
+  },
+  findEach: {
+    name: 'once_find_each',
+    text: `SELECT x.n::int AS n, r.fingerprint, r.response_status, r.response_body
+             FROM unnest($1::int[], $2::text[]) WITH ORDINALITY AS x(api_key_id, key, n)
+             JOIN idempotency_records r ON r.api_key_id = x.api_key_id AND r.key = x.key AND r.expires_at > $3`,
+  },
+  storeEach: {
+    name: 'once_store_each',
+    text: `INSERT INTO idempotency_records (api_key_id, key, fingerprint, response_status, response_body, created_at, expires_at)
+           SELECT x.api_key_id, x.key, x.fingerprint, x.status, x.body, $6, $7
+             FROM unnest($1::int[], $2::text[], $3::text[], $4::int[], $5::text[]) AS x(api_key_id, key, fingerprint, status, body)
+           ON CONFLICT (api_key_id, key) DO UPDATE
+              SET fingerprint = EXCLUDED.fingerprint, response_status = EXCLUDED.response_status,
+                  response_body = EXCLUDED.response_body, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+            WHERE idempotency_records.expires_at <= EXCLUDED.created_at`,
+  },
   findConfirmation: {
     name: 'once_find_confirmation',
     text: 'SELECT api_key_id, tool, arguments_hash, result::text AS result FROM mcp_confirmations WHERE token_id = $1',
@@ -172,5 +192,83 @@ export async function recordOnce<T>(pool: pg.Pool, opts: RecordOnceOptions<T>, w
     }
     await store(tx, key, answer, now);
     return { ...answer, replayed: false };
+  });
+}
+
+export type RequestKey = Extract<OnceKey, { book: 'request' }>;
+
+/** One item of `recordEach`: its key and how its outcome is answered and kept. */
+export interface EachItem<T> {
+  key: RequestKey;
+  encode: (outcome: Outcome<T>) => StoredAnswer | undefined;
+}
+
+/** An item's own result: its answer, or the error it alone gets (key in use, key reused, a refusal not kept). */
+export type EachResult = { ok: true; value: Answer } | { ok: false; error: unknown };
+
+/**
+ * `recordOnce` for several REST requests in one transaction: their keys are claimed and looked up
+ * in one statement each, the work runs for those neither replayed nor refused, and every record
+ * goes in one statement before COMMIT. Each item gets the answer it would get alone. The work
+ * answers each admitted item's outcome; it must refuse only before its first write (nothing is
+ * undone for one item), and anything it throws fails every item.
+ */
+export async function recordEach<T>(
+  pool: pg.Pool,
+  items: Array<EachItem<T>>,
+  now: number,
+  work: (tx: Tx, admitted: number[]) => Promise<Array<Outcome<T>>>,
+  /** How long the transaction may wait for any one lock (none: the statement timeout). */
+  lockTimeoutMs?: number,
+): Promise<EachResult[]> {
+  const apiKeyIds = items.map((i) => i.key.apiKeyId);
+  const keys = items.map((i) => i.key.key);
+  return withTransaction(pool, async (tx) => {
+    if (lockTimeoutMs !== undefined) await tx.query({ name: 'once_lock_timeout', text: "SELECT set_config('lock_timeout', $1, true)", values: [`${lockTimeoutMs}ms`] });
+    const locked = (await tx.query<{ ok: boolean }>({ ...statements.tryLockEach, values: [apiKeyIds, keys] })).rows;
+    const found = new Map(
+      (await tx.query<{ n: number; fingerprint: string; response_status: number; response_body: string }>({
+        ...statements.findEach,
+        values: [apiKeyIds, keys, new Date(now)],
+      })).rows.map((r) => [r.n - 1, r]),
+    );
+    const results: EachResult[] = [];
+    const admitted: number[] = [];
+    items.forEach((item, i) => {
+      const record = found.get(i);
+      if (!locked[i]!.ok) results[i] = { ok: false, error: inProgress() };
+      else if (record && record.fingerprint !== item.key.fingerprint) results[i] = { ok: false, error: reusedKey() };
+      else if (record) results[i] = { ok: true, value: { status: record.response_status, json: record.response_body, replayed: true } };
+      else admitted.push(i);
+    });
+    const outcomes = admitted.length ? await work(tx, admitted) : [];
+    const kept: number[] = [];
+    const answers: StoredAnswer[] = [];
+    admitted.forEach((i, k) => {
+      const outcome = outcomes[k]!;
+      const answer = items[i]!.encode(outcome);
+      if (!answer) {
+        results[i] = { ok: false, error: outcome.ok ? new Error('a success must be kept') : outcome.error };
+        return;
+      }
+      results[i] = { ok: true, value: { ...answer, replayed: false } };
+      kept.push(i);
+      answers.push(answer);
+    });
+    if (kept.length) {
+      await tx.query({
+        ...statements.storeEach,
+        values: [
+          kept.map((i) => apiKeyIds[i]),
+          kept.map((i) => keys[i]),
+          kept.map((i) => items[i]!.key.fingerprint),
+          answers.map((a) => a.status),
+          answers.map((a) => a.json),
+          new Date(now),
+          new Date(now + RETENTION_MS),
+        ],
+      });
+    }
+    return results;
   });
 }

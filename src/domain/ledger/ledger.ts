@@ -100,6 +100,29 @@ export async function lockWorkspace(tx: Tx, workspaceId: number): Promise<Worksp
   return { workspaceId, available: available.id, held: held.id, availableBalance: available.balance };
 }
 
+/**
+ * Locks the balance rows of several workspaces at once, in the contract's lock order between
+ * workspaces (by id), so two callers never wait for each other in opposite orders.
+ */
+export async function lockWorkspaces(tx: Tx, workspaceIds: number[]): Promise<Map<number, WorkspaceAccounts>> {
+  const ids = [...new Set(workspaceIds)].sort((a, b) => a - b);
+  if (ids.length === 1) return new Map([[ids[0]!, await lockWorkspace(tx, ids[0]!)]]);
+  const { rows } = await tx.query<{ id: number; workspace_id: number; kind: 'available' | 'held'; balance: number }>({
+    name: 'ledger_lock_workspaces',
+    text: `SELECT id, workspace_id, kind, balance FROM ledger_accounts
+            WHERE workspace_id = ANY($1::int[]) AND kind IN ('available', 'held') ORDER BY workspace_id, kind FOR UPDATE`,
+    values: [ids],
+  });
+  return new Map(
+    ids.map((workspaceId) => {
+      const available = rows.find((r) => r.workspace_id === workspaceId && r.kind === 'available');
+      const held = rows.find((r) => r.workspace_id === workspaceId && r.kind === 'held');
+      if (!available || !held) throw new Error(`workspace ${workspaceId} has no ledger accounts`);
+      return [workspaceId, { workspaceId, available: available.id, held: held.id, availableBalance: available.balance }];
+    }),
+  );
+}
+
 export async function payableAccountId(tx: Tx, publisherId: number): Promise<number> {
   const { rows } = await tx.query<{ id: number }>({
     name: 'ledger_payable',

@@ -2,7 +2,9 @@ import type pg from 'pg';
 import type { Tx } from '../../db/tx.js';
 import type { Clock } from '../clock.js';
 import { DomainError, invalidInput } from '../errors.js';
-import { type Answer, type OnceKey, type Outcome, recordOnce, type StoredAnswer } from '../idempotency/record-once.js';
+import { GroupCommit } from '../../db/group-commit.js';
+import { isDatabaseUnavailable } from '../../db/errors.js';
+import { type Answer, inProgress, type OnceKey, type Outcome, recordEach, recordOnce, type RequestKey, type StoredAnswer } from '../idempotency/record-once.js';
 import type { WorkspacePrincipal } from '../keys/principal.js';
 import * as ledger from '../ledger/ledger.js';
 import { formatCents } from '../money/format.js';
@@ -11,7 +13,6 @@ import { notOwnProject } from '../workspaces/projects.js';
 import { analyseContent, type ContentAnalysis, checkContent } from './content-checks.js';
 import { type BuyerOrderView, orderView } from './order-view.js';
 import { type Durations, initialDeadline, initialStatus } from './states.js';
-import { workspaceQueueOf } from './workspace-queue.js';
 
 /** One placement request buys at most this many offers; a plan picks at most as many, so its offer_ids go as they are. */
 export const MAX_OFFERS_PER_REQUEST = 50;
@@ -44,25 +45,99 @@ export interface PlaceOptions {
 /**
  * Places orders: one per offer, all or nothing, each freezing the price it was bought at, the
  * total moving from the workspace's available balance into escrow. The content checks run first,
- * before any lock; then, in the workspace's turn (`WorkspaceQueue`), one transaction that also
- * keeps the outcome once (`options.once`): lock the balance, check, insert the orders, post the
- * ledger movements.
+ * before any lock; then one transaction that also keeps the outcome once (`options.once`): lock
+ * the balance, check, insert the orders, post the ledger movements. Placements that arrive while
+ * others run are committed together (`placementGroups`).
  */
 export async function place(deps: PlaceDeps, principal: WorkspacePrincipal, input: PlaceOrdersInput, options: PlaceOptions): Promise<Answer> {
   const content = contentOf(input);
   const { once } = options;
-  // A retry of a REST request waiting here is refused at once; a confirmation waits and replays.
-  const identity = once?.book === 'request' ? `${once.apiKeyId}:${once.key}` : undefined;
-  return workspaceQueueOf(deps.pool).run(principal.workspaceId, identity, () => {
+  const job: PlacementJob = {
+    workspaceId: principal.workspaceId,
+    orders: input.offer_ids.length,
+    // A retry of a REST request waiting or running here is refused at once; every other job is
+    // its own (a repeated confirmation waits for the first in its workspace's line, then replays).
+    identity: once?.book === 'request' ? `${once.apiKeyId}:${once.key}` : `job:${++jobs}`,
+    // A placement with content, a confirmation or one without a key runs alone.
+    grouped: once?.book === 'request' && content === undefined ? once : undefined,
+    placement: { principal, input, content, quotedTotalCents: options.quotedTotalCents },
+    once,
+    encode: options.encode,
+  };
+  return placementGroups(deps).run(job);
+}
+
+let jobs = 0;
+
+interface PlacementJob {
+  workspaceId: number;
+  orders: number;
+  identity: string;
+  grouped: RequestKey | undefined;
+  placement: Placement;
+  once: OnceKey | undefined;
+  encode: PlaceOptions['encode'];
+}
+
+/** The most orders a group places (a placement may hold up to 50). */
+const MAX_GROUP_ORDERS = 100;
+/**
+ * How long a group waits for a lock (a workspace's balance rows held by another transaction)
+ * before it fails and its placements run again alone: the others in it then wait no longer.
+ */
+const GROUP_LOCK_TIMEOUT_MS = 250;
+
+const groups = new WeakMap<pg.Pool, GroupCommit<PlacementJob, Answer>>();
+
+/**
+ * Group commit, per pool: placements that arrive while the groups running take half the pool wait
+ * in the process, holding no connection, and then go together in one transaction (`recordEach`
+ * and `placeAll`: one statement for each step whatever the group's size). A workspace has one
+ * group or lone placement running at a time per process, in arrival order, so a workspace whose
+ * rows are held elsewhere ties up one connection, not the pool. A group that waits for a lock
+ * longer than GROUP_LOCK_TIMEOUT_MS, or fails, puts its placements back to run alone. Waiting
+ * here longer than a request may wait for a connection is the same 503.
+ */
+function placementGroups(deps: PlaceDeps): GroupCommit<PlacementJob, Answer> {
+  const existing = groups.get(deps.pool);
+  if (existing) return existing;
+  const { pool, clock, durations } = deps;
+  const runAlone = (job: PlacementJob) => {
     // The order's time is when it is placed, not when it arrived.
-    const now = deps.clock.now();
+    const now = clock.now();
     return recordOnce(
-      deps.pool,
-      // Every refusal below comes before the first write, so a kept one has nothing to undo.
-      { key: once, now, encode: options.encode, refusesBeforeWriting: true },
-      (tx) => placeOrders(tx, principal, input, now, deps.durations, { content, quotedTotalCents: options.quotedTotalCents }),
+      pool,
+      // Every refusal comes before the first write, so a kept one has nothing to undo.
+      { key: job.once, now, encode: job.encode, refusesBeforeWriting: true },
+      (tx) => placeOrders(tx, job.placement.principal, job.placement.input, now, durations, job.placement),
     );
+  };
+  const created = new GroupCommit<PlacementJob, Answer>({
+    inFlight: Math.max(1, Math.ceil((pool.options.max ?? 10) / 2)),
+    maxWeight: MAX_GROUP_ORDERS,
+    weightOf: (job) => job.orders,
+    maxWaitMs: pool.options.connectionTimeoutMillis ?? 2_000,
+    timedOut: () => new DomainError('unavailable', 'Too many orders are being placed at once. Retry shortly.'),
+    laneOf: (job) => job.workspaceId,
+    identityOf: (job) => job.identity,
+    identityInUse: inProgress,
+    alone: (job) => job.grouped === undefined,
+    // No connection to be had: each placement gets the 503 now rather than wait for another.
+    retryAlone: (error) => !isDatabaseUnavailable(error),
+    run: async (batch, mode) => {
+      if (mode === 'alone') return [{ ok: true, value: await runAlone(batch[0]!) }];
+      const now = clock.now();
+      return recordEach(
+        pool,
+        batch.map((job) => ({ key: job.grouped!, encode: job.encode })),
+        now,
+        (tx, admitted) => placeAll(tx, admitted.map((i) => batch[i]!.placement), now, durations),
+        GROUP_LOCK_TIMEOUT_MS,
+      );
+    },
   });
+  groups.set(pool, created);
+  return created;
 }
 
 /** The buyer's content and what the checks read from it, computed once, outside any lock. */
@@ -70,6 +145,14 @@ function contentOf(input: PlaceOrdersInput) {
   if (input.content === undefined) return undefined;
   const content = { title: input.content_title!, body: input.content };
   return { ...content, analysis: analyseContent(content) };
+}
+
+/** One placement request, as `placeAll` takes it. */
+export interface Placement {
+  principal: WorkspacePrincipal;
+  input: PlaceOrdersInput;
+  content?: ReturnType<typeof contentOf> | undefined;
+  quotedTotalCents?: number | undefined;
 }
 
 /**
@@ -85,21 +168,54 @@ export async function placeOrders(
   prepared: { content?: ReturnType<typeof contentOf>; quotedTotalCents?: number | undefined } = {},
 ): Promise<BuyerOrderView[]> {
   const content = prepared.content ?? contentOf(input);
-  const accounts = await ledger.lockWorkspace(tx, principal.workspaceId);
-  const { ctx, offers, total, fmt } = judge(await readContext(tx, principal, input), input, prepared.quotedTotalCents);
-  if (accounts.availableBalance < total) throw insufficientBalance(total - accounts.availableBalance, accounts.availableBalance, fmt);
+  const [outcome] = await placeAll(tx, [{ principal, input, content, quotedTotalCents: prepared.quotedTotalCents }], now, durations);
+  if (!outcome!.ok) throw outcome!.error;
+  return outcome!.value;
+}
 
-  const orders = offers.map((offer) => {
-    const status = initialStatus(offer.content_by, content !== undefined);
-    return { offer, status, deadline: initialDeadline(status, now, durations), checks: content ? checksFor(content, input, offer) : null };
-  });
-  const ids = await insertOrders(tx, principal, input, orders, now);
-  if (content) await insertContent(tx, ids, content, orders, now);
+/**
+ * Several placements in the caller's transaction, each answered as if it ran alone, in their
+ * order: lock every workspace's balance, check each placement against what the ones before it
+ * spent, insert all their orders, post all their escrow movements. A refusal is that
+ * placement's outcome and writes nothing; the others go on.
+ */
+export async function placeAll(tx: Tx, placements: Placement[], now: number, durations: Durations): Promise<Array<Outcome<BuyerOrderView[]>>> {
+  const accounts = await ledger.lockWorkspaces(
+    tx,
+    placements.map((p) => p.principal.workspaceId),
+  );
+  const contexts = await readContexts(tx, placements);
+  const outcomes: Array<Outcome<BuyerOrderView[]>> = [];
+  const accepted: Array<{ at: number; p: Placement; ctx: PlacementContext; orders: NewOrder[] }> = [];
+  for (const [at, p] of placements.entries()) {
+    try {
+      const { ctx, offers, total, fmt } = judge(contexts[at], p.input, p.quotedTotalCents);
+      const w = accounts.get(p.principal.workspaceId)!;
+      if (w.availableBalance < total) throw insufficientBalance(total - w.availableBalance, w.availableBalance, fmt);
+      w.availableBalance -= total;
+      const orders = offers.map((offer) => {
+        const status = initialStatus(offer.content_by, p.content !== undefined);
+        return { offer, status, deadline: initialDeadline(status, now, durations), checks: p.content ? checksFor(p.content, p.input, offer) : null };
+      });
+      accepted.push({ at, p, ctx, orders });
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      outcomes[at] = { ok: false, error };
+    }
+  }
+  if (accepted.length === 0) return outcomes;
+  const rows = accepted.flatMap((a) => a.orders.map((order) => ({ p: a.p, order })));
+  const ids = await insertOrders(tx, rows, now);
+  if (rows.some((r) => r.p.content)) await insertContent(tx, rows, ids, now);
   await ledger.post(
     tx,
-    orders.map((o, i) => ledger.escrow(accounts, { id: ids[i]!, price: o.offer.price })),
+    rows.map((r, k) => ledger.escrow(accounts.get(r.p.principal.workspaceId)!, { id: ids[k]!, price: r.order.offer.price })),
   );
-  return orders.map((o, i) => view(input, ctx, o, ids[i]!, now, content));
+  let k = 0;
+  for (const a of accepted) {
+    outcomes[a.at] = { ok: true, value: a.orders.map((o) => view(a.p.input, a.ctx, o, ids[k++]!, now, a.p.content)) };
+  }
+  return outcomes;
 }
 
 /**
@@ -107,7 +223,7 @@ export async function placeOrders(
  * key, unknown or inactive offers, another workspace's project, a total above the approval limit.
  */
 export async function checkPlacement(q: pg.Pool | Tx, principal: WorkspacePrincipal, input: PlaceOrdersInput) {
-  return judge(await readContext(q, principal, input), input, undefined);
+  return judge((await readContexts(q, [{ principal, input }]))[0], input, undefined);
 }
 
 /** A spending key must still be valid inside the transaction that spends (the cache may lag 5 s). */
@@ -157,27 +273,37 @@ interface PlacementContext {
   offers: OfferRow[];
 }
 
-// What placement must know besides the balance: the key still valid, the project the
-// workspace's own, the approval limit and currency, and the requested offers.
+// What each placement must know besides the balance: the key still valid, the project the
+// workspace's own, the approval limit and currency, and the requested offers (given as text,
+// "1,2,3": one row per placement).
 const contextStatement = {
-  name: 'orders_placement_context',
-  text: `SELECT (SELECT revoked_at IS NULL AND can_place_orders FROM api_keys WHERE id = $2) AS key_ok,
-         ($4::int IS NULL OR EXISTS (SELECT 1 FROM projects WHERE id = $4 AND workspace_id = $3)) AS project_ok,
+  name: 'orders_placement_contexts',
+  text: `SELECT (SELECT revoked_at IS NULL AND can_place_orders FROM api_keys WHERE id = r.key_id) AS key_ok,
+         (r.project_id IS NULL OR EXISTS (SELECT 1 FROM projects WHERE id = r.project_id AND workspace_id = r.workspace_id)) AS project_ok,
          w.max_order_cents, w.currency, fx.per_usd::float8 AS per_usd,
-         COALESCE((SELECT json_agg(r) FROM (
+         COALESCE((SELECT json_agg(x) FROM (
            SELECT f.id, f.outlet_id, o.name AS outlet_name, o.domain AS outlet_domain, o.publisher_id, f.format, f.title,
                   f.publisher_price_cents, f.fee_cents, f.price, f.turnaround_days, f.content_by, f.min_words, f.max_words,
                   f.max_links, f.active
-             FROM offers f JOIN outlets o ON o.id = f.outlet_id WHERE f.id = ANY($1::int[])) r), '[]'::json) AS offers
-    FROM workspaces w JOIN fx_rates fx ON fx.currency = w.currency WHERE w.id = $3`,
+             FROM offers f JOIN outlets o ON o.id = f.outlet_id
+            WHERE f.id = ANY(string_to_array(r.offer_ids, ',')::int[])) x), '[]'::json) AS offers
+    FROM unnest($1::int[], $2::int[], $3::int[], $4::text[]) WITH ORDINALITY AS r(key_id, workspace_id, project_id, offer_ids, n)
+    JOIN workspaces w ON w.id = r.workspace_id JOIN fx_rates fx ON fx.currency = w.currency
+   ORDER BY r.n`,
 };
 
-async function readContext(q: pg.Pool | Tx, principal: WorkspacePrincipal, input: PlaceOrdersInput): Promise<PlacementContext | undefined> {
+async function readContexts(q: pg.Pool | Tx, placements: Array<Pick<Placement, 'principal' | 'input'>>): Promise<PlacementContext[]> {
   const { rows } = await q.query<PlacementContext>({
     ...contextStatement,
-    values: [input.offer_ids, principal.keyId, principal.workspaceId, input.project_id ?? null],
+    values: [
+      placements.map((p) => p.principal.keyId),
+      placements.map((p) => p.principal.workspaceId),
+      placements.map((p) => p.input.project_id ?? null),
+      placements.map((p) => p.input.offer_ids.join(',')),
+    ],
   });
-  return rows[0];
+  if (rows.length !== placements.length) throw new Error('a placement has no workspace or currency');
+  return rows;
 }
 
 /** The placement rules, in the order a refusal names them; the balance is compared by the caller. */
@@ -219,59 +345,65 @@ interface NewOrder {
   checks: ReturnType<typeof checkContent> | null;
 }
 
-// One row per offer, in the request's order; ids come from the column default as rows are
-// inserted, in that order, so sorted they match the offers.
+type Row = { p: Placement; order: NewOrder };
+
+// One row per new order, in the placements' order; ids come from the column default as rows are
+// inserted, in that order, so sorted they match the rows.
 const insertStatement = {
   name: 'orders_insert',
   text: `INSERT INTO orders (workspace_id, project_id, placed_by_key_id, target_url, anchor_text, brief,
-           state_entered_at, created_at, updated_at, outlet_id, offer_id, publisher_id, status, publisher_price_cents,
-           fee_cents, price, content_by, turnaround_days, min_words, max_words, max_links, deadline_at)
-         SELECT $1, $2, $3, $4, $5, $6, $7, $7, $7, t.outlet_id, t.offer_id, t.publisher_id, t.status::order_status, t.pp,
-                t.fee, t.price, t.content_by::content_by, t.turnaround, t.min_words, t.max_words, t.max_links, t.deadline
-           FROM unnest($8::int[], $9::int[], $10::int[], $11::text[], $12::bigint[], $13::bigint[], $14::bigint[], $15::text[],
-                       $16::int[], $17::int[], $18::int[], $19::int[], $20::timestamptz[]) WITH ORDINALITY
-                AS t(outlet_id, offer_id, publisher_id, status, pp, fee, price, content_by, turnaround, min_words, max_words,
-                     max_links, deadline, n)
+           outlet_id, offer_id, publisher_id, status, publisher_price_cents, fee_cents, price, content_by, turnaround_days,
+           min_words, max_words, max_links, deadline_at, state_entered_at, created_at, updated_at)
+         SELECT t.workspace_id, t.project_id, t.key_id, t.target_url, t.anchor_text, t.brief,
+                t.outlet_id, t.offer_id, t.publisher_id, t.status::order_status, t.pp, t.fee, t.price, t.content_by::content_by,
+                t.turnaround, t.min_words, t.max_words, t.max_links, t.deadline, $20, $20, $20
+           FROM unnest($1::int[], $2::int[], $3::int[], $4::text[], $5::text[], $6::text[], $7::int[], $8::int[], $9::int[],
+                       $10::text[], $11::bigint[], $12::bigint[], $13::bigint[], $14::text[], $15::int[], $16::int[], $17::int[],
+                       $18::int[], $19::timestamptz[]) WITH ORDINALITY
+                AS t(workspace_id, project_id, key_id, target_url, anchor_text, brief, outlet_id, offer_id, publisher_id, status,
+                     pp, fee, price, content_by, turnaround, min_words, max_words, max_links, deadline, n)
           ORDER BY t.n
          RETURNING id`,
 };
 
-async function insertOrders(tx: Tx, principal: WorkspacePrincipal, input: PlaceOrdersInput, orders: NewOrder[], now: number): Promise<number[]> {
-  const col = <K extends keyof OfferRow>(k: K) => orders.map((o) => o.offer[k]);
-  const { rows } = await tx.query<{ id: number }>({
+async function insertOrders(tx: Tx, rows: Row[], now: number): Promise<number[]> {
+  const input = <K extends keyof PlaceOrdersInput>(k: K) => rows.map((r) => r.p.input[k] ?? null);
+  const offer = <K extends keyof OfferRow>(k: K) => rows.map((r) => r.order.offer[k]);
+  const { rows: inserted } = await tx.query<{ id: number }>({
     ...insertStatement,
     values: [
-      principal.workspaceId,
-      input.project_id ?? null,
-      principal.keyId,
-      input.target_url,
-      input.anchor_text ?? null,
-      input.brief ?? null,
+      rows.map((r) => r.p.principal.workspaceId),
+      input('project_id'),
+      rows.map((r) => r.p.principal.keyId),
+      input('target_url'),
+      input('anchor_text'),
+      input('brief'),
+      offer('outlet_id'),
+      offer('id'),
+      offer('publisher_id'),
+      rows.map((r) => r.order.status),
+      offer('publisher_price_cents'),
+      offer('fee_cents'),
+      offer('price'),
+      offer('content_by'),
+      offer('turnaround_days'),
+      offer('min_words'),
+      offer('max_words'),
+      offer('max_links'),
+      rows.map((r) => r.order.deadline),
       new Date(now),
-      col('outlet_id'),
-      col('id'),
-      col('publisher_id'),
-      orders.map((o) => o.status),
-      col('publisher_price_cents'),
-      col('fee_cents'),
-      col('price'),
-      col('content_by'),
-      col('turnaround_days'),
-      col('min_words'),
-      col('max_words'),
-      col('max_links'),
-      orders.map((o) => o.deadline),
     ],
   });
-  return rows.map((r) => Number(r.id)).sort((a, b) => a - b);
+  return inserted.map((r) => Number(r.id)).sort((a, b) => a - b);
 }
 
-async function insertContent(tx: Tx, ids: number[], content: { title: string; body: string }, orders: NewOrder[], now: number) {
+async function insertContent(tx: Tx, rows: Row[], ids: number[], now: number) {
+  const withContent = rows.flatMap((r, k) => (r.p.content ? [{ id: ids[k]!, content: r.p.content, checks: r.order.checks }] : []));
   await tx.query({
     name: 'orders_insert_content',
     text: `INSERT INTO order_contents (order_id, version, title, body, submitted_by, submitted_at, checks)
-           SELECT c.id, 1, $2, $3, 'buyer', $4, c.checks::jsonb FROM unnest($1::bigint[], $5::text[]) AS c(id, checks)`,
-    values: [ids, content.title, content.body, new Date(now), orders.map((o) => JSON.stringify(o.checks))],
+           SELECT c.id, 1, c.title, c.body, 'buyer', $5, c.checks::jsonb FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[]) AS c(id, title, body, checks)`,
+    values: [withContent.map((c) => c.id), withContent.map((c) => c.content.title), withContent.map((c) => c.content.body), withContent.map((c) => JSON.stringify(c.checks)), new Date(now)],
   });
 }
 
