@@ -85,7 +85,11 @@ const statements = {
   },
   tryLockEach: {
     name: 'once_try_lock_each',
-    text: 'SELECT pg_try_advisory_xact_lock(x.api_key_id, hashtext(x.key)) AS ok FROM unnest($1::int[], $2::text[]) WITH ORDINALITY AS x(api_key_id, key, n) ORDER BY x.n',
+    // Also sets the transaction's lock_timeout ($3; NULL keeps it): the claims themselves never wait.
+    text: `SELECT pg_try_advisory_xact_lock(x.api_key_id, hashtext(x.key)) AS ok
+             FROM (SELECT set_config('lock_timeout', COALESCE($3, current_setting('lock_timeout')), true)) AS timeout,
+                  unnest($1::int[], $2::text[]) WITH ORDINALITY AS x(api_key_id, key, n)
+            ORDER BY x.n`,
   },
   findEach: {
     name: 'once_find_each',
@@ -224,8 +228,8 @@ export async function recordEach<T>(
   const apiKeyIds = items.map((i) => i.key.apiKeyId);
   const keys = items.map((i) => i.key.key);
   return withTransaction(pool, async (tx) => {
-    if (lockTimeoutMs !== undefined) await tx.query({ name: 'once_lock_timeout', text: "SELECT set_config('lock_timeout', $1, true)", values: [`${lockTimeoutMs}ms`] });
-    const locked = (await tx.query<{ ok: boolean }>({ ...statements.tryLockEach, values: [apiKeyIds, keys] })).rows;
+    const timeout = lockTimeoutMs === undefined ? null : `${lockTimeoutMs}ms`;
+    const locked = (await tx.query<{ ok: boolean }>({ ...statements.tryLockEach, values: [apiKeyIds, keys, timeout] })).rows;
     const found = new Map(
       (await tx.query<{ n: number; fingerprint: string; response_status: number; response_body: string }>({
         ...statements.findEach,

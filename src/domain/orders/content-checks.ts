@@ -16,7 +16,7 @@ export interface CheckContext {
   maxLinks: number;
 }
 
-// Bodies are up to 1 MB of anyone's text, checked while the workspace's balance is locked: no
+// Bodies are up to 1 MB of anyone's text, a later version checked while its order is locked: no
 // pattern below may backtrack over more than the span between two brackets. A run that may not
 // contain its pattern's opening character ([^\][], a link target without "[") ends where the next
 // attempt would start, so failed attempts cost linear time, not quadratic (a body of 100,000 "["

@@ -90,7 +90,8 @@ const GROUP_LOCK_TIMEOUT_MS = 250;
 const groups = new WeakMap<pg.Pool, GroupCommit<PlacementJob, Answer>>();
 
 /**
- * Group commit, per pool: placements that arrive while the groups running take half the pool wait
+ * Group commit, per pool: placements that arrive while the groups running take all but one of the
+ * pool's connections wait
  * in the process, holding no connection, and then go together in one transaction (`recordEach`
  * and `placeAll`: one statement for each step whatever the group's size). A workspace has one
  * group or lone placement running at a time per process, in arrival order, so a workspace whose
@@ -113,7 +114,8 @@ function placementGroups(deps: PlaceDeps): GroupCommit<PlacementJob, Answer> {
     );
   };
   const created = new GroupCommit<PlacementJob, Answer>({
-    inFlight: Math.max(1, Math.ceil((pool.options.max ?? 10) / 2)),
+    // Every connection but one for groups: the one left serves lone placements and other routes.
+    inFlight: Math.max(1, (pool.options.max ?? 10) - 1),
     maxWeight: MAX_GROUP_ORDERS,
     weightOf: (job) => job.orders,
     maxWaitMs: pool.options.connectionTimeoutMillis ?? 2_000,
