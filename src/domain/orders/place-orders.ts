@@ -10,7 +10,7 @@ import * as ledger from '../ledger/ledger.js';
 import { formatCents } from '../money/format.js';
 import type { OfferFormat } from '../outlets/enums.js';
 import { notOwnProject } from '../workspaces/projects.js';
-import { analyseContent, type ContentAnalysis, checkContent } from './content-checks.js';
+import { analyseContentFor, type ContentAnalysis, checkContent } from './content-checks.js';
 import { type BuyerOrderView, orderView } from './order-view.js';
 import { type Durations, initialDeadline, initialStatus } from './states.js';
 
@@ -146,7 +146,7 @@ function placementGroups(deps: PlaceDeps): GroupCommit<PlacementJob, Answer> {
 function contentOf(input: PlaceOrdersInput) {
   if (input.content === undefined) return undefined;
   const content = { title: input.content_title!, body: input.content };
-  return { ...content, analysis: analyseContent(content) };
+  return { ...content, analysis: analyseContentFor(content, input.target_url) };
 }
 
 /** One placement request, as `placeAll` takes it. */
