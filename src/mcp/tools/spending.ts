@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { buyerActions } from '../../domain/orders/buyer-actions.js';
-import { recordOnce } from '../../domain/idempotency/record-once.js';
+import { approveConfirmed } from '../../domain/orders/buyer-actions.js';
 import type { BuyerOrderView } from '../../domain/orders/order-view.js';
-import { place, quoteChanged } from '../../domain/orders/place-orders.js';
+import { place } from '../../domain/orders/place-orders.js';
 import { buyerOrder, placeOrdersBody } from '../../http/schemas/orders.js';
 import { confirmationOf, encodeResult, resultOf } from '../confirmation.js';
 import { approvalItem, moneyOf, placementItem, quoteApproval, quotePlacement, quoteSchema } from '../quotes.js';
@@ -113,12 +112,12 @@ export const approvePlacement = defineTool({
     if (confirmation_token === undefined) return issueQuote(ctx, 'approve-placement', args, await quoteApproval(ctx, order_id));
     const fmt = await moneyOf(ctx);
     const { once, quotedTotalCents } = confirmationOf(ctx.confirmations, ctx.principal, 'approve-placement', args, confirmation_token);
-    const now = ctx.clock.now();
-    const answer = await recordOnce(ctx.pool, { key: once, now, encode: encodeResult((order) => ({ stage: 'done', order })) }, async (tx) => {
-      const order = await buyerActions(ctx.durations).approvePlacement(tx, ctx.principal, order_id, now);
-      if (order.price !== quotedTotalCents) throw quoteChanged(quotedTotalCents, order.price, fmt);
-      return order;
+    const answer = await approveConfirmed(ctx, ctx.principal, order_id, {
+      once,
+      quotedTotalCents,
+      fmt,
+      encode: encodeResult((order) => ({ stage: 'done', order })),
     });
-    return resultOf<{ stage: 'done'; order: Awaited<ReturnType<ReturnType<typeof buyerActions>['approvePlacement']>> }>(answer);
+    return resultOf<{ stage: 'done'; order: BuyerOrderView }>(answer);
   },
 });
