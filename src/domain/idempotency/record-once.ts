@@ -66,39 +66,23 @@ const mismatch = () => refusedConfirmation('it does not match the call it was us
 const isoSeconds = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 const statements = {
-  tryLock: { name: 'once_try_lock', text: 'SELECT pg_try_advisory_xact_lock($1, hashtext($2)) AS ok' },
   lock: { name: 'once_lock', text: 'SELECT pg_advisory_xact_lock($1, hashtext($2))' },
-  findRequest: {
-    name: 'once_find_request',
-    text: 'SELECT fingerprint, response_status, response_body FROM idempotency_records WHERE api_key_id = $1 AND key = $2 AND expires_at > $3',
-  },
-  // Also replaces an expired record of the key: a live one cannot be there, the lock and the
-  // lookup having found none.
-  storeRequest: {
-    name: 'once_store_request',
-    text: `INSERT INTO idempotency_records (api_key_id, key, fingerprint, response_status, response_body, created_at, expires_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7)
-           ON CONFLICT (api_key_id, key) DO UPDATE
-              SET fingerprint = EXCLUDED.fingerprint, response_status = EXCLUDED.response_status,
-                  response_body = EXCLUDED.response_body, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
-            WHERE idempotency_records.expires_at <= EXCLUDED.created_at`,
-  },
-  tryLockEach: {
-    name: 'once_try_lock_each',
+  tryLockRequests: {
+    name: 'once_try_lock_requests',
     // Also sets the transaction's lock_timeout ($3; NULL keeps it): the claims themselves never wait.
     text: `SELECT pg_try_advisory_xact_lock(x.api_key_id, hashtext(x.key)) AS ok
              FROM (SELECT set_config('lock_timeout', COALESCE($3, current_setting('lock_timeout')), true)) AS timeout,
                   unnest($1::int[], $2::text[]) WITH ORDINALITY AS x(api_key_id, key, n)
             ORDER BY x.n`,
   },
-  findEach: {
-    name: 'once_find_each',
+  findRequests: {
+    name: 'once_find_requests',
     text: `SELECT x.n::int AS n, r.fingerprint, r.response_status, r.response_body
              FROM unnest($1::int[], $2::text[]) WITH ORDINALITY AS x(api_key_id, key, n)
              JOIN idempotency_records r ON r.api_key_id = x.api_key_id AND r.key = x.key AND r.expires_at > $3`,
   },
-  storeEach: {
-    name: 'once_store_each',
+  storeRequests: {
+    name: 'once_store_requests',
     text: `INSERT INTO idempotency_records (api_key_id, key, fingerprint, response_status, response_body, created_at, expires_at)
            SELECT x.api_key_id, x.key, x.fingerprint, x.status, x.body, $6, $7
              FROM unnest($1::int[], $2::text[], $3::text[], $4::int[], $5::text[]) AS x(api_key_id, key, fingerprint, status, body)
@@ -125,8 +109,8 @@ const lockText = (key: OnceKey) => (key.book === 'request' ? key.key : `confirma
 export async function findAnswer(q: pg.Pool | Tx, key: OnceKey, now: number): Promise<StoredAnswer | undefined> {
   if (key.book === 'request') {
     const { rows } = await q.query<{ fingerprint: string; response_status: number; response_body: string }>({
-      ...statements.findRequest,
-      values: [key.apiKeyId, key.key, new Date(now)],
+      ...statements.findRequests,
+      values: [[key.apiKeyId], [key.key], new Date(now)],
     });
     const r = rows[0];
     if (!r) return undefined;
@@ -146,8 +130,8 @@ export async function findAnswer(q: pg.Pool | Tx, key: OnceKey, now: number): Pr
 async function store(tx: Tx, key: OnceKey, answer: StoredAnswer, now: number): Promise<void> {
   if (key.book === 'request') {
     await tx.query({
-      ...statements.storeRequest,
-      values: [key.apiKeyId, key.key, key.fingerprint, answer.status, answer.json, new Date(now), new Date(now + RETENTION_MS)],
+      ...statements.storeRequests,
+      values: [[key.apiKeyId], [key.key], [key.fingerprint], [answer.status], [answer.json], new Date(now), new Date(now + RETENTION_MS)],
     });
   } else {
     await tx.query({ ...statements.storeConfirmation, values: [key.tokenId, key.apiKeyId, key.tool, key.argumentsHash, answer.json, new Date(now)] });
@@ -174,7 +158,7 @@ export async function recordOnce<T>(pool: pg.Pool, opts: RecordOnceOptions<T>, w
   }
   return withTransaction(pool, async (tx) => {
     if (key.book === 'request') {
-      const { rows } = await tx.query<{ ok: boolean }>({ ...statements.tryLock, values: [key.apiKeyId, lockText(key)] });
+      const { rows } = await tx.query<{ ok: boolean }>({ ...statements.tryLockRequests, values: [[key.apiKeyId], [lockText(key)], null] });
       if (!rows[0]!.ok) throw inProgress();
     } else {
       await tx.query({ ...statements.lock, values: [key.apiKeyId, lockText(key)] });
@@ -229,10 +213,10 @@ export async function recordEach<T>(
   const keys = items.map((i) => i.key.key);
   return withTransaction(pool, async (tx) => {
     const timeout = lockTimeoutMs === undefined ? null : `${lockTimeoutMs}ms`;
-    const locked = (await tx.query<{ ok: boolean }>({ ...statements.tryLockEach, values: [apiKeyIds, keys, timeout] })).rows;
+    const locked = (await tx.query<{ ok: boolean }>({ ...statements.tryLockRequests, values: [apiKeyIds, keys, timeout] })).rows;
     const found = new Map(
       (await tx.query<{ n: number; fingerprint: string; response_status: number; response_body: string }>({
-        ...statements.findEach,
+        ...statements.findRequests,
         values: [apiKeyIds, keys, new Date(now)],
       })).rows.map((r) => [r.n - 1, r]),
     );
@@ -261,7 +245,7 @@ export async function recordEach<T>(
     });
     if (kept.length) {
       await tx.query({
-        ...statements.storeEach,
+        ...statements.storeRequests,
         values: [
           kept.map((i) => apiKeyIds[i]),
           kept.map((i) => keys[i]),
