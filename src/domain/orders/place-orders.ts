@@ -182,10 +182,7 @@ export async function placeOrders(
  * placement's outcome and writes nothing; the others go on.
  */
 export async function placeAll(tx: Tx, placements: Placement[], now: number, durations: Durations): Promise<Array<Outcome<BuyerOrderView[]>>> {
-  const accounts = await ledger.lockWorkspaces(
-    tx,
-    placements.map((p) => p.principal.workspaceId),
-  );
+  const accounts = await ledger.lockWorkspaces(tx, placements.map((p) => p.principal.workspaceId));
   const contexts = await readContexts(tx, placements);
   const outcomes: Array<Outcome<BuyerOrderView[]>> = [];
   const accepted: Array<{ at: number; p: Placement; ctx: PlacementContext; orders: NewOrder[] }> = [];
