@@ -2,7 +2,6 @@ import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js
 import { MAX_BATCH_SIZE } from '@modelcontextprotocol/sdk/server/requestBody.js';
 import {
   type CallToolResult,
-  isJSONRPCRequest,
   type JSONRPCMessage,
   JSONRPCMessageSchema,
   type JSONRPCRequest,
@@ -10,7 +9,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { type Caller, callerAuthInfo } from './caller.js';
 import { jsonRpcError, splitMalformed } from './json-rpc.js';
-import { type JsonRpcReply, JsonTransport } from './json-transport.js';
+import { isRequest, type JsonRpcReply, JsonTransport } from './json-transport.js';
 import { createMcpServer, type McpServerDeps } from './server.js';
 import { sdkRefusal } from './tool.js';
 import { toolsByName } from './tools/index.js';
@@ -67,14 +66,14 @@ export async function createMcpEndpoint(deps: McpServerDeps): Promise<McpEndpoin
       messages.push(parsed.data);
     }
     // Malformed initialize requests were refused above: a request of that method is one.
-    const initializes = messages.some((m) => isJSONRPCRequest(m) && m.method === 'initialize');
+    const initializes = messages.some((m) => isRequest(m) && m.method === 'initialize');
     if (initializes && messages.length > 1) return refuse(400, -32600, 'Invalid Request: Only one initialization request is allowed');
     if (!initializes && protocolVersion !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(protocolVersion)) {
       const supported = SUPPORTED_PROTOCOL_VERSIONS.join(', ');
       return refuse(400, -32000, `Bad Request: Unsupported protocol version: ${protocolVersion} (supported versions: ${supported})`);
     }
 
-    const requests = messages.filter(isJSONRPCRequest);
+    const requests = messages.filter(isRequest);
     const replies = (await transport.exchange(messages, callerAuthInfo(caller))).map((reply, i) => inContractTerms(requests[i]!, reply, caller));
     if (refused.length) return { status: 200, body: [...replies, ...refused] };
     if (!replies.length) return { status: 202 };

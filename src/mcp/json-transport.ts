@@ -2,16 +2,18 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   ErrorCode,
-  isJSONRPCErrorResponse,
-  isJSONRPCNotification,
-  isJSONRPCRequest,
-  isJSONRPCResultResponse,
   type JSONRPCErrorResponse,
   type JSONRPCMessage,
   type JSONRPCRequest,
   type JSONRPCResultResponse,
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
+
+/**
+ * A request among messages the SDK's message schema has accepted: it has a method and an id (a
+ * notification has no id, a response no method). The SDK's own guard parses it again with zod.
+ */
+export const isRequest = (message: JSONRPCMessage): message is JSONRPCRequest => 'method' in message && 'id' in message;
 
 /** A reply to one request, carrying the id its client sent. */
 export type JsonRpcReply = JSONRPCResultResponse | JSONRPCErrorResponse;
@@ -51,7 +53,9 @@ export class JsonTransport implements Transport {
    * this server sends none.
    */
   async send(message: JSONRPCMessage): Promise<void> {
-    if (!isJSONRPCResultResponse(message) && !isJSONRPCErrorResponse(message)) return;
+    // Told apart by their members, as the server wrote them: the SDK's type guards parse the
+    // message with zod, and a failed parse (an Error with its stack) costs more than a reply.
+    if (!('result' in message) && !('error' in message)) return;
     const id = message.id as number;
     const waiting = this.pending.get(id);
     if (!waiting) return;
@@ -72,11 +76,11 @@ export class JsonTransport implements Transport {
     const replies: Promise<JsonRpcReply>[] = [];
     const extra = { authInfo };
     for (const message of messages) {
-      if (isJSONRPCRequest(message)) {
+      if (isRequest(message)) {
         const id = this.nextId++;
         replies.push(new Promise((settle) => this.pending.set(id, { clientId: message.id, settle })));
         onmessage({ ...message, id } satisfies JSONRPCRequest, extra);
-      } else if (isJSONRPCNotification(message) && message.method !== 'notifications/cancelled') {
+      } else if ('method' in message && message.method !== 'notifications/cancelled') {
         onmessage(message, extra);
       }
     }
