@@ -40,7 +40,7 @@ export const mcpRoutes: FastifyPluginAsync<McpRouteDeps> = async (app, deps) => 
     durations: deps.durations,
     settings: deps.settings,
     confirmations: lazyConfirmations(deps.confirmationSecret, deps.pool, deps.clock),
-  });
+  }, app.log);
   app.addHook('onClose', () => endpoint.close());
   const config = { auth: 'buyer-or-401' as const, renderError: renderMcpError };
 

@@ -7,6 +7,7 @@ import {
   type JSONRPCRequest,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { FastifyBaseLogger } from 'fastify';
 import { type Caller, callerAuthInfo } from './caller.js';
 import { jsonRpcError, splitMalformed } from './json-rpc.js';
 import { isRequest, type JsonRpcReply, JsonTransport } from './json-transport.js';
@@ -41,8 +42,11 @@ const refuse = (status: number, code: number, message: string): McpAnswer => ({ 
  * messages (content negotiation, batch size, message shape, one initialize alone, protocol
  * version); there is no session to check.
  */
-export async function createMcpEndpoint(deps: McpServerDeps): Promise<McpEndpoint> {
+export async function createMcpEndpoint(deps: McpServerDeps, log: FastifyBaseLogger): Promise<McpEndpoint> {
   const server = createMcpServer(deps);
+  // What the SDK reports out of band (a notification it could not handle, a reply it could not
+  // send); every request still gets its reply.
+  server.server.onerror = (err) => log.warn({ err }, 'MCP server reported an error');
   const transport = new JsonTransport();
   await server.connect(transport);
 
