@@ -46,8 +46,12 @@ export interface McpServerDeps {
 
 /**
  * The MCP server, built once at boot and shared by every request: each tool registered with
- * `registerTool`, its zod input schema validated by the SDK before the tool runs and its output
- * schema checked on the result. A handler reads its caller from `extra.authInfo` (caller.ts).
+ * `registerTool` and its zod input schema, which the SDK validates the arguments against before
+ * the tool runs. A handler reads its caller from `extra.authInfo` (caller.ts).
+ *
+ * The output schemas are in the tools/list answer (below) but not given to the SDK, which would
+ * parse every result against them again: a tool's result is typed by its output schema at compile
+ * time (`ToolDef.run`), and clients check `structuredContent` against the advertised schema.
  */
 export function createMcpServer(deps: McpServerDeps): McpServer {
   const mcp = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS, jsonSchemaValidator });
@@ -55,7 +59,7 @@ export function createMcpServer(deps: McpServerDeps): McpServer {
     const context = (caller: Caller) => async (): Promise<ToolContext> => ({ ...deps, ...caller, confirmations: await deps.confirmations() });
     mcp.registerTool(
       def.name,
-      { title: def.title, description: def.description, inputSchema: def.input, outputSchema: def.output, annotations: { title: def.title, ...def.annotations } },
+      { title: def.title, description: def.description, inputSchema: def.input, annotations: { title: def.title, ...def.annotations } },
       (args: unknown, extra: { authInfo?: AuthInfo | undefined }) => {
         const caller = callerOf(extra);
         return callTool(def, context(caller), caller, args);

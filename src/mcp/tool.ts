@@ -180,9 +180,9 @@ function refuseToSpend(def: ToolDef, principal: WorkspacePrincipal): void {
 /**
  * A tools/call the SDK refused before the tool ran, in the words every other tool error uses.
  * The SDK answers its refusals as a tool error whose text is its own sentence (arguments that
- * fail the input schema, or a result that fails the output schema); the sentence names no field
- * as invalid_input does, so the arguments are checked again here, in the order `callTool` checks
- * them: a key that cannot spend is told so before anything about its arguments.
+ * fail the input schema); the sentence names no field as invalid_input does, so the arguments are
+ * checked again here, in the order `callTool` checks them: a key that cannot spend is told so
+ * before anything about its arguments.
  */
 export function sdkRefusal(def: ToolDef, caller: ErrorContext, args: unknown, sdkText: string): CallToolResult {
   try {
@@ -190,7 +190,7 @@ export function sdkRefusal(def: ToolDef, caller: ErrorContext, args: unknown, sd
     refuseUnstorableText(args, 'arguments');
     const parsed = def.input.safeParse(args ?? {});
     if (!parsed.success) throw invalidArguments(parsed.error);
-    // Arguments the schema accepts: what the SDK refused was the tool's own result.
+    // Arguments the schema accepts: the SDK refused something else, which is not the caller's to fix.
     throw new Error(`The SDK refused a ${def.name} call: ${sdkText}`);
   } catch (err) {
     return toolError(err, caller, def.name);
