@@ -55,8 +55,8 @@ export interface McpServerDeps {
  */
 export function createMcpServer(deps: McpServerDeps): McpServer {
   const mcp = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS, jsonSchemaValidator });
+  const context = (caller: Caller) => async (): Promise<ToolContext> => ({ ...deps, ...caller, confirmations: await deps.confirmations() });
   for (const def of tools) {
-    const context = (caller: Caller) => async (): Promise<ToolContext> => ({ ...deps, ...caller, confirmations: await deps.confirmations() });
     mcp.registerTool(
       def.name,
       { title: def.title, description: def.description, inputSchema: def.input, annotations: { title: def.title, ...def.annotations } },
