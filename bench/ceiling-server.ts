@@ -72,7 +72,7 @@ app.get('/one-query', async (_request, reply) => {
 //   POST /min-order/one   always the same account (every connection on one workspace).
 // The request carries the scenario's JSON body ({ offer_ids, target_url }), parsed, not validated.
 const { withTransaction } = (await import(dist('db/tx.js'))) as typeof import('../src/db/tx.js');
-const minAccounts = Number(process.env.BENCH_MIN_ORDER_ACCOUNTS ?? '200');
+const minAccounts = Number(process.env.BENCH_MIN_ORDER_ACCOUNTS ?? '20');
 const MIN_ORDER_PRICE = 1_000;
 await database.pool.query(`
   CREATE TABLE IF NOT EXISTS bench_min_accounts (id int PRIMARY KEY, balance bigint NOT NULL CHECK (balance >= 0));

@@ -1,15 +1,13 @@
 import { createHmac, hash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type pg from 'pg';
-import { type Tx, withTransaction } from '../db/tx.js';
 import type { Clock } from '../domain/clock.js';
-import { DomainError, invalidInput } from '../domain/errors.js';
+import { type Answer, type OnceKey, type Outcome, refusedConfirmation, type StoredAnswer } from '../domain/idempotency/record-once.js';
 
 /**
  * Two-step spending (docs/mcp.md). A quote carries a confirmation token: an HMAC-SHA256,
  * under a secret every process shares, over a random id, the key id, the tool, the hash of the
- * canonical arguments, the quoted total and an expiry. Confirming records the token id in
- * `mcp_confirmations` in the same transaction as the spending, so a token spends at most once and
- * a repeat gets the stored result back.
+ * canonical arguments, the quoted total and an expiry. Confirming keeps the token id in
+ * `mcp_confirmations` in the same transaction as the spending (`recordOnce`), so a token spends
+ * at most once and a repeat gets the stored result back.
  */
 
 export const QUOTE_TTL_MS = 10 * 60_000;
@@ -44,11 +42,7 @@ export function argumentsHash(args: Record<string, unknown>): string {
   return hash('sha256', JSON.stringify(canonical(rest)), 'base64url');
 }
 
-const refuse = (why: string) =>
-  invalidInput(
-    { confirmation_token: [why] },
-    `The confirmation_token was refused: ${why}. Nothing was spent. Call the tool again without confirmation_token for a new quote, show it to the user and get their explicit confirmation.`,
-  );
+const refuse = refusedConfirmation;
 
 export interface Confirmations {
   mint(keyId: number, tool: string, args: Record<string, unknown>, totalCents: number): { token: string; expiresAt: number };
@@ -92,72 +86,28 @@ export function createConfirmations(secret: string, clock: Clock): Confirmations
   };
 }
 
-const statements = {
-  claim: `INSERT INTO mcp_confirmations (token_id, api_key_id, tool, arguments_hash, result, created_at)
-          VALUES ($1, $2, $3, $4, '{}'::json, $5) ON CONFLICT (token_id) DO NOTHING RETURNING token_id`,
-  stored: `SELECT result FROM mcp_confirmations WHERE token_id = $1 AND api_key_id = $2 AND tool = $3 AND arguments_hash = $4`,
-  save: 'UPDATE mcp_confirmations SET result = $2::json WHERE token_id = $1',
-};
-
-async function storedResult(q: pg.Pool | Tx, c: Claims): Promise<Record<string, unknown> | undefined> {
-  const { rows } = await q.query<{ result: Record<string, unknown> }>({
-    name: 'mcp_confirmation_stored',
-    text: statements.stored,
-    values: [c.id, c.keyId, c.tool, c.argsHash],
-  });
-  return rows[0]?.result;
-}
-
-export interface SpendDeps {
-  pool: pg.Pool;
-  clock: Clock;
-  confirmations: Confirmations;
-  principal: { keyId: number };
-}
-
 /**
- * Confirms a quote: verifies the token, then in one transaction claims its id and runs `act`
- * (which spends, and throws — rolling everything back — when the total differs from the quoted
- * one). A token already used answers its stored result with `replayed: true`, even once expired.
- * The claim is an INSERT on the token id, so a concurrent second use waits for the first and then
- * replays it instead of spending again.
+ * Checks a confirmation token (signature, key, tool, arguments) and says where its spending is
+ * kept once: the token's id in `mcp_confirmations`, written in the same transaction as the
+ * spending (`recordOnce`). Expiry is the record's to judge: a used token still replays.
  */
-export async function spendOnce<R extends Record<string, unknown>>(
-  deps: SpendDeps,
+export function confirmationOf(
+  confirmations: Confirmations,
+  principal: { keyId: number },
   tool: string,
   args: Record<string, unknown>,
   token: string,
-  act: (tx: Tx, quotedTotalCents: number) => Promise<R>,
-): Promise<R & { replayed: boolean }> {
-  const claims = deps.confirmations.verify(token, deps.principal.keyId, tool, args);
-  const now = deps.clock.now();
-  if (claims.expiresAt <= now) {
-    const stored = await storedResult(deps.pool, claims);
-    if (stored) return { ...(stored as R), replayed: true };
-    throw refuse(`it expired at ${new Date(claims.expiresAt).toISOString().replace(/\.\d{3}Z$/, 'Z')} (quotes are valid for 10 minutes)`);
-  }
-  return withTransaction(deps.pool, async (tx) => {
-    const claimed = await tx.query({
-      name: 'mcp_confirmation_claim',
-      text: statements.claim,
-      values: [claims.id, claims.keyId, claims.tool, claims.argsHash, new Date(now)],
-    });
-    if (claimed.rowCount === 0) {
-      const stored = await storedResult(tx, claims);
-      if (!stored) throw refuse('it does not match the call it was used for');
-      return { ...(stored as R), replayed: true };
-    }
-    const done = { ...(await act(tx, claims.totalCents)), replayed: false };
-    await tx.query({ name: 'mcp_confirmation_save', text: statements.save, values: [claims.id, JSON.stringify(done)] });
-    return done;
-  });
+): { once: OnceKey; quotedTotalCents: number } {
+  const claims = confirmations.verify(token, principal.keyId, tool, args);
+  return {
+    once: { book: 'confirmation', apiKeyId: claims.keyId, tokenId: claims.id, tool: claims.tool, argumentsHash: claims.argsHash, expiresAt: claims.expiresAt },
+    quotedTotalCents: claims.totalCents,
+  };
 }
 
-/** The total moved since the quote: nothing is spent (the transaction rolls back). */
-export function quoteChanged(quotedCents: number, totalCents: number, fmt: (cents: number) => string): DomainError {
-  return new DomainError(
-    'quote_changed',
-    `The total changed since the quote (quoted ${fmt(quotedCents)}, now ${fmt(totalCents)}). Nothing was spent. Get a new quote and confirm it with the user again.`,
-    { quoted_total_cents: quotedCents, total_cents: totalCents },
-  );
-}
+/** How a confirmed spending's result is kept and answered; refusals are not kept (the token stays unused). */
+export const encodeResult = <T>(result: (value: T) => Record<string, unknown>) => (outcome: Outcome<T>): StoredAnswer | undefined =>
+  outcome.ok ? { status: 200, json: JSON.stringify(result(outcome.value)) } : undefined;
+
+/** The kept result as the tool answers it: `replayed` says whether this call spent. */
+export const resultOf = <R>(answer: Answer): R & { replayed: boolean } => ({ ...(JSON.parse(answer.json) as R), replayed: answer.replayed });

@@ -10,7 +10,7 @@ import type { ToolContext } from './tool.js';
 /**
  * What a spending tool's first step shows: what would be bought or paid, the total, and the
  * available balance before and after. A quote is a preview: the binding checks run again in the
- * confirming transaction (placeOrders / approvePlacement), which also refuses a total that differs
+ * confirming transaction (place / approvePlacement), which also refuses a total that differs
  * from the quoted one (quote_changed).
  */
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formsOf, termsOf, wordsOf } from '../../src/domain/planning/candidates.js';
+import { formsOf, termsOf } from '../../src/domain/planning/candidates.js';
 import { type KnapsackOption, solveMultipleChoiceKnapsack, solveMultipleChoiceKnapsackAtMost } from '../../src/domain/planning/knapsack.js';
 import { costPart, relevancePart, score, trackRecordPart, trafficPart } from '../../src/domain/planning/score.js';
 import { whyPicked } from '../../src/domain/planning/why.js';
@@ -252,9 +252,12 @@ describe('score', () => {
 });
 
 describe('words and explanations', () => {
-  it('takes letters and digits only, lower-cased, deduplicated, two characters or more', () => {
-    expect(wordsOf("Launch our TRAVEL app: travel & 'hotels' | !x (2026) a")).toEqual(['launch', 'our', 'travel', 'app', 'hotels', '2026']);
-    expect(wordsOf('Café über straße')).toEqual(['café', 'über', 'straße']);
+  it('takes letters and digits only, lower-cased, deduplicated, two characters or more, stop words dropped (as search reads text)', () => {
+    const words = (goal: string) => termsOf(goal).map((t) => t.word);
+    expect(words("Launch our TRAVEL app: travel & 'hotels' | !x (2026) a")).toEqual(['launch', 'travel', 'app', 'hotels', '2026']);
+    expect(words('Café über straße')).toEqual(['café', 'über', 'straße']);
+    // Quotes make no phrase in a goal: every word stays an alternative, stop words still dropped.
+    expect(words('"the rocky mountain" travel')).toEqual(['rocky', 'mountain', 'travel']);
   });
 
   it('looks a word up with its singular or plural, drops stop words and merges forms of one word', () => {
@@ -272,7 +275,10 @@ describe('words and explanations', () => {
       ['parents', true],
     ]);
     expect(termsOf('the and of').length).toBe(0);
-    expect(termsOf(Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ')).length).toBe(16);
+    // The goal gives at most the search's 12 words of one text; the audience fills up to 16.
+    const many = (p: string) => Array.from({ length: 40 }, (_, i) => `${p}${i}`).join(' ');
+    expect(termsOf(many('word')).length).toBe(12);
+    expect(termsOf(many('word'), many('reader')).length).toBe(16);
   });
 
   it('explains a pick with matched words, traffic, track record and cost', () => {

@@ -131,17 +131,20 @@ describe('slow and hostile clients', () => {
     // Another client with its own key: 100 sequential requests, each answered.
     const latencies: number[] = [];
     const callsStarted = Date.now();
+    let answeredWhileAllOpen = 0;
     for (let i = 0; i < 100; i++) {
       const t = Date.now();
       const res = await fetch(`${server.baseUrl}/api/v1/me`, { headers: bearer(ws.readKey), signal: AbortSignal.timeout(HANG_MS) });
       latencies.push(Date.now() - t);
       expect(res.status, `request ${i}`).toBe(200);
       await res.arrayBuffer();
+      if (slow.every((s) => s.closedAt === undefined)) answeredWhileAllOpen++;
     }
     const callsMs = Date.now() - callsStarted;
-    const openDuringCalls = slow.filter((s) => s.closedAt === undefined).length;
-    // The slow connections were all still there while those requests ran.
-    expect(openDuringCalls, `slow connections still open after the requests (${callsMs} ms)`).toBe(SLOW);
+    // Requests were answered while every slow connection was still there. On a loaded machine the
+    // hundred calls may outlast the deadlines, so not all of them need to; that the server closed
+    // nothing early is checked below, exactly.
+    expect(answeredWhileAllOpen, `answers while all ${SLOW} slow connections were open (${callsMs} ms for 100)`).toBeGreaterThan(0);
 
     // Every stalled connection is closed by the server within its deadline (plus one sweep
     // interval and some slack for a loaded machine), and not before it.
@@ -150,7 +153,7 @@ describe('slow and hostile clients', () => {
     while (Date.now() < deadline && slow.some((s) => s.closedAt === undefined)) await sleep(100);
     clearInterval(trickle);
 
-    const report: Record<string, unknown> = { openedMs, callsMs, maxLatencyMs: Math.max(...latencies), fdsBefore, fdsLoaded };
+    const report: Record<string, unknown> = { openedMs, callsMs, answeredWhileAllOpen, maxLatencyMs: Math.max(...latencies), fdsBefore, fdsLoaded };
     for (const kind of ['silent', 'headers', 'body'] as const) {
       const group = slow.filter((s) => s.kind === kind);
       const closed = group.filter((s) => s.closedAt !== undefined);

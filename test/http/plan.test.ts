@@ -110,7 +110,7 @@ describe('POST /api/v1/plan — happy', () => {
     expectWellFormed(data);
     const expected = [...travel].filter((t) => t.topics.includes('travel') || /travel/i.test(t.description)).map((t) => t.domain);
     expect(data.items.map((i: Item) => i.outlet.domain).sort()).toEqual(expected.sort());
-    expect(data.message).toMatch(/That is every matching outlet with an offer within your budget\.$/);
+    expect(data.message).toMatch(/That is every matching outlet with an offer within your budget\. Outlets in any language: your goal is too short/);
   });
 
   it('matches a word in singular or plural, and names where it matched', async () => {
@@ -169,7 +169,8 @@ describe('POST /api/v1/plan — happy', () => {
     expectWellFormed(data);
     expect(data).toMatchObject({ items: [], offer_ids: [], total_cents: 0, remaining_cents: 4_999, total_cents_formatted: '$0.00' });
     expect(data.message).toBe(
-      'Empty plan: your budget of $49.99 is below the cheapest matching offer, $50.00 (the cheapest active offer in NZ). Raise the budget or widen the countries or formats.',
+      'Empty plan: your budget of $49.99 is below the cheapest matching offer, $50.00 (the cheapest active offer in NZ). Raise the budget or widen the countries or formats. ' +
+        'Outlets in any language: your goal is too short to tell its language (send languages to choose).',
     );
   });
 
@@ -177,7 +178,10 @@ describe('POST /api/v1/plan — happy', () => {
     const res = await plan(ws.readKey, { goal: 'travel', budget_usd: 1_000, countries: ['AQ'], formats: ['press_release'] });
     const { data } = res.json();
     expect(data.items).toEqual([]);
-    expect(data.message).toBe('Empty plan: no outlet in AQ has an active press release offer. Widen the countries or formats.');
+    expect(data.message).toBe(
+      'Empty plan: no outlet in AQ has an active press release offer. Widen the countries or formats. ' +
+        'Outlets in any language: your goal is too short to tell its language (send languages to choose).',
+    );
   });
 
   it('formats amounts in the workspace currency', async () => {

@@ -108,7 +108,7 @@ describe('tools/list', () => {
     expect(props('place-orders')).toEqual(
       expect.arrayContaining(['offer_ids', 'target_url', 'anchor_text', 'brief', 'content', 'content_title', 'project_id', 'confirmation_token']),
     );
-    expect(props('plan-campaign')).toEqual(['goal', 'budget_usd', 'audience', 'countries', 'formats', 'project_id']);
+    expect(props('plan-campaign')).toEqual(['goal', 'budget_usd', 'audience', 'countries', 'languages', 'formats', 'project_id']);
     expect(props('submit-content')).toEqual(['order_id', 'title', 'body']);
     expect(props('send-message')).toEqual(['order_id', 'body']);
   });

@@ -6,14 +6,12 @@ import { type Tx, withTransaction } from '../../db/tx.js';
 import { constraintOf, pgErrorCode } from '../../db/errors.js';
 import { DomainError } from '../errors.js';
 import { MAX_BALANCE_CENTS } from './limits.js';
-import { lockWorkspaceAccounts, platformAccount, postMovements } from './movements.js';
+import * as ledger from './ledger.js';
 
 type DrizzleTx = Parameters<Parameters<Db['transaction']>[0]>[0];
 export type DbOrTx = Db | DrizzleTx;
 
-export type AccountKind = 'available' | 'held' | 'payable' | 'fees' | 'external';
-export type TransactionKind = 'top_up' | 'order_placed' | 'order_released' | 'order_refunded';
-
+export type { AccountKind, TransactionKind } from './ledger.js';
 
 export async function createWorkspaceAccounts(tx: Tx, workspaceId: number): Promise<void> {
   await tx.query(`INSERT INTO ledger_accounts (kind, workspace_id) VALUES ('available', $1), ('held', $1) ON CONFLICT DO NOTHING`, [workspaceId]);
@@ -68,21 +66,11 @@ export async function creditTopUp(tx: Tx, workspaceId: number, cents: number, fi
   }
   const exists = await tx.query('SELECT 1 FROM workspaces WHERE id = $1', [workspaceId]);
   if (exists.rowCount === 0) throw new DomainError('not_found', 'Workspace not found.');
-  const accounts = await lockWorkspaceAccounts(tx, workspaceId);
+  const accounts = await ledger.lockWorkspace(tx, workspaceId);
   if (accounts.availableBalance + cents > MAX_BALANCE_CENTS) throw tooMuch("the workspace's balance", field);
-  const external = await platformAccount(tx, 'external');
+  const external = await ledger.platformAccount(tx, 'external');
   try {
-    await postMovements(tx, [
-      {
-        kind: 'top_up',
-        orderId: null,
-        workspaceId,
-        postings: [
-          { accountId: accounts.available, kind: 'available', amount: cents },
-          { accountId: external, kind: 'external', amount: -cents },
-        ],
-      },
-    ]);
+    await ledger.post(tx, [ledger.topUp(accounts, external, cents)]);
   } catch (err) {
     // All money ever topped up is the external account's (negative) balance, bounded the same way.
     if (pgErrorCode(err) === '23514' && constraintOf(err) === 'ledger_accounts_balance_exact') throw tooMuch('the money held by the service', field);

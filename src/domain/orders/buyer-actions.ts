@@ -1,8 +1,11 @@
+import type pg from 'pg';
 import type { Tx } from '../../db/tx.js';
+import type { Clock } from '../clock.js';
+import { type Answer, type OnceKey, type Outcome, recordOnce, type StoredAnswer } from '../idempotency/record-once.js';
 import type { WorkspacePrincipal } from '../keys/principal.js';
 import { getOrder } from './order-read.js';
 import { messageView } from './order-view.js';
-import { recheckSpendingKey } from './place-orders.js';
+import { quoteChanged, recheckSpendingKey } from './place-orders.js';
 import type { Durations } from './states.js';
 import { addContent, addMessage, enterState, lockOrder, refund, release, requireStatus } from './transitions.js';
 
@@ -52,4 +55,29 @@ export function buyerActions(durations: Durations) {
       return messageView(await addMessage(tx, orderId, 'buyer', body, now));
     },
   };
+}
+
+type ApprovedOrder = Awaited<ReturnType<ReturnType<typeof buyerActions>['approvePlacement']>>;
+
+/**
+ * Approves a live placement whose price the user confirmed (an MCP confirmation), once under
+ * `once`: a price other than the quoted one is refused (quote_changed) and nothing is paid.
+ */
+export async function approveConfirmed(
+  deps: { pool: pg.Pool; clock: Clock; durations: Durations },
+  p: WorkspacePrincipal,
+  orderId: number,
+  options: {
+    once: OnceKey;
+    quotedTotalCents: number;
+    fmt: (cents: number) => string;
+    encode: (outcome: Outcome<ApprovedOrder>) => StoredAnswer | undefined;
+  },
+): Promise<Answer> {
+  const now = deps.clock.now();
+  return recordOnce(deps.pool, { key: options.once, now, encode: options.encode }, async (tx) => {
+    const order = await buyerActions(deps.durations).approvePlacement(tx, p, orderId, now);
+    if (order.price !== options.quotedTotalCents) throw quoteChanged(options.quotedTotalCents, order.price, options.fmt);
+    return order;
+  });
 }

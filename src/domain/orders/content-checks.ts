@@ -16,7 +16,7 @@ export interface CheckContext {
   maxLinks: number;
 }
 
-// Bodies are up to 1 MB of anyone's text, checked while the workspace's balance is locked: no
+// Bodies are up to 1 MB of anyone's text, a later version checked while its order is locked: no
 // pattern below may backtrack over more than the span between two brackets. A run that may not
 // contain its pattern's opening character ([^\][], a link target without "[") ends where the next
 // attempt would start, so failed attempts cost linear time, not quadratic (a body of 100,000 "["
@@ -174,6 +174,30 @@ export function analyseContent(content: { title: string; body: string }): Conten
   };
 }
 
+// The links of an analysis that point at a target, found once per target: the offers of one
+// placement share the target, and only compare what was found with their own limits.
+const linksByTarget = new WeakMap<ContentAnalysis, Map<string, Link[]>>();
+
+function linksTo(analysis: ContentAnalysis, targetUrl: string): Link[] {
+  const target = normaliseUrl(targetUrl);
+  let found = linksByTarget.get(analysis);
+  if (!found) linksByTarget.set(analysis, (found = new Map()));
+  let links = found.get(target);
+  if (!links) found.set(target, (links = analysis.links.filter((l) => normaliseUrl(l.url) === target)));
+  return links;
+}
+
+/**
+ * What the checks read from a body for one target URL: everything but the comparison with an
+ * offer's limits, which is then cheap (a placement checks before it locks the balance, then
+ * compares with each offer's limits under the lock).
+ */
+export function analyseContentFor(content: { title: string; body: string }, targetUrl: string): ContentAnalysis {
+  const analysis = analyseContent(content);
+  linksTo(analysis, targetUrl);
+  return analysis;
+}
+
 /**
  * The checks run on every content version, buyer's or publisher's. Failing checks do not block a
  * submission; they are shown to both sides.
@@ -184,8 +208,7 @@ export function checkContent(
   analysis: ContentAnalysis = analyseContent(content),
 ): ContentCheck[] {
   const { links: all, words, titleLength, unsafe } = analysis;
-  const target = normaliseUrl(ctx.targetUrl);
-  const toTarget = all.filter((l) => normaliseUrl(l.url) === target);
+  const toTarget = linksTo(analysis, ctx.targetUrl);
 
   const checks: ContentCheck[] = [
     toTarget.length > 0

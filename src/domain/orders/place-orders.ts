@@ -1,13 +1,17 @@
 import type pg from 'pg';
-import { type PreparedSql, proceedGuard, type SqlValue, type Tx } from '../../db/tx.js';
+import type { Tx } from '../../db/tx.js';
+import type { Clock } from '../clock.js';
 import { DomainError, invalidInput } from '../errors.js';
+import { GroupCommit } from '../../db/group-commit.js';
+import { isDatabaseUnavailable } from '../../db/errors.js';
+import { type Answer, inProgress, type OnceKey, type Outcome, recordEach, recordOnce, type RequestKey, type StoredAnswer } from '../idempotency/record-once.js';
 import type { WorkspacePrincipal } from '../keys/principal.js';
-import { type AccountRow, LEDGER_WRITES, lockWorkspaceAccountsSql, postMovements, workspaceAccounts } from '../ledger/movements.js';
+import * as ledger from '../ledger/ledger.js';
 import { formatCents } from '../money/format.js';
-import { analyseContent, checkContent } from './content-checks.js';
 import type { OfferFormat } from '../outlets/enums.js';
-import { orderView } from './order-view.js';
 import { notOwnProject } from '../workspaces/projects.js';
+import { analyseContentFor, type ContentAnalysis, checkContent } from './content-checks.js';
+import { type BuyerOrderView, orderView } from './order-view.js';
 import { type Durations, initialDeadline, initialStatus } from './states.js';
 
 /** One placement request buys at most this many offers; a plan picks at most as many, so its offer_ids go as they are. */
@@ -21,6 +25,223 @@ export interface PlaceOrdersInput {
   content?: string | undefined;
   content_title?: string | undefined;
   project_id?: number | undefined;
+}
+
+export interface PlaceDeps {
+  pool: pg.Pool;
+  clock: Clock;
+  durations: Durations;
+}
+
+export interface PlaceOptions {
+  /** Where the outcome is kept once: a REST Idempotency-Key or an MCP confirmation. */
+  once: OnceKey | undefined;
+  /** How the new orders, or a refusal worth keeping, are answered (status and JSON text). */
+  encode: (outcome: Outcome<BuyerOrderView[]>) => StoredAnswer | undefined;
+  /** The total a quote showed the user: any other total is refused (quote_changed). */
+  quotedTotalCents?: number;
+}
+
+/**
+ * Places orders: one per offer, all or nothing, each freezing the price it was bought at, the
+ * total moving from the workspace's available balance into escrow. The content checks run first,
+ * before any lock; then one transaction that also keeps the outcome once (`options.once`): lock
+ * the balance, check, insert the orders, post the ledger movements. Placements that arrive while
+ * others run are committed together (`placementGroups`).
+ */
+export async function place(deps: PlaceDeps, principal: WorkspacePrincipal, input: PlaceOrdersInput, options: PlaceOptions): Promise<Answer> {
+  const content = contentOf(input);
+  const { once } = options;
+  const job: PlacementJob = {
+    workspaceId: principal.workspaceId,
+    orders: input.offer_ids.length,
+    // A retry of a REST request waiting or running here is refused at once; every other job is
+    // its own (a repeated confirmation waits for the first in its workspace's line, then replays).
+    identity: once?.book === 'request' ? `${once.apiKeyId}:${once.key}` : `job:${++jobs}`,
+    // A placement with content, a confirmation or one without a key runs alone.
+    grouped: once?.book === 'request' && content === undefined ? once : undefined,
+    placement: { principal, input, content, quotedTotalCents: options.quotedTotalCents },
+    once,
+    encode: options.encode,
+  };
+  return placementGroups(deps).run(job);
+}
+
+let jobs = 0;
+
+interface PlacementJob {
+  workspaceId: number;
+  orders: number;
+  identity: string;
+  grouped: RequestKey | undefined;
+  placement: Placement;
+  once: OnceKey | undefined;
+  encode: PlaceOptions['encode'];
+}
+
+/** The most orders a group places (a placement may hold up to 50). */
+const MAX_GROUP_ORDERS = 100;
+/**
+ * How long a group waits for a lock (a workspace's balance rows held by another transaction)
+ * before it fails and its placements run again alone: the others in it then wait no longer.
+ */
+const GROUP_LOCK_TIMEOUT_MS = 250;
+
+const groups = new WeakMap<pg.Pool, GroupCommit<PlacementJob, Answer>>();
+
+/**
+ * Group commit, per pool: placements that arrive while the groups running take all but one of the
+ * pool's connections wait
+ * in the process, holding no connection, and then go together in one transaction (`recordEach`
+ * and `placeAll`: one statement for each step whatever the group's size). A workspace has one
+ * group or lone placement running at a time per process, in arrival order, so a workspace whose
+ * rows are held elsewhere ties up one connection, not the pool. A group that waits for a lock
+ * longer than GROUP_LOCK_TIMEOUT_MS, or fails, puts its placements back to run alone. Waiting
+ * here longer than a request may wait for a connection is the same 503.
+ */
+function placementGroups(deps: PlaceDeps): GroupCommit<PlacementJob, Answer> {
+  const existing = groups.get(deps.pool);
+  if (existing) return existing;
+  const { pool, clock, durations } = deps;
+  const runAlone = (job: PlacementJob) => {
+    // The order's time is when it is placed, not when it arrived.
+    const now = clock.now();
+    return recordOnce(
+      pool,
+      // Every refusal comes before the first write, so a kept one has nothing to undo.
+      { key: job.once, now, encode: job.encode, refusesBeforeWriting: true },
+      (tx) => placeOrders(tx, job.placement.principal, job.placement.input, now, durations, job.placement),
+    );
+  };
+  const created = new GroupCommit<PlacementJob, Answer>({
+    // Every connection but one for groups: the one left serves lone placements and other routes.
+    inFlight: Math.max(1, (pool.options.max ?? 10) - 1),
+    maxWeight: MAX_GROUP_ORDERS,
+    weightOf: (job) => job.orders,
+    maxWaitMs: pool.options.connectionTimeoutMillis ?? 2_000,
+    timedOut: () => new DomainError('unavailable', 'Too many orders are being placed at once. Retry shortly.'),
+    laneOf: (job) => job.workspaceId,
+    identityOf: (job) => job.identity,
+    identityInUse: inProgress,
+    alone: (job) => job.grouped === undefined,
+    // No connection to be had: each placement gets the 503 now rather than wait for another.
+    retryAlone: (error) => !isDatabaseUnavailable(error),
+    run: async (batch, mode) => {
+      if (mode === 'alone') return [{ ok: true, value: await runAlone(batch[0]!) }];
+      const now = clock.now();
+      return recordEach(
+        pool,
+        batch.map((job) => ({ key: job.grouped!, encode: job.encode })),
+        now,
+        (tx, admitted) => placeAll(tx, admitted.map((i) => batch[i]!.placement), now, durations),
+        GROUP_LOCK_TIMEOUT_MS,
+      );
+    },
+  });
+  groups.set(pool, created);
+  return created;
+}
+
+/** The buyer's content and what the checks read from it, computed once, outside any lock. */
+function contentOf(input: PlaceOrdersInput) {
+  if (input.content === undefined) return undefined;
+  const content = { title: input.content_title!, body: input.content };
+  return { ...content, analysis: analyseContentFor(content, input.target_url) };
+}
+
+/** One placement request, as `placeAll` takes it. */
+export interface Placement {
+  principal: WorkspacePrincipal;
+  input: PlaceOrdersInput;
+  content?: ReturnType<typeof contentOf> | undefined;
+  quotedTotalCents?: number | undefined;
+}
+
+/**
+ * Placement in the caller's transaction: lock the workspace's balance, check everything once,
+ * insert the orders (with the buyer's content), post their escrow movements.
+ */
+export async function placeOrders(
+  tx: Tx,
+  principal: WorkspacePrincipal,
+  input: PlaceOrdersInput,
+  now: number,
+  durations: Durations,
+  prepared: { content?: ReturnType<typeof contentOf>; quotedTotalCents?: number | undefined } = {},
+): Promise<BuyerOrderView[]> {
+  const content = prepared.content ?? contentOf(input);
+  const [outcome] = await placeAll(tx, [{ principal, input, content, quotedTotalCents: prepared.quotedTotalCents }], now, durations);
+  if (!outcome!.ok) throw outcome!.error;
+  return outcome!.value;
+}
+
+/**
+ * Several placements in the caller's transaction, each answered as if it ran alone, in their
+ * order: lock every workspace's balance, check each placement against what the ones before it
+ * spent, insert all their orders, post all their escrow movements. A refusal is that
+ * placement's outcome and writes nothing; the others go on.
+ */
+export async function placeAll(tx: Tx, placements: Placement[], now: number, durations: Durations): Promise<Array<Outcome<BuyerOrderView[]>>> {
+  const accounts = await ledger.lockWorkspaces(tx, placements.map((p) => p.principal.workspaceId));
+  const contexts = await readContexts(tx, placements);
+  const outcomes: Array<Outcome<BuyerOrderView[]>> = [];
+  const accepted: Array<{ at: number; p: Placement; ctx: PlacementContext; orders: NewOrder[] }> = [];
+  for (const [at, p] of placements.entries()) {
+    try {
+      const { ctx, offers, total, fmt } = judge(contexts[at], p.input, p.quotedTotalCents);
+      const w = accounts.get(p.principal.workspaceId)!;
+      if (w.availableBalance < total) throw insufficientBalance(total - w.availableBalance, w.availableBalance, fmt);
+      w.availableBalance -= total;
+      const orders = offers.map((offer) => {
+        const status = initialStatus(offer.content_by, p.content !== undefined);
+        return { offer, status, deadline: initialDeadline(status, now, durations), checks: p.content ? checksFor(p.content, p.input, offer) : null };
+      });
+      accepted.push({ at, p, ctx, orders });
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      outcomes[at] = { ok: false, error };
+    }
+  }
+  if (accepted.length === 0) return outcomes;
+  const rows = accepted.flatMap((a) => a.orders.map((order) => ({ p: a.p, order })));
+  const ids = await insertOrders(tx, rows, now);
+  if (rows.some((r) => r.p.content)) await insertContent(tx, rows, ids, now);
+  await ledger.post(
+    tx,
+    rows.map((r, k) => ledger.escrow(accounts.get(r.p.principal.workspaceId)!, { id: ids[k]!, price: r.order.offer.price })),
+  );
+  let k = 0;
+  for (const a of accepted) {
+    outcomes[a.at] = { ok: true, value: a.orders.map((o) => view(a.p.input, a.ctx, o, ids[k++]!, now, a.p.content)) };
+  }
+  return outcomes;
+}
+
+/**
+ * Everything placement refuses, except the balance, for a quote (MCP's first step): a revoked
+ * key, unknown or inactive offers, another workspace's project, a total above the approval limit.
+ */
+export async function checkPlacement(q: pg.Pool | Tx, principal: WorkspacePrincipal, input: PlaceOrdersInput) {
+  return judge((await readContexts(q, [{ principal, input }]))[0], input, undefined);
+}
+
+/** A spending key must still be valid inside the transaction that spends (the cache may lag 5 s). */
+export async function recheckSpendingKey(tx: Tx, keyId: number): Promise<void> {
+  const { rows } = await tx.query<{ ok: boolean }>({
+    name: 'key_recheck_spending',
+    text: 'SELECT (revoked_at IS NULL AND can_place_orders) AS ok FROM api_keys WHERE id = $1',
+    values: [keyId],
+  });
+  if (!rows[0]?.ok) throw new DomainError('unauthenticated', 'This key has been revoked.');
+}
+
+/** The total changed since the quote the user confirmed: nothing is spent. */
+export function quoteChanged(quotedCents: number, totalCents: number, fmt: (cents: number) => string): DomainError {
+  return new DomainError(
+    'quote_changed',
+    `The total changed since the quote (quoted ${fmt(quotedCents)}, now ${fmt(totalCents)}). Nothing was spent. Get a new quote and confirm it with the user again.`,
+    { quoted_total_cents: quotedCents, total_cents: totalCents },
+  );
 }
 
 interface OfferRow {
@@ -51,77 +272,52 @@ interface PlacementContext {
   offers: OfferRow[];
 }
 
-interface LockedPlacementContext extends PlacementContext {
-  accounts: AccountRow[] | null;
-  order_ids: number[];
-}
+// What each placement must know besides the balance: the key still valid, the project the
+// workspace's own, the approval limit and currency, and the requested offers (given as text,
+// "1,2,3": one row per placement).
+const contextStatement = {
+  name: 'orders_placement_contexts',
+  text: `SELECT (SELECT revoked_at IS NULL AND can_place_orders FROM api_keys WHERE id = r.key_id) AS key_ok,
+         (r.project_id IS NULL OR EXISTS (SELECT 1 FROM projects WHERE id = r.project_id AND workspace_id = r.workspace_id)) AS project_ok,
+         w.max_order_cents, w.currency, fx.per_usd::float8 AS per_usd,
+         COALESCE((SELECT json_agg(x) FROM (
+           SELECT f.id, f.outlet_id, o.name AS outlet_name, o.domain AS outlet_domain, o.publisher_id, f.format, f.title,
+                  f.publisher_price_cents, f.fee_cents, f.price, f.turnaround_days, f.content_by, f.min_words, f.max_words,
+                  f.max_links, f.active
+             FROM offers f JOIN outlets o ON o.id = f.outlet_id
+            WHERE f.id = ANY(string_to_array(r.offer_ids, ',')::int[])) x), '[]'::json) AS offers
+    FROM unnest($1::int[], $2::int[], $3::int[], $4::text[]) WITH ORDINALITY AS r(key_id, workspace_id, project_id, offer_ids, n)
+    JOIN workspaces w ON w.id = r.workspace_id JOIN fx_rates fx ON fx.currency = w.currency
+   ORDER BY r.n`,
+};
 
-// Everything placement must know before it touches money, in one round trip: the key still
-// valid, the project the workspace's own, the approval rule and currency, and the offers.
-const contextScalars = `
-  (SELECT revoked_at IS NULL AND can_place_orders FROM api_keys WHERE id = $2) AS key_ok,
-  ($4::int IS NULL OR EXISTS (SELECT 1 FROM projects WHERE id = $4 AND workspace_id = $3)) AS project_ok,
-  w.max_order_cents, w.currency, fx.per_usd::float8 AS per_usd`;
-const offerColumns = `f.id, f.outlet_id, o.name AS outlet_name, o.domain AS outlet_domain, o.publisher_id, f.format, f.title,
-  f.publisher_price_cents, f.fee_cents, f.price, f.turnaround_days, f.content_by, f.min_words, f.max_words, f.max_links, f.active`;
-const requestedOffers = 'unnest($1::int[]) WITH ORDINALITY AS ids(id, n) JOIN offers f ON f.id = ids.id JOIN outlets o ON o.id = f.outlet_id';
-const contextColumns = `${contextScalars},
-  COALESCE((SELECT json_agg(r) FROM (SELECT ${offerColumns} FROM ${requestedOffers}) r), '[]'::json) AS offers`;
-const contextFrom = 'FROM workspaces w JOIN fx_rates fx ON fx.currency = w.currency WHERE w.id = $3';
-
-// Placement with the buyer's content also locks the workspace's balance rows (the lock that
-// serialises every spend of the workspace, taken first as the contract's lock order wants) and
-// draws the new orders' ids, so the content checks can run in Node before one statement writes
-// the orders, the content and the ledger entries.
-const lockedContextStatement = `
-  WITH acc AS MATERIALIZED (${lockWorkspaceAccountsSql('$3')})
-  SELECT ${contextColumns},
-         (SELECT json_agg(json_build_object('id', id, 'kind', kind, 'balance', balance)) FROM acc) AS accounts,
-         (SELECT json_agg(nextval('orders_id_seq')) FROM unnest($1::int[])) AS order_ids
-  ${contextFrom}`;
-
-/** A spending key must still be valid inside the transaction that spends (the cache may lag 5 s). */
-export async function recheckSpendingKey(tx: Tx, keyId: number): Promise<void> {
-  const { rows } = await tx.query<{ ok: boolean }>({
-    name: 'key_recheck_spending',
-    text: 'SELECT (revoked_at IS NULL AND can_place_orders) AS ok FROM api_keys WHERE id = $1',
-    values: [keyId],
-  });
-  if (!rows[0]?.ok) throw new DomainError('unauthenticated', 'This key has been revoked.');
-}
-
-/**
- * Everything placement refuses before it touches money, in one round trip: a revoked key,
- * unknown or inactive offers, another workspace's project, a total above the approval limit.
- * The MCP quote runs exactly these checks; placement runs them again inside its transaction.
- */
-export async function checkPlacement(q: pg.Pool | Tx, principal: WorkspacePrincipal, input: PlaceOrdersInput) {
+async function readContexts(q: pg.Pool | Tx, placements: Array<Pick<Placement, 'principal' | 'input'>>): Promise<PlacementContext[]> {
   const { rows } = await q.query<PlacementContext>({
-    name: 'orders_placement_context',
-    text: `SELECT ${contextColumns} ${contextFrom}`,
-    values: contextValues(principal, input),
+    ...contextStatement,
+    values: [
+      placements.map((p) => p.principal.keyId),
+      placements.map((p) => p.principal.workspaceId),
+      placements.map((p) => p.input.project_id ?? null),
+      placements.map((p) => p.input.offer_ids.join(',')),
+    ],
   });
-  return judgePlacement(rows[0], input);
+  if (rows.length !== placements.length) throw new Error('a placement has no workspace or currency');
+  return rows;
 }
 
-const contextValues = (principal: WorkspacePrincipal, input: PlaceOrdersInput) => [
-  input.offer_ids,
-  principal.keyId,
-  principal.workspaceId,
-  input.project_id ?? null,
-];
-
-function judgePlacement<C extends PlacementContext>(ctx: C | undefined, input: PlaceOrdersInput) {
+/** The placement rules, in the order a refusal names them; the balance is compared by the caller. */
+function judge(ctx: PlacementContext | undefined, input: PlaceOrdersInput, quotedTotalCents: number | undefined) {
   if (!ctx?.key_ok) throw new DomainError('unauthenticated', 'This key has been revoked.');
   const byId = new Map(ctx.offers.map((f) => [f.id, f]));
   const unknown = input.offer_ids.filter((id) => !byId.get(id)?.active);
-  if (unknown.length) {
-    throw invalidInput({ offer_ids: [`unknown or inactive offers: ${unknown.join(', ')}`] });
-  }
+  if (unknown.length) throw invalidInput({ offer_ids: [`unknown or inactive offers: ${unknown.join(', ')}`] });
   if (!ctx.project_ok) throw notOwnProject();
   const offers = input.offer_ids.map((id) => byId.get(id)!);
   const total = offers.reduce((s, f) => s + f.price, 0);
   const fmt = (c: number) => formatCents(c, ctx.currency, ctx.per_usd);
+  // A changed total is said first: a refusal over a total the user never saw would have them
+  // raise a limit or top up before they see the new price.
+  if (quotedTotalCents !== undefined && total !== quotedTotalCents) throw quoteChanged(quotedTotalCents, total, fmt);
   if (ctx.max_order_cents !== null && total > ctx.max_order_cents) {
     throw new DomainError(
       'approval_required',
@@ -132,324 +328,137 @@ function judgePlacement<C extends PlacementContext>(ctx: C | undefined, input: P
   return { ctx, offers, total, fmt };
 }
 
-// The columns every new order gets from the request ($2…$8 in both placement statements).
-const orderInsert = `INSERT INTO orders (id, workspace_id, project_id, placed_by_key_id, outlet_id, offer_id, publisher_id, status,
-           publisher_price_cents, fee_cents, price, content_by, turnaround_days, min_words, max_words, max_links,
-           target_url, anchor_text, brief, deadline_at, state_entered_at, created_at, updated_at)`;
-
-/**
- * Placement without content, the common case, in one statement: lock the balance rows, read the
- * context, and — only when every check below passes — write the orders and their escrow
- * movement through the ledger's own CTEs. Node then judges the same context (which also says
- * why nothing was written); the rules that decide a new order's status and deadline stay in
- * Node, passed in as the value for each kind of offer. With a guard, it also writes only when the
- * guard holds (see `guardedPlacement`).
- */
-const placeAtOnceText = (guard: string) => `
-  WITH acc AS MATERIALIZED (${lockWorkspaceAccountsSql('$3')}),
-  req AS MATERIALIZED (SELECT ids.n, ${offerColumns} FROM ${requestedOffers}),
-  ctx AS MATERIALIZED (
-    SELECT ${contextScalars},
-           (SELECT balance FROM acc WHERE kind = 'available') AS available,
-           (SELECT count(*) FILTER (WHERE active) FROM req) = cardinality($1::int[]) AS offers_ok,
-           (SELECT sum(price) FROM req)::bigint AS total
-    ${contextFrom}),
-  new AS MATERIALIZED (
-    SELECT req.*, nextval('orders_id_seq') AS order_id,
-           CASE req.content_by WHEN 'publisher' THEN $9::order_status ELSE $10::order_status END AS status,
-           CASE req.content_by WHEN 'publisher' THEN $11::timestamptz ELSE $12::timestamptz END AS deadline
-      FROM req, ctx
-     WHERE ${guard} AND ctx.key_ok AND ctx.project_ok AND ctx.offers_ok AND ctx.available >= ctx.total
-       AND (ctx.max_order_cents IS NULL OR ctx.total <= ctx.max_order_cents)),
-  placed AS (
-    ${orderInsert}
-    SELECT order_id, $3, $4, $2, outlet_id, id, publisher_id, status, publisher_price_cents, fee_cents, price, content_by,
-           turnaround_days, min_words, max_words, max_links, $5, $6, $7, deadline, $8, $8, $8 FROM new),
-  m AS (SELECT 'order_placed'::ledger_transaction_kind AS kind, order_id, $3::int AS workspace_id, n FROM new),
-  p AS (SELECT new.n, acc.id AS account_id, CASE acc.kind WHEN 'available' THEN -new.price ELSE new.price END AS amount
-          FROM new CROSS JOIN acc),
-  d AS (SELECT acc.id, CASE acc.kind WHEN 'available' THEN -s.total ELSE s.total END AS delta
-          FROM acc, (SELECT sum(price)::bigint AS total FROM new) s WHERE s.total IS NOT NULL),
-  ${LEDGER_WRITES}
-  SELECT ctx.key_ok, ctx.project_ok, ctx.max_order_cents, ctx.currency, ctx.per_usd,
-         COALESCE((SELECT json_agg(req) FROM req), '[]'::json) AS offers,
-         (SELECT json_agg(json_build_object('id', id, 'kind', kind, 'balance', balance)) FROM acc) AS accounts,
-         (SELECT json_agg(order_id ORDER BY n) FROM new) AS order_ids
-    FROM ctx`;
-
-const placeAtOnceStatement = placeAtOnceText('true');
-
-const placeOrdersCtes = `
-  placed AS (
-    ${orderInsert}
-    SELECT t.id, $2, $3, $4, t.outlet_id, t.offer_id, t.publisher_id, t.status::order_status, t.pp, t.fee, t.price,
-           t.content_by::content_by, t.turnaround, t.min_words, t.max_words, t.max_links, $5, $6, $7, t.deadline, $8, $8, $8
-      FROM unnest($1::bigint[], $9::int[], $10::int[], $11::int[], $12::text[], $13::bigint[], $14::bigint[], $15::bigint[],
-                  $16::text[], $17::int[], $18::timestamptz[], $22::int[], $23::int[], $24::int[])
-           AS t(id, outlet_id, offer_id, publisher_id, status, pp, fee, price, content_by, turnaround, deadline,
-                min_words, max_words, max_links)),
-  buyer_content AS (
-    INSERT INTO order_contents (order_id, version, title, body, submitted_by, submitted_at, checks)
-    SELECT c.id, 1, $19, $20, 'buyer', $8, c.checks::jsonb FROM unnest($1::bigint[], $21::text[]) AS c(id, checks))`;
-
-function refuseShortfall(availableBalance: number, total: number, fmt: (c: number) => string): void {
-  if (availableBalance >= total) return;
-  const needed = total - availableBalance;
-  throw new DomainError('insufficient_balance', `The balance is too low: ${fmt(needed)} more is needed.`, {
+function insufficientBalance(needed: number, balance: number, fmt: (c: number) => string): DomainError {
+  return new DomainError('insufficient_balance', `The balance is too low: ${fmt(needed)} more is needed.`, {
     needed_cents: needed,
     needed_formatted: fmt(needed),
-    balance: availableBalance,
-    balance_formatted: fmt(availableBalance),
+    balance,
+    balance_formatted: fmt(balance),
   });
 }
 
-/**
- * Creates one order per offer and moves their total from available into escrow, all in the
- * caller's transaction: every order is created and paid for, or none. Each order freezes the
- * publisher price, fee and price it was bought at.
- */
-export async function placeOrders(
-  tx: Tx,
-  principal: WorkspacePrincipal,
-  input: PlaceOrdersInput,
-  now: number,
-  durations: Durations,
-  /** The result of `guardedPlacement` when a batch already ran it (its last result is used). */
-  ran?: pg.QueryResult[],
-) {
-  return input.content === undefined
-    ? placeWithoutContent(tx, principal, input, now, durations, ran)
-    : placeWithContent(tx, principal, input, input.content, now, durations);
+interface NewOrder {
+  offer: OfferRow;
+  status: ReturnType<typeof initialStatus>;
+  deadline: Date;
+  checks: ReturnType<typeof checkContent> | null;
 }
 
-// Run by SQL EXECUTE in a batch, so prepared under names of their own: the driver's statements
-// (placeWithoutContent's own, 'orders_place_at_once') share the connection's one namespace.
-const placeGuarded = {
-  name: 'orders_place_guarded',
-  types: ['int[]', 'int', 'int', 'int', 'text', 'text', 'text', 'timestamptz', 'order_status', 'order_status', 'timestamptz', 'timestamptz'],
-  text: placeAtOnceText(proceedGuard),
-} satisfies PreparedSql;
+type Row = { p: Placement; order: NewOrder };
 
-const lockAccounts = { name: 'ledger_lock_workspace_batched', types: ['int'], text: lockWorkspaceAccountsSql('$1') } satisfies PreparedSql;
+// One row per new order, in the placements' order; ids come from the column default as rows are
+// inserted, in that order, so sorted they match the rows.
+const insertStatement = {
+  name: 'orders_insert',
+  text: `INSERT INTO orders (workspace_id, project_id, placed_by_key_id, target_url, anchor_text, brief,
+           outlet_id, offer_id, publisher_id, status, publisher_price_cents, fee_cents, price, content_by, turnaround_days,
+           min_words, max_words, max_links, deadline_at, state_entered_at, created_at, updated_at)
+         SELECT t.workspace_id, t.project_id, t.key_id, t.target_url, t.anchor_text, t.brief,
+                t.outlet_id, t.offer_id, t.publisher_id, t.status::order_status, t.pp, t.fee, t.price, t.content_by::content_by,
+                t.turnaround, t.min_words, t.max_words, t.max_links, t.deadline, $20, $20, $20
+           FROM unnest($1::int[], $2::int[], $3::int[], $4::text[], $5::text[], $6::text[], $7::int[], $8::int[], $9::int[],
+                       $10::text[], $11::bigint[], $12::bigint[], $13::bigint[], $14::text[], $15::int[], $16::int[], $17::int[],
+                       $18::int[], $19::timestamptz[]) WITH ORDINALITY
+                AS t(workspace_id, project_id, key_id, target_url, anchor_text, brief, outlet_id, offer_id, publisher_id, status,
+                     pp, fee, price, content_by, turnaround, min_words, max_words, max_links, deadline, n)
+          ORDER BY t.n
+         RETURNING id`,
+};
 
-/**
- * The statement that locks the workspace's balance rows, for a transaction's opening batch. A
- * request that had to wait for the lock (many orders on one workspace) re-checks the row it waited
- * for (EvalPlanQual), which sets up the waiting statement's whole plan a second time: a small
- * statement keeps that cheap, and the placement's own lock then finds the rows held.
- */
-// Several workspaces' balance rows in one statement, in the contract's lock order between
-// workspaces (by id): a group of placements takes all its locks at once, and two groups can never
-// wait for each other in opposite orders. FOR UPDATE locks rows as the sort returns them.
-const lockWorkspacesAccounts = {
-  name: 'ledger_lock_workspaces_batched',
-  types: ['int[]'],
-  text: `SELECT id FROM ledger_accounts WHERE workspace_id = ANY($1) AND kind IN ('available', 'held') ORDER BY workspace_id, kind FOR UPDATE`,
-} satisfies PreparedSql;
-
-/** The statement that locks the balance rows of every workspace placing orders in one group. */
-export function placementLocks(workspaceIds: number[]): { sql: PreparedSql; values: SqlValue[] } {
-  return { sql: lockWorkspacesAccounts, values: [[...new Set(workspaceIds)].sort((a, b) => a - b)] };
-}
-
-export function placementLock(principal: WorkspacePrincipal): { sql: PreparedSql; values: SqlValue[] } {
-  return { sql: lockAccounts, values: [principal.workspaceId] };
-}
-
-/**
- * Placement without content as one statement for a batch (`executeSql`), known from the request
- * alone, that writes only when `proceedGuard` holds: several requests then run in one round trip,
- * each after its own guard is set. `placeOrders` judges its result when given it (`ran`), and
- * `assertNothingPlaced` checks one whose guard was off.
- */
-export function guardedPlacement(
-  principal: WorkspacePrincipal,
-  input: PlaceOrdersInput,
-  now: number,
-  durations: Durations,
-): { sql: PreparedSql; values: SqlValue[] } {
-  if (input.content !== undefined) throw new Error('a placement with content cannot run as one statement');
-  return { sql: placeGuarded, values: placeAtOnceValues(principal, input, now, durations) };
-}
-
-/** Throws when a guarded placement wrote orders: its guard was off, so it must not have. */
-export function assertNothingPlaced(result: pg.QueryResult | undefined): void {
-  if ((result?.rows[0] as LockedPlacementContext | undefined)?.order_ids) throw new Error('a guarded placement wrote orders with its guard off');
-}
-
-function placeAtOnceValues(principal: WorkspacePrincipal, input: PlaceOrdersInput, now: number, durations: Durations) {
-  const statusOf = { publisher: initialStatus('publisher', false), buyer: initialStatus('buyer', false) };
-  return [
-    ...contextValues(principal, input),
-    input.target_url,
-    input.anchor_text ?? null,
-    input.brief ?? null,
-    new Date(now),
-    statusOf.publisher,
-    statusOf.buyer,
-    initialDeadline(statusOf.publisher, now, durations),
-    initialDeadline(statusOf.buyer, now, durations),
-  ];
-}
-
-async function placeWithoutContent(
-  tx: Tx,
-  principal: WorkspacePrincipal,
-  input: PlaceOrdersInput,
-  now: number,
-  durations: Durations,
-  ran: pg.QueryResult[] | undefined,
-) {
-  const result = (ran?.at(-1) ??
-    (await tx.query({ name: 'orders_place_at_once', text: placeAtOnceStatement, values: placeAtOnceValues(principal, input, now, durations) }))) as pg.QueryResult<LockedPlacementContext>;
-  const { rows } = result;
-  let judged: ReturnType<typeof judgePlacement<LockedPlacementContext>>;
-  try {
-    judged = judgePlacement(rows[0], input);
-    refuseShortfall(workspaceAccounts(principal.workspaceId, judged.ctx.accounts).availableBalance, judged.total, judged.fmt);
-  } catch (err) {
-    // The statement's checks are the same as these: a refusal wrote nothing. A caller that
-    // commits refusals (the idempotency batch) relies on that, so it is checked.
-    assertNothingPlaced(result);
-    throw err;
-  }
-  const { ctx, offers } = judged;
-  // Every check above passed, so the statement wrote the orders; its own checks are the same.
-  if (!ctx.order_ids) throw new Error('placement passed every check but wrote no order');
-  return orderViews(input, ctx, offers, ctx.order_ids, now, durations, undefined).map((o) => o.view);
-}
-
-async function placeWithContent(
-  tx: Tx,
-  principal: WorkspacePrincipal,
-  input: PlaceOrdersInput,
-  body: string,
-  now: number,
-  durations: Durations,
-) {
-  const { rows } = await tx.query<LockedPlacementContext>({
-    name: 'orders_placement_context_locked',
-    text: lockedContextStatement,
-    values: contextValues(principal, input),
+async function insertOrders(tx: Tx, rows: Row[], now: number): Promise<number[]> {
+  const input = <K extends keyof PlaceOrdersInput>(k: K) => rows.map((r) => r.p.input[k] ?? null);
+  const offer = <K extends keyof OfferRow>(k: K) => rows.map((r) => r.order.offer[k]);
+  const { rows: inserted } = await tx.query<{ id: number }>({
+    ...insertStatement,
+    values: [
+      rows.map((r) => r.p.principal.workspaceId),
+      input('project_id'),
+      rows.map((r) => r.p.principal.keyId),
+      input('target_url'),
+      input('anchor_text'),
+      input('brief'),
+      offer('outlet_id'),
+      offer('id'),
+      offer('publisher_id'),
+      rows.map((r) => r.order.status),
+      offer('publisher_price_cents'),
+      offer('fee_cents'),
+      offer('price'),
+      offer('content_by'),
+      offer('turnaround_days'),
+      offer('min_words'),
+      offer('max_words'),
+      offer('max_links'),
+      rows.map((r) => r.order.deadline),
+      new Date(now),
+    ],
   });
-  const { ctx, offers, total, fmt } = judgePlacement(rows[0], input);
-  const accounts = workspaceAccounts(principal.workspaceId, ctx.accounts);
-  refuseShortfall(accounts.availableBalance, total, fmt);
-
-  const ids = ctx.order_ids;
-  const content = { title: input.content_title!, body };
-  const views = orderViews(input, ctx, offers, ids, now, durations, content);
-  // The orders, the buyer's content and the escrow movement: one statement.
-  await postMovements(
-    tx,
-    offers.map((f, i) => ({
-      kind: 'order_placed' as const,
-      orderId: ids[i]!,
-      workspaceId: principal.workspaceId,
-      postings: [
-        { accountId: accounts.available, kind: 'available' as const, amount: -f.price },
-        { accountId: accounts.held, kind: 'held' as const, amount: f.price },
-      ],
-    })),
-    {
-      name: 'orders_place_content',
-      ctes: placeOrdersCtes,
-      values: [
-        ids,
-        principal.workspaceId,
-        input.project_id ?? null,
-        principal.keyId,
-        input.target_url,
-        input.anchor_text ?? null,
-        input.brief ?? null,
-        new Date(now),
-        offers.map((f) => f.outlet_id),
-        offers.map((f) => f.id),
-        offers.map((f) => f.publisher_id),
-        views.map((v) => v.status),
-        offers.map((f) => f.publisher_price_cents),
-        offers.map((f) => f.fee_cents),
-        offers.map((f) => f.price),
-        offers.map((f) => f.content_by),
-        offers.map((f) => f.turnaround_days),
-        views.map((v) => v.deadline),
-        content.title,
-        content.body,
-        views.map((v) => JSON.stringify(v.checks)),
-        offers.map((f) => f.min_words),
-        offers.map((f) => f.max_words),
-        offers.map((f) => f.max_links),
-      ],
-    },
-  );
-  return views.map((v) => v.view);
+  return inserted.map((r) => Number(r.id)).sort((a, b) => a - b);
 }
 
-/**
- * The new orders as the buyer sees them, built from what the placement wrote (no second read
- * under the lock), with each one's status, deadline and content checks.
- */
-function orderViews(
+async function insertContent(tx: Tx, rows: Row[], ids: number[], now: number) {
+  const withContent = rows.flatMap((r, k) => (r.p.content ? [{ id: ids[k]!, content: r.p.content, checks: r.order.checks }] : []));
+  await tx.query({
+    name: 'orders_insert_content',
+    text: `INSERT INTO order_contents (order_id, version, title, body, submitted_by, submitted_at, checks)
+           SELECT c.id, 1, c.title, c.body, 'buyer', $5, c.checks::jsonb FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[]) AS c(id, title, body, checks)`,
+    values: [withContent.map((c) => c.id), withContent.map((c) => c.content.title), withContent.map((c) => c.content.body), withContent.map((c) => JSON.stringify(c.checks)), new Date(now)],
+  });
+}
+
+function checksFor(content: { title: string; body: string; analysis: ContentAnalysis }, input: PlaceOrdersInput, offer: OfferRow) {
+  const limits = {
+    targetUrl: input.target_url,
+    anchorText: input.anchor_text ?? null,
+    minWords: offer.min_words,
+    maxWords: offer.max_words,
+    maxLinks: offer.max_links,
+  };
+  return checkContent(content, limits, content.analysis);
+}
+
+/** A new order as the buyer sees it, built from what was written (no second read under the lock). */
+function view(
   input: PlaceOrdersInput,
   ctx: PlacementContext,
-  offers: OfferRow[],
-  ids: number[],
+  o: NewOrder,
+  id: number,
   now: number,
-  durations: Durations,
   content: { title: string; body: string } | undefined,
-) {
+): BuyerOrderView {
   const at = new Date(now);
-  // The body is read once; each offer only compares it with its own limits.
-  const analysis = content ? analyseContent(content) : undefined;
-  return offers.map((f, i) => {
-    const status = initialStatus(f.content_by, content !== undefined);
-    const deadline = initialDeadline(status, now, durations);
-    const checks = content
-      ? checkContent(
-          content,
-          {
-            targetUrl: input.target_url,
-            anchorText: input.anchor_text ?? null,
-            minWords: f.min_words,
-            maxWords: f.max_words,
-            maxLinks: f.max_links,
-          },
-          analysis,
-        )
-      : null;
-    const view = orderView(
-      {
-        id: ids[i]!,
-        status,
-        project_id: input.project_id ?? null,
-        price: f.price,
-        publisher_price_cents: f.publisher_price_cents,
-        target_url: input.target_url,
-        anchor_text: input.anchor_text ?? null,
-        brief: input.brief ?? null,
-        live_url: null,
-        decline_reason: null,
-        deadline_at: deadline,
-        created_at: at,
-        updated_at: at,
-        outlet_id: f.outlet_id,
-        outlet_name: f.outlet_name,
-        outlet_domain: f.outlet_domain,
-        offer_id: f.id,
-        format: f.format,
-        offer_title: f.title,
-        version: content ? 1 : null,
-        content_title: content?.title ?? null,
-        content_body: content?.body ?? null,
-        submitted_by: content ? 'buyer' : null,
-        submitted_at: content ? at : null,
-        checks,
-        messages_count: 0,
-        currency: ctx.currency,
-        per_usd: ctx.per_usd,
-      },
-      'buyer',
-    );
-    return { view, status, deadline, checks };
-  });
+  const f = o.offer;
+  return orderView(
+    {
+      id,
+      status: o.status,
+      project_id: input.project_id ?? null,
+      price: f.price,
+      publisher_price_cents: f.publisher_price_cents,
+      target_url: input.target_url,
+      anchor_text: input.anchor_text ?? null,
+      brief: input.brief ?? null,
+      live_url: null,
+      decline_reason: null,
+      deadline_at: o.deadline,
+      created_at: at,
+      updated_at: at,
+      outlet_id: f.outlet_id,
+      outlet_name: f.outlet_name,
+      outlet_domain: f.outlet_domain,
+      offer_id: f.id,
+      format: f.format,
+      offer_title: f.title,
+      version: content ? 1 : null,
+      content_title: content?.title ?? null,
+      content_body: content?.body ?? null,
+      submitted_by: content ? 'buyer' : null,
+      submitted_at: content ? at : null,
+      checks: o.checks,
+      messages_count: 0,
+      currency: ctx.currency,
+      per_usd: ctx.per_usd,
+    },
+    'buyer',
+  );
 }

@@ -1,6 +1,6 @@
 import type { Tx } from '../../db/tx.js';
 import { conflict, notFound } from '../errors.js';
-import { lockWorkspaceAccounts, payableAccountId, platformAccount, type Posting, postMovements } from '../ledger/movements.js';
+import * as ledger from '../ledger/ledger.js';
 import { checkContent } from './content-checks.js';
 import type { Viewer } from './order-read.js';
 import { deadlineFor, type Durations, type OrderStatus, type Party } from './states.js';
@@ -96,30 +96,16 @@ export async function enterState(
 
 /** Held → available at the frozen price: declined, expired or cancelled orders. */
 export async function refund(tx: Tx, order: LockedOrder): Promise<void> {
-  const accounts = await lockWorkspaceAccounts(tx, order.workspace_id);
-  await postMovements(tx, [
-    {
-      kind: 'order_refunded',
-      orderId: order.id,
-      workspaceId: order.workspace_id,
-      postings: [
-        { accountId: accounts.held, kind: 'held', amount: -order.price },
-        { accountId: accounts.available, kind: 'available', amount: order.price },
-      ],
-    },
-  ]);
+  const accounts = await ledger.lockWorkspace(tx, order.workspace_id);
+  await ledger.post(tx, [ledger.refund(accounts, order)]);
 }
 
 /** Held → publisher payable + platform fees at the frozen amounts: approved placements. */
 export async function release(tx: Tx, order: LockedOrder): Promise<void> {
-  const accounts = await lockWorkspaceAccounts(tx, order.workspace_id);
-  const payable = await payableAccountId(tx, order.publisher_id);
-  const postings: Posting[] = [
-    { accountId: accounts.held, kind: 'held', amount: -order.price },
-    { accountId: payable, kind: 'payable', amount: order.publisher_price_cents },
-  ];
-  if (order.fee_cents > 0) postings.push({ accountId: await platformAccount(tx, 'fees'), kind: 'fees', amount: order.fee_cents });
-  await postMovements(tx, [{ kind: 'order_released', orderId: order.id, workspaceId: order.workspace_id, postings }]);
+  const accounts = await ledger.lockWorkspace(tx, order.workspace_id);
+  const payable = await ledger.payableAccountId(tx, order.publisher_id);
+  const fees = order.fee_cents > 0 ? await ledger.platformAccount(tx, 'fees') : 0;
+  await ledger.post(tx, [ledger.release(accounts, order, payable, fees)]);
 }
 
 /** Stores a new content version with its checks. */

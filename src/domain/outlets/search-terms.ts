@@ -100,3 +100,11 @@ async function lookup(pool: pg.Pool, words: string[]): Promise<TermsOfWord[]> {
     return { forms: r.forms.length ? r.forms : [], known: r.known, near: (r.near ?? []).filter((_, j) => r.distance![j] === best).slice(0, MAX_NEAR) };
   });
 }
+
+/**
+ * The lexemes a looked-up word matches: its forms, and for a word the catalog does not use, its
+ * nearest terms before them (its own forms stay: the word may have reached the catalog since).
+ */
+export function lexemesOfWord(t: TermsOfWord): string[] {
+  return t.known ? t.forms : [...new Set([...t.near, ...t.forms])];
+}

@@ -10,7 +10,8 @@ import {
   WEIGHTS,
   type WordMatch,
 } from './score.js';
-import { STOP_WORDS } from '../outlets/search-text.js';
+import { lexemesOfWord, lookupTerms } from '../outlets/search-terms.js';
+import { parseQuery } from '../outlets/search-text.js';
 
 /** Outlets the knapsack chooses among (each with its matching offers). */
 export const CANDIDATE_LIMIT = 200;
@@ -25,8 +26,10 @@ export const MAX_OFFERS_PER_OUTLET = 20;
 
 /** How candidates are chosen, for the API description and docs/planner.md. */
 export const SELECTION_SUMMARY =
-  `Candidates: outlets whose full-text index matches a word of the goal or audience, in one of \`countries\`, with an active offer ` +
-  `of one of \`formats\` within the budget. The ${RELEVANT_POOL.toLocaleString('en-US')} best of them by a quick pre-rank ` +
+  `Candidates: outlets matching any word of the goal or audience as outlet search reads a word (English stop words dropped; ` +
+  `the word, its English stem and its singular or plural; a word the catalog does not use also as its nearest catalog words, ` +
+  `so a typo still finds), in one of \`countries\` and \`languages\`, with an active offer of one of \`formats\` within the budget. ` +
+  `The ${RELEVANT_POOL.toLocaleString('en-US')} best of them by a quick pre-rank ` +
   `(topics overlap, traffic, stored track record) get the exact outlet-level score, and the best ${CANDIDATE_LIMIT} of those, ` +
   `with up to ${MAX_OFFERS_PER_OUTLET} matching offers each, go to the optimiser. When no outlet matches a word, the ` +
   `${FALLBACK_POOL.toLocaleString('en-US')} outlets with most traffic that pass the same filters are ranked by quality instead, ` +
@@ -38,6 +41,8 @@ export interface CandidateQuery {
   budgetCents: number;
   countries?: string[] | undefined;
   formats?: OfferFormat[] | undefined;
+  /** ISO 639-1 codes, lower case. */
+  languages?: string[] | undefined;
 }
 
 export interface Candidate {
@@ -54,22 +59,10 @@ export interface CandidateSet {
 }
 
 /**
- * Words of free text for the full-text lookup: letters and digits only (so nothing in them is a
- * tsquery operator), lower-cased, at least two characters, first occurrence kept.
- */
-export function wordsOf(text: string): string[] {
-  const out = new Set<string>();
-  for (const m of text.toLowerCase().normalize('NFC').matchAll(/[\p{L}\p{Nd}][\p{L}\p{M}\p{Nd}]*/gu)) {
-    if (m[0].length >= 2 && m[0].length <= 40) out.add(m[0]);
-    if (out.size >= 64) break;
-  }
-  return [...out];
-}
-
-/**
  * A word and its naive singular/plural forms. Names and topics are indexed without stemming
- * ('simple'), so "families" would miss the topic "family" and "hotel" the topic "hotels"; the
- * English stemmer covers descriptions. Extra forms that are not words match nothing.
+ * ('simple'), and the search's forms are the word and its English stem, so "families" (stem
+ * "famili") would miss the topic "family" and "hotel" the topic "hotels". Extra forms that are
+ * not words match nothing.
  */
 export function formsOf(word: string): string[] {
   const forms = [word];
@@ -81,33 +74,56 @@ export function formsOf(word: string): string[] {
   return forms;
 }
 
-/** PostgreSQL's English stop words (snowball english.stop): they carry no topic. */
-
 export interface Term {
   /** The word as the caller wrote it (lower-cased), named in `why`. */
   word: string;
   fromAudience: boolean;
-  /** The word and its singular/plural forms, OR'ed in the query. */
+  /** The word and its singular/plural forms. */
   forms: string[];
 }
 
 /**
- * The distinct words of goal, then audience, that the lookup uses: stop words dropped, a word
- * that is a form of an earlier one (hotel/hotels) merged into it, at most MAX_TERMS.
+ * The distinct words of goal, then audience, as outlet search reads a search box (its tokens,
+ * lower-cased, stop words dropped, at most its word limit per text), but as alternatives: quotes
+ * make no phrase, single characters are dropped (in an OR they would match at random), and a
+ * word that is a form of an earlier one (hotel/hotels) is merged into it; at most MAX_TERMS.
  */
 export function termsOf(goal: string, audience?: string): Term[] {
   const terms: Term[] = [];
   const seen = new Set<string>();
   const add = (word: string, fromAudience: boolean) => {
-    if (STOP_WORDS.has(word) || terms.length >= MAX_TERMS) return;
+    if (word.length < 2 || terms.length >= MAX_TERMS) return;
     const forms = formsOf(word);
     if (forms.some((f) => seen.has(f))) return;
     forms.forEach((f) => seen.add(f));
     terms.push({ word, fromAudience, forms });
   };
+  const wordsOf = (text: string) => parseQuery(text.replaceAll('"', ' ')).words.map((w) => w.text);
   wordsOf(goal).forEach((w) => add(w, false));
   if (audience) wordsOf(audience).forEach((w) => add(w, true));
   return terms;
+}
+
+/** A term with the lexemes it matches in the full-text index. */
+export interface LookedUpTerm extends Term {
+  lexemes: string[];
+}
+
+/**
+ * Each term's lexemes, from the search's own lookup (search_terms: forms, and corrections of a
+ * word the catalog does not use), with the term's singular/plural added. One statement.
+ */
+export async function lookUpTerms(pool: pg.Pool, terms: Term[]): Promise<LookedUpTerm[]> {
+  const looked = await lookupTerms(pool, terms.map((t) => t.word));
+  return terms.map((t, i) => ({ ...t, lexemes: [...new Set([...lexemesOfWord(looked[i]!), ...t.forms])] }));
+}
+
+/** A lexeme as a tsquery operand: quoted, so any character in it is text, never an operator. */
+const quoted = (l: string) => `'${l.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`;
+
+/** Lexemes OR'ed into tsquery text, optionally restricted to one weight. */
+function anyOf(lexemes: string[], weight = ''): string {
+  return lexemes.map((l) => `${quoted(l)}${weight ? `:${weight}` : ''}`).join(' | ');
 }
 
 const f8 = (x: number) => `${x}::float8`;
@@ -125,36 +141,25 @@ const qualitySql = `${f8(WEIGHTS.traffic)} * (${trafficSql}) + ${f8(WEIGHTS.trac
 /**
  * The statement and its parameters (exported for EXPLAIN in benchmarks). Every term's tsqueries
  * are parameters, so the planner (unnamed statement, custom plan) sees them and estimates the
- * full-text match from the column's statistics. Each query ORs the 'simple' configuration (names,
- * domains and topics are indexed with it) and the 'english' one (descriptions, stemmed).
+ * full-text match from the column's statistics.
  */
-export function candidateStatement(q: CandidateQuery, terms: Term[] = termsOf(q.goal, q.audience)): { text: string; values: unknown[] } {
+export function candidateStatement(q: CandidateQuery, terms: LookedUpTerm[]): { text: string; values: unknown[] } {
   const values: unknown[] = [];
   const param = (v: unknown) => `$${values.push(v)}`;
-  // The distinct lexemes of some words in both configurations ('simple' as names, domains and
-  // topics are indexed; 'english' as descriptions are), OR'ed into a tsquery, optionally restricted
-  // to one weight. All immutable, so a custom plan folds it into a constant the planner can
-  // estimate from the column statistics.
-  // NULL when the words yield no lexeme at all, so nothing matches (never a tsquery syntax error).
-  const tsq = (p: string, weight = '') => {
-    const lexemes = `tsvector_to_array(to_tsvector('simple', ${p}) || to_tsvector('english', ${p}))`;
-    return weight
-      ? `to_tsquery('simple', NULLIF(immutable_array_to_string(${lexemes}, ':${weight} | '), '') || ':${weight}')`
-      : `to_tsquery('simple', NULLIF(immutable_array_to_string(${lexemes}, ' | '), ''))`;
-  };
+  const tsq = (lexemes: string[], weight = '') => `${param(anyOf(lexemes, weight))}::tsquery`;
   const countries = param(q.countries?.length ? q.countries : null);
+  const languages = param(q.languages?.length ? q.languages : null);
   const budget = param(q.budgetCents);
   const offerFormats = param(q.formats?.length ? q.formats : null);
-  // Countries, and an active offer of an allowed format within the budget (the outlet's
-  // cheapest-offer columns; column names come from the fixed format list, never from input text).
+  // Countries, languages, and an active offer of an allowed format within the budget (the
+  // outlet's cheapest-offer columns; column names come from the fixed format list, never from
+  // input text).
   const priced = priceColumns(q.formats).map((c) => `${c} <= ${budget}`);
   const filters = `(${countries}::bpchar[] IS NULL OR o.country = ANY(${countries}::bpchar[]))
+      AND (${languages}::bpchar[] IS NULL OR o.language = ANY(${languages}::bpchar[]))
       AND (${priced.join(' OR ')})`;
 
-  const perTerm = terms.map((t) => {
-    const words = param(t.forms.join(' '));
-    return { t, any: tsq(words), a: tsq(words, 'A'), b: tsq(words, 'B') };
-  });
+  const perTerm = terms.map((t) => ({ t, any: tsq(t.lexemes), a: tsq(t.lexemes, 'A'), b: tsq(t.lexemes, 'B') }));
   const where = perTerm.map(
     (x) => `CASE WHEN o.search_vector @@ ${x.a} THEN 'name' WHEN o.search_vector @@ ${x.b} THEN 'topics'
             WHEN o.search_vector @@ ${x.any} THEN 'description' END`,
@@ -168,14 +173,16 @@ export function candidateStatement(q: CandidateQuery, terms: Term[] = termsOf(q.
         })
         .join(' * ')}`
     : '0';
-  const anyTerm = perTerm.length ? tsq(param(terms.flatMap((t) => t.forms).join(' '))) : null;
+  // A goal's words are alternatives: an outlet matching any one of them is a candidate.
+  const allLexemes = [...new Set(terms.flatMap((t) => t.lexemes))];
+  const anyTerm = allLexemes.length ? tsq(allLexemes) : null;
 
   // Two steps bound the per-word work however many outlets match: a cheap pre-rank (topics
   // overlap instead of per-word lookups, plus quality) keeps RELEVANT_POOL outlets, then the
   // exact outlet-level score ranks those. Ranking carries ids and scores only; the wide rows are
   // read for the final candidates.
   // Bound only when the statement uses it: a goal with no searchable word has no `relevant` step.
-  const topicForms = anyTerm ? param(terms.flatMap((t) => t.forms)) : null;
+  const topicForms = anyTerm ? param(allLexemes) : null;
   const relevant = anyTerm
     ? `WITH pool AS MATERIALIZED (
          SELECT o.id FROM outlets o
@@ -226,15 +233,14 @@ interface CandidateDbRow extends OutletRow {
 
 /**
  * The bounded candidate set for a plan, in one round trip:
- * - relevant: outlets whose search_vector (GIN index) matches a term, in `countries`, with an
- *   active offer of an allowed format within the budget, ranked by the outlet-level score,
- *   first CANDIDATE_LIMIT;
+ * - relevant: outlets whose search_vector (GIN index) matches a term, in `countries` and
+ *   `languages`, with an active offer of an allowed format within the budget, ranked by the
+ *   outlet-level score, first CANDIDATE_LIMIT;
  * - fallback, only when no outlet matched: the FALLBACK_POOL outlets with most traffic that pass
  *   the same filters (traffic index), ranked by quality, first CANDIDATE_LIMIT;
  * - per candidate, where each term matched and its allowed active offers within the budget.
  */
-export async function fetchCandidates(pool: pg.Pool, q: CandidateQuery): Promise<CandidateSet> {
-  const terms = termsOf(q.goal, q.audience);
+export async function fetchCandidates(pool: pg.Pool, q: CandidateQuery, terms: LookedUpTerm[]): Promise<CandidateSet> {
   const { rows } = await pool.query<CandidateDbRow>(candidateStatement(q, terms));
   const candidates = rows.map(({ pre: _pre, matched, offers, ...outlet }) => ({
     outlet,
@@ -260,16 +266,21 @@ function priceColumns(formats: readonly OfferFormat[] | undefined): string[] {
 }
 
 /**
- * The cheapest active offer honouring countries and formats, at any price (for the message of an
- * empty plan). One index probe per format on that format's cheapest-offer column.
+ * The cheapest active offer honouring countries, languages and formats, at any price (for the
+ * message of an empty plan). One index probe per format on that format's cheapest-offer column.
  */
-export async function cheapestMatchingOffer(pool: pg.Pool, q: Pick<CandidateQuery, 'countries' | 'formats'>): Promise<number | null> {
+export async function cheapestMatchingOffer(
+  pool: pg.Pool,
+  q: Pick<CandidateQuery, 'countries' | 'formats' | 'languages'>,
+): Promise<number | null> {
   const probes = priceColumns(q.formats).map(
     (c) => `(SELECT ${c} FROM outlets o WHERE ${c} IS NOT NULL AND ($1::bpchar[] IS NULL OR o.country = ANY($1::bpchar[]))
+               AND ($2::bpchar[] IS NULL OR o.language = ANY($2::bpchar[]))
               ORDER BY ${c} LIMIT 1)`,
   );
   const { rows } = await pool.query<{ cheapest: number | null }>(`SELECT LEAST(${probes.join(', ')}) AS cheapest`, [
     q.countries?.length ? q.countries : null,
+    q.languages?.length ? q.languages : null,
   ]);
   return rows[0]?.cheapest ?? null;
 }

@@ -4,7 +4,17 @@ import type { WorkspacePrincipal } from '../keys/principal.js';
 import { formatCents } from '../money/format.js';
 import type { OfferFormat } from '../outlets/enums.js';
 import { type Money, type OfferRow, offerView, outletView } from '../outlets/outlet-view.js';
-import { CANDIDATE_LIMIT, type Candidate, cheapestMatchingOffer, fetchCandidates } from './candidates.js';
+import {
+  CANDIDATE_LIMIT,
+  type Candidate,
+  type CandidateQuery,
+  type CandidateSet,
+  cheapestMatchingOffer,
+  fetchCandidates,
+  lookUpTerms,
+  termsOf,
+} from './candidates.js';
+import { detectLanguage, languageLabel, tooShortToTell } from './language.js';
 import { solveMultipleChoiceKnapsackAtMost } from './knapsack.js';
 import { costPart, relevancePart, score, trackRecordPart, trafficPart } from './score.js';
 import { whyPicked } from './why.js';
@@ -17,6 +27,8 @@ export interface PlanInput {
   audience?: string | undefined;
   countries?: string[] | undefined;
   formats?: OfferFormat[] | undefined;
+  /** ISO 639-1 codes, lower case; omitted or empty: the goal's language when it can be told. */
+  languages?: string[] | undefined;
   projectId?: number | undefined;
 }
 
@@ -44,12 +56,13 @@ const workspaceStatement = {
 export async function planCampaign(pool: pg.Pool, principal: WorkspacePrincipal, input: PlanInput) {
   const countries = input.countries?.length ? [...new Set(input.countries)] : undefined;
   const formats = input.formats?.length ? [...new Set(input.formats)] : undefined;
-  const [ws, set] = await Promise.all([
+  const query = { goal: input.goal, audience: input.audience, budgetCents: input.budgetCents, countries, formats };
+  const [ws, { set, languages }] = await Promise.all([
     pool.query<{ currency: string; per_usd: number; project_ok: boolean }>({
       ...workspaceStatement,
       values: [principal.workspaceId, input.projectId ?? null],
     }),
-    fetchCandidates(pool, { goal: input.goal, audience: input.audience, budgetCents: input.budgetCents, countries, formats }),
+    candidatesIn(pool, query, input.languages),
   ]);
   const w = ws.rows[0];
   if (!w) throw notFound('Workspace');
@@ -72,12 +85,14 @@ export async function planCampaign(pool: pg.Pool, principal: WorkspacePrincipal,
     why: whyPicked({ matches: p.candidate.matches, outlet: p.candidate.outlet, offer: p.offer, budgetCents: budget, fmt }),
   }));
 
-  const filters = describeFilters(countries, formats);
+  const used = languages.kind === 'given' || languages.kind === 'detected' ? languages.codes : undefined;
+  const filters = describeFilters(countries, used, formats);
   const candidateCount = set.candidates.length;
-  const message =
+  const outcome =
     picks.length > 0
       ? planMessage({ picks, groups, total, budget, capped: result.capped, textMatched: set.textMatched, candidateCount, filters, fmt })
-      : await emptyPlanMessage(pool, { countries, formats, budget, fmt, hadCandidates: candidateCount > 0 });
+      : await emptyPlanMessage(pool, { countries, languages: used, formats, budget, fmt, hadCandidates: candidateCount > 0 });
+  const message = `${outcome} ${languageNote(languages)}`;
 
   return {
     goal: input.goal,
@@ -91,6 +106,56 @@ export async function planCampaign(pool: pg.Pool, principal: WorkspacePrincipal,
     offer_ids: items.map((i) => i.offer.id),
     message,
   };
+}
+
+/** Which languages a plan kept to, and why. */
+type Languages =
+  | { kind: 'given'; codes: string[] }
+  | { kind: 'detected'; codes: string[] }
+  /** The goal's language was told, but no outlet in it had a fitting offer: any language. */
+  | { kind: 'widened'; detected: string }
+  | { kind: 'unknown'; tooShort: boolean };
+
+/**
+ * The candidates, in the languages asked for, else in the goal's language when it can be told.
+ * A detected language is a default, not a filter the caller chose: when no outlet in it has a
+ * fitting offer, any language is taken rather than an empty plan.
+ */
+async function candidatesIn(
+  pool: pg.Pool,
+  query: Omit<CandidateQuery, 'languages'>,
+  asked: string[] | undefined,
+): Promise<{ set: CandidateSet; languages: Languages }> {
+  const given = asked?.length ? [...new Set(asked)] : undefined;
+  const [terms, detected] = await Promise.all([
+    lookUpTerms(pool, termsOf(query.goal, query.audience)),
+    given ? Promise.resolve(undefined) : detectLanguage(query.goal),
+  ]);
+  const codes = given ?? (detected ? [detected] : undefined);
+  const set = await fetchCandidates(pool, { ...query, languages: codes }, terms);
+  if (given) return { set, languages: { kind: 'given', codes: given } };
+  if (!detected) return { set, languages: { kind: 'unknown', tooShort: tooShortToTell(query.goal) } };
+  if (set.candidates.length > 0) return { set, languages: { kind: 'detected', codes: [detected] } };
+  return { set: await fetchCandidates(pool, query, terms), languages: { kind: 'widened', detected } };
+}
+
+/** The sentence of `message` that says which languages the plan kept to, and why. */
+function languageNote(l: Languages): string {
+  switch (l.kind) {
+    case 'given':
+      return `Outlets in ${orList(l.codes.map(languageLabel))}, as asked.`;
+    case 'detected':
+      return `Outlets in ${languageLabel(l.codes[0]!)} only, the language of your goal; send languages to choose others.`;
+    case 'widened':
+      return (
+        `Your goal reads as ${languageLabel(l.detected)}, but no outlet in that language has a fitting offer, ` +
+        'so outlets in any language were considered.'
+      );
+    case 'unknown':
+      return l.tooShort
+        ? 'Outlets in any language: your goal is too short to tell its language (send languages to choose).'
+        : 'Outlets in any language: the language of your goal could not be told with confidence (send languages to choose).';
+  }
 }
 
 /** Every candidate offer with its score (score.ts), grouped by outlet for the knapsack. */
@@ -148,6 +213,7 @@ async function emptyPlanMessage(
   pool: pg.Pool,
   o: {
     countries: string[] | undefined;
+    languages: string[] | undefined;
     formats: OfferFormat[] | undefined;
     budget: number;
     fmt: (c: number) => string;
@@ -155,25 +221,27 @@ async function emptyPlanMessage(
   },
 ): Promise<string> {
   if (o.hadCandidates) return `Empty plan: no matching offer adds anything to a plan within your ${o.fmt(o.budget)} budget.`;
-  const cheapest = await cheapestMatchingOffer(pool, { countries: o.countries, formats: o.formats });
-  const where = o.countries ? ` in ${orList(o.countries)}` : '';
+  const cheapest = await cheapestMatchingOffer(pool, { countries: o.countries, languages: o.languages, formats: o.formats });
+  const where =
+    (o.countries ? ` in ${orList(o.countries)}` : '') + (o.languages ? ` writing in ${orList(o.languages.map(languageLabel))}` : '');
   const what = o.formats ? `${orList(o.formats.map((f) => f.replace(/_/g, ' ')))} ` : '';
+  const filtered = Boolean(o.countries || o.languages || o.formats);
+  const widen = o.languages ? 'countries, languages or formats' : 'countries or formats';
   if (cheapest === null) {
-    return o.countries || o.formats
-      ? `Empty plan: no outlet${where} has an active ${what}offer. Widen the countries or formats.`
-      : 'Empty plan: no outlet has an active offer yet.';
+    return filtered ? `Empty plan: no outlet${where} has an active ${what}offer. Widen the ${widen}.` : 'Empty plan: no outlet has an active offer yet.';
   }
   if (cheapest > o.budget) {
-    return `Empty plan: your budget of ${o.fmt(o.budget)} is below the cheapest matching offer, ${o.fmt(cheapest)} (the cheapest active ${what}offer${where}). Raise the budget${o.countries || o.formats ? ' or widen the countries or formats' : ''}.`;
+    return `Empty plan: your budget of ${o.fmt(o.budget)} is below the cheapest matching offer, ${o.fmt(cheapest)} (the cheapest active ${what}offer${where}). Raise the budget${filtered ? ` or widen the ${widen}` : ''}.`;
   }
   // Only when the catalog changed between the two reads.
   return `Empty plan: no offer fits your budget of ${o.fmt(o.budget)} right now. Try again.`;
 }
 
-/** " (in DE or FR; guest post or press release)", or "" without filters. */
-function describeFilters(countries: string[] | undefined, formats: OfferFormat[] | undefined): string {
+/** " (in DE or FR; in German (de); guest post or press release)", or "" without filters. */
+function describeFilters(countries: string[] | undefined, languages: string[] | undefined, formats: OfferFormat[] | undefined): string {
   const parts: string[] = [];
   if (countries) parts.push(`in ${orList(countries)}`);
+  if (languages) parts.push(`in ${orList(languages.map(languageLabel))}`);
   if (formats) parts.push(orList(formats.map((f) => f.replace(/_/g, ' '))));
   return parts.length ? ` (${parts.join('; ')})` : '';
 }

@@ -19,7 +19,8 @@ export const SCORE_FORMULA = [
   `score = 100 × (${WEIGHTS.relevance} × relevance + ${WEIGHTS.traffic} × traffic + ${WEIGHTS.trackRecord} × track_record + ${WEIGHTS.cost} × cost), 0..100, 2 decimals. Each part is 0..1:`,
   `relevance = 1 − Π(1 − s) over the distinct words of goal and audience (English stop words dropped) found in the outlet's full-text index, ` +
     `s = where the word matches best: ${MATCH_STRENGTH.A} its name or domain, ${MATCH_STRENGTH.B} its topics, ${MATCH_STRENGTH.C} its description ` +
-    `(a word's singular and plural count as the word; descriptions are stemmed, so "travelling" matches "travel"), ` +
+    `(words are read as outlet search reads them: a word's English stem, singular and plural count as the word, and a word the catalog ` +
+    `does not use counts through its nearest catalog words, so a typo still matches), ` +
     `halved for words of audience;`,
   `traffic = ${1 - TRAFFIC_VERIFIED_BONUS} × min(1, log10(monthly_visits + 1) / ${TRAFFIC_LOG_CAP}) + ${TRAFFIC_VERIFIED_BONUS} if the traffic is Google-verified;`,
   `track_record = mean of on_time_rate, acceptance_rate and rating / 5 of the outlet's track record (those known; ${UNKNOWN_TRACK_RECORD} when none is);`,

@@ -1,18 +1,14 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type pg from 'pg';
 import { z } from 'zod';
-import { GroupCommit } from '../../db/group-commit.js';
 import type { Clock } from '../../domain/clock.js';
-import { isDatabaseUnavailable } from '../../db/errors.js';
-import { DomainError } from '../../domain/errors.js';
 import { buyerActions } from '../../domain/orders/buyer-actions.js';
 import { getOrder, listMessages, listOrders } from '../../domain/orders/order-read.js';
-import { assertNothingPlaced, guardedPlacement, placementLock, placementLocks, placeOrders } from '../../domain/orders/place-orders.js';
+import type { BuyerOrderView } from '../../domain/orders/order-view.js';
+import { place } from '../../domain/orders/place-orders.js';
 import type { Durations } from '../../domain/orders/states.js';
 import { workspacePrincipal } from '../plugins/auth.js';
-import { idempotent, inProgress } from '../plugins/idempotency.js';
-import { type Answer, batchIdentity, type BatchedRequest, runIdempotentBatch } from '../plugins/idempotent-batch.js';
+import { encodeFor, idempotent, requestKey, sendAnswer } from '../plugins/idempotency.js';
 import { authErrors, bearerSecurity, errorResponses } from '../schemas/common.js';
 import { buyerOrder, contentBody, emptyBody, messageBody, messageSchema, orderListQuery, placeOrdersBody } from '../schemas/orders.js';
 import { idParam } from '../schemas/outlets.js';
@@ -26,91 +22,10 @@ export interface OrderRouteDeps {
   publicBaseUrl: string | undefined;
 }
 
-type PlaceOrdersBody = z.infer<typeof placeOrdersBody>;
-
-/** A placement waiting for its workspace's turn: one that can join a group, or one that runs alone. */
-interface PlacementJob {
-  workspaceId: number;
-  identity: string;
-  /** How many orders it places. */
-  orders: number;
-  together?: () => BatchedRequest;
-  alone?: () => Promise<unknown>;
-}
-/** The most orders a group places (a placement may hold up to 50): it bounds the group's SQL text. */
-const MAX_GROUP_ORDERS = 100;
-/**
- * How long a group waits for a lock (a workspace's balance rows held by another transaction)
- * before it fails and its placements run again alone: the others in it then wait no longer.
- */
-const GROUP_LOCK_TIMEOUT_MS = 250;
-
 export const orderRoutes: FastifyPluginAsyncZod<OrderRouteDeps> = async (app, deps) => {
   const { pool, clock, durations, publicBaseUrl } = deps;
   const actions = buyerActions(durations);
   const one = (schema = buyerOrder) => z.object({ data: schema });
-  // Placements are committed in groups (group commit): those that arrive while `inFlight` groups
-  // run wait here, holding no connection, and then go together, in one transaction of two round
-  // trips (runIdempotentBatch) that takes every balance lock it needs at once, in the contract's
-  // order. A workspace has one group or lone placement running at a time per process, so groups
-  // never wait for each other here; the row locks still decide between processes. A group that
-  // waits for a lock longer than GROUP_LOCK_TIMEOUT_MS, or fails, puts its placements back to run
-  // alone, so a lock held elsewhere or a failing request holds up only its own workspace. A
-  // placement with content reads the context before it writes, so it always runs alone. Waiting
-  // here longer than a request may wait for a connection is the same 503.
-  const placing = new GroupCommit<PlacementJob, Answer | null>({
-    // Half the pool for groups. Lone placements are not counted: each workspace has at most one,
-    // which may wait on a lock held elsewhere, tying up one connection (two before groups), so as
-    // many workspaces held elsewhere as the pool has connections would still exhaust it.
-    inFlight: Math.max(1, Math.ceil((pool.options.max ?? 10) / 2)),
-    maxWeight: MAX_GROUP_ORDERS,
-    weightOf: (job) => job.orders,
-    maxWaitMs: pool.options.connectionTimeoutMillis ?? 2_000,
-    timedOut: () => new DomainError('unavailable', 'Too many orders are being placed at once. Retry shortly.'),
-    laneOf: (job) => job.workspaceId,
-    // A retry while its first request waits or runs here: 409, as one in another process gets.
-    identityOf: (job) => job.identity,
-    identityInUse: inProgress,
-    alone: (job) => job.alone !== undefined,
-    // No connection to be had: each placement gets the 503 now rather than wait for another.
-    retryAlone: (error) => !isDatabaseUnavailable(error),
-    run: async (jobs, mode) => {
-      const first = jobs[0]!;
-      // A lone job's error is its own (GroupCommit answers it with what this throws).
-      if (first.alone) {
-        await first.alone();
-        return [{ ok: true, value: null }];
-      }
-      return runIdempotentBatch(
-        { pool, clock },
-        (group) => [placementLocks(group.map((r) => workspacePrincipal(r.request).workspaceId))],
-        jobs.map((j) => j.together!()),
-        mode === 'group' ? GROUP_LOCK_TIMEOUT_MS : undefined,
-      );
-    },
-  });
-  const placeWithContent = idempotent(
-    { pool, clock },
-    async (request, tx, { now, lead }) => {
-      const data = await placeOrders(tx, workspacePrincipal(request), request.body as PlaceOrdersBody, now, durations, lead);
-      return { status: 201, body: { data } };
-    },
-    // The balance lock travels with BEGIN (see placementLock).
-    (request) => [placementLock(workspacePrincipal(request))],
-  );
-  // Built when its group runs, so the order's time is when it is placed, not when it arrived.
-  const together = (request: FastifyRequest): BatchedRequest => {
-    const principal = workspacePrincipal(request);
-    const input = request.body as PlaceOrdersBody;
-    const now = clock.now();
-    return {
-      request,
-      now,
-      lead: [guardedPlacement(principal, input, now, durations)],
-      handle: async (tx, ran) => ({ status: 201, body: { data: await placeOrders(tx, principal, input, now, durations, ran) } }),
-      assertUnwritten: (ran) => assertNothingPlaced(ran.at(-1)),
-    };
-  };
 
   app.post(
     '/orders',
@@ -127,20 +42,11 @@ export const orderRoutes: FastifyPluginAsyncZod<OrderRouteDeps> = async (app, de
       },
     },
     async (request, reply) => {
-      const job = {
-        workspaceId: workspacePrincipal(request).workspaceId,
-        identity: batchIdentity(request),
-        orders: (request.body as PlaceOrdersBody).offer_ids.length,
-      };
-      if ((request.body as PlaceOrdersBody).content !== undefined) {
-        await placing.run({ ...job, alone: () => placeWithContent(request, reply) });
-        return reply;
-      }
-      const answer = (await placing.run({ ...job, together: () => together(request) }))!;
-      // The stored JSON text, as the single path sends it (a replay must send the same bytes).
-      const raw = reply as FastifyReply;
-      if (answer.replayed) raw.header('idempotent-replayed', 'true');
-      return raw.code(answer.status).type('application/json; charset=utf-8').send(answer.json);
+      const answer = await place({ pool, clock, durations }, workspacePrincipal(request), request.body, {
+        once: requestKey(request),
+        encode: encodeFor(request, (data: BuyerOrderView[]) => ({ status: 201, body: { data } })),
+      });
+      return sendAnswer(reply, answer);
     },
   );
 

@@ -5,6 +5,7 @@ import { usdToCents } from '../../domain/money/format.js';
 import { countryCode, offerFormats } from '../../domain/outlets/enums.js';
 import { SELECTION_SUMMARY } from '../../domain/planning/candidates.js';
 import { OPTIMISER_SUMMARY } from '../../domain/planning/knapsack.js';
+import { isLanguageCode, MIN_WORDS_TO_DETECT } from '../../domain/planning/language.js';
 import { planCampaign } from '../../domain/planning/planner.js';
 import { SCORE_FORMULA } from '../../domain/planning/score.js';
 import type { Clock } from '../../domain/clock.js';
@@ -14,7 +15,14 @@ import { authErrors, bearerSecurity, errorResponses } from '../schemas/common.js
 import { usdAmount } from '../schemas/usd.js';
 import { offerSchema, outletDetail } from '../schemas/outlets.js';
 
-const FIELDS = 'goal, budget_usd, audience, countries, formats, project_id';
+const languageMessage = 'must be an ISO 639-1 language code';
+const languageCode = z
+  .string({ error: languageMessage })
+  .regex(/^[A-Za-z]{2}$/, languageMessage)
+  .transform((c) => c.toLowerCase())
+  .refine(isLanguageCode, languageMessage);
+
+const FIELDS = 'goal, budget_usd, audience, countries, languages, formats, project_id';
 
 export const planBody = z.strictObject(
   {
@@ -37,6 +45,14 @@ export const planBody = z.strictObject(
       .max(250, 'must list at most 250 countries')
       .optional()
       .describe('Only outlets in these countries (ISO 3166-1 alpha-2). Omitted or empty: any country.'),
+    languages: z
+      .array(languageCode, { error: 'must be an array of ISO 639-1 language codes' })
+      .max(200, 'must list at most 200 languages')
+      .optional()
+      .describe(
+        'Only outlets written in these languages (ISO 639-1, any case). Omitted or empty: the language of the goal when it can be told ' +
+          `(a sentence of at least ${MIN_WORDS_TO_DETECT} words that the detector is sure of), else any language; \`message\` says which applied.`,
+      ),
     formats: z
       .array(z.enum(offerFormats, { error: `must be one of ${offerFormats.join(', ')}` }), { error: 'must be an array of offer formats' })
       .max(offerFormats.length * 4, 'has too many entries')
@@ -74,7 +90,9 @@ export const planData = z.object({
     )
     .describe('The picks, best score first; at most one offer per outlet.'),
   offer_ids: z.array(z.number().int()).describe('The picked offer ids, in item order; can be sent as is to POST /api/v1/orders.'),
-  message: z.string().describe('How many outlets were picked, or why the plan is empty or short.'),
+  message: z
+    .string()
+    .describe('How many outlets were picked, or why the plan is empty or short; its last sentence names the languages the plan kept to and why.'),
 }).meta({ id: 'Plan', description: 'Offers picked for a goal within a budget; nothing is bought.' });
 
 const description = [
@@ -106,12 +124,13 @@ export const planRoutes: FastifyPluginAsyncZod<{ pool: pg.Pool; clock: Clock }> 
       },
     },
     idempotentRead({ pool, clock }, async (request) => {
-      const { goal, budget_usd, audience, countries, formats, project_id } = request.body as z.infer<typeof planBody>;
+      const { goal, budget_usd, audience, countries, languages, formats, project_id } = request.body as z.infer<typeof planBody>;
       const data = await planCampaign(pool, workspacePrincipal(request), {
         goal,
         budgetCents: usdToCents(budget_usd),
         audience,
         countries,
+        languages,
         formats,
         projectId: project_id,
       });

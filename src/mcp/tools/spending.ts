@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import { buyerActions } from '../../domain/orders/buyer-actions.js';
-import { DomainError } from '../../domain/errors.js';
-import { checkPlacement, type PlaceOrdersInput, placeOrders as place } from '../../domain/orders/place-orders.js';
-import type { Tx } from '../../db/tx.js';
+import { approveConfirmed } from '../../domain/orders/buyer-actions.js';
+import type { BuyerOrderView } from '../../domain/orders/order-view.js';
+import { place } from '../../domain/orders/place-orders.js';
 import { buyerOrder, placeOrdersBody } from '../../http/schemas/orders.js';
-import { spendOnce, quoteChanged } from '../confirmation.js';
+import { confirmationOf, encodeResult, resultOf } from '../confirmation.js';
 import { approvalItem, moneyOf, placementItem, quoteApproval, quotePlacement, quoteSchema } from '../quotes.js';
 import { annotations, defineTool, type ToolContext } from '../tool.js';
 import { orderId } from './orders.js';
@@ -68,19 +67,6 @@ const placeOrdersInput = placeOrdersBody
   })
   .strict();
 
-/**
- * What the placement totals now. The approval limit is checked on the way, and its refusal says
- * the new total; a total that changed is said first, as quote_changed, like a shortfall would be.
- */
-async function currentTotal(tx: Tx, ctx: ToolContext, input: PlaceOrdersInput): Promise<number> {
-  try {
-    return (await checkPlacement(tx, ctx.principal, input)).total;
-  } catch (err) {
-    if (err instanceof DomainError && err.code === 'approval_required') return err.details.total_cents as number;
-    throw err;
-  }
-}
-
 export const placeOrders = defineTool({
   name: 'place-orders',
   title: 'Place orders (quote, then confirm)',
@@ -98,17 +84,13 @@ export const placeOrders = defineTool({
   run: async (ctx, args) => {
     const { confirmation_token, ...input } = args;
     if (confirmation_token === undefined) return issueQuote(ctx, 'place-orders', args, await quotePlacement(ctx, input));
-    const fmt = await moneyOf(ctx);
-    return spendOnce(ctx, 'place-orders', args, confirmation_token, async (tx, quoted) => {
-      // A changed total is said first: a shortfall on a total the user never saw would have the
-      // agent ask for a top-up before it asks to confirm the new price.
-      const current = await currentTotal(tx, ctx, input);
-      if (current !== quoted) throw quoteChanged(quoted, current, fmt);
-      const orders = await place(tx, ctx.principal, input, ctx.clock.now(), ctx.durations);
-      const total = orders.reduce((s, o) => s + o.price, 0);
-      if (total !== quoted) throw quoteChanged(quoted, total, fmt);
-      return { stage: 'done' as const, orders };
+    const { once, quotedTotalCents } = confirmationOf(ctx.confirmations, ctx.principal, 'place-orders', args, confirmation_token);
+    const answer = await place(ctx, ctx.principal, input, {
+      once,
+      quotedTotalCents,
+      encode: encodeResult((orders: BuyerOrderView[]) => ({ stage: 'done', orders })),
     });
+    return resultOf<{ stage: 'done'; orders: BuyerOrderView[] }>(answer);
   },
 });
 
@@ -129,10 +111,13 @@ export const approvePlacement = defineTool({
     const { order_id, confirmation_token } = args;
     if (confirmation_token === undefined) return issueQuote(ctx, 'approve-placement', args, await quoteApproval(ctx, order_id));
     const fmt = await moneyOf(ctx);
-    return spendOnce(ctx, 'approve-placement', args, confirmation_token, async (tx, quoted) => {
-      const order = await buyerActions(ctx.durations).approvePlacement(tx, ctx.principal, order_id, ctx.clock.now());
-      if (order.price !== quoted) throw quoteChanged(quoted, order.price, fmt);
-      return { stage: 'done' as const, order };
+    const { once, quotedTotalCents } = confirmationOf(ctx.confirmations, ctx.principal, 'approve-placement', args, confirmation_token);
+    const answer = await approveConfirmed(ctx, ctx.principal, order_id, {
+      once,
+      quotedTotalCents,
+      fmt,
+      encode: encodeResult((order) => ({ stage: 'done', order })),
     });
+    return resultOf<{ stage: 'done'; order: BuyerOrderView }>(answer);
   },
 });

@@ -1,0 +1,220 @@
+import type { Tx } from '../../db/tx.js';
+
+/**
+ * The ledger's one writer and its posting rules. Every balance change in the code base is a
+ * movement built by a rule below and written by `post`, in the transaction of the state change
+ * it pays for: balanced transactions, their entries and the balance rows, together.
+ */
+
+export type AccountKind = 'available' | 'held' | 'payable' | 'fees' | 'external';
+export type TransactionKind = 'top_up' | 'order_placed' | 'order_released' | 'order_refunded';
+
+export interface Posting {
+  accountId: number;
+  kind: AccountKind;
+  amount: number;
+}
+
+export interface Movement {
+  kind: TransactionKind;
+  orderId: number | null;
+  workspaceId: number | null;
+  postings: Posting[];
+}
+
+/** A workspace's two balance rows, locked in the caller's transaction, and what is available. */
+export interface WorkspaceAccounts {
+  workspaceId: number;
+  available: number;
+  held: number;
+  availableBalance: number;
+}
+
+// ---- Posting rules ----------------------------------------------------------------------------
+
+/** Money entering the system: external → the workspace's available balance. */
+export const topUp = (w: WorkspaceAccounts, external: number, cents: number): Movement => ({
+  kind: 'top_up',
+  orderId: null,
+  workspaceId: w.workspaceId,
+  postings: [
+    { accountId: w.available, kind: 'available', amount: cents },
+    { accountId: external, kind: 'external', amount: -cents },
+  ],
+});
+
+/** Placing an order: its price moves from available into escrow (held). */
+export const escrow = (w: WorkspaceAccounts, order: { id: number; price: number }): Movement => ({
+  kind: 'order_placed',
+  orderId: order.id,
+  workspaceId: w.workspaceId,
+  postings: [
+    { accountId: w.available, kind: 'available', amount: -order.price },
+    { accountId: w.held, kind: 'held', amount: order.price },
+  ],
+});
+
+/** Declined, expired or cancelled: held → available at the frozen price. */
+export const refund = (w: WorkspaceAccounts, order: { id: number; price: number }): Movement => ({
+  kind: 'order_refunded',
+  orderId: order.id,
+  workspaceId: w.workspaceId,
+  postings: [
+    { accountId: w.held, kind: 'held', amount: -order.price },
+    { accountId: w.available, kind: 'available', amount: order.price },
+  ],
+});
+
+/** An approved placement: held → publisher payable + platform fees, at the frozen amounts. */
+export const release = (
+  w: WorkspaceAccounts,
+  order: { id: number; price: number; publisher_price_cents: number; fee_cents: number },
+  payable: number,
+  fees: number,
+): Movement => ({
+  kind: 'order_released',
+  orderId: order.id,
+  workspaceId: w.workspaceId,
+  postings: [
+    { accountId: w.held, kind: 'held', amount: -order.price },
+    { accountId: payable, kind: 'payable', amount: order.publisher_price_cents },
+    ...(order.fee_cents > 0 ? [{ accountId: fees, kind: 'fees' as const, amount: order.fee_cents }] : []),
+  ],
+});
+
+// ---- Locks and accounts -----------------------------------------------------------------------
+
+/**
+ * Locks a workspace's balance rows (available, then held: the contract's lock order) in the
+ * caller's transaction. Every spend of a workspace takes this lock first, so two never overlap.
+ */
+export async function lockWorkspace(tx: Tx, workspaceId: number): Promise<WorkspaceAccounts> {
+  const { rows } = await tx.query<{ id: number; kind: 'available' | 'held'; balance: number }>({
+    name: 'ledger_lock_workspace',
+    text: `SELECT id, kind, balance FROM ledger_accounts WHERE workspace_id = $1 AND kind IN ('available', 'held') ORDER BY kind FOR UPDATE`,
+    values: [workspaceId],
+  });
+  const available = rows.find((r) => r.kind === 'available');
+  const held = rows.find((r) => r.kind === 'held');
+  if (!available || !held) throw new Error(`workspace ${workspaceId} has no ledger accounts`);
+  return { workspaceId, available: available.id, held: held.id, availableBalance: available.balance };
+}
+
+/**
+ * Locks the balance rows of several workspaces at once, in the contract's lock order between
+ * workspaces (by id), so two callers never wait for each other in opposite orders.
+ */
+export async function lockWorkspaces(tx: Tx, workspaceIds: number[]): Promise<Map<number, WorkspaceAccounts>> {
+  const ids = [...new Set(workspaceIds)].sort((a, b) => a - b);
+  if (ids.length === 1) return new Map([[ids[0]!, await lockWorkspace(tx, ids[0]!)]]);
+  const { rows } = await tx.query<{ id: number; workspace_id: number; kind: 'available' | 'held'; balance: number }>({
+    name: 'ledger_lock_workspaces',
+    text: `SELECT id, workspace_id, kind, balance FROM ledger_accounts
+            WHERE workspace_id = ANY($1::int[]) AND kind IN ('available', 'held') ORDER BY workspace_id, kind FOR UPDATE`,
+    values: [ids],
+  });
+  return new Map(
+    ids.map((workspaceId) => {
+      const available = rows.find((r) => r.workspace_id === workspaceId && r.kind === 'available');
+      const held = rows.find((r) => r.workspace_id === workspaceId && r.kind === 'held');
+      if (!available || !held) throw new Error(`workspace ${workspaceId} has no ledger accounts`);
+      return [workspaceId, { workspaceId, available: available.id, held: held.id, availableBalance: available.balance }];
+    }),
+  );
+}
+
+export async function payableAccountId(tx: Tx, publisherId: number): Promise<number> {
+  const { rows } = await tx.query<{ id: number }>({
+    name: 'ledger_payable',
+    text: `SELECT id FROM ledger_accounts WHERE publisher_id = $1 AND kind = 'payable'`,
+    values: [publisherId],
+  });
+  if (!rows[0]) throw new Error(`publisher ${publisherId} has no payable account`);
+  return rows[0].id;
+}
+
+export async function platformAccount(tx: Tx, kind: 'fees' | 'external'): Promise<number> {
+  const { rows } = await tx.query<{ id: number }>({
+    name: 'ledger_platform',
+    text: `SELECT id FROM ledger_accounts WHERE kind = $1 AND workspace_id IS NULL AND publisher_id IS NULL`,
+    values: [kind],
+  });
+  if (!rows[0]) throw new Error(`platform account ${kind} is missing; migrations not applied?`);
+  return rows[0].id;
+}
+
+// ---- The writer -------------------------------------------------------------------------------
+
+// Balance rows are updated in this order (workspace rows, then publisher, then platform) — the
+// contract's lock order — so two movements never wait on each other in opposite orders.
+const KIND_ORDER: Record<AccountKind, number> = { available: 0, held: 1, payable: 2, fees: 3, external: 4 };
+
+// The transactions, their entries and the workspace's own balance rows in one statement: the
+// rows are already locked (`lockWorkspace`), so it takes no new lock. The entries find their
+// transaction by (kind, order_id), which UNIQUE (order_id, kind) makes one.
+const postStatement = {
+  name: 'ledger_post',
+  text: `WITH
+  m AS (SELECT * FROM unnest($1::ledger_transaction_kind[], $2::bigint[], $3::int[], $4::int[]) AS m(kind, order_id, workspace_id, n)),
+  t AS (INSERT INTO ledger_transactions (kind, order_id, workspace_id)
+        SELECT kind, order_id, workspace_id FROM m ORDER BY n RETURNING id, kind, order_id),
+  e AS (INSERT INTO ledger_entries (transaction_id, account_id, amount)
+        SELECT t.id, p.account_id, p.amount
+          FROM unnest($5::int[], $6::int[], $7::bigint[]) AS p(n, account_id, amount)
+          JOIN m ON m.n = p.n JOIN t ON t.kind = m.kind AND t.order_id IS NOT DISTINCT FROM m.order_id)
+  UPDATE ledger_accounts a SET balance = a.balance + d.delta
+    FROM unnest($8::int[], $9::bigint[]) AS d(id, delta) WHERE a.id = d.id`,
+};
+
+/**
+ * Writes balanced movements and applies them to the balance rows, in the caller's transaction.
+ * The workspace's rows must be locked already (`lockWorkspace`); publisher and platform rows
+ * follow, one at a time in the contract's lock order. UNIQUE (order_id, kind) rejects a second
+ * placement, release or refund of an order; the balance CHECK rejects an overdraft.
+ */
+export async function post(tx: Tx, movements: Movement[]): Promise<void> {
+  if (movements.length === 0) return;
+  const seen = new Set<string>();
+  for (const m of movements) {
+    const sum = m.postings.reduce((s, p) => s + p.amount, 0);
+    if (sum !== 0 || m.postings.some((p) => !Number.isSafeInteger(p.amount) || p.amount === 0)) {
+      throw new Error(`unbalanced ledger movement ${m.kind}`);
+    }
+    const id = `${m.kind}:${m.orderId}`;
+    if (seen.has(id)) throw new Error(`duplicate ledger movement ${id}`);
+    seen.add(id);
+  }
+  const postings = movements.flatMap((m, n) => m.postings.map((p) => ({ n, ...p })));
+  const deltas = new Map<number, { kind: AccountKind; amount: number }>();
+  for (const p of postings) {
+    const d = deltas.get(p.accountId) ?? { kind: p.kind, amount: 0 };
+    d.amount += p.amount;
+    deltas.set(p.accountId, d);
+  }
+  const all = [...deltas.entries()].filter(([, d]) => d.amount !== 0);
+  const own = all.filter(([, d]) => d.kind === 'available' || d.kind === 'held');
+  await tx.query({
+    ...postStatement,
+    values: [
+      movements.map((m) => m.kind),
+      movements.map((m) => m.orderId),
+      movements.map((m) => m.workspaceId),
+      movements.map((_, n) => n),
+      postings.map((p) => p.n),
+      postings.map((p) => p.accountId),
+      postings.map((p) => p.amount),
+      own.map(([id]) => id),
+      own.map(([, d]) => d.amount),
+    ],
+  });
+  const others = all
+    .filter(([, d]) => d.kind !== 'available' && d.kind !== 'held')
+    .sort(([ia, a], [ib, b]) => KIND_ORDER[a.kind] - KIND_ORDER[b.kind] || ia - ib);
+  for (const [accountId, d] of others) {
+    await tx.query({
+      name: 'ledger_apply',
+      text: 'UPDATE ledger_accounts SET balance = balance + $2 WHERE id = $1',
+      values: [accountId, d.amount],
+    });
+  }
+}
