@@ -2,7 +2,7 @@ import { mcpPost } from './mcp.js';
 import type { Scenario } from './types.js';
 
 // The floor under the `mcp` scenario: a JSON-RPC `ping` through the same route, key check, rate
-// limit, per-request SDK server and transport, with no tool and no database. What `mcp` costs
+// limit, the shared SDK server and transport, with no tool and no database. What `mcp` costs
 // beyond it is the tool call (arguments, the query, the result as text and structuredContent);
 // what it costs beyond `me` is the SDK's own per-request work.
 export const mcpPing: Scenario = {

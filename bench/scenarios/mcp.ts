@@ -9,8 +9,9 @@ export const mcpPost = (ctx: BenchContext, message: object): BenchRequest => ({
 });
 
 // The MCP twin of the `me` scenario: the same read (get-balance is the data of GET /api/v1/me)
-// through POST /mcp, so the difference is the cost of a stateless MCP request — a server and a
-// transport built per request, JSON-RPC parsing, the result as text and structuredContent.
+// through POST /mcp, so the difference is the cost of a stateless MCP request — a POST body, the
+// SDK's handling of the message (its schemas, argument validation), the result as text
+// and structuredContent.
 // Target: at least half of REST's requests/s, measured in the same round (`me` runs too).
 export const mcp: Scenario = {
   name: 'mcp',

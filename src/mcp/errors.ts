@@ -51,16 +51,3 @@ export function invalidArguments(error: z.ZodError): DomainError {
   for (const [field, issues] of byField) errors[field] = fieldProblems(issues);
   return invalidInput(errors, (capped, omitted) => `Invalid arguments: ${summarise(capped, omitted)}.`);
 }
-
-/**
- * A JSON-RPC error the SDK sends as it is (it reads `code` and `message`). The SDK's McpError
- * writes "MCP error -32602: " into its message, and clients add the same prefix again.
- */
-export class JsonRpcError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}

@@ -1,9 +1,15 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { JsonRpcError } from './errors.js';
+import type pg from 'pg';
+import type { Clock } from '../domain/clock.js';
+import type { Durations } from '../domain/orders/states.js';
+import type { WorkspaceSettingsCache } from '../domain/workspaces/settings-cache.js';
+import { type Caller, callerOf } from './caller.js';
+import type { Confirmations } from './confirmation.js';
 import { callTool, type ToolContext } from './tool.js';
-import { toolList, toolsByName } from './tools/index.js';
+import { toolList, tools } from './tools/index.js';
 
 export const INSTRUCTIONS = [
   'Marketplace: buy sponsored content (guest posts, sponsored articles, link insertions, press releases) on verified publications ' +
@@ -25,24 +31,46 @@ export const INSTRUCTIONS = [
 
 export const SERVER_INFO = { name: 'marketplace', title: 'Marketplace API', version: '1.0.0' };
 
-// Each Server would otherwise build its own Ajv instance (for elicitation, unused here), which
-// cost more CPU than the rest of a tools/call together.
+// Each Server would otherwise build its own Ajv instance (for elicitation, unused here).
 const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
+/** What the tools share, whoever calls. The caller comes with each call, as `extra.authInfo`. */
+export interface McpServerDeps {
+  pool: pg.Pool;
+  clock: Clock;
+  durations: Durations;
+  settings: WorkspaceSettingsCache;
+  /** The confirmation tokens' signer, read on first use. */
+  confirmations: () => Promise<Confirmations>;
+}
+
 /**
- * An MCP server for one request, acting for the caller in `ctx` (stateless: built per request,
- * dropped with it). The low-level Server is used rather than McpServer so that argument errors
- * come back as invalid_input naming each field, like every other tool error (McpServer validates
- * arguments itself and answers plain text), and so the tools/list answer is computed once per
- * process instead of on every call.
+ * The MCP server, built once at boot and shared by every request: each tool registered with
+ * `registerTool` and its zod input schema, which the SDK validates the arguments against before
+ * the tool runs. A handler reads its caller from `extra.authInfo` (caller.ts).
+ *
+ * The output schemas are in the tools/list answer (below) but not given to the SDK, which would
+ * parse every result against them again: a tool's result is typed by its output schema at compile
+ * time (`ToolDef.run`), and clients check `structuredContent` against the advertised schema.
  */
-export function buildMcpServer(ctx: ToolContext): Server {
-  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolList }));
-  server.setRequestHandler(CallToolRequestSchema, (request) => {
-    const tool = toolsByName.get(request.params.name);
-    if (!tool) throw new JsonRpcError(ErrorCode.InvalidParams, `Unknown tool ${JSON.stringify(request.params.name)}; tools/list names them.`);
-    return callTool(tool, ctx, request.params.arguments);
-  });
-  return server;
+export function createMcpServer(deps: McpServerDeps): McpServer {
+  const mcp = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS, jsonSchemaValidator });
+  const context = (caller: Caller) => async (): Promise<ToolContext> => ({ ...deps, ...caller, confirmations: await deps.confirmations() });
+  for (const def of tools) {
+    mcp.registerTool(
+      def.name,
+      { title: def.title, description: def.description, inputSchema: def.input, annotations: { title: def.title, ...def.annotations } },
+      (args: unknown, extra: { authInfo?: AuthInfo | undefined }) => {
+        const caller = callerOf(extra);
+        return callTool(def, context(caller), caller, args);
+      },
+    );
+  }
+  // A stateless server has no stream to announce a changed list on (the SDK declares it can).
+  mcp.server.registerCapabilities({ tools: { listChanged: false } });
+  // The SDK would convert every schema on every tools/list, and writes a nullable field as a
+  // `type` array, which several agent platforms refuse (tool.ts): the list computed at boot
+  // answers instead.
+  mcp.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolList }));
+  return mcp;
 }

@@ -153,21 +153,46 @@ export function describeTool(def: ToolDef): Tool {
 }
 
 /**
- * Runs one tools/call: the spending check, argument validation (errors name each field), the
- * tool, then the result as structuredContent plus its JSON as text. Every failure becomes a tool
- * error in Interface A's terms (errors.ts); nothing thrown reaches the SDK.
+ * Runs one tools/call once the SDK has validated its arguments against the tool's input schema
+ * (`args` is what that schema parsed, defaults filled in): the spending check, the tool, then the
+ * result as structuredContent plus its JSON as text. Every failure becomes a tool error in
+ * Interface A's terms (errors.ts); nothing thrown reaches the SDK.
  */
-export async function callTool(def: ToolDef, ctx: ToolContext, args: unknown): Promise<CallToolResult> {
+export async function callTool(def: ToolDef, context: () => Promise<ToolContext>, caller: ErrorContext, args: unknown): Promise<CallToolResult> {
   try {
-    if (def.spending && !ctx.principal.canPlaceOrders) {
-      throw forbidden(`This key cannot spend, so ${def.name} is refused before any quote. Use an API key created with "Can place orders".`);
-    }
+    refuseToSpend(def, caller.principal);
+    refuseUnstorableText(args, 'arguments');
+    const structured = (await def.run(await context(), args as z.output<AnyObject>)) as Record<string, unknown>;
+    return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+  } catch (err) {
+    return toolError(err, caller, def.name);
+  }
+}
+
+type ErrorContext = Pick<ToolContext, 'principal' | 'log' | 'requestId'>;
+
+function refuseToSpend(def: ToolDef, principal: WorkspacePrincipal): void {
+  if (def.spending && !principal.canPlaceOrders) {
+    throw forbidden(`This key cannot spend, so ${def.name} is refused before any quote. Use an API key created with "Can place orders".`);
+  }
+}
+
+/**
+ * A tools/call the SDK refused before the tool ran, in the words every other tool error uses.
+ * The SDK answers its refusals as a tool error whose text is its own sentence (arguments that
+ * fail the input schema); the sentence names no field as invalid_input does, so the arguments are
+ * checked again here, in the order `callTool` checks them: a key that cannot spend is told so
+ * before anything about its arguments.
+ */
+export function sdkRefusal(def: ToolDef, caller: ErrorContext, args: unknown, sdkText: string): CallToolResult {
+  try {
+    refuseToSpend(def, caller.principal);
     refuseUnstorableText(args, 'arguments');
     const parsed = def.input.safeParse(args ?? {});
     if (!parsed.success) throw invalidArguments(parsed.error);
-    const structured = (await def.run(ctx, parsed.data)) as Record<string, unknown>;
-    return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+    // Arguments the schema accepts: the SDK refused something else, which is not the caller's to fix.
+    throw new Error(`The SDK refused a ${def.name} call: ${sdkText}`);
   } catch (err) {
-    return toolError(err, ctx, def.name);
+    return toolError(err, caller, def.name);
   }
 }

@@ -176,6 +176,31 @@ describe('transport', () => {
   });
 });
 
+describe('the streamable HTTP checks', () => {
+  it('answers notifications alone with 202, and refuses what is not JSON-RPC, oversized batches, a batched initialize and unknown protocol versions', async () => {
+    const ws = await workspaceWithKeys(h.database.db);
+    const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' };
+    const note = await post(initialized, mcpHeaders(ws.readKey));
+    expect(note.statusCode).toBe(202);
+    expect(note.body).toBe('');
+    const notRpc = await post({ hello: 'world' }, mcpHeaders(ws.readKey));
+    expect(notRpc.statusCode).toBe(400);
+    expect(notRpc.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32700 }, id: null });
+    const many = await post(Array.from({ length: 101 }, () => initialized), mcpHeaders(ws.readKey));
+    expect(many.statusCode).toBe(400);
+    expect(many.json()).toMatchObject({ error: { code: -32600, message: expect.stringContaining('100') } });
+
+    const other = await workspaceWithKeys(h.database.db);
+    const init = rpc('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } });
+    const batched = await post([init, rpc('ping', {}, 2)], mcpHeaders(other.readKey));
+    expect(batched.statusCode).toBe(400);
+    expect(batched.json()).toMatchObject({ error: { code: -32600 } });
+    const version = await post(rpc('ping'), { ...mcpHeaders(other.readKey), 'mcp-protocol-version': '1999-01-01' });
+    expect(version.statusCode).toBe(400);
+    expect(version.json()).toMatchObject({ error: { code: -32000, message: expect.stringContaining('1999-01-01') } });
+  });
+});
+
 describe('rate limit', () => {
   it('shares one bucket per key between REST and every HTTP request to /mcp', async () => {
     const ws = await workspaceWithKeys(h.database.db);
