@@ -9,7 +9,9 @@ import { WorkspaceSettingsCache } from '../../domain/workspaces/settings-cache.j
 import { outletRoutes } from './outlets.js';
 import { planRoutes } from './plan.js';
 import { orderRoutes } from './orders.js';
-import { publisherRoutes } from './publisher.js';
+import { publisherId, publisherRoutes } from './publisher.js';
+import { eventRoutes } from './events.js';
+import { workspacePrincipal } from '../plugins/auth.js';
 import type { Clock } from '../../domain/clock.js';
 import type { Durations } from '../../domain/orders/states.js';
 
@@ -38,4 +40,17 @@ export const v1Routes: FastifyPluginAsyncZod<{
   await app.register(planRoutes, { pool, clock });
   await app.register(orderRoutes, { pool, clock, durations, publicBaseUrl });
   await app.register(publisherRoutes, { prefix: '/publisher', pool, clock, durations, publicBaseUrl });
+  await app.register(eventRoutes, {
+    pool,
+    publicBaseUrl,
+    party: 'buyer',
+    owner: (request) => ({ party: 'buyer', workspaceId: workspacePrincipal(request).workspaceId }),
+  });
+  await app.register(eventRoutes, {
+    prefix: '/publisher',
+    pool,
+    publicBaseUrl,
+    party: 'publisher',
+    owner: (request) => ({ party: 'publisher', publisherId: publisherId(request) }),
+  });
 };
