@@ -27,6 +27,8 @@ import { createLimiter } from './http/plugins/rate-limit.js';
 import { genReqId } from './http/plugins/request-id.js';
 import { idempotencyKeyCheck } from './http/plugins/idempotency.js';
 import { deadlineSweeper } from './http/plugins/sweeper.js';
+import { eventWorker } from './http/plugins/event-worker.js';
+import { createOutboundClient } from './outbound/http-client.js';
 import { durationsFrom } from './domain/orders/states.js';
 import { v1Routes } from './http/v1/index.js';
 import { mcpRoutes } from './http/mcp.js';
@@ -70,6 +72,7 @@ export async function buildApp(deps: AppDeps) {
   useInputMessages();
   const clock = deps.clock ?? systemClock;
   const durations = durationsFrom(deps.config);
+  const outboundPolicy = { allowLoopback: deps.config.OUTBOUND_ALLOW_LOOPBACK };
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     // One line per request is written by http/plugins/logging.ts instead of Fastify's two.
@@ -157,6 +160,7 @@ export async function buildApp(deps: AppDeps) {
     publicBaseUrl: deps.config.PUBLIC_BASE_URL,
     clock,
     durations,
+    outboundPolicy,
   });
   await app.register(mcpRoutes, {
     auth,
@@ -166,7 +170,24 @@ export async function buildApp(deps: AppDeps) {
     settings: new WorkspaceSettingsCache(deps.database.pool, clock),
     confirmationSecret: deps.config.MCP_CONFIRMATION_SECRET,
   });
-  await app.register(deadlineSweeper, { pool: deps.database.pool, clock, durations, intervalMs: deps.config.ORDER_SWEEP_INTERVAL_MS });
+  await app.register(deadlineSweeper, {
+    pool: deps.database.pool,
+    clock,
+    durations,
+    intervalMs: deps.config.ORDER_SWEEP_INTERVAL_MS,
+    eventRetentionDays: deps.config.EVENT_RETENTION_DAYS,
+  });
+  await app.register(eventWorker, {
+    pool: deps.database.pool,
+    clock,
+    intervalMs: deps.config.EVENTS_POLL_INTERVAL_MS,
+    client: createOutboundClient(outboundPolicy),
+    delivery: {
+      timeoutMs: deps.config.WEBHOOK_TIMEOUT_MS,
+      retryBaseMs: deps.config.WEBHOOK_RETRY_BASE_MS,
+      disableAfterMs: deps.config.WEBHOOK_DISABLE_AFTER_HOURS * 3_600_000,
+    },
+  });
 
   app.addHook('onClose', async () => {
     resolver.clear();

@@ -93,3 +93,32 @@ export function followPage<T extends z.ZodType>(event: T) {
     has_more: z.boolean().describe('More events are already waiting: ask again at once with the last id.'),
   });
 }
+
+export const webhookEndpointBody = z.strictObject({
+  url: z.string().trim().min(1, 'is required').max(2000).describe('https URL that receives the events (POST, Standard Webhooks signatures).'),
+  events: z
+    .array(z.enum(eventTypes))
+    .min(1, 'must name at least one event type (leave it out for every type)')
+    .max(eventTypes.length)
+    .refine((t) => new Set(t).size === t.length, 'must not repeat a type')
+    .optional()
+    .describe('Event types to send; left out: every type, those added later too.'),
+});
+
+export const webhookDelivery = z
+  .object({
+    id: z.number().int(),
+    event_id: z.string().describe('Also the webhook-id header of every attempt.'),
+    event_type: z.enum(eventTypes),
+    status: z.enum(['pending', 'delivered', 'failed']).describe('failed: given up when the endpoint was disabled.'),
+    attempts: z.number().int(),
+    response_status_code: z.number().int().nullable().describe('Of the last attempt; null when no reply arrived.'),
+    duration_ms: z.number().int().nullable().describe('Of the last attempt.'),
+    error: z.string().nullable().describe('Why the last attempt failed: the status answered, a timeout, a refused address.'),
+    next_attempt_at: z.string().nullable().describe('When a pending delivery is attempted (again).'),
+    first_attempt_at: z.string().nullable(),
+    last_attempt_at: z.string().nullable(),
+    delivered_at: z.string().nullable(),
+    created_at: z.string(),
+  })
+  .meta({ id: 'WebhookDelivery', description: 'One event sent to one endpoint, retried until a 2xx or until the endpoint is disabled.' });
