@@ -81,6 +81,16 @@ export async function listEndpoints(pool: pg.Pool, owner: EventOwner): Promise<E
   return rows.map(endpointView);
 }
 
+/** Whose endpoint this is (for the admin CLI, which names endpoints by id alone). */
+export async function endpointOwner(pool: pg.Pool, id: number): Promise<EventOwner> {
+  const { rows } = await pool.query<{ workspace_id: number | null; publisher_id: number | null }>(
+    'SELECT workspace_id, publisher_id FROM webhook_endpoints WHERE id = $1',
+    [id],
+  );
+  if (!rows[0]) throw notFound('Webhook endpoint');
+  return rows[0].workspace_id !== null ? { party: 'buyer', workspaceId: rows[0].workspace_id } : { party: 'publisher', publisherId: rows[0].publisher_id! };
+}
+
 /** Deletes an endpoint with its delivery log; another owner's endpoint answers 404, like a missing one. */
 export async function deleteEndpoint(pool: pg.Pool, owner: EventOwner, id: number): Promise<void> {
   const { rowCount } = await pool.query({
