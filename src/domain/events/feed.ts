@@ -85,6 +85,18 @@ export async function followEvents(q: Queryable, owner: EventOwner, f: EventFilt
   return { items: rows.slice(0, limit).map(eventView), hasMore: rows.length > limit };
 }
 
+/** The owner's latest events, oldest first: where a new follower starts. */
+export async function latestEvents(q: Queryable, owner: EventOwner, f: EventFilters, limit: number) {
+  const w = where(owner, f);
+  const n = w.values.length;
+  const { rows } = await q.query<EventRow>({
+    name: `events_latest_${w.shape}`,
+    text: `SELECT ${COLUMNS} FROM events WHERE ${w.sql} ORDER BY position DESC LIMIT $${n + 1}`,
+    values: [...w.values, limit],
+  });
+  return rows.reverse().map(eventView);
+}
+
 const PURGE_BATCH = 1000;
 
 /**
