@@ -212,6 +212,19 @@ describe('webhook endpoints — errors and security', () => {
     expect((await call('DELETE', one.ws.readKey, `/api/v1/webhook-endpoints/${ep.id}`)).statusCode).toBe(404);
   });
 
+  it('a creation retried with its Idempotency-Key answers the same endpoint and secret', async () => {
+    const { ws } = await setup();
+    const send = () =>
+      h.app.inject({ method: 'POST', url: '/api/v1/webhook-endpoints', headers: { ...bearer(ws.readKey), 'idempotency-key': 'hook-once' }, payload: { url: 'https://93.184.216.34/hook' } });
+    const first = await send();
+    const again = await send();
+    expect(first.statusCode).toBe(201);
+    expect(again.statusCode).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.json()).toEqual(first.json());
+    expect((await call('GET', ws.readKey, '/api/v1/webhook-endpoints')).json().data).toHaveLength(1);
+  });
+
   it('at most 20 endpoints per workspace', async () => {
     const { ws } = await setup();
     for (let i = 0; i < 20; i++) await endpoint(ws.readKey, `https://93.184.216.34/hook/${i}`);
