@@ -59,7 +59,7 @@ describe('webhooks — every event type, signed', () => {
     await vi.waitFor(() => expect(new Set(typesOf(publisherHook.received))).toEqual(new Set(publisherTypes)), HANG);
     for (const r of buyerHook.received) {
       const payload = verify(wsEndpoint.secret, r);
-      expect(Object.keys(payload).sort()).toEqual(['actor', 'data', 'id', 'previous_status', 'timestamp', 'type']);
+      expect(Object.keys(payload).sort()).toEqual(['actor', 'created_at', 'data', 'id', 'previous_status', 'timestamp', 'type']);
       expect(r.headers['webhook-id']).toBe((payload as unknown as { id: string }).id);
       expect(() => verify(pubEndpoint.secret, r)).toThrow();
     }

@@ -37,12 +37,14 @@ interface Claimed {
   created_at: Date;
 }
 
-/** The request body: the Standard Webhooks payload (type, timestamp, data) with the event's id and context. */
+/** The request body: the Standard Webhooks payload (type, timestamp, data), which is also the feed's event. */
 export function webhookBody(e: Pick<Claimed, 'position' | 'type' | 'created_at' | 'actor' | 'previous_status' | 'data'>): string {
+  const at = isoSeconds(e.created_at);
   return JSON.stringify({
     id: eventId(e.position),
     type: e.type,
-    timestamp: isoSeconds(e.created_at),
+    timestamp: at,
+    created_at: at,
     actor: e.actor,
     previous_status: e.previous_status,
     data: e.data,
