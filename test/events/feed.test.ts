@@ -107,7 +107,11 @@ describe('GET /api/v1/events and /api/v1/publisher/events — happy', () => {
     await pub(p.publisherKey, `${order.id}/draft`, { title: 'A draft for review', body: articleFor(target) });
     await sequence();
     const events = (await get(ws.readKey, `/api/v1/events?after=evt_0000000000000000&order_id=${order.id}`)).json().data;
-    expect(events.map((e: { type: string; actor: string }) => `${e.type}/${e.actor}`)).toEqual(['order.accepted/publisher', 'order.draft_submitted/publisher', 'order.draft_approved/system']);
+    expect(events.map((e: { type: string; actor: string; previous_status: string }) => `${e.type}/${e.actor}/${e.previous_status}`)).toEqual([
+      'order.accepted/publisher/awaiting_acceptance',
+      'order.draft_submitted/publisher/writing',
+      'order.draft_approved/system/writing',
+    ]);
   });
 
   it('a top-up is workspace.topped_up, to the workspace only', async () => {

@@ -70,10 +70,12 @@ export function publisherActions(durations: Durations) {
       } else {
         await tx.query({ name: 'order_touch', text: 'UPDATE orders SET updated_at = $2 WHERE id = $1', values: [orderId, new Date(now)] });
       }
-      const views = await recordOrderEvent(tx, 'order.draft_submitted', orderId, { actor: 'publisher', previousStatus }, now);
+      // A revised draft in draft_review leaves the order where it was: no state left.
+      const left = order.status === previousStatus ? null : previousStatus;
+      const views = await recordOrderEvent(tx, 'order.draft_submitted', orderId, { actor: 'publisher', previousStatus: left }, now);
       // The workspace's rule approved it at once: the same approval a buyer's click would record.
       if (order.auto_approve_drafts) {
-        await recordOrderEvent(tx, 'order.draft_approved', orderId, { actor: 'system', previousStatus: 'draft_review' }, now);
+        await recordOrderEvent(tx, 'order.draft_approved', orderId, { actor: 'system', previousStatus: left }, now);
       }
       return views.publisher;
     },
