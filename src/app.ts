@@ -28,6 +28,8 @@ import { createLimiter } from './http/plugins/rate-limit.js';
 import { genReqId } from './http/plugins/request-id.js';
 import { idempotencyKeyCheck } from './http/plugins/idempotency.js';
 import { deadlineSweeper } from './http/plugins/sweeper.js';
+import { eventWorker } from './http/plugins/event-worker.js';
+import { createOutboundClient } from './outbound/http-client.js';
 import { durationsFrom } from './domain/orders/states.js';
 import { v1Routes } from './http/v1/index.js';
 import { mcpRoutes } from './http/mcp.js';
@@ -105,6 +107,7 @@ export const marketplaceApp = fp(
     const app = instance.withTypeProvider<ZodTypeProvider>();
     const clock = deps.clock ?? systemClock;
     const durations = durationsFrom(deps.config);
+    const outboundPolicy = { allowLoopback: deps.config.OUTBOUND_ALLOW_LOOPBACK };
 
     // Every zod-validated part (body, query, params) is first searched for strings PostgreSQL cannot
     // store; Interface B's routes validate their own parameters.
@@ -172,6 +175,7 @@ export const marketplaceApp = fp(
       publicBaseUrl: deps.config.PUBLIC_BASE_URL,
       clock,
       durations,
+      outboundPolicy,
     });
     await app.register(mcpRoutes, {
       auth,
@@ -181,7 +185,24 @@ export const marketplaceApp = fp(
       settings: workspaces.settings,
       confirmationSecret: deps.config.MCP_CONFIRMATION_SECRET,
     });
-    await app.register(deadlineSweeper, { pool: deps.database.pool, clock, durations, intervalMs: deps.config.ORDER_SWEEP_INTERVAL_MS });
+    await app.register(deadlineSweeper, {
+      pool: deps.database.pool,
+      clock,
+      durations,
+      intervalMs: deps.config.ORDER_SWEEP_INTERVAL_MS,
+      eventRetentionDays: deps.config.EVENT_RETENTION_DAYS,
+    });
+    await app.register(eventWorker, {
+      pool: deps.database.pool,
+      clock,
+      intervalMs: deps.config.EVENTS_POLL_INTERVAL_MS,
+      client: createOutboundClient(outboundPolicy),
+      delivery: {
+        timeoutMs: deps.config.WEBHOOK_TIMEOUT_MS,
+        retryBaseMs: deps.config.WEBHOOK_RETRY_BASE_MS,
+        disableAfterMs: deps.config.WEBHOOK_DISABLE_AFTER_HOURS * 3_600_000,
+      },
+    });
 
     app.addHook('onClose', async () => {
       resolver.clear();

@@ -57,6 +57,13 @@ export const configSchema = z.object({
   ORDER_LIVE_REVIEW_DAYS: z.coerce.number().positive().default(7),
   ORDER_PUBLISH_AFTER_DRAFT_DAYS: z.coerce.number().positive().default(3),
   ORDER_SWEEP_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
+  // Events and webhooks (docs/events.md).
+  EVENTS_POLL_INTERVAL_MS: z.coerce.number().int().min(0).max(60_000).default(200),
+  EVENT_RETENTION_DAYS: z.coerce.number().int().min(30).max(3650).default(30),
+  OUTBOUND_ALLOW_LOOPBACK: bool.default(false),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(10_000),
+  WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(5_000),
+  WEBHOOK_DISABLE_AFTER_HOURS: z.coerce.number().positive().max(24 * 365).default(72),
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   // Set by npm: the folder `npm run` was started from (npm itself runs scripts from the package

@@ -7,14 +7,15 @@ import { importCycles, importGraph } from './helpers/imports.js';
 
 const mayImport: Record<string, string[]> = {
   'server.ts': ['app.ts', 'infra', 'demo', 'config.ts', 'logger.ts'],
-  'app.ts': ['http', 'mcp', 'domain', 'schemas', 'db', 'shared', 'config.ts'],
+  'app.ts': ['http', 'mcp', 'domain', 'schemas', 'db', 'outbound', 'shared', 'config.ts'],
   infra: ['db', 'domain', 'shared', 'config.ts'],
   cli: ['demo', 'domain', 'schemas', 'db', 'shared', 'config.ts', 'paths.ts', 'logger.ts'],
-  http: ['mcp', 'domain', 'schemas', 'shared'],
+  http: ['mcp', 'domain', 'schemas', 'outbound', 'shared'],
   mcp: ['domain', 'schemas', 'shared'],
   demo: ['domain', 'db', 'shared'],
   schemas: ['domain', 'shared'],
-  domain: ['db', 'shared', 'config.ts'],
+  domain: ['db', 'outbound', 'shared', 'config.ts'],
+  outbound: ['shared'],
   db: ['shared', 'paths.ts'],
   shared: [],
   'config.ts': [],

@@ -10,6 +10,7 @@ import { keyCommands } from './commands/keys.js';
 import { orderCommands } from './commands/orders.js';
 import { outletCommands } from './commands/outlets.js';
 import { settingsCommands } from './commands/settings.js';
+import { webhookCommands } from './commands/webhooks.js';
 import { workspaceCommands } from './commands/workspace.js';
 import type { Commands } from './registry.js';
 import { HELP_WORDS, helpText, synopses } from './usage.js';
@@ -25,6 +26,7 @@ const commands: Commands = {
   ...orderCommands,
   ...itemCommands,
   ...purchaseCommands,
+  ...webhookCommands,
 };
 
 function usage(): string {

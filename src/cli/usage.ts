@@ -21,6 +21,10 @@ export const synopses: Record<string, string> = {
   'purchase download': 'purchase download --code CODE',
   'purchase refund': 'purchase refund --code CODE',
   'orders sweep': 'orders sweep',
+  'webhook create': 'webhook create (--workspace ID | --publisher ID) --url URL [--event TYPE ...]',
+  'webhook list': 'webhook list (--workspace ID | --publisher ID)',
+  'webhook delete': 'webhook delete --id ID',
+  'webhook rotate-secret': 'webhook rotate-secret --id ID',
 };
 
 export const HELP_WORDS = new Set(['help', '--help', '-h']);

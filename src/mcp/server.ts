@@ -17,6 +17,9 @@ export const INSTRUCTIONS = [
   'Typical flow: get-balance → search-outlets or plan-campaign → get-outlet → place-orders → follow each order with list-orders ' +
     '(your_turn) and get-order: submit-content when it awaits your article, approve-draft or send-message when a draft awaits review, ' +
     'approve-placement once the article is live. cancel-order before the publisher accepts; get-ledger for the money trail.',
+  'To learn what changed, call list-events with the next_after of your previous call: one call returns every change since then ' +
+    '(accepted, drafts, publications, messages, expiries), each with the order as it now is. Use it instead of polling list-orders ' +
+    'or get-order on every order.',
   'Money: every amount is an integer number of US cents and already includes the service’s fees; *_formatted strings show it in ' +
     'the workspace currency. Inputs named *_usd are decimal US dollars.',
   'Spending needs the user’s explicit confirmation. place-orders and approve-placement are two-step: called without ' +

@@ -470,8 +470,9 @@ function operationArb(op: Operation, world: World, hints: Hints): fc.Arbitrary<F
         extraHeaders: { 'idempotency-key': r.idem },
         notes: [r.mangle !== 'none' ? `path ${r.mangle}` : '', r.method !== op.method ? `method ${r.method}` : '', r.query.note],
       });
-      // Ids the router itself refuses (over 100 characters, malformed percent-encoding) never reach a route.
-      const routable = r.id.text.length <= 100 && !/^(?:\.|%2e){1,2}$/i.test(r.id.text);
+      // Ids the router itself refuses (over 100 characters, malformed percent-encoding) never reach a route;
+      // an empty last id names the collection's path, another route (DELETE there is a 405 for any key).
+      const routable = r.id.text.length <= 100 && !/^(?:\.|%2e){1,2}$/i.test(r.id.text) && !(r.id.text === '' && op.path.endsWith('{id}'));
       const clean = r.mangle === 'none' && r.method === op.method && routable && isDecodable(r.id.text);
       if (clean && op.secured) {
         const live = liveKey(world, r.key);
@@ -481,7 +482,8 @@ function operationArb(op: Operation, world: World, hints: Hints): fc.Arbitrary<F
         else if (isPublisher && pub === null) req.expectStatus = { statuses: [403], why: 'a workspace key on a publisher route' };
         else if (!isPublisher && ws === null) req.expectStatus = { statuses: [403], why: 'a publisher key on a buyer route' };
         else if (SPENDING.has(opName) && !world.keys[r.key as RealKeyKind].canSpend) req.expectStatus = { statuses: [403], why: 'a read-only key on a spending route' };
-        const o = r.id.order;
+        // The id is an order's only on order paths (a webhook endpoint's id is its own).
+        const o = op.path.includes('/orders/') ? r.id.order : undefined;
         if (live && o) {
           if (!isPublisher && ws !== null && o.workspaceId !== ws) req.crossTenant = `order ${o.id} of workspace ${o.workspaceId} with a key of workspace ${ws}`;
           if (isPublisher && pub !== null && o.publisherId !== pub) req.crossTenant = `order ${o.id} of publisher ${o.publisherId} with a key of publisher ${pub}`;

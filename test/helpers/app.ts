@@ -22,12 +22,12 @@ export interface Harness {
 /** Builds the real app on a private database; closed after the file's tests. */
 export async function setupApp(
   overrides: Partial<Config> = {},
-  opts: { database?: TestDatabase; redis?: Redis; metrics?: Metrics } = {},
+  opts: { database?: TestDatabase; redis?: Redis; metrics?: Metrics; clock?: ManualClock } = {},
 ): Promise<Harness> {
   const database = opts.database ?? (await createTestDatabase());
-  // The deadline sweep is driven explicitly in tests, with the injected clock.
-  const config = defaultConfig({ LOG_LEVEL: 'info', ORDER_SWEEP_INTERVAL_MS: 0, ...overrides });
-  const clock = new ManualClock(Date.now());
+  // The deadline sweep and the event worker are driven explicitly in tests, with the injected clock.
+  const config = defaultConfig({ LOG_LEVEL: 'info', ORDER_SWEEP_INTERVAL_MS: 0, EVENTS_POLL_INTERVAL_MS: 0, ...overrides });
+  const clock = opts.clock ?? new ManualClock(Date.now());
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk, _enc, cb) {

@@ -119,14 +119,15 @@ describe('GET /openapi.json', () => {
     }
   });
 
-  it('names path parameters as the seed does ({id}) and declares each one', () => {
+  it('names path parameters as the seed does ({id}, a nested resource\'s {thing_id}) and declares each one', () => {
     for (const { key, path, op } of ops) {
       const inPath = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
       const declared = (op.parameters ?? []).filter((p) => p.in === 'path');
       expect(declared.map((p) => p.name).sort(), key).toEqual([...inPath].sort());
       for (const p of declared) {
         expect(p.required, `${key}: ${p.name}`).toBe(true);
-        expect(p.name, `${key}: path parameters are named {id} (seed)`).toBe('id');
+        const nested = inPath.indexOf(p.name) > 0;
+        expect(p.name, `${key}: path parameters are named {id} (seed), a nested one {thing_id}`).toMatch(nested ? /^[a-z]+_id$/ : /^id$/);
       }
     }
   });

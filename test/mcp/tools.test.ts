@@ -19,6 +19,7 @@ const TOOLS = [
   'place-orders',
   'list-orders',
   'get-order',
+  'list-events',
   'submit-content',
   'approve-draft',
   'send-message',
@@ -26,7 +27,7 @@ const TOOLS = [
   'cancel-order',
   'get-ledger',
 ];
-const READS = ['get-balance', 'search-outlets', 'get-outlet', 'plan-campaign', 'list-orders', 'get-order', 'get-ledger'];
+const READS = ['get-balance', 'search-outlets', 'get-outlet', 'plan-campaign', 'list-orders', 'get-order', 'list-events', 'get-ledger'];
 const DESTRUCTIVE = ['place-orders', 'approve-placement', 'cancel-order'];
 
 type Order = { id: number; status: string; price: number; your_turn: boolean };
@@ -46,7 +47,7 @@ describe('tools/list', () => {
     tools = (await (await connect(url, ws.readKey)).listTools()).tools;
   });
 
-  it('lists the thirteen tools', () => {
+  it('lists the fourteen tools', () => {
     expect(tools.map((t) => t.name)).toEqual(TOOLS);
   });
 

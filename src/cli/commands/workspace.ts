@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { topUp } from '../../domain/ledger/ledger-service.js';
+import { topUpWorkspace } from '../../domain/workspaces/top-up.js';
 import { createWorkspace, setApprovalRules } from '../../domain/workspaces/workspace-service.js';
 import { cents, centsOrNone, httpUrl, id, name, positiveCents, readFlags } from '../args.js';
 import type { Commands } from '../registry.js';
@@ -37,8 +37,8 @@ export const workspaceCommands: Commands = {
 
   'workspace top-up': async ({ db }, raw) => {
     const f = readFlags(z.object({ workspace: id, cents: positiveCents }).strict(), raw);
-    const r = await topUp(db.$client, f.workspace, f.cents);
-    return { balance_cents: r.balanceCents };
+    const r = await topUpWorkspace(db.$client, f.workspace, f.cents, Date.now());
+    return { balance_cents: r.balance };
   },
 
   'workspace rules': async ({ db }, raw) => {

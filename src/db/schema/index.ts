@@ -11,3 +11,4 @@ export * from './offers.js';
 export * from './catalog.js';
 export * from './orders.js';
 export * from './mcp.js';
+export * from './events.js';

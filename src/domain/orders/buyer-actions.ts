@@ -3,7 +3,7 @@ import type { Tx } from '../../db/tx.js';
 import type { Clock } from '../clock.js';
 import { type Answer, type OnceKey, type Outcome, recordOnce, type StoredAnswer } from '../idempotency/record-once.js';
 import type { WorkspacePrincipal } from '../keys/principal.js';
-import { getOrder } from './order-read.js';
+import { recordMessageReceived, recordOrderEvent } from '../events/record.js';
 import { messageView } from './order-view.js';
 import { quoteChanged, recheckSpendingKey } from './place-orders.js';
 import type { Durations } from './states.js';
@@ -20,7 +20,7 @@ export function buyerActions(durations: Durations) {
       requireStatus(order, ['awaiting_content'], 'submit content');
       await addContent(tx, order, content, 'buyer', now);
       await enterState(tx, order, 'awaiting_acceptance', now, durations);
-      return getOrder(tx, buyer(p), orderId);
+      return (await recordOrderEvent(tx, 'order.content_submitted', orderId, { actor: 'buyer', previousStatus: 'awaiting_content' }, now)).buyer;
     },
 
     /** draft_review → publishing. */
@@ -28,7 +28,7 @@ export function buyerActions(durations: Durations) {
       const order = await lockOrder(tx, orderId, buyer(p));
       requireStatus(order, ['draft_review'], 'approve the draft');
       await enterState(tx, order, 'publishing', now, durations, { publishingBuyerContent: false });
-      return getOrder(tx, buyer(p), orderId);
+      return (await recordOrderEvent(tx, 'order.draft_approved', orderId, { actor: 'buyer', previousStatus: 'draft_review' }, now)).buyer;
     },
 
     /** live_review → completed, paying the publisher and the fee from escrow. */
@@ -38,21 +38,24 @@ export function buyerActions(durations: Durations) {
       requireStatus(order, ['live_review'], 'approve the placement');
       await enterState(tx, order, 'completed', now, durations);
       await release(tx, order);
-      return getOrder(tx, buyer(p), orderId);
+      return (await recordOrderEvent(tx, 'order.completed', orderId, { actor: 'buyer', previousStatus: 'live_review' }, now)).buyer;
     },
 
     /** Before the publisher has started: cancelled, with the price back in the available balance. */
     async cancel(tx: Tx, p: WorkspacePrincipal, orderId: number, now: number) {
       const order = await lockOrder(tx, orderId, buyer(p));
       requireStatus(order, ['awaiting_content', 'awaiting_acceptance'], 'cancel');
+      const previousStatus = order.status;
       await enterState(tx, order, 'cancelled', now, durations);
       await refund(tx, order);
-      return getOrder(tx, buyer(p), orderId);
+      return (await recordOrderEvent(tx, 'order.cancelled', orderId, { actor: 'buyer', previousStatus }, now)).buyer;
     },
 
     async message(tx: Tx, p: WorkspacePrincipal, orderId: number, body: string, now: number) {
-      await lockOrder(tx, orderId, buyer(p));
-      return messageView(await addMessage(tx, orderId, 'buyer', body, now));
+      const order = await lockOrder(tx, orderId, buyer(p));
+      const message = await addMessage(tx, orderId, 'buyer', body, now);
+      await recordMessageReceived(tx, order, message, now);
+      return messageView(message);
     },
   };
 }

@@ -9,7 +9,7 @@ type Queryable = pg.Pool | Tx;
 export type Viewer = { party: 'buyer'; workspaceId: number } | { party: 'publisher'; publisherId: number };
 
 const SELECT = `
-  SELECT o.id, o.status, o.project_id, o.price, o.publisher_price_cents, o.target_url, o.anchor_text, o.brief,
+  SELECT o.id, o.workspace_id, o.publisher_id, o.status, o.project_id, o.price, o.publisher_price_cents, o.target_url, o.anchor_text, o.brief,
          o.live_url, o.decline_reason, o.deadline_at, o.created_at, o.updated_at,
          ol.id AS outlet_id, ol.name AS outlet_name, ol.domain AS outlet_domain,
          f.id AS offer_id, f.format, f.title AS offer_title,
@@ -78,6 +78,47 @@ export async function getOrders(q: Queryable, viewer: Viewer & { party: 'buyer' 
     values: [ids, ownerId(viewer)],
   });
   return rows.map((r) => orderView(r, 'buyer'));
+}
+
+export interface OrderViews {
+  workspaceId: number;
+  publisherId: number;
+  buyer: BuyerOrderView;
+  publisher: PublisherOrderView;
+}
+
+/**
+ * Both parties' views of several orders as a single-order read shows them (with the last 100
+ * messages), in id order, whoever owns them: for events, which each party receives in its own view.
+ */
+export async function getOrderViews(q: Queryable, ids: number[]): Promise<OrderViews[]> {
+  const [orders, messages] = await Promise.all([
+    q.query<OrderRow & { workspace_id: number; publisher_id: number }>({
+      name: 'order_views_many',
+      text: `${SELECT} WHERE o.id = ANY($1::bigint[]) ORDER BY o.id`,
+      values: [ids],
+    }),
+    q.query<MessageRow & { order_id: number }>({
+      name: 'order_views_messages',
+      text: `SELECT order_id, id, body, author, created_at FROM (
+               SELECT order_id, id, body, author, created_at, row_number() OVER (PARTITION BY order_id ORDER BY id DESC) AS n
+                 FROM order_messages WHERE order_id = ANY($1::bigint[])) m
+              WHERE n <= 100 ORDER BY order_id, id`,
+      values: [ids],
+    }),
+  ]);
+  const byOrder = new Map<number, MessageRow[]>();
+  for (const m of messages.rows) {
+    const list = byOrder.get(m.order_id) ?? [];
+    list.push({ id: m.id, body: m.body, author: m.author, created_at: m.created_at });
+    byOrder.set(m.order_id, list);
+  }
+  return orders.rows.map((r) => ({
+    workspaceId: r.workspace_id,
+    publisherId: r.publisher_id,
+    buyer: orderView(r, 'buyer', byOrder.get(r.id) ?? []),
+    publisher: orderView(r, 'publisher', byOrder.get(r.id) ?? []),
+  }));
 }
 
 export interface OrderListFilters {

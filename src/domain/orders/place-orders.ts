@@ -6,6 +6,7 @@ import { GroupCommit } from '../../db/group-commit.js';
 import { isDatabaseUnavailable } from '../../db/errors.js';
 import { type Answer, inProgress, type OnceKey, type Outcome, recordEach, recordOnce, type RequestKey, type StoredAnswer } from '../idempotency/record-once.js';
 import type { WorkspacePrincipal } from '../keys/principal.js';
+import { recordOrderPlaced } from '../events/record.js';
 import * as ledger from '../ledger/ledger.js';
 import { formatCents } from '../money/format.js';
 import type { OfferFormat } from '../outlets/enums.js';
@@ -178,7 +179,8 @@ export async function placeOrders(
 /**
  * Several placements in the caller's transaction, each answered as if it ran alone, in their
  * order: lock every workspace's balance, check each placement against what the ones before it
- * spent, insert all their orders, post all their escrow movements. A refusal is that
+ * spent, insert all their orders, post all their escrow movements, record their `order.placed`
+ * events. A refusal is that
  * placement's outcome and writes nothing; the others go on.
  */
 export async function placeAll(tx: Tx, placements: Placement[], now: number, durations: Durations): Promise<Array<Outcome<BuyerOrderView[]>>> {
@@ -210,6 +212,7 @@ export async function placeAll(tx: Tx, placements: Placement[], now: number, dur
     tx,
     rows.map((r, k) => ledger.escrow(accounts.get(r.p.principal.workspaceId)!, { id: ids[k]!, price: r.order.offer.price })),
   );
+  await recordOrderPlaced(tx, ids, now);
   let k = 0;
   for (const a of accepted) {
     outcomes[a.at] = { ok: true, value: a.orders.map((o) => view(a.p.input, a.ctx, o, ids[k++]!, now, a.p.content)) };

@@ -1,6 +1,6 @@
 import type { Tx } from '../../db/tx.js';
 import { invalidInput } from '../errors.js';
-import { getOrder } from './order-read.js';
+import { recordMessageReceived, recordOrderEvent } from '../events/record.js';
 import { messageView } from './order-view.js';
 import type { Durations } from './states.js';
 import { addContent, addMessage, enterState, lockOrder, refund, requireStatus } from './transitions.js';
@@ -40,7 +40,7 @@ export function publisherActions(durations: Durations) {
       requireStatus(order, ['awaiting_acceptance'], 'accept');
       if (order.has_content) await enterState(tx, order, 'publishing', now, durations, { publishingBuyerContent: true });
       else await enterState(tx, order, 'writing', now, durations);
-      return getOrder(tx, publisher(publisherId), orderId);
+      return (await recordOrderEvent(tx, 'order.accepted', orderId, { actor: 'publisher', previousStatus: 'awaiting_acceptance' }, now)).publisher;
     },
 
     /** awaiting_acceptance → declined, refunding the buyer. */
@@ -49,7 +49,7 @@ export function publisherActions(durations: Durations) {
       requireStatus(order, ['awaiting_acceptance'], 'decline');
       await enterState(tx, order, 'declined', now, durations, { declineReason: reason });
       await refund(tx, order);
-      return getOrder(tx, publisher(publisherId), orderId);
+      return (await recordOrderEvent(tx, 'order.declined', orderId, { actor: 'publisher', previousStatus: 'awaiting_acceptance' }, now)).publisher;
     },
 
     /**
@@ -62,6 +62,7 @@ export function publisherActions(durations: Durations) {
       const order = await lockOrder(tx, orderId, publisher(publisherId));
       requireStatus(order, ['writing', 'draft_review'], 'submit a draft');
       await addContent(tx, order, draft, 'publisher', now);
+      const previousStatus = order.status;
       if (order.auto_approve_drafts) {
         await enterState(tx, order, 'publishing', now, durations, { publishingBuyerContent: false });
       } else if (order.status === 'writing') {
@@ -69,7 +70,14 @@ export function publisherActions(durations: Durations) {
       } else {
         await tx.query({ name: 'order_touch', text: 'UPDATE orders SET updated_at = $2 WHERE id = $1', values: [orderId, new Date(now)] });
       }
-      return getOrder(tx, publisher(publisherId), orderId);
+      // A revised draft in draft_review leaves the order where it was: no state left.
+      const left = order.status === previousStatus ? null : previousStatus;
+      const views = await recordOrderEvent(tx, 'order.draft_submitted', orderId, { actor: 'publisher', previousStatus: left }, now);
+      // The workspace's rule approved it at once: the same approval a buyer's click would record.
+      if (order.auto_approve_drafts) {
+        await recordOrderEvent(tx, 'order.draft_approved', orderId, { actor: 'system', previousStatus: left }, now);
+      }
+      return views.publisher;
     },
 
     /** publishing → live_review with the live URL. */
@@ -84,12 +92,14 @@ export function publisherActions(durations: Durations) {
       }
       requireStatus(order, ['publishing'], 'publish');
       await enterState(tx, order, 'live_review', now, durations, { liveUrl: url });
-      return getOrder(tx, publisher(publisherId), orderId);
+      return (await recordOrderEvent(tx, 'order.published', orderId, { actor: 'publisher', previousStatus: 'publishing' }, now)).publisher;
     },
 
     async message(tx: Tx, publisherId: number, orderId: number, body: string, now: number) {
-      await lockOrder(tx, orderId, publisher(publisherId));
-      return messageView(await addMessage(tx, orderId, 'publisher', body, now));
+      const order = await lockOrder(tx, orderId, publisher(publisherId));
+      const message = await addMessage(tx, orderId, 'publisher', body, now);
+      await recordMessageReceived(tx, order, message, now);
+      return messageView(message);
     },
   };
 }

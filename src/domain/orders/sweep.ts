@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { isDatabaseUnavailable } from '../../db/errors.js';
 import { withTransaction } from '../../db/tx.js';
 import type { Durations } from './states.js';
+import { recordOrderEvent } from '../events/record.js';
 import { enterState, lockOrder, refund, release } from './transitions.js';
 
 export interface SweepResult {
@@ -86,13 +87,16 @@ function sweepOne(pool: pg.Pool, id: number, now: number, durations: Durations):
     if (!rows[0]) return null;
     const order = await lockOrder(tx, id, null);
     if (order.deadline_at === null || order.deadline_at.getTime() > now) return null;
+    const change = { actor: 'system' as const, previousStatus: order.status };
     switch (order.status) {
       case 'draft_review':
         await enterState(tx, order, 'publishing', now, durations, { publishingBuyerContent: false });
+        await recordOrderEvent(tx, 'order.draft_approved', id, change, now);
         return 'drafts_auto_approved';
       case 'live_review':
         await enterState(tx, order, 'completed', now, durations);
         await release(tx, order);
+        await recordOrderEvent(tx, 'order.completed', id, change, now);
         return 'auto_approved';
       case 'awaiting_content':
       case 'awaiting_acceptance':
@@ -100,6 +104,7 @@ function sweepOne(pool: pg.Pool, id: number, now: number, durations: Durations):
       case 'publishing':
         await enterState(tx, order, 'expired', now, durations);
         await refund(tx, order);
+        await recordOrderEvent(tx, 'order.expired', id, change, now);
         return 'expired';
       default:
         return null;

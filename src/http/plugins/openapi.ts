@@ -166,6 +166,42 @@ const zodToJsonConfig = { override: overrideSchema };
 const jsonSchemaTransform = createJsonSchemaTransform({ zodToJsonConfig });
 const jsonSchemaTransformObject = createJsonSchemaTransformObject({ zodToJsonConfig });
 
+const signatureHeader = (name: string, description: string) => ({ name, in: 'header', required: true, description, schema: { type: 'string' } });
+
+/** What the service POSTs to webhook endpoints (docs/events.md): the feed's event, signed by Standard Webhooks 1.0. */
+const webhookDocs = {
+  event: {
+    post: {
+      operationId: 'receiveEvent',
+      summary: 'An event, sent to every enabled endpoint of its workspace or publisher that takes its type.',
+      description:
+        'The body is the event as the feed shows it, with `timestamp` (= created_at) as Standard Webhooks names it. Answer any 2xx ' +
+        'within WEBHOOK_TIMEOUT_MS; anything else is retried with backoff. Deliveries repeat (at least once): deduplicate on webhook-id.',
+      tags: ['Events'],
+      security: [],
+      parameters: [
+        signatureHeader('webhook-id', 'The event id; the same on every attempt and resend.'),
+        signatureHeader('webhook-timestamp', 'Unix seconds of this attempt.'),
+        signatureHeader('webhook-signature', 'v1,<base64 HMAC-SHA256 of "id.timestamp.body"> with the endpoint secret; two, space-separated, during a rotation.'),
+      ],
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: {
+              allOf: [
+                { oneOf: [{ $ref: '#/components/schemas/Event' }, { $ref: '#/components/schemas/PublisherEvent' }] },
+                { type: 'object', required: ['timestamp'], properties: { timestamp: { type: 'string', description: 'The same as created_at.' } } },
+              ],
+            },
+          },
+        },
+      },
+      responses: { '200': { description: 'Any 2xx: delivered.' } },
+    },
+  },
+};
+
 /**
  * The OpenAPI document is generated from the same zod schemas the routes validate with, served
  * at /openapi.json, with a reference page at /docs. Both are public and neither is documented.
@@ -193,7 +229,8 @@ export const openApi = fp(
           { name: 'Outlets', description: 'Publications and the offers they sell.' },
           { name: 'Plans', description: 'Pick offers for a goal within a budget; buys nothing.' },
           { name: 'Orders', description: 'Buy offers, follow each order through review and publication.' },
-          { name: 'Publisher', description: "A publisher's side of its orders (publisher keys)." },
+          { name: 'Events', description: 'What happened, as a feed to page or follow, and as signed webhooks (docs/events.md).' },
+          { name: 'Publisher', description: "A publisher's side of its orders, events and webhooks (publisher keys)." },
           { name: 'MCP', description: 'The Model Context Protocol endpoint (stateless streamable HTTP).' },
           { name: 'Catalog', description: 'Interface B: the seller account, its items and purchase-code validation.' },
           { name: 'Operations', description: 'Health and readiness.' },
@@ -229,7 +266,7 @@ export const openApi = fp(
       transformObject: (input) => {
         const doc = jsonSchemaTransformObject(input);
         finishDocument(doc as Document);
-        return doc;
+        return Object.assign(doc, { webhooks: webhookDocs });
       },
     });
 

@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type pg from 'pg';
 import { z } from 'zod';
@@ -8,7 +9,11 @@ import type { WorkspacesModule } from '../../domain/workspaces/workspaces-module
 import { outletRoutes } from './outlets.js';
 import { planRoutes } from './plan.js';
 import { orderRoutes } from './orders.js';
-import { publisherRoutes } from './publisher.js';
+import { publisherId, publisherRoutes } from './publisher.js';
+import { eventRoutes } from './events.js';
+import { webhookEndpointRoutes } from './webhook-endpoints.js';
+import type { OutboundPolicy } from '../../outbound/address-policy.js';
+import { workspacePrincipal } from '../plugins/auth.js';
 import type { Clock } from '../../domain/clock.js';
 import type { Durations } from '../../domain/orders/states.js';
 
@@ -18,7 +23,8 @@ export const v1Routes: FastifyPluginAsyncZod<{
   publicBaseUrl: string | undefined;
   clock: Clock;
   durations: Durations;
-}> = async (app, { pool, workspaces, publicBaseUrl, clock, durations }) => {
+  outboundPolicy: OutboundPolicy;
+}> = async (app, { pool, workspaces, publicBaseUrl, clock, durations, outboundPolicy }) => {
   // A route that names no query parameters takes none: `POST /orders?dry_run=true` must not place
   // an order as if the parameter meant something (list endpoints name theirs, strictly too).
   app.addHook('onRoute', (route) => {
@@ -37,4 +43,12 @@ export const v1Routes: FastifyPluginAsyncZod<{
   await app.register(planRoutes, { pool, clock });
   await app.register(orderRoutes, { pool, clock, durations, publicBaseUrl });
   await app.register(publisherRoutes, { prefix: '/publisher', pool, clock, durations, publicBaseUrl });
+  const parties = [
+    { party: 'buyer' as const, owner: (request: FastifyRequest) => ({ party: 'buyer' as const, workspaceId: workspacePrincipal(request).workspaceId }) },
+    { prefix: '/publisher', party: 'publisher' as const, owner: (request: FastifyRequest) => ({ party: 'publisher' as const, publisherId: publisherId(request) }) },
+  ];
+  for (const p of parties) {
+    await app.register(eventRoutes, { ...p, pool, publicBaseUrl });
+    await app.register(webhookEndpointRoutes, { ...p, pool, clock, publicBaseUrl, outboundPolicy });
+  }
 };

@@ -13,7 +13,7 @@ import { pageEnvelope, paginated, pageQuery } from '../../schemas/pagination.js'
 import type { OrderRouteDeps } from './orders.js';
 import { BODY_LIMITS } from '../body-limits.js';
 
-function publisherId(request: FastifyRequest): number {
+export function publisherId(request: FastifyRequest): number {
   const id = request.principal?.publisherId;
   if (id === null || id === undefined) throw new DomainError('forbidden', 'This route needs a publisher key.');
   return id;

@@ -1,4 +1,5 @@
 import { describeTool, type ToolDef } from '../tool.js';
+import { listEvents } from './events.js';
 import { approveDraft, cancelOrder, getOrder, listOrders, sendMessage, submitContent } from './orders.js';
 import { getOutlet, searchOutlets } from './outlets.js';
 import { planCampaign } from './planning.js';
@@ -14,6 +15,7 @@ export const tools: readonly ToolDef[] = [
   placeOrders,
   listOrders,
   getOrder,
+  listEvents,
   submitContent,
   approveDraft,
   sendMessage,

@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { withTransaction } from '../../db/tx.js';
+import { eventTypes } from '../../domain/events/event-types.js';
+import type { EventOwner, EventType } from '../../domain/events/event-types.js';
+import {
+  checkEndpointUrl,
+  createEndpoint,
+  deleteEndpoint,
+  endpointOwner,
+  listEndpoints,
+  rotateSecret,
+} from '../../domain/webhooks/endpoints.js';
+import { CliError, id, listOf, readFlags, str } from '../args.js';
+import type { Commands } from '../registry.js';
+
+const ownerFlags = { workspace: id.optional(), publisher: id.optional() };
+
+function ownerOf(f: { workspace?: number | undefined; publisher?: number | undefined }): EventOwner {
+  if ((f.workspace === undefined) === (f.publisher === undefined)) throw new CliError('give exactly one of --workspace or --publisher');
+  return f.workspace !== undefined ? { party: 'buyer', workspaceId: f.workspace } : { party: 'publisher', publisherId: f.publisher! };
+}
+
+const eventType = z.enum(eventTypes, { error: `must be one of ${eventTypes.join(', ')}` });
+
+export const webhookCommands: Commands = {
+  'webhook create': async ({ pool, config }, raw) => {
+    const f = readFlags(z.object({ ...ownerFlags, url: str.max(2000), event: listOf(eventType, eventTypes.length).optional() }).strict(), raw);
+    const owner = ownerOf(f);
+    await checkEndpointUrl(f.url, { allowLoopback: config.OUTBOUND_ALLOW_LOOPBACK });
+    return withTransaction(pool, (tx) => createEndpoint(tx, owner, { url: f.url, ...(f.event ? { events: f.event as EventType[] } : {}) }, Date.now()));
+  },
+
+  'webhook list': async ({ pool }, raw) => {
+    const f = readFlags(z.object(ownerFlags).strict(), raw);
+    return { data: await listEndpoints(pool, ownerOf(f)) };
+  },
+
+  'webhook delete': async ({ pool }, raw) => {
+    const f = readFlags(z.object({ id }).strict(), raw);
+    await deleteEndpoint(pool, await endpointOwner(pool, f.id), f.id);
+    return { deleted: f.id };
+  },
+
+  'webhook rotate-secret': async ({ pool }, raw) => {
+    const f = readFlags(z.object({ id }).strict(), raw);
+    return rotateSecret(pool, await endpointOwner(pool, f.id), f.id, Date.now());
+  },
+};

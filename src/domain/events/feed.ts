@@ -1,0 +1,124 @@
+import type pg from 'pg';
+import type { Tx } from '../../db/tx.js';
+import { isoSeconds } from '../outlets/outlet-view.js';
+import { type EventActor, type EventOwner, type EventType, eventId, ownerColumn, ownerId } from './event-types.js';
+
+type Queryable = pg.Pool | Tx;
+
+export interface EventView {
+  id: string;
+  type: EventType;
+  created_at: string;
+  actor: EventActor;
+  previous_status: string | null;
+  data: unknown;
+}
+
+interface EventRow {
+  position: number;
+  type: EventType;
+  created_at: Date;
+  actor: EventActor;
+  previous_status: string | null;
+  data: unknown;
+}
+
+export const eventView = (r: EventRow): EventView => ({
+  id: eventId(r.position),
+  type: r.type,
+  created_at: isoSeconds(r.created_at)!,
+  actor: r.actor,
+  previous_status: r.previous_status,
+  data: r.data,
+});
+
+export interface EventFilters {
+  type?: EventType;
+  orderId?: number;
+}
+
+const COLUMNS = 'position, type, created_at, actor, previous_status, data';
+
+/** The owner's positioned events matching the filters: a WHERE clause, its values and a statement-name shape. */
+function where(owner: EventOwner, f: EventFilters) {
+  const values: unknown[] = [ownerId(owner)];
+  const clauses = [`${ownerColumn(owner)} = $1`, 'position IS NOT NULL'];
+  if (f.type) {
+    values.push(f.type);
+    clauses.push(`type = $${values.length}`);
+  }
+  if (f.orderId !== undefined) {
+    values.push(f.orderId);
+    clauses.push(`order_id = $${values.length}`);
+  }
+  return { values, sql: clauses.join(' AND '), shape: `${owner.party}_${f.type ? 't' : ''}${f.orderId !== undefined ? 'o' : ''}` };
+}
+
+/** The owner's events, newest first, a page at a time. */
+export async function listEvents(q: Queryable, owner: EventOwner, f: EventFilters, page: number, perPage: number) {
+  const w = where(owner, f);
+  const n = w.values.length;
+  const [rows, count] = await Promise.all([
+    q.query<EventRow>({
+      name: `events_page_${w.shape}`,
+      text: `SELECT ${COLUMNS} FROM events WHERE ${w.sql} ORDER BY position DESC LIMIT $${n + 1} OFFSET $${n + 2}`,
+      values: [...w.values, perPage, (page - 1) * perPage],
+    }),
+    q.query<{ n: number }>({ name: `events_count_${w.shape}`, text: `SELECT count(*)::int AS n FROM events WHERE ${w.sql}`, values: w.values }),
+  ]);
+  return { items: rows.rows.map(eventView), total: count.rows[0]!.n };
+}
+
+/**
+ * The owner's events after a position, oldest first: what a follower has not seen yet. Positions
+ * only grow as events become visible (domain/events/sequencer.ts), so nothing is skipped.
+ */
+export async function followEvents(q: Queryable, owner: EventOwner, f: EventFilters, after: number, limit: number) {
+  const w = where(owner, f);
+  const n = w.values.length;
+  // One more than asked tells whether there is more to read.
+  const { rows } = await q.query<EventRow>({
+    name: `events_after_${w.shape}`,
+    text: `SELECT ${COLUMNS} FROM events WHERE ${w.sql} AND position > $${n + 1} ORDER BY position LIMIT $${n + 2}`,
+    values: [...w.values, after, limit + 1],
+  });
+  return { items: rows.slice(0, limit).map(eventView), hasMore: rows.length > limit };
+}
+
+/** The owner's latest events, oldest first: where a new follower starts. */
+export async function latestEvents(q: Queryable, owner: EventOwner, f: EventFilters, limit: number) {
+  const w = where(owner, f);
+  const n = w.values.length;
+  const { rows } = await q.query<EventRow>({
+    name: `events_latest_${w.shape}`,
+    text: `SELECT ${COLUMNS} FROM events WHERE ${w.sql} ORDER BY position DESC LIMIT $${n + 1}`,
+    values: [...w.values, limit],
+  });
+  return rows.reverse().map(eventView);
+}
+
+const PURGE_BATCH = 1000;
+
+/**
+ * Deletes events older than the retention (their deliveries go with them), oldest positions
+ * first, a batch at a time. Positions follow commit order and creation times nearly so, which
+ * lets the walk stop at the first batch that is not entirely old, without an index on created_at.
+ */
+export async function purgeOldEvents(pool: pg.Pool, now: number, retentionDays: number): Promise<number> {
+  const cutoff = new Date(now - retentionDays * 86_400_000);
+  let purged = 0;
+  for (;;) {
+    const { rows } = await pool.query<{ deleted: number; walked: number }>({
+      name: 'events_purge',
+      text: `WITH oldest AS (
+               SELECT id, created_at FROM events WHERE position IS NOT NULL ORDER BY position LIMIT ${PURGE_BATCH}
+             ), gone AS (
+               DELETE FROM events e USING oldest o WHERE e.id = o.id AND o.created_at < $1 RETURNING 1
+             )
+             SELECT (SELECT count(*) FROM gone)::int AS deleted, (SELECT count(*) FROM oldest)::int AS walked`,
+      values: [cutoff],
+    });
+    purged += rows[0]!.deleted;
+    if (rows[0]!.deleted < PURGE_BATCH) return purged;
+  }
+}

@@ -1,0 +1,89 @@
+import type { Tx } from '../../db/tx.js';
+import type { MessageRow } from '../orders/order-view.js';
+import { messageView } from '../orders/order-view.js';
+import { getOrderViews, type OrderViews } from '../orders/order-read.js';
+import type { OrderStatus, Party } from '../orders/states.js';
+import type { EventActor, EventOwner, EventType, OrderEventType } from './event-types.js';
+
+export interface NewEvent {
+  type: EventType;
+  owner: EventOwner;
+  orderId?: number | null;
+  actor: EventActor;
+  /** For an order's state change: the state it left (for order.expired, the state it expired in). */
+  previousStatus?: OrderStatus | null;
+  data: unknown;
+}
+
+/**
+ * Writes events in the caller's transaction (the outbox): they exist if and only if the change
+ * they describe commits. Nothing is sent from here; the sequencer positions them after commit.
+ */
+export async function recordEvents(tx: Tx, list: NewEvent[], now: number): Promise<void> {
+  if (list.length === 0) return;
+  await tx.query({
+    name: 'events_record',
+    text: `INSERT INTO events (type, workspace_id, publisher_id, order_id, actor, previous_status, data, created_at)
+           SELECT t, w, p, o, a, s, d, $8 FROM unnest($1::text[], $2::int[], $3::int[], $4::bigint[], $5::text[], $6::text[], $7::jsonb[])
+             AS e(t, w, p, o, a, s, d)`,
+    values: [
+      list.map((e) => e.type),
+      list.map((e) => (e.owner.party === 'buyer' ? e.owner.workspaceId : null)),
+      list.map((e) => (e.owner.party === 'publisher' ? e.owner.publisherId : null)),
+      list.map((e) => e.orderId ?? null),
+      list.map((e) => e.actor),
+      list.map((e) => e.previousStatus ?? null),
+      list.map((e) => JSON.stringify(e.data)),
+      new Date(now),
+    ],
+  });
+}
+
+/** One event per party for each order: the buyer's view to its workspace, the publisher's to the publisher. */
+function perParty(views: OrderViews[], type: OrderEventType, actor: EventActor, previousStatus: OrderStatus | null): NewEvent[] {
+  return views.flatMap((v) => [
+    { type, owner: { party: 'buyer', workspaceId: v.workspaceId }, orderId: v.buyer.id, actor, previousStatus, data: v.buyer },
+    { type, owner: { party: 'publisher', publisherId: v.publisherId }, orderId: v.publisher.id, actor, previousStatus, data: v.publisher },
+  ]);
+}
+
+/**
+ * Records an order's change, read after the change inside its transaction, and returns both
+ * views so the caller answers with the same state the events carry.
+ */
+export async function recordOrderEvent(
+  tx: Tx,
+  type: OrderEventType,
+  orderId: number,
+  change: { actor: EventActor; previousStatus: OrderStatus | null },
+  now: number,
+): Promise<OrderViews> {
+  const [views] = await getOrderViews(tx, [orderId]);
+  if (!views) throw new Error(`order ${orderId} vanished inside its own transaction`);
+  await recordEvents(tx, perParty([views], type, change.actor, change.previousStatus), now);
+  return views;
+}
+
+/** `order.placed` for newly placed orders, in the placing transaction (both parties, each its own view). */
+export async function recordOrderPlaced(tx: Tx, orderIds: number[], now: number): Promise<void> {
+  if (orderIds.length === 0) return;
+  const views = await getOrderViews(tx, orderIds);
+  await recordEvents(tx, perParty(views, 'order.placed', 'buyer', null), now);
+}
+
+/** `order.message_received`, to the party the message is for (the author knows it sent it). */
+export async function recordMessageReceived(
+  tx: Tx,
+  order: { id: number; workspace_id: number; publisher_id: number },
+  message: MessageRow,
+  now: number,
+): Promise<void> {
+  const recipient: Party = message.author === 'buyer' ? 'publisher' : 'buyer';
+  const owner: EventOwner =
+    recipient === 'buyer' ? { party: 'buyer', workspaceId: order.workspace_id } : { party: 'publisher', publisherId: order.publisher_id };
+  await recordEvents(
+    tx,
+    [{ type: 'order.message_received', owner, orderId: order.id, actor: message.author, data: { ...messageView(message), order_id: order.id } }],
+    now,
+  );
+}

@@ -1,0 +1,155 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { FastifyRequest } from 'fastify';
+import type pg from 'pg';
+import { z } from 'zod';
+import type { Clock } from '../../domain/clock.js';
+import type { AuthMode } from '../plugins/auth.js';
+import type { Viewer } from '../../domain/orders/order-read.js';
+import { checkEndpointUrl, createEndpoint, deleteEndpoint, listDeliveries, listEndpoints, resendDelivery, rotateSecret } from '../../domain/webhooks/endpoints.js';
+import type { OutboundPolicy } from '../../outbound/address-policy.js';
+import { idempotent } from '../plugins/idempotency.js';
+import { authErrors, bearerSecurity, errorResponses } from '../../schemas/common.js';
+import { webhookDelivery, webhookEndpoint, webhookEndpointBody, webhookEndpointWithSecret } from '../../schemas/events.js';
+import { idParam } from '../../schemas/outlets.js';
+import { pageEnvelope, paginated, pageQuery } from '../../schemas/pagination.js';
+
+export interface WebhookRouteDeps {
+  pool: pg.Pool;
+  clock: Clock;
+  publicBaseUrl: string | undefined;
+  outboundPolicy: OutboundPolicy;
+  party: Viewer['party'];
+  owner: (request: FastifyRequest) => Viewer;
+}
+
+const deliveryParams = z.object({ id: idParam.shape.id, delivery_id: idParam.shape.id });
+
+/** /webhook-endpoints: any key of a workspace (or a publisher, under /publisher) manages its own endpoints. */
+export const webhookEndpointRoutes: FastifyPluginAsyncZod<WebhookRouteDeps> = async (app, { pool, clock, publicBaseUrl, outboundPolicy, party, owner }) => {
+  const config: { auth: AuthMode } = { auth: party === 'publisher' ? 'publisher' : 'buyer' };
+  // POSTs take an optional Idempotency-Key, like every POST of the API: a retried creation
+  // answers the same endpoint (and secret) instead of making a second one.
+  const postConfig = { ...config, idempotency: 'optional' as const };
+  const store = { pool, clock };
+  const tags = [party === 'buyer' ? 'Events' : 'Publisher'];
+  const op = (name: string) => (party === 'buyer' ? name : `publisher${name[0]!.toUpperCase()}${name.slice(1)}`);
+  const whose = party === 'buyer' ? "the workspace's" : "the publisher's";
+
+  app.post(
+    '/webhook-endpoints',
+    {
+      config: postConfig,
+      schema: {
+        operationId: op('createWebhookEndpoint'),
+        summary: `Create a webhook endpoint for ${whose} events; the answer holds its signing secret, shown only now.`,
+        tags,
+        security: bearerSecurity,
+        body: webhookEndpointBody,
+        response: { 201: z.object({ data: webhookEndpointWithSecret }), ...errorResponses(...authErrors, 400, 409, 422) },
+      },
+    },
+    async (request, reply) => {
+      await checkEndpointUrl(request.body.url, outboundPolicy);
+      return create(request, reply);
+    },
+  );
+  const create = idempotent(store, async (request, tx) => {
+    const now = clock.now();
+    const body = request.body as z.infer<typeof webhookEndpointBody>;
+    return { status: 201, body: { data: await createEndpoint(tx, owner(request), body, now) } };
+  });
+
+  app.get(
+    '/webhook-endpoints',
+    {
+      config,
+      schema: {
+        operationId: op('listWebhookEndpoints'),
+        summary: `${whose[0]!.toUpperCase()}${whose.slice(1)} webhook endpoints (at most 20), oldest first; secrets are not shown.`,
+        tags,
+        security: bearerSecurity,
+        response: { 200: z.object({ data: z.array(webhookEndpoint) }), ...errorResponses(...authErrors, 422) },
+      },
+    },
+    async (request) => ({ data: await listEndpoints(pool, owner(request)) }),
+  );
+
+  app.delete(
+    '/webhook-endpoints/:id',
+    {
+      config,
+      schema: {
+        operationId: op('deleteWebhookEndpoint'),
+        summary: 'Delete a webhook endpoint and its delivery log; nothing more is sent to it.',
+        tags,
+        security: bearerSecurity,
+        params: idParam,
+        response: { 204: z.null().describe('Deleted.'), ...errorResponses(...authErrors, 404, 422) },
+      },
+    },
+    async (request, reply) => {
+      await deleteEndpoint(pool, owner(request), request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/webhook-endpoints/:id/rotate-secret',
+    {
+      config: postConfig,
+      schema: {
+        operationId: op('rotateWebhookSecret'),
+        summary: 'A new signing secret; for a day deliveries carry signatures by both the new and the previous one.',
+        tags,
+        security: bearerSecurity,
+        params: idParam,
+        response: { 200: z.object({ data: webhookEndpointWithSecret }), ...errorResponses(...authErrors, 400, 404, 422) },
+      },
+    },
+    idempotent(store, async (request, tx) => ({
+      status: 200,
+      body: { data: await rotateSecret(tx, owner(request), (request.params as { id: number }).id, clock.now()) },
+    })),
+  );
+
+  app.get(
+    '/webhook-endpoints/:id/deliveries',
+    {
+      config,
+      schema: {
+        operationId: op('listWebhookDeliveries'),
+        summary: "An endpoint's delivery log, newest first: status, attempts, last response code and duration, next attempt.",
+        tags,
+        security: bearerSecurity,
+        params: idParam,
+        querystring: z.strictObject(pageQuery),
+        response: { 200: paginated(webhookDelivery), ...errorResponses(...authErrors, 404, 422) },
+      },
+    },
+    async (request) => {
+      const { page, per_page } = request.query;
+      const { items, total } = await listDeliveries(pool, owner(request), request.params.id, page, per_page);
+      return { data: items, ...pageEnvelope(request, publicBaseUrl, { page, perPage: per_page, total, count: items.length }) };
+    },
+  );
+
+  app.post(
+    '/webhook-endpoints/:id/deliveries/:delivery_id/resend',
+    {
+      config: postConfig,
+      schema: {
+        operationId: op('resendWebhookDelivery'),
+        summary: "Send a delivery's event to the endpoint again, as a new delivery due now (same webhook-id).",
+        tags,
+        security: bearerSecurity,
+        params: deliveryParams,
+        response: { 202: z.object({ data: webhookDelivery }), ...errorResponses(...authErrors, 400, 404, 409, 422) },
+      },
+    },
+    idempotent(store, async (request, tx) => {
+    const now = clock.now();
+      const params = request.params as z.infer<typeof deliveryParams>;
+      return { status: 202, body: { data: await resendDelivery(tx, owner(request), params.id, params.delivery_id, now) } };
+    }),
+  );
+};

@@ -1,0 +1,52 @@
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
+
+/** Where outbound requests may go. Loopback only for development and tests (OUTBOUND_ALLOW_LOOPBACK). */
+export interface OutboundPolicy {
+  allowLoopback: boolean;
+}
+
+/** The CIDR ranges the connect-time check lets through besides public unicast addresses. */
+export const loopbackRanges = ['127.0.0.0/8', '::1/128'];
+
+/**
+ * Whether a literal address is one a user-supplied URL may reach: public unicast only. Private,
+ * loopback, link-local (cloud metadata at 169.254.169.254), carrier-grade NAT, multicast, reserved
+ * and unspecified addresses are refused; IPv4-mapped IPv6 is judged as the IPv4 address it carries.
+ */
+export function isAllowedAddress(address: string, policy: OutboundPolicy): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  const range = ipaddr.process(address).range();
+  return range === 'unicast' || (policy.allowLoopback && range === 'loopback');
+}
+
+/** Why a URL cannot be a webhook target, or null when it can (checked again on every connection). */
+export async function refuseTarget(raw: string, policy: OutboundPolicy): Promise<string | null> {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return 'must be an absolute URL';
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must be an https URL';
+  if (url.username !== '' || url.password !== '') return 'must not contain user:password@';
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  let addresses: string[];
+  if (isIP(host)) addresses = [host];
+  else {
+    try {
+      addresses = (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+    } catch {
+      return `host ${host} does not resolve`;
+    }
+  }
+  if (addresses.length === 0 || !addresses.every((a) => isAllowedAddress(a, policy))) {
+    return policy.allowLoopback
+      ? 'must resolve to public or loopback addresses only'
+      : 'must resolve to public addresses only (not private, loopback, link-local or metadata)';
+  }
+  const loopbackOnly = addresses.every((a) => ipaddr.process(a).range() === 'loopback');
+  if (url.protocol === 'http:' && !(policy.allowLoopback && loopbackOnly)) return 'must be an https URL';
+  return null;
+}
