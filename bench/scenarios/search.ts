@@ -47,13 +47,16 @@ async function loadNames(): Promise<void> {
   names = [...outletStream(2_000, JUDGED_SEED)].map((o) => o.name);
 }
 
-function mixed(ctx: BenchContext): BenchRequest[] {
-  if (!names) throw new Error('search: setup() has not run');
+/**
+ * The mixed workload's query parameters, in order (the names of seed 11's first 2,000 outlets
+ * give the words): also what bench/search/cost.ts times one by one.
+ */
+export function mixedQueries(outletNames: readonly string[]): Record<string, string>[] {
   const rnd = mulberry32(18);
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)]!;
-  const out: BenchRequest[] = [];
+  const out: Record<string, string>[] = [];
   for (let i = 0; i < MIXED - ODD_QUERIES.length; i++) {
-    const words = pick(names)
+    const words = pick(outletNames)
       .split(' ')
       .filter((w) => w !== 'The');
     const params: Record<string, string> = { q: pick(words) };
@@ -62,11 +65,16 @@ function mixed(ctx: BenchContext): BenchRequest[] {
     const r = rnd();
     if (r < 1 / 8) params.max_price_usd = String(pick(MAX_PRICES_USD));
     else if (r < 1 / 4) params.verified_traffic = 'true';
-    out.push(get(ctx, params));
+    out.push(params);
   }
   // Spread through the list, not bunched at its end.
-  ODD_QUERIES.forEach((q, i) => out.splice(40 + i * 60, 0, get(ctx, { q })));
+  ODD_QUERIES.forEach((q, i) => out.splice(40 + i * 60, 0, { q }));
   return out;
+}
+
+function mixed(ctx: BenchContext): BenchRequest[] {
+  if (!names) throw new Error('search: setup() has not run');
+  return mixedQueries(names).map((params) => get(ctx, params));
 }
 
 function broad(ctx: BenchContext): BenchRequest[] {
