@@ -1,6 +1,8 @@
 import type pg from 'pg';
 import type { OfferFormat, OutletSort } from './enums.js';
 import { SlotOrder } from './search-order.js';
+import { SlotLists } from './search-postings.js';
+import type { Vocabulary } from './search-terms.js';
 
 // Which outlets a search finds, how many, and which of them are its page, without reading the
 // matches in PostgreSQL: there, an exact count visits every matching row and a page in traffic
@@ -102,49 +104,6 @@ function popcount(bits: Uint32Array): number {
   return n;
 }
 
-/** A growable list of slots. */
-class Postings {
-  items = new Int32Array(4);
-  length = 0;
-  push(slot: number): void {
-    if (this.length === this.items.length) {
-      const grown = new Int32Array(this.items.length * 2);
-      grown.set(this.items);
-      this.items = grown;
-    }
-    this.items[this.length++] = slot;
-  }
-}
-
-/**
- * The slots holding a lexeme (or a name, a topic): one slot as a plain number, since most lexemes
- * at scale are domain labels of one outlet each (a list object each would be most of the memory).
- */
-type Post = number | Postings;
-
-function post<K>(map: Map<K, Post>, key: K, slot: number): void {
-  const p = map.get(key);
-  if (p === undefined) map.set(key, slot);
-  else if (typeof p === 'number') {
-    const list = new Postings();
-    list.push(p);
-    list.push(slot);
-    map.set(key, list);
-  } else p.push(slot);
-}
-
-function setBits(bits: Uint32Array, p: Post | undefined): void {
-  if (p === undefined) return;
-  if (typeof p === 'number') {
-    bits[p >>> 5]! |= 1 << (p & 31);
-    return;
-  }
-  for (let i = 0; i < p.length; i++) {
-    const s = p.items[i]!;
-    bits[s >>> 5]! |= 1 << (s & 31);
-  }
-}
-
 /** Small dictionaries: a value's code, the same on every row that has it. */
 class Codes {
   private readonly map = new Map<string, number>();
@@ -165,9 +124,12 @@ interface Matched {
   inName: Uint32Array;
 }
 
-export class SearchCounter {
-  /** An outlet's current slot; a changed outlet gets a new slot and its old one dies. */
-  private readonly slotOf = new Map<number, number>();
+/** What search_terms holds: lexemes of letters only (not numbers, not domain labels with digits or hyphens). */
+const WORD = /^\p{L}+$/u;
+
+export class SearchCounter implements Vocabulary {
+  /** An outlet's current slot + 1, by outlet id (0: none); a changed outlet gets a new slot and its old one dies. */
+  private slotOf = new Int32Array(0);
   private size = 0;
   private capacity = 0;
   private ids = new Int32Array(0);
@@ -180,11 +142,13 @@ export class SearchCounter {
   private readonly codes = { type: new Codes(), country: new Codes(), language: new Codes() };
   /** Every lexeme once: its id indexes both posting lists (search_vector's and name_vector's). */
   private readonly lexicon = new Map<string, number>();
-  private readonly terms = new Map<number, Post>();
-  private readonly nameTerms = new Map<number, Post>();
-  private readonly topics = new Map<string, Post>();
+  private readonly terms = new SlotLists();
+  private readonly nameTerms = new SlotLists();
+  /** Topics, by their code. */
+  private readonly topics = new SlotLists();
+  private readonly topicCodes = new Codes();
   /** Lower-cased names and domains, by hash: the exact tier. */
-  private readonly exacts = new Map<number, Post>();
+  private readonly exacts = new SlotLists();
   /**
    * One bit per slot for each filter value (`type:<code>`, `country:<code>`, `language:<code>`,
    * `verified:<0|1>`), for being alive (`alive`) and for having an active offer of a format
@@ -204,6 +168,9 @@ export class SearchCounter {
         (s) => this.alive(s) && !Number.isNaN(this.prices[i]![s]!),
       ),
   );
+  /** The words (WORD) of search_vector sorted, for completions; those added since, in `newWords`. */
+  private words: string[] = [];
+  private newWords: string[] = [];
   /** Recent searches, valid until the next write. */
   private readonly recent = new Map<string, Found>();
   ready = false;
@@ -256,11 +223,16 @@ export class SearchCounter {
 
   private put(r: Row): void {
     this.recent.clear();
-    const old = this.slotOf.get(r.id);
-    if (old !== undefined) this.flag('alive', old, false);
+    if (r.id >= this.slotOf.length) {
+      const wider = new Int32Array(Math.max(r.id + 1, this.slotOf.length * 2, 1024));
+      wider.set(this.slotOf);
+      this.slotOf = wider;
+    }
+    const old = this.slotOf[r.id]! - 1;
+    if (old >= 0) this.flag('alive', old, false);
     const s = this.size++;
     this.grow(this.size);
-    this.slotOf.set(r.id, s);
+    this.slotOf[r.id] = s + 1;
     this.ids[s] = r.id;
     this.flag('alive', s, true);
     this.type[s] = this.codes.type.code(r.type);
@@ -280,11 +252,17 @@ export class SearchCounter {
         this.byPrice[i]!.add(s);
       }
     });
-    if (r.terms) for (const t of r.terms.split(SEP)) post(this.terms, this.lexemeId(t), s);
-    if (r.name_terms) for (const t of r.name_terms.split(SEP)) post(this.nameTerms, this.lexemeId(t), s);
-    if (r.topics) for (const t of r.topics.split(SEP)) post(this.topics, t, s);
-    post(this.exacts, nameKey(r.name), s);
-    post(this.exacts, domainKey(r.domain), s);
+    if (r.terms) {
+      for (const t of r.terms.split(SEP)) {
+        const id = this.lexemeId(t);
+        if (!this.terms.has(id) && WORD.test(t)) this.newWords.push(t);
+        this.terms.add(id, s);
+      }
+    }
+    if (r.name_terms) for (const t of r.name_terms.split(SEP)) this.nameTerms.add(this.lexemeId(t), s);
+    if (r.topics) for (const t of r.topics.split(SEP)) this.topics.add(this.topicCodes.code(t), s);
+    this.exacts.add(nameKey(r.name), s);
+    this.exacts.add(domainKey(r.domain), s);
   }
 
   /** Every outlet, read in batches by id. */
@@ -302,7 +280,30 @@ export class SearchCounter {
     }
     this.byTraffic.settle();
     for (const o of this.byPrice) o.settle();
+    for (const lists of [this.terms, this.nameTerms, this.topics, this.exacts]) lists.pack();
+    this.words = this.newWords.sort();
+    this.newWords = [];
     this.ready = true;
+  }
+
+  knows(term: string): boolean {
+    const id = this.lexicon.get(term);
+    return id !== undefined && this.terms.has(id) && WORD.test(term);
+  }
+
+  completions(prefix: string, max: number): string[] {
+    const words = this.words;
+    let lo = 0;
+    let hi = words.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (words[mid]! < prefix) lo = mid + 1;
+      else hi = mid;
+    }
+    const found: string[] = [];
+    for (let i = lo; i < words.length && words[i]!.startsWith(prefix); i++) if (words[i] !== prefix) found.push(words[i]!);
+    for (const w of this.newWords) if (w.startsWith(prefix) && w !== prefix) found.push(w);
+    return found.sort((a, b) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0)).slice(0, max);
   }
 
   /** Reads these outlets again (they were written). */
@@ -318,14 +319,14 @@ export class SearchCounter {
   }
 
   /** The words' matches as a bitset over slots: each group through any of its lexemes. */
-  private matchBits(groups: CountQuery['groups'], terms: Map<number, Post>): Uint32Array {
+  private matchBits(groups: CountQuery['groups'], terms: SlotLists): Uint32Array {
     const words = new Uint32Array((this.size + 31) >>> 5);
     let first = true;
     for (const g of groups) {
       const bits = first ? words : new Uint32Array(words.length);
       for (const lexeme of g.lexemes) {
         const id = this.lexicon.get(lexeme);
-        if (id !== undefined) setBits(bits, terms.get(id));
+        if (id !== undefined) terms.setBits(bits, id);
       }
       if (!first) for (let i = 0; i < words.length; i++) words[i]! &= bits[i]!;
       first = false;
@@ -343,13 +344,14 @@ export class SearchCounter {
     const inName = q && q.groups.length ? this.matchBits(q.groups, this.nameTerms) : new Uint32Array(n);
     const exact = new Uint32Array(n);
     if (q) {
-      setBits(exact, this.exacts.get(nameKey(q.exactName)));
-      if (q.domain !== undefined) setBits(exact, this.exacts.get(domainKey(q.domain)));
+      this.exacts.setBits(exact, nameKey(q.exactName));
+      if (q.domain !== undefined) this.exacts.setBits(exact, domainKey(q.domain));
     }
     for (let i = 0; i < n; i++) all[i]! |= exact[i]! | inName[i]!;
     if (f.topic !== undefined) {
       const bits = new Uint32Array(n);
-      setBits(bits, this.topics.get(f.topic));
+      const topic = this.topicCodes.find(f.topic);
+      if (topic !== undefined) this.topics.setBits(bits, topic);
       for (let i = 0; i < n; i++) all[i]! &= bits[i]!;
     }
     const code = (codes: Codes, v: string | undefined) => (v === undefined ? -1 : (codes.find(v) ?? -2));

@@ -341,9 +341,10 @@ async function textPlan(pool: pg.Pool, f: OutletFilters & { q: string }, n: numb
   const parsed = parseQuery(f.q);
   const words = parsed.words;
   const last = words.at(-1);
+  const vocabulary = searchTuning.inMemory ? counterFor(pool) : undefined;
   const [terms, completions] = await Promise.all([
-    lookupTerms(pool, words.map((w) => w.text)),
-    parsed.prefixLast && last && last.text.length >= 3 ? completionsOf(pool, last.text) : Promise.resolve([]),
+    lookupTerms(pool, words.map((w) => w.text), vocabulary),
+    parsed.prefixLast && last && last.text.length >= 3 ? completionsOf(pool, last.text, vocabulary) : Promise.resolve([]),
   ]);
   const m = textMatch(f.q, terms, completions);
   if (!m) return undefined;
