@@ -35,13 +35,15 @@ const workspaceId = rows[0]!.id;
 gc();
 const before = process.memoryUsage();
 const started = Date.now();
+const cpu = process.cpuUsage();
 startSearchCounter(pool);
 while (!counterFor(pool)) await new Promise((r) => setTimeout(r, 50));
 const loadMs = Date.now() - started;
+const loadCpu = process.cpuUsage(cpu);
 gc();
 const after = process.memoryUsage();
 console.log(
-  `${rows[0]!.n.toLocaleString('en-US')} outlets: index loaded in ${(loadMs / 1000).toFixed(1)} s; ` +
+  `${rows[0]!.n.toLocaleString('en-US')} outlets: index loaded in ${(loadMs / 1000).toFixed(1)} s (CPU of this process ${((loadCpu.user + loadCpu.system) / 1e6).toFixed(1)} s); ` +
     `resident memory +${mb(after.rss - before.rss)} (heap +${mb(after.heapUsed - before.heapUsed)}, typed arrays +${mb(after.arrayBuffers - before.arrayBuffers)}), process ${mb(after.rss)}` +
     (globalThis.gc ? '' : ' (run with --expose-gc for settled figures)'),
 );

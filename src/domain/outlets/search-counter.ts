@@ -255,7 +255,7 @@ export class SearchCounter implements Vocabulary {
     if (r.terms) {
       for (const t of r.terms.split(SEP)) {
         const id = this.lexemeId(t);
-        if (!this.terms.has(id) && WORD.test(t)) this.newWords.push(t);
+        if (this.ready && !this.terms.has(id) && WORD.test(t)) this.newWords.push(t);
         this.terms.add(id, s);
       }
     }
@@ -281,8 +281,11 @@ export class SearchCounter implements Vocabulary {
     this.byTraffic.settle();
     for (const o of this.byPrice) o.settle();
     for (const lists of [this.terms, this.nameTerms, this.topics, this.exacts]) lists.pack();
-    this.words = this.newWords.sort();
-    this.newWords = [];
+    const inTerms = new Uint8Array(this.lexicon.size);
+    this.terms.forEachKey((id) => (inTerms[id] = 1));
+    const words: string[] = [];
+    for (const [lexeme, id] of this.lexicon) if (inTerms[id] === 1 && WORD.test(lexeme)) words.push(lexeme);
+    this.words = words.sort();
     this.ready = true;
   }
 
