@@ -295,6 +295,10 @@ export class SearchCounter implements Vocabulary {
   }
 
   completions(prefix: string, max: number): string[] {
+    if (this.newWords.length > 1_024) {
+      this.words = [...this.words, ...this.newWords].sort();
+      this.newWords = [];
+    }
     const words = this.words;
     let lo = 0;
     let hi = words.length;

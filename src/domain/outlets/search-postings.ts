@@ -80,6 +80,9 @@ export class SlotLists {
       list.push(slot);
       this.added.set(key, list);
     } else p.push(slot);
+    // A large import after the load (a process started before it) is packed as it grows, so
+    // that memory stays what a load would take.
+    if (this.added.size > Math.max(65_536, this.keys.length >>> 2)) this.pack();
   }
 
   private find(key: number): number {
