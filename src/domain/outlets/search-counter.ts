@@ -171,8 +171,9 @@ export class SearchCounter implements Vocabulary {
   /** The words (WORD) of search_vector sorted, for completions; those added since, in `newWords`. */
   private words: string[] = [];
   private newWords: string[] = [];
-  /** Recent searches, valid until the next write. */
+  /** Recent searches and completions, valid until the next write. */
   private readonly recent = new Map<string, Found>();
+  private readonly recentCompletions = new Map<string, string[]>();
   ready = false;
 
   private alive(s: number): boolean {
@@ -223,6 +224,7 @@ export class SearchCounter implements Vocabulary {
 
   private put(r: Row): void {
     this.recent.clear();
+    this.recentCompletions.clear();
     if (r.id >= this.slotOf.length) {
       const wider = new Int32Array(Math.max(r.id + 1, this.slotOf.length * 2, 1024));
       wider.set(this.slotOf);
@@ -295,6 +297,18 @@ export class SearchCounter implements Vocabulary {
   }
 
   completions(prefix: string, max: number): string[] {
+    const key = `${max}:${prefix}`;
+    let found = this.recentCompletions.get(key);
+    if (!found) {
+      // A short prefix starts thousands of the catalog's words (names run together in domains).
+      found = this.completionsNow(prefix, max);
+      if (this.recentCompletions.size >= MAX_RECENT) this.recentCompletions.delete(this.recentCompletions.keys().next().value!);
+      this.recentCompletions.set(key, found);
+    }
+    return found;
+  }
+
+  private completionsNow(prefix: string, max: number): string[] {
     if (this.newWords.length > 1_024) {
       this.words = [...this.words, ...this.newWords].sort();
       this.newWords = [];
