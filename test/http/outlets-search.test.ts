@@ -210,7 +210,7 @@ describe('both ways of reading a page give the same page', () => {
 });
 
 describe('meta.total', () => {
-  it('/readyz says 200 once the count index is loaded, and its counts are those of PostgreSQL', async () => {
+  it('/readyz says 200 once the search index is loaded, and its counts are those of PostgreSQL', async () => {
     for (let i = 0; ; i++) {
       const res = await h.app.inject({ method: 'GET', url: '/readyz' });
       if (res.statusCode === 200) break;

@@ -1,5 +1,5 @@
 /**
- * The slots of the count index in one sort order (most traffic first, or cheapest first), so that
+ * The slots of the search index in one sort order (most traffic first, or cheapest first), so that
  * a page is the first slots of the order whose bit is set: a bit test per slot, however the
  * matches and the order disagree. A slot never changes (a changed outlet takes a new slot), so the
  * order stays valid as slots are added: new ones wait in a tail, sorted when a page needs them and

@@ -79,7 +79,7 @@ const MAX_COMPLETIONS = 20;
 
 /**
  * The catalog's words that start with `word` (the last word typed, which may be unfinished),
- * shortest first: explicit lexemes, so neither PostgreSQL nor the count index scans every lexeme
+ * shortest first: explicit lexemes, so neither PostgreSQL nor the search index scans every lexeme
  * with that prefix (at 1M outlets a short prefix starts tens of thousands of domain labels).
  */
 export async function completionsOf(pool: pg.Pool, word: string, vocabulary?: Vocabulary): Promise<string[]> {
