@@ -47,13 +47,16 @@ async function loadNames(): Promise<void> {
   names = [...outletStream(2_000, JUDGED_SEED)].map((o) => o.name);
 }
 
-function mixed(ctx: BenchContext): BenchRequest[] {
-  if (!names) throw new Error('search: setup() has not run');
+/**
+ * The mixed workload's query parameters, in order (the names of seed 11's first 2,000 outlets
+ * give the words): also what bench/search/cost.ts times one by one.
+ */
+export function mixedQueries(outletNames: readonly string[]): Record<string, string>[] {
   const rnd = mulberry32(18);
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)]!;
-  const out: BenchRequest[] = [];
+  const out: Record<string, string>[] = [];
   for (let i = 0; i < MIXED - ODD_QUERIES.length; i++) {
-    const words = pick(names)
+    const words = pick(outletNames)
       .split(' ')
       .filter((w) => w !== 'The');
     const params: Record<string, string> = { q: pick(words) };
@@ -62,11 +65,16 @@ function mixed(ctx: BenchContext): BenchRequest[] {
     const r = rnd();
     if (r < 1 / 8) params.max_price_usd = String(pick(MAX_PRICES_USD));
     else if (r < 1 / 4) params.verified_traffic = 'true';
-    out.push(get(ctx, params));
+    out.push(params);
   }
   // Spread through the list, not bunched at its end.
-  ODD_QUERIES.forEach((q, i) => out.splice(40 + i * 60, 0, get(ctx, { q })));
+  ODD_QUERIES.forEach((q, i) => out.splice(40 + i * 60, 0, { q }));
   return out;
+}
+
+function mixed(ctx: BenchContext): BenchRequest[] {
+  if (!names) throw new Error('search: setup() has not run');
+  return mixedQueries(names).map((params) => get(ctx, params));
 }
 
 function broad(ctx: BenchContext): BenchRequest[] {
@@ -112,6 +120,8 @@ function prepareCatalog(ctx: BenchContext, size: number): Promise<void> {
         }
         await client.query('VACUUM ANALYZE outlets');
         await client.query('VACUUM ANALYZE offers');
+        const listed = (await client.query<{ n: number }>('SELECT count(*)::int AS n FROM outlets WHERE min_price_any IS NOT NULL')).rows[0]!.n;
+        await searchable(ctx, listed);
       } finally {
         await client.end();
       }
@@ -120,6 +130,21 @@ function prepareCatalog(ctx: BenchContext, size: number): Promise<void> {
     prepared.set(size, p);
   }
   return p;
+}
+
+/**
+ * Waits until the server under test searches the whole catalog: it was running while the CLI
+ * wrote it, and reads what was written from its notifications, which on a busy machine can
+ * trail the writing by minutes at 1M. Measuring before would measure that catching up.
+ */
+async function searchable(ctx: BenchContext, listed: number): Promise<void> {
+  const started = Date.now();
+  for (let total = -1; total !== listed; await new Promise((r) => setTimeout(r, 2_000))) {
+    if (Date.now() - started > 30 * 60_000) throw new Error(`search: the server under test searches ${total} of ${listed} outlets after 30 min`);
+    const res = await fetch(`${ctx.baseUrl}/api/v1/outlets?per_page=1`, { headers: { authorization: `Bearer ${ctx.readOnlyKey}` } });
+    total = res.ok ? ((await res.json()) as { meta: { total: number } }).meta.total : -1;
+  }
+  process.stderr.write(`search: the server under test searched all ${listed.toLocaleString('en-US')} listed outlets after ${((Date.now() - started) / 1000).toFixed(0)} s more\n`);
 }
 
 function searchScenarios(name: string, size: number, p99Ms: number): [Scenario, Scenario] {

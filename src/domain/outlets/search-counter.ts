@@ -1,17 +1,23 @@
 import type pg from 'pg';
-import type { OfferFormat } from './enums.js';
+import type { OfferFormat, OutletSort } from './enums.js';
+import { SlotOrder } from './search-order.js';
+import { SlotLists } from './search-postings.js';
+import type { Vocabulary } from './search-terms.js';
 
-// meta.total without reading the matches in PostgreSQL. An exact count there costs a visit to
-// every matching row (a broad word at 1,000,000 outlets: 100–1,000 ms; the table does not fit
-// PostgreSQL's stock shared buffers), however small the page. This process keeps, per outlet,
-// what a count tests: the lexemes of its search_vector exactly as PostgreSQL made them (read with
-// tsvector_to_array, so stemming and tokenising are PostgreSQL's), its exact name and domain, and
-// the filtered columns. A count is then a union of posting lists per word, their intersection and
-// a test of the filters per remaining outlet: a few milliseconds at 1M.
+// Which outlets a search finds, how many, and which of them are its page, without reading the
+// matches in PostgreSQL: there, an exact count visits every matching row and a page in traffic
+// order either walks the traffic index or sorts every match (a broad word at 1,000,000 outlets:
+// 100–1,000 ms; the table does not fit PostgreSQL's stock shared buffers). This process keeps, per
+// outlet, what a search tests: the lexemes of its search_vector and name_vector exactly as
+// PostgreSQL made them (read with tsvector_to_array, so stemming and tokenising are PostgreSQL's),
+// its exact name and domain (as hashes), and the filtered and sorted columns. A search is then a
+// union of posting lists per word, their intersection and the filters as bitsets; its page the
+// first matching slots of a slot order by traffic (or price), or its few matches sorted. Only the
+// page's rows are then read from PostgreSQL, by id.
 //
 // It is loaded at start (the service is not ready until then) and kept current from PostgreSQL:
 // a trigger on outlets sends the ids of the rows each statement wrote (NOTIFY outlets_changed),
-// and this process reads those rows again. The page itself is always read from PostgreSQL.
+// and this process reads those rows again.
 
 /** The words of a count: each group must match (AND), through any of its lexemes. */
 export interface CountQuery {
@@ -61,24 +67,30 @@ const COLUMNS = `o.id, lower(o.name) AS name, o.domain, o.type::text AS type, o.
   array_to_string(o.topics, E'\\x1f') AS topics, array_to_string(tsvector_to_array(o.search_vector), E'\\x1f') AS terms,
   array_to_string(tsvector_to_array(o.name_vector), E'\\x1f') AS name_terms`;
 
-export interface TierCounts {
-  /** Everything the search finds (meta.total). */
+/** A search's total (meta.total) and the ids of its first outlets, in the sort's order. */
+export interface Found {
   total: number;
-  /** Of which by exact name or domain. */
-  exact: number;
-  /** Of which, besides those, with every word in the name or domain. */
-  name: number;
-  /** Outlets within the indexed filters (country, type, language, verified): what a walk in traffic order passes over. */
-  region: number;
-  /** Outlets in the catalog: what a walk in price order passes over. */
-  catalog: number;
-  /**
-   * Before the filters: outlets with every word in the name or domain, and with every word only
-   * elsewhere. What reading a tier from its word index costs (the filters are tested per match).
-   */
-  nameWords: number;
-  otherWords: number;
+  ids: number[];
 }
+
+/** How a tier's page is picked: `auto` by the cheaper; tests force each. */
+export type PickWay = 'auto' | 'walk' | 'sort';
+
+/** The 53-bit hash of a string (cyrb53): exact names and domains are kept as these, not as strings. */
+function hash53(str: string): number {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < str.length; i++) {
+    const ch = str.charCodeAt(i);
+    h1 = Math.imul(h1 ^ ch, 2654435761);
+    h2 = Math.imul(h2 ^ ch, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+}
+const nameKey = (name: string) => hash53(`n${SEP}${name}`);
+const domainKey = (domain: string) => hash53(`d${SEP}${domain}`);
 
 function bitCount(x: number): number {
   x -= (x >>> 1) & 0x55555555;
@@ -90,27 +102,6 @@ function popcount(bits: Uint32Array): number {
   let n = 0;
   for (let i = 0; i < bits.length; i++) if (bits[i] !== 0) n += bitCount(bits[i]!);
   return n;
-}
-
-function setBits(bits: Uint32Array, p: Postings): void {
-  for (let i = 0; i < p.length; i++) {
-    const s = p.items[i]!;
-    bits[s >>> 5]! |= 1 << (s & 31);
-  }
-}
-
-/** A growable list of slots. */
-class Postings {
-  items = new Int32Array(4);
-  length = 0;
-  push(slot: number): void {
-    if (this.length === this.items.length) {
-      const grown = new Int32Array(this.items.length * 2);
-      grown.set(this.items);
-      this.items = grown;
-    }
-    this.items[this.length++] = slot;
-  }
 }
 
 /** Small dictionaries: a value's code, the same on every row that has it. */
@@ -126,12 +117,22 @@ class Codes {
   }
 }
 
-export class SearchCounter {
-  /** An outlet's current slot; a changed outlet gets a new slot and its old one dies. */
-  private readonly slotOf = new Map<number, number>();
+/** What a search matches, as bitsets over slots, filters applied. */
+interface Matched {
+  all: Uint32Array;
+  exact: Uint32Array;
+  inName: Uint32Array;
+}
+
+/** What search_terms holds: lexemes of letters only (not numbers, not domain labels with digits or hyphens). */
+const WORD = /^\p{L}+$/u;
+
+export class SearchCounter implements Vocabulary {
+  /** An outlet's current slot + 1, by outlet id (0: none); a changed outlet gets a new slot and its old one dies. */
+  private slotOf = new Int32Array(0);
   private size = 0;
   private capacity = 0;
-  private alive = new Uint8Array(0);
+  private ids = new Int32Array(0);
   private type = new Uint8Array(0);
   private country = new Uint16Array(0);
   private language = new Uint16Array(0);
@@ -139,30 +140,56 @@ export class SearchCounter {
   private visits = new Float64Array(0);
   private prices: Float64Array[] = [];
   private readonly codes = { type: new Codes(), country: new Codes(), language: new Codes() };
-  private readonly terms = new Map<string, Postings>();
-  private readonly nameTerms = new Map<string, Postings>();
-  private readonly topics = new Map<string, Postings>();
-  private readonly names = new Map<string, Postings>();
-  private readonly domains = new Map<string, number>();
+  /** Every lexeme once: its id indexes both posting lists (search_vector's and name_vector's). */
+  private readonly lexicon = new Map<string, number>();
+  private readonly terms = new SlotLists();
+  private readonly nameTerms = new SlotLists();
+  /** Topics, by their code. */
+  private readonly topics = new SlotLists();
+  private readonly topicCodes = new Codes();
+  /** Lower-cased names and domains, by hash: the exact tier. */
+  private readonly exacts = new SlotLists();
   /**
    * One bit per slot for each filter value (`type:<code>`, `country:<code>`, `language:<code>`,
    * `verified:<0|1>`), for being alive (`alive`) and for having an active offer of a format
-   * (`price:<index>`): a count ANDs these word by word instead of testing each match.
+   * (`price:<index>`): a search ANDs these word by word instead of testing each match.
    */
   private readonly bitsets = new Map<string, Uint32Array>();
-  /** Counts of recent queries, valid until the next write. */
-  private readonly recent = new Map<string, TierCounts>();
+  /** Most traffic first (then the highest id): relevance within a tier, `-traffic`, `traffic` read backwards. */
+  private readonly byTraffic = new SlotOrder(
+    (a, b) => this.visits[b]! - this.visits[a]! || this.ids[b]! - this.ids[a]!,
+    (s) => this.alive(s),
+  );
+  /** Per format (PRICE_INDEX), cheapest first (then the lowest id): `price`, `-price` read backwards. */
+  private readonly byPrice = [0, 1, 2, 3, 4].map(
+    (i) =>
+      new SlotOrder(
+        (a, b) => this.prices[i]![a]! - this.prices[i]![b]! || this.ids[a]! - this.ids[b]!,
+        (s) => this.alive(s) && !Number.isNaN(this.prices[i]![s]!),
+      ),
+  );
+  /** The words (WORD) of search_vector sorted, for completions; those added since, in `newWords`. */
+  private words: string[] = [];
+  private newWords: string[] = [];
+  /** Recent searches and completions, valid until the next write. */
+  private readonly recent = new Map<string, Found>();
+  private readonly recentCompletions = new Map<string, string[]>();
   ready = false;
+
+  private alive(s: number): boolean {
+    const bits = this.bitsets.get('alive');
+    return bits !== undefined && (bits[s >>> 5]! & (1 << (s & 31))) !== 0;
+  }
 
   private grow(min: number): void {
     if (min <= this.capacity) return;
     const cap = Math.max(min, this.capacity * 2, 1024);
-    const copy = <T extends Uint8Array | Uint16Array | Float64Array>(a: T, make: (n: number) => T): T => {
+    const copy = <T extends Uint8Array | Uint16Array | Int32Array | Float64Array>(a: T, make: (n: number) => T): T => {
       const b = make(cap);
       b.set(a);
       return b;
     };
-    this.alive = copy(this.alive, (n) => new Uint8Array(n));
+    this.ids = copy(this.ids, (n) => new Int32Array(n));
     this.type = copy(this.type, (n) => new Uint8Array(n));
     this.country = copy(this.country, (n) => new Uint16Array(n));
     this.language = copy(this.language, (n) => new Uint16Array(n));
@@ -189,25 +216,26 @@ export class SearchCounter {
     else bits[s >>> 5]! &= ~(1 << (s & 31));
   }
 
-  private post(map: Map<string, Postings>, key: string, slot: number): boolean {
-    let p = map.get(key);
-    const fresh = p === undefined;
-    if (!p) map.set(key, (p = new Postings()));
-    p.push(slot);
-    return fresh;
+  private lexemeId(lexeme: string): number {
+    let id = this.lexicon.get(lexeme);
+    if (id === undefined) this.lexicon.set(lexeme, (id = this.lexicon.size));
+    return id;
   }
 
   private put(r: Row): void {
     this.recent.clear();
-    const old = this.slotOf.get(r.id);
-    if (old !== undefined) {
-      this.alive[old] = 0;
-      this.flag('alive', old, false);
+    this.recentCompletions.clear();
+    if (r.id >= this.slotOf.length) {
+      const wider = new Int32Array(Math.max(r.id + 1, this.slotOf.length * 2, 1024));
+      wider.set(this.slotOf);
+      this.slotOf = wider;
     }
+    const old = this.slotOf[r.id]! - 1;
+    if (old >= 0) this.flag('alive', old, false);
     const s = this.size++;
     this.grow(this.size);
-    this.slotOf.set(r.id, s);
-    this.alive[s] = 1;
+    this.slotOf[r.id] = s + 1;
+    this.ids[s] = r.id;
     this.flag('alive', s, true);
     this.type[s] = this.codes.type.code(r.type);
     this.country[s] = this.codes.country.code(r.country);
@@ -218,15 +246,25 @@ export class SearchCounter {
     this.flag(`language:${this.language[s]}`, s, true);
     this.flag(`verified:${this.verified[s]}`, s, true);
     this.visits[s] = Number(r.visits);
+    this.byTraffic.add(s);
     [r.p0, r.p1, r.p2, r.p3, r.p4].forEach((p, i) => {
       this.prices[i]![s] = p === null ? NaN : Number(p);
-      if (p !== null) this.flag(`price:${i}`, s, true);
+      if (p !== null) {
+        this.flag(`price:${i}`, s, true);
+        this.byPrice[i]!.add(s);
+      }
     });
-    if (r.terms) for (const t of r.terms.split(SEP)) this.post(this.terms, t, s);
-    if (r.name_terms) for (const t of r.name_terms.split(SEP)) this.post(this.nameTerms, t, s);
-    if (r.topics) for (const t of r.topics.split(SEP)) this.post(this.topics, t, s);
-    this.post(this.names, r.name, s);
-    this.domains.set(r.domain, s);
+    if (r.terms) {
+      for (const t of r.terms.split(SEP)) {
+        const id = this.lexemeId(t);
+        if (this.ready && !this.terms.has(id) && WORD.test(t)) this.newWords.push(t);
+        this.terms.add(id, s);
+      }
+    }
+    if (r.name_terms) for (const t of r.name_terms.split(SEP)) this.nameTerms.add(this.lexemeId(t), s);
+    if (r.topics) for (const t of r.topics.split(SEP)) this.topics.add(this.topicCodes.code(t), s);
+    this.exacts.add(nameKey(r.name), s);
+    this.exacts.add(domainKey(r.domain), s);
   }
 
   /** Every outlet, read in batches by id. */
@@ -242,7 +280,51 @@ export class SearchCounter {
       if (rows.length < LOAD_BATCH) break;
       last = rows.at(-1)!.id;
     }
+    this.byTraffic.settle();
+    for (const o of this.byPrice) o.settle();
+    for (const lists of [this.terms, this.nameTerms, this.topics, this.exacts]) lists.pack();
+    const inTerms = new Uint8Array(this.lexicon.size);
+    this.terms.forEachKey((id) => (inTerms[id] = 1));
+    const words: string[] = [];
+    for (const [lexeme, id] of this.lexicon) if (inTerms[id] === 1 && WORD.test(lexeme)) words.push(lexeme);
+    this.words = words.sort();
     this.ready = true;
+  }
+
+  knows(term: string): boolean {
+    const id = this.lexicon.get(term);
+    return id !== undefined && this.terms.has(id) && WORD.test(term);
+  }
+
+  completions(prefix: string, max: number): string[] {
+    const key = `${max}:${prefix}`;
+    let found = this.recentCompletions.get(key);
+    if (!found) {
+      // A short prefix starts thousands of the catalog's words (names run together in domains).
+      found = this.completionsNow(prefix, max);
+      if (this.recentCompletions.size >= MAX_RECENT) this.recentCompletions.delete(this.recentCompletions.keys().next().value!);
+      this.recentCompletions.set(key, found);
+    }
+    return found;
+  }
+
+  private completionsNow(prefix: string, max: number): string[] {
+    if (this.newWords.length > 1_024) {
+      this.words = [...this.words, ...this.newWords].sort();
+      this.newWords = [];
+    }
+    const words = this.words;
+    let lo = 0;
+    let hi = words.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (words[mid]! < prefix) lo = mid + 1;
+      else hi = mid;
+    }
+    const found: string[] = [];
+    for (let i = lo; i < words.length && words[i]!.startsWith(prefix); i++) if (words[i] !== prefix) found.push(words[i]!);
+    for (const w of this.newWords) if (w.startsWith(prefix) && w !== prefix) found.push(w);
+    return found.sort((a, b) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0)).slice(0, max);
   }
 
   /** Reads these outlets again (they were written). */
@@ -257,15 +339,15 @@ export class SearchCounter {
     }
   }
 
-  /** The words' matches as a bitset over slots: each group through any of its lexemes or prefixes. */
-  private matchBits(groups: CountQuery['groups'], terms: Map<string, Postings>): Uint32Array {
+  /** The words' matches as a bitset over slots: each group through any of its lexemes. */
+  private matchBits(groups: CountQuery['groups'], terms: SlotLists): Uint32Array {
     const words = new Uint32Array((this.size + 31) >>> 5);
     let first = true;
     for (const g of groups) {
       const bits = first ? words : new Uint32Array(words.length);
       for (const lexeme of g.lexemes) {
-        const p = terms.get(lexeme);
-        if (p) setBits(bits, p);
+        const id = this.lexicon.get(lexeme);
+        if (id !== undefined) terms.setBits(bits, id);
       }
       if (!first) for (let i = 0; i < words.length; i++) words[i]! &= bits[i]!;
       first = false;
@@ -274,70 +356,42 @@ export class SearchCounter {
   }
 
   /**
-   * The outlets matching the words (or the exact name or domain) and the filters, in total and per
-   * tier of the search (exact name or domain; every word in the name or domain; the rest), and the
-   * number of outlets a walk in traffic order would pass over (those within the indexed filters).
-   * Undefined until loaded.
+   * The outlets matching the words (or the exact name or domain; every outlet without words) and
+   * the filters. Undefined until loaded.
    */
-  count(q: CountQuery | undefined, f: CountFilters): TierCounts | undefined {
-    if (!this.ready) return undefined;
-    // The same query asked again: its counts stand until an outlet is written (put() forgets).
-    const key = JSON.stringify([q, f.type, f.format, f.country, f.language, f.topic, f.maxPriceCents, f.verifiedTraffic, f.minTraffic]);
-    const hit = this.recent.get(key);
-    if (hit) return hit;
-    const counts = this.countNow(q, f);
-    if (this.recent.size >= MAX_RECENT) this.recent.delete(this.recent.keys().next().value!);
-    this.recent.set(key, counts);
-    return counts;
-  }
-
-  private countNow(q: CountQuery | undefined, f: CountFilters): TierCounts {
+  private match(q: CountQuery | undefined, f: CountFilters): Matched {
     const n = (this.size + 31) >>> 5;
     const all = q ? this.matchBits(q.groups, this.terms) : new Uint32Array(n).fill(0xffffffff);
     const inName = q && q.groups.length ? this.matchBits(q.groups, this.nameTerms) : new Uint32Array(n);
     const exact = new Uint32Array(n);
-    const named = q && this.names.get(q.exactName);
-    if (named) setBits(exact, named);
-    const byDomain = q?.domain === undefined ? undefined : this.domains.get(q.domain);
-    if (byDomain !== undefined) exact[byDomain >>> 5]! |= 1 << (byDomain & 31);
-    for (let i = 0; i < n; i++) all[i]! |= exact[i]! | inName[i]!;
-    const alive = this.bitset('alive');
-    let nameWords = 0;
-    let anyWords = 0;
-    for (let i = 0; i < n; i++) {
-      if (all[i] === 0) continue;
-      anyWords += bitCount(all[i]! & alive[i]!);
-      nameWords += bitCount(inName[i]! & alive[i]!);
+    if (q) {
+      this.exacts.setBits(exact, nameKey(q.exactName));
+      if (q.domain !== undefined) this.exacts.setBits(exact, domainKey(q.domain));
     }
+    for (let i = 0; i < n; i++) all[i]! |= exact[i]! | inName[i]!;
     if (f.topic !== undefined) {
       const bits = new Uint32Array(n);
-      const p = this.topics.get(f.topic);
-      if (p) setBits(bits, p);
+      const topic = this.topicCodes.find(f.topic);
+      if (topic !== undefined) this.topics.setBits(bits, topic);
       for (let i = 0; i < n; i++) all[i]! &= bits[i]!;
     }
     const code = (codes: Codes, v: string | undefined) => (v === undefined ? -1 : (codes.find(v) ?? -2));
     const type = code(this.codes.type, f.type);
     const country = code(this.codes.country, f.country);
     const language = code(this.codes.language, f.language);
-    const catalog = this.slotOf.size;
-    const words = { nameWords, otherWords: anyWords - nameWords };
-    if (type === -2 || country === -2 || language === -2) return { total: 0, exact: 0, name: 0, region: 0, catalog, ...words };
-    // The indexed filters as one mask (what a walk in traffic order passes over), then the
-    // active offer of the format: word by word.
-    const region = this.bitset('alive').slice(0, n);
+    if (type === -2 || country === -2 || language === -2) return { all: new Uint32Array(n), exact, inName };
     const and = (key: string) => {
       const bits = this.bitset(key);
-      for (let i = 0; i < n; i++) region[i]! &= bits[i]!;
+      for (let i = 0; i < n; i++) all[i]! &= bits[i]!;
     };
+    and('alive');
     if (type >= 0) and(`type:${type}`);
     if (country >= 0) and(`country:${country}`);
     if (language >= 0) and(`language:${language}`);
     if (f.verifiedTraffic !== undefined) and(`verified:${f.verifiedTraffic ? 1 : 0}`);
-    const regionSize = popcount(region);
     const priceIndex = PRICE_INDEX[f.format ?? 'any'];
-    const listed = this.bitset(`price:${priceIndex}`);
-    for (let i = 0; i < n; i++) all[i]! &= region[i]! & listed[i]!;
-    // Price and traffic bounds are tested per match (only queries that have them pay for it).
+    and(`price:${priceIndex}`);
+    // Price and traffic bounds are tested per match (only searches that have them pay for it).
     if (f.maxPriceCents !== undefined || f.minTraffic !== undefined) {
       const price = this.prices[priceIndex]!;
       const maxPrice = f.maxPriceCents ?? Infinity;
@@ -352,16 +406,85 @@ export class SearchCounter {
         }
       }
     }
-    let total = 0;
-    let exactCount = 0;
-    let name = 0;
-    for (let i = 0; i < n; i++) {
-      const a = all[i]!;
-      if (a === 0) continue;
-      total += bitCount(a);
-      exactCount += bitCount(a & exact[i]!);
-      name += bitCount(a & inName[i]! & ~exact[i]!);
+    return { all, exact, inName };
+  }
+
+  /**
+   * What a search finds: its total and the ids of its first `n` outlets in the sort's order. For
+   * relevance, tiers best first (the exact name or domain; every word in the name or domain; the
+   * rest), each by traffic. Undefined until loaded.
+   */
+  search(q: CountQuery | undefined, f: CountFilters, sort: OutletSort, n: number, way: PickWay = 'auto'): Found | undefined {
+    if (!this.ready) return undefined;
+    // The same search asked again: it stands until an outlet is written (put() forgets).
+    const key = JSON.stringify([q, f.type, f.format, f.country, f.language, f.topic, f.maxPriceCents, f.verifiedTraffic, f.minTraffic, sort, n, way]);
+    const hit = this.recent.get(key);
+    if (hit) return hit;
+    const found = this.searchNow(q, f, sort, n, way);
+    if (this.recent.size >= MAX_RECENT) this.recent.delete(this.recent.keys().next().value!);
+    this.recent.set(key, found);
+    return found;
+  }
+
+  private searchNow(q: CountQuery | undefined, f: CountFilters, sort: OutletSort, n: number, way: PickWay): Found {
+    const { all, exact, inName } = this.match(q, f);
+    const total = popcount(all);
+    const byPrice = sort === 'price' || sort === '-price';
+    const order = byPrice ? this.byPrice[PRICE_INDEX[f.format ?? 'any']]! : this.byTraffic;
+    const reverse = sort === 'traffic' || sort === '-price';
+    let tiers: Uint32Array[] = [all];
+    if (sort === 'relevance' && q) {
+      const named = new Uint32Array(all.length);
+      const rest = new Uint32Array(all.length);
+      for (let i = 0; i < all.length; i++) {
+        const a = all[i]!;
+        exact[i]! &= a;
+        if (a === 0) continue;
+        named[i] = a & inName[i]! & ~exact[i]!;
+        rest[i] = a & ~inName[i]! & ~exact[i]!;
+      }
+      tiers = [exact, named, rest];
     }
-    return { total, exact: exactCount, name, region: regionSize, catalog, ...words };
+    const slots: number[] = [];
+    for (const bits of tiers) {
+      if (slots.length >= n) break;
+      const size = bits === all ? total : popcount(bits);
+      if (size === 0) continue;
+      slots.push(...this.first(bits, size, Math.min(n - slots.length, size), order, reverse, way));
+    }
+    return { total, ids: slots.map((s) => this.ids[s]!) };
+  }
+
+  /**
+   * The first `m` of a tier's `size` matches in the order. Walking the order costs a bit test per
+   * slot passed, about m × (slots in the order) / size of them; sorting the matches about size ×
+   * log2(size) comparisons, each worth several bit tests: whichever is cheaper.
+   */
+  private first(bits: Uint32Array, size: number, m: number, order: SlotOrder, reverse: boolean, way: PickWay): number[] {
+    const walk = (m * order.length) / size;
+    const sort = size * Math.log2(size + 1) * 8;
+    if (way === 'walk' || (way === 'auto' && walk <= sort)) return order.firstIn(bits, m, reverse).slots;
+    const matches: number[] = [];
+    for (let w = 0; w < bits.length; w++) {
+      let b = bits[w]!;
+      while (b !== 0) {
+        const low = b & -b;
+        matches.push((w << 5) + (31 - Math.clz32(low)));
+        b ^= low;
+      }
+    }
+    matches.sort(reverse ? (a, b) => order.before(b, a) : order.before);
+    return matches.slice(0, m);
+  }
+
+  /** Forgets the remembered searches (benchmarks time a search the first time it is asked). */
+  forget(): void {
+    this.recent.clear();
+  }
+
+  /** Slots a walk would pass for this search's page (benchmarks and tests read how far a walk goes). */
+  walked(q: CountQuery | undefined, f: CountFilters, n: number): number {
+    const { all } = this.match(q, f);
+    return this.byTraffic.firstIn(all, n, false).passed;
   }
 }

@@ -20,13 +20,42 @@ export interface TermsOfWord {
 const MAX_NEAR = 8;
 
 /**
+ * The catalog's words as this process's search index holds them (the alphabetic lexemes of
+ * search_vector, as search_terms does): when it is loaded, a known word and the completions of
+ * the last word need no round trip to PostgreSQL.
+ */
+export interface Vocabulary {
+  knows(term: string): boolean;
+  /** The words starting with `prefix` (not itself), shortest first, then alphabetically; at most `max`. */
+  completions(prefix: string, max: number): string[];
+}
+
+/** A word's forms (itself and its English stem) do not depend on the catalog: kept for good, up to MAX_REMEMBERED words. */
+const formsOf = new Map<string, string[]>();
+
+function fromVocabulary(words: string[], vocabulary: Vocabulary): TermsOfWord[] | undefined {
+  const found: TermsOfWord[] = [];
+  for (const w of words) {
+    const forms = formsOf.get(w);
+    if (!forms) return undefined;
+    const known = /\d/.test(w) || forms.some((f) => vocabulary.knows(f));
+    // An unknown word needs its corrections, which PostgreSQL finds.
+    if (!known) return undefined;
+    found.push({ forms, known, near: [] });
+  }
+  return found;
+}
+
+/**
  * The forms of each word, whether the catalog knows it (search_terms, kept by a trigger on
  * outlets) and, when it does not, the nearest terms. One statement for all words; the candidates
  * of a correction are the terms of about the same length (an index range), so the cost grows with
  * the vocabulary, not with the number of outlets.
  */
-export async function lookupTerms(pool: pg.Pool, words: string[]): Promise<TermsOfWord[]> {
+export async function lookupTerms(pool: pg.Pool, words: string[], vocabulary?: Vocabulary): Promise<TermsOfWord[]> {
   if (words.length === 0) return [];
+  const known = vocabulary && fromVocabulary(words, vocabulary);
+  if (known) return known;
   const now = Date.now();
   const cached = words.map((w) => {
     const hit = recent.get(w);
@@ -38,6 +67,8 @@ export async function lookupTerms(pool: pg.Pool, words: string[]): Promise<Terms
   missing.forEach((w, i) => {
     if (recent.size >= MAX_REMEMBERED) recent.delete(recent.keys().next().value!);
     recent.set(w, { terms: looked[i]!, at: now });
+    if (formsOf.size >= MAX_REMEMBERED) formsOf.delete(formsOf.keys().next().value!);
+    formsOf.set(w, looked[i]!.forms);
   });
   let j = 0;
   return cached.map((c) => c ?? looked[j++]!);
@@ -48,10 +79,11 @@ const MAX_COMPLETIONS = 20;
 
 /**
  * The catalog's words that start with `word` (the last word typed, which may be unfinished),
- * shortest first: explicit lexemes, so neither PostgreSQL nor the count index scans every lexeme
+ * shortest first: explicit lexemes, so neither PostgreSQL nor the search index scans every lexeme
  * with that prefix (at 1M outlets a short prefix starts tens of thousands of domain labels).
  */
-export async function completionsOf(pool: pg.Pool, word: string): Promise<string[]> {
+export async function completionsOf(pool: pg.Pool, word: string, vocabulary?: Vocabulary): Promise<string[]> {
+  if (vocabulary) return vocabulary.completions(word, MAX_COMPLETIONS);
   const key = `\u0000${word}`;
   const hit = recentCompletions.get(key);
   if (hit && Date.now() - hit.at <= REMEMBER_MS) return hit.terms;

@@ -6,7 +6,7 @@ import { formatCents } from '../money/format.js';
 import type { OfferFormat, OutletSort, OutletType } from './enums.js';
 import { type Money, outletColumns, type OutletRow, outletView, trackRecordJoin } from './outlet-view.js';
 import { countMatches } from './search-count.js';
-import type { CountQuery } from './search-counter.js';
+import type { CountQuery, PickWay } from './search-counter.js';
 import { counterFor } from './search-live.js';
 import { completionsOf, lookupTerms, type TermsOfWord } from './search-terms.js';
 import { parseQuery, type QueryWord } from './search-text.js';
@@ -26,23 +26,23 @@ export interface OutletFilters {
 }
 
 /**
- * Sizes that decide which way a page is read (docs/search.md). Tests lower them so that small
- * fixtures take every path; nothing else changes them.
+ * What decides which way a page is read (docs/search.md). Tests change them so that small
+ * fixtures take every path; nothing else does.
  */
 export const searchTuning = {
+  /** Whether the page's ids and the total come from the in-memory index when it is loaded. */
+  inMemory: true,
+  /** In memory, how a tier's page is picked: walking a slot order, sorting its matches, or the cheaper. */
+  pick: 'auto' as PickWay,
   /**
-   * The most rows of the sort's own index order (most traffic first, or cheapest first) a page
-   * is looked for in before the word index is read: when the matches are a sizeable share of the
-   * catalog, the page is there after a few dozen rows, whatever the number of matches.
+   * In PostgreSQL (the index still loading, or a phrase): the most rows of the sort's own index
+   * order (most traffic first, or cheapest first) a page is looked for in before the word index
+   * is read. When the matches are a sizeable share of the catalog, the page is there after a few
+   * dozen rows, whatever the number of matches.
    */
   walkRows: 20_000,
-  /**
-   * Without this process's in-memory counts (still loading, a phrase): with fewer matches than
-   * this (a recent PostgreSQL count says so), the word index is read directly.
-   */
+  /** In PostgreSQL: with fewer matches than this (a recent count says so), the word index is read directly. */
   fewMatches: 5_000,
-  /** Whether counts and tier sizes come from the in-memory index when it is loaded. */
-  inMemoryCounts: true,
 };
 
 /**
@@ -87,8 +87,6 @@ interface Filters {
   other: string[];
   /** Every filter as a row test no index serves. */
   tested: string;
-  /** The equalities and the topic indexable (for when they keep a small share of a word's matches), bounds as row tests. */
-  selective: string;
   shape: string;
   price: string;
 }
@@ -104,7 +102,6 @@ function filterSql(f: OutletFilters, p: Params): Filters {
   // matches with a filter's index entries for a tenth of the catalog (a price bound, a topic, a
   // country). Each value is one parameter, typed, used by both.
   const tested: string[] = [`(${price} + 0) IS NOT NULL`];
-  const bounds: string[] = [`(${price} + 0) IS NOT NULL`];
   if (f.type) {
     const v = `${p.add(f.type)}::outlet_type`;
     indexed.push(`o.type = ${v}`);
@@ -139,23 +136,19 @@ function filterSql(f: OutletFilters, p: Params): Filters {
     const v = `${p.add(f.minTraffic)}::bigint`;
     other.push(`o.monthly_visits >= ${v}`);
     tested.push(`o.monthly_visits + 0 >= ${v}`);
-    bounds.push(`o.monthly_visits + 0 >= ${v}`);
     shape.push('min_traffic');
   }
   if (f.maxPriceCents !== undefined) {
     const v = `${p.add(f.maxPriceCents)}::bigint`;
     other.push(`${price} <= ${v}`);
     tested.push(`${price} + 0 <= ${v}`);
-    bounds.push(`${price} + 0 <= ${v}`);
     shape.push('max_price');
   }
-  const topic = other.filter((x) => x.startsWith('o.topics'));
   return {
     where: [...indexed, ...other].join(' AND '),
     indexed,
     other,
     tested: tested.join(' AND '),
-    selective: [...indexed, ...topic, ...bounds].join(' AND '),
     shape: shape.join('+'),
     price,
   };
@@ -273,10 +266,9 @@ function pageIdsStatement(
   n: number,
   walk: number | undefined,
   p: Params,
-  selective = false,
 ): Statement {
   const limit = p.add(n);
-  const matches = `SELECT o.id FROM outlets o WHERE ${pred} AND ${selective ? filters.selective : filters.tested} ORDER BY ${order.matches} LIMIT ${limit}`;
+  const matches = `SELECT o.id FROM outlets o WHERE ${pred} AND ${filters.tested} ORDER BY ${order.matches} LIMIT ${limit}`;
   if (walk === undefined) return { text: matches, values: p.values };
   const within = order.trafficOrder ? filters.indexed : [];
   const test = [pred, ...(order.trafficOrder ? filters.other : [...filters.indexed, ...filters.other])].join(' AND ');
@@ -294,8 +286,12 @@ function pageIdsStatement(
   };
 }
 
-/** The page's rows with the track record and the workspace's money, in the order of `ids`. */
-function hydrateStatement(ids: number[], format: OfferFormat | undefined, workspaceId: number): Statement {
+/**
+ * The page's rows with the track record and the workspace's money, in the order of `ids`: the
+ * only rows a search reads from PostgreSQL when the in-memory index chose them. An outlet whose
+ * last active offer of the format went in the moment before its notification is left out.
+ */
+export function hydrateStatement(ids: number[], format: OfferFormat | undefined, workspaceId: number): Statement {
   const price = PRICE_COLUMN[format ?? 'any'];
   return {
     name: `outlets_rows:${format ?? 'any'}`,
@@ -305,6 +301,7 @@ function hydrateStatement(ids: number[], format: OfferFormat | undefined, worksp
             CROSS JOIN (SELECT w.currency, fx.per_usd::float8 AS per_usd FROM workspaces w
                           JOIN fx_rates fx ON fx.currency = w.currency WHERE w.id = $2) m
             ${trackRecordJoin}
+            WHERE ${price} IS NOT NULL
             ORDER BY p.ord`,
     values: [ids, workspaceId],
   };
@@ -331,7 +328,10 @@ function browseStatements(f: OutletFilters, n: number) {
 }
 
 export interface SearchPlan {
-  /** Every statement that may read the page: each tier walked, then each from the word index. */
+  /**
+   * Every statement that may read the page in PostgreSQL: each tier walked, then each from the
+   * word index; and the statement reading the page's rows by id.
+   */
   pages: Statement[];
   count: Statement;
 }
@@ -341,9 +341,10 @@ async function textPlan(pool: pg.Pool, f: OutletFilters & { q: string }, n: numb
   const parsed = parseQuery(f.q);
   const words = parsed.words;
   const last = words.at(-1);
+  const vocabulary = searchTuning.inMemory ? counterFor(pool) : undefined;
   const [terms, completions] = await Promise.all([
-    lookupTerms(pool, words.map((w) => w.text)),
-    parsed.prefixLast && last && last.text.length >= 3 ? completionsOf(pool, last.text) : Promise.resolve([]),
+    lookupTerms(pool, words.map((w) => w.text), vocabulary),
+    parsed.prefixLast && last && last.text.length >= 3 ? completionsOf(pool, last.text, vocabulary) : Promise.resolve([]),
   ]);
   const m = textMatch(f.q, terms, completions);
   if (!m) return undefined;
@@ -355,39 +356,12 @@ async function textPlan(pool: pg.Pool, f: OutletFilters & { q: string }, n: numb
     const filters = filterSql(f, p);
     return pageIdsStatement(pred, filters, sortOrders(sort, filters.price), rows, walk, p);
   };
-  /**
-   * The whole page in one statement: the tiers in order (PostgreSQL's Append reads a branch only
-   * once those before it have not filled the page), numbered, then the page's rows with their
-   * track record and money. `walks[t]`: how far tier t may walk (undefined: never).
-   */
-  const onePage = (walks: (number | undefined)[], offset: number, workspaceId: number, selective: boolean[] = []): Statement => {
-    const p = new Params();
-    const parts = preds.map((pred, t) => {
-      const filters = filterSql(f, p);
-      return `(${pageIdsStatement(pred, filters, sortOrders(sort, filters.price), n, walks[t], p, selective[t]).text})`;
-    });
-    const price = PRICE_COLUMN[f.format ?? 'any'];
-    return {
-      text: `WITH page AS MATERIALIZED (
-               SELECT u.id, row_number() OVER () AS ord
-                 FROM (SELECT a.id FROM (${parts.join(' UNION ALL ')}) a LIMIT ${p.add(n)}) u)
-             SELECT ${outletColumns}, ${price} AS from_price, m.currency, m.per_usd
-               FROM page pp JOIN outlets o ON o.id = pp.id
-              CROSS JOIN (SELECT w.currency, fx.per_usd::float8 AS per_usd FROM workspaces w
-                            JOIN fx_rates fx ON fx.currency = w.currency WHERE w.id = ${p.add(workspaceId)}) m
-              ${trackRecordJoin}
-              WHERE pp.ord > ${p.add(offset)}
-              ORDER BY pp.ord`,
-      values: p.values,
-    };
-  };
   const p = new Params();
   const { where } = filterSql(f, p);
   return {
     preds,
     counted: m.counted,
     statement,
-    onePage,
     count: { text: `SELECT count(*)::int AS n FROM outlets o WHERE ${m.all} AND ${where}`, values: p.values } satisfies Statement,
   };
 }
@@ -395,22 +369,19 @@ async function textPlan(pool: pg.Pool, f: OutletFilters & { q: string }, n: numb
 /** The statements of one search (for EXPLAIN in tests and benchmarks). */
 export async function searchStatements(pool: pg.Pool, f: OutletFilters, page: number, perPage: number): Promise<SearchPlan | undefined> {
   const n = page * perPage;
+  const rows = hydrateStatement(
+    Array.from({ length: perPage }, (_, i) => i + 1),
+    f.format,
+    0,
+  );
   if (!f.q) {
     const b = browseStatements(f, n);
-    return { pages: [b.page], count: b.count };
+    return { pages: [b.page, rows], count: b.count };
   }
   const plan = await textPlan(pool, { ...f, q: f.q }, n);
   if (!plan) return undefined;
-  // Each tier walked and from the word index, then the whole page in one statement both ways.
-  const walked = plan.preds.map((_, t) => (t === 0 && plan.preds.length > 1 ? undefined : searchTuning.walkRows));
   return {
-    pages: [
-      ...plan.preds.map((pr) => plan.statement(pr, searchTuning.walkRows)),
-      ...plan.preds.map((pr) => plan.statement(pr, undefined)),
-      plan.onePage(walked, (page - 1) * perPage, 0),
-      plan.onePage(plan.preds.map(() => undefined), (page - 1) * perPage, 0),
-      plan.onePage(plan.preds.map(() => undefined), (page - 1) * perPage, 0, plan.preds.map(() => true)),
-    ],
+    pages: [...plan.preds.map((pr) => plan.statement(pr, searchTuning.walkRows)), ...plan.preds.map((pr) => plan.statement(pr, undefined)), rows],
     count: plan.count,
   };
 }
@@ -420,65 +391,31 @@ function sortOrders(sort: OutletSort, price: string) {
   return { walk: orderSql(s, price, 'walk'), matches: orderSql(s, price, 'matches'), trafficOrder: s === 'traffic' || s === '-traffic' };
 }
 
-/** Rows a walk may read for a page expected within it (sized by the counts), and at most. */
-function walkLength(remaining: number, size: number, region: number, wordMatches: number): number | undefined {
-  // The rows that should hold the page at the tier's density over what the walk passes: a walk
-  // when they are fewer than the rows the word index would give (its matches before the
-  // filters; each costs about a row read either way), for twice that many (the page comes early
-  // unless the counts are stale or traffic and words are at odds), at most walkRows.
-  const expected = Math.ceil((remaining * Math.max(region, 1)) / size);
-  const rows = 2 * expected + 20;
-  return expected < wordMatches && rows <= searchTuning.walkRows ? rows : undefined;
-}
-
 type PageRow = OutletRow & { from_price: number; currency: string; per_usd: number };
 
-/** The page's rows (in order) and the total. */
-async function findPage(
-  pool: pg.Pool,
-  f: OutletFilters,
-  page: number,
-  perPage: number,
-  workspaceId: number,
-): Promise<{ ids: number[]; rows?: PageRow[]; total: number }> {
+/** The page's ids (in order) and the total. */
+async function findPage(pool: pg.Pool, f: OutletFilters, page: number, perPage: number): Promise<{ ids: number[]; total: number }> {
   const offset = (page - 1) * perPage;
   const n = offset + perPage;
-  const counter = searchTuning.inMemoryCounts ? counterFor(pool) : undefined;
+  const counter = searchTuning.inMemory ? counterFor(pool) : undefined;
+  const sort = f.sort ?? 'relevance';
   if (!f.q) {
+    const found = counter?.search(undefined, f, sort, n, searchTuning.pick);
+    if (found) return { ids: found.ids.slice(offset), total: found.total };
     const b = browseStatements(f, n);
-    const inMemory = counter?.count(undefined, f);
-    const count = inMemory ? Promise.resolve(inMemory.total) : countMatches(pool, b.count).total;
+    const count = countMatches(pool, b.count).total;
     const rows = await pool.query<{ id: number }>(b.page);
     return { ids: rows.rows.map((r) => r.id).slice(offset), total: await count };
   }
   const plan = await textPlan(pool, { ...f, q: f.q }, n);
   if (!plan) return { ids: [], total: 0 };
-  const sort = f.sort ?? 'relevance';
-  const tiers = plan.counted ? counter?.count(plan.counted, f) : undefined;
-  if (tiers) {
-    // The in-memory counts say how many each tier holds: a dense one is walked (its page is
-    // within the first rows of the sort's index), a sparse one read from the word index (few
-    // matches to sort). An empty word tier is read all the same: the counts may trail a write
-    // by the moment its notification takes, the page must not.
-    const trafficOrder = sort === 'relevance' || sort === 'traffic' || sort === '-traffic';
-    const region = trafficOrder ? tiers.region : tiers.catalog;
-    const sizes = sort === 'relevance' ? [tiers.exact, tiers.name, tiers.total - tiers.exact - tiers.name] : [tiers.total];
-    const wordMatches = sort === 'relevance' ? [0, tiers.nameWords, tiers.otherWords] : [tiers.nameWords + tiers.otherWords];
-    const walks = plan.preds.map((_, t) => {
-      const size = sizes[t] ?? 0;
-      // The exact-name tier is a few index lookups: never a walk.
-      return (plan.preds.length > 1 && t === 0) || size === 0 ? undefined : walkLength(Math.min(n, size), size, region, wordMatches[t]!);
-    });
-    // Read from its word index, a tier whose filters keep under a tenth of its word's matches
-    // lets the planner combine the filters' indexes with the word's; otherwise the filters are
-    // tested on the word's matches.
-    const selective = plan.preds.map((_, t) => (sizes[t] ?? 0) * 10 < (wordMatches[t] ?? 0));
-    const { rows } = await pool.query<PageRow>(plan.onePage(walks, offset, workspaceId, selective));
-    return { ids: rows.map((r) => r.id), rows, total: tiers.total };
-  }
+  // The in-memory index picks the page (docs/search.md): PostgreSQL reads only its rows.
+  const found = plan.counted && counter?.search(plan.counted, f, sort, n, searchTuning.pick);
+  if (found) return { ids: found.ids.slice(offset), total: found.total };
   const ids: number[] = [];
-  // No in-memory count (still loading, or a phrase): PostgreSQL counts, kept up to 4 s; a count
-  // at hand tells whether walking can pay off, else the walk is tried (it reads at most walkRows).
+  // No in-memory index (still loading) or a phrase (it keeps no positions): PostgreSQL picks the
+  // page and counts, the count kept up to 4 s; a count at hand tells whether walking can pay off,
+  // else the walk is tried (it reads at most walkRows).
   const count = countMatches(pool, plan.count);
   const walk = count.known === undefined || count.known >= searchTuning.fewMatches;
   for (let t = 0; t < plan.preds.length && ids.length < n; t++) {
@@ -491,10 +428,9 @@ async function findPage(
 }
 
 export async function searchOutlets(pool: pg.Pool, workspaceId: number, f: OutletFilters, page: number, perPage: number) {
-  const found = await findPage(pool, f, page, perPage, workspaceId);
-  const { ids, total } = found;
+  const { ids, total } = await findPage(pool, f, page, perPage);
   if (ids.length === 0) return { items: [], total };
-  const rows = found.rows ?? (await pool.query<PageRow>(hydrateStatement(ids, f.format, workspaceId))).rows;
+  const { rows } = await pool.query<PageRow>(hydrateStatement(ids, f.format, workspaceId));
   const items = rows.map((r) => {
     const money: Money = { currency: r.currency, perUsd: r.per_usd };
     return { ...outletView(r), from_price: r.from_price, from_price_formatted: formatCents(r.from_price, money.currency, money.perUsd) };

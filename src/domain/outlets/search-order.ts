@@ -1,0 +1,93 @@
+/**
+ * The slots of the search index in one sort order (most traffic first, or cheapest first), so that
+ * a page is the first slots of the order whose bit is set: a bit test per slot, however the
+ * matches and the order disagree. A slot never changes (a changed outlet takes a new slot), so the
+ * order stays valid as slots are added: new ones wait in a tail, sorted when a page needs them and
+ * merged into the main order when the tail grows; dead slots leave the order at that merge (until
+ * then their bits are never set, so a walk passes them).
+ */
+export class SlotOrder {
+  private main = new Int32Array(0);
+  private tail: number[] = [];
+  private tailSorted: Int32Array | undefined;
+
+  /**
+   * `before(a, b)` < 0 when slot a comes first; it must decide every pair of distinct slots (ties
+   * broken by outlet id). `keeps(s)`: whether slot s belongs (alive, and priced for a price order).
+   */
+  constructor(
+    readonly before: (a: number, b: number) => number,
+    private readonly keeps: (s: number) => boolean,
+  ) {}
+
+  add(slot: number): void {
+    this.tail.push(slot);
+    this.tailSorted = undefined;
+  }
+
+  /** Slots in the order (those of the tail included). */
+  get length(): number {
+    return this.main.length + this.tail.length;
+  }
+
+  /** Sorts the tail, merging it into the main order once it is a sizeable share of it. */
+  settle(): void {
+    if (this.tail.length > Math.max(4_096, this.main.length >>> 4)) {
+      const added = Int32Array.from(this.tail.filter(this.keeps)).sort(this.before);
+      const merged = new Int32Array(this.main.length + added.length);
+      let i = 0;
+      let j = 0;
+      let k = 0;
+      while (i < this.main.length || j < added.length) {
+        const a = this.main[i];
+        if (a !== undefined && !this.keeps(a)) {
+          i++;
+          continue;
+        }
+        const b = added[j];
+        merged[k++] = a !== undefined && (b === undefined || this.before(a, b) < 0) ? this.main[i++]! : added[j++]!;
+      }
+      this.main = merged.slice(0, k);
+      this.tail = [];
+      this.tailSorted = undefined;
+    } else if (!this.tailSorted) {
+      this.tailSorted = Int32Array.from(this.tail).sort(this.before);
+    }
+  }
+
+  /**
+   * The first `m` slots whose bit is set in `bits`, in this order (or the opposite one), and how
+   * many slots were passed to find them.
+   */
+  firstIn(bits: Uint32Array, m: number, reverse: boolean): { slots: number[]; passed: number } {
+    this.settle();
+    const main = this.main;
+    const tail = this.tailSorted ?? new Int32Array(0);
+    const slots: number[] = [];
+    const step = reverse ? -1 : 1;
+    let i = reverse ? main.length - 1 : 0;
+    let j = reverse ? tail.length - 1 : 0;
+    let passed = 0;
+    const has = (s: number) => (bits[s >>> 5]! & (1 << (s & 31))) !== 0;
+    if (tail.length === 0) {
+      for (; i >= 0 && i < main.length && slots.length < m; i += step, passed++) if (has(main[i]!)) slots.push(main[i]!);
+      return { slots, passed };
+    }
+    while (slots.length < m) {
+      const a = main[i];
+      const b = tail[j];
+      if (a === undefined && b === undefined) break;
+      let s: number;
+      if (b === undefined || (a !== undefined && step * this.before(a, b) < 0)) {
+        s = a!;
+        i += step;
+      } else {
+        s = b;
+        j += step;
+      }
+      passed++;
+      if (has(s)) slots.push(s);
+    }
+    return { slots, passed };
+  }
+}
