@@ -29,14 +29,14 @@ export const opsRoutes: FastifyPluginAsyncZod<{ pool: pg.Pool }> = async (app, {
       config: { auth: 'public' },
       schema: {
         operationId: 'readyz',
-        summary: 'Readiness: 200 when the database answers and search can serve (its count index loaded), 503 otherwise.',
+        summary: 'Readiness: 200 when the database answers and search can serve (its in-memory index loaded), 503 otherwise.',
         tags: ['Operations'],
         security: [],
         response: { 200: readyBody, 503: readyBody },
       },
     },
     async (request, reply) => {
-      // Not ready while the search's count index loads.
+      // Not ready while the search's in-memory index loads.
       if (!searchReady(pool)) return reply.code(503).send({ status: 'unavailable' as const });
       try {
         await pool.query('SELECT 1');

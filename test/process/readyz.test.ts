@@ -47,8 +47,8 @@ function expectUnavailable(res: Awaited<ReturnType<typeof get>>) {
 
 describe('database outage', () => {
   it('is ready while PostgreSQL answers', async () => {
-    // Once the search's count index has loaded (it reads the catalog at start).
-    await eventually(async () => (await get('/readyz')).statusCode === 200, '/readyz 200 after the count index loaded', 15_000);
+    // Once the search's in-memory index has loaded (it reads the catalog at start).
+    await eventually(async () => (await get('/readyz')).statusCode === 200, '/readyz 200 after the search index loaded', 15_000);
     const res = await get('/readyz');
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ status: 'ok' });

@@ -13,8 +13,8 @@ export const outletRoutes: FastifyPluginAsyncZod<{ pool: pg.Pool; publicBaseUrl:
   app,
   { pool, publicBaseUrl },
 ) => {
-  // meta.total from this process's in-memory count index (loaded now, kept current by NOTIFY).
-  const counter = startSearchCounter(pool, (err) => app.log.warn({ err: err.message }, 'search count index: reloading'));
+  // The search index of this process picks each page's ids and counts matches (loaded now, kept current by NOTIFY).
+  const counter = startSearchCounter(pool, (err) => app.log.warn({ err: err.message }, 'search index: reloading'));
   app.addHook('onClose', () => counter.stop());
 
   app.get(
