@@ -1,10 +1,8 @@
 import { z } from 'zod';
-import { withTransaction } from '../../db/tx.js';
 import { eventTypes } from '../../domain/events/event-types.js';
 import type { EventOwner, EventType } from '../../domain/events/event-types.js';
 import {
-  checkEndpointUrl,
-  createEndpoint,
+  addEndpoint,
   deleteEndpoint,
   endpointOwner,
   listEndpoints,
@@ -26,8 +24,8 @@ export const webhookCommands: Commands = {
   'webhook create': async ({ pool, config }, raw) => {
     const f = readFlags(z.object({ ...ownerFlags, url: str.max(2000), event: listOf(eventType, eventTypes.length).optional() }).strict(), raw);
     const owner = ownerOf(f);
-    await checkEndpointUrl(f.url, { allowLoopback: config.OUTBOUND_ALLOW_LOOPBACK });
-    return withTransaction(pool, (tx) => createEndpoint(tx, owner, { url: f.url, ...(f.event ? { events: f.event as EventType[] } : {}) }, Date.now()));
+    const input = { url: f.url, ...(f.event ? { events: f.event as EventType[] } : {}) };
+    return addEndpoint(pool, owner, input, { allowLoopback: config.OUTBOUND_ALLOW_LOOPBACK }, Date.now());
   },
 
   'webhook list': async ({ pool }, raw) => {

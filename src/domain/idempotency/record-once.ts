@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { type Tx, withTransaction } from '../../db/tx.js';
+import type { Clock } from '../clock.js';
 import { DomainError, invalidInput } from '../errors.js';
 
 /**
@@ -181,6 +182,21 @@ export async function recordOnce<T>(pool: pg.Pool, opts: RecordOnceOptions<T>, w
     await store(tx, key, answer, now);
     return { ...answer, replayed: false };
   });
+}
+
+/** Where an action's outcome is kept (none: nowhere, it just runs) and how it is answered. */
+export interface OnceOptions<T> {
+  once: OnceKey | undefined;
+  encode: (outcome: Outcome<T>) => StoredAnswer | undefined;
+}
+
+/**
+ * One action as an adapter calls it: its own transaction at the clock's time, kept once under
+ * `options.once` (`recordOnce`), answered as `options.encode` says.
+ */
+export function runOnce<T>(deps: { pool: pg.Pool; clock: Clock }, options: OnceOptions<T>, work: (tx: Tx, now: number) => Promise<T>): Promise<Answer> {
+  const now = deps.clock.now();
+  return recordOnce(deps.pool, { key: options.once, now, encode: options.encode }, (tx) => work(tx, now));
 }
 
 export type RequestKey = Extract<OnceKey, { book: 'request' }>;

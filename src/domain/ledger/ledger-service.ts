@@ -8,24 +8,21 @@ import { DomainError } from '../errors.js';
 import { MAX_BALANCE_CENTS } from './limits.js';
 import * as ledger from './ledger.js';
 
-type DrizzleTx = Parameters<Parameters<Db['transaction']>[0]>[0];
-export type DbOrTx = Db | DrizzleTx;
-
 export type { AccountKind, TransactionKind } from './ledger.js';
 
 export async function createWorkspaceAccounts(tx: Tx, workspaceId: number): Promise<void> {
   await tx.query(`INSERT INTO ledger_accounts (kind, workspace_id) VALUES ('available', $1), ('held', $1) ON CONFLICT DO NOTHING`, [workspaceId]);
 }
 
-export async function createPublisherAccount(tx: DbOrTx, publisherId: number): Promise<void> {
-  await tx.insert(ledgerAccounts).values({ kind: 'payable', publisherId }).onConflictDoNothing();
+export async function createPublisherAccount(tx: Tx, publisherId: number): Promise<void> {
+  await tx.query(`INSERT INTO ledger_accounts (kind, publisher_id) VALUES ('payable', $1) ON CONFLICT DO NOTHING`, [publisherId]);
 }
 
 export async function workspaceAccountIds(
-  tx: DbOrTx,
+  db: Db,
   workspaceId: number,
 ): Promise<{ available: number; held: number }> {
-  const rows = await tx
+  const rows = await db
     .select({ id: ledgerAccounts.id, kind: ledgerAccounts.kind })
     .from(ledgerAccounts)
     .where(and(eq(ledgerAccounts.workspaceId, workspaceId), inArray(ledgerAccounts.kind, ['available', 'held'])));
@@ -35,8 +32,8 @@ export async function workspaceAccountIds(
   return { available, held };
 }
 
-export async function platformAccountId(tx: DbOrTx, kind: 'fees' | 'external'): Promise<number> {
-  const [row] = await tx
+export async function platformAccountId(db: Db, kind: 'fees' | 'external'): Promise<number> {
+  const [row] = await db
     .select({ id: ledgerAccounts.id })
     .from(ledgerAccounts)
     .where(and(eq(ledgerAccounts.kind, kind), isNull(ledgerAccounts.workspaceId), isNull(ledgerAccounts.publisherId)));

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Tx } from '../../db/tx.js';
 import type { Clock } from '../clock.js';
-import { type Answer, type OnceKey, type Outcome, recordOnce, type StoredAnswer } from '../idempotency/record-once.js';
+import { type Answer, type OnceKey, type OnceOptions, type Outcome, runOnce, type StoredAnswer } from '../idempotency/record-once.js';
 import type { WorkspacePrincipal } from '../keys/principal.js';
 import { recordMessageReceived, recordOrderEvent } from '../events/record.js';
 import { messageView } from './order-view.js';
@@ -11,7 +11,7 @@ import { addContent, addMessage, enterState, lockOrder, refund, release, require
 
 const buyer = (p: WorkspacePrincipal) => ({ party: 'buyer' as const, workspaceId: p.workspaceId });
 
-/** The buyer's side of the state table (docs/orders.md). Each runs in the caller's transaction. */
+/** The buyer's side of the state table (docs/orders.md), each step in the caller's transaction. */
 export function buyerActions(durations: Durations) {
   return {
     /** awaiting_content → awaiting_acceptance with the buyer's content. */
@@ -60,14 +60,40 @@ export function buyerActions(durations: Durations) {
   };
 }
 
-type ApprovedOrder = Awaited<ReturnType<ReturnType<typeof buyerActions>['approvePlacement']>>;
+type Steps = ReturnType<typeof buyerActions>;
+type ResultOf<K extends keyof Steps> = Awaited<ReturnType<Steps[K]>>;
+type ApprovedOrder = ResultOf<'approvePlacement'>;
+
+export interface OrderActionDeps {
+  pool: pg.Pool;
+  clock: Clock;
+  durations: Durations;
+}
+
+/**
+ * The buyer's actions as routes and tools call them: one call each, in its own transaction, kept
+ * once under `options.once` (a REST Idempotency-Key; none: not kept) and answered as
+ * `options.encode` says.
+ */
+export const buyerOrders = {
+  submitContent: (deps: OrderActionDeps, p: WorkspacePrincipal, orderId: number, content: { title: string; body: string }, options: OnceOptions<ResultOf<'submitContent'>>) =>
+    runOnce(deps, options, (tx, now) => buyerActions(deps.durations).submitContent(tx, p, orderId, content, now)),
+  approveDraft: (deps: OrderActionDeps, p: WorkspacePrincipal, orderId: number, options: OnceOptions<ResultOf<'approveDraft'>>) =>
+    runOnce(deps, options, (tx, now) => buyerActions(deps.durations).approveDraft(tx, p, orderId, now)),
+  approve: (deps: OrderActionDeps, p: WorkspacePrincipal, orderId: number, options: OnceOptions<ApprovedOrder>) =>
+    runOnce(deps, options, (tx, now) => buyerActions(deps.durations).approvePlacement(tx, p, orderId, now)),
+  cancel: (deps: OrderActionDeps, p: WorkspacePrincipal, orderId: number, options: OnceOptions<ResultOf<'cancel'>>) =>
+    runOnce(deps, options, (tx, now) => buyerActions(deps.durations).cancel(tx, p, orderId, now)),
+  message: (deps: OrderActionDeps, p: WorkspacePrincipal, orderId: number, body: string, options: OnceOptions<ResultOf<'message'>>) =>
+    runOnce(deps, options, (tx, now) => buyerActions(deps.durations).message(tx, p, orderId, body, now)),
+};
 
 /**
  * Approves a live placement whose price the user confirmed (an MCP confirmation), once under
  * `once`: a price other than the quoted one is refused (quote_changed) and nothing is paid.
  */
 export async function approveConfirmed(
-  deps: { pool: pg.Pool; clock: Clock; durations: Durations },
+  deps: OrderActionDeps,
   p: WorkspacePrincipal,
   orderId: number,
   options: {
@@ -77,8 +103,7 @@ export async function approveConfirmed(
     encode: (outcome: Outcome<ApprovedOrder>) => StoredAnswer | undefined;
   },
 ): Promise<Answer> {
-  const now = deps.clock.now();
-  return recordOnce(deps.pool, { key: options.once, now, encode: options.encode }, async (tx) => {
+  return runOnce(deps, options, async (tx, now) => {
     const order = await buyerActions(deps.durations).approvePlacement(tx, p, orderId, now);
     if (order.price !== options.quotedTotalCents) throw quoteChanged(options.quotedTotalCents, order.price, options.fmt);
     return order;

@@ -43,6 +43,7 @@ export interface MessageRow {
 }
 
 export const messageView = (m: MessageRow) => ({ id: m.id, body: m.body, author: m.author, created_at: isoSeconds(m.created_at)! });
+export type MessageView = ReturnType<typeof messageView>;
 
 /** An order as its buyer or its publisher sees it (docs/orders.md). */
 export function orderView(r: OrderRow, viewer: 'buyer', messages?: MessageRow[]): BuyerOrderView;

@@ -1,4 +1,6 @@
 import type { Tx } from '../../db/tx.js';
+import { type OnceOptions, runOnce } from '../idempotency/record-once.js';
+import type { OrderActionDeps } from './buyer-actions.js';
 import { invalidInput } from '../errors.js';
 import { recordMessageReceived, recordOrderEvent } from '../events/record.js';
 import { messageView } from './order-view.js';
@@ -31,7 +33,7 @@ export function liveUrlOn(liveUrl: string, domain: string): string | undefined {
   return u.href;
 }
 
-/** The publisher's side of the state table (docs/orders.md). */
+/** The publisher's side of the state table (docs/orders.md), each step in the caller's transaction. */
 export function publisherActions(durations: Durations) {
   return {
     /** awaiting_acceptance → writing, or publishing when the buyer supplied the content. */
@@ -103,3 +105,23 @@ export function publisherActions(durations: Durations) {
     },
   };
 }
+
+type Steps = ReturnType<typeof publisherActions>;
+type ResultOf<K extends keyof Steps> = Awaited<ReturnType<Steps[K]>>;
+
+/**
+ * The publisher's actions as routes call them: one call each, in its own transaction, kept once
+ * under `options.once` (a REST Idempotency-Key; none: not kept) and answered as `options.encode` says.
+ */
+export const publisherOrders = {
+  accept: (deps: OrderActionDeps, publisherId: number, orderId: number, options: OnceOptions<ResultOf<'accept'>>) =>
+    runOnce(deps, options, (tx, now) => publisherActions(deps.durations).accept(tx, publisherId, orderId, now)),
+  decline: (deps: OrderActionDeps, publisherId: number, orderId: number, reason: string, options: OnceOptions<ResultOf<'decline'>>) =>
+    runOnce(deps, options, (tx, now) => publisherActions(deps.durations).decline(tx, publisherId, orderId, reason, now)),
+  submitDraft: (deps: OrderActionDeps, publisherId: number, orderId: number, draft: { title: string; body: string }, options: OnceOptions<ResultOf<'submitDraft'>>) =>
+    runOnce(deps, options, (tx, now) => publisherActions(deps.durations).submitDraft(tx, publisherId, orderId, draft, now)),
+  publish: (deps: OrderActionDeps, publisherId: number, orderId: number, liveUrl: string, options: OnceOptions<ResultOf<'publish'>>) =>
+    runOnce(deps, options, (tx, now) => publisherActions(deps.durations).publish(tx, publisherId, orderId, liveUrl, now)),
+  message: (deps: OrderActionDeps, publisherId: number, orderId: number, body: string, options: OnceOptions<ResultOf<'message'>>) =>
+    runOnce(deps, options, (tx, now) => publisherActions(deps.durations).message(tx, publisherId, orderId, body, now)),
+};

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
-import type { Tx } from '../../db/tx.js';
+import { type Tx, withTransaction } from '../../db/tx.js';
+import type { Clock } from '../clock.js';
 import { DomainError, invalidInput, notFound } from '../errors.js';
+import { type OnceOptions, runOnce } from '../idempotency/record-once.js';
 import { type EventOwner, type EventType, eventId, ownerColumn, ownerId } from '../events/event-types.js';
 import { isoSeconds } from '../outlets/outlet-view.js';
 import { type OutboundPolicy, refuseTarget } from '../../outbound/address-policy.js';
@@ -196,3 +198,34 @@ export async function resendDelivery(pool: pg.Pool | Tx, owner: EventOwner, endp
   if (!rows[0]) throw notFound('Delivery');
   return deliveryView(rows[0]);
 }
+
+type Created = EndpointView & { secret: string };
+type EndpointInput = { url: string; events?: EventType[] | undefined };
+
+/** Checks the URL, then stores the endpoint in a transaction of its own. */
+export async function addEndpoint(pool: pg.Pool, owner: EventOwner, input: EndpointInput, policy: OutboundPolicy, now: number): Promise<Created> {
+  await checkEndpointUrl(input.url, policy);
+  return withTransaction(pool, (tx) => createEndpoint(tx, owner, input, now));
+}
+
+export interface EndpointActionDeps {
+  pool: pg.Pool;
+  clock: Clock;
+  outboundPolicy: OutboundPolicy;
+}
+
+/**
+ * The endpoint changes as routes call them: one call each, in its own transaction, kept once
+ * under `options.once` (a REST Idempotency-Key; none: not kept) and answered as `options.encode` says.
+ */
+export const webhookEndpoints = {
+  /** The URL is checked first, outside any transaction: resolving its host may take a while. */
+  async create(deps: EndpointActionDeps, owner: EventOwner, input: EndpointInput, options: OnceOptions<Created>) {
+    await checkEndpointUrl(input.url, deps.outboundPolicy);
+    return runOnce(deps, options, (tx, now) => createEndpoint(tx, owner, input, now));
+  },
+  rotateSecret: (deps: EndpointActionDeps, owner: EventOwner, id: number, options: OnceOptions<Created>) =>
+    runOnce(deps, options, (tx, now) => rotateSecret(tx, owner, id, now)),
+  resend: (deps: EndpointActionDeps, owner: EventOwner, endpointId: number, deliveryId: number, options: OnceOptions<DeliveryView>) =>
+    runOnce(deps, options, (tx, now) => resendDelivery(tx, owner, endpointId, deliveryId, now)),
+};

@@ -2,11 +2,10 @@ import { hash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type pg from 'pg';
-import { type Tx, withTransaction } from '../../db/tx.js';
 import type { Clock } from '../../domain/clock.js';
 import { DomainError } from '../../domain/errors.js';
 import { canonicalJson } from '../../shared/canonical-json.js';
-import { type Answer, type OnceKey, type Outcome as OutcomeOf, recordOnce, type StoredAnswer } from '../../domain/idempotency/record-once.js';
+import { type Answer, type OnceKey, type OnceOptions, type Outcome as OutcomeOf, recordOnce, type StoredAnswer } from '../../domain/idempotency/record-once.js';
 import { z } from 'zod';
 import { httpStatusOf, v1ErrorBody } from './errors.js';
 
@@ -96,32 +95,18 @@ export interface IdempotencyDeps {
   clock: Clock;
 }
 
-type Handler = (request: FastifyRequest, tx: Tx) => Promise<Outcome>;
-
 /**
- * Wraps a POST handler: runs it in one transaction and, when the request carries an
- * Idempotency-Key, keeps its outcome once (`recordOnce`): a repeat with the same key and
- * fingerprint replays the stored status and body.
+ * Where and how a POST's outcome is kept, for the one domain call its route makes: under its
+ * Idempotency-Key when it sent one (a repeat with the same key and fingerprint replays the stored
+ * status and body), answered as `success` shapes it.
  */
-export function idempotent(deps: IdempotencyDeps, handler: Handler) {
-  return async (request: FastifyRequest, reply: FastifyReply) => {
-    const key = requestKey(request);
-    if (!key) {
-      const out = await withTransaction(deps.pool, (tx) => handler(request, tx));
-      return reply.code(out.status).send(out.body);
-    }
-    const answer = await recordOnce(
-      deps.pool,
-      { key, now: deps.clock.now(), encode: encodeFor<Outcome>(request, (out) => out) },
-      (tx) => handler(request, tx),
-    );
-    return sendAnswer(reply, answer);
-  };
+export function onceFor<T>(request: FastifyRequest, success: (value: T) => Outcome): OnceOptions<T> {
+  return { once: requestKey(request), encode: encodeFor(request, success) };
 }
 
 /**
- * The same for a POST that changes nothing (the planner): without an Idempotency-Key it runs
- * outside any transaction; with one, its response is still kept and replayed.
+ * A POST that changes nothing (the planner): without an Idempotency-Key it runs outside any
+ * transaction; with one, its response is still kept and replayed.
  */
 export function idempotentRead(deps: IdempotencyDeps, handler: (request: FastifyRequest) => Promise<Outcome>) {
   return async (request: FastifyRequest, reply: FastifyReply) => {

@@ -1,14 +1,16 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { FastifyRequest } from 'fastify';
 import type pg from 'pg';
 import { z } from 'zod';
 import type { Clock } from '../../domain/clock.js';
-import { buyerActions } from '../../domain/orders/buyer-actions.js';
+import type { Answer, OnceOptions } from '../../domain/idempotency/record-once.js';
+import { buyerOrders } from '../../domain/orders/buyer-actions.js';
 import { getOrder, listMessages, listOrders } from '../../domain/orders/order-read.js';
 import type { BuyerOrderView } from '../../domain/orders/order-view.js';
 import { place } from '../../domain/orders/place-orders.js';
 import type { Durations } from '../../domain/orders/states.js';
 import { workspacePrincipal } from '../plugins/auth.js';
-import { encodeFor, idempotent, requestKey, sendAnswer } from '../plugins/idempotency.js';
+import { encodeFor, onceFor, requestKey, sendAnswer } from '../plugins/idempotency.js';
 import { authErrors, bearerSecurity, errorResponses } from '../../schemas/common.js';
 import { buyerOrder, contentBody, emptyBody, messageBody, messageSchema, orderListQuery, placeOrdersBody } from '../../schemas/orders.js';
 import { idParam } from '../../schemas/outlets.js';
@@ -24,7 +26,6 @@ export interface OrderRouteDeps {
 
 export const orderRoutes: FastifyPluginAsyncZod<OrderRouteDeps> = async (app, deps) => {
   const { pool, clock, durations, publicBaseUrl } = deps;
-  const actions = buyerActions(durations);
   const one = (schema = buyerOrder) => z.object({ data: schema });
 
   app.post(
@@ -106,11 +107,12 @@ export const orderRoutes: FastifyPluginAsyncZod<OrderRouteDeps> = async (app, de
     },
   );
 
+  // An action on one order: one domain call, kept once under the request's Idempotency-Key if it sent one.
   const action = (
     path: string,
     operationId: string,
     summary: string,
-    run: (request: { params: { id: number }; body: unknown }, tx: Parameters<Parameters<typeof idempotent>[1]>[1]) => Promise<unknown>,
+    run: (request: ActionRequest, options: OnceOptions<unknown>) => Promise<Answer>,
     opts: { spending?: boolean; body?: z.ZodType; status?: number; response?: z.ZodType } = {},
   ) =>
     app.post(
@@ -128,28 +130,32 @@ export const orderRoutes: FastifyPluginAsyncZod<OrderRouteDeps> = async (app, de
           response: { [opts.status ?? 200]: opts.response ?? one(), ...errorResponses(...authErrors, 400, 404, 409, 413, 422) },
         },
       },
-      idempotent({ pool, clock }, async (request, tx) => ({
-        status: opts.status ?? 200,
-        body: { data: await run(request as never, tx) },
-      })),
+      async (request, reply) => {
+        const status = opts.status ?? 200;
+        return sendAnswer(reply, await run(request as ActionRequest, onceFor(request, (data) => ({ status, body: { data } }))));
+      },
     );
+  const actions = { pool, clock, durations };
 
-  action('/orders/:id/content', 'submitContent', 'Supply the content of an order that is waiting for it (awaiting_content).', (r, tx) =>
-    actions.submitContent(tx, workspacePrincipal(r as never), r.params.id, r.body as z.infer<typeof contentBody>, clock.now()),
+  action('/orders/:id/content', 'submitContent', 'Supply the content of an order that is waiting for it (awaiting_content).', (r, once) =>
+    buyerOrders.submitContent(actions, workspacePrincipal(r), r.params.id, r.body as z.infer<typeof contentBody>, once),
     { body: contentBody },
   );
-  action('/orders/:id/approve-draft', 'approveDraft', "Approve the publisher's draft (draft_review → publishing).", (r, tx) =>
-    actions.approveDraft(tx, workspacePrincipal(r as never), r.params.id, clock.now()),
+  action('/orders/:id/approve-draft', 'approveDraft', "Approve the publisher's draft (draft_review → publishing).", (r, once) =>
+    buyerOrders.approveDraft(actions, workspacePrincipal(r), r.params.id, once),
   );
-  action('/orders/:id/approve', 'approvePlacement', 'Approve the live placement: pays the publisher from escrow (live_review → completed). Needs a spending key.', (r, tx) =>
-    actions.approvePlacement(tx, workspacePrincipal(r as never), r.params.id, clock.now()),
+  action('/orders/:id/approve', 'approvePlacement', 'Approve the live placement: pays the publisher from escrow (live_review → completed). Needs a spending key.', (r, once) =>
+    buyerOrders.approve(actions, workspacePrincipal(r), r.params.id, once),
     { spending: true },
   );
-  action('/orders/:id/cancel', 'cancelOrder', 'Cancel an order the publisher has not accepted yet; the price returns to your balance.', (r, tx) =>
-    actions.cancel(tx, workspacePrincipal(r as never), r.params.id, clock.now()),
+  action('/orders/:id/cancel', 'cancelOrder', 'Cancel an order the publisher has not accepted yet; the price returns to your balance.', (r, once) =>
+    buyerOrders.cancel(actions, workspacePrincipal(r), r.params.id, once),
   );
-  action('/orders/:id/messages', 'sendOrderMessage', 'Send a message to the publisher (e.g. to ask for changes to a draft).', (r, tx) =>
-    actions.message(tx, workspacePrincipal(r as never), r.params.id, (r.body as z.infer<typeof messageBody>).body, clock.now()),
+  action('/orders/:id/messages', 'sendOrderMessage', 'Send a message to the publisher (e.g. to ask for changes to a draft).', (r, once) =>
+    buyerOrders.message(actions, workspacePrincipal(r), r.params.id, (r.body as z.infer<typeof messageBody>).body, once),
     { body: messageBody, status: 201, response: z.object({ data: messageSchema }) },
   );
 };
+
+/** A request to an order action: its id validated by `idParam`, its body by the action's schema. */
+export type ActionRequest = FastifyRequest & { params: { id: number }; body: unknown };

@@ -3,14 +3,14 @@ import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { DomainError } from '../../domain/errors.js';
 import { getOrder, listMessages, listOrders } from '../../domain/orders/order-read.js';
-import { publisherActions } from '../../domain/orders/publisher-actions.js';
-import type { Tx } from '../../db/tx.js';
-import { idempotent } from '../plugins/idempotency.js';
+import type { Answer, OnceOptions } from '../../domain/idempotency/record-once.js';
+import { publisherOrders } from '../../domain/orders/publisher-actions.js';
+import { onceFor, sendAnswer } from '../plugins/idempotency.js';
 import { authErrors, bearerSecurity, errorResponses } from '../../schemas/common.js';
 import { contentBody, declineBody, emptyBody, messageBody, messageSchema, orderListQuery, publishBody, publisherOrder } from '../../schemas/orders.js';
 import { idParam } from '../../schemas/outlets.js';
 import { pageEnvelope, paginated, pageQuery } from '../../schemas/pagination.js';
-import type { OrderRouteDeps } from './orders.js';
+import type { ActionRequest, OrderRouteDeps } from './orders.js';
 import { BODY_LIMITS } from '../body-limits.js';
 
 export function publisherId(request: FastifyRequest): number {
@@ -21,7 +21,7 @@ export function publisherId(request: FastifyRequest): number {
 
 /** The publisher side (docs/orders.md): orders on the publisher's own outlets only. */
 export const publisherRoutes: FastifyPluginAsyncZod<OrderRouteDeps> = async (app, { pool, clock, durations, publicBaseUrl }) => {
-  const actions = publisherActions(durations);
+  const actions = { pool, clock, durations };
   const auth = { auth: 'publisher' as const };
   const one = z.object({ data: publisherOrder });
 
@@ -89,11 +89,12 @@ export const publisherRoutes: FastifyPluginAsyncZod<OrderRouteDeps> = async (app
     },
   );
 
+  // An action on one order: one domain call, kept once under the request's Idempotency-Key if it sent one.
   const action = (
     path: string,
     operationId: string,
     summary: string,
-    run: (pub: number, id: number, body: never, tx: Tx) => Promise<unknown>,
+    run: (pub: number, id: number, body: never, options: OnceOptions<unknown>) => Promise<Answer>,
     opts: { body?: z.ZodType; status?: number; response?: z.ZodType } = {},
   ) =>
     app.post(
@@ -111,29 +112,30 @@ export const publisherRoutes: FastifyPluginAsyncZod<OrderRouteDeps> = async (app
           response: { [opts.status ?? 200]: opts.response ?? one, ...errorResponses(...authErrors, 400, 404, 409, 413, 422) },
         },
       },
-      idempotent({ pool, clock }, async (request, tx) => ({
-        status: opts.status ?? 200,
-        body: { data: await run(publisherId(request), (request.params as { id: number }).id, request.body as never, tx) },
-      })),
+      async (request, reply) => {
+        const status = opts.status ?? 200;
+        const once = onceFor(request, (data) => ({ status, body: { data } }));
+        return sendAnswer(reply, await run(publisherId(request), (request as ActionRequest).params.id, request.body as never, once));
+      },
     );
 
-  action('/orders/:id/accept', 'publisherAccept', 'Accept an order (→ writing, or → publishing when the buyer supplied the content).', (pub, id, _b, tx) =>
-    actions.accept(tx, pub, id, clock.now()),
+  action('/orders/:id/accept', 'publisherAccept', 'Accept an order (→ writing, or → publishing when the buyer supplied the content).', (pub, id, _b, once) =>
+    publisherOrders.accept(actions, pub, id, once),
   );
-  action('/orders/:id/decline', 'publisherDecline', 'Decline an order with a reason; the buyer is refunded.', (pub, id, b: z.infer<typeof declineBody>, tx) =>
-    actions.decline(tx, pub, id, b.reason, clock.now()),
+  action('/orders/:id/decline', 'publisherDecline', 'Decline an order with a reason; the buyer is refunded.', (pub, id, b: z.infer<typeof declineBody>, once) =>
+    publisherOrders.decline(actions, pub, id, b.reason, once),
     { body: declineBody },
   );
-  action('/orders/:id/draft', 'publisherSubmitDraft', 'Submit a draft (writing → draft_review), or a revised draft while in draft_review.', (pub, id, b: z.infer<typeof contentBody>, tx) =>
-    actions.submitDraft(tx, pub, id, b, clock.now()),
+  action('/orders/:id/draft', 'publisherSubmitDraft', 'Submit a draft (writing → draft_review), or a revised draft while in draft_review.', (pub, id, b: z.infer<typeof contentBody>, once) =>
+    publisherOrders.submitDraft(actions, pub, id, b, once),
     { body: contentBody },
   );
-  action('/orders/:id/publish', 'publisherPublish', 'Report the live placement (publishing → live_review); the URL must be on the outlet’s domain.', (pub, id, b: z.infer<typeof publishBody>, tx) =>
-    actions.publish(tx, pub, id, b.live_url, clock.now()),
+  action('/orders/:id/publish', 'publisherPublish', 'Report the live placement (publishing → live_review); the URL must be on the outlet’s domain.', (pub, id, b: z.infer<typeof publishBody>, once) =>
+    publisherOrders.publish(actions, pub, id, b.live_url, once),
     { body: publishBody },
   );
-  action('/orders/:id/messages', 'publisherSendMessage', 'Send a message to the buyer.', (pub, id, b: z.infer<typeof messageBody>, tx) =>
-    actions.message(tx, pub, id, b.body, clock.now()),
+  action('/orders/:id/messages', 'publisherSendMessage', 'Send a message to the buyer.', (pub, id, b: z.infer<typeof messageBody>, once) =>
+    publisherOrders.message(actions, pub, id, b.body, once),
     { body: messageBody, status: 201, response: z.object({ data: messageSchema }) },
   );
 };

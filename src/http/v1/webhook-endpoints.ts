@@ -5,9 +5,9 @@ import { z } from 'zod';
 import type { Clock } from '../../domain/clock.js';
 import type { AuthMode } from '../plugins/auth.js';
 import type { Viewer } from '../../domain/orders/order-read.js';
-import { checkEndpointUrl, createEndpoint, deleteEndpoint, listDeliveries, listEndpoints, resendDelivery, rotateSecret } from '../../domain/webhooks/endpoints.js';
+import { deleteEndpoint, listDeliveries, listEndpoints, webhookEndpoints } from '../../domain/webhooks/endpoints.js';
 import type { OutboundPolicy } from '../../outbound/address-policy.js';
-import { idempotent } from '../plugins/idempotency.js';
+import { onceFor, sendAnswer } from '../plugins/idempotency.js';
 import { authErrors, bearerSecurity, errorResponses } from '../../schemas/common.js';
 import { webhookDelivery, webhookEndpoint, webhookEndpointBody, webhookEndpointWithSecret } from '../../schemas/events.js';
 import { idParam } from '../../schemas/outlets.js';
@@ -30,7 +30,7 @@ export const webhookEndpointRoutes: FastifyPluginAsyncZod<WebhookRouteDeps> = as
   // POSTs take an optional Idempotency-Key, like every POST of the API: a retried creation
   // answers the same endpoint (and secret) instead of making a second one.
   const postConfig = { ...config, idempotency: 'optional' as const };
-  const store = { pool, clock };
+  const actions = { pool, clock, outboundPolicy };
   const tags = [party === 'buyer' ? 'Events' : 'Publisher'];
   const op = (name: string) => (party === 'buyer' ? name : `publisher${name[0]!.toUpperCase()}${name.slice(1)}`);
   const whose = party === 'buyer' ? "the workspace's" : "the publisher's";
@@ -49,15 +49,10 @@ export const webhookEndpointRoutes: FastifyPluginAsyncZod<WebhookRouteDeps> = as
       },
     },
     async (request, reply) => {
-      await checkEndpointUrl(request.body.url, outboundPolicy);
-      return create(request, reply);
+      const once = onceFor(request, (data) => ({ status: 201, body: { data } }));
+      return sendAnswer(reply, await webhookEndpoints.create(actions, owner(request), request.body, once));
     },
   );
-  const create = idempotent(store, async (request, tx) => {
-    const now = clock.now();
-    const body = request.body as z.infer<typeof webhookEndpointBody>;
-    return { status: 201, body: { data: await createEndpoint(tx, owner(request), body, now) } };
-  });
 
   app.get(
     '/webhook-endpoints',
@@ -106,10 +101,10 @@ export const webhookEndpointRoutes: FastifyPluginAsyncZod<WebhookRouteDeps> = as
         response: { 200: z.object({ data: webhookEndpointWithSecret }), ...errorResponses(...authErrors, 400, 404, 422) },
       },
     },
-    idempotent(store, async (request, tx) => ({
-      status: 200,
-      body: { data: await rotateSecret(tx, owner(request), (request.params as { id: number }).id, clock.now()) },
-    })),
+    async (request, reply) => {
+      const once = onceFor(request, (data) => ({ status: 200, body: { data } }));
+      return sendAnswer(reply, await webhookEndpoints.rotateSecret(actions, owner(request), request.params.id, once));
+    },
   );
 
   app.get(
@@ -146,10 +141,9 @@ export const webhookEndpointRoutes: FastifyPluginAsyncZod<WebhookRouteDeps> = as
         response: { 202: z.object({ data: webhookDelivery }), ...errorResponses(...authErrors, 400, 404, 409, 422) },
       },
     },
-    idempotent(store, async (request, tx) => {
-    const now = clock.now();
-      const params = request.params as z.infer<typeof deliveryParams>;
-      return { status: 202, body: { data: await resendDelivery(tx, owner(request), params.id, params.delivery_id, now) } };
-    }),
+    async (request, reply) => {
+      const once = onceFor(request, (data) => ({ status: 202, body: { data } }));
+      return sendAnswer(reply, await webhookEndpoints.resend(actions, owner(request), request.params.id, request.params.delivery_id, once));
+    },
   );
 };

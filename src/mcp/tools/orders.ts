@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { type Tx, withTransaction } from '../../db/tx.js';
-import { buyerActions } from '../../domain/orders/buyer-actions.js';
+import type { Answer, OnceOptions } from '../../domain/idempotency/record-once.js';
+import { buyerOrders } from '../../domain/orders/buyer-actions.js';
+import type { BuyerOrderView, MessageView } from '../../domain/orders/order-view.js';
 import { getOrder as readOrder, listOrders as readOrders } from '../../domain/orders/order-read.js';
 import { orderStatuses } from '../../domain/orders/states.js';
 import { buyerOrder, contentBody, messageBody, messageSchema } from '../../schemas/orders.js';
@@ -10,9 +11,9 @@ export const orderId = idArg('The order id, from place-orders or list-orders.');
 const buyer = (ctx: ToolContext) => ({ party: 'buyer' as const, workspaceId: ctx.principal.workspaceId });
 const one = z.object({ order: buyerOrder });
 
-/** One buyer action in its own short transaction, through the same domain call as REST. */
-const act = <T>(ctx: ToolContext, fn: (actions: ReturnType<typeof buyerActions>, tx: Tx) => Promise<T>) =>
-  withTransaction(ctx.pool, (tx) => fn(buyerActions(ctx.durations), tx));
+/** These tools keep no record: each call is the action once, answered as its result. */
+const unkept: OnceOptions<unknown> = { once: undefined, encode: (outcome) => (outcome.ok ? { status: 200, json: JSON.stringify(outcome.value) } : undefined) };
+const resultOf = async <T>(answer: Promise<Answer>): Promise<T> => JSON.parse((await answer).json) as T;
 
 export const listOrders = defineTool({
   name: 'list-orders',
@@ -66,7 +67,7 @@ export const submitContent = defineTool({
   output: one,
   annotations: annotations.step,
   run: async (ctx, { order_id, title, body }) => ({
-    order: await act(ctx, (a, tx) => a.submitContent(tx, ctx.principal, order_id, { title, body }, ctx.clock.now())),
+    order: await resultOf<BuyerOrderView>(buyerOrders.submitContent(ctx, ctx.principal, order_id, { title, body }, unkept)),
   }),
 });
 
@@ -80,7 +81,7 @@ export const approveDraft = defineTool({
   input: z.strictObject({ order_id: orderId }),
   output: one,
   annotations: annotations.step,
-  run: async (ctx, { order_id }) => ({ order: await act(ctx, (a, tx) => a.approveDraft(tx, ctx.principal, order_id, ctx.clock.now())) }),
+  run: async (ctx, { order_id }) => ({ order: await resultOf<BuyerOrderView>(buyerOrders.approveDraft(ctx, ctx.principal, order_id, unkept)) }),
 });
 
 export const sendMessage = defineTool({
@@ -96,7 +97,7 @@ export const sendMessage = defineTool({
   output: z.object({ message: messageSchema }),
   annotations: annotations.append,
   run: async (ctx, { order_id, body }) => ({
-    message: await act(ctx, (a, tx) => a.message(tx, ctx.principal, order_id, body, ctx.clock.now())),
+    message: await resultOf<MessageView>(buyerOrders.message(ctx, ctx.principal, order_id, body, unkept)),
   }),
 });
 
@@ -110,5 +111,5 @@ export const cancelOrder = defineTool({
   input: z.strictObject({ order_id: orderId }),
   output: one,
   annotations: annotations.destructive,
-  run: async (ctx, { order_id }) => ({ order: await act(ctx, (a, tx) => a.cancel(tx, ctx.principal, order_id, ctx.clock.now())) }),
+  run: async (ctx, { order_id }) => ({ order: await resultOf<BuyerOrderView>(buyerOrders.cancel(ctx, ctx.principal, order_id, unkept)) }),
 });
