@@ -346,7 +346,8 @@ async function startApp(databaseUrl: string): Promise<Server> {
   const port = await freePort();
   // --profile DIR: a V8 CPU profile of the server under test, written when it stops.
   const profile = opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${opts.profile}`] : [];
-  const s = spawnNode([...profile, serverJs], serverEnv(databaseUrl, port), 'ignore');
+  const extra = Object.assign({}, ...chosen.map((c) => c.serverEnv ?? {})) as Record<string, string>;
+  const s = spawnNode([...profile, serverJs], serverEnv(databaseUrl, port, extra), 'ignore');
   const base = `http://127.0.0.1:${port}`;
   // Ready: the database answers and search's count index is loaded (minutes at 1M outlets).
   await waitForHttp(`${base}/readyz`, s, 'server', 900_000);
@@ -493,6 +494,7 @@ async function measureSlice(
   let statsAfter: Promise<StatementSnapshot> | undefined;
   const { main: r, background } = await withBackground(t, seconds, RAMP_SECONDS, () => load(t, seconds, RAMP_SECONDS, {
     start() {
+      t.scenario?.observer?.windowStart();
       node0 = snapshotProcess(t.pid);
       db0 = snapshotPostgres(postmasterPid);
       if (stats) statsBefore = statementSnapshot(stats.client);
@@ -501,6 +503,7 @@ async function measureSlice(
       if (node0) nodeMicros = cpuMicros(node0, snapshotProcess(t.pid));
       if (db0) dbMicros = cpuMicros(db0, snapshotPostgres(postmasterPid));
       if (stats) statsAfter = statementSnapshot(stats.client);
+      t.scenario?.observer?.windowEnd();
     },
   }));
   if (background) backgroundStatuses.set(t, addStatuses(backgroundStatuses.get(t) ?? {}, background.statuses, background.errors));
@@ -753,6 +756,9 @@ async function main(): Promise<number> {
       return `${t.label}: ${codes || 'none'}; errors (other statuses, connection errors, timeouts): ${bad + errs}`;
     });
 
+  const observed: string[] = [];
+  for (const s of chosen) if (s.observer) observed.push(...(await s.observer.report()));
+
   const ownConnections = chosen
     .filter((s) => s.connections)
     .map((s) => `${s.name}: ${s.connections}`)
@@ -772,6 +778,7 @@ async function main(): Promise<number> {
         const codes = Object.entries(backgroundStatuses.get(t) ?? {}).map(([code, n]) => `${code}×${n}`).join(', ');
         return `background of ${t.label} (${t.background!.description}, ${t.background!.connections} connections): ${codes || 'none'}`;
       }),
+    ...observed,
     ...(judgedLine ? [judgedLine] : []),
     '',
   ];

@@ -40,6 +40,17 @@ export interface BackgroundLoad {
  */
 export type Ceiling = 'bare' | 'one-query' | 'min-order-many' | 'min-order-one';
 
+/**
+ * Figures a scenario gathers itself (e.g. what a local receiver got): told when each of its
+ * measured windows opens and closes, asked once after the last round for lines printed below the
+ * table.
+ */
+export interface ScenarioObserver {
+  windowStart(): void;
+  windowEnd(): void;
+  report(): Promise<string[]>;
+}
+
 export interface Scenario {
   name: string;
   description: string;
@@ -74,6 +85,9 @@ export interface Scenario {
   diagnostic?: boolean;
   /** Sent at the same time by another load generator, during the scenario's warm-up and slices. */
   background?(ctx: BenchContext): BackgroundLoad;
+  /** Added to the environment of the server under test when this scenario runs. */
+  serverEnv?: Record<string, string>;
+  observer?: ScenarioObserver;
   /** Optional preparation before any load (create data through the API or the database). */
   setup?(ctx: BenchContext): Promise<void>;
 }
