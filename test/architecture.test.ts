@@ -7,17 +7,17 @@ import { importCycles, importGraph } from './helpers/imports.js';
 
 const mayImport: Record<string, string[]> = {
   'server.ts': ['app.ts', 'infra', 'demo', 'config.ts', 'logger.ts'],
-  'app.ts': ['http', 'mcp', 'domain', 'schemas', 'db', 'outbound', 'shared', 'config.ts'],
-  infra: ['db', 'domain', 'shared', 'config.ts'],
-  cli: ['demo', 'domain', 'schemas', 'db', 'shared', 'config.ts', 'paths.ts', 'logger.ts'],
-  http: ['mcp', 'domain', 'schemas', 'outbound', 'shared'],
-  mcp: ['domain', 'schemas', 'shared'],
-  demo: ['domain', 'db', 'shared'],
-  schemas: ['domain', 'shared'],
-  domain: ['db', 'outbound', 'shared', 'config.ts'],
-  outbound: ['shared'],
-  db: ['shared', 'paths.ts'],
-  shared: [],
+  'app.ts': ['http', 'mcp', 'domain', 'schemas', 'db', 'outbound', 'common', 'config.ts'],
+  infra: ['db', 'domain', 'common', 'config.ts'],
+  cli: ['demo', 'domain', 'schemas', 'db', 'common', 'config.ts', 'paths.ts', 'logger.ts'],
+  http: ['mcp', 'domain', 'schemas', 'outbound', 'common'],
+  mcp: ['domain', 'schemas', 'common'],
+  demo: ['domain', 'db', 'common'],
+  schemas: ['domain', 'common'],
+  domain: ['db', 'outbound', 'common', 'config.ts'],
+  outbound: ['common'],
+  db: ['common', 'paths.ts'],
+  common: [],
   'config.ts': [],
   'paths.ts': [],
   'logger.ts': [],
@@ -38,7 +38,7 @@ describe('architecture', () => {
     // A reader that found nothing would pass every check below.
     expect(graph.size).toBeGreaterThan(100);
     expect(graph.get('src/server.ts')).toContain('src/app.ts');
-    expect(graph.get('src/db/schema/orders.ts')).toContain('src/shared/enums.ts');
+    expect(graph.get('src/db/schema/orders.ts')).toContain('src/common/enums.ts');
   });
 
   it('every top-level folder and file of src/ is a layer with its rule', () => {

@@ -1,6 +1,6 @@
 import { createHmac, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../domain/clock.js';
-import { canonicalJson } from '../shared/canonical-json.js';
+import { canonicalJson } from '../common/canonical-json.js';
 import { type Answer, type OnceKey, type Outcome, refusedConfirmation, type StoredAnswer } from '../domain/idempotency/record-once.js';
 
 /**

@@ -312,8 +312,8 @@ describe('POST /api/v1/orders — security', () => {
 
   it('keys are scoped to the API key', async () => {
     const w = await workspaceWithKeys(h.database.db, { balanceCents: 100_000 });
-    const a = await place(valid(), { key: w.spendKey, idem: 'shared' });
-    const b = await place(valid(), { key: ws.spendKey, idem: 'shared' });
+    const a = await place(valid(), { key: w.spendKey, idem: 'common' });
+    const b = await place(valid(), { key: ws.spendKey, idem: 'common' });
     expect(a.statusCode).toBe(201);
     expect(b.statusCode).toBe(201);
     expect(b.headers['idempotent-replayed']).toBeUndefined();

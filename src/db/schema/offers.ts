@@ -11,7 +11,7 @@ import {
   text,
   timestamp,
 } from 'drizzle-orm/pg-core';
-import { contentByValues, linkTypes, offerFormats } from '../../shared/enums.js';
+import { contentByValues, linkTypes, offerFormats } from '../../common/enums.js';
 import { outlets } from './outlets.js';
 
 export const offerFormat = pgEnum('offer_format', offerFormats);

@@ -13,7 +13,7 @@ import {
   timestamp,
   unique,
 } from 'drizzle-orm/pg-core';
-import { orderStatuses } from '../../shared/enums.js';
+import { orderStatuses } from '../../common/enums.js';
 import { contentBy, offers } from './offers.js';
 import { projects } from './projects.js';
 import { workspaces } from './workspaces.js';

@@ -13,7 +13,7 @@ import {
   text,
   timestamp,
 } from 'drizzle-orm/pg-core';
-import { outletTypes } from '../../shared/enums.js';
+import { outletTypes } from '../../common/enums.js';
 import { publishers } from './publishers.js';
 
 export const outletType = pgEnum('outlet_type', outletTypes);

@@ -1,5 +1,5 @@
 import type { Config } from '../../config.js';
-import { orderStatuses, type OrderStatus } from '../../shared/enums.js';
+import { orderStatuses, type OrderStatus } from '../../common/enums.js';
 
 export { orderStatuses, type OrderStatus };
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { contentByValues, linkTypes, offerFormats, outletTypes, type OfferFormat, type OutletType } from '../../shared/enums.js';
+import { contentByValues, linkTypes, offerFormats, outletTypes, type OfferFormat, type OutletType } from '../../common/enums.js';
 
-// The catalog's enumerations as validation: the values themselves are in src/shared/enums.ts, which
+// The catalog's enumerations as validation: the values themselves are in src/common/enums.ts, which
 // the database's enum types read too.
 export { contentByValues, linkTypes, offerFormats, outletTypes, type OfferFormat, type OutletType };
 

@@ -4,7 +4,7 @@ import fp from 'fastify-plugin';
 import type pg from 'pg';
 import type { Clock } from '../../domain/clock.js';
 import { DomainError } from '../../domain/errors.js';
-import { canonicalJson } from '../../shared/canonical-json.js';
+import { canonicalJson } from '../../common/canonical-json.js';
 import { type Answer, type OnceKey, type OnceOptions, type Outcome as OutcomeOf, recordOnce, type StoredAnswer } from '../../domain/idempotency/record-once.js';
 import { z } from 'zod';
 import { httpStatusOf, v1ErrorBody } from './errors.js';
