@@ -28,6 +28,25 @@ const trustProxy = z
     message: 'must be true, false, or a comma-separated list of addresses and CIDR ranges (loopback, linklocal, uniquelocal)',
   });
 
+// OUTBOUND_RESOLVE: `host=ip,host=ip`, a static resolver as curl's --resolve, so an outlet's
+// domain can be served by a local page in development and tests. The address is still judged
+// by the outbound address policy when the connection is made.
+const HOST_IP = /^([a-z0-9.-]+)=(\d{1,3}(?:\.\d{1,3}){3}|\[?[0-9a-f:.]+\]?)$/i;
+const staticResolve = z
+  .string()
+  .trim()
+  .refine((v) => v === '' || v.split(',').every((pair) => HOST_IP.test(pair.trim())), {
+    message: 'must be a comma-separated list of host=ip pairs',
+  })
+  .transform((v) => {
+    const map = new Map<string, string>();
+    for (const pair of v === '' ? [] : v.split(',')) {
+      const [, host, ip] = HOST_IP.exec(pair.trim())!;
+      map.set(host!.toLowerCase().replace(/\.$/, ''), ip!.replace(/^\[|\]$/g, ''));
+    }
+    return map;
+  });
+
 export const configSchema = z.object({
   HOST: z.string().default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -61,6 +80,11 @@ export const configSchema = z.object({
   EVENTS_POLL_INTERVAL_MS: z.coerce.number().int().min(0).max(60_000).default(200),
   EVENT_RETENTION_DAYS: z.coerce.number().int().min(30).max(3650).default(30),
   OUTBOUND_ALLOW_LOOPBACK: bool.default(false),
+  OUTBOUND_RESOLVE: staticResolve.default(''),
+  LINK_GUARANTEE_DAYS: z.coerce.number().positive().max(3650).default(60),
+  LINK_RESTORE_DAYS: z.coerce.number().positive().max(365).default(7),
+  LINK_RECHECK_INTERVAL_MS: z.coerce.number().int().min(1000).max(365 * 86_400_000).default(86_400_000),
+  LINK_CHECK_TIMEOUT_MS: z.coerce.number().int().min(50).max(120_000).default(10_000),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(10_000),
   WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(5_000),
   WEBHOOK_DISABLE_AFTER_HOURS: z.coerce.number().positive().max(24 * 365).default(72),
