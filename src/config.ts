@@ -80,7 +80,7 @@ export const configSchema = z.object({
   EVENTS_POLL_INTERVAL_MS: z.coerce.number().int().min(0).max(60_000).default(200),
   EVENT_RETENTION_DAYS: z.coerce.number().int().min(30).max(3650).default(30),
   OUTBOUND_ALLOW_LOOPBACK: bool.default(false),
-  OUTBOUND_RESOLVE: staticResolve.default(''),
+  OUTBOUND_RESOLVE: z.string().default('').pipe(staticResolve),
   LINK_GUARANTEE_DAYS: z.coerce.number().positive().max(3650).default(60),
   LINK_RESTORE_DAYS: z.coerce.number().positive().max(365).default(7),
   LINK_RECHECK_INTERVAL_MS: z.coerce.number().int().min(1000).max(365 * 86_400_000).default(86_400_000),

@@ -15,9 +15,11 @@ export const orderStatuses = [
   'publishing',
   'live_review',
   'completed',
+  'link_lost',
   'declined',
   'expired',
   'cancelled',
+  'link_refunded',
 ] as const;
 
 export type OutletType = (typeof outletTypes)[number];

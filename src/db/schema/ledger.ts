@@ -18,6 +18,7 @@ import { workspaces } from './workspaces.js';
 export const ledgerAccountKind = pgEnum('ledger_account_kind', [
   'available',
   'held',
+  'pending',
   'payable',
   'fees',
   'external',
@@ -28,6 +29,8 @@ export const ledgerTransactionKind = pgEnum('ledger_transaction_kind', [
   'order_placed',
   'order_released',
   'order_refunded',
+  'payout_released',
+  'guarantee_refunded',
 ]);
 
 /**
@@ -53,7 +56,7 @@ export const ledgerAccounts = pgTable(
     check(
       'ledger_accounts_owner_matches_kind',
       sql`(${t.kind} IN ('available', 'held') AND ${t.workspaceId} IS NOT NULL AND ${t.publisherId} IS NULL)
-        OR (${t.kind} = 'payable' AND ${t.publisherId} IS NOT NULL AND ${t.workspaceId} IS NULL)
+        OR (${t.kind} IN ('pending', 'payable') AND ${t.publisherId} IS NOT NULL AND ${t.workspaceId} IS NULL)
         OR (${t.kind} IN ('fees', 'external') AND ${t.workspaceId} IS NULL AND ${t.publisherId} IS NULL)`,
     ),
   ],

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import {
   bigint,
   bigserial,
+  boolean,
   check,
   index,
   integer,
@@ -9,6 +10,7 @@ import {
   pgEnum,
   pgTable,
   primaryKey,
+  smallint,
   text,
   timestamp,
   unique,
@@ -67,6 +69,22 @@ export const orders = pgTable(
     completedAt: timestamp('completed_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
+    // The link checks (docs/link-guarantee.md). The last check's results; null until one ran.
+    liveChecks: jsonb('live_checks'),
+    liveCheckedAt: timestamp('live_checked_at', { withTimezone: true }),
+    livePassed: boolean('live_passed'),
+    // The first check of the placement (the outlet's verification pass rate counts it).
+    firstCheckPassed: boolean('first_check_passed'),
+    // Times a failed check sent the placement back to the publisher (once at most).
+    liveReturns: smallint('live_returns').notNull().default(0),
+    // When the link checker should next fetch live_url; null: no check planned.
+    linkCheckDueAt: timestamp('link_check_due_at', { withTimezone: true }),
+    // The guarantee window: from completion until the payout moves to payable.
+    guaranteeEndsAt: timestamp('guarantee_ends_at', { withTimezone: true }),
+    payoutReleasedAt: timestamp('payout_released_at', { withTimezone: true }),
+    // Link survival as first seen at or after 30 and 60 days from completion (track record).
+    alive30d: boolean('alive_30d'),
+    alive60d: boolean('alive_60d'),
   },
   (t) => [
     index('orders_workspace_idx').on(t.workspaceId, t.id.desc()),
@@ -79,6 +97,8 @@ export const orders = pgTable(
     index('orders_deadline_idx')
       .on(t.deadlineAt)
       .where(sql`${t.status} NOT IN ('completed', 'declined', 'expired', 'cancelled')`),
+    // The link checker reads only orders with a check planned.
+    index('orders_link_check_due_idx').on(t.linkCheckDueAt).where(sql`${t.linkCheckDueAt} IS NOT NULL`),
     check('orders_amounts', sql`${t.price} = ${t.publisherPriceCents} + ${t.feeCents} AND ${t.publisherPriceCents} > 0 AND ${t.feeCents} >= 0`),
   ],
 );

@@ -15,7 +15,7 @@ export async function createWorkspaceAccounts(tx: Tx, workspaceId: number): Prom
 }
 
 export async function createPublisherAccount(tx: Tx, publisherId: number): Promise<void> {
-  await tx.query(`INSERT INTO ledger_accounts (kind, publisher_id) VALUES ('payable', $1) ON CONFLICT DO NOTHING`, [publisherId]);
+  await tx.query(`INSERT INTO ledger_accounts (kind, publisher_id) VALUES ('pending', $1), ('payable', $1) ON CONFLICT DO NOTHING`, [publisherId]);
 }
 
 export async function workspaceAccountIds(

@@ -6,8 +6,14 @@ import type { Tx } from '../../db/tx.js';
  * it pays for: balanced transactions, their entries and the balance rows, together.
  */
 
-export type AccountKind = 'available' | 'held' | 'payable' | 'fees' | 'external';
-export type TransactionKind = 'top_up' | 'order_placed' | 'order_released' | 'order_refunded';
+export type AccountKind = 'available' | 'held' | 'pending' | 'payable' | 'fees' | 'external';
+export type TransactionKind =
+  | 'top_up'
+  | 'order_placed'
+  | 'order_released'
+  | 'order_refunded'
+  | 'payout_released'
+  | 'guarantee_refunded';
 
 export interface Posting {
   accountId: number;
@@ -65,20 +71,43 @@ export const refund = (w: WorkspaceAccounts, order: { id: number; price: number 
   ],
 });
 
-/** An approved placement: held → publisher payable + platform fees, at the frozen amounts. */
-export const release = (
-  w: WorkspaceAccounts,
-  order: { id: number; price: number; publisher_price_cents: number; fee_cents: number },
-  payable: number,
-  fees: number,
-): Movement => ({
+type FrozenAmounts = { id: number; price: number; publisher_price_cents: number; fee_cents: number };
+
+/**
+ * An approved placement: held → the publisher's pending + platform fees, at the frozen amounts.
+ * Pending, not payable: the link guarantee can still refund it (docs/link-guarantee.md).
+ */
+export const release = (w: WorkspaceAccounts, order: FrozenAmounts, pending: number, fees: number): Movement => ({
   kind: 'order_released',
   orderId: order.id,
   workspaceId: w.workspaceId,
   postings: [
     { accountId: w.held, kind: 'held', amount: -order.price },
-    { accountId: payable, kind: 'payable', amount: order.publisher_price_cents },
+    { accountId: pending, kind: 'pending', amount: order.publisher_price_cents },
     ...(order.fee_cents > 0 ? [{ accountId: fees, kind: 'fees' as const, amount: order.fee_cents }] : []),
+  ],
+});
+
+/** The guarantee window ended with the link alive: the publisher's pending → payable. */
+export const payout = (order: FrozenAmounts & { workspace_id: number }, pending: number, payable: number): Movement => ({
+  kind: 'payout_released',
+  orderId: order.id,
+  workspaceId: order.workspace_id,
+  postings: [
+    { accountId: pending, kind: 'pending', amount: -order.publisher_price_cents },
+    { accountId: payable, kind: 'payable', amount: order.publisher_price_cents },
+  ],
+});
+
+/** A lost link not restored in time: pending + fees → the buyer's available, the full price. */
+export const guaranteeRefund = (w: WorkspaceAccounts, order: FrozenAmounts, pending: number, fees: number): Movement => ({
+  kind: 'guarantee_refunded',
+  orderId: order.id,
+  workspaceId: w.workspaceId,
+  postings: [
+    { accountId: w.available, kind: 'available', amount: order.price },
+    { accountId: pending, kind: 'pending', amount: -order.publisher_price_cents },
+    ...(order.fee_cents > 0 ? [{ accountId: fees, kind: 'fees' as const, amount: -order.fee_cents }] : []),
   ],
 });
 
@@ -123,14 +152,17 @@ export async function lockWorkspaces(tx: Tx, workspaceIds: number[]): Promise<Ma
   );
 }
 
-export async function payableAccountId(tx: Tx, publisherId: number): Promise<number> {
-  const { rows } = await tx.query<{ id: number }>({
-    name: 'ledger_payable',
-    text: `SELECT id FROM ledger_accounts WHERE publisher_id = $1 AND kind = 'payable'`,
+/** A publisher's two accounts: pending (still under the link guarantee) and payable. */
+export async function publisherAccounts(tx: Tx, publisherId: number): Promise<{ pending: number; payable: number }> {
+  const { rows } = await tx.query<{ id: number; kind: 'pending' | 'payable' }>({
+    name: 'ledger_publisher_accounts',
+    text: `SELECT id, kind FROM ledger_accounts WHERE publisher_id = $1 AND kind IN ('pending', 'payable')`,
     values: [publisherId],
   });
-  if (!rows[0]) throw new Error(`publisher ${publisherId} has no payable account`);
-  return rows[0].id;
+  const pending = rows.find((r) => r.kind === 'pending');
+  const payable = rows.find((r) => r.kind === 'payable');
+  if (!pending || !payable) throw new Error(`publisher ${publisherId} has no pending and payable accounts`);
+  return { pending: pending.id, payable: payable.id };
 }
 
 export async function platformAccount(tx: Tx, kind: 'fees' | 'external'): Promise<number> {
@@ -147,7 +179,7 @@ export async function platformAccount(tx: Tx, kind: 'fees' | 'external'): Promis
 
 // Balance rows are updated in this order (workspace rows, then publisher, then platform) — the
 // contract's lock order — so two movements never wait on each other in opposite orders.
-const KIND_ORDER: Record<AccountKind, number> = { available: 0, held: 1, payable: 2, fees: 3, external: 4 };
+const KIND_ORDER: Record<AccountKind, number> = { available: 0, held: 1, pending: 2, payable: 3, fees: 4, external: 5 };
 
 // The transactions, their entries and the workspace's own balance rows in one statement: the
 // rows are already locked (`lockWorkspace`), so it takes no new lock. The entries find their

@@ -4,9 +4,7 @@ import { orderStatuses, type OrderStatus } from '../../common/enums.js';
 export { orderStatuses, type OrderStatus };
 
 export type Party = 'buyer' | 'publisher';
-export type DeadlineKind = 'respond_by' | 'deliver_by' | 'review_by';
-
-export const terminalStatuses: readonly OrderStatus[] = ['completed', 'declined', 'expired', 'cancelled'];
+export type DeadlineKind = 'respond_by' | 'deliver_by' | 'review_by' | 'restore_by';
 
 /** Whose move it is in each state (docs/orders.md). */
 export const turnOf: Record<OrderStatus, Party | null> = {
@@ -17,9 +15,11 @@ export const turnOf: Record<OrderStatus, Party | null> = {
   publishing: 'publisher',
   live_review: 'buyer',
   completed: null,
+  link_lost: 'publisher',
   declined: null,
   expired: null,
   cancelled: null,
+  link_refunded: null,
 };
 
 /** Which deadline the single stored `deadline_at` is, in each state. */
@@ -31,9 +31,11 @@ export const deadlineKindOf: Record<OrderStatus, DeadlineKind | null> = {
   publishing: 'deliver_by',
   live_review: 'review_by',
   completed: null,
+  link_lost: 'restore_by',
   declined: null,
   expired: null,
   cancelled: null,
+  link_refunded: null,
 };
 
 export interface Durations {
@@ -42,6 +44,10 @@ export interface Durations {
   draftReviewMs: number;
   liveReviewMs: number;
   publishAfterDraftMs: number;
+  /** From completion until the payout becomes payable (LINK_GUARANTEE_DAYS). */
+  guaranteeMs: number;
+  /** A lost link's time to come back (LINK_RESTORE_DAYS). */
+  restoreMs: number;
 }
 
 const HOUR = 3_600_000;
@@ -54,6 +60,8 @@ export function durationsFrom(config: Config): Durations {
     draftReviewMs: config.ORDER_DRAFT_REVIEW_DAYS * DAY,
     liveReviewMs: config.ORDER_LIVE_REVIEW_DAYS * DAY,
     publishAfterDraftMs: config.ORDER_PUBLISH_AFTER_DRAFT_DAYS * DAY,
+    guaranteeMs: config.LINK_GUARANTEE_DAYS * DAY,
+    restoreMs: config.LINK_RESTORE_DAYS * DAY,
   };
 }
 
@@ -75,9 +83,11 @@ export function deadlineFor(
     publishing: order.publishingBuyerContent ? order.turnaroundDays * DAY : d.publishAfterDraftMs,
     live_review: d.liveReviewMs,
     completed: null,
+    link_lost: d.restoreMs,
     declined: null,
     expired: null,
     cancelled: null,
+    link_refunded: null,
   };
   const span = ms[status];
   return span === null ? null : new Date(enteredAt + span);

@@ -100,12 +100,26 @@ export async function refund(tx: Tx, order: LockedOrder): Promise<void> {
   await ledger.post(tx, [ledger.refund(accounts, order)]);
 }
 
-/** Held → publisher payable + platform fees at the frozen amounts: approved placements. */
+/** Held → the publisher's pending + platform fees at the frozen amounts: approved placements. */
 export async function release(tx: Tx, order: LockedOrder): Promise<void> {
   const accounts = await ledger.lockWorkspace(tx, order.workspace_id);
-  const payable = await ledger.payableAccountId(tx, order.publisher_id);
+  const { pending } = await ledger.publisherAccounts(tx, order.publisher_id);
   const fees = order.fee_cents > 0 ? await ledger.platformAccount(tx, 'fees') : 0;
-  await ledger.post(tx, [ledger.release(accounts, order, payable, fees)]);
+  await ledger.post(tx, [ledger.release(accounts, order, pending, fees)]);
+}
+
+/** The guarantee ended with the link alive: the publisher's pending → payable. */
+export async function payOut(tx: Tx, order: LockedOrder): Promise<void> {
+  const { pending, payable } = await ledger.publisherAccounts(tx, order.publisher_id);
+  await ledger.post(tx, [ledger.payout(order, pending, payable)]);
+}
+
+/** A lost link not restored in time: pending + fees → the buyer's available, the full price. */
+export async function refundGuarantee(tx: Tx, order: LockedOrder): Promise<void> {
+  const accounts = await ledger.lockWorkspace(tx, order.workspace_id);
+  const { pending } = await ledger.publisherAccounts(tx, order.publisher_id);
+  const fees = order.fee_cents > 0 ? await ledger.platformAccount(tx, 'fees') : 0;
+  await ledger.post(tx, [ledger.guaranteeRefund(accounts, order, pending, fees)]);
 }
 
 /** Stores a new content version with its checks. */
