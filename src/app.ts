@@ -28,6 +28,8 @@ import { createLimiter } from './http/plugins/rate-limit.js';
 import { genReqId } from './http/plugins/request-id.js';
 import { idempotencyKeyCheck } from './http/plugins/idempotency.js';
 import { deadlineSweeper } from './http/plugins/sweeper.js';
+import { linkCheckWorker } from './http/plugins/link-check-worker.js';
+import { createLinkChecker } from './domain/placements/link-checker.js';
 import { eventWorker } from './http/plugins/event-worker.js';
 import { createOutboundClient } from './outbound/http-client.js';
 import { durationsFrom } from './domain/orders/states.js';
@@ -168,6 +170,14 @@ export const marketplaceApp = fp(
       redisPrefix: deps.config.REDIS_KEY_PREFIX,
     });
     await app.register(catalogRoutes, { catalog, auth });
+    const linkChecker = createLinkChecker({
+      pool: deps.database.pool,
+      clock,
+      durations,
+      check: placementCheckerFor(deps.config),
+      timeoutMs: deps.config.LINK_CHECK_TIMEOUT_MS,
+      perDomainPerSecond: deps.config.LINK_CHECKS_PER_DOMAIN_PER_SECOND,
+    });
     await app.register(v1Routes, {
       prefix: '/api/v1',
       pool: deps.database.pool,
@@ -176,6 +186,7 @@ export const marketplaceApp = fp(
       clock,
       durations,
       outboundPolicy,
+      linkChecker,
     });
     await app.register(mcpRoutes, {
       auth,
@@ -204,6 +215,8 @@ export const marketplaceApp = fp(
       },
     });
 
+    await app.register(linkCheckWorker, { checker: linkChecker, intervalMs: deps.config.LINK_CHECK_POLL_MS });
+
     app.addHook('onClose', async () => {
       resolver.clear();
     });
@@ -216,4 +229,9 @@ export async function buildApp(deps: AppDeps & { logger: Logger }) {
   const app = Fastify(serverOptions(deps.config, deps.logger)).withTypeProvider<ZodTypeProvider>();
   await app.register(marketplaceApp, deps);
   return app;
+}
+
+/** Placeholder until the page fetcher lands: every check fails, saying so. */
+function placementCheckerFor(_config: Config) {
+  return async () => [{ name: 'page', status: 'fail' as const, detail: 'link checks are not available yet' }];
 }

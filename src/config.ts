@@ -85,6 +85,8 @@ export const configSchema = z.object({
   LINK_RESTORE_DAYS: z.coerce.number().positive().max(365).default(7),
   LINK_RECHECK_INTERVAL_MS: z.coerce.number().int().min(1000).max(365 * 86_400_000).default(86_400_000),
   LINK_CHECK_TIMEOUT_MS: z.coerce.number().int().min(50).max(120_000).default(10_000),
+  LINK_CHECK_POLL_MS: z.coerce.number().int().min(0).max(60_000).default(500),
+  LINK_CHECKS_PER_DOMAIN_PER_SECOND: z.coerce.number().positive().max(1000).default(2),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(10_000),
   WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(5_000),
   WEBHOOK_DISABLE_AFTER_HOURS: z.coerce.number().positive().max(24 * 365).default(72),

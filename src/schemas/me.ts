@@ -32,3 +32,11 @@ export const meData = z.object({
     abilities: z.array(z.enum(['read', 'plan', 'manage_content', 'place_orders', 'approve_placements', 'publish'])),
   }),
 }).meta({ id: 'Me', description: 'The workspace behind the key, its balance and what the key may do.' });
+
+export const publisherMeData = z.object({
+  publisher: z.object({ id: z.number().int(), name: z.string() }),
+  pending: z.number().int().describe('US cents approved but still under the link guarantee: a lost link not restored is refunded from here.'),
+  pending_formatted: z.string(),
+  payable: z.number().int().describe('US cents owed to the publisher: the guarantee window ended with the link alive.'),
+  payable_formatted: z.string(),
+}).meta({ id: 'PublisherMe', description: 'The publisher behind the key and its balances.' });

@@ -61,6 +61,12 @@ const check = z.object({
   detail: z.string(),
 }).meta({ id: 'ContentCheck' });
 
+const liveCheck = z.object({
+  name: z.string().describe('page, domain, link, anchor, rel, indexable or disclosure (docs/link-checks.md).'),
+  status: z.enum(['pass', 'warn', 'fail']),
+  detail: z.string(),
+}).meta({ id: 'LiveCheck' });
+
 export const messageSchema = z.object({
   id: z.number().int(),
   body: z.string(),
@@ -79,9 +85,22 @@ const orderCommon = {
   anchor_text: z.string().nullable(),
   brief: z.string().nullable(),
   deadlines: z
-    .object({ respond_by: z.string().nullable(), deliver_by: z.string().nullable(), review_by: z.string().nullable() })
+    .object({
+      respond_by: z.string().nullable(),
+      deliver_by: z.string().nullable(),
+      review_by: z.string().nullable(),
+      restore_by: z.string().nullable().describe('link_lost only: the publisher restores the link by then, or the buyer is refunded.'),
+    })
     .describe("Only the current state's deadline is set."),
   live_url: z.string().nullable(),
+  live_checks: z
+    .array(liveCheck)
+    .describe('The last check of the live page (docs/link-checks.md); [] until the first check after publishing has finished.'),
+  live_checked_at: z.string().nullable().describe('When live_checks were made; null before the first check.'),
+  guarantee_ends_at: z
+    .string()
+    .nullable()
+    .describe('Completed placements: until then the link is re-checked, and a lost link not restored is refunded (docs/link-guarantee.md).'),
   content: z
     .object({
       title: z.string(),

@@ -28,9 +28,20 @@ export async function expectLedgerInvariants(database: Database): Promise<void> 
       SELECT a.workspace_id, a.balance, COALESCE(o.open, 0)::bigint AS open
         FROM ledger_accounts a
         LEFT JOIN (SELECT workspace_id, sum(price) AS open FROM orders
-                    WHERE status NOT IN ('completed', 'declined', 'expired', 'cancelled') GROUP BY workspace_id) o
+                    WHERE status NOT IN ('completed', 'link_lost', 'declined', 'expired', 'cancelled', 'link_refunded')
+                    GROUP BY workspace_id) o
           ON o.workspace_id = a.workspace_id
        WHERE a.kind = 'held' AND a.balance <> COALESCE(o.open, 0)`);
     expect(heldDrift, 'held balances that differ from open orders').toEqual([]);
+    // A publisher's pending holds the payouts of approved placements still in their guarantee window.
+    const pendingDrift = await q(`
+      SELECT a.publisher_id, a.balance, COALESCE(o.held, 0)::bigint AS in_window
+        FROM ledger_accounts a
+        LEFT JOIN (SELECT publisher_id, sum(publisher_price_cents) AS held FROM orders
+                    WHERE guarantee_ends_at IS NOT NULL AND payout_released_at IS NULL AND status IN ('completed', 'link_lost')
+                    GROUP BY publisher_id) o
+          ON o.publisher_id = a.publisher_id
+       WHERE a.kind = 'pending' AND a.balance <> COALESCE(o.held, 0)`);
+    expect(pendingDrift, 'pending balances that differ from payouts in their guarantee window').toEqual([]);
   }
 }

@@ -13,6 +13,10 @@ export const orderEventTypes = [
   'order.completed',
   'order.cancelled',
   'order.expired',
+  'order.live_check_failed',
+  'order.link_lost',
+  'order.link_restored',
+  'order.link_refunded',
 ] as const;
 export const eventTypes = [...orderEventTypes, 'order.message_received', 'workspace.topped_up', 'webhook_endpoint.disabled'] as const;
 export type OrderEventType = (typeof orderEventTypes)[number];

@@ -7,7 +7,8 @@ import { recordMessageReceived, recordOrderEvent } from '../events/record.js';
 import { messageView } from './order-view.js';
 import { quoteChanged, recheckSpendingKey } from './place-orders.js';
 import type { Durations } from './states.js';
-import { addContent, addMessage, enterState, lockOrder, refund, release, requireStatus } from './transitions.js';
+import { addContent, addMessage, enterState, lockOrder, refund, requireStatus } from './transitions.js';
+import { completePlacement } from '../placements/guarantee.js';
 
 const buyer = (p: WorkspacePrincipal) => ({ party: 'buyer' as const, workspaceId: p.workspaceId });
 
@@ -36,8 +37,7 @@ export function buyerActions(durations: Durations) {
       await recheckSpendingKey(tx, p.keyId);
       const order = await lockOrder(tx, orderId, buyer(p));
       requireStatus(order, ['live_review'], 'approve the placement');
-      await enterState(tx, order, 'completed', now, durations);
-      await release(tx, order);
+      await completePlacement(tx, order, now, durations);
       return (await recordOrderEvent(tx, 'order.completed', orderId, { actor: 'buyer', previousStatus: 'live_review' }, now)).buyer;
     },
 

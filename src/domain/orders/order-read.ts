@@ -11,6 +11,7 @@ export type Viewer = { party: 'buyer'; workspaceId: number } | { party: 'publish
 const SELECT = `
   SELECT o.id, o.workspace_id, o.publisher_id, o.status, o.project_id, o.price, o.publisher_price_cents, o.target_url, o.anchor_text, o.brief,
          o.live_url, o.decline_reason, o.deadline_at, o.created_at, o.updated_at,
+         o.live_checks, o.live_checked_at, o.guarantee_ends_at,
          ol.id AS outlet_id, ol.name AS outlet_name, ol.domain AS outlet_domain,
          f.id AS offer_id, f.format, f.title AS offer_title,
          c.version, c.title AS content_title, c.body AS content_body, c.submitted_by, c.submitted_at, c.checks,

@@ -2,6 +2,7 @@ import { isoSeconds } from '../outlets/outlet-view.js';
 import { formatCents } from '../money/format.js';
 import type { OfferFormat } from '../outlets/enums.js';
 import type { ContentCheck } from './content-checks.js';
+import type { LiveCheck } from '../placements/types.js';
 import { deadlineKindOf, type OrderStatus, type Party, turnOf } from './states.js';
 
 export interface OrderRow {
@@ -30,6 +31,9 @@ export interface OrderRow {
   submitted_by: Party | null;
   submitted_at: Date | null;
   checks: ContentCheck[] | null;
+  live_checks: LiveCheck[] | null;
+  live_checked_at: Date | null;
+  guarantee_ends_at: Date | null;
   messages_count: number;
   currency: string;
   per_usd: number;
@@ -80,8 +84,12 @@ function common(r: OrderRow, viewer: Party, messages?: MessageRow[]) {
       respond_by: kind === 'respond_by' ? deadline : null,
       deliver_by: kind === 'deliver_by' ? deadline : null,
       review_by: kind === 'review_by' ? deadline : null,
+      restore_by: kind === 'restore_by' ? deadline : null,
     },
     live_url: r.live_url,
+    live_checks: r.live_checks ?? [],
+    live_checked_at: isoSeconds(r.live_checked_at),
+    guarantee_ends_at: isoSeconds(r.guarantee_ends_at),
     content:
       r.version === null
         ? null

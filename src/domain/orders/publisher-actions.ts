@@ -5,6 +5,7 @@ import { invalidInput } from '../errors.js';
 import { recordMessageReceived, recordOrderEvent } from '../events/record.js';
 import { messageView } from './order-view.js';
 import type { Durations } from './states.js';
+import { scheduleFirstCheck } from '../placements/guarantee.js';
 import { addContent, addMessage, enterState, lockOrder, refund, requireStatus } from './transitions.js';
 
 const publisher = (publisherId: number) => ({ party: 'publisher' as const, publisherId });
@@ -94,6 +95,7 @@ export function publisherActions(durations: Durations) {
       }
       requireStatus(order, ['publishing'], 'publish');
       await enterState(tx, order, 'live_review', now, durations, { liveUrl: url });
+      await scheduleFirstCheck(tx, orderId, now);
       return (await recordOrderEvent(tx, 'order.published', orderId, { actor: 'publisher', previousStatus: 'publishing' }, now)).publisher;
     },
 

@@ -48,6 +48,8 @@ export interface Durations {
   guaranteeMs: number;
   /** A lost link's time to come back (LINK_RESTORE_DAYS). */
   restoreMs: number;
+  /** Between two checks of one placement in its guarantee window (LINK_RECHECK_INTERVAL_MS). */
+  recheckMs: number;
 }
 
 const HOUR = 3_600_000;
@@ -62,6 +64,7 @@ export function durationsFrom(config: Config): Durations {
     publishAfterDraftMs: config.ORDER_PUBLISH_AFTER_DRAFT_DAYS * DAY,
     guaranteeMs: config.LINK_GUARANTEE_DAYS * DAY,
     restoreMs: config.LINK_RESTORE_DAYS * DAY,
+    recheckMs: config.LINK_RECHECK_INTERVAL_MS,
   };
 }
 

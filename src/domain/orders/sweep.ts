@@ -3,12 +3,17 @@ import { isDatabaseUnavailable } from '../../db/errors.js';
 import { withTransaction } from '../../db/tx.js';
 import type { Durations } from './states.js';
 import { recordOrderEvent } from '../events/record.js';
-import { enterState, lockOrder, refund, release } from './transitions.js';
+import { enterState, lockOrder, refund } from './transitions.js';
+import { completePlacement, failedAtReview, refundLostLink } from '../placements/guarantee.js';
 
 export interface SweepResult {
   expired: number;
   auto_approved: number;
   drafts_auto_approved: number;
+  /** Placements whose check failed, sent back to the publisher at the review deadline. */
+  returned: number;
+  /** Lost links not restored by restore_by, refunded. */
+  link_refunded: number;
 }
 
 const BATCH = 100;
@@ -25,7 +30,7 @@ const OPEN = `status NOT IN ('completed', 'declined', 'expired', 'cancelled')`;
  * moved is skipped.
  */
 export async function sweepDeadlines(pool: pg.Pool, now: number, durations: Durations): Promise<SweepResult> {
-  const result: SweepResult = { expired: 0, auto_approved: 0, drafts_auto_approved: 0 };
+  const result: SweepResult = { expired: 0, auto_approved: 0, drafts_auto_approved: 0, returned: 0, link_refunded: 0 };
   const failed: Array<{ id: number; err: unknown }> = [];
   const at = new Date(now);
   // Candidates in deadline order, a page at a time; the keyset moves past skipped ones.
@@ -94,10 +99,14 @@ function sweepOne(pool: pg.Pool, id: number, now: number, durations: Durations):
         await recordOrderEvent(tx, 'order.draft_approved', id, change, now);
         return 'drafts_auto_approved';
       case 'live_review':
-        await enterState(tx, order, 'completed', now, durations);
-        await release(tx, order);
+        // Paid only for a verified link (docs/link-guarantee.md).
+        if (order.live_passed !== true) return failedAtReview(tx, order, now, durations);
+        await completePlacement(tx, order, now, durations);
         await recordOrderEvent(tx, 'order.completed', id, change, now);
         return 'auto_approved';
+      case 'link_lost':
+        await refundLostLink(tx, order, now, durations);
+        return 'link_refunded';
       case 'awaiting_content':
       case 'awaiting_acceptance':
       case 'writing':

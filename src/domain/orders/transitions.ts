@@ -25,6 +25,13 @@ export interface LockedOrder {
   max_links: number;
   has_content: boolean;
   auto_approve_drafts: boolean;
+  live_url: string | null;
+  live_passed: boolean | null;
+  live_returns: number;
+  link_check_due_at: Date | null;
+  completed_at: Date | null;
+  guarantee_ends_at: Date | null;
+  payout_released_at: Date | null;
 }
 
 /**
@@ -48,7 +55,8 @@ export async function lockOrder(tx: Tx, orderId: number, viewer: Viewer | null):
                   o.fee_cents, o.turnaround_days, o.target_url, o.anchor_text, o.deadline_at,
                   ol.domain AS outlet_domain, o.min_words, o.max_words, o.max_links,
                   EXISTS (SELECT 1 FROM order_contents c WHERE c.order_id = o.id) AS has_content,
-                  w.auto_approve_drafts
+                  w.auto_approve_drafts, o.live_url, o.live_passed, o.live_returns, o.link_check_due_at,
+                  o.completed_at, o.guarantee_ends_at, o.payout_released_at
              FROM orders o JOIN outlets ol ON ol.id = o.outlet_id
              JOIN workspaces w ON w.id = o.workspace_id
             WHERE o.id = $1 AND ${owner}`,
@@ -84,7 +92,7 @@ export async function enterState(
     text: `UPDATE orders SET status = $2::order_status, deadline_at = $3, state_entered_at = $4, updated_at = $4,
              accepted_at = CASE WHEN $2 IN ('writing', 'publishing') AND accepted_at IS NULL THEN $4 ELSE accepted_at END,
              published_at = CASE WHEN $2 = 'live_review' THEN $4 ELSE published_at END,
-             completed_at = CASE WHEN $2 IN ('completed', 'declined', 'expired', 'cancelled') THEN $4 ELSE completed_at END,
+             completed_at = CASE WHEN $2 IN ('completed', 'declined', 'expired', 'cancelled') THEN COALESCE(completed_at, $4) ELSE completed_at END,
              live_url = COALESCE($5, live_url), decline_reason = COALESCE($6, decline_reason),
              expired_in = CASE WHEN $2 = 'expired' THEN status ELSE expired_in END
            WHERE id = $1`,

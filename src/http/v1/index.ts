@@ -16,6 +16,7 @@ import type { OutboundPolicy } from '../../outbound/address-policy.js';
 import { workspacePrincipal } from '../plugins/auth.js';
 import type { Clock } from '../../domain/clock.js';
 import type { Durations } from '../../domain/orders/states.js';
+import type { LinkChecker } from '../../domain/placements/link-checker.js';
 
 export const v1Routes: FastifyPluginAsyncZod<{
   pool: pg.Pool;
@@ -24,7 +25,8 @@ export const v1Routes: FastifyPluginAsyncZod<{
   clock: Clock;
   durations: Durations;
   outboundPolicy: OutboundPolicy;
-}> = async (app, { pool, workspaces, publicBaseUrl, clock, durations, outboundPolicy }) => {
+  linkChecker: LinkChecker;
+}> = async (app, { pool, workspaces, publicBaseUrl, clock, durations, outboundPolicy, linkChecker }) => {
   // A route that names no query parameters takes none: `POST /orders?dry_run=true` must not place
   // an order as if the parameter meant something (list endpoints name theirs, strictly too).
   app.addHook('onRoute', (route) => {
@@ -42,7 +44,7 @@ export const v1Routes: FastifyPluginAsyncZod<{
   await app.register(outletRoutes, { pool, publicBaseUrl });
   await app.register(planRoutes, { pool, clock });
   await app.register(orderRoutes, { pool, clock, durations, publicBaseUrl });
-  await app.register(publisherRoutes, { prefix: '/publisher', pool, clock, durations, publicBaseUrl });
+  await app.register(publisherRoutes, { prefix: '/publisher', pool, clock, durations, publicBaseUrl, linkChecker });
   const parties = [
     { party: 'buyer' as const, owner: (request: FastifyRequest) => ({ party: 'buyer' as const, workspaceId: workspacePrincipal(request).workspaceId }) },
     { prefix: '/publisher', party: 'publisher' as const, owner: (request: FastifyRequest) => ({ party: 'publisher' as const, publisherId: publisherId(request) }) },

@@ -12,6 +12,9 @@ import { idParam } from '../../schemas/outlets.js';
 import { pageEnvelope, paginated, pageQuery } from '../../schemas/pagination.js';
 import type { ActionRequest, OrderRouteDeps } from './orders.js';
 import { BODY_LIMITS } from '../body-limits.js';
+import type { LinkChecker } from '../../domain/placements/link-checker.js';
+import { publisherMe } from '../../domain/publishers/publisher-service.js';
+import { publisherMeData } from '../../schemas/me.js';
 
 export function publisherId(request: FastifyRequest): number {
   const id = request.principal?.publisherId;
@@ -20,10 +23,28 @@ export function publisherId(request: FastifyRequest): number {
 }
 
 /** The publisher side (docs/orders.md): orders on the publisher's own outlets only. */
-export const publisherRoutes: FastifyPluginAsyncZod<OrderRouteDeps> = async (app, { pool, clock, durations, publicBaseUrl }) => {
+export const publisherRoutes: FastifyPluginAsyncZod<OrderRouteDeps & { linkChecker: LinkChecker }> = async (
+  app,
+  { pool, clock, durations, publicBaseUrl, linkChecker },
+) => {
   const actions = { pool, clock, durations };
   const auth = { auth: 'publisher' as const };
   const one = z.object({ data: publisherOrder });
+
+  app.get(
+    '/me',
+    {
+      config: auth,
+      schema: {
+        operationId: 'publisherMe',
+        summary: 'The publisher behind the key, with its pending and payable balances.',
+        tags: ['Publisher'],
+        security: bearerSecurity,
+        response: { 200: z.object({ data: publisherMeData }), ...errorResponses(...authErrors) },
+      },
+    },
+    async (request) => ({ data: await publisherMe(pool, publisherId(request)) }),
+  );
 
   app.get(
     '/orders',
@@ -134,6 +155,25 @@ export const publisherRoutes: FastifyPluginAsyncZod<OrderRouteDeps> = async (app
     publisherOrders.publish(actions, pub, id, b.live_url, once),
     { body: publishBody },
   );
+  app.post(
+    '/orders/:id/recheck',
+    {
+      config: auth,
+      schema: {
+        operationId: 'publisherRecheck',
+        summary: 'Check the live placement again now (live_review or link_lost); answers with the new live_checks.',
+        description:
+          'Fetches live_url and runs the link checks in this request (up to LINK_CHECK_TIMEOUT_MS). In link_lost, a passing check restores the order to completed. No Idempotency-Key: a re-check may be repeated.',
+        tags: ['Publisher'],
+        security: bearerSecurity,
+        params: idParam,
+        body: emptyBody,
+        response: { 200: one, ...errorResponses(...authErrors, 400, 404, 409, 413, 422) },
+      },
+    },
+    async (request) => ({ data: await linkChecker.recheck(publisherId(request), request.params.id) }),
+  );
+
   action('/orders/:id/messages', 'publisherSendMessage', 'Send a message to the buyer.', (pub, id, b: z.infer<typeof messageBody>, once) =>
     publisherOrders.message(actions, pub, id, b.body, once),
     { body: messageBody, status: 201, response: z.object({ data: messageSchema }) },

@@ -1,0 +1,129 @@
+import type pg from 'pg';
+import { withTransaction } from '../../db/tx.js';
+import type { Clock } from '../clock.js';
+import { getOrder } from '../orders/order-read.js';
+import type { PublisherOrderView } from '../orders/order-view.js';
+import type { Durations } from '../orders/states.js';
+import { lockOrder, requireStatus } from '../orders/transitions.js';
+import { applyCheck, type CheckOutcome } from './guarantee.js';
+import type { CheckPlacement, PlacementExpectation } from './types.js';
+
+export interface LinkCheckerDeps {
+  pool: pg.Pool;
+  clock: Clock;
+  durations: Durations;
+  check: CheckPlacement;
+  /** How long one fetch may take (LINK_CHECK_TIMEOUT_MS): a claim outlives it. */
+  timeoutMs: number;
+  /** Fetches of one domain per second from this process (LINK_CHECKS_PER_DOMAIN_PER_SECOND). */
+  perDomainPerSecond: number;
+}
+
+/** Checks claimed at once by one process, and fetched at once (the rest wait for the next round). */
+const BATCH = 8;
+
+interface Claimed extends PlacementExpectation {
+  id: number;
+  /** The claim: the due time the claim wrote. A result applies only while it is still there. */
+  lease: Date;
+}
+
+/**
+ * The link checker (docs/link-guarantee.md): fetches the placements whose check is due and
+ * applies the results. Safe with several processes: a due order is claimed with SKIP LOCKED by
+ * moving its due time past the fetch (the lease), and a result is applied only under the order's
+ * lock and only if that lease is still the order's due time; a new publication, a re-check, an
+ * approval or a refund in the meantime replaced it, and the stale result is dropped. No lock is
+ * held while a page is fetched.
+ */
+export function createLinkChecker(deps: LinkCheckerDeps) {
+  const leaseMs = deps.timeoutMs + 60_000 + BATCH * Math.ceil(1000 / deps.perDomainPerSecond);
+  const pacing = new DomainPacing(deps.perDomainPerSecond);
+
+  const claimColumns = `o.id, o.live_url AS "liveUrl", o.target_url AS "targetUrl", o.anchor_text AS "anchorText",
+    f.link_type AS "linkType", f.sponsored_label AS "sponsoredLabel", ol.domain AS "outletDomain", ol.language`;
+
+  /** Claims a batch of due checks: their due time moves to the lease's end, which marks the claim. */
+  async function claimDue(): Promise<Claimed[]> {
+    const now = deps.clock.now();
+    const lease = new Date(now + leaseMs);
+    const { rows } = await deps.pool.query<Omit<Claimed, 'lease'>>({
+      name: 'link_claim_due',
+      text: `WITH due AS (SELECT id FROM orders WHERE link_check_due_at <= $1
+                          ORDER BY link_check_due_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
+             UPDATE orders o SET link_check_due_at = $2 FROM due, offers f, outlets ol
+              WHERE o.id = due.id AND f.id = o.offer_id AND ol.id = o.outlet_id
+             RETURNING ${claimColumns}`,
+      values: [new Date(now), lease],
+    });
+    return rows.map((r) => ({ ...r, lease }));
+  }
+
+  /** Fetches one claimed placement and applies the result; null when the result came too late. */
+  async function checkOne(c: Claimed): Promise<CheckOutcome | null> {
+    await pacing.wait(c.outletDomain);
+    const checks = await deps.check(c);
+    return withTransaction(deps.pool, async (tx) => {
+      const order = await lockOrder(tx, c.id, null);
+      if (order.link_check_due_at?.getTime() !== c.lease.getTime()) return null;
+      return applyCheck(tx, order, checks, deps.clock.now(), deps.durations);
+    });
+  }
+
+  return {
+    /**
+     * One round: claims the due checks (a batch), fetches them at once and applies each. Says
+     * how many were claimed, so a caller can go on while a round was full.
+     */
+    async runDue(): Promise<number> {
+      const claimed = await claimDue();
+      const results = await Promise.allSettled(claimed.map(checkOne));
+      // A claim whose result could not be applied is checked again when its lease ends.
+      const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failed) throw failed.reason;
+      return claimed.length;
+    },
+
+    /**
+     * A publisher's re-check: the placement is checked now, in this call, and the order returned
+     * as it then is. Only while the link is in question (live_review or link_lost).
+     */
+    async recheck(publisherId: number, orderId: number): Promise<PublisherOrderView> {
+      const viewer = { party: 'publisher' as const, publisherId };
+      const claimed = await withTransaction(deps.pool, async (tx): Promise<Claimed> => {
+        const order = await lockOrder(tx, orderId, viewer);
+        requireStatus(order, ['live_review', 'link_lost'], 're-check the placement');
+        const lease = new Date(deps.clock.now() + leaseMs);
+        const { rows } = await tx.query<Omit<Claimed, 'lease'>>({
+          name: 'link_claim_one',
+          text: `UPDATE orders o SET link_check_due_at = $2 FROM offers f, outlets ol
+                  WHERE o.id = $1 AND f.id = o.offer_id AND ol.id = o.outlet_id RETURNING ${claimColumns}`,
+          values: [orderId, lease],
+        });
+        return { ...rows[0]!, lease };
+      });
+      await checkOne(claimed);
+      return getOrder(deps.pool, viewer, orderId);
+    },
+  };
+}
+
+export type LinkChecker = ReturnType<typeof createLinkChecker>;
+
+/** At most `perSecond` fetches of one domain a second from this process, in the order asked. */
+class DomainPacing {
+  private readonly next = new Map<string, number>();
+  constructor(private readonly perSecond: number) {}
+
+  async wait(domain: string): Promise<void> {
+    const now = Date.now();
+    const at = Math.max(now, this.next.get(domain) ?? 0);
+    this.next.set(domain, at + 1000 / this.perSecond);
+    if (this.next.size > 10_000) this.forgetPast(now);
+    if (at > now) await new Promise((resolve) => setTimeout(resolve, at - now));
+  }
+
+  private forgetPast(now: number): void {
+    for (const [domain, at] of this.next) if (at <= now) this.next.delete(domain);
+  }
+}
