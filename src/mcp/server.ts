@@ -16,7 +16,9 @@ export const INSTRUCTIONS = [
     '("outlets"), for the one workspace this API key belongs to.',
   'Typical flow: get-balance → search-outlets or plan-campaign → get-outlet → place-orders → follow each order with list-orders ' +
     '(your_turn) and get-order: submit-content when it awaits your article, approve-draft or send-message when a draft awaits review, ' +
-    'approve-placement once the article is live. cancel-order before the publisher accepts; get-ledger for the money trail.',
+    'approve-placement once the article is live (its live_checks show whether the link was found as ordered; unapproved, it is paid ' +
+    'at the review deadline only if the check passed). Completed placements are re-checked until guarantee_ends_at: a link lost and ' +
+    'not restored is refunded (link_lost, then link_refunded). cancel-order before the publisher accepts; get-ledger for the money trail.',
   'To learn what changed, call list-events with the next_after of your previous call: one call returns every change since then ' +
     '(accepted, drafts, publications, messages, expiries), each with the order as it now is. Use it instead of polling list-orders ' +
     'or get-order on every order.',

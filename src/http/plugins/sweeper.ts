@@ -23,7 +23,7 @@ export const deadlineSweeper = fp(
       busy = true;
       running = sweepDeadlines(opts.pool, opts.clock.now(), opts.durations)
         .then((r) => {
-          if (r.expired || r.auto_approved || r.drafts_auto_approved) app.log.info(r, 'deadline sweep');
+          if (Object.values(r).some((n) => n > 0)) app.log.info(r, 'deadline sweep');
           return purgeOldEvents(opts.pool, opts.clock.now(), opts.eventRetentionDays);
         })
         .then((purged) => {

@@ -11,7 +11,8 @@ export const listEvents = defineTool({
   title: 'List what changed',
   description:
     "What happened in the workspace since the event id you last saw, oldest first: orders placed, accepted, declined, drafts submitted " +
-    'and approved, placements published and completed, cancellations and expiries (previous_status: the state it expired in), ' +
+    'and approved, placements published and completed, link checks failed, links lost, restored or refunded, cancellations and ' +
+    'expiries (previous_status: the state it expired in), ' +
     'messages received from publishers, top-ups. Each event carries the order (or message, or top-up) as get-order would show it ' +
     'right after the change. Free; changes nothing. Keep next_after and pass it as after next time: no event is ever skipped or ' +
     'repeated. Without after: the latest events. Use it instead of polling list-orders or every order.',

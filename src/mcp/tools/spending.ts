@@ -99,7 +99,9 @@ export const approvePlacement = defineTool({
   title: 'Approve a live placement and pay (quote, then confirm)',
   description:
     'Approves the live placement of an order in live_review and pays for it: its price, held in escrow since placement, goes to the ' +
-    'publisher and the order is completed. This cannot be undone. Two steps: (1) call WITHOUT confirmation_token — nothing happens; you ' +
+    'publisher and the order is completed. The order\'s live_checks say whether the service found the link on the page as ordered; ' +
+    'show them to the user. The payout stays refundable for the link guarantee (guarantee_ends_at): a link removed and not restored ' +
+    'in time is refunded to the balance. Two steps: (1) call WITHOUT confirmation_token — nothing happens; you ' +
     'get a quote (the order, its live_url, the amount) and a confirmation_token. (2) Have the user check the live_url and confirm ' +
     'explicitly; only then call again with the same order_id plus confirmation_token. Needs a key created with "Can place orders". ' +
     'Other statuses: conflict. Next: get-ledger shows the release; list-orders (your_turn) for what else needs the user.',
