@@ -35,9 +35,9 @@ export function orderKit(h: Harness) {
       return rows[0].balance as number;
     },
     /** A workspace with a balance and a publisher whose one outlet carries these offers. */
-    async setup(offers: Parameters<typeof publisherWithOutlet>[1] = [{}], balance = 1_000_000) {
+    async setup(offers: Parameters<typeof publisherWithOutlet>[1] = [{}], balance = 1_000_000, domain?: string) {
       const ws = await workspaceWithKeys(h.database.db, { balanceCents: balance });
-      const p = await publisherWithOutlet(h.database, offers);
+      const p = await publisherWithOutlet(h.database, offers, domain);
       return { ws, p };
     },
   };
