@@ -26,7 +26,7 @@ export async function setupApp(
 ): Promise<Harness> {
   const database = opts.database ?? (await createTestDatabase());
   // The deadline sweep, the event worker and the link checker are driven explicitly in tests, with the injected clock.
-  const config = defaultConfig({ LOG_LEVEL: 'info', ORDER_SWEEP_INTERVAL_MS: 0, EVENTS_POLL_INTERVAL_MS: 0, LINK_CHECK_POLL_MS: 0, ...overrides });
+  const config = defaultConfig({ LOG_LEVEL: 'info', ORDER_SWEEP_INTERVAL_MS: 0, EVENTS_POLL_INTERVAL_MS: 0, LINK_CHECK_POLL_MS: 0, LINK_CHECK_TIMEOUT_MS: 2_000, ...overrides });
   const clock = opts.clock ?? new ManualClock(Date.now());
   const logs: string[] = [];
   const sink = new Writable({

@@ -101,7 +101,10 @@ describe('link guarantee races', () => {
         refunded++;
         expect(kinds).toEqual(['order_placed', 'order_released', 'guarantee_refunded']);
         expect(events).not.toContain('order.link_restored');
-        expect(rechecks[i]!.statusCode).toBe(409);
+        // Refused, or its claim came before the refund and its result was dropped after it.
+        const r = rechecks[i]!;
+        if (r.statusCode === 200) expect(r.json().data.status).toBe('link_refunded');
+        else expect(r.statusCode).toBe(409);
       } else {
         expect(status).toBe('completed');
         expect(kinds).toEqual(['order_placed', 'order_released']);
@@ -128,7 +131,7 @@ describe('link guarantee races', () => {
       expect((await eventTypes(id)).filter((t) => t === 'order.link_lost')).toHaveLength(1);
     }
     // One claim per order: every page was fetched once in this round.
-    const fetched = site.received.slice(seen).map((r) => r.url);
+    const fetched = site.received.slice(seen).map((req) => req.url);
     expect(fetched.sort()).toEqual(orders.map((o) => o.path).sort());
     await expectLedgerInvariants(h.database);
   });

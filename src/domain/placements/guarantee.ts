@@ -13,13 +13,14 @@ import { livePassed, type LiveCheck } from './types.js';
 const DAY = 86_400_000;
 
 /**
- * When the next check of a placement in its window is due: an interval on, a little earlier at
- * random so that placements completed together are not all fetched together, and never after
- * the window's end, whose check decides the payout.
+ * When the next check of a placement is due: an interval on, a little earlier at random so that
+ * placements completed together are not all fetched together, and never after `until` (the
+ * window's end, whose check decides the payout, or a lost link's restore_by). Null once `until`
+ * has passed: nothing is left to check for.
  */
-export function nextCheckAt(now: number, d: Durations, until: number | null): Date {
-  const next = now + Math.round(d.recheckMs * (0.9 + 0.1 * Math.random()));
-  return new Date(until === null ? next : Math.min(next, Math.max(until, now)));
+export function nextCheckAt(now: number, d: Durations, until: number): Date | null {
+  if (until <= now) return null;
+  return new Date(Math.min(now + Math.round(d.recheckMs * (0.9 + 0.1 * Math.random())), until));
 }
 
 /** A placement was just published: its first check is due at once, and the last results are gone. */
@@ -133,7 +134,7 @@ export async function applyCheck(tx: Tx, order: LockedOrder, checks: LiveCheck[]
   const ends = order.guarantee_ends_at!.getTime();
   if (order.status === 'link_lost') {
     if (!passed) {
-      await planCheck(tx, order, nextCheckAt(now, d, order.deadline_at?.getTime() ?? null));
+      await planCheck(tx, order, nextCheckAt(now, d, order.deadline_at!.getTime()));
       return 'checked';
     }
     await enterState(tx, order, 'completed', now, d);
@@ -161,7 +162,7 @@ export async function applyCheck(tx: Tx, order: LockedOrder, checks: LiveCheck[]
   return 'checked';
 }
 
-async function planCheck(tx: Tx, order: LockedOrder, due: Date): Promise<void> {
+async function planCheck(tx: Tx, order: LockedOrder, due: Date | null): Promise<void> {
   await tx.query({ name: 'link_plan_check', text: 'UPDATE orders SET link_check_due_at = $2 WHERE id = $1', values: [order.id, due] });
   order.link_check_due_at = due;
 }
