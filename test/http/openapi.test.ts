@@ -20,6 +20,7 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
 interface Operation {
   operationId?: string;
   summary?: string;
+  description?: string;
   tags?: string[];
   security?: Record<string, string[]>[];
   parameters?: { name: string; in: string; required?: boolean }[];
