@@ -5,14 +5,14 @@ import { topUpWorkspace } from '../../src/domain/workspaces/top-up.js';
 import { webhookDelivery, webhookEndpointWithSecret } from '../../src/schemas/events.js';
 import { setupApp } from '../helpers/app.js';
 import { bearer } from '../helpers/fixtures.js';
-import { articleFor, DAY, orderKit } from '../helpers/orders.js';
+import { articleFor, DAY, FAILING_LIVE_CHECKS, orderKit, PASSING_LIVE_CHECKS } from '../helpers/orders.js';
 import { LiveClock, type Received, startReceiver } from '../helpers/receiver.js';
 
 const h = await setupApp(
   { OUTBOUND_ALLOW_LOOPBACK: true, EVENTS_POLL_INTERVAL_MS: 20, WEBHOOK_TIMEOUT_MS: 300, WEBHOOK_RETRY_BASE_MS: 20, RATE_LIMIT_PER_MINUTE: 100_000 },
   { clock: new LiveClock() },
 );
-const { place, buyer, pub, sweep, setup } = orderKit(h);
+const { place, buyer, pub, sweep, setup, recordLiveCheck } = orderKit(h);
 const target = 'https://buyer.example/product';
 const HANG = { timeout: 15_000, interval: 20 };
 
@@ -30,12 +30,13 @@ describe('webhooks — every event type, signed', () => {
   it('delivers each type to the workspace and the publisher, each verified with the standardwebhooks package', { timeout: 60_000 }, async () => {
     const buyerHook = await startReceiver();
     const publisherHook = await startReceiver();
-    const { ws, p } = await setup([{}, {}, {}, { content_by: 'buyer' }, {}]);
+    const { ws, p } = await setup([{}, {}, {}, { content_by: 'buyer' }, {}, { content_by: 'buyer' }]);
     const wsEndpoint = await endpoint(ws.readKey, buyerHook.url());
     const pubEndpoint = await endpoint(p.publisherKey, publisherHook.url(), undefined, '/api/v1/publisher');
     expect(wsEndpoint.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
 
-    const [main, declined, cancelled, needsContent, expires] = (await place(ws.spendKey, { offer_ids: p.offers.map((o) => o.id), target_url: target })).json().data;
+    const placed = (await place(ws.spendKey, { offer_ids: p.offers.map((o) => o.id), target_url: target })).json().data;
+    const [main, declined, cancelled, needsContent, expires, unchecked] = placed;
     await pub(p.publisherKey, `${main.id}/accept`);
     await pub(p.publisherKey, `${main.id}/draft`, { title: 'Our product, reviewed', body: articleFor(target) });
     await buyer(ws.readKey, `${main.id}/messages`, { body: 'Nice draft.' });
@@ -43,12 +44,23 @@ describe('webhooks — every event type, signed', () => {
     await buyer(ws.readKey, `${main.id}/approve-draft`);
     await pub(p.publisherKey, `${main.id}/publish`, { live_url: `https://${p.domain}/post` });
     await buyer(ws.spendKey, `${main.id}/approve`);
+    // The link checker's findings in the guarantee window (the fetch itself is not this test's):
+    // the link gone, back, and gone again, then left lost past restore_by.
+    expect(await recordLiveCheck(main.id, FAILING_LIVE_CHECKS)).toBe('lost');
+    expect(await recordLiveCheck(main.id, PASSING_LIVE_CHECKS)).toBe('restored');
+    expect(await recordLiveCheck(main.id, FAILING_LIVE_CHECKS)).toBe('lost');
     await pub(p.publisherKey, `${declined.id}/decline`, { reason: 'No' });
     await buyer(ws.readKey, `${cancelled.id}/cancel`);
     await buyer(ws.readKey, `${needsContent.id}/content`, { title: 'Our own article', body: articleFor(target) });
+    // Published, never found by a check: its review deadline sends it back to the publisher.
+    await buyer(ws.readKey, `${unchecked.id}/content`, { title: 'Our other article', body: articleFor(target) });
+    await pub(p.publisherKey, `${unchecked.id}/accept`);
+    await pub(p.publisherKey, `${unchecked.id}/publish`, { live_url: `https://${p.domain}/unchecked` });
     await topUpWorkspace(h.database.pool, ws.workspaceId, 1_000, h.clock.now());
     h.clock.advance(4 * DAY);
     await sweep();
+    h.clock.advance(Math.max(h.config.ORDER_LIVE_REVIEW_DAYS, h.config.LINK_RESTORE_DAYS) * DAY - 4 * DAY + 1_000);
+    expect(await sweep()).toMatchObject({ returned: 1, link_refunded: 1 });
 
     const workspaceTypes = eventTypes.filter((t) => t !== 'webhook_endpoint.disabled');
     const publisherTypes = workspaceTypes.filter((t) => t !== 'workspace.topped_up');

@@ -21,18 +21,18 @@ describe('deadlines', () => {
 
     h.clock.advance(3 * DAY + 1); // respond_by (72 h) and publishing (3 d) have passed; deliver_by (2 d) too
     const first = await sweep();
-    expect(first).toEqual({ expired: 3, auto_approved: 0, drafts_auto_approved: 0 });
+    expect(first).toEqual({ expired: 3, auto_approved: 0, drafts_auto_approved: 0, returned: 0, link_refunded: 0 });
     h.clock.advance(4 * DAY); // draft_review (7 d from its start) passed
-    expect(await sweep()).toEqual({ expired: 0, auto_approved: 0, drafts_auto_approved: 1 });
+    expect(await sweep()).toEqual({ expired: 0, auto_approved: 0, drafts_auto_approved: 1, returned: 0, link_refunded: 0 });
     h.clock.advance(7 * DAY); // awaiting_content (14 d), and the auto-approved draft's 3-day publishing
-    expect(await sweep()).toEqual({ expired: 2, auto_approved: 0, drafts_auto_approved: 0 });
+    expect(await sweep()).toEqual({ expired: 2, auto_approved: 0, drafts_auto_approved: 0, returned: 0, link_refunded: 0 });
     const statuses = await Promise.all(orders.map(async (o: { id: number }) => (await h.app.inject({ method: 'GET', url: `/api/v1/orders/${o.id}`, headers: bearer(ws.readKey) })).json().data.status));
     expect(statuses).toEqual(['expired', 'expired', 'expired', 'expired', 'expired']);
     expect(needsContent.status).toBe('awaiting_content');
     expect(unanswered.status).toBe('awaiting_acceptance');
     // draftIgnored went to publishing at day 7 (3-day deadline) and then expired at day 14.
     expect(await balances(ws.workspaceId)).toEqual({ available: 1_000_000, held: 0 });
-    expect(await sweep()).toEqual({ expired: 0, auto_approved: 0, drafts_auto_approved: 0 });
+    expect(await sweep()).toEqual({ expired: 0, auto_approved: 0, drafts_auto_approved: 0, returned: 0, link_refunded: 0 });
     await expectLedgerInvariants(h.database);
   });
 });

@@ -9,7 +9,7 @@ import { expectLedgerInvariants } from '../helpers/ledger-invariants.js';
 // Grouped by the endpoint each test is about; most have no errors or security block: those routes' refusals are in orders-errors.test.ts, their 401/403/404s in security.test.ts.
 
 const h = await setupApp();
-const { place, buyer, pub, sweep, balances, payable, fees, setup } = orderKit(h);
+const { place, buyer, pub, sweep, balances, pending, payable, verifyLiveLink, fees, setup } = orderKit(h);
 
 describe('POST /api/v1/orders, then every buyer and publisher action to completion — happy', () => {
   it('walks every step with balances and invariants after each', async () => {
@@ -61,13 +61,17 @@ describe('POST /api/v1/orders, then every buyer and publisher action to completi
 
     const readOnlyApprove = await buyer(ws.readKey, `${order.id}/approve`);
     expect(readOnlyApprove.statusCode).toBe(403);
+    const pendingBefore = await pending(p.publisherId);
     const payableBefore = await payable(p.publisherId);
     const feesBefore = await fees();
     const done = await buyer(ws.spendKey, `${order.id}/approve`);
     expect(done.statusCode).toBe(200);
     expect(done.json().data).toMatchObject({ status: 'completed', turn: null, your_turn: false });
     expect(await balances(ws.workspaceId)).toEqual({ available: 988_000, held: 0 });
-    expect((await payable(p.publisherId)) - payableBefore).toBe(10_000);
+    // Paid on approval into pending: payable waits for the end of the link guarantee.
+    expect((await pending(p.publisherId)) - pendingBefore).toBe(10_000);
+    expect(await payable(p.publisherId)).toBe(payableBefore);
+    expect(done.json().data.guarantee_ends_at).toBe(iso(h.clock.now() + h.config.LINK_GUARANTEE_DAYS * DAY));
     expect((await fees()) - feesBefore).toBe(2_000);
     await expectLedgerInvariants(h.database);
 
@@ -93,14 +97,46 @@ describe('POST /api/v1/orders, then every buyer and publisher action to completi
     expect(accepted.json().data.status).toBe('publishing');
     expect(accepted.json().data.deadlines.deliver_by).toBe(iso(h.clock.now() + 5 * DAY));
     await pub(p.publisherKey, `${order.id}/publish`, { live_url: `https://${p.domain}/x` });
+    await verifyLiveLink(order.id);
+    const pendingBefore = await pending(p.publisherId);
     const payableBefore = await payable(p.publisherId);
     h.clock.advance(7 * DAY - 1000);
     expect((await sweep()).auto_approved).toBe(0);
     h.clock.advance(1000);
     const r = await sweep();
     expect(r.auto_approved).toBe(1);
-    expect((await payable(p.publisherId)) - payableBefore).toBe(10_000);
+    expect((await pending(p.publisherId)) - pendingBefore).toBe(10_000);
+    expect(await payable(p.publisherId)).toBe(payableBefore);
     expect(await balances(ws.workspaceId)).toEqual({ available: 1_000_000 - 12_000, held: 0 });
+    await expectLedgerInvariants(h.database);
+  });
+});
+
+describe('the live review deadline without a passing link check', () => {
+  it('returns the placement to publishing once, then expires it with a refund; the publisher is never paid', async () => {
+    const { ws, p } = await setup([{ content_by: 'buyer' }]);
+    const order = (await place(ws.spendKey, { offer_ids: [p.offers[0]!.id], target_url: 'https://buyer.example/', content: articleFor('https://buyer.example/'), content_title: 'A fine title' })).json().data[0];
+    await pub(p.publisherKey, `${order.id}/accept`);
+    const live = await pub(p.publisherKey, `${order.id}/publish`, { live_url: `https://${p.domain}/x` });
+    expect(live.json().data).toMatchObject({ status: 'live_review', live_checks: [], live_checked_at: null, guarantee_ends_at: null });
+    const before = { pending: await pending(p.publisherId), payable: await payable(p.publisherId) };
+
+    // No check has passed (none has run): the deadline cannot approve it.
+    h.clock.advance(7 * DAY);
+    expect(await sweep()).toEqual({ expired: 0, auto_approved: 0, drafts_auto_approved: 0, returned: 1, link_refunded: 0 });
+    const returned = (await h.app.inject({ method: 'GET', url: `/api/v1/orders/${order.id}`, headers: bearer(ws.readKey) })).json().data;
+    expect(returned).toMatchObject({ status: 'publishing', turn: 'publisher' });
+    expect(returned.deadlines.deliver_by).not.toBeNull();
+    const events = await h.database.pool.query(`SELECT type FROM events WHERE order_id = $1 ORDER BY id`, [order.id]);
+    expect(events.rows.map((r) => r.type)).toContain('order.live_check_failed');
+
+    await pub(p.publisherKey, `${order.id}/publish`, { live_url: `https://${p.domain}/x-again` });
+    h.clock.advance(7 * DAY);
+    expect(await sweep()).toEqual({ expired: 1, auto_approved: 0, drafts_auto_approved: 0, returned: 0, link_refunded: 0 });
+    const expired = (await h.app.inject({ method: 'GET', url: `/api/v1/orders/${order.id}`, headers: bearer(ws.readKey) })).json().data;
+    expect(expired.status).toBe('expired');
+    expect(await balances(ws.workspaceId)).toEqual({ available: 1_000_000, held: 0 });
+    expect({ pending: await pending(p.publisherId), payable: await payable(p.publisherId) }).toEqual(before);
     await expectLedgerInvariants(h.database);
   });
 });
@@ -132,9 +168,9 @@ describe('POST /api/v1/orders — happy', () => {
     expect(res.statusCode).toBe(201);
     const [first, second] = res.json().data;
     expect(first).toMatchObject({ offer: { id: byBuyer.id }, status: 'awaiting_content', price: byBuyer.price });
-    expect(first.deadlines).toEqual({ respond_by: null, deliver_by: null, review_by: iso(h.clock.now() + 14 * DAY) });
+    expect(first.deadlines).toEqual({ respond_by: null, deliver_by: null, review_by: iso(h.clock.now() + 14 * DAY), restore_by: null });
     expect(second).toMatchObject({ offer: { id: byPublisher.id }, status: 'awaiting_acceptance', price: byPublisher.price });
-    expect(second.deadlines).toEqual({ respond_by: iso(h.clock.now() + 72 * 3_600_000), deliver_by: null, review_by: null });
+    expect(second.deadlines).toEqual({ respond_by: iso(h.clock.now() + 72 * 3_600_000), deliver_by: null, review_by: null, restore_by: null });
 
     // What was written is what the response says, and each order has its own escrow movement.
     const { rows } = await h.database.pool.query(

@@ -7,6 +7,7 @@ import { offerInput, publisherWithOutlet } from '../helpers/catalog.js';
 import { createTestDatabase } from '../helpers/db.js';
 import { bearer, workspaceWithKeys } from '../helpers/fixtures.js';
 import { expectLedgerInvariants } from '../helpers/ledger-invariants.js';
+import { publisherBalances, verifyLiveLink } from '../helpers/orders.js';
 
 const database = await createTestDatabase({ max: 20 });
 const h = await setupApp({ RATE_LIMIT_PER_MINUTE: 100_000 }, { database });
@@ -21,6 +22,8 @@ const pub = (key: string, path: string, payload?: object) =>
   h.app.inject({ method: 'POST', url: `/api/v1/publisher/orders/${path}`, headers: bearer(key), ...(payload ? { payload } : {}) });
 const count = (xs: { statusCode: number }[], status: number) => xs.filter((x) => x.statusCode === status).length;
 const sweep = () => sweepDeadlines(database.pool, h.clock.now(), durations);
+/** A passing link check now: the review deadline may auto-approve the order (see `verifyLiveLink`). */
+const verified = (orderId: number) => verifyLiveLink(database.pool, orderId, h.clock.now());
 async function ledgerOf(orderId: number) {
   const { rows } = await database.pool.query('SELECT kind FROM ledger_transactions WHERE order_id = $1 ORDER BY id', [orderId]);
   return rows.map((r) => r.kind);
@@ -68,8 +71,8 @@ describe('races', () => {
     expect(count(results, 200)).toBe(1);
     expect(count(results, 409)).toBe(49);
     expect(await ledgerOf(order.id)).toEqual(['order_placed', 'order_released']);
-    const { rows } = await database.pool.query('SELECT balance FROM ledger_accounts WHERE publisher_id = $1', [p.publisherId]);
-    expect(rows[0].balance).toBe(p.offers[0]!.publisher_price_cents);
+    // Paid once, into pending until the link guarantee ends.
+    expect(await publisherBalances(database.pool, p.publisherId)).toEqual({ pending: p.offers[0]!.publisher_price_cents, payable: 0 });
     await expectLedgerInvariants(database);
   });
 
@@ -134,10 +137,30 @@ describe('races', () => {
   it('approve racing the auto-approve sweep pays exactly once', async () => {
     for (let i = 0; i < 5; i++) {
       const { ws, order } = await orderAt('live_review');
+      await verified(order.id);
       h.clock.advance(7 * DAY + 1);
       const [approve] = await Promise.all([buyer(ws.spendKey, `${order.id}/approve`), sweep()]);
       expect([200, 409]).toContain(approve.statusCode);
       expect(await ledgerOf(order.id)).toEqual(['order_placed', 'order_released']);
+    }
+    await expectLedgerInvariants(database);
+  });
+
+  it('approve racing the sweep returning an unchecked placement: paid or returned to publishing, never both', async () => {
+    for (let i = 0; i < 5; i++) {
+      const { ws, order } = await orderAt('live_review');
+      h.clock.advance(7 * DAY + 1);
+      const [approve, swept] = await Promise.all([buyer(ws.spendKey, `${order.id}/approve`), sweep()]);
+      const { rows } = await database.pool.query('SELECT status FROM orders WHERE id = $1', [order.id]);
+      if (approve.statusCode === 200) {
+        expect(rows[0].status).toBe('completed');
+        expect(await ledgerOf(order.id)).toEqual(['order_placed', 'order_released']);
+      } else {
+        expect(approve.statusCode).toBe(409);
+        expect(swept.returned).toBeGreaterThanOrEqual(1);
+        expect(rows[0].status).toBe('publishing');
+        expect(await ledgerOf(order.id)).toEqual(['order_placed']);
+      }
     }
     await expectLedgerInvariants(database);
   });
@@ -151,6 +174,7 @@ describe('races', () => {
     h.clock.advance(1_000);
     const a2 = await orderAt('live_review');
     const b = await orderAt('live_review', { ws: a2.ws, p: a2.p });
+    for (const o of [a1, a2, b]) await verified(o.order.id);
     h.clock.advance(7 * DAY + 10_000);
     const approval = await database.pool.connect();
     try {
@@ -224,7 +248,7 @@ describe('races', () => {
     );
     expect(rows).toEqual([
       { kind: 'held', amount: -before.price },
-      { kind: 'payable', amount: before.publisher_price_cents },
+      { kind: 'pending', amount: before.publisher_price_cents },
       { kind: 'fees', amount: before.fee_cents },
     ]);
     expect(await balances(ws.workspaceId)).toEqual({ available: 100_000 - before.price, held: 0 });

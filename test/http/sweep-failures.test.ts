@@ -36,7 +36,7 @@ describe('deadline sweep', () => {
     const err = await sweepDeadlines(h.database.pool, h.clock.now(), durations).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SweepIncomplete);
     expect((err as SweepIncomplete).failedOrderIds).toEqual([broken]);
-    expect((err as SweepIncomplete).result).toEqual({ expired: 2, auto_approved: 0, drafts_auto_approved: 0 });
+    expect((err as SweepIncomplete).result).toEqual({ expired: 2, auto_approved: 0, drafts_auto_approved: 0, returned: 0, link_refunded: 0 });
     expect((err as Error).message).toMatch(`order ${broken} is broken`);
     const { rows } = await h.database.pool.query('SELECT id, status FROM orders WHERE id = ANY($1) ORDER BY id', [ids]);
     expect(rows).toEqual([
@@ -48,7 +48,7 @@ describe('deadline sweep', () => {
 
     // Once the order can be written again, the next sweep takes it.
     await h.database.pool.query('DROP TRIGGER refuse_order ON orders');
-    expect(await sweepDeadlines(h.database.pool, h.clock.now(), durations)).toEqual({ expired: 1, auto_approved: 0, drafts_auto_approved: 0 });
+    expect(await sweepDeadlines(h.database.pool, h.clock.now(), durations)).toEqual({ expired: 1, auto_approved: 0, drafts_auto_approved: 0, returned: 0, link_refunded: 0 });
     await expectLedgerInvariants(h.database);
   });
 });

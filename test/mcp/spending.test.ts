@@ -7,6 +7,7 @@ import { setupApp } from '../helpers/app.js';
 import { publisherWithOutlet } from '../helpers/catalog.js';
 import { bearer, workspaceWithKeys } from '../helpers/fixtures.js';
 import { expectLedgerInvariants } from '../helpers/ledger-invariants.js';
+import { publisherBalances } from '../helpers/orders.js';
 import { articleFor, connect, fails, listen, ok } from './helpers.js';
 
 const h = await setupApp();
@@ -314,12 +315,13 @@ describe('approve-placement', () => {
     const done = await ok<Done>(client, 'approve-placement', { order_id: id, confirmation_token: q.confirmation_token });
     expect(done).toMatchObject({ stage: 'done', replayed: false, order: { id, status: 'completed' } });
     expect(await state(ws.workspaceId)).toMatchObject({ available: before.available, held: before.held - 12_000 });
-    const payable = async () => Number((await h.database.pool.query('SELECT balance FROM ledger_accounts WHERE publisher_id = $1', [p.publisherId])).rows[0].balance);
-    expect(await payable()).toBe(10_000);
+    // Paid into pending: payable waits for the end of the link guarantee.
+    const paid = () => publisherBalances(h.database.pool, p.publisherId);
+    expect(await paid()).toEqual({ pending: 10_000, payable: 0 });
 
     const again = await ok<Done>(client, 'approve-placement', { order_id: id, confirmation_token: q.confirmation_token });
     expect(again).toEqual({ ...done, replayed: true });
-    expect(await payable()).toBe(10_000);
+    expect(await paid()).toEqual({ pending: 10_000, payable: 0 });
     await expectLedgerInvariants(h.database);
     // A new quote for a completed order: the order has moved on.
     expect((await fails(client, 'approve-placement', { order_id: id }, 'conflict')).status).toBe('completed');

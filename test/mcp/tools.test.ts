@@ -6,6 +6,7 @@ import { setupApp } from '../helpers/app.js';
 import { publisherWithOutlet } from '../helpers/catalog.js';
 import { bearer, workspaceWithKeys } from '../helpers/fixtures.js';
 import { expectLedgerInvariants } from '../helpers/ledger-invariants.js';
+import { publisherBalances } from '../helpers/orders.js';
 import { articleFor, connect, fails, listen, ok } from './helpers.js';
 
 const h = await setupApp();
@@ -346,8 +347,7 @@ describe('an order from search-outlets to approve-placement', () => {
       await expectLedgerInvariants(h.database);
     }
     expect(await balances(ws.workspaceId)).toEqual({ available: 64_000, held: 0 });
-    const { rows } = await h.database.pool.query(`SELECT balance FROM ledger_accounts WHERE publisher_id = $1`, [p.publisherId]);
-    expect(Number(rows[0].balance)).toBe(30_000);
+    expect(await publisherBalances(h.database.pool, p.publisherId)).toEqual({ pending: 30_000, payable: 0 });
 
     const ledger = await ok<{ items: { kind: string; account: string; amount: number }[]; meta: { total: number } }>(client, 'get-ledger', { per_page: 100 });
     expect(ledger.items.map((e) => e.kind)).toEqual(expect.arrayContaining(['top_up', 'order_placed', 'order_refunded', 'order_released']));

@@ -8,6 +8,7 @@ import { cleanupChildren, describeChild, eventually, type ServerChild, sleep, sp
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { type WorkspaceFixture, workspaceWithKeys } from '../helpers/fixtures.js';
 import { expectLedgerInvariants } from '../helpers/ledger-invariants.js';
+import { publisherBalances } from '../helpers/orders.js';
 import { testRedisUrl, uniquePrefix } from '../helpers/redis.js';
 
 // Scale-out (docs/scale-out.md): two real server processes on two ports, one PostgreSQL
@@ -182,8 +183,7 @@ describe.skipIf(!redisUrl)('two processes, one PostgreSQL, one Redis', () => {
     expect(count(results, 409)).toBe(39);
     for (const r of results.filter((x) => x.status === 409)) expect(r.body).toMatchObject({ code: 'conflict', status: 'completed' });
     expect(await ledgerOf(id)).toEqual(['order_placed', 'order_released']);
-    const { rows } = await database.pool.query('SELECT balance FROM ledger_accounts WHERE publisher_id = $1', [p.publisherId]);
-    expect(Number(rows[0].balance)).toBe(p.offers[0]!.publisher_price_cents);
+    expect(await publisherBalances(database.pool, p.publisherId)).toEqual({ pending: p.offers[0]!.publisher_price_cents, payable: 0 });
     await expectLedgerInvariants(database);
   });
 
