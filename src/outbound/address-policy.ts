@@ -5,6 +5,16 @@ import ipaddr from 'ipaddr.js';
 /** Where outbound requests may go. Loopback only for development and tests (OUTBOUND_ALLOW_LOOPBACK). */
 export interface OutboundPolicy {
   allowLoopback: boolean;
+  /**
+   * Names answered without DNS, as curl's --resolve (OUTBOUND_RESOLVE): host (lower case, no
+   * trailing dot) → address. The address is judged like any other; only the lookup is skipped.
+   */
+  resolve?: ReadonlyMap<string, string>;
+}
+
+/** The address a name is statically resolved to by the policy, if any. */
+export function staticAddress(host: string, policy: OutboundPolicy): string | undefined {
+  return policy.resolve?.get(host.toLowerCase().replace(/\.$/, ''));
 }
 
 /** The CIDR ranges the connect-time check lets through besides public unicast addresses. */
@@ -33,7 +43,9 @@ export async function refuseTarget(raw: string, policy: OutboundPolicy): Promise
   if (url.username !== '' || url.password !== '') return 'must not contain user:password@';
   const host = url.hostname.replace(/^\[|\]$/g, '');
   let addresses: string[];
+  const fixed = staticAddress(host, policy);
   if (isIP(host)) addresses = [host];
+  else if (fixed !== undefined) addresses = [fixed];
   else {
     try {
       addresses = (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
