@@ -17,8 +17,12 @@ export function staticAddress(host: string, policy: OutboundPolicy): string | un
   return policy.resolve?.get(host.toLowerCase().replace(/\.$/, ''));
 }
 
-/** The CIDR ranges the connect-time check lets through besides public unicast addresses. */
-export const loopbackRanges = ['127.0.0.0/8', '::1/128'];
+/**
+ * The addresses the connect-time check lets through besides public unicast ones, when loopback is
+ * allowed. Single addresses, not ranges: request-filtering-agent matches a CIDR of one family
+ * against an address of the other by throwing and logging a warning on every such connection.
+ */
+export const loopbackAddresses = ['127.0.0.1', '::1'];
 
 /**
  * Whether a literal address is one a user-supplied URL may reach: public unicast only. Private,
@@ -27,8 +31,8 @@ export const loopbackRanges = ['127.0.0.0/8', '::1/128'];
  */
 export function isAllowedAddress(address: string, policy: OutboundPolicy): boolean {
   if (!ipaddr.isValid(address)) return false;
-  const range = ipaddr.process(address).range();
-  return range === 'unicast' || (policy.allowLoopback && range === 'loopback');
+  const parsed = ipaddr.process(address);
+  return parsed.range() === 'unicast' || (policy.allowLoopback && loopbackAddresses.includes(parsed.toString()));
 }
 
 /** Why a URL cannot be a webhook target, or null when it can (checked again on every connection). */

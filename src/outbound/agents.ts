@@ -3,7 +3,7 @@ import type http from 'node:http';
 import type https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
-import { loopbackRanges, type OutboundPolicy, staticAddress } from './address-policy.js';
+import { loopbackAddresses, type OutboundPolicy, staticAddress } from './address-policy.js';
 
 export interface OutboundAgents {
   http: http.Agent;
@@ -22,7 +22,7 @@ export function createAgents(policy: OutboundPolicy): OutboundAgents {
   const options = {
     keepAlive: true,
     maxSockets: 16,
-    allowIPAddressList: policy.allowLoopback ? loopbackRanges : [],
+    allowIPAddressList: policy.allowLoopback ? loopbackAddresses : [],
     // Agent options override the request's own when the socket is created, so every request
     // through these agents uses this lookup.
     ...(policy.resolve?.size ? { lookup: staticLookup(policy) } : {}),

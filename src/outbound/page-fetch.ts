@@ -142,7 +142,7 @@ function send(agents: OutboundAgents, url: URL, deadline: AbortSignal, maxBytes:
       let read = 0;
       body.on('data', (chunk: Buffer) => {
         read += chunk.length;
-        if (read > maxBytes) stop(tooLarge(url, maxBytes, status, 'reading stopped there'));
+        if (read > maxBytes) stop(tooLarge(url, maxBytes, status, `stopped reading after ${size(maxBytes)}`));
         else chunks.push(chunk);
       });
       body.on('error', (err) => stop(err));
