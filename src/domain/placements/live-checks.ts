@@ -1,7 +1,7 @@
 import type { PageFetcher, PageResult } from '../../outbound/page-fetch.js';
 import { disclosureWords, findDisclosure } from './disclosure-words.js';
 import { hostOf, linkKey, onDomain } from './link-url.js';
-import { type PageLink, scanPage } from './page-scan.js';
+import { MAX_DEPTH, type PageLink, scanPage } from './page-scan.js';
 
 export type LiveCheckName = 'page' | 'domain' | 'link' | 'anchor' | 'rel' | 'indexable' | 'disclosure';
 export interface LiveCheck {
@@ -40,6 +40,10 @@ export function liveChecks(page: PageResult, expected: PlacementExpectation): Li
   if (!page.ok) return [{ name: 'page', status: 'fail', detail: page.detail }];
   const via = page.redirects.length ? ` after ${plural(page.redirects.length, 'redirect')} from ${expected.liveUrl}` : '';
   if (page.status !== 200) return [{ name: 'page', status: 'fail', detail: `${page.finalUrl} answered ${page.status}, not 200${via}.` }];
+  const scan = scanPage(page.body, page.finalUrl);
+  if (scan.tooDeep) {
+    return [{ name: 'page', status: 'fail', detail: `${page.finalUrl} answered 200${via}, but nests its elements more than ${MAX_DEPTH} deep; it was not read.` }];
+  }
   const checks: LiveCheck[] = [{ name: 'page', status: 'pass', detail: `${page.finalUrl} answered 200${via}.` }];
 
   const host = hostOf(page.finalUrl) ?? page.finalUrl;
@@ -49,7 +53,6 @@ export function liveChecks(page: PageResult, expected: PlacementExpectation): Li
       : { name: 'domain', status: 'fail', detail: `The page ended on ${host} (${page.finalUrl}), not on ${expected.outletDomain} or one of its subdomains.` },
   );
 
-  const scan = scanPage(page.body, page.finalUrl);
   const target = linkKey(expected.targetUrl);
   const matching = scan.links.filter((l) => l.url !== null && target !== null && linkKey(l.url) === target);
   const anchorOk = (l: PageLink) => expected.anchorText === null || sameText(l.text, expected.anchorText);

@@ -17,6 +17,8 @@ export interface PageLink {
 }
 
 export interface PageScan {
+  /** The page nests elements deeper than MAX_DEPTH: it was not read past that point. */
+  tooDeep: boolean;
   links: PageLink[];
   /** The content of every <meta name="robots"> and <meta name="googlebot">. */
   robots: string[];
@@ -28,6 +30,11 @@ export interface PageScan {
 const INVISIBLE = new Set(['head', 'script', 'style', 'noscript', 'template', 'iframe', 'object', 'svg']);
 /** Elements that do not break a word: no space is put where they open or close. */
 const INLINE = new Set(['a', 'abbr', 'b', 'bdi', 'bdo', 'cite', 'code', 'data', 'dfn', 'em', 'font', 'i', 'kbd', 'mark', 'q', 's', 'samp', 'small', 'span', 'strong', 'sub', 'sup', 'time', 'u', 'var']);
+/**
+ * Deeper than any real page (browsers stop nesting at 512). htmlparser2's work per tag grows with
+ * the depth, so 2 MB of unclosed <div>s took 86 s to parse; the scan stops there instead.
+ */
+export const MAX_DEPTH = 1000;
 /** Where a link's region may end, innermost first (a disclosure label sits at the top of its article). */
 const REGIONS = ['article', 'main'];
 
@@ -60,6 +67,7 @@ export function scanPage(html: string, pageUrl: string): PageScan {
   const whole: Region = { name: 'page', start: 0 };
   let base: string | undefined;
   const robots: string[] = [];
+  let tooDeep = false;
   const raw: { href: string; text: string; alt: string; rel: string[]; region: Region }[] = [];
   let link: (typeof raw)[number] | undefined; // the link being read (links do not nest)
   let linkDepth = 0;
@@ -73,6 +81,10 @@ export function scanPage(html: string, pageUrl: string): PageScan {
     {
       onopentag(name, attributes) {
         const hidden = (stack.at(-1)?.hidden ?? false) || INVISIBLE.has(name) || hides(attributes);
+        if (stack.length >= MAX_DEPTH && !tooDeep) {
+          tooDeep = true;
+          parser.pause();
+        }
         const open: Open = { name, hidden };
         if (!INLINE.has(name)) visible(' ');
         if (REGIONS.includes(name) || name === 'body') open.region = { name, start: length };
@@ -102,7 +114,8 @@ export function scanPage(html: string, pageUrl: string): PageScan {
     },
     { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
   );
-  parser.end(html);
+  parser.write(html);
+  if (!tooDeep) parser.end();
 
   let text: string | undefined;
   const all = () => (text ??= chunks.join(''));
@@ -130,5 +143,5 @@ export function scanPage(html: string, pageUrl: string): PageScan {
       region: () => collapse(all().slice(l.region.start, l.region.end ?? length)),
     };
   });
-  return { links, robots, text: () => collapse(all()) };
+  return { tooDeep, links, robots, text: () => collapse(all()) };
 }

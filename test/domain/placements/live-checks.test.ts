@@ -52,6 +52,13 @@ describe('live checks', () => {
     });
   });
 
+  it('page: a page nested deeper than browsers nest is not read (its parse would take minutes)', () => {
+    expect(livePassed(run('<div>'.repeat(900) + link()))).toBe(true);
+    expect(run('<div>'.repeat(1001) + link())).toEqual([
+      { name: 'page', status: 'fail', detail: 'https://outlet.example/post answered 200, but nests its elements more than 1000 deep; it was not read.' },
+    ]);
+  });
+
   it('domain: the page must end on the outlet or a subdomain', () => {
     expect(check(run(link(), {}, { finalUrl: 'https://blog.outlet.example/post' }), 'domain')!.status).toBe('pass');
     expect(check(run(link(), {}, { finalUrl: 'https://elsewhere.example/landing' }), 'domain')).toEqual({
