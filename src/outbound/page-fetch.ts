@@ -145,9 +145,10 @@ function send(agents: OutboundAgents, url: URL, deadline: AbortSignal, maxBytes:
         if (read > maxBytes) stop(tooLarge(url, maxBytes, status, `stopped reading after ${size(maxBytes)}`));
         else chunks.push(chunk);
       });
-      body.on('error', (err) => stop(err));
-      response.on('error', (err) => stop(err));
-      response.on('aborted', () => stop(new PageError('network', `${url.host} closed the connection before the page was complete.`, status)));
+      const cutShort = () => stop(new PageError('network', `${url.host} closed the connection before the page was complete.`, status));
+      response.on('error', cutShort);
+      response.on('close', () => response.complete || cutShort());
+      if (body !== response) body.on('error', () => stop(new PageError('network', `The page at ${url.href} is compressed (${response.headers['content-encoding']}) but could not be decompressed.`, status)));
       body.on('end', () => {
         if (settled) return;
         settled = true;
@@ -170,9 +171,7 @@ function decompress(response: http.IncomingMessage): Readable {
         : encoding === 'br'
           ? zlib.createBrotliDecompress()
           : undefined;
-  if (!decoder) return response;
-  response.on('error', (err) => decoder.destroy(err));
-  return response.pipe(decoder);
+  return decoder ? response.pipe(decoder) : response;
 }
 
 const late = (url: URL, timeoutMs: number) => new PageError('timeout', `No complete answer from ${url.host} within ${timeoutMs} ms (${url.href}).`);

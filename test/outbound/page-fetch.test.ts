@@ -90,6 +90,9 @@ describe('page fetcher (loopback allowed, names mapped by OUTBOUND_RESOLVE)', as
       await new Promise((r) => setTimeout(r, 50)); // let the server see the closed socket
       expect(page.written, `declared: ${declared}`).toBeLessThan(5 * MB);
     }
+    // 5 MB that compresses to a few kilobytes is judged by what it decompresses to.
+    pages['/bomb'] = (_req, res) => res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' }).end(gzipSync(Buffer.alloc(5 * MB, ' ')));
+    expect(await get(at('/bomb'))).toMatchObject({ ok: false, reason: 'too_large', detail: `The page at ${at('/bomb')} is larger than 2 MB (stopped reading after 2 MB).` });
     expect(PAGE_MAX_BYTES).toBe(2 * MB);
     pages['/small'] = html('x'.repeat(2000));
     expect(await get(at('/small'), 5000, 1000)).toMatchObject({ ok: false, reason: 'too_large', detail: expect.stringContaining('larger than 1000 bytes') });
@@ -122,6 +125,16 @@ describe('page fetcher (loopback allowed, names mapped by OUTBOUND_RESOLVE)', as
     expect(await get('not a url')).toMatchObject({ ok: false, reason: 'bad_url', detail: '"not a url" is not an absolute URL.' });
     expect(await get('ftp://outlet.test/x')).toMatchObject({ ok: false, reason: 'bad_url' });
     expect(await get(`http://user:pw@outlet.test:${site.port}/post`)).toMatchObject({ ok: false, reason: 'bad_url' });
+  });
+
+  it('reports a page cut short or undecodable as a network failure', async () => {
+    pages['/cut'] = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html', 'content-length': '100' });
+      res.write('<p>only part', () => res.destroy());
+    };
+    pages['/bad-gzip'] = (_req, res) => res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' }).end('not gzip at all');
+    expect(await get(at('/bad-gzip'))).toMatchObject({ ok: false, reason: 'network', status: 200, detail: `The page at ${at('/bad-gzip')} is compressed (gzip) but could not be decompressed.` });
+    expect(await get(at('/cut'))).toMatchObject({ ok: false, reason: 'network', status: 200, detail: `outlet.test:${site.port} closed the connection before the page was complete.` });
   });
 
   it('reports a closed port as a network failure', async () => {
