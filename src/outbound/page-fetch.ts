@@ -68,7 +68,7 @@ export async function getPage(agents: OutboundAgents, raw: string, options: Page
   }
   if (!isWeb(url)) return { ok: false, reason: 'bad_url', detail: `${url.href} is not an http or https URL.`, finalUrl: url.href, redirects };
   if (url.username !== '' || url.password !== '') {
-    return { ok: false, reason: 'bad_url', detail: `${url.host}: a URL with user:password@ is not fetched.`, finalUrl: url.href, redirects };
+    return { ok: false, reason: 'bad_url', detail: `A URL with user:password@ (on ${url.host}) is not fetched.`, finalUrl: url.href, redirects };
   }
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), options.timeoutMs);
@@ -89,6 +89,9 @@ export async function getPage(agents: OutboundAgents, raw: string, options: Page
       if (redirects.length === PAGE_MAX_REDIRECTS) {
         throw new PageError('too_many_redirects', `More than ${PAGE_MAX_REDIRECTS} redirects: ${url.href} redirects again, to ${next.href}.`, reply.status);
       }
+      // Credentials a redirect hands out are not sent on: the page is fetched as a reader sees it.
+      next.username = '';
+      next.password = '';
       redirects.push(next.href);
       url = next;
     }

@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import tls from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -48,6 +49,17 @@ describe('page fetcher (loopback allowed, names mapped by OUTBOUND_RESOLVE)', as
     expect(req.headers.host).toBe(`outlet.test:${site.port}`);
     expect(req.headers['user-agent']).toBe(PAGE_USER_AGENT);
     expect(req.headers.accept).toMatch(/^text\/html/);
+  });
+
+  it('over https, a mapped name is still the TLS server name', async () => {
+    const names: string[] = [];
+    // No certificate: the handshake stops once the client has said which name it wants.
+    const server = tls.createServer({ SNICallback: (name, done) => (names.push(name), done(new Error('no certificate'))) });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    afterAll(() => new Promise((r) => server.close(r)));
+    const r = await get(`https://outlet.test:${(server.address() as AddressInfo).port}/`);
+    expect(r).toMatchObject({ ok: false, reason: 'network' });
+    expect(names).toEqual(['outlet.test']);
   });
 
   it('answers any status: a 404 is a page, not a failure of the fetch', async () => {
