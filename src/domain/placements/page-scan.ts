@@ -49,8 +49,8 @@ interface Region {
   end?: number;
 }
 
-const hides = (attributes: Record<string, string>) =>
-  attributes.hidden !== undefined || attributes['aria-hidden']?.toLowerCase() === 'true' || /display\s*:\s*none|visibility\s*:\s*hidden/i.test(attributes.style ?? '');
+// aria-hidden is not here: it hides from screen readers what sighted readers still see.
+const hides = (attributes: Record<string, string>) => attributes.hidden !== undefined || /display\s*:\s*none|visibility\s*:\s*hidden/i.test(attributes.style ?? '');
 
 /**
  * A page as the checks read it, parsed as a browser tokenizes HTML (htmlparser2, entities

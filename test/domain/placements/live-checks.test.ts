@@ -166,6 +166,7 @@ describe('live checks', () => {
       expect(check(run(article('Anzeige'), sponsored), 'disclosure')).toEqual({ name: 'disclosure', status: 'pass', detail: '"Anzeige" appears in the link\'s <article>.' });
       expect(check(run(article('Bezahlte   Partnerschaft'), sponsored), 'disclosure')!.detail).toBe('"Bezahlte Partnerschaft" appears in the link\'s <article>.');
       expect(check(run(article('Sponsored post'), sponsored), 'disclosure')!.status).toBe('pass');
+      expect(check(run(article('<span aria-hidden="true">Werbung</span>'), sponsored), 'disclosure')!.status).toBe('pass');
       expect(check(run(`<body><p>Publicité</p>${link()}</body>`, { sponsoredLabel: true, language: 'fr' }), 'disclosure')).toEqual({
         name: 'disclosure',
         status: 'pass',
@@ -176,7 +177,7 @@ describe('live checks', () => {
     it('warns, never fails, when there is none near the link: elsewhere, hidden, or part of a word', () => {
       const cases = [
         `<aside>Anzeige</aside><article>${link()}</article>`,
-        `<article><span hidden>Anzeige</span><script>var label = "Anzeige"</script>${link()}</article>`,
+        `<article><span hidden>Anzeige</span><script>var label = "Anzeige"</script><p style="display: none">Werbung</p>${link()}</article>`,
         `<article><p>Anzeigenmarkt und Werbungskosten</p>${link()}</article>`,
       ];
       for (const body of cases) {
