@@ -19,9 +19,9 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** A whole word or phrase, any case, any run of white space between its words. */
 const pattern = (word: string) => new RegExp(`(?<![\\p{L}\\p{N}])${word.split(' ').map(escape).join('\\s+')}(?![\\p{L}\\p{N}])`, 'iu');
 
-/** The words looked for on a page in `language`: its own first, then English. */
+/** The words looked for on a page in `language` (ISO 639-1; a region such as de-AT is ignored): its own first, then English. */
 export function disclosureWords(language: string): string[] {
-  const own = DISCLOSURE_WORDS[language.toLowerCase()] ?? [];
+  const own = DISCLOSURE_WORDS[language.toLowerCase().split(/[-_]/)[0]!] ?? [];
   return [...new Set([...own, ...DISCLOSURE_WORDS.en!])];
 }
 

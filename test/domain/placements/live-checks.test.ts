@@ -167,6 +167,8 @@ describe('live checks', () => {
       expect(check(run(article('Bezahlte   Partnerschaft'), sponsored), 'disclosure')!.detail).toBe('"Bezahlte Partnerschaft" appears in the link\'s <article>.');
       expect(check(run(article('Sponsored post'), sponsored), 'disclosure')!.status).toBe('pass');
       expect(check(run(article('<span aria-hidden="true">Werbung</span>'), sponsored), 'disclosure')!.status).toBe('pass');
+      expect(check(run(`<article>Annons ${link()}</article>`, { sponsoredLabel: true, language: 'sv-FI' }), 'disclosure')!.status).toBe('pass');
+      expect(check(run(`<article>Annons ${link()}</article>`, { sponsoredLabel: true, language: 'xx' }), 'disclosure')!.status).toBe('warn');
       expect(check(run(`<body><p>Publicité</p>${link()}</body>`, { sponsoredLabel: true, language: 'fr' }), 'disclosure')).toEqual({
         name: 'disclosure',
         status: 'pass',
