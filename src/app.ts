@@ -109,7 +109,7 @@ export const marketplaceApp = fp(
     const app = instance.withTypeProvider<ZodTypeProvider>();
     const clock = deps.clock ?? systemClock;
     const durations = durationsFrom(deps.config);
-    const outboundPolicy = { allowLoopback: deps.config.OUTBOUND_ALLOW_LOOPBACK };
+    const outboundPolicy = { allowLoopback: deps.config.OUTBOUND_ALLOW_LOOPBACK, resolve: deps.config.OUTBOUND_RESOLVE };
 
     // Every zod-validated part (body, query, params) is first searched for strings PostgreSQL cannot
     // store; Interface B's routes validate their own parameters.

@@ -5,10 +5,24 @@ import ipaddr from 'ipaddr.js';
 /** Where outbound requests may go. Loopback only for development and tests (OUTBOUND_ALLOW_LOOPBACK). */
 export interface OutboundPolicy {
   allowLoopback: boolean;
+  /**
+   * Names answered without DNS, as curl's --resolve (OUTBOUND_RESOLVE): host (lower case, no
+   * trailing dot) → address. The address is judged like any other; only the lookup is skipped.
+   */
+  resolve?: ReadonlyMap<string, string>;
 }
 
-/** The CIDR ranges the connect-time check lets through besides public unicast addresses. */
-export const loopbackRanges = ['127.0.0.0/8', '::1/128'];
+/** The address a name is statically resolved to by the policy, if any. */
+export function staticAddress(host: string, policy: OutboundPolicy): string | undefined {
+  return policy.resolve?.get(host.toLowerCase().replace(/\.$/, ''));
+}
+
+/**
+ * The addresses the connect-time check lets through besides public unicast ones, when loopback is
+ * allowed. Single addresses, not ranges: request-filtering-agent matches a CIDR of one family
+ * against an address of the other by throwing and logging a warning on every such connection.
+ */
+export const loopbackAddresses = ['127.0.0.1', '::1'];
 
 /**
  * Whether a literal address is one a user-supplied URL may reach: public unicast only. Private,
@@ -17,8 +31,8 @@ export const loopbackRanges = ['127.0.0.0/8', '::1/128'];
  */
 export function isAllowedAddress(address: string, policy: OutboundPolicy): boolean {
   if (!ipaddr.isValid(address)) return false;
-  const range = ipaddr.process(address).range();
-  return range === 'unicast' || (policy.allowLoopback && range === 'loopback');
+  const parsed = ipaddr.process(address);
+  return parsed.range() === 'unicast' || (policy.allowLoopback && loopbackAddresses.includes(parsed.toString()));
 }
 
 /** Why a URL cannot be a webhook target, or null when it can (checked again on every connection). */
@@ -33,7 +47,9 @@ export async function refuseTarget(raw: string, policy: OutboundPolicy): Promise
   if (url.username !== '' || url.password !== '') return 'must not contain user:password@';
   const host = url.hostname.replace(/^\[|\]$/g, '');
   let addresses: string[];
+  const fixed = staticAddress(host, policy);
   if (isIP(host)) addresses = [host];
+  else if (fixed !== undefined) addresses = [fixed];
   else {
     try {
       addresses = (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);

@@ -1,7 +1,8 @@
 import http from 'node:http';
 import https from 'node:https';
-import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
-import { loopbackRanges, type OutboundPolicy } from './address-policy.js';
+import type { OutboundPolicy } from './address-policy.js';
+import { createAgents, type OutboundAgents } from './agents.js';
+import { getPage, type PageFetcher } from './page-fetch.js';
 
 export interface OutboundResult {
   /** The reply's status, when one arrived in time. */
@@ -11,7 +12,7 @@ export interface OutboundResult {
   error: string | null;
 }
 
-export interface OutboundClient {
+export interface OutboundClient extends PageFetcher {
   post(url: string, body: string, headers: Record<string, string>, timeoutMs: number): Promise<OutboundResult>;
   close(): void;
 }
@@ -20,20 +21,15 @@ export interface OutboundClient {
 const MAX_REPLY_BYTES = 4096;
 
 /**
- * HTTP requests to user-supplied URLs. The agents check the address each connection actually
- * goes to, after DNS (request-filtering-agent), so a name that resolves to a private or metadata
- * address is refused however it was checked before; redirects are never followed (node's http
- * does not), so a 3xx is just an unsuccessful reply.
+ * HTTP requests to user-supplied URLs, through the address-checking agents (./agents.ts). A
+ * webhook post follows no redirect (node's http does not), so a 3xx is just an unsuccessful
+ * reply; a page fetch follows them itself, each hop through the same agents (./page-fetch.ts).
  */
 export function createOutboundClient(policy: OutboundPolicy): OutboundClient {
-  const options = {
-    keepAlive: true,
-    maxSockets: 16,
-    allowIPAddressList: policy.allowLoopback ? loopbackRanges : [],
-  };
-  const agents = { http: new RequestFilteringHttpAgent(options), https: new RequestFilteringHttpsAgent(options) };
+  const agents = createAgents(policy);
   return {
     post: (url, body, headers, timeoutMs) => post(agents, url, body, headers, timeoutMs),
+    get: (url, options) => getPage(agents, url, options),
     close() {
       agents.http.destroy();
       agents.https.destroy();
@@ -42,7 +38,7 @@ export function createOutboundClient(policy: OutboundPolicy): OutboundClient {
 }
 
 function post(
-  agents: { http: http.Agent; https: https.Agent },
+  agents: OutboundAgents,
   url: string,
   body: string,
   headers: Record<string, string>,
