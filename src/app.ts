@@ -29,7 +29,8 @@ import { genReqId } from './http/plugins/request-id.js';
 import { idempotencyKeyCheck } from './http/plugins/idempotency.js';
 import { deadlineSweeper } from './http/plugins/sweeper.js';
 import { linkCheckWorker } from './http/plugins/link-check-worker.js';
-import { createLinkChecker } from './domain/placements/link-checker.js';
+import { type CheckPlacement, createLinkChecker } from './domain/placements/link-checker.js';
+import { checkPlacement } from './domain/placements/live-checks.js';
 import { eventWorker } from './http/plugins/event-worker.js';
 import { createOutboundClient } from './outbound/http-client.js';
 import { durationsFrom } from './domain/orders/states.js';
@@ -109,7 +110,7 @@ export const marketplaceApp = fp(
     const app = instance.withTypeProvider<ZodTypeProvider>();
     const clock = deps.clock ?? systemClock;
     const durations = durationsFrom(deps.config);
-    const outboundPolicy = { allowLoopback: deps.config.OUTBOUND_ALLOW_LOOPBACK, resolve: deps.config.OUTBOUND_RESOLVE };
+    const outboundPolicy = outboundPolicyFor(deps.config);
 
     // Every zod-validated part (body, query, params) is first searched for strings PostgreSQL cannot
     // store; Interface B's routes validate their own parameters.
@@ -170,11 +171,13 @@ export const marketplaceApp = fp(
       redisPrefix: deps.config.REDIS_KEY_PREFIX,
     });
     await app.register(catalogRoutes, { catalog, auth });
+    const placements = placementCheckerFor(deps.config);
+    app.addHook('onClose', async () => placements.close());
     const linkChecker = createLinkChecker({
       pool: deps.database.pool,
       clock,
       durations,
-      check: placementCheckerFor(deps.config),
+      check: placements.check,
       timeoutMs: deps.config.LINK_CHECK_TIMEOUT_MS,
       perDomainPerSecond: deps.config.LINK_CHECKS_PER_DOMAIN_PER_SECOND,
     });
@@ -231,7 +234,14 @@ export async function buildApp(deps: AppDeps & { logger: Logger }) {
   return app;
 }
 
-/** Placeholder until the page fetcher lands: every check fails, saying so. */
-function placementCheckerFor(_config: Config) {
-  return async () => [{ name: 'page', status: 'fail' as const, detail: 'link checks are not available yet' }];
+/** Where outbound requests (webhooks, link checks) may go, from the settings. */
+const outboundPolicyFor = (config: Config) => ({ allowLoopback: config.OUTBOUND_ALLOW_LOOPBACK, resolve: config.OUTBOUND_RESOLVE });
+
+/** Link checks over their own outbound client (docs/link-checks.md); `close` ends its connections. */
+export function placementCheckerFor(config: Config): { check: CheckPlacement; close(): void } {
+  const client = createOutboundClient(outboundPolicyFor(config));
+  return {
+    check: async (expected) => (await checkPlacement(client, expected, config.LINK_CHECK_TIMEOUT_MS)).checks,
+    close: () => client.close(),
+  };
 }

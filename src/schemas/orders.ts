@@ -3,6 +3,7 @@ import { httpUrl } from '../domain/http-url.js';
 import { offerFormat } from '../domain/outlets/enums.js';
 import { MAX_OFFERS_PER_REQUEST } from '../domain/orders/place-orders.js';
 import { orderStatuses } from '../domain/orders/states.js';
+import { liveCheckNames } from '../domain/placements/live-checks.js';
 import { pageQuery } from './pagination.js';
 import { boolQuery } from './outlets.js';
 
@@ -62,7 +63,7 @@ const check = z.object({
 }).meta({ id: 'ContentCheck' });
 
 const liveCheck = z.object({
-  name: z.string().describe('page, domain, link, anchor, rel, indexable or disclosure (docs/link-checks.md).'),
+  name: z.enum(liveCheckNames).describe('What was checked (docs/link-checks.md).'),
   status: z.enum(['pass', 'warn', 'fail']),
   detail: z.string(),
 }).meta({ id: 'LiveCheck' });

@@ -8,7 +8,7 @@ import { defaultConfig } from '../../src/config.js';
 import { withTransaction } from '../../src/db/tx.js';
 import { lockOrder } from '../../src/domain/orders/transitions.js';
 import { applyCheck, type CheckOutcome } from '../../src/domain/placements/guarantee.js';
-import type { LiveCheck } from '../../src/domain/placements/types.js';
+import { type LiveCheck, liveCheckNames } from '../../src/domain/placements/live-checks.js';
 
 export const DAY = 86_400_000;
 /** A timestamp as the API writes it: ISO 8601 UTC to the second. */
@@ -24,7 +24,7 @@ export async function publisherBalances(pool: pg.Pool, publisherId: number): Pro
 }
 
 /** Every check of a live page passing, as the link checker reports a placement found as bought. */
-export const PASSING_LIVE_CHECKS: LiveCheck[] = ['page', 'domain', 'link', 'anchor', 'rel', 'indexable', 'disclosure'].map((name) => ({
+export const PASSING_LIVE_CHECKS: LiveCheck[] = liveCheckNames.map((name) => ({
   name,
   status: 'pass',
   detail: 'as bought',

@@ -118,6 +118,8 @@ describe('link guarantee races', () => {
 
   it('two processes checking the same due placements: each link is lost once', async () => {
     const other = new pg.Pool({ ...h.database.pool.options, max: 4 });
+    // The test database is dropped after the file, which ends this pool's idle connections.
+    other.on('error', () => {});
     afterAll(() => other.end());
     const second = linkCheckerFor(h, other);
     const orders = await liveOrders(20);
@@ -130,9 +132,11 @@ describe('link guarantee races', () => {
       expect(await statusOf(id)).toBe('link_lost');
       expect((await eventTypes(id)).filter((t) => t === 'order.link_lost')).toHaveLength(1);
     }
-    // One claim per order: every page was fetched once in this round.
-    const fetched = site.received.slice(seen).map((req) => req.url);
-    expect(fetched.sort()).toEqual(orders.map((o) => o.path).sort());
+    // One claim per order: every page was fetched once in this round (earlier tests' windows are
+    // checked in it too).
+    const paths = new Set(orders.map((o) => o.path));
+    const fetched = site.received.slice(seen).map((req) => req.url!).filter((url) => paths.has(url));
+    expect(fetched.sort()).toEqual([...paths].sort());
     await expectLedgerInvariants(h.database);
   });
 });

@@ -2,7 +2,7 @@ import { isoSeconds } from '../outlets/outlet-view.js';
 import { formatCents } from '../money/format.js';
 import type { OfferFormat } from '../outlets/enums.js';
 import type { ContentCheck } from './content-checks.js';
-import type { LiveCheck } from '../placements/types.js';
+import type { LiveCheck } from '../placements/live-checks.js';
 import { deadlineKindOf, type OrderStatus, type Party, turnOf } from './states.js';
 
 export interface OrderRow {

@@ -2,7 +2,7 @@ import type { Tx } from '../../db/tx.js';
 import { recordOrderEvent } from '../events/record.js';
 import { enterState, type LockedOrder, payOut, refund, refundGuarantee, release } from '../orders/transitions.js';
 import type { Durations } from '../orders/states.js';
-import { livePassed, type LiveCheck } from './types.js';
+import { livePassed, type LiveCheck } from './live-checks.js';
 
 /**
  * The link guarantee's state changes (docs/link-guarantee.md), each in the caller's transaction

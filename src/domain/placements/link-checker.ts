@@ -6,7 +6,10 @@ import type { PublisherOrderView } from '../orders/order-view.js';
 import type { Durations } from '../orders/states.js';
 import { lockOrder, requireStatus } from '../orders/transitions.js';
 import { applyCheck, type CheckOutcome } from './guarantee.js';
-import type { CheckPlacement, PlacementExpectation } from './types.js';
+import type { LiveCheck, PlacementExpectation } from './live-checks.js';
+
+/** Fetches a live page and checks it (docs/link-checks.md); never throws for what the page does. */
+export type CheckPlacement = (expectation: PlacementExpectation) => Promise<LiveCheck[]>;
 
 export interface LinkCheckerDeps {
   pool: pg.Pool;

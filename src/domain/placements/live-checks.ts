@@ -3,7 +3,8 @@ import { disclosureWords, findDisclosure } from './disclosure-words.js';
 import { hostOf, linkKey, onDomain } from './link-url.js';
 import { MAX_DEPTH, type PageLink, scanPage } from './page-scan.js';
 
-export type LiveCheckName = 'page' | 'domain' | 'link' | 'anchor' | 'rel' | 'indexable' | 'disclosure';
+export const liveCheckNames = ['page', 'domain', 'link', 'anchor', 'rel', 'indexable', 'disclosure'] as const;
+export type LiveCheckName = (typeof liveCheckNames)[number];
 export interface LiveCheck {
   name: LiveCheckName;
   status: 'pass' | 'warn' | 'fail';
