@@ -217,6 +217,7 @@ export const openApi = fp(
           description:
             'Interface A (/api/v1, /mcp): buy sponsored content from verified publications. Amounts are integer US cents, fees included; *_formatted strings use the workspace currency.\n\n' +
             'Interface B (/api/account, /api/items, /api/purchases): a digital-goods seller reads its account and items and validates purchase codes.\n\n' +
+            'Departures from the contract, for the link guarantee (docs/link-guarantee.md): order states link_lost (the publisher restores the link by deadlines.restore_by) and link_refunded (final); order fields live_checks, live_checked_at, guarantee_ends_at and deadlines.restore_by; at review_by a placement is paid only if its last link check passed, otherwise it returns to publishing once and then expires with a refund; approval pays the publisher into pending, which becomes payable when the guarantee window ends with the link alive (GET /api/v1/publisher/me).\n\n' +
             'Every response carries X-Request-Id. Authenticated responses carry X-RateLimit-Limit and X-RateLimit-Remaining (one bucket per key, per minute); a 429 carries Retry-After.',
           license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
         },
