@@ -6,6 +6,15 @@ const status = (body: string, over: Partial<CheckContext> = {}, title = 'A title
   Object.fromEntries(checkContent({ title, body }, { ...ctx, ...over }).map((c) => [c.name, c.status]));
 
 describe('content checks', () => {
+  it('stops reading HTML nested deeper than 1000 elements and fails markdown_safe, naming why', () => {
+    // Unclosed elements cost the tokenizer more per tag the deeper they go: an article never nests this far.
+    const body = `<a href="https://buyer.example/x">ours</a>${'<div>'.repeat(40_000)}<script>x</script>`;
+    const a = analyseContent({ title: 't', body });
+    expect(a.unsafe).toEqual(['elements nested deeper than 1000']);
+    expect(a.links.map((l) => l.url)).toContain('https://buyer.example/x');
+    expect(analyseContent({ title: 't', body: '<p>x'.repeat(5_000) + 'a<br>'.repeat(5_000) }).unsafe).toEqual([]);
+  });
+
   it('finds markdown, autolink and HTML links with their text', () => {
     const a = analyseContent({
       title: 't',
