@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { setupApp } from '../helpers/app.js';
+import { linkCheckerFor } from '../helpers/link-checker.js';
+import { articleFor, orderKit } from '../helpers/orders.js';
+import { html, startPages } from '../helpers/pages.js';
+
+// At most LINK_CHECKS_PER_DOMAIN_PER_SECOND fetches of one outlet's domain a second, however many
+// of its placements are due at once (docs/link-guarantee.md). Only the lower bound is asserted:
+// nothing is fetched before its turn.
+
+const DOMAIN = 'paced-news.test';
+const TARGET = 'https://buyer.example/product';
+const arrivals: number[] = [];
+const page = html(`<p><a href="${TARGET}">our product</a></p>`);
+const site = await startPages({
+  '/paced': (req, res) => {
+    arrivals.push(performance.now());
+    page(req, res);
+  },
+});
+const h = await setupApp({
+  OUTBOUND_ALLOW_LOOPBACK: true,
+  OUTBOUND_RESOLVE: new Map([[DOMAIN, '127.0.0.1']]),
+  LINK_CHECKS_PER_DOMAIN_PER_SECOND: 4,
+});
+const { place, pub, setup } = orderKit(h);
+const { ws, p } = await setup([{ content_by: 'buyer', sponsored_label: false }], 1_000_000, DOMAIN);
+
+describe('link check pacing', () => {
+  it('fetches one domain at most 4 times a second: 5 due checks take at least a second', async () => {
+    for (let i = 0; i < 5; i++) {
+      const placed = await place(ws.spendKey, {
+        offer_ids: [p.offers[0]!.id],
+        target_url: TARGET,
+        anchor_text: 'our product',
+        content_title: 'Our product, reviewed',
+        content: articleFor(TARGET),
+      });
+      const id = placed.json().data[0].id as number;
+      await pub(p.publisherKey, `${id}/accept`);
+      await pub(p.publisherKey, `${id}/publish`, { live_url: site.url('/paced', DOMAIN) });
+    }
+    const checker = linkCheckerFor(h);
+    const started = performance.now();
+    expect(await checker.runDue()).toBe(5);
+    expect(arrivals).toHaveLength(5);
+    // The fifth fetch waits for four quarter-seconds after the first could start.
+    expect(arrivals[4]! - started).toBeGreaterThanOrEqual(1000 - 1);
+  });
+});
