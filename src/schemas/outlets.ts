@@ -63,7 +63,12 @@ export const outletListQuery = z.strictObject({
   sort: z
     .enum(outletSorts)
     .optional()
-    .describe('relevance (default with q), traffic, -traffic (default without q), price, -price.'),
+    .describe(
+      'relevance (default with q), traffic, -traffic (default without q), price, -price; ' +
+        'link_survival: best link survival first (track_record.link_survival_30d, then _60d, then more links checked), ' +
+        'verification: best verification_pass_rate first (then more placements checked); ' +
+        'for these two, outlets without the figure follow those with it, and traffic breaks ties.',
+    ),
   ...pageQuery,
 });
 
@@ -80,8 +85,25 @@ const trackRecord = z
     acceptance_rate: z.number().nullable(),
     avg_turnaround_days: z.number().nullable(),
     rating: z.number().nullable(),
+    link_survival_30d: z
+      .number()
+      .nullable()
+      .describe('Of the links checked at or after 30 days from completion, the share alive (a refunded lost link counts as not alive); null until one was.'),
+    links_checked_30d: z.number().int().describe('Links checked at or after 30 days from completion.'),
+    link_survival_60d: z.number().nullable().describe('The same at or after 60 days; null until one was checked.'),
+    links_checked_60d: z.number().int().describe('Links checked at or after 60 days from completion.'),
+    verification_pass_rate: z
+      .number()
+      .nullable()
+      .describe('Of the placements given their first automatic check after publication, the share that passed; null until one was.'),
+    placements_checked: z.number().int().describe('Placements given their first automatic check.'),
   })
-  .meta({ id: 'TrackRecord', description: 'A stored baseline until the outlet has orders here, then computed from them.' });
+  .meta({
+    id: 'TrackRecord',
+    description:
+      'orders_completed to rating: a stored baseline until the outlet has orders here, then computed from them. ' +
+      'The link figures have no baseline: they are the marketplace’s own checks of its placements.',
+  });
 
 const outletBase = {
   id: z.number().int(),

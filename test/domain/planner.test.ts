@@ -240,9 +240,15 @@ describe('score', () => {
   });
 
   it('track record: mean of what is known, neutral when nothing is', () => {
-    expect(trackRecordPart({ onTimeRate: 1, acceptanceRate: 0.5, rating: 4.5 })).toBeCloseTo((1 + 0.5 + 0.9) / 3);
-    expect(trackRecordPart({ onTimeRate: null, acceptanceRate: null, rating: 4 })).toBeCloseTo(0.8);
-    expect(trackRecordPart({ onTimeRate: null, acceptanceRate: null, rating: null })).toBe(0.5);
+    const none = { onTimeRate: null, acceptanceRate: null, rating: null, linkSurvival30d: null, linkSurvival60d: null, verificationPassRate: null };
+    expect(trackRecordPart({ ...none, onTimeRate: 1, acceptanceRate: 0.5, rating: 4.5 })).toBeCloseTo((1 + 0.5 + 0.9) / 3);
+    expect(trackRecordPart({ ...none, rating: 4 })).toBeCloseTo(0.8);
+    expect(trackRecordPart(none)).toBe(0.5);
+    // Link survival counts once, the 60-day figure when known; the verification pass rate too.
+    expect(trackRecordPart({ ...none, rating: 4, linkSurvival30d: 0.6 })).toBeCloseTo((0.8 + 0.6) / 2);
+    expect(trackRecordPart({ ...none, rating: 4, linkSurvival30d: 0.6, linkSurvival60d: 0.2 })).toBeCloseTo((0.8 + 0.2) / 2);
+    expect(trackRecordPart({ ...none, onTimeRate: 1, linkSurvival60d: 0.5, verificationPassRate: 0.9 })).toBeCloseTo((1 + 0.5 + 0.9) / 3);
+    expect(trackRecordPart({ ...none, verificationPassRate: 0 })).toBe(0);
   });
 
   it('cost: the share of the budget an offer leaves', () => {

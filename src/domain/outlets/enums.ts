@@ -5,7 +5,7 @@ import { contentByValues, linkTypes, offerFormats, outletTypes, type OfferFormat
 // the database's enum types read too.
 export { contentByValues, linkTypes, offerFormats, outletTypes, type OfferFormat, type OutletType };
 
-export const outletSorts = ['relevance', 'traffic', '-traffic', 'price', '-price'] as const;
+export const outletSorts = ['relevance', 'traffic', '-traffic', 'price', '-price', 'link_survival', 'verification'] as const;
 
 export const outletType = z.enum(outletTypes);
 export const offerFormat = z.enum(offerFormats);

@@ -9,6 +9,11 @@ import type { OfferFormat, OutletType } from './enums.js';
  * - on_time_rate: published ÷ (published + expired while writing or publishing);
  * - avg_turnaround_days: mean time from acceptance to publication;
  * - rating: the stored baseline (the marketplace collects no ratings of its own).
+ * The link figures have no baseline: they are the marketplace's own checks of placements, null
+ * until one was made (docs/orders.md):
+ * - link_survival_30d, link_survival_60d: alive ÷ checked of the links checked at or after 30 /
+ *   60 days from completion (a refunded lost link counts as not alive), with the counts checked;
+ * - verification_pass_rate: passed ÷ made of the first automatic checks of a placement.
  */
 export const outletColumns = `o.id, o.name, o.domain, o.url, o.description, o.type, o.country, o.language, o.topics,
   o.monthly_visits, o.traffic_verified, o.traffic_verified_at,
@@ -19,7 +24,10 @@ export const outletColumns = `o.id, o.name, o.domain, o.url, o.description, o.ty
        ELSE o.base_acceptance_rate::float8 END AS base_acceptance_rate,
   CASE WHEN tr.n > 0 THEN round(tr.turnaround_days, 1)::float8
        ELSE o.base_avg_turnaround_days::float8 END AS base_avg_turnaround_days,
-  o.base_rating::float8 AS base_rating`;
+  o.base_rating::float8 AS base_rating,
+  tr.checked_30d AS links_checked_30d, round(tr.alive_30d::numeric / NULLIF(tr.checked_30d, 0), 3)::float8 AS link_survival_30d,
+  tr.checked_60d AS links_checked_60d, round(tr.alive_60d::numeric / NULLIF(tr.checked_60d, 0), 3)::float8 AS link_survival_60d,
+  tr.first_checks AS placements_checked, round(tr.first_passed::numeric / NULLIF(tr.first_checks, 0), 3)::float8 AS verification_pass_rate`;
 
 /** Joined as `tr` by every query that selects `outletColumns`; reads the outlet's orders by index. */
 export const trackRecordJoin = `LEFT JOIN LATERAL (
@@ -30,7 +38,13 @@ export const trackRecordJoin = `LEFT JOIN LATERAL (
            count(*) FILTER (WHERE published_at IS NOT NULL)::int AS published,
            count(*) FILTER (WHERE expired_in IN ('writing', 'publishing'))::int AS missed,
            avg(extract(epoch FROM published_at - accepted_at) / 86400)
-             FILTER (WHERE published_at IS NOT NULL AND accepted_at IS NOT NULL) AS turnaround_days
+             FILTER (WHERE published_at IS NOT NULL AND accepted_at IS NOT NULL) AS turnaround_days,
+           count(alive_30d)::int AS checked_30d,
+           count(*) FILTER (WHERE alive_30d)::int AS alive_30d,
+           count(alive_60d)::int AS checked_60d,
+           count(*) FILTER (WHERE alive_60d)::int AS alive_60d,
+           count(first_check_passed)::int AS first_checks,
+           count(*) FILTER (WHERE first_check_passed)::int AS first_passed
       FROM orders WHERE outlet_id = o.id) tr ON true`;
 
 export interface OutletRow {
@@ -51,6 +65,12 @@ export interface OutletRow {
   base_acceptance_rate: number | null;
   base_avg_turnaround_days: number | null;
   base_rating: number | null;
+  links_checked_30d: number;
+  link_survival_30d: number | null;
+  links_checked_60d: number;
+  link_survival_60d: number | null;
+  placements_checked: number;
+  verification_pass_rate: number | null;
 }
 
 export interface OfferRow {
@@ -96,6 +116,12 @@ export function outletView(r: OutletRow) {
       acceptance_rate: r.base_acceptance_rate,
       avg_turnaround_days: r.base_avg_turnaround_days,
       rating: r.base_rating,
+      link_survival_30d: r.link_survival_30d,
+      links_checked_30d: r.links_checked_30d,
+      link_survival_60d: r.link_survival_60d,
+      links_checked_60d: r.links_checked_60d,
+      verification_pass_rate: r.verification_pass_rate,
+      placements_checked: r.placements_checked,
     },
   };
 }

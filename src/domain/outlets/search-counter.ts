@@ -59,13 +59,44 @@ interface Row {
   topics: string;
   terms: string;
   name_terms: string;
+  /** Links checked at or after 30 / 60 days from completion, and of those alive; first checks made and passed. */
+  n30: number;
+  a30: number;
+  n60: number;
+  a60: number;
+  nv: number;
+  pv: number;
 }
+
+/**
+ * An outlet's checked links and placements (`sort=link_survival`, `sort=verification`), kept only
+ * for the slots of outlets that have any: rates in thousandths as the track record rounds them
+ * (-1: none checked).
+ */
+interface Checks {
+  s30: number;
+  s60: number;
+  n30: number;
+  n60: number;
+  verified: number;
+  nv: number;
+}
+
+const perMille = (part: number, whole: number) => (whole > 0 ? Math.round((part * 1000) / whole) : -1);
 
 const COLUMNS = `o.id, lower(o.name) AS name, o.domain, o.type::text AS type, o.country, o.language, o.traffic_verified AS verified,
   o.monthly_visits AS visits, o.min_price_any AS p0, o.min_price_guest_post AS p1, o.min_price_sponsored_article AS p2,
   o.min_price_link_insertion AS p3, o.min_price_press_release AS p4,
   array_to_string(o.topics, E'\\x1f') AS topics, array_to_string(tsvector_to_array(o.search_vector), E'\\x1f') AS terms,
-  array_to_string(tsvector_to_array(o.name_vector), E'\\x1f') AS name_terms`;
+  array_to_string(tsvector_to_array(o.name_vector), E'\\x1f') AS name_terms,
+  c.n30, c.a30, c.n60, c.a60, c.nv, c.pv`;
+
+/** The outlets and their orders' check results (by orders_outlet_idx), for COLUMNS. */
+const FROM = `outlets o LEFT JOIN LATERAL (
+    SELECT count(alive_30d)::int AS n30, count(*) FILTER (WHERE alive_30d)::int AS a30,
+           count(alive_60d)::int AS n60, count(*) FILTER (WHERE alive_60d)::int AS a60,
+           count(first_check_passed)::int AS nv, count(*) FILTER (WHERE first_check_passed)::int AS pv
+      FROM orders WHERE outlet_id = o.id) c ON true`;
 
 /** A search's total (meta.total) and the ids of its first outlets, in the sort's order. */
 export interface Found {
@@ -168,6 +199,30 @@ export class SearchCounter implements Vocabulary {
         (s) => this.alive(s) && !Number.isNaN(this.prices[i]![s]!),
       ),
   );
+  /** Check results of the slots of outlets that have any (a dead slot's stay: an order may still compare it). */
+  private readonly checks = new Map<number, Checks>();
+  /**
+   * The slots with links checked (bitset `survival`), best survival first: 30 days, then 60 (none
+   * last), then more links checked, more traffic, the highest id. The matches without any follow
+   * in traffic order.
+   */
+  private readonly bySurvival = new SlotOrder(
+    (a, b) => {
+      const x = this.checks.get(a)!;
+      const y = this.checks.get(b)!;
+      return y.s30 - x.s30 || y.s60 - x.s60 || y.n30 - x.n30 || y.n60 - x.n60 || this.byTraffic.before(a, b);
+    },
+    (s) => this.alive(s) && this.has('survival', s),
+  );
+  /** The slots with placements checked (bitset `verification`): best pass rate, then more checked, more traffic. */
+  private readonly byVerification = new SlotOrder(
+    (a, b) => {
+      const x = this.checks.get(a)!;
+      const y = this.checks.get(b)!;
+      return y.verified - x.verified || y.nv - x.nv || this.byTraffic.before(a, b);
+    },
+    (s) => this.alive(s) && this.has('verification', s),
+  );
   /** The words (WORD) of search_vector sorted, for completions; those added since, in `newWords`. */
   private words: string[] = [];
   private newWords: string[] = [];
@@ -177,7 +232,11 @@ export class SearchCounter implements Vocabulary {
   ready = false;
 
   private alive(s: number): boolean {
-    const bits = this.bitsets.get('alive');
+    return this.has('alive', s);
+  }
+
+  private has(key: string, s: number): boolean {
+    const bits = this.bitsets.get(key);
     return bits !== undefined && (bits[s >>> 5]! & (1 << (s & 31))) !== 0;
   }
 
@@ -254,6 +313,17 @@ export class SearchCounter implements Vocabulary {
         this.byPrice[i]!.add(s);
       }
     });
+    if (r.n30 > 0 || r.n60 > 0 || r.nv > 0) {
+      this.checks.set(s, { s30: perMille(r.a30, r.n30), s60: perMille(r.a60, r.n60), n30: r.n30, n60: r.n60, verified: perMille(r.pv, r.nv), nv: r.nv });
+      if (r.n30 > 0 || r.n60 > 0) {
+        this.flag('survival', s, true);
+        this.bySurvival.add(s);
+      }
+      if (r.nv > 0) {
+        this.flag('verification', s, true);
+        this.byVerification.add(s);
+      }
+    }
     if (r.terms) {
       for (const t of r.terms.split(SEP)) {
         const id = this.lexemeId(t);
@@ -273,15 +343,14 @@ export class SearchCounter implements Vocabulary {
     for (;;) {
       const { rows } = await pool.query<Row>({
         name: 'search_counter_load',
-        text: `SELECT ${COLUMNS} FROM outlets o WHERE o.id > $1 ORDER BY o.id LIMIT ${LOAD_BATCH}`,
+        text: `SELECT ${COLUMNS} FROM ${FROM} WHERE o.id > $1 ORDER BY o.id LIMIT ${LOAD_BATCH}`,
         values: [last],
       });
       for (const r of rows) this.put(r);
       if (rows.length < LOAD_BATCH) break;
       last = rows.at(-1)!.id;
     }
-    this.byTraffic.settle();
-    for (const o of this.byPrice) o.settle();
+    for (const o of [this.byTraffic, ...this.byPrice, this.bySurvival, this.byVerification]) o.settle();
     for (const lists of [this.terms, this.nameTerms, this.topics, this.exacts]) lists.pack();
     const inTerms = new Uint8Array(this.lexicon.size);
     this.terms.forEachKey((id) => (inTerms[id] = 1));
@@ -332,7 +401,7 @@ export class SearchCounter implements Vocabulary {
     for (let i = 0; i < ids.length; i += LOAD_BATCH) {
       const { rows } = await pool.query<Row>({
         name: 'search_counter_refresh',
-        text: `SELECT ${COLUMNS} FROM outlets o WHERE o.id = ANY($1::int[])`,
+        text: `SELECT ${COLUMNS} FROM ${FROM} WHERE o.id = ANY($1::int[])`,
         values: [ids.slice(i, i + LOAD_BATCH)],
       });
       for (const r of rows) this.put(r);
@@ -433,7 +502,19 @@ export class SearchCounter implements Vocabulary {
     const order = byPrice ? this.byPrice[PRICE_INDEX[f.format ?? 'any']]! : this.byTraffic;
     const reverse = sort === 'traffic' || sort === '-price';
     let tiers: Uint32Array[] = [all];
-    if (sort === 'relevance' && q) {
+    let orders = [order];
+    if (sort === 'link_survival' || sort === 'verification') {
+      // The matches with figures in their own order, then those without by traffic.
+      const rated = this.bitset(sort === 'link_survival' ? 'survival' : 'verification');
+      const figured = new Uint32Array(all.length);
+      const rest = new Uint32Array(all.length);
+      for (let i = 0; i < all.length; i++) {
+        figured[i] = all[i]! & rated[i]!;
+        rest[i] = all[i]! & ~rated[i]!;
+      }
+      tiers = [figured, rest];
+      orders = [sort === 'link_survival' ? this.bySurvival : this.byVerification, this.byTraffic];
+    } else if (sort === 'relevance' && q) {
       const named = new Uint32Array(all.length);
       const rest = new Uint32Array(all.length);
       for (let i = 0; i < all.length; i++) {
@@ -444,13 +525,15 @@ export class SearchCounter implements Vocabulary {
         rest[i] = a & ~inName[i]! & ~exact[i]!;
       }
       tiers = [exact, named, rest];
+      orders = [order, order, order];
     }
     const slots: number[] = [];
-    for (const bits of tiers) {
+    for (let t = 0; t < tiers.length; t++) {
+      const bits = tiers[t]!;
       if (slots.length >= n) break;
       const size = bits === all ? total : popcount(bits);
       if (size === 0) continue;
-      slots.push(...this.first(bits, size, Math.min(n - slots.length, size), order, reverse, way));
+      slots.push(...this.first(bits, size, Math.min(n - slots.length, size), orders[t]!, reverse, way));
     }
     return { total, ids: slots.map((s) => this.ids[s]!) };
   }

@@ -156,13 +156,39 @@ function filterSql(f: OutletFilters, p: Params): Filters {
 
 type Direction = 'walk' | 'matches';
 
+/** The sorts by a track-record figure: the outlets with it first, in its order, then the rest by traffic. */
+type RatedSort = 'link_survival' | 'verification';
+const isRated = (sort: OutletSort): sort is RatedSort => sort === 'link_survival' || sort === 'verification';
+
+/**
+ * A rated sort in PostgreSQL (the in-memory index keeps these figures per outlet): `figures` the
+ * check results of the outlets that have any, grouped from their orders as the track record
+ * rounds them (`k`), `order` their order, `has` whether an outlet has any.
+ */
+const RATED: Record<RatedSort, { figures: string; order: string; has: string }> = {
+  link_survival: {
+    figures: `SELECT outlet_id, count(alive_30d) AS n30, count(alive_60d) AS n60,
+                     round(count(*) FILTER (WHERE alive_30d)::numeric / NULLIF(count(alive_30d), 0), 3) AS s30,
+                     round(count(*) FILTER (WHERE alive_60d)::numeric / NULLIF(count(alive_60d), 0), 3) AS s60
+                FROM orders WHERE alive_30d IS NOT NULL OR alive_60d IS NOT NULL GROUP BY outlet_id`,
+    order: 'k.s30 DESC NULLS LAST, k.s60 DESC NULLS LAST, k.n30 DESC, k.n60 DESC, o.monthly_visits DESC, o.id DESC',
+    has: 'EXISTS (SELECT 1 FROM orders r WHERE r.outlet_id = o.id AND (r.alive_30d IS NOT NULL OR r.alive_60d IS NOT NULL))',
+  },
+  verification: {
+    figures: `SELECT outlet_id, count(*) AS nv, round(count(*) FILTER (WHERE first_check_passed)::numeric / count(*), 3) AS pv
+                FROM orders WHERE first_check_passed IS NOT NULL GROUP BY outlet_id`,
+    order: 'k.pv DESC, k.nv DESC, o.monthly_visits DESC, o.id DESC',
+    has: 'EXISTS (SELECT 1 FROM orders r WHERE r.outlet_id = o.id AND r.first_check_passed IS NOT NULL)',
+  },
+};
+
 /**
  * ORDER BY of a sort. `walk` matches an index (outlets_traffic_idx, the min_price_* indexes),
  * read in that order; `matches` hides the column from the planner (`+ 0`) so that it sorts the
  * matches it found through the word index instead of walking the whole sort index hoping to
  * meet them.
  */
-function orderSql(sort: Exclude<OutletSort, 'relevance'>, price: string, how: Direction): string {
+function orderSql(sort: Exclude<OutletSort, 'relevance' | RatedSort>, price: string, how: Direction): string {
   const z = how === 'walk' ? '' : ' + 0';
   return {
     traffic: `o.monthly_visits${z} ASC NULLS FIRST, o.id ASC NULLS FIRST`,
@@ -314,7 +340,7 @@ export function hydrateStatement(ids: number[], format: OfferFormat | undefined,
 function browseStatements(f: OutletFilters, n: number) {
   const p = new Params();
   const { where, shape, price } = filterSql(f, p);
-  const sort = f.sort === undefined || f.sort === 'relevance' ? '-traffic' : f.sort;
+  const sort = f.sort === undefined || f.sort === 'relevance' || isRated(f.sort) ? '-traffic' : f.sort;
   const countValues = [...p.values];
   const limit = p.add(n);
   return {
@@ -325,6 +351,47 @@ function browseStatements(f: OutletFilters, n: number) {
     } satisfies Statement,
     count: { name: statementName(`outlets_count:${shape}`), text: `SELECT count(*)::int AS n FROM outlets o WHERE ${where}`, values: countValues } satisfies Statement,
   };
+}
+
+/**
+ * A part of a page read in PostgreSQL, in order: a relevance tier, all matches, or one side of a
+ * rated sort. `walks`: whether it may walk the sort's index first.
+ */
+interface Part {
+  page(walk: number | undefined, rows: number): Statement;
+  walks: boolean;
+}
+
+/** The parts of the page of `pred` (`TRUE` without text) in the sort's order. */
+function partsOf(f: OutletFilters, preds: string[], sort: OutletSort): Part[] {
+  const statement = (pred: string, walk: number | undefined, rows: number, order: OutletSort) => {
+    const p = new Params();
+    const filters = filterSql(f, p);
+    return pageIdsStatement(pred, filters, sortOrders(order, filters.price), rows, walk, p);
+  };
+  if (isRated(sort)) {
+    const rated = RATED[sort];
+    const pred = preds[0]!;
+    return [
+      {
+        // The outlets with figures are found from their orders (no index orders them), sorted.
+        page: (_walk, rows) => {
+          const p = new Params();
+          const filters = filterSql(f, p);
+          const limit = p.add(rows);
+          return {
+            text: `SELECT o.id FROM (${rated.figures}) k JOIN outlets o ON o.id = k.outlet_id
+                    WHERE ${pred} AND ${filters.tested} ORDER BY ${rated.order} LIMIT ${limit}`,
+            values: p.values,
+          };
+        },
+        walks: false,
+      },
+      { page: (walk, rows) => statement(`${pred} AND NOT ${rated.has}`, walk, rows, '-traffic'), walks: true },
+    ];
+  }
+  // The exact-name tier is a few index lookups: never a walk.
+  return preds.map((pred, t) => ({ page: (walk, rows) => statement(pred, walk, rows, sort), walks: !(preds.length > 1 && t === 0) }));
 }
 
 export interface SearchPlan {
@@ -349,19 +416,11 @@ async function textPlan(pool: pg.Pool, f: OutletFilters & { q: string }, n: numb
   const m = textMatch(f.q, terms, completions);
   if (!m) return undefined;
   const sort = f.sort ?? 'relevance';
-  const preds = sort === 'relevance' ? m.tiers : [m.all];
-  /** The page of one tier: walking at most `walk` rows of the sort's index first, or not at all. */
-  const statement = (pred: string, walk: number | undefined, rows = n) => {
-    const p = new Params();
-    const filters = filterSql(f, p);
-    return pageIdsStatement(pred, filters, sortOrders(sort, filters.price), rows, walk, p);
-  };
   const p = new Params();
   const { where } = filterSql(f, p);
   return {
-    preds,
+    parts: partsOf(f, sort === 'relevance' ? m.tiers : [m.all], sort),
     counted: m.counted,
-    statement,
     count: { text: `SELECT count(*)::int AS n FROM outlets o WHERE ${m.all} AND ${where}`, values: p.values } satisfies Statement,
   };
 }
@@ -374,20 +433,21 @@ export async function searchStatements(pool: pg.Pool, f: OutletFilters, page: nu
     f.format,
     0,
   );
+  const walkedAndNot = (parts: Part[]) => [
+    ...parts.filter((x) => x.walks).map((x) => x.page(searchTuning.walkRows, n)),
+    ...parts.map((x) => x.page(undefined, n)),
+  ];
   if (!f.q) {
     const b = browseStatements(f, n);
-    return { pages: [b.page, rows], count: b.count };
+    return { pages: [...(f.sort && isRated(f.sort) ? walkedAndNot(partsOf(f, ['TRUE'], f.sort)) : [b.page]), rows], count: b.count };
   }
   const plan = await textPlan(pool, { ...f, q: f.q }, n);
   if (!plan) return undefined;
-  return {
-    pages: [...plan.preds.map((pr) => plan.statement(pr, searchTuning.walkRows)), ...plan.preds.map((pr) => plan.statement(pr, undefined)), rows],
-    count: plan.count,
-  };
+  return { pages: [...walkedAndNot(plan.parts), rows], count: plan.count };
 }
 
 function sortOrders(sort: OutletSort, price: string) {
-  const s = sort === 'relevance' ? '-traffic' : sort;
+  const s = sort === 'relevance' || isRated(sort) ? '-traffic' : sort;
   return { walk: orderSql(s, price, 'walk'), matches: orderSql(s, price, 'matches'), trafficOrder: s === 'traffic' || s === '-traffic' };
 }
 
@@ -399,10 +459,24 @@ async function findPage(pool: pg.Pool, f: OutletFilters, page: number, perPage: 
   const n = offset + perPage;
   const counter = searchTuning.inMemory ? counterFor(pool) : undefined;
   const sort = f.sort ?? 'relevance';
+  // No in-memory index (still loading) or a phrase (it keeps no positions): PostgreSQL picks the
+  // page and counts, the count kept up to 4 s; a count at hand tells whether walking can pay off,
+  // else the walk is tried (it reads at most walkRows).
+  const readParts = async (parts: Part[], countStatement: Statement) => {
+    const ids: number[] = [];
+    const count = countMatches(pool, countStatement);
+    const walk = count.known === undefined || count.known >= searchTuning.fewMatches;
+    for (let t = 0; t < parts.length && ids.length < n; t++) {
+      const { rows } = await pool.query<{ id: number }>(parts[t]!.page(walk && parts[t]!.walks ? searchTuning.walkRows : undefined, n - ids.length));
+      for (const r of rows) ids.push(r.id);
+    }
+    return { ids: ids.slice(offset, n), total: await count.total };
+  };
   if (!f.q) {
     const found = counter?.search(undefined, f, sort, n, searchTuning.pick);
     if (found) return { ids: found.ids.slice(offset), total: found.total };
     const b = browseStatements(f, n);
+    if (isRated(sort)) return readParts(partsOf(f, ['TRUE'], sort), b.count);
     const count = countMatches(pool, b.count).total;
     const rows = await pool.query<{ id: number }>(b.page);
     return { ids: rows.rows.map((r) => r.id).slice(offset), total: await count };
@@ -412,19 +486,7 @@ async function findPage(pool: pg.Pool, f: OutletFilters, page: number, perPage: 
   // The in-memory index picks the page (docs/search.md): PostgreSQL reads only its rows.
   const found = plan.counted && counter?.search(plan.counted, f, sort, n, searchTuning.pick);
   if (found) return { ids: found.ids.slice(offset), total: found.total };
-  const ids: number[] = [];
-  // No in-memory index (still loading) or a phrase (it keeps no positions): PostgreSQL picks the
-  // page and counts, the count kept up to 4 s; a count at hand tells whether walking can pay off,
-  // else the walk is tried (it reads at most walkRows).
-  const count = countMatches(pool, plan.count);
-  const walk = count.known === undefined || count.known >= searchTuning.fewMatches;
-  for (let t = 0; t < plan.preds.length && ids.length < n; t++) {
-    // The exact-name tier is a few index lookups: never a walk.
-    const tierWalk = walk && !(plan.preds.length > 1 && t === 0) ? searchTuning.walkRows : undefined;
-    const { rows } = await pool.query<{ id: number }>(plan.statement(plan.preds[t]!, tierWalk, n - ids.length));
-    for (const r of rows) ids.push(r.id);
-  }
-  return { ids: ids.slice(offset, n), total: await count.total };
+  return readParts(plan.parts, plan.count);
 }
 
 export async function searchOutlets(pool: pg.Pool, workspaceId: number, f: OutletFilters, page: number, perPage: number) {

@@ -167,6 +167,9 @@ function scoreOptions(candidates: Candidate[], budget: number): Option[][] {
       onTimeRate: candidate.outlet.base_on_time_rate,
       acceptanceRate: candidate.outlet.base_acceptance_rate,
       rating: candidate.outlet.base_rating,
+      linkSurvival30d: candidate.outlet.link_survival_30d,
+      linkSurvival60d: candidate.outlet.link_survival_60d,
+      verificationPassRate: candidate.outlet.verification_pass_rate,
     });
     return candidate.offers.map((offer) => {
       const s = score({ relevance, traffic, trackRecord, cost: costPart(offer.price, budget) });

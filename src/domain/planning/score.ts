@@ -23,7 +23,8 @@ export const SCORE_FORMULA = [
     `does not use counts through its nearest catalog words, so a typo still matches), ` +
     `halved for words of audience;`,
   `traffic = ${1 - TRAFFIC_VERIFIED_BONUS} × min(1, log10(monthly_visits + 1) / ${TRAFFIC_LOG_CAP}) + ${TRAFFIC_VERIFIED_BONUS} if the traffic is Google-verified;`,
-  `track_record = mean of on_time_rate, acceptance_rate and rating / 5 of the outlet's track record (those known; ${UNKNOWN_TRACK_RECORD} when none is);`,
+  `track_record = mean of on_time_rate, acceptance_rate, rating / 5, link survival (link_survival_60d, or link_survival_30d while no link ` +
+    `was checked that late) and verification_pass_rate of the outlet's track record (those known; ${UNKNOWN_TRACK_RECORD} when none is);`,
   `cost = 1 − price / budget (value per dollar: an offer that takes the whole budget scores 0 here).`,
 ].join(' ');
 
@@ -33,6 +34,9 @@ export interface OutletFigures {
   onTimeRate: number | null;
   acceptanceRate: number | null;
   rating: number | null;
+  linkSurvival30d: number | null;
+  linkSurvival60d: number | null;
+  verificationPassRate: number | null;
 }
 
 export function trafficPart(visits: number, verified: boolean): number {
@@ -40,8 +44,17 @@ export function trafficPart(visits: number, verified: boolean): number {
   return (1 - TRAFFIC_VERIFIED_BONUS) * reach + (verified ? TRAFFIC_VERIFIED_BONUS : 0);
 }
 
-export function trackRecordPart(f: Pick<OutletFigures, 'onTimeRate' | 'acceptanceRate' | 'rating'>): number {
-  const known = [f.onTimeRate, f.acceptanceRate, f.rating === null ? null : f.rating / 5].filter((v): v is number => v !== null);
+export type TrackRecordFigures = Pick<
+  OutletFigures,
+  'onTimeRate' | 'acceptanceRate' | 'rating' | 'linkSurvival30d' | 'linkSurvival60d' | 'verificationPassRate'
+>;
+
+export function trackRecordPart(f: TrackRecordFigures): number {
+  // Survival counts once: the longest horizon checked says most about a link lasting.
+  const survival = f.linkSurvival60d ?? f.linkSurvival30d;
+  const known = [f.onTimeRate, f.acceptanceRate, f.rating === null ? null : f.rating / 5, survival, f.verificationPassRate].filter(
+    (v): v is number => v !== null,
+  );
   if (known.length === 0) return UNKNOWN_TRACK_RECORD;
   return Math.min(1, Math.max(0, known.reduce((s, v) => s + v, 0) / known.length));
 }
