@@ -303,5 +303,11 @@ describe('words and explanations', () => {
       "Matches 'travel' in its topics, 'hotels' and 'families' (audience) in its description; 1.2M verified monthly visits; " +
         '98% on time, rated 4.6/5; Guest post for $120.00 of your $500.00 budget.',
     );
+    const base = { monthly_visits: 1_000, traffic_verified: false, base_on_time_rate: null, base_acceptance_rate: null, base_rating: null };
+    const record = (o: Record<string, number | null>) =>
+      whyPicked({ matches: [], outlet: { ...base, ...o }, offer: { format: 'guest_post', price: 100 }, budgetCents: 100, fmt: () => '$1.00' }).split('; ')[2];
+    expect(record({ link_survival_30d: 0.9, link_survival_60d: 0.75, verification_pass_rate: 1 })).toBe('75% of links alive at 60 days, 100% passed their first check');
+    expect(record({ link_survival_30d: 0.5, link_survival_60d: null, verification_pass_rate: null })).toBe('50% of links alive at 30 days');
+    expect(record({ link_survival_30d: null, link_survival_60d: null, verification_pass_rate: null })).toBe('no track record yet');
   });
 });

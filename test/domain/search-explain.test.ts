@@ -91,6 +91,11 @@ const shapes: [string, OutletFilters][] = [
   ['sort relevance + text', { sort: 'relevance', q: 'tech' }],
   ['sort price + text', { sort: 'price', q: 'travel' }],
   ['sort traffic + country', { sort: 'traffic', country: 'FR' }],
+  ['sort link_survival', { sort: 'link_survival' }],
+  ['sort link_survival + country', { sort: 'link_survival', country: 'DE' }],
+  ['sort link_survival + text', { sort: 'link_survival', q: 'travel' }],
+  ['sort verification + text + max price', { sort: 'verification', q: 'news', maxPriceCents: 20_000 }],
+  ['sort verification + topic', { sort: 'verification', topic: 'crypto' }],
 ];
 
 describe(`search plans over ${COUNT.toLocaleString('en-US')} generated outlets`, () => {

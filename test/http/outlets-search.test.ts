@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { upsertOutlets } from '../../src/domain/outlets/outlet-upsert.js';
 import { generateOutlets, runDomainTag } from '../../src/demo/outlet-generator.js';
 import { forgetCounts } from '../../src/domain/outlets/search-count.js';
@@ -56,6 +56,7 @@ interface Item {
   language: string;
   from_price: number;
   traffic: { monthly_visits: number; verified: boolean };
+  track_record: Record<string, number | null>;
 }
 interface Page {
   data: Item[];
@@ -175,11 +176,55 @@ describe('odd input', () => {
 });
 
 describe('both ways of reading a page give the same page', () => {
+  // Some outlets have orders with check results (as the link checker writes them), some two, so
+  // the sorts by link survival and verification have figures, ties and outlets without any.
+  beforeAll(async () => {
+    const buyer = await workspaceWithKeys(h.database.db, { balanceCents: 1_000_000_000 });
+    const { rows } = await h.database.pool.query<{ id: number }>(
+      `SELECT DISTINCT ON (f.outlet_id) f.id FROM offers f WHERE f.active AND f.outlet_id % 7 = 0 ORDER BY f.outlet_id, f.price LIMIT 250`,
+    );
+    const offers = rows.map((r) => r.id);
+    for (const chunk of [offers.slice(0, 50), ...Array.from({ length: 5 }, (_, i) => offers.slice(i * 50, i * 50 + 50))]) {
+      const res = await h.app.inject({
+        method: 'POST',
+        url: '/api/v1/orders',
+        headers: { ...bearer(buyer.spendKey), 'idempotency-key': crypto.randomUUID() },
+        payload: { offer_ids: chunk, target_url: 'https://buyer.example/' },
+      });
+      expect(res.statusCode, res.body).toBe(201);
+    }
+    await h.database.pool.query(
+      `UPDATE orders SET first_check_passed = CASE WHEN id % 5 = 0 THEN NULL ELSE id % 3 <> 0 END,
+                         alive_30d = CASE WHEN id % 4 = 0 THEN NULL ELSE id % 5 <> 1 END,
+                         alive_60d = CASE WHEN id % 4 = 0 OR id % 3 = 0 THEN NULL ELSE id % 7 <> 2 END
+        WHERE workspace_id = $1`,
+      [buyer.workspaceId],
+    );
+    // The index reads them from their notifications: wait until it sorts as PostgreSQL does.
+    const page = async (inMemory: boolean) => {
+      Object.assign(searchTuning, { inMemory });
+      return (await list({ sort: 'link_survival', per_page: 100 })).data.map((i) => i.id);
+    };
+    for (let i = 0; ; i++) {
+      const [memory, postgres] = [await page(true), await page(false)];
+      Object.assign(searchTuning, tuning);
+      if (JSON.stringify(memory) === JSON.stringify(postgres)) break;
+      if (i > 200) expect(memory).toEqual(postgres);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    const top = (await list({ sort: 'link_survival', per_page: 1 })).data[0]!.track_record;
+    expect(top.links_checked_30d).toBeGreaterThan(0);
+    const total = (await list({ sort: 'verification', per_page: 1 })).meta.total;
+    const last = (await list({ sort: 'verification', per_page: 1, page: total })).data[0]!.track_record;
+    expect(last.placements_checked).toBe(0);
+  });
+
   const cases: Record<string, string | number | boolean>[] = [];
   // Without text too: browsing reads the same index.
   for (const text of ['blog', 'travel', 'journal', 'travl', 'travel news', '"united states"', undefined]) {
     const q: Record<string, string> = text === undefined ? {} : { q: text };
-    for (const sort of ['relevance', 'traffic', '-traffic', 'price', '-price']) cases.push({ ...q, sort });
+    for (const sort of ['relevance', 'traffic', '-traffic', 'price', '-price', 'link_survival', 'verification']) cases.push({ ...q, sort });
+    cases.push({ ...q, sort: 'link_survival', country: 'US', page: 2, per_page: 5 }, { ...q, sort: 'verification', format: 'guest_post', max_price_usd: 300 });
     cases.push({ ...q, country: 'US' }, { ...q, topic: 'finance' }, { ...q, type: 'news' }, { ...q, format: 'guest_post', max_price_usd: 300 });
     cases.push({ ...q, verified_traffic: true, min_traffic: 5_000 }, { ...q, language: 'en', page: 2, per_page: 5 });
     cases.push({ ...q, format: 'press_release', sort: '-price', page: 3, per_page: 7 });
@@ -204,6 +249,18 @@ describe('both ways of reading a page give the same page', () => {
       pages.push(await list({ per_page: 20, ...query }));
     }
     for (const other of pages.slice(1)) expect(other).toEqual(pages[0]);
+    // The rated sorts follow the figures the page shows: best first, none last, then traffic.
+    const keyOf = {
+      link_survival: (t: Item['track_record']) => [t.link_survival_30d, t.link_survival_60d, t.links_checked_30d, t.links_checked_60d],
+      verification: (t: Item['track_record']) => [t.verification_pass_rate, t.placements_checked],
+    }[String(query.sort)];
+    if (keyOf) {
+      const keys = pages[0]!.data.map((i) => [...keyOf(i.track_record).map((v) => v ?? -1), i.traffic.monthly_visits] as number[]);
+      for (let i = 1; i < keys.length; i++) {
+        const d = keys[i - 1]!.map((v, j) => v - keys[i]![j]!).find((x) => x !== 0) ?? 0;
+        expect(d, JSON.stringify([keys[i - 1], keys[i]])).toBeGreaterThanOrEqual(0);
+      }
+    }
     const price = query.format === 'guest_post' ? 30_000 : Infinity;
     for (const item of pages[0]!.data) expect(item.from_price).toBeLessThanOrEqual(price);
   });

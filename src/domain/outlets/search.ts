@@ -362,7 +362,7 @@ interface Part {
   walks: boolean;
 }
 
-/** The parts of the page of `pred` (`TRUE` without text) in the sort's order. */
+/** The parts of the page of `preds` (none: no text) in the sort's order. */
 function partsOf(f: OutletFilters, preds: string[], sort: OutletSort): Part[] {
   const statement = (pred: string, walk: number | undefined, rows: number, order: OutletSort) => {
     const p = new Params();
@@ -371,7 +371,21 @@ function partsOf(f: OutletFilters, preds: string[], sort: OutletSort): Part[] {
   };
   if (isRated(sort)) {
     const rated = RATED[sort];
-    const pred = preds[0]!;
+    const pred = preds[0] ?? 'TRUE';
+    // Without text, the rest are read as a browse reads them: the traffic index (within an
+    // indexed filter), passing the few outlets with figures.
+    const browseRest: Part = {
+      page: (_walk, rows) => {
+        const p = new Params();
+        const filters = filterSql(f, p);
+        const limit = p.add(rows);
+        return {
+          text: `SELECT o.id FROM outlets o WHERE ${filters.where} AND NOT ${rated.has} ORDER BY ${orderSql('-traffic', filters.price, 'walk')} LIMIT ${limit}`,
+          values: p.values,
+        };
+      },
+      walks: false,
+    };
     return [
       {
         // The outlets with figures are found from their orders (no index orders them), sorted.
@@ -387,7 +401,7 @@ function partsOf(f: OutletFilters, preds: string[], sort: OutletSort): Part[] {
         },
         walks: false,
       },
-      { page: (walk, rows) => statement(`${pred} AND NOT ${rated.has}`, walk, rows, '-traffic'), walks: true },
+      preds.length ? { page: (walk, rows) => statement(`${pred} AND NOT ${rated.has}`, walk, rows, '-traffic'), walks: true } : browseRest,
     ];
   }
   // The exact-name tier is a few index lookups: never a walk.
@@ -439,7 +453,7 @@ export async function searchStatements(pool: pg.Pool, f: OutletFilters, page: nu
   ];
   if (!f.q) {
     const b = browseStatements(f, n);
-    return { pages: [...(f.sort && isRated(f.sort) ? walkedAndNot(partsOf(f, ['TRUE'], f.sort)) : [b.page]), rows], count: b.count };
+    return { pages: [...(f.sort && isRated(f.sort) ? walkedAndNot(partsOf(f, [], f.sort)) : [b.page]), rows], count: b.count };
   }
   const plan = await textPlan(pool, { ...f, q: f.q }, n);
   if (!plan) return undefined;
@@ -476,7 +490,7 @@ async function findPage(pool: pg.Pool, f: OutletFilters, page: number, perPage: 
     const found = counter?.search(undefined, f, sort, n, searchTuning.pick);
     if (found) return { ids: found.ids.slice(offset), total: found.total };
     const b = browseStatements(f, n);
-    if (isRated(sort)) return readParts(partsOf(f, ['TRUE'], sort), b.count);
+    if (isRated(sort)) return readParts(partsOf(f, [], sort), b.count);
     const count = countMatches(pool, b.count).total;
     const rows = await pool.query<{ id: number }>(b.page);
     return { ids: rows.rows.map((r) => r.id).slice(offset), total: await count };

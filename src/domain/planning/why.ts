@@ -16,12 +16,13 @@ function andList(items: string[]): string {
 
 /**
  * One sentence per pick, naming each part of the score, e.g. "Matches 'travel' in its topics;
- * 1.2M verified monthly visits; 98% on time, 95% accepted, rated 4.6/5; Guest post for $120.00 of
- * your $500.00 budget."
+ * 1.2M verified monthly visits; 98% on time, 95% accepted, rated 4.6/5, 90% of links alive at 60
+ * days; Guest post for $120.00 of your $500.00 budget."
  */
 export function whyPicked(p: {
   matches: readonly WordMatch[];
-  outlet: Pick<OutletRow, 'monthly_visits' | 'traffic_verified' | 'base_on_time_rate' | 'base_acceptance_rate' | 'base_rating'>;
+  outlet: Pick<OutletRow, 'monthly_visits' | 'traffic_verified' | 'base_on_time_rate' | 'base_acceptance_rate' | 'base_rating'> &
+    Partial<Pick<OutletRow, 'link_survival_30d' | 'link_survival_60d' | 'verification_pass_rate'>>;
   offer: Pick<OfferRow, 'format' | 'price'>;
   budgetCents: number;
   fmt: (cents: number) => string;
@@ -44,6 +45,10 @@ export function whyPicked(p: {
   if (o.base_on_time_rate !== null) record.push(`${Math.round(o.base_on_time_rate * 100)}% on time`);
   if (o.base_acceptance_rate !== null) record.push(`${Math.round(o.base_acceptance_rate * 100)}% accepted`);
   if (o.base_rating !== null) record.push(`rated ${o.base_rating}/5`);
+  // As the score counts survival: the 60-day figure when known.
+  if (o.link_survival_60d != null) record.push(`${Math.round(o.link_survival_60d * 100)}% of links alive at 60 days`);
+  else if (o.link_survival_30d != null) record.push(`${Math.round(o.link_survival_30d * 100)}% of links alive at 30 days`);
+  if (o.verification_pass_rate != null) record.push(`${Math.round(o.verification_pass_rate * 100)}% passed their first check`);
   parts.push(record.length ? record.join(', ') : 'no track record yet');
   parts.push(`${FORMAT_LABEL[p.offer.format]} for ${p.fmt(p.offer.price)} of your ${p.fmt(p.budgetCents)} budget`);
   return `${parts.join('; ')}.`;
