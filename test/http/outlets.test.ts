@@ -65,7 +65,19 @@ describe('GET /api/v1/outlets', () => {
     const tc = body.data[1];
     expect(tc).toMatchObject({ from_price: 15_000, from_price_formatted: '$150.00', traffic: { monthly_visits: 900_000, verified: true } });
     expect(tc.traffic.verified_at).toMatch(/Z$/);
-    expect(tc.track_record).toEqual({ orders_completed: 0, on_time_rate: null, acceptance_rate: null, avg_turnaround_days: null, rating: null });
+    expect(tc.track_record).toEqual({
+      orders_completed: 0,
+      on_time_rate: null,
+      acceptance_rate: null,
+      avg_turnaround_days: null,
+      rating: null,
+      link_survival_30d: null,
+      links_checked_30d: 0,
+      link_survival_60d: null,
+      links_checked_60d: 0,
+      verification_pass_rate: null,
+      placements_checked: 0,
+    });
   });
 
   it('formats from_price in the workspace currency', async () => {

@@ -18,7 +18,16 @@ describe('track record', () => {
     );
     const record = async () =>
       (await h.app.inject({ method: 'GET', url: `/api/v1/outlets/${p.outletId}`, headers: bearer(ws.readKey) })).json().data.track_record;
-    expect(await record()).toEqual({ orders_completed: 40, on_time_rate: 0.9, acceptance_rate: 0.8, avg_turnaround_days: 4.5, rating: 4.2 });
+    // The link figures have no baseline: null until the marketplace checked a placement.
+    const unchecked = {
+      link_survival_30d: null,
+      links_checked_30d: 0,
+      link_survival_60d: null,
+      links_checked_60d: 0,
+      verification_pass_rate: null,
+      placements_checked: 0,
+    };
+    expect(await record()).toEqual({ orders_completed: 40, on_time_rate: 0.9, acceptance_rate: 0.8, avg_turnaround_days: 4.5, rating: 4.2, ...unchecked });
 
     const place = async () =>
       (await h.app.inject({
@@ -50,6 +59,7 @@ describe('track record', () => {
       on_time_rate: 0.5, // 1 published, 1 expired while writing
       avg_turnaround_days: 2,
       rating: 4.2,
+      ...unchecked,
     });
     const listed = (await h.app.inject({ method: 'GET', url: `/api/v1/outlets?q=${encodeURIComponent(p.domain)}`, headers: bearer(ws.readKey) })).json();
     expect(listed.data[0].track_record.orders_completed).toBe(1);
