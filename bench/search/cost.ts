@@ -8,6 +8,7 @@
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { outletStream } from '../../src/demo/outlet-generator.js';
+import type { OutletSort } from '../../src/domain/outlets/enums.js';
 import { type OutletFilters, searchOutlets, searchTuning, textMatch } from '../../src/domain/outlets/search.js';
 import { completionsOf, lookupTerms } from '../../src/domain/outlets/search-terms.js';
 import { parseQuery } from '../../src/domain/outlets/search-text.js';
@@ -51,9 +52,18 @@ console.log(
 );
 
 const names = [...outletStream(2_000, JUDGED_SEED)].map((o) => o.name);
+const mixed = mixedQueries(names).map(filtersOf);
+const broad: OutletFilters[] = BROAD_WORDS.map((q) => ({ q }));
+// The sorts by the track record's link figures: two tiers (the outlets with the figure in their
+// own order, the rest by traffic), over the same queries and without text.
+const browse: OutletFilters[] = [{}, { country: 'US' }, { country: 'DE' }, { topic: 'travel' }, { maxPriceCents: 20_000 }, { verifiedTraffic: true }];
+const rated = (queries: OutletFilters[], sort: OutletSort) => queries.map((f) => ({ ...f, sort }));
 const workloads: [string, OutletFilters[]][] = [
-  ['mixed', mixedQueries(names).map(filtersOf)],
-  ['broad', BROAD_WORDS.map((q) => ({ q }))],
+  ['mixed', mixed],
+  ['broad', broad],
+  ['mixed, sort=link_survival', rated(mixed, 'link_survival')],
+  ['broad, sort=link_survival', rated(broad, 'link_survival')],
+  ['browse, sort=verification', rated(browse, 'verification')],
 ];
 
 async function time(queries: OutletFilters[]): Promise<number[]> {
@@ -78,15 +88,22 @@ async function timeIndex(queries: OutletFilters[]): Promise<number[]> {
   const counter = counterFor(pool)!;
   const ms: number[] = [];
   for (const f of queries) {
-    const parsed = parseQuery(f.q!);
+    if (!f.q) {
+      counter.forget();
+      const t = process.hrtime.bigint();
+      counter.search(undefined, f, f.sort ?? '-traffic', 15);
+      ms.push(Number(process.hrtime.bigint() - t) / 1e6);
+      continue;
+    }
+    const parsed = parseQuery(f.q);
     const last = parsed.words.at(-1);
     const terms = await lookupTerms(pool, parsed.words.map((w) => w.text), counter);
     const completions = parsed.prefixLast && last && last.text.length >= 3 ? await completionsOf(pool, last.text, counter) : [];
-    const m = textMatch(f.q!, terms, completions);
+    const m = textMatch(f.q, terms, completions);
     if (!m?.counted) continue;
     counter.forget();
     const t = process.hrtime.bigint();
-    counter.search(m.counted, f, 'relevance', 15);
+    counter.search(m.counted, f, f.sort ?? 'relevance', 15);
     ms.push(Number(process.hrtime.bigint() - t) / 1e6);
   }
   return ms;

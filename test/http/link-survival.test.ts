@@ -170,6 +170,20 @@ describe('the link figures of the track record', () => {
       0.2,
     );
     await eventually('sort=link_survival', ['b', 'c', 'a', 'e', 'd']);
+
+    // A process loading its index over orders already checked (a lost listening connection
+    // reloads it as a start does) sorts the same.
+    const loaded = counterFor(pool);
+    await pool.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN outlets_changed' AND datname = current_database()`);
+    for (let i = 0; !counterFor(pool) || counterFor(pool) === loaded; i++) {
+      if (i > 400) throw new Error('the search index never loaded again');
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    for (const pick of ['walk', 'sort'] as const) {
+      Object.assign(searchTuning, { pick });
+      expect(await sorted('sort=link_survival')).toEqual(['b', 'c', 'a', 'e', 'd']);
+      expect(await sorted('sort=verification')).toEqual(['d', 'c', 'a', 'e', 'b']);
+    }
   });
 
   it('sorts the same through the MCP tool, which refuses an unknown sort as REST does', async () => {

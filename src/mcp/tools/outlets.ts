@@ -15,7 +15,8 @@ export const searchOutlets = defineTool({
   title: 'Search outlets',
   description:
     'Search verified publications (outlets) that sell sponsored content, with ranked full-text search (q) and filters. Each item has ' +
-    'traffic (Google-verified or not), track record and from_price: the cheapest matching offer in US cents, fees included. Free; buys ' +
+    'traffic (Google-verified or not), track record (with link survival at 30 and 60 days and the verification pass rate, which ' +
+    'sort=link_survival and sort=verification rank by) and from_price: the cheapest matching offer in US cents, fees included. Free; buys ' +
     'nothing. Next: get-outlet for an outlet’s offers (their ids are what place-orders buys), or plan-campaign to pick offers for a goal ' +
     'and budget.',
   input: z.strictObject({
