@@ -161,26 +161,30 @@ type RatedSort = 'link_survival' | 'verification';
 const isRated = (sort: OutletSort): sort is RatedSort => sort === 'link_survival' || sort === 'verification';
 
 /**
- * A rated sort in PostgreSQL (the in-memory index keeps these figures per outlet): `figures` the
- * check results of the outlets that have any, grouped from their orders as the track record
- * rounds them (`k`), `order` their order, `has` whether an outlet has any.
+ * A rated sort in PostgreSQL (the in-memory index keeps these figures per outlet), from the
+ * outlet's orders: `checked` the orders with a check result for it, `figures` their counts and
+ * rates as the track record rounds them (`n`: how many), `order` the outlets' order by them.
  */
-const RATED: Record<RatedSort, { figures: string; order: string; has: string }> = {
+const RATED: Record<RatedSort, { checked: string; figures: string; order: string }> = {
   link_survival: {
-    figures: `SELECT outlet_id, count(alive_30d) AS n30, count(alive_60d) AS n60,
-                     round(count(*) FILTER (WHERE alive_30d)::numeric / NULLIF(count(alive_30d), 0), 3) AS s30,
-                     round(count(*) FILTER (WHERE alive_60d)::numeric / NULLIF(count(alive_60d), 0), 3) AS s60
-                FROM orders WHERE alive_30d IS NOT NULL OR alive_60d IS NOT NULL GROUP BY outlet_id`,
+    checked: '(r.alive_30d IS NOT NULL OR r.alive_60d IS NOT NULL)',
+    figures: `count(*) AS n, count(r.alive_30d) AS n30, count(r.alive_60d) AS n60,
+              round(count(*) FILTER (WHERE r.alive_30d)::numeric / NULLIF(count(r.alive_30d), 0), 3) AS s30,
+              round(count(*) FILTER (WHERE r.alive_60d)::numeric / NULLIF(count(r.alive_60d), 0), 3) AS s60`,
     order: 'k.s30 DESC NULLS LAST, k.s60 DESC NULLS LAST, k.n30 DESC, k.n60 DESC, o.monthly_visits DESC, o.id DESC',
-    has: 'EXISTS (SELECT 1 FROM orders r WHERE r.outlet_id = o.id AND (r.alive_30d IS NOT NULL OR r.alive_60d IS NOT NULL))',
   },
   verification: {
-    figures: `SELECT outlet_id, count(*) AS nv, round(count(*) FILTER (WHERE first_check_passed)::numeric / count(*), 3) AS pv
-                FROM orders WHERE first_check_passed IS NOT NULL GROUP BY outlet_id`,
-    order: 'k.pv DESC, k.nv DESC, o.monthly_visits DESC, o.id DESC',
-    has: 'EXISTS (SELECT 1 FROM orders r WHERE r.outlet_id = o.id AND r.first_check_passed IS NOT NULL)',
+    checked: 'r.first_check_passed IS NOT NULL',
+    figures: `count(*) AS n, round(count(*) FILTER (WHERE r.first_check_passed)::numeric / NULLIF(count(*), 0), 3) AS pv`,
+    order: 'k.pv DESC, k.n DESC, o.monthly_visits DESC, o.id DESC',
   },
 };
+
+/**
+ * Whether outlet `o` has no checked order, a probe of orders_outlet_idx: a scalar subquery, never
+ * hashed (as NOT EXISTS may be, reading every order to test the few rows a walk passes).
+ */
+const unrated = (sort: RatedSort) => `(SELECT 1 FROM orders r WHERE r.outlet_id = o.id AND ${RATED[sort].checked} LIMIT 1) IS NULL`;
 
 /**
  * ORDER BY of a sort. `walk` matches an index (outlets_traffic_idx, the min_price_* indexes),
@@ -355,7 +359,8 @@ function browseStatements(f: OutletFilters, n: number) {
 
 /**
  * A part of a page read in PostgreSQL, in order: a relevance tier, all matches, or one side of a
- * rated sort. `walks`: whether it may walk the sort's index first.
+ * rated sort. `walks`: whether it may walk the sort's index first; `page(walk)` is given the rows
+ * to walk when the matches may be many (a recent count says so, or none is at hand).
  */
 interface Part {
   page(walk: number | undefined, rows: number): Statement;
@@ -372,36 +377,41 @@ function partsOf(f: OutletFilters, preds: string[], sort: OutletSort): Part[] {
   if (isRated(sort)) {
     const rated = RATED[sort];
     const pred = preds[0] ?? 'TRUE';
-    // Without text, the rest are read as a browse reads them: the traffic index (within an
-    // indexed filter), passing the few outlets with figures.
-    const browseRest: Part = {
-      page: (_walk, rows) => {
-        const p = new Params();
-        const filters = filterSql(f, p);
-        const limit = p.add(rows);
-        return {
-          text: `SELECT o.id FROM outlets o WHERE ${filters.where} AND NOT ${rated.has} ORDER BY ${orderSql('-traffic', filters.price, 'walk')} LIMIT ${limit}`,
-          values: p.values,
-        };
-      },
-      walks: false,
-    };
+    // A browse has few matches only through a filter with an index of its own.
+    const fewPossible = preds.length > 0 || [f.type, f.country, f.language, f.topic, f.verifiedTraffic].some((v) => v !== undefined);
     return [
       {
-        // The outlets with figures are found from their orders (no index orders them), sorted.
-        page: (_walk, rows) => {
+        // The outlets with figures, sorted by them (no index orders them): with many matches,
+        // every checked order read and grouped, joined to the matches by id; with few, each
+        // match's orders read by orders_outlet_idx. Without text, the filters as indexed.
+        page: (walk, rows) => {
           const p = new Params();
           const filters = filterSql(f, p);
           const limit = p.add(rows);
-          return {
-            text: `SELECT o.id FROM (${rated.figures}) k JOIN outlets o ON o.id = k.outlet_id
-                    WHERE ${pred} AND ${filters.tested} ORDER BY ${rated.order} LIMIT ${limit}`,
-            values: p.values,
-          };
+          const test = `${pred} AND ${preds.length ? filters.tested : filters.where}`;
+          const from =
+            walk === undefined && fewPossible
+              ? `outlets o CROSS JOIN LATERAL (SELECT ${rated.figures} FROM orders r WHERE r.outlet_id = o.id AND ${rated.checked}) k`
+              : `(SELECT r.outlet_id, ${rated.figures} FROM orders r WHERE ${rated.checked} GROUP BY r.outlet_id) k JOIN outlets o ON o.id = k.outlet_id`;
+          return { text: `SELECT o.id FROM ${from} WHERE ${test} AND k.n > 0 ORDER BY ${rated.order} LIMIT ${limit}`, values: p.values };
         },
-        walks: false,
+        walks: true,
       },
-      preds.length ? { page: (walk, rows) => statement(`${pred} AND NOT ${rated.has}`, walk, rows, '-traffic'), walks: true } : browseRest,
+      preds.length
+        ? { page: (walk, rows) => statement(`${pred} AND ${unrated(sort)}`, walk, rows, '-traffic'), walks: true }
+        : {
+            // Without text, as a browse reads: the traffic index (within an indexed filter).
+            page: (_walk, rows) => {
+              const p = new Params();
+              const filters = filterSql(f, p);
+              const limit = p.add(rows);
+              return {
+                text: `SELECT o.id FROM outlets o WHERE ${filters.where} AND ${unrated(sort)} ORDER BY ${orderSql('-traffic', filters.price, 'walk')} LIMIT ${limit}`,
+                values: p.values,
+              };
+            },
+            walks: false,
+          },
     ];
   }
   // The exact-name tier is a few index lookups: never a walk.
