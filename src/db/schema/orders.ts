@@ -97,6 +97,10 @@ export const orders = pgTable(
     index('orders_deadline_idx')
       .on(t.deadlineAt)
       .where(sql`${t.status} NOT IN ('completed', 'declined', 'expired', 'cancelled')`),
+    // Searches sorted by link survival or verification in PostgreSQL read an outlet's checked orders only.
+    index('orders_checked_outlet_idx')
+      .on(t.outletId)
+      .where(sql`${t.firstCheckPassed} IS NOT NULL OR ${t.alive30d} IS NOT NULL OR ${t.alive60d} IS NOT NULL`),
     // The link checker reads only orders with a check planned.
     index('orders_link_check_due_idx').on(t.linkCheckDueAt).where(sql`${t.linkCheckDueAt} IS NOT NULL`),
     check('orders_amounts', sql`${t.price} = ${t.publisherPriceCents} + ${t.feeCents} AND ${t.publisherPriceCents} > 0 AND ${t.feeCents} >= 0`),

@@ -382,7 +382,7 @@ function partsOf(f: OutletFilters, preds: string[], sort: OutletSort): Part[] {
     return [
       {
         // The outlets with figures, sorted by them (no index orders them): with many matches,
-        // every checked order read and grouped, joined to the matches by id; with few, each
+        // every checked order read (orders_checked_outlet_idx) and grouped, joined to the matches by id; with few, each
         // match's orders read by orders_outlet_idx. Without text, the filters as indexed.
         page: (walk, rows) => {
           const p = new Params();

@@ -1,0 +1,1 @@
+CREATE INDEX "orders_checked_outlet_idx" ON "orders" USING btree ("outlet_id") WHERE "orders"."first_check_passed" IS NOT NULL OR "orders"."alive_30d" IS NOT NULL OR "orders"."alive_60d" IS NOT NULL;
