@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buyerOrder, publisherOrder } from '../../src/schemas/orders.js';
+import { ledgerEntry } from '../../src/schemas/ledger.js';
 import { setupApp } from '../helpers/app.js';
 import { bearer } from '../helpers/fixtures.js';
 import { expectLedgerInvariants } from '../helpers/ledger-invariants.js';
@@ -196,6 +197,10 @@ describe('the guarantee window', () => {
     expect(Number(feesRow[0].balance) - Number(feesAfter[0].balance)).toBe(fee);
     const { rows: kinds } = await h.database.pool.query(`SELECT kind FROM ledger_transactions WHERE order_id = $1 ORDER BY id`, [id]);
     expect(kinds.map((k) => k.kind)).toEqual(['order_placed', 'order_released', 'guarantee_refunded']);
+    // The buyer's ledger shows the refund in the documented shape (REST and MCP share ledgerEntry).
+    const ledgerRes = await h.app.inject({ method: 'GET', url: '/api/v1/ledger', headers: bearer(ws.readKey) });
+    expect(ledgerRes.statusCode).toBe(200);
+    for (const line of ledgerRes.json().data) ledgerEntry.parse(line);
     expect((await eventsOf(id)).at(-1)).toEqual({ type: 'order.link_refunded', previous_status: 'link_lost' });
     expect(await survival(id)).toMatchObject({ alive_30d: false, alive_60d: false, first_check_passed: true });
     // A final state: no more checks are planned.
