@@ -260,3 +260,19 @@ describe('the guarantee window', () => {
     expect(r.json()).toMatchObject({ code: 'conflict', status: 'publishing' });
   });
 });
+
+describe('the terms checked are the terms bought', () => {
+  it('a later change of the offer (a re-import turning it nofollow) does not change what an order is checked against', async () => {
+    const { id, completedAt } = await completedOrder();
+    // What a catalog re-import does (outlet-upsert): the offer's link_type is updated in place.
+    await h.database.pool.query(`UPDATE offers SET link_type = 'nofollow' WHERE id = $1`, [p.offers[0]!.id]);
+    try {
+      h.clock.set(completedAt + INTERVAL);
+      await checkDue();
+      // The page still carries the dofollow link the buyer paid for.
+      expect((await buyerView(id)).status).toBe('completed');
+    } finally {
+      await h.database.pool.query(`UPDATE offers SET link_type = 'dofollow' WHERE id = $1`, [p.offers[0]!.id]);
+    }
+  });
+});
