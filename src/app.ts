@@ -178,6 +178,7 @@ export const marketplaceApp = fp(
       clock,
       durations,
       check: placements.check,
+      onCheckError: (err, orderId) => app.log.error({ err, orderId }, 'link check failed to run'),
       timeoutMs: deps.config.LINK_CHECK_TIMEOUT_MS,
       perDomainPerSecond: deps.config.LINK_CHECKS_PER_DOMAIN_PER_SECOND,
     });

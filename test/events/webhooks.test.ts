@@ -52,10 +52,11 @@ describe('webhooks — every event type, signed', () => {
     await pub(p.publisherKey, `${declined.id}/decline`, { reason: 'No' });
     await buyer(ws.readKey, `${cancelled.id}/cancel`);
     await buyer(ws.readKey, `${needsContent.id}/content`, { title: 'Our own article', body: articleFor(target) });
-    // Published, never found by a check: its review deadline sends it back to the publisher.
+    // Published, its link not found by the check: its review deadline sends it back to the publisher.
     await buyer(ws.readKey, `${unchecked.id}/content`, { title: 'Our other article', body: articleFor(target) });
     await pub(p.publisherKey, `${unchecked.id}/accept`);
     await pub(p.publisherKey, `${unchecked.id}/publish`, { live_url: `https://${p.domain}/unchecked` });
+    await recordLiveCheck(unchecked.id, FAILING_LIVE_CHECKS);
     await topUpWorkspace(h.database.pool, ws.workspaceId, 1_000, h.clock.now());
     h.clock.advance(4 * DAY);
     await sweep();

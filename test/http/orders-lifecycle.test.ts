@@ -2,14 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { setApprovalRules } from '../../src/domain/workspaces/workspace-service.js';
 import { buyerOrder, publisherOrder } from '../../src/schemas/orders.js';
 import { setupApp } from '../helpers/app.js';
-import { articleFor, DAY, iso, orderKit } from '../helpers/orders.js';
+import { articleFor, DAY, FAILING_LIVE_CHECKS, iso, orderKit } from '../helpers/orders.js';
 import { bearer } from '../helpers/fixtures.js';
 import { expectLedgerInvariants } from '../helpers/ledger-invariants.js';
 
 // Grouped by the endpoint each test is about; most have no errors or security block: those routes' refusals are in orders-errors.test.ts, their 401/403/404s in security.test.ts.
 
 const h = await setupApp();
-const { place, buyer, pub, sweep, balances, pending, payable, verifyLiveLink, fees, setup } = orderKit(h);
+const { place, buyer, pub, sweep, balances, pending, payable, verifyLiveLink, recordLiveCheck, fees, setup } = orderKit(h);
 
 describe('POST /api/v1/orders, then every buyer and publisher action to completion — happy', () => {
   it('walks every step with balances and invariants after each', async () => {
@@ -121,8 +121,12 @@ describe('the live review deadline without a passing link check', () => {
     expect(live.json().data).toMatchObject({ status: 'live_review', live_checks: [], live_checked_at: null, guarantee_ends_at: null });
     const before = { pending: await pending(p.publisherId), payable: await payable(p.publisherId) };
 
-    // No check has passed (none has run): the deadline cannot approve it.
+    // The check is still to come: the deadline waits for it.
     h.clock.advance(7 * DAY);
+    expect(await sweep()).toEqual({ expired: 0, auto_approved: 0, drafts_auto_approved: 0, returned: 0, link_refunded: 0 });
+    expect((await h.app.inject({ method: 'GET', url: `/api/v1/orders/${order.id}`, headers: bearer(ws.readKey) })).json().data.status).toBe('live_review');
+    // It fails: the deadline cannot approve it.
+    await recordLiveCheck(order.id, FAILING_LIVE_CHECKS);
     expect(await sweep()).toEqual({ expired: 0, auto_approved: 0, drafts_auto_approved: 0, returned: 1, link_refunded: 0 });
     const returned = (await h.app.inject({ method: 'GET', url: `/api/v1/orders/${order.id}`, headers: bearer(ws.readKey) })).json().data;
     expect(returned).toMatchObject({ status: 'publishing', turn: 'publisher' });
@@ -131,6 +135,7 @@ describe('the live review deadline without a passing link check', () => {
     expect(events.rows.map((r) => r.type)).toContain('order.live_check_failed');
 
     await pub(p.publisherKey, `${order.id}/publish`, { live_url: `https://${p.domain}/x-again` });
+    await recordLiveCheck(order.id, FAILING_LIVE_CHECKS);
     h.clock.advance(7 * DAY);
     expect(await sweep()).toEqual({ expired: 1, auto_approved: 0, drafts_auto_approved: 0, returned: 0, link_refunded: 0 });
     const expired = (await h.app.inject({ method: 'GET', url: `/api/v1/orders/${order.id}`, headers: bearer(ws.readKey) })).json().data;

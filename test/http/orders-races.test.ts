@@ -7,7 +7,7 @@ import { offerInput, publisherWithOutlet } from '../helpers/catalog.js';
 import { createTestDatabase } from '../helpers/db.js';
 import { bearer, workspaceWithKeys } from '../helpers/fixtures.js';
 import { expectLedgerInvariants } from '../helpers/ledger-invariants.js';
-import { publisherBalances, verifyLiveLink } from '../helpers/orders.js';
+import { FAILING_LIVE_CHECKS, publisherBalances, recordLiveCheck, verifyLiveLink } from '../helpers/orders.js';
 
 const database = await createTestDatabase({ max: 20 });
 const h = await setupApp({ RATE_LIMIT_PER_MINUTE: 100_000 }, { database });
@@ -146,9 +146,10 @@ describe('races', () => {
     await expectLedgerInvariants(database);
   });
 
-  it('approve racing the sweep returning an unchecked placement: paid or returned to publishing, never both', async () => {
+  it('approve racing the sweep returning a placement whose check failed: paid or returned to publishing, never both', async () => {
     for (let i = 0; i < 5; i++) {
       const { ws, order } = await orderAt('live_review');
+      await recordLiveCheck(database.pool, order.id, FAILING_LIVE_CHECKS, h.clock.now());
       h.clock.advance(7 * DAY + 1);
       const [approve, swept] = await Promise.all([buyer(ws.spendKey, `${order.id}/approve`), sweep()]);
       const { rows } = await database.pool.query('SELECT status FROM orders WHERE id = $1', [order.id]);

@@ -16,7 +16,7 @@ import {
   unique,
 } from 'drizzle-orm/pg-core';
 import { orderStatuses } from '../../common/enums.js';
-import { contentBy, offers } from './offers.js';
+import { contentBy, linkType, offers } from './offers.js';
 import { projects } from './projects.js';
 import { workspaces } from './workspaces.js';
 
@@ -54,6 +54,9 @@ export const orders = pgTable(
     minWords: integer('min_words').notNull(),
     maxWords: integer('max_words').notNull(),
     maxLinks: integer('max_links').notNull(),
+    // The link as promised: the link checks hold the live page to these.
+    linkType: linkType('link_type').notNull(),
+    sponsoredLabel: boolean('sponsored_label').notNull(),
     targetUrl: text('target_url').notNull(),
     anchorText: text('anchor_text'),
     brief: text('brief'),

@@ -263,6 +263,8 @@ interface OfferRow {
   min_words: number;
   max_words: number;
   max_links: number;
+  link_type: 'dofollow' | 'nofollow';
+  sponsored_label: boolean;
   active: boolean;
 }
 
@@ -286,7 +288,7 @@ const contextStatement = {
          COALESCE((SELECT json_agg(x) FROM (
            SELECT f.id, f.outlet_id, o.name AS outlet_name, o.domain AS outlet_domain, o.publisher_id, f.format, f.title,
                   f.publisher_price_cents, f.fee_cents, f.price, f.turnaround_days, f.content_by, f.min_words, f.max_words,
-                  f.max_links, f.active
+                  f.max_links, f.link_type, f.sponsored_label, f.active
              FROM offers f JOIN outlets o ON o.id = f.outlet_id
             WHERE f.id = ANY(string_to_array(r.offer_ids, ',')::int[])) x), '[]'::json) AS offers
     FROM unnest($1::int[], $2::int[], $3::int[], $4::text[]) WITH ORDINALITY AS r(key_id, workspace_id, project_id, offer_ids, n)
@@ -355,15 +357,15 @@ const insertStatement = {
   name: 'orders_insert',
   text: `INSERT INTO orders (workspace_id, project_id, placed_by_key_id, target_url, anchor_text, brief,
            outlet_id, offer_id, publisher_id, status, publisher_price_cents, fee_cents, price, content_by, turnaround_days,
-           min_words, max_words, max_links, deadline_at, state_entered_at, created_at, updated_at)
+           min_words, max_words, max_links, link_type, sponsored_label, deadline_at, state_entered_at, created_at, updated_at)
          SELECT t.workspace_id, t.project_id, t.key_id, t.target_url, t.anchor_text, t.brief,
                 t.outlet_id, t.offer_id, t.publisher_id, t.status::order_status, t.pp, t.fee, t.price, t.content_by::content_by,
-                t.turnaround, t.min_words, t.max_words, t.max_links, t.deadline, $20, $20, $20
+                t.turnaround, t.min_words, t.max_words, t.max_links, t.link_type::link_type, t.sponsored_label, t.deadline, $20, $20, $20
            FROM unnest($1::int[], $2::int[], $3::int[], $4::text[], $5::text[], $6::text[], $7::int[], $8::int[], $9::int[],
                        $10::text[], $11::bigint[], $12::bigint[], $13::bigint[], $14::text[], $15::int[], $16::int[], $17::int[],
-                       $18::int[], $19::timestamptz[]) WITH ORDINALITY
+                       $18::int[], $19::timestamptz[], $21::text[], $22::boolean[]) WITH ORDINALITY
                 AS t(workspace_id, project_id, key_id, target_url, anchor_text, brief, outlet_id, offer_id, publisher_id, status,
-                     pp, fee, price, content_by, turnaround, min_words, max_words, max_links, deadline, n)
+                     pp, fee, price, content_by, turnaround, min_words, max_words, max_links, deadline, link_type, sponsored_label, n)
           ORDER BY t.n
          RETURNING id`,
 };
@@ -394,6 +396,8 @@ async function insertOrders(tx: Tx, rows: Row[], now: number): Promise<number[]>
       offer('max_links'),
       rows.map((r) => r.order.deadline),
       new Date(now),
+      offer('link_type'),
+      offer('sponsored_label'),
     ],
   });
   return inserted.map((r) => Number(r.id)).sort((a, b) => a - b);

@@ -99,7 +99,9 @@ function sweepOne(pool: pg.Pool, id: number, now: number, durations: Durations):
         await recordOrderEvent(tx, 'order.draft_approved', id, change, now);
         return 'drafts_auto_approved';
       case 'live_review':
-        // Paid only for a verified link (docs/link-guarantee.md).
+        // Paid only for a verified link (docs/link-guarantee.md). A check still to come (due,
+        // or being fetched) decides it: the next sweep after it lands applies the deadline.
+        if (order.live_passed === null && order.link_check_due_at !== null) return null;
         if (order.live_passed !== true) return failedAtReview(tx, order, now, durations);
         await completePlacement(tx, order, now, durations);
         await recordOrderEvent(tx, 'order.completed', id, change, now);

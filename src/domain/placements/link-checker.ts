@@ -20,6 +20,8 @@ export interface LinkCheckerDeps {
   timeoutMs: number;
   /** Fetches of one domain per second from this process (LINK_CHECKS_PER_DOMAIN_PER_SECOND). */
   perDomainPerSecond: number;
+  /** Told of a check that threw (a fault of the service's, not of the page). */
+  onCheckError?: (err: unknown, orderId: number) => void;
 }
 
 /** Checks claimed at once by one process, and fetched at once (the rest wait for the next round). */
@@ -44,7 +46,7 @@ export function createLinkChecker(deps: LinkCheckerDeps) {
   const pacing = new DomainPacing(deps.perDomainPerSecond);
 
   const claimColumns = `o.id, o.live_url AS "liveUrl", o.target_url AS "targetUrl", o.anchor_text AS "anchorText",
-    f.link_type AS "linkType", f.sponsored_label AS "sponsoredLabel", ol.domain AS "outletDomain", ol.language`;
+    o.link_type AS "linkType", o.sponsored_label AS "sponsoredLabel", ol.domain AS "outletDomain", ol.language`;
 
   /** Claims a batch of due checks: their due time moves to the lease's end, which marks the claim. */
   async function claimDue(): Promise<Claimed[]> {
@@ -54,8 +56,8 @@ export function createLinkChecker(deps: LinkCheckerDeps) {
       name: 'link_claim_due',
       text: `WITH due AS (SELECT id FROM orders WHERE link_check_due_at <= $1
                           ORDER BY link_check_due_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
-             UPDATE orders o SET link_check_due_at = $2 FROM due, offers f, outlets ol
-              WHERE o.id = due.id AND f.id = o.offer_id AND ol.id = o.outlet_id
+             UPDATE orders o SET link_check_due_at = $2 FROM due, outlets ol
+              WHERE o.id = due.id AND ol.id = o.outlet_id
              RETURNING ${claimColumns}`,
       values: [new Date(now), lease],
     });
@@ -65,7 +67,12 @@ export function createLinkChecker(deps: LinkCheckerDeps) {
   /** Fetches one claimed placement and applies the result; null when the result came too late. */
   async function checkOne(c: Claimed): Promise<CheckOutcome | null> {
     await pacing.wait(c.outletDomain);
-    const checks = await deps.check(c);
+    const checks = await deps.check(c).catch((err): LiveCheck[] => {
+      // The checks never throw for what a page does: this is the service's own fault, and the
+      // placement gets a result (a failing one) rather than a retry that never ends.
+      deps.onCheckError?.(err, c.id);
+      return [{ name: 'page', status: 'fail', detail: 'The check could not be run; ask for a re-check.' }];
+    });
     return withTransaction(deps.pool, async (tx) => {
       const order = await lockOrder(tx, c.id, null);
       if (order.link_check_due_at?.getTime() !== c.lease.getTime()) return null;
@@ -99,8 +106,8 @@ export function createLinkChecker(deps: LinkCheckerDeps) {
         const lease = new Date(deps.clock.now() + leaseMs);
         const { rows } = await tx.query<Omit<Claimed, 'lease'>>({
           name: 'link_claim_one',
-          text: `UPDATE orders o SET link_check_due_at = $2 FROM offers f, outlets ol
-                  WHERE o.id = $1 AND f.id = o.offer_id AND ol.id = o.outlet_id RETURNING ${claimColumns}`,
+          text: `UPDATE orders o SET link_check_due_at = $2 FROM outlets ol
+                  WHERE o.id = $1 AND ol.id = o.outlet_id RETURNING ${claimColumns}`,
           values: [orderId, lease],
         });
         return { ...rows[0]!, lease };
