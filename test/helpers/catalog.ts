@@ -78,3 +78,13 @@ export async function publisherWithOutlet(database: Database, offers: Partial<Of
     offers: rows as { id: number; price: number; publisher_price_cents: number; fee_cents: number }[],
   };
 }
+
+/** An outlet's link figures before the marketplace checked any of its placements: no baseline. */
+export const NO_LINK_FIGURES = {
+  link_survival_30d: null,
+  links_checked_30d: 0,
+  link_survival_60d: null,
+  links_checked_60d: 0,
+  verification_pass_rate: null,
+  placements_checked: 0,
+};

@@ -87,6 +87,23 @@ export function orderKit(h: Harness) {
       const { rows } = await pool.query(`SELECT balance FROM ledger_accounts WHERE kind = 'fees'`);
       return rows[0].balance as number;
     },
+    /**
+     * An order for `offerId` with the buyer's own article linking to `target` (anchor "our
+     * product"), accepted: in `publishing`, waiting for its page. Answers its id.
+     */
+    async accepted(spendKey: string, publisherKey: string, offerId: number, target: string) {
+      const placed = await h.app.inject({
+        method: 'POST',
+        url: '/api/v1/orders',
+        headers: { ...bearer(spendKey), 'idempotency-key': `k-${++seq}` },
+        payload: { offer_ids: [offerId], target_url: target, anchor_text: 'our product', content_title: 'Our product, reviewed', content: articleFor(target) },
+      });
+      if (placed.statusCode !== 201) throw new Error(`placing failed: ${placed.body}`);
+      const id = placed.json().data[0].id as number;
+      const accepted = await h.app.inject({ method: 'POST', url: `/api/v1/publisher/orders/${id}/accept`, headers: bearer(publisherKey) });
+      if (accepted.json().data?.status !== 'publishing') throw new Error(`accepting failed: ${accepted.body}`);
+      return id;
+    },
     /** A workspace with a balance and a publisher whose one outlet carries these offers. */
     async setup(offers: Parameters<typeof publisherWithOutlet>[1] = [{}], balance = 1_000_000, domain?: string) {
       const ws = await workspaceWithKeys(h.database.db, { balanceCents: balance });

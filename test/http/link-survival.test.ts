@@ -6,7 +6,7 @@ import { counterFor } from '../../src/domain/outlets/search-live.js';
 import { createPublisher } from '../../src/domain/publishers/publisher-service.js';
 import { connect, fails, listen, ok } from '../mcp/helpers.js';
 import { setupApp } from '../helpers/app.js';
-import { outletInput } from '../helpers/catalog.js';
+import { NO_LINK_FIGURES, outletInput } from '../helpers/catalog.js';
 import { bearer, workspaceWithKeys } from '../helpers/fixtures.js';
 
 // The link figures of the track record (survival at 30 and 60 days, the verification pass rate)
@@ -97,21 +97,14 @@ async function eventually(query: string, expected: string[]) {
   }
 }
 
-const NO_FIGURES = {
-  link_survival_30d: null,
-  links_checked_30d: 0,
-  link_survival_60d: null,
-  links_checked_60d: 0,
-  verification_pass_rate: null,
-  placements_checked: 0,
-};
+
 
 describe('the link figures of the track record', () => {
   it('are null with no check made, then computed from the orders checked (3 decimals), in detail and in search', async () => {
-    expect(await record('a')).toEqual({ orders_completed: 0, on_time_rate: null, acceptance_rate: null, avg_turnaround_days: null, rating: null, ...NO_FIGURES });
+    expect(await record('a')).toEqual({ orders_completed: 0, on_time_rate: null, acceptance_rate: null, avg_turnaround_days: null, rating: null, ...NO_LINK_FIGURES });
     // An order placed but never checked changes none of them.
     await checkedOrder('a', {});
-    expect(await record('a')).toMatchObject(NO_FIGURES);
+    expect(await record('a')).toMatchObject(NO_LINK_FIGURES);
 
     await checkedOrder('a', { first: true, d30: true, d60: true });
     await checkedOrder('a', { first: false, d30: true, d60: true });

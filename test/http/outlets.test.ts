@@ -5,6 +5,7 @@ import { createPublisher } from '../../src/domain/publishers/publisher-service.j
 import { outletDetail, outletListItem } from '../../src/schemas/outlets.js';
 import { setupApp } from '../helpers/app.js';
 import { bearer, workspaceWithKeys } from '../helpers/fixtures.js';
+import { NO_LINK_FIGURES } from '../helpers/catalog.js';
 
 const h = await setupApp();
 const ws = await workspaceWithKeys(h.database.db);
@@ -71,12 +72,7 @@ describe('GET /api/v1/outlets', () => {
       acceptance_rate: null,
       avg_turnaround_days: null,
       rating: null,
-      link_survival_30d: null,
-      links_checked_30d: 0,
-      link_survival_60d: null,
-      links_checked_60d: 0,
-      verification_pass_rate: null,
-      placements_checked: 0,
+      ...NO_LINK_FIGURES,
     });
   });
 

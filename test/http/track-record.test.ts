@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { durationsFrom } from '../../src/domain/orders/states.js';
 import { sweepDeadlines } from '../../src/domain/orders/sweep.js';
 import { setupApp } from '../helpers/app.js';
-import { publisherWithOutlet } from '../helpers/catalog.js';
+import { NO_LINK_FIGURES, publisherWithOutlet } from '../helpers/catalog.js';
 import { bearer, workspaceWithKeys } from '../helpers/fixtures.js';
 
 const h = await setupApp();
@@ -19,14 +19,7 @@ describe('track record', () => {
     const record = async () =>
       (await h.app.inject({ method: 'GET', url: `/api/v1/outlets/${p.outletId}`, headers: bearer(ws.readKey) })).json().data.track_record;
     // The link figures have no baseline: null until the marketplace checked a placement.
-    const unchecked = {
-      link_survival_30d: null,
-      links_checked_30d: 0,
-      link_survival_60d: null,
-      links_checked_60d: 0,
-      verification_pass_rate: null,
-      placements_checked: 0,
-    };
+    const unchecked = NO_LINK_FIGURES;
     expect(await record()).toEqual({ orders_completed: 40, on_time_rate: 0.9, acceptance_rate: 0.8, avg_turnaround_days: 4.5, rating: 4.2, ...unchecked });
 
     const place = async () =>

@@ -5,7 +5,7 @@ import { setupApp } from '../helpers/app.js';
 import { bearer } from '../helpers/fixtures.js';
 import { expectLedgerInvariants } from '../helpers/ledger-invariants.js';
 import { linkCheckerFor } from '../helpers/link-checker.js';
-import { articleFor, DAY, iso, orderKit } from '../helpers/orders.js';
+import { DAY, iso, orderKit } from '../helpers/orders.js';
 import { html, startPages } from '../helpers/pages.js';
 
 // The link guarantee end to end (docs/link-guarantee.md), with real pages on loopback served under
@@ -24,7 +24,7 @@ const h = await setupApp({
   LINK_CHECK_TIMEOUT_MS: 2_000,
   LINK_CHECKS_PER_DOMAIN_PER_SECOND: 1000,
 });
-const { place, buyer, pub, sweep, balances, setup } = orderKit(h);
+const { accepted, buyer, pub, sweep, balances, setup } = orderKit(h);
 const checker = linkCheckerFor(h);
 const { ws, p } = await setup(
   [{ content_by: 'buyer', publisher_price_cents: 10_000, link_type: 'dofollow', sponsored_label: false }],
@@ -40,17 +40,7 @@ let n = 0;
 
 /** An order accepted with the buyer's article, waiting in `publishing` for its page. */
 async function orderInPublishing() {
-  const placed = await place(ws.spendKey, {
-    offer_ids: [p.offers[0]!.id],
-    target_url: TARGET,
-    anchor_text: 'our product',
-    content_title: 'Our product, reviewed',
-    content: articleFor(TARGET),
-  });
-  expect(placed.statusCode).toBe(201);
-  const id = placed.json().data[0].id as number;
-  expect((await pub(p.publisherKey, `${id}/accept`)).json().data.status).toBe('publishing');
-  return { id, path: `/post-${++n}` };
+  return { id: await accepted(ws.spendKey, p.publisherKey, p.offers[0]!.id, TARGET), path: `/post-${++n}` };
 }
 
 const liveUrl = (path: string) => site.url(path, DOMAIN);

@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { setupApp } from '../helpers/app.js';
 import { expectLedgerInvariants } from '../helpers/ledger-invariants.js';
 import { linkCheckerFor } from '../helpers/link-checker.js';
-import { articleFor, DAY, orderKit } from '../helpers/orders.js';
+import { DAY, orderKit } from '../helpers/orders.js';
 import { html, startPages } from '../helpers/pages.js';
 
 // Each order moves once, whoever gets there first: a re-check against an approval, the sweep's
@@ -21,7 +21,7 @@ const h = await setupApp({
   LINK_CHECKS_PER_DOMAIN_PER_SECOND: 1000,
   RATE_LIMIT_PER_MINUTE: 100_000,
 });
-const { place, buyer, pub, sweep, setup } = orderKit(h);
+const { accepted, buyer, pub, sweep, setup } = orderKit(h);
 const checker = linkCheckerFor(h);
 const { ws, p } = await setup([{ content_by: 'buyer', publisher_price_cents: 5_000, sponsored_label: false }], 10_000_000, DOMAIN);
 const withLink = `<html><body><p>See <a href="${TARGET}">our product</a>.</p></body></html>`;
@@ -36,15 +36,7 @@ async function checkDue(c = checker) {
 async function liveOrders(count: number) {
   const orders: Array<{ id: number; path: string }> = [];
   for (let i = 0; i < count; i++) {
-    const placed = await place(ws.spendKey, {
-      offer_ids: [p.offers[0]!.id],
-      target_url: TARGET,
-      anchor_text: 'our product',
-      content_title: 'Our product, reviewed',
-      content: articleFor(TARGET),
-    });
-    const id = placed.json().data[0].id as number;
-    await pub(p.publisherKey, `${id}/accept`);
+    const id = await accepted(ws.spendKey, p.publisherKey, p.offers[0]!.id, TARGET);
     const path = `/race-${++n}`;
     pages[path] = html(withLink);
     expect((await pub(p.publisherKey, `${id}/publish`, { live_url: site.url(path, DOMAIN) })).statusCode).toBe(200);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { setupApp } from '../helpers/app.js';
 import { linkCheckerFor } from '../helpers/link-checker.js';
-import { articleFor, orderKit } from '../helpers/orders.js';
+import { orderKit } from '../helpers/orders.js';
 import { html, startPages } from '../helpers/pages.js';
 
 // At most LINK_CHECKS_PER_DOMAIN_PER_SECOND fetches of one outlet's domain a second, however many
@@ -23,21 +23,13 @@ const h = await setupApp({
   OUTBOUND_RESOLVE: new Map([[DOMAIN, '127.0.0.1']]),
   LINK_CHECKS_PER_DOMAIN_PER_SECOND: 4,
 });
-const { place, pub, setup } = orderKit(h);
+const { accepted, pub, setup } = orderKit(h);
 const { ws, p } = await setup([{ content_by: 'buyer', sponsored_label: false }], 1_000_000, DOMAIN);
 
 describe('link check pacing', () => {
   it('fetches one domain at most 4 times a second: 5 due checks take at least a second', async () => {
     for (let i = 0; i < 5; i++) {
-      const placed = await place(ws.spendKey, {
-        offer_ids: [p.offers[0]!.id],
-        target_url: TARGET,
-        anchor_text: 'our product',
-        content_title: 'Our product, reviewed',
-        content: articleFor(TARGET),
-      });
-      const id = placed.json().data[0].id as number;
-      await pub(p.publisherKey, `${id}/accept`);
+      const id = await accepted(ws.spendKey, p.publisherKey, p.offers[0]!.id, TARGET);
       await pub(p.publisherKey, `${id}/publish`, { live_url: site.url('/paced', DOMAIN) });
     }
     const checker = linkCheckerFor(h);

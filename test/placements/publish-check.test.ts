@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { setupApp } from '../helpers/app.js';
 import { bearer } from '../helpers/fixtures.js';
-import { articleFor, orderKit } from '../helpers/orders.js';
+import { orderKit } from '../helpers/orders.js';
 import { hang, html, startPages } from '../helpers/pages.js';
 
 // The check runs in the server, right after publication: the publish answer does not wait for it,
@@ -20,19 +20,11 @@ const h = await setupApp({
   LINK_CHECK_POLL_MS: 50,
   LINK_CHECK_TIMEOUT_MS: 1_000,
 });
-const { place, pub, setup } = orderKit(h);
+const { accepted, pub, setup } = orderKit(h);
 const { ws, p } = await setup([{ content_by: 'buyer', sponsored_label: false }], 1_000_000, DOMAIN);
 
 async function publishedOrder(path: string) {
-  const placed = await place(ws.spendKey, {
-    offer_ids: [p.offers[0]!.id],
-    target_url: TARGET,
-    anchor_text: 'our product',
-    content_title: 'Our product, reviewed',
-    content: articleFor(TARGET),
-  });
-  const id = placed.json().data[0].id as number;
-  await pub(p.publisherKey, `${id}/accept`);
+  const id = await accepted(ws.spendKey, p.publisherKey, p.offers[0]!.id, TARGET);
   const published = await pub(p.publisherKey, `${id}/publish`, { live_url: site.url(path, DOMAIN) });
   expect(published.statusCode).toBe(200);
   return { id, published: published.json().data };

@@ -5,6 +5,7 @@ import type { Clock } from '../../domain/clock.js';
 import { sequenceEvents } from '../../domain/events/sequencer.js';
 import { type DeliverySettings, deliverDue } from '../../domain/webhooks/deliver.js';
 import type { OutboundClient } from '../../outbound/http-client.js';
+import { repeatInBackground } from './repeat.js';
 
 /**
  * Every `intervalMs`, positions newly committed events (and creates their deliveries), then sends
@@ -18,33 +19,11 @@ export const eventWorker = fp(
   ) {
     app.addHook('onClose', async () => opts.client.close());
     if (opts.intervalMs <= 0) return;
-    let timer: NodeJS.Timeout | undefined;
-    let running: Promise<unknown> = Promise.resolve();
-    let busy = false;
     const now = () => opts.clock.now();
-    const work = async () => {
+    repeatInBackground(app, opts.intervalMs, 'event worker', async (stopping) => {
       await sequenceEvents(opts.pool, now());
       // A full batch means more may be due at once; a short one, that the rest waits for later.
-      while ((await deliverDue(opts.pool, opts.client, opts.delivery, now)) > 0 && !closing);
-    };
-    let closing = false;
-    const tick = () => {
-      if (busy) return;
-      busy = true;
-      running = work()
-        .catch((err) => app.log.warn({ err: (err as Error).message }, 'event worker failed'))
-        .finally(() => {
-          busy = false;
-        });
-    };
-    app.addHook('onReady', async () => {
-      timer = setInterval(tick, opts.intervalMs);
-      timer.unref();
-    });
-    app.addHook('preClose', async () => {
-      closing = true;
-      clearInterval(timer);
-      await running;
+      while ((await deliverDue(opts.pool, opts.client, opts.delivery, now)) > 0 && !stopping());
     });
   },
   { name: 'event-worker' },

@@ -5,6 +5,7 @@ import type { Clock } from '../../domain/clock.js';
 import type { Durations } from '../../domain/orders/states.js';
 import { sweepDeadlines } from '../../domain/orders/sweep.js';
 import { purgeOldEvents } from '../../domain/events/feed.js';
+import { repeatInBackground } from './repeat.js';
 
 /**
  * Runs the deadline sweep every `intervalMs` inside the server, then deletes events past their
@@ -14,33 +15,11 @@ import { purgeOldEvents } from '../../domain/events/feed.js';
 export const deadlineSweeper = fp(
   async function deadlineSweeper(app: FastifyInstance, opts: { pool: pg.Pool; clock: Clock; durations: Durations; intervalMs: number; eventRetentionDays: number }) {
     if (opts.intervalMs <= 0) return;
-    let timer: NodeJS.Timeout | undefined;
-    let running: Promise<unknown> = Promise.resolve();
-    let busy = false;
-    const tick = () => {
-      // A sweep that outlasts the interval is not joined by another from this process.
-      if (busy) return;
-      busy = true;
-      running = sweepDeadlines(opts.pool, opts.clock.now(), opts.durations)
-        .then((r) => {
-          if (Object.values(r).some((n) => n > 0)) app.log.info(r, 'deadline sweep');
-          return purgeOldEvents(opts.pool, opts.clock.now(), opts.eventRetentionDays);
-        })
-        .then((purged) => {
-          if (purged) app.log.info({ purged }, 'old events deleted');
-        })
-        .catch((err) => app.log.warn({ err: (err as Error).message }, 'deadline sweep failed'))
-        .finally(() => {
-          busy = false;
-        });
-    };
-    app.addHook('onReady', async () => {
-      timer = setInterval(tick, opts.intervalMs);
-      timer.unref();
-    });
-    app.addHook('onClose', async () => {
-      clearInterval(timer);
-      await running;
+    repeatInBackground(app, opts.intervalMs, 'deadline sweep', async () => {
+      const r = await sweepDeadlines(opts.pool, opts.clock.now(), opts.durations);
+      if (Object.values(r).some((n) => n > 0)) app.log.info(r, 'deadline sweep');
+      const purged = await purgeOldEvents(opts.pool, opts.clock.now(), opts.eventRetentionDays);
+      if (purged) app.log.info({ purged }, 'old events deleted');
     });
   },
   { name: 'deadline-sweeper' },
