@@ -24,8 +24,8 @@ export interface LinkCheckerDeps {
   onCheckError?: (err: unknown, orderId: number) => void;
 }
 
-/** Checks claimed at once by one process, and fetched at once (the rest wait for the next round). */
-const BATCH = 8;
+/** Checks one process has in flight at most (the bounded concurrency of docs/link-guarantee.md). */
+export const LINK_CHECK_CONCURRENCY = 8;
 
 interface Claimed extends PlacementExpectation {
   id: number;
@@ -42,24 +42,24 @@ interface Claimed extends PlacementExpectation {
  * held while a page is fetched.
  */
 export function createLinkChecker(deps: LinkCheckerDeps) {
-  const leaseMs = deps.timeoutMs + 60_000 + BATCH * Math.ceil(1000 / deps.perDomainPerSecond);
+  const leaseMs = deps.timeoutMs + 60_000 + LINK_CHECK_CONCURRENCY * Math.ceil(1000 / deps.perDomainPerSecond);
   const pacing = new DomainPacing(deps.perDomainPerSecond);
 
   const claimColumns = `o.id, o.live_url AS "liveUrl", o.target_url AS "targetUrl", o.anchor_text AS "anchorText",
     o.link_type AS "linkType", o.sponsored_label AS "sponsoredLabel", ol.domain AS "outletDomain", ol.language`;
 
-  /** Claims a batch of due checks: their due time moves to the lease's end, which marks the claim. */
-  async function claimDue(): Promise<Claimed[]> {
+  /** Claims up to `limit` due checks: their due time moves to the lease's end, which marks the claim. */
+  async function claimDue(limit: number): Promise<Claimed[]> {
     const now = deps.clock.now();
     const lease = new Date(now + leaseMs);
     const { rows } = await deps.pool.query<Omit<Claimed, 'lease'>>({
       name: 'link_claim_due',
       text: `WITH due AS (SELECT id FROM orders WHERE link_check_due_at <= $1
-                          ORDER BY link_check_due_at LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
+                          ORDER BY link_check_due_at LIMIT $3 FOR UPDATE SKIP LOCKED)
              UPDATE orders o SET link_check_due_at = $2 FROM due, outlets ol
               WHERE o.id = due.id AND ol.id = o.outlet_id
              RETURNING ${claimColumns}`,
-      values: [new Date(now), lease],
+      values: [new Date(now), lease, limit],
     });
     return rows.map((r) => ({ ...r, lease }));
   }
@@ -81,12 +81,16 @@ export function createLinkChecker(deps: LinkCheckerDeps) {
   }
 
   return {
+    claimDue,
+    /** Fetches a claimed placement and applies the result (dropped if it came too late). */
+    checkClaimed: checkOne,
+
     /**
-     * One round: claims the due checks (a batch), fetches them at once and applies each. Says
-     * how many were claimed, so a caller can go on while a round was full.
+     * One round, for a caller that waits for it (the CLI, tests): claims what is due (up to the
+     * concurrency), fetches it at once and applies each. Says how many were claimed.
      */
     async runDue(): Promise<number> {
-      const claimed = await claimDue();
+      const claimed = await claimDue(LINK_CHECK_CONCURRENCY);
       const results = await Promise.allSettled(claimed.map(checkOne));
       // A claim whose result could not be applied is checked again when its lease ends.
       const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
