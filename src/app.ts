@@ -29,8 +29,7 @@ import { genReqId } from './http/plugins/request-id.js';
 import { idempotencyKeyCheck } from './http/plugins/idempotency.js';
 import { deadlineSweeper } from './http/plugins/sweeper.js';
 import { linkCheckWorker } from './http/plugins/link-check-worker.js';
-import { type CheckPlacement, createLinkChecker } from './domain/placements/link-checker.js';
-import { checkPlacement } from './domain/placements/live-checks.js';
+import { configuredLinkChecker, outboundPolicyFor } from './domain/placements/configured-checker.js';
 import { eventWorker } from './http/plugins/event-worker.js';
 import { createOutboundClient } from './outbound/http-client.js';
 import { durationsFrom } from './domain/orders/states.js';
@@ -171,17 +170,10 @@ export const marketplaceApp = fp(
       redisPrefix: deps.config.REDIS_KEY_PREFIX,
     });
     await app.register(catalogRoutes, { catalog, auth });
-    const placements = placementCheckerFor(deps.config);
-    app.addHook('onClose', async () => placements.close());
-    const linkChecker = createLinkChecker({
-      pool: deps.database.pool,
-      clock,
-      durations,
-      check: placements.check,
-      onCheckError: (err, orderId) => app.log.error({ err, orderId }, 'link check failed to run'),
-      timeoutMs: deps.config.LINK_CHECK_TIMEOUT_MS,
-      perDomainPerSecond: deps.config.LINK_CHECKS_PER_DOMAIN_PER_SECOND,
-    });
+    const { checker: linkChecker, close: closeLinkChecks } = configuredLinkChecker(deps.config, deps.database.pool, clock, (err, orderId) =>
+      app.log.error({ err, orderId }, 'link check failed to run'),
+    );
+    app.addHook('onClose', async () => closeLinkChecks());
     await app.register(v1Routes, {
       prefix: '/api/v1',
       pool: deps.database.pool,
@@ -233,16 +225,4 @@ export async function buildApp(deps: AppDeps & { logger: Logger }) {
   const app = Fastify(serverOptions(deps.config, deps.logger)).withTypeProvider<ZodTypeProvider>();
   await app.register(marketplaceApp, deps);
   return app;
-}
-
-/** Where outbound requests (webhooks, link checks) may go, from the settings. */
-const outboundPolicyFor = (config: Config) => ({ allowLoopback: config.OUTBOUND_ALLOW_LOOPBACK, resolve: config.OUTBOUND_RESOLVE });
-
-/** Link checks over their own outbound client (docs/link-checks.md); `close` ends its connections. */
-export function placementCheckerFor(config: Config): { check: CheckPlacement; close(): void } {
-  const client = createOutboundClient(outboundPolicyFor(config));
-  return {
-    check: async (expected) => (await checkPlacement(client, expected, config.LINK_CHECK_TIMEOUT_MS)).checks,
-    close: () => client.close(),
-  };
 }

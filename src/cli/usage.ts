@@ -21,6 +21,7 @@ export const synopses: Record<string, string> = {
   'purchase download': 'purchase download --code CODE',
   'purchase refund': 'purchase refund --code CODE',
   'orders sweep': 'orders sweep',
+  'orders check-links': 'orders check-links',
   'webhook create': 'webhook create (--workspace ID | --publisher ID) --url URL [--event TYPE ...]',
   'webhook list': 'webhook list (--workspace ID | --publisher ID)',
   'webhook delete': 'webhook delete --id ID',

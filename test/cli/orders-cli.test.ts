@@ -5,6 +5,8 @@ import { runCli } from '../helpers/cli.js';
 import { createTestDatabase } from '../helpers/db.js';
 import { bearer, workspaceWithKeys } from '../helpers/fixtures.js';
 import { expectLedgerInvariants } from '../helpers/ledger-invariants.js';
+import { orderKit } from '../helpers/orders.js';
+import { html, startPages } from '../helpers/pages.js';
 
 const database = await createTestDatabase();
 const h = await setupApp({}, { database });
@@ -31,6 +33,30 @@ describe('admin CLI: orders and fx', () => {
     const { rows } = await database.pool.query(`SELECT balance FROM ledger_accounts WHERE workspace_id = $1 AND kind = 'available'`, [ws.workspaceId]);
     expect(rows[0].balance).toBe(100_000);
     await expectLedgerInvariants(database);
+  });
+
+  it('`orders check-links` runs the due link checks against the page, once', async () => {
+    const domain = 'cli-checked.test';
+    const site = await startPages({ '/post': html('<p>Read about <a href="https://buyer.example/">our product</a>.</p>') });
+    h.clock.set(Date.now() - 60_000); // the check falls due by the CLI's own clock
+    const ws = await workspaceWithKeys(database.db, { balanceCents: 100_000 });
+    const p = await publisherWithOutlet(database, [{ content_by: 'buyer', sponsored_label: false }], domain);
+    const id = await orderKit(h).accepted(ws.spendKey, p.publisherKey, p.offers[0]!.id, 'https://buyer.example/');
+    const published = await h.app.inject({
+      method: 'POST',
+      url: `/api/v1/publisher/orders/${id}/publish`,
+      headers: bearer(p.publisherKey),
+      payload: { live_url: site.url('/post', domain) },
+    });
+    expect(published.json().data.live_checks).toEqual([]);
+    const env = { DATABASE_URL: database.url, OUTBOUND_ALLOW_LOOPBACK: 'true', OUTBOUND_RESOLVE: `${domain}=127.0.0.1` };
+    const first = await runCli(['orders', 'check-links'], env);
+    expect(first.status, first.stderr).toBe(0);
+    expect(JSON.parse(first.stdout)).toEqual({ checked: 1 });
+    const { rows } = await database.pool.query('SELECT live_passed, live_checks FROM orders WHERE id = $1', [id]);
+    expect(rows[0].live_passed, JSON.stringify(rows[0].live_checks)).toBe(true);
+    expect(JSON.parse((await runCli(['orders', 'check-links'], env)).stdout)).toEqual({ checked: 0 });
+    expect(site.received).toHaveLength(1);
   });
 
   it('`orders sweep` refuses unknown flags', async () => {

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { durationsFrom } from '../../domain/orders/states.js';
 import { sweepDeadlines } from '../../domain/orders/sweep.js';
+import { systemClock } from '../../domain/clock.js';
+import { configuredLinkChecker } from '../../domain/placements/configured-checker.js';
 import { readFlags } from '../args.js';
 import type { Commands } from '../registry.js';
 
@@ -9,5 +11,21 @@ export const orderCommands: Commands = {
   'orders sweep': async ({ pool, config }, raw) => {
     readFlags(z.object({}).strict(), raw);
     return sweepDeadlines(pool, Date.now(), durationsFrom(config));
+  },
+
+  /**
+   * The link checks that are due, run until none is left, as the server's worker runs them; safe
+   * beside it. For deployments that run no checker in the server (LINK_CHECK_POLL_MS=0).
+   */
+  'orders check-links': async ({ pool, config }, raw) => {
+    readFlags(z.object({}).strict(), raw);
+    const { checker, close } = configuredLinkChecker(config, pool, systemClock);
+    try {
+      let checked = 0;
+      for (let n = await checker.runDue(); n > 0; n = await checker.runDue()) checked += n;
+      return { checked };
+    } finally {
+      close();
+    }
   },
 };
