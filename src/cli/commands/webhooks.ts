@@ -9,6 +9,7 @@ import {
   rotateSecret,
 } from '../../domain/webhooks/endpoints.js';
 import { CliError, id, listOf, readFlags, str } from '../args.js';
+import { outboundPolicyFor } from '../../domain/placements/configured-checker.js';
 import type { Commands } from '../registry.js';
 
 const ownerFlags = { workspace: id.optional(), publisher: id.optional() };
@@ -25,7 +26,7 @@ export const webhookCommands: Commands = {
     const f = readFlags(z.object({ ...ownerFlags, url: str.max(2000), event: listOf(eventType, eventTypes.length).optional() }).strict(), raw);
     const owner = ownerOf(f);
     const input = { url: f.url, ...(f.event ? { events: f.event as EventType[] } : {}) };
-    return addEndpoint(pool, owner, input, { allowLoopback: config.OUTBOUND_ALLOW_LOOPBACK }, Date.now());
+    return addEndpoint(pool, owner, input, outboundPolicyFor(config), Date.now());
   },
 
   'webhook list': async ({ pool }, raw) => {
