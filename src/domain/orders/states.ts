@@ -53,7 +53,7 @@ export interface Durations {
 }
 
 const HOUR = 3_600_000;
-const DAY = 24 * HOUR;
+export const DAY = 24 * HOUR;
 
 export function durationsFrom(config: Config): Durations {
   return {

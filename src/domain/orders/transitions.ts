@@ -25,7 +25,6 @@ export interface LockedOrder {
   max_links: number;
   has_content: boolean;
   auto_approve_drafts: boolean;
-  live_url: string | null;
   live_passed: boolean | null;
   live_returns: number;
   link_check_due_at: Date | null;
@@ -55,7 +54,7 @@ export async function lockOrder(tx: Tx, orderId: number, viewer: Viewer | null):
                   o.fee_cents, o.turnaround_days, o.target_url, o.anchor_text, o.deadline_at,
                   ol.domain AS outlet_domain, o.min_words, o.max_words, o.max_links,
                   EXISTS (SELECT 1 FROM order_contents c WHERE c.order_id = o.id) AS has_content,
-                  w.auto_approve_drafts, o.live_url, o.live_passed, o.live_returns, o.link_check_due_at,
+                  w.auto_approve_drafts, o.live_passed, o.live_returns, o.link_check_due_at,
                   o.completed_at, o.guarantee_ends_at, o.payout_released_at
              FROM orders o JOIN outlets ol ON ol.id = o.outlet_id
              JOIN workspaces w ON w.id = o.workspace_id

@@ -1,7 +1,7 @@
 import type { Tx } from '../../db/tx.js';
 import { recordOrderEvent } from '../events/record.js';
 import { enterState, type LockedOrder, payOut, refund, refundGuarantee, release } from '../orders/transitions.js';
-import type { Durations } from '../orders/states.js';
+import { DAY, type Durations } from '../orders/states.js';
 import { livePassed, type LiveCheck } from './live-checks.js';
 
 /**
@@ -9,8 +9,6 @@ import { livePassed, type LiveCheck } from './live-checks.js';
  * with the order locked. The link checker calls `applyCheck` with a finished check; the order
  * actions and the deadline sweep call the others.
  */
-
-const DAY = 86_400_000;
 
 /**
  * When the next check of a placement is due: an interval on, a little earlier at random so that
