@@ -41,9 +41,15 @@ export function createAgents(policy: OutboundPolicy): OutboundAgents {
  * A refused address. The message reads as request-filtering-agent's did ("DNS lookup ADDRESS(…) is
  * not allowed"), which the fetchers' error reports recognise.
  */
-class RefusedAddress extends Error {
+export class RefusedAddress extends Error {
   readonly code = 'EADDRNOTALLOWED';
-  constructor(address: string, family: number | string | undefined, host: string, range: string) {
+  constructor(
+    readonly address: string,
+    family: number | string | undefined,
+    host: string,
+    /** The special-purpose range it is in, as refusedRange names it. */
+    readonly range: string,
+  ) {
     super(`DNS lookup ${address}(family:${family ?? isIP(address)}, host:${host}) is not allowed: a ${range} address.`);
   }
 }

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { type OutboundPolicy, refuseUrl } from './address-policy.js';
-import { createAgents, type OutboundAgents } from './agents.js';
+import { createAgents, type OutboundAgents, RefusedAddress } from './agents.js';
 import { getPage, type PageFetcher } from './page-fetch.js';
 
 export interface OutboundResult {
@@ -99,6 +99,9 @@ function post(
 }
 
 function describe(err: Error & { code?: string }): string {
-  if (/is not allowed/.test(err.message)) return 'refused: the host resolves to a private, loopback, link-local or metadata address';
+  if (err instanceof RefusedAddress) {
+    const hint = err.range === 'loopback' ? ' (loopback is allowed only when the server runs with OUTBOUND_ALLOW_LOOPBACK=true)' : '';
+    return `refused: ${err.address} is a ${err.range} address; webhooks go to public addresses only${hint}`;
+  }
   return err.code ? `${err.code}: ${err.message}`.slice(0, 300) : err.message.slice(0, 300);
 }
