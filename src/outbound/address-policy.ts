@@ -39,6 +39,8 @@ const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96') as [ipaddr.IPv6, number];
  */
 export function refusedRange(address: string, policy: OutboundPolicy): string | null {
   if (!ipaddr.isValid(address)) return 'not an IP address';
+  // ipaddr.js reads the dotted form `::a.b.c.d` as mapped (`::ffff:a.b.c.d`): refused either way.
+  // URLs and DNS answers come canonical (`[::127.0.0.1]` is `[::7f00:1]`), judged as ::/96 below.
   const parsed = ipaddr.parse(address);
   if (policy.allowLoopback && loopbackAddresses.includes(parsed.toString())) return null;
   const range = parsed.range();
