@@ -3,7 +3,7 @@ import { disclosureWords, findDisclosure } from './disclosure-words.js';
 import { hostOf, linkKey, onDomain } from './link-url.js';
 import { MAX_DEPTH, type PageLink, scanPage } from './page-scan.js';
 
-export const liveCheckNames = ['page', 'domain', 'link', 'anchor', 'rel', 'indexable', 'disclosure'] as const;
+export const liveCheckNames = ['page', 'domain', 'link', 'anchor', 'rel', 'indexable', 'canonical', 'disclosure'] as const;
 export type LiveCheckName = (typeof liveCheckNames)[number];
 export interface LiveCheck {
   name: LiveCheckName;
@@ -62,7 +62,8 @@ export function liveChecks(page: PageResult, expected: PlacementExpectation): Li
   const link = matching.find((l) => anchorOk(l) && relOk(l)) ?? matching.find(anchorOk) ?? matching.find(relOk) ?? matching[0];
   checks.push(...linkChecks(link, matching.length, scan.links, expected));
 
-  checks.push(indexable(scan.robots, page.headers['x-robots-tag']));
+  checks.push(indexable(scan.robots, page.headersDistinct?.['x-robots-tag'] ?? [page.headers['x-robots-tag']].filter((h) => h !== undefined)));
+  if (scan.canonical !== null) checks.push(canonical(scan.canonical, expected.outletDomain));
   if (expected.sponsoredLabel) checks.push(disclosure(link, scan.text, expected.language));
   return checks;
 }
@@ -105,25 +106,44 @@ function linkChecks(link: PageLink | undefined, count: number, all: PageLink[], 
   return checks;
 }
 
-/** noindex (or none) for all crawlers or for Google's, in a robots meta tag or X-Robots-Tag. */
-function indexable(robots: string[], header: string | undefined): LiveCheck {
+/**
+ * noindex (or none) for all crawlers or for Google's, in a robots meta tag or an X-Robots-Tag
+ * header. Each header is judged on its own: a crawler's name (`bingbot:`) governs the directives
+ * after it in that header only, so a plain `noindex` in another header is every crawler's.
+ */
+function indexable(robots: string[], headers: string[]): LiveCheck {
   const blocks = (directives: string) => directives.split(/[\s,]+/).some((d) => d.toLowerCase() === 'noindex' || d.toLowerCase() === 'none');
   const meta = robots.find(blocks);
   if (meta !== undefined) return { name: 'indexable', status: 'fail', detail: `A robots meta tag says "${meta.trim()}": search engines will not index the page.` };
-  // X-Robots-Tag: "noindex, nofollow" for every crawler; after "somebot:" the directives that
-  // follow are that crawler's alone (Google's reading); only googlebot's and everyone's count.
-  let crawler: string | null = null;
-  const noindex = (header ?? '').split(',').some((part) => {
-    const named = /^\s*([a-z][\w-]*)\s*:\s*(.*)$/i.exec(part);
-    let directive = part;
-    if (named && named[1]!.toLowerCase() !== 'unavailable_after') {
-      crawler = named[1]!.toLowerCase();
-      directive = named[2]!;
-    }
-    return (crawler === null || crawler === 'googlebot') && blocks(directive);
-  });
-  if (noindex) return { name: 'indexable', status: 'fail', detail: `The X-Robots-Tag header says "${header!.trim()}": search engines will not index the page.` };
+  const header = headers.find(headerBlocks);
+  if (header !== undefined) return { name: 'indexable', status: 'fail', detail: `The X-Robots-Tag header says "${header.trim()}": search engines will not index the page.` };
   return { name: 'indexable', status: 'pass', detail: 'No noindex in robots meta tags or the X-Robots-Tag header.' };
+
+  // "noindex, nofollow" is every crawler's; after "somebot:" the directives that follow are that
+  // crawler's alone (Google's reading); only googlebot's and everyone's count.
+  function headerBlocks(value: string): boolean {
+    let crawler: string | null = null;
+    return value.split(',').some((part) => {
+      const named = /^\s*([a-z][\w-]*)\s*:\s*(.*)$/i.exec(part);
+      let directive = part;
+      if (named && named[1]!.toLowerCase() !== 'unavailable_after') {
+        crawler = named[1]!.toLowerCase();
+        directive = named[2]!;
+      }
+      return (crawler === null || crawler === 'googlebot') && blocks(directive);
+    });
+  }
+}
+
+/** A `<link rel="canonical">` off the outlet's domain: search engines may index that page instead. */
+function canonical(url: string, outletDomain: string): LiveCheck {
+  const host = hostOf(url);
+  if (host !== null && onDomain(host, outletDomain)) return { name: 'canonical', status: 'pass', detail: `The page's canonical URL is ${url}, on ${outletDomain}.` };
+  return {
+    name: 'canonical',
+    status: 'warn',
+    detail: `The page names ${url}, on another domain, as its canonical URL: search engines may index that page instead of this one.`,
+  };
 }
 
 function disclosure(link: PageLink | undefined, pageText: () => string, language: string): LiveCheck {

@@ -22,12 +22,16 @@ export interface PageScan {
   links: PageLink[];
   /** The content of every <meta name="robots"> and <meta name="googlebot">. */
   robots: string[];
+  /** The first <link rel="canonical">'s href, resolved like a link's; null without one. */
+  canonical: string | null;
   /** The visible text of the whole page. */
   text(): string;
 }
 
 /** Elements whose text a reader does not see. */
 const INVISIBLE = new Set(['head', 'script', 'style', 'noscript', 'template', 'iframe', 'object', 'svg']);
+/** Elements whose content is not rendered as part of the document: links inside do not count. */
+const INERT = new Set(['template', 'noscript']);
 /** Elements that do not break a word: no space is put where they open or close. */
 const INLINE = new Set(['a', 'abbr', 'b', 'bdi', 'bdo', 'cite', 'code', 'data', 'dfn', 'em', 'font', 'i', 'kbd', 'mark', 'q', 's', 'samp', 'small', 'span', 'strong', 'sub', 'sup', 'time', 'u', 'var']);
 /**
@@ -41,6 +45,8 @@ const REGIONS = ['article', 'main'];
 interface Open {
   name: string;
   hidden: boolean;
+  /** Inside a <template> or <noscript>: not part of the rendered document. */
+  inert: boolean;
   region?: Region;
 }
 interface Region {
@@ -48,6 +54,12 @@ interface Region {
   start: number;
   end?: number;
 }
+
+/**
+ * A rel attribute's values, lower case. Search engines accept them separated by white space or
+ * commas (`rel="noopener,nofollow"` is not followed), so both separate.
+ */
+export const relValues = (rel: string | undefined) => (rel ?? '').toLowerCase().split(/[\s,]+/).filter(Boolean);
 
 // aria-hidden is not here: it hides from screen readers what sighted readers still see.
 const hides = (attributes: Record<string, string>) => attributes.hidden !== undefined || /display\s*:\s*none|visibility\s*:\s*hidden/i.test(attributes.style ?? '');
@@ -67,6 +79,7 @@ export function scanPage(html: string, pageUrl: string): PageScan {
   const whole: Region = { name: 'page', start: 0 };
   let base: string | undefined;
   const robots: string[] = [];
+  let canonical: string | undefined;
   let tooDeep = false;
   const raw: { href: string; text: string; alt: string; rel: string[]; region: Region }[] = [];
   let link: (typeof raw)[number] | undefined; // the link being read (links do not nest)
@@ -81,18 +94,21 @@ export function scanPage(html: string, pageUrl: string): PageScan {
     {
       onopentag(name, attributes) {
         const hidden = (stack.at(-1)?.hidden ?? false) || INVISIBLE.has(name) || hides(attributes);
+        const inert = (stack.at(-1)?.inert ?? false) || INERT.has(name);
         if (stack.length >= MAX_DEPTH && !tooDeep) {
           tooDeep = true;
           parser.pause();
         }
-        const open: Open = { name, hidden };
+        const open: Open = { name, hidden, inert };
         if (!INLINE.has(name)) visible(' ');
         if (REGIONS.includes(name) || name === 'body') open.region = { name, start: length };
         stack.push(open);
+        if (inert) return;
         if (name === 'base' && base === undefined && attributes.href !== undefined) base = attributes.href;
         else if (name === 'meta' && /^(robots|googlebot)$/i.test(attributes.name ?? '')) robots.push(attributes.content ?? '');
+        else if (name === 'link' && canonical === undefined && attributes.href !== undefined && relValues(attributes.rel).includes('canonical')) canonical = attributes.href;
         else if (name === 'a' && attributes.href !== undefined && !link) {
-          link = { href: attributes.href, text: '', alt: '', rel: (attributes.rel ?? '').toLowerCase().split(/\s+/).filter(Boolean), region: whole };
+          link = { href: attributes.href, text: '', alt: '', rel: relValues(attributes.rel), region: whole };
           linkDepth = stack.length;
         } else if (name === 'img' && link) link.alt += ` ${attributes.alt ?? ''}`;
       },
@@ -126,13 +142,15 @@ export function scanPage(html: string, pageUrl: string): PageScan {
   } catch {
     // A <base href> that is no URL is ignored, as browsers do.
   }
-  const links = raw.map((l): PageLink => {
-    let url: string | null = null;
+  const resolve = (href: string) => {
     try {
-      url = new URL(l.href.trim(), baseUrl).href;
+      return new URL(href.trim(), baseUrl).href;
     } catch {
-      url = null;
+      return null;
     }
+  };
+  const links = raw.map((l): PageLink => {
+    const url = resolve(l.href);
     const text = collapse(l.text);
     return {
       href: l.href,
@@ -143,5 +161,5 @@ export function scanPage(html: string, pageUrl: string): PageScan {
       region: () => collapse(all().slice(l.region.start, l.region.end ?? length)),
     };
   });
-  return { tooDeep, links, robots, text: () => collapse(all()) };
+  return { tooDeep, links, robots, canonical: canonical === undefined ? null : resolve(canonical), text: () => collapse(all()) };
 }
