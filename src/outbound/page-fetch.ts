@@ -17,6 +17,11 @@ export interface PageOptions {
   /** One deadline for the whole fetch: every redirect, and the body. */
   timeoutMs: number;
   maxBytes?: number;
+  /**
+   * Waits for the host's turn before each request, redirects included (the link checker's pacing
+   * of the hosts it actually fetches). The first request's wait comes before the deadline starts.
+   */
+  pace?: (host: string) => Promise<void>;
 }
 
 /**
@@ -94,6 +99,7 @@ export async function getPage(agents: OutboundAgents, raw: string, options: Page
   if (url.username !== '' || url.password !== '') {
     return { ok: false, reason: 'bad_url', detail: `A URL with user:password@ (on ${url.host}) is not fetched.`, finalUrl: url.href, redirects };
   }
+  await options.pace?.(url.hostname);
   const started = performance.now();
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), options.timeoutMs);
@@ -127,6 +133,7 @@ export async function getPage(agents: OutboundAgents, raw: string, options: Page
       next.password = '';
       redirects.push(next.href);
       url = next;
+      await options.pace?.(url.hostname);
     }
   } catch (err) {
     const elapsedMs = Math.round(performance.now() - started);

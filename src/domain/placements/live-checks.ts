@@ -1,7 +1,7 @@
 import type { PageFetcher, PageResult } from '../../outbound/page-fetch.js';
 import { disclosureWords, findDisclosure } from './disclosure-words.js';
 import { hostOf, linkKey, onDomain } from './link-url.js';
-import { MAX_DEPTH, type PageLink, scanPage } from './page-scan.js';
+import { MAX_DEPTH, MAX_LINKS, type PageLink, SCAN_BUDGET_MS, scanPage } from './page-scan.js';
 
 export const liveCheckNames = ['page', 'domain', 'link', 'anchor', 'rel', 'indexable', 'canonical', 'disclosure'] as const;
 export type LiveCheckName = (typeof liveCheckNames)[number];
@@ -37,13 +37,18 @@ const relText = (rel: string[]) => (rel.length ? `rel="${rel.join(' ')}"` : 'no 
  * error page. Otherwise every check, in a fixed order; `disclosure` only for offers that promise
  * a sponsored label.
  */
-export function liveChecks(page: PageResult, expected: PlacementExpectation): LiveCheck[] {
+export function liveChecks(page: PageResult, expected: PlacementExpectation, budgetMs = SCAN_BUDGET_MS): LiveCheck[] {
   if (!page.ok) return [{ name: 'page', status: 'fail', detail: page.detail }];
   const via = page.redirects.length ? ` after ${plural(page.redirects.length, 'redirect')} from ${expected.liveUrl}` : '';
   if (page.status !== 200) return [{ name: 'page', status: 'fail', detail: `${page.finalUrl} answered ${page.status}, not 200${via}.` }];
-  const scan = scanPage(page.body, page.finalUrl);
-  if (scan.tooDeep) {
-    return [{ name: 'page', status: 'fail', detail: `${page.finalUrl} answered 200${via}, but nests its elements more than ${MAX_DEPTH} deep; it was not read.` }];
+  const scan = scanPage(page.body, page.finalUrl, budgetMs);
+  if (scan.stopped !== null) {
+    const why = {
+      depth: `nests its elements more than ${MAX_DEPTH} deep`,
+      links: `has more than ${MAX_LINKS.toLocaleString('en-US')} links`,
+      time: `could not be read within ${budgetMs.toLocaleString('en-US')} ms`,
+    }[scan.stopped];
+    return [{ name: 'page', status: 'fail', detail: `${page.finalUrl} answered 200${via}, but ${why}; it was not read.` }];
   }
   const checks: LiveCheck[] = [{ name: 'page', status: 'pass', detail: `${page.finalUrl} answered 200${via}.` }];
 
@@ -171,9 +176,17 @@ export interface PlacementCheck {
   status: number | null;
 }
 
+/** How a placement's page is fetched and read, past what the fetcher does alone. */
+export interface CheckOptions {
+  /** Waits for a host's turn before each request (the checker's pacing). */
+  pace?: (host: string) => Promise<void>;
+  /** Reads the fetched page (the checker's worker pool); `liveChecks` on this thread without one. */
+  read?: (page: PageResult, expected: PlacementExpectation) => Promise<LiveCheck[]>;
+}
+
 /** Fetches the order's live URL and checks it; never throws for anything the page does. */
-export async function checkPlacement(fetcher: PageFetcher, expected: PlacementExpectation, timeoutMs: number): Promise<PlacementCheck> {
-  const page = await fetcher.get(expected.liveUrl, { timeoutMs });
-  const checks = liveChecks(page, expected);
+export async function checkPlacement(fetcher: PageFetcher, expected: PlacementExpectation, timeoutMs: number, how: CheckOptions = {}): Promise<PlacementCheck> {
+  const page = await fetcher.get(expected.liveUrl, { timeoutMs, ...(how.pace ? { pace: how.pace } : {}) });
+  const checks = how.read ? await how.read(page, expected) : liveChecks(page, expected);
   return { passed: livePassed(checks), checks, finalUrl: page.finalUrl, status: page.status ?? null };
 }

@@ -19,6 +19,11 @@ export interface PageLink {
 export interface PageScan {
   /** The page nests elements deeper than MAX_DEPTH: it was not read past that point. */
   tooDeep: boolean;
+  /**
+   * Why the read stopped before the end, if it did: nested too deep, more than MAX_LINKS links, or
+   * over the time budget. The checks do not judge a page read in part.
+   */
+  stopped: 'depth' | 'links' | 'time' | null;
   links: PageLink[];
   /** The content of every <meta name="robots"> and <meta name="googlebot">. */
   robots: string[];
@@ -39,6 +44,14 @@ const INLINE = new Set(['a', 'abbr', 'b', 'bdi', 'bdo', 'cite', 'code', 'data', 
  * the depth, so 2 MB of unclosed <div>s took 86 s to parse; the scan stops there instead.
  */
 export const MAX_DEPTH = 1000;
+/**
+ * Links (`<a>` elements, with or without href) a page may have: far more than any real article (a
+ * large news front page has a few thousand). Past it the read stops: 262,000 links nested 995
+ * deep cost seconds of CPU.
+ */
+export const MAX_LINKS = 20_000;
+/** How long one page's read may take, however it is built; the read stops there. */
+export const SCAN_BUDGET_MS = 2_000;
 /** Where a link's region may end, innermost first (a disclosure label sits at the top of its article). */
 const REGIONS = ['article', 'main'];
 
@@ -68,7 +81,20 @@ const hides = (attributes: Record<string, string>) => attributes.hidden !== unde
  * A page as the checks read it, parsed as a browser tokenizes HTML (htmlparser2, entities
  * decoded): its links with their text, rel and region, and its robots meta tags.
  */
-export function scanPage(html: string, pageUrl: string): PageScan {
+export function scanPage(html: string, pageUrl: string, budgetMs = SCAN_BUDGET_MS): PageScan {
+  const until = performance.now() + budgetMs;
+  let tags = 0;
+  let anchors = 0;
+  let stopped: PageScan['stopped'] = null;
+  const stop = (why: NonNullable<PageScan['stopped']>) => {
+    if (stopped !== null) return;
+    stopped = why;
+    parser.pause();
+  };
+  // Every 512 tags, the clock: cheap beside the tags themselves.
+  const tick = () => {
+    if ((++tags & 511) === 0 && performance.now() > until) stop('time');
+  };
   const chunks: string[] = [];
   let length = 0;
   const visible = (text: string) => {
@@ -80,7 +106,6 @@ export function scanPage(html: string, pageUrl: string): PageScan {
   let base: string | undefined;
   const robots: string[] = [];
   let canonical: string | undefined;
-  let tooDeep = false;
   const raw: { href: string; text: string; alt: string; rel: string[]; region: Region }[] = [];
   let link: (typeof raw)[number] | undefined; // the link being read (links do not nest)
   let linkDepth = 0;
@@ -95,10 +120,9 @@ export function scanPage(html: string, pageUrl: string): PageScan {
       onopentag(name, attributes) {
         const hidden = (stack.at(-1)?.hidden ?? false) || INVISIBLE.has(name) || hides(attributes);
         const inert = (stack.at(-1)?.inert ?? false) || INERT.has(name);
-        if (stack.length >= MAX_DEPTH && !tooDeep) {
-          tooDeep = true;
-          parser.pause();
-        }
+        tick();
+        if (stack.length >= MAX_DEPTH) stop('depth');
+        if (name === 'a' && ++anchors > MAX_LINKS) stop('links');
         const open: Open = { name, hidden, inert };
         if (!INLINE.has(name)) visible(' ');
         if (REGIONS.includes(name) || name === 'body') open.region = { name, start: length };
@@ -117,6 +141,7 @@ export function scanPage(html: string, pageUrl: string): PageScan {
         if (!stack.at(-1)?.hidden) visible(text);
       },
       onclosetag(name) {
+        tick();
         const at = stack.findLastIndex((o) => o.name === name);
         if (at < 0) return;
         if (link && linkDepth > at) {
@@ -131,7 +156,7 @@ export function scanPage(html: string, pageUrl: string): PageScan {
     { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
   );
   parser.write(html);
-  if (!tooDeep) parser.end();
+  if (stopped === null) parser.end();
 
   let text: string | undefined;
   const all = () => (text ??= chunks.join(''));
@@ -161,5 +186,5 @@ export function scanPage(html: string, pageUrl: string): PageScan {
       region: () => collapse(all().slice(l.region.start, l.region.end ?? length)),
     };
   });
-  return { tooDeep, links, robots, canonical: canonical === undefined ? null : resolve(canonical), text: () => collapse(all()) };
+  return { tooDeep: stopped === 'depth', stopped, links, robots, canonical: canonical === undefined ? null : resolve(canonical), text: () => collapse(all()) };
 }
