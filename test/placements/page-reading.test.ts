@@ -93,3 +93,20 @@ describe('a canonical link to another domain', () => {
     }
   });
 });
+
+describe('the read of one page is bounded', () => {
+  it('past its time budget the read stops and page fails, saying so', () => {
+    const body = '<p>x</p>'.repeat(2000) + `<p>${theLink()}</p>`;
+    expect(liveChecks(page(body), order, 0)).toEqual([
+      { name: 'page', status: 'fail', detail: 'https://outlet.example/post answered 200, but could not be read within 0 ms; it was not read.' },
+    ]);
+    expect(check(liveChecks(page(body), order), 'link')!.status).toBe('pass');
+  });
+
+  it('past 20,000 links (with or without href) the read stops and page fails', () => {
+    expect(check(run('<a></a>'.repeat(19_999) + theLink()), 'link')!.status).toBe('pass');
+    expect(run('<a></a>'.repeat(20_000) + theLink())).toEqual([
+      { name: 'page', status: 'fail', detail: 'https://outlet.example/post answered 200, but has more than 20,000 links; it was not read.' },
+    ]);
+  });
+});

@@ -12,8 +12,8 @@ export interface PagePool {
 }
 
 /**
- * A thread whose read outlives its budget by this much is stopped (its thread ended): the budget
- * is checked as the page is read, so only a fault of the parser's gets here.
+ * A read that outlives its budget by this much is stopped (its thread ended): the budget is
+ * checked as the page is read, so only a fault of the parser's gets here.
  */
 const HARD_STOP_AFTER_MS = 10_000;
 
@@ -41,7 +41,10 @@ export function createPagePool(budgetMs = SCAN_BUDGET_MS): PagePool {
   return {
     async check(page, expected) {
       try {
-        return await pool.run({ page, expected, budgetMs }, { signal: AbortSignal.timeout(budgetMs + HARD_STOP_AFTER_MS) });
+        // The stop counts from the call, so it allows for the reads queued or running before this
+        // one, each within its own budget: a page that waits its turn is not failed for waiting.
+        const ahead = pool.queueSize + pool.threads.length;
+        return await pool.run({ page, expected, budgetMs }, { signal: AbortSignal.timeout((ahead + 1) * budgetMs + HARD_STOP_AFTER_MS) });
       } catch (err) {
         if ((err as Error).name !== 'AbortError') throw err;
         const url = page.ok ? page.finalUrl : expected.liveUrl;
