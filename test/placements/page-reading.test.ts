@@ -42,6 +42,10 @@ describe('links a browser does not render do not count', () => {
     });
   }
 
+  it("a <template> inside the link is not part of its text", () => {
+    expect(check(run('<a href="https://buyer.example/shoes">Best <template>cheap </template>running shoes</a>'), 'anchor')).toMatchObject({ status: 'pass' });
+  });
+
   it('a link after a closed <template> or <noscript> still counts', () => {
     expect(check(run(`<template><a href="/x">x</a></template><noscript>no js</noscript><p>${theLink()}</p>`), 'link')).toMatchObject({ status: 'pass' });
   });

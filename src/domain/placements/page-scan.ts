@@ -137,7 +137,7 @@ export function scanPage(html: string, pageUrl: string, budgetMs = SCAN_BUDGET_M
         } else if (name === 'img' && link) link.alt += ` ${attributes.alt ?? ''}`;
       },
       ontext(text) {
-        if (link) link.text += text;
+        if (link && !stack.at(-1)?.inert) link.text += text;
         if (!stack.at(-1)?.hidden) visible(text);
       },
       onclosetag(name) {
