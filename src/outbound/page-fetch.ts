@@ -1,8 +1,9 @@
 import http, { type IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
-import type { Readable } from 'node:stream';
+import { type Readable, Transform, type TransformCallback } from 'node:stream';
 import zlib from 'node:zlib';
 import { refuseUrl } from './address-policy.js';
+import { getBOMEncoding, legacyHookDecode, normalizeEncoding } from '@exodus/bytes/encoding.js';
 import type { OutboundAgents } from './agents.js';
 
 /** A page larger than this (after decompression) is not read on. */
@@ -17,6 +18,11 @@ export interface PageOptions {
   /** One deadline for the whole fetch: every redirect, and the body. */
   timeoutMs: number;
   maxBytes?: number;
+  /**
+   * Waits for the host's turn before each request, redirects included (the link checker's pacing
+   * of the hosts it actually fetches). The first request's wait comes before the deadline starts.
+   */
+  pace?: (host: string) => Promise<void>;
 }
 
 /**
@@ -24,8 +30,29 @@ export interface PageOptions {
  * is the last URL requested; `redirects` the URLs redirected to, in order.
  */
 export type PageResult =
-  | { ok: true; status: number; finalUrl: string; headers: Record<string, string>; body: string; redirects: string[] }
-  | { ok: false; reason: PageFailure; detail: string; status?: number; finalUrl: string; redirects: string[] };
+  | {
+      ok: true;
+      status: number;
+      finalUrl: string;
+      /** Each header once; a repeated one joined with ", ". */
+      headers: Record<string, string>;
+      /** Each header's values as sent, a repeated header's apart (X-Robots-Tag is judged per header). */
+      headersDistinct?: Record<string, string[]>;
+      body: string;
+      redirects: string[];
+    }
+  | {
+      ok: false;
+      reason: PageFailure;
+      detail: string;
+      status?: number;
+      finalUrl: string;
+      redirects: string[];
+      /** The system error's code of a network failure (ECONNREFUSED, EHOSTUNREACH…). */
+      code?: string;
+      /** When the fetch failed, from its start. */
+      elapsedMs?: number;
+    };
 
 export interface PageFetcher {
   get(url: string, options: PageOptions): Promise<PageResult>;
@@ -38,6 +65,7 @@ class PageError extends Error {
     readonly reason: PageFailure,
     detail: string,
     readonly status?: number,
+    readonly code?: string,
   ) {
     super(detail);
   }
@@ -46,6 +74,7 @@ class PageError extends Error {
 interface Reply {
   status: number;
   headers: IncomingHttpHeaders;
+  headersDistinct: Record<string, string[]>;
   /** null for a redirect, whose body is not read. */
   body: Buffer | null;
 }
@@ -74,13 +103,23 @@ export async function getPage(agents: OutboundAgents, raw: string, options: Page
   // What else webhook targets are judged by (port 0, which Node would turn into the default port).
   const refused = refuseUrl(url);
   if (refused) return { ok: false, reason: 'bad_url', detail: `${url.href} is not fetched: it ${refused}.`, finalUrl: url.href, redirects };
+  await options.pace?.(url.hostname);
+  const started = performance.now();
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), options.timeoutMs);
   try {
     for (;;) {
       const reply = await send(agents, url, deadline.signal, maxBytes, options.timeoutMs);
       if (reply.body !== null) {
-        return { ok: true, status: reply.status, finalUrl: url.href, headers: flatten(reply.headers), body: decode(reply.body, reply.headers), redirects };
+        return {
+          ok: true,
+          status: reply.status,
+          finalUrl: url.href,
+          headers: flatten(reply.headers),
+          headersDistinct: reply.headersDistinct,
+          body: decode(reply.body, reply.headers),
+          redirects,
+        };
       }
       const location = reply.headers.location!;
       let next: URL;
@@ -100,10 +139,21 @@ export async function getPage(agents: OutboundAgents, raw: string, options: Page
       if (refusedNext) throw new PageError('bad_redirect', `${url.href} redirects (${reply.status}) to ${next.href}, which is not fetched: it ${refusedNext}.`, reply.status);
       redirects.push(next.href);
       url = next;
+      await options.pace?.(url.hostname);
     }
   } catch (err) {
-    const e = err instanceof PageError ? err : explain(err as Error & { code?: string }, url);
-    return { ok: false, reason: e.reason, detail: e.message, ...(e.status === undefined ? {} : { status: e.status }), finalUrl: url.href, redirects };
+    const elapsedMs = Math.round(performance.now() - started);
+    const e = err instanceof PageError ? err : explain(err as Error & { code?: string }, url, elapsedMs);
+    return {
+      ok: false,
+      reason: e.reason,
+      detail: e.message,
+      ...(e.status === undefined ? {} : { status: e.status }),
+      finalUrl: url.href,
+      redirects,
+      ...(e.code === undefined ? {} : { code: e.code }),
+      elapsedMs,
+    };
   } finally {
     clearTimeout(timer);
   }
@@ -111,7 +161,7 @@ export async function getPage(agents: OutboundAgents, raw: string, options: Page
 
 function send(agents: OutboundAgents, url: URL, deadline: AbortSignal, maxBytes: number, timeoutMs: number): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    if (deadline.aborted) return reject(late(url, timeoutMs));
+    if (deadline.aborted) return reject(late(url, timeoutMs, 'connecting'));
     const secure = url.protocol === 'https:';
     const request = (secure ? https : http).request(url, {
       method: 'GET',
@@ -124,6 +174,12 @@ function send(agents: OutboundAgents, url: URL, deadline: AbortSignal, maxBytes:
     });
     let body: Readable | undefined;
     let settled = false;
+    // How far the request got, for a deadline's message: what happened, not only that time ran out.
+    let stage: Stage = 'connecting';
+    request.on('socket', (socket) => {
+      if (!socket.connecting) stage = 'waiting';
+      else socket.once('connect', () => (stage = stage === 'connecting' ? 'waiting' : stage));
+    });
     // The first reason wins: destroying the request below makes the reply report its own.
     const stop = (error: Error) => {
       if (settled) return;
@@ -133,16 +189,17 @@ function send(agents: OutboundAgents, url: URL, deadline: AbortSignal, maxBytes:
       request.destroy();
       body?.destroy();
     };
-    const onDeadline = () => stop(late(url, timeoutMs));
+    const onDeadline = () => stop(late(url, timeoutMs, stage));
     deadline.addEventListener('abort', onDeadline, { once: true });
     request.on('error', (err) => stop(err));
     request.on('response', (response) => {
+      stage = 'reading';
       const status = response.statusCode ?? 0;
       if (REDIRECTS.has(status) && response.headers.location !== undefined) {
         settled = true;
         deadline.removeEventListener('abort', onDeadline);
         response.destroy();
-        return resolve({ status, headers: response.headers, body: null });
+        return resolve({ status, headers: response.headers, headersDistinct: distinct(response.headersDistinct), body: null });
       }
       const declared = Number(response.headers['content-length']);
       if (declared > maxBytes) return stop(tooLarge(url, maxBytes, status, `it declares ${declared} bytes`));
@@ -162,7 +219,7 @@ function send(agents: OutboundAgents, url: URL, deadline: AbortSignal, maxBytes:
         if (settled) return;
         settled = true;
         deadline.removeEventListener('abort', onDeadline);
-        resolve({ status, headers: response.headers, body: Buffer.concat(chunks) });
+        resolve({ status, headers: response.headers, headersDistinct: distinct(response.headersDistinct), body: Buffer.concat(chunks) });
       });
     });
     request.end();
@@ -176,14 +233,51 @@ function decompress(response: http.IncomingMessage): Readable {
     encoding === 'gzip' || encoding === 'x-gzip'
       ? zlib.createGunzip()
       : encoding === 'deflate'
-        ? zlib.createInflate()
+        ? new Inflate()
         : encoding === 'br'
           ? zlib.createBrotliDecompress()
           : undefined;
   return decoder ? response.pipe(decoder) : response;
 }
 
-const late = (url: URL, timeoutMs: number) => new PageError('timeout', `No complete answer from ${url.host} within ${timeoutMs} ms (${url.href}).`);
+/**
+ * `deflate` as browsers read it: zlib-wrapped as HTTP says, or raw deflate as some servers send
+ * it, told apart by the zlib header's check bits in the first two bytes.
+ */
+class Inflate extends Transform {
+  private inner: zlib.Inflate | zlib.InflateRaw | undefined;
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+    if (!this.inner) {
+      const zlibHeader = chunk.length >= 2 && (chunk[0]! & 0x0f) === 8 && ((chunk[0]! << 8) | chunk[1]!) % 31 === 0;
+      this.inner = zlibHeader ? zlib.createInflate() : zlib.createInflateRaw();
+      this.inner.on('data', (out: Buffer) => this.push(out));
+      this.inner.on('error', (err) => this.destroy(err));
+    }
+    this.inner.write(chunk, () => done());
+  }
+
+  override _flush(done: TransformCallback): void {
+    if (!this.inner) return done();
+    this.inner.once('end', () => done());
+    this.inner.end();
+  }
+
+  override _destroy(err: Error | null, done: (err: Error | null) => void): void {
+    this.inner?.destroy();
+    done(err);
+  }
+}
+
+type Stage = 'connecting' | 'waiting' | 'reading';
+const STAGES: Record<Stage, string> = {
+  connecting: 'the connection was never established',
+  waiting: 'connected, but no reply began',
+  reading: 'the reply began but did not finish',
+};
+
+const late = (url: URL, timeoutMs: number, stage: Stage) =>
+  new PageError('timeout', `No complete answer from ${url.host} within ${timeoutMs} ms (${url.href}): ${STAGES[stage]}.`);
 
 const tooLarge = (url: URL, maxBytes: number, status: number, how: string) =>
   new PageError('too_large', `The page at ${url.href} is larger than ${size(maxBytes)} (${how}).`, status);
@@ -200,16 +294,21 @@ const NETWORK: Record<string, string> = {
   HPE_INVALID_CONSTANT: 'the reply is not valid HTTP',
 };
 
-function explain(err: Error & { code?: string }, url: URL): PageError {
+/** What went wrong, when: a network failure is reported as it happened, with its code and time. */
+function explain(err: Error & { code?: string }, url: URL, elapsedMs: number): PageError {
   // The agents' refusal (./agents.ts): "DNS lookup 127.0.0.1(family:4, host:…) is not allowed…".
   if (/is not allowed/.test(err.message)) {
     const address = /DNS lookup (\S+?)\(/.exec(err.message)?.[1] ?? 'its address';
     return new PageError('refused', `Refused to connect to ${url.host}: ${address} is a private, loopback, link-local or metadata address, which outbound requests may not reach.`);
   }
   const code = err.code ?? '';
-  const why = NETWORK[code] ?? (/CERT|SSL|TLS/.test(code) ? `its TLS certificate was not accepted (${code})` : `${code ? `${code}: ` : ''}${err.message}`.slice(0, 200));
-  return new PageError('network', `Could not fetch ${url.href}: ${why}.`);
+  const known = NETWORK[code] ?? (/CERT|SSL|TLS/.test(code) ? 'its TLS certificate was not accepted' : undefined);
+  const why = known !== undefined ? `${known} (${code} after ${elapsedMs} ms)` : `${`${code ? `${code}: ` : ''}${err.message}`.slice(0, 200)} (after ${elapsedMs} ms)`;
+  return new PageError('network', `Could not fetch ${url.href}: ${why}.`, undefined, code || undefined);
 }
+
+const distinct = (headers: NodeJS.Dict<string[]>): Record<string, string[]> =>
+  Object.fromEntries(Object.entries(headers).filter((e): e is [string, string[]] => e[1] !== undefined));
 
 /** Repeated headers (X-Robots-Tag may come twice) as one value, joined as HTTP allows. */
 function flatten(headers: IncomingHttpHeaders): Record<string, string> {
@@ -219,16 +318,19 @@ function flatten(headers: IncomingHttpHeaders): Record<string, string> {
 }
 
 /**
- * Text from the charset the page declares (Content-Type, else a <meta> in its first kilobyte),
- * as TextDecoder knows it; UTF-8 otherwise, with invalid bytes replaced.
+ * Text as a browser decodes it (the WHATWG encoding sniffing order): a byte-order mark wins
+ * (UTF-8, UTF-16LE, UTF-16BE); else the charset in Content-Type; else a <meta> charset in the
+ * first kilobyte (a UTF-16 one read as UTF-8, as the HTML standard says); else UTF-8. Labels and
+ * decoders are the WHATWG Encoding Standard's (@exodus/bytes); an unknown label is ignored.
  */
 function decode(body: Buffer, headers: IncomingHttpHeaders): string {
-  const declared =
-    /charset\s*=\s*["']?([\w.:-]+)/i.exec(headers['content-type'] ?? '')?.[1] ??
-    /<meta[^>]+charset\s*=\s*["']?([\w.:-]+)/i.exec(body.subarray(0, 1024).toString('latin1'))?.[1];
-  try {
-    return new TextDecoder(declared ?? 'utf-8').decode(body);
-  } catch {
-    return new TextDecoder('utf-8').decode(body);
+  const label = (value: string | undefined) => (value === undefined ? null : normalizeEncoding(value));
+  const fromHeader = label(/charset\s*=\s*["']?([^"';\s]+)/i.exec(headers['content-type'] ?? '')?.[1]);
+  let fromMeta: string | null = null;
+  if (fromHeader === null && getBOMEncoding(body) === null) {
+    fromMeta = label(/<meta[^>]+charset\s*=\s*["']?([^"'\s;/>]+)/i.exec(body.subarray(0, 1024).toString('latin1'))?.[1]);
+    if (fromMeta === 'utf-16le' || fromMeta === 'utf-16be') fromMeta = 'utf-8';
+    else if (fromMeta === 'x-user-defined') fromMeta = 'windows-1252';
   }
+  return legacyHookDecode(body, fromHeader ?? fromMeta ?? 'utf-8');
 }

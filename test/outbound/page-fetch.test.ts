@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import tls from 'node:tls';
 import type { AddressInfo } from 'node:net';
-import { gzipSync } from 'node:zlib';
+import { deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createOutboundClient } from '../../src/outbound/http-client.js';
 import { PAGE_MAX_BYTES, PAGE_USER_AGENT } from '../../src/outbound/page-fetch.js';
@@ -47,7 +47,15 @@ describe('page fetcher (loopback allowed, names mapped by OUTBOUND_RESOLVE)', as
   it('reads a page by its mapped name: status, body, headers; says who it is', async () => {
     pages['/post'] = html('<p>Grüße</p>', { 'x-robots-tag': 'noarchive' });
     const r = await get(at('/post'));
-    expect(r).toEqual({ ok: true, status: 200, finalUrl: at('/post'), headers: expect.objectContaining({ 'x-robots-tag': 'noarchive' }), body: '<p>Grüße</p>', redirects: [] });
+    expect(r).toEqual({
+      ok: true,
+      status: 200,
+      finalUrl: at('/post'),
+      headers: expect.objectContaining({ 'x-robots-tag': 'noarchive' }),
+      headersDistinct: expect.objectContaining({ 'x-robots-tag': ['noarchive'] }),
+      body: '<p>Grüße</p>',
+      redirects: [],
+    });
     const req = site.received.at(-1)!;
     expect(req.headers.host).toBe(`outlet.test:${site.port}`);
     expect(req.headers['user-agent']).toBe(PAGE_USER_AGENT);
@@ -119,8 +127,56 @@ describe('page fetcher (loopback allowed, names mapped by OUTBOUND_RESOLVE)', as
     for (const path of ['/hang', '/trickle', '/to-hang']) {
       const r = await get(at(path), 300);
       const last = path === '/to-hang' ? at('/hang') : at(path);
-      expect(r, path).toMatchObject({ ok: false, reason: 'timeout', finalUrl: last, detail: `No complete answer from outlet.test:${site.port} within 300 ms (${last}).` });
+      const stage = path === '/trickle' ? 'the reply began but did not finish' : 'connected, but no reply began';
+      expect(r, path).toMatchObject({ ok: false, reason: 'timeout', finalUrl: last, detail: `No complete answer from outlet.test:${site.port} within 300 ms (${last}): ${stage}.` });
     }
+  });
+
+  it('decodes as a browser does: a byte-order mark wins over the charset header; UTF-16 by its BOM alone', async () => {
+    const bom8 = Buffer.from([0xef, 0xbb, 0xbf]);
+    pages['/bom-over-header'] = (_req, res) =>
+      res.writeHead(200, { 'content-type': 'text/html; charset=ISO-8859-1' }).end(Buffer.concat([bom8, Buffer.from('<a href="/x">café app</a>', 'utf8')]));
+    pages['/utf16le'] = (_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(Buffer.from('\ufeff<a href="/x">café app</a>', 'utf16le'));
+    const be = Buffer.from('\ufeff<a href="/x">café app</a>', 'utf16le').swap16();
+    pages['/utf16be'] = (_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(be);
+    pages['/meta-label'] = (_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(Buffer.from('<meta http-equiv="Content-Type" content="text/html; charset=latin1"><p>café</p>', 'latin1'));
+    pages['/unknown-label'] = (_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=no-such-thing' }).end(Buffer.from('<p>café</p>', 'utf8'));
+    for (const path of ['/bom-over-header', '/utf16le', '/utf16be']) expect(await get(at(path)), path).toMatchObject({ ok: true, body: '<a href="/x">café app</a>' });
+    expect(await get(at('/meta-label'))).toMatchObject({ ok: true, body: '<meta http-equiv="Content-Type" content="text/html; charset=latin1"><p>café</p>' });
+    expect(await get(at('/unknown-label'))).toMatchObject({ ok: true, body: '<p>café</p>' });
+  });
+
+  it('accepts deflate with or without its zlib header, as browsers do', async () => {
+    const body = '<a href="/x">deflated</a>'.repeat(50);
+    pages['/zlib'] = (_req, res) => res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'deflate' }).end(deflateSync(body));
+    pages['/raw-deflate'] = (_req, res) => res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'deflate' }).end(deflateRawSync(body));
+    pages['/raw-bomb'] = (_req, res) => res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'deflate' }).end(deflateRawSync(Buffer.alloc(5 * MB, ' ')));
+    expect(await get(at('/zlib'))).toMatchObject({ ok: true, body });
+    expect(await get(at('/raw-deflate'))).toMatchObject({ ok: true, body });
+    expect(await get(at('/raw-bomb'))).toMatchObject({ ok: false, reason: 'too_large' });
+  });
+
+  it('keeps repeated headers apart (each X-Robots-Tag is judged on its own)', async () => {
+    pages['/two-robots'] = (_req, res) => {
+      res.setHeader('content-type', 'text/html');
+      res.setHeader('x-robots-tag', ['bingbot: noarchive', 'noindex']);
+      res.end('<p>x</p>');
+    };
+    expect(await get(at('/two-robots'))).toMatchObject({ ok: true, headersDistinct: { 'x-robots-tag': ['bingbot: noarchive', 'noindex'] } });
+  });
+
+  it('reports a fast network failure when it happens, with its code, not as a timeout at the deadline', async () => {
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((r) => closed.close(r));
+    // A deadline far beyond the test's own timeout: only an early answer lets this test pass.
+    const r = await get(`http://outlet.test:${port}/`, 10 * 60_000);
+    expect(r).toMatchObject({ ok: false, reason: 'network' });
+    if (r.ok) return;
+    expect(r.detail).toMatch(new RegExp(`^Could not fetch http://outlet\\.test:${port}/: the connection was refused \\(ECONNREFUSED after \\d+ ms\\)\\.$`));
+    expect(r.code).toBe('ECONNREFUSED');
+    expect(r.elapsedMs).toBeLessThan(10 * 60_000);
   });
 
   it('decodes compressed bodies and declared charsets', async () => {
@@ -153,7 +209,7 @@ describe('page fetcher (loopback allowed, names mapped by OUTBOUND_RESOLVE)', as
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
     const port = (closed.address() as AddressInfo).port;
     await new Promise((r) => closed.close(r));
-    expect(await get(`http://outlet.test:${port}/`)).toMatchObject({ ok: false, reason: 'network', detail: `Could not fetch http://outlet.test:${port}/: the connection was refused.` });
+    expect(await get(`http://outlet.test:${port}/`)).toMatchObject({ ok: false, reason: 'network', detail: expect.stringMatching(`^Could not fetch http://outlet.test:${port}/: the connection was refused \\(ECONNREFUSED after \\d+ ms\\)\\.$`) });
   });
 
   // The first hop must be allowed for a redirect to be followed at all, so loopback is allowed
@@ -175,6 +231,7 @@ describe('page fetcher (loopback allowed, names mapped by OUTBOUND_RESOLVE)', as
         detail: `Refused to connect to ${host}: ${address} is a private, loopback, link-local or metadata address, which outbound requests may not reach.`,
         finalUrl: target,
         redirects: [target],
+        elapsedMs: expect.any(Number),
       });
     }
   });

@@ -219,6 +219,33 @@ describe('the guarantee window', () => {
     await expectLedgerInvariants(h.database);
   });
 
+  it('a link lost at the window\'s last check and put back is restored by the due checks, without a re-check', async () => {
+    const { id, path, completedAt } = await completedOrder();
+    for (let day = 10; day <= 50; day += 10) {
+      h.clock.set(completedAt + day * DAY);
+      await checkDue();
+      expect((await buyerView(id)).status).toBe('completed');
+    }
+    pages[path] = html(withoutLink);
+    h.clock.set(completedAt + 60 * DAY); // the window's last check finds it gone
+    await checkDue();
+    const lost = await buyerView(id);
+    expect(lost).toMatchObject({ status: 'link_lost' });
+    // Right after the loss, a check is planned, no later than restore_by.
+    const { rows } = await h.database.pool.query('SELECT link_check_due_at, deadline_at FROM orders WHERE id = $1', [id]);
+    expect(rows[0].link_check_due_at).not.toBeNull();
+    expect(rows[0].link_check_due_at.getTime()).toBeLessThanOrEqual(rows[0].deadline_at.getTime());
+    expect(Math.floor(rows[0].deadline_at.getTime() / 1000)).toBe(Date.parse(lost.deadlines.restore_by!) / 1000);
+
+    pages[path] = html(withLink); // put back, no re-check pressed
+    h.clock.advance(7 * DAY);
+    await checkDue();
+    expect(await sweep()).toMatchObject({ link_refunded: 0 });
+    expect((await buyerView(id)).status).toBe('completed');
+    expect((await movementsOf(id)).map((m) => m.kind)).toEqual(['order_placed', 'order_released', 'payout_released']);
+    await expectLedgerInvariants(h.database);
+  });
+
   it("a lost link restored by the publisher's re-check is completed again, and nothing moves", async () => {
     const { id, path, completedAt } = await completedOrder();
     pages[path] = html(withoutLink);

@@ -25,7 +25,7 @@ export const orderCommands: Commands = {
       for (let n = await checker.runDue(); n > 0; n = await checker.runDue()) checked += n;
       return { checked };
     } finally {
-      close();
+      await close();
     }
   },
 };

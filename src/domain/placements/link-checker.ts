@@ -5,11 +5,16 @@ import { getOrder } from '../orders/order-read.js';
 import type { PublisherOrderView } from '../orders/order-view.js';
 import type { Durations } from '../orders/states.js';
 import { lockOrder, requireStatus } from '../orders/transitions.js';
+import { DomainError } from '../errors.js';
 import { applyCheck, type CheckOutcome } from './guarantee.js';
+import { HostPacing } from './host-pacing.js';
 import type { LiveCheck, PlacementExpectation } from './live-checks.js';
 
-/** Fetches a live page and checks it (docs/link-checks.md); never throws for what the page does. */
-export type CheckPlacement = (expectation: PlacementExpectation) => Promise<LiveCheck[]>;
+/**
+ * Fetches a live page and checks it (docs/link-checks.md); never throws for what the page does.
+ * `pace` waits for a host's turn: called before every request, redirects included.
+ */
+export type CheckPlacement = (expectation: PlacementExpectation, pace: (host: string) => Promise<void>) => Promise<LiveCheck[]>;
 
 export interface LinkCheckerDeps {
   pool: pg.Pool;
@@ -18,7 +23,7 @@ export interface LinkCheckerDeps {
   check: CheckPlacement;
   /** How long one fetch may take (LINK_CHECK_TIMEOUT_MS): a claim outlives it. */
   timeoutMs: number;
-  /** Fetches of one domain per second from this process (LINK_CHECKS_PER_DOMAIN_PER_SECOND). */
+  /** Fetches of one host per second from this process (LINK_CHECKS_PER_DOMAIN_PER_SECOND). */
   perDomainPerSecond: number;
   /** Told of a check that threw (a fault of the service's, not of the page). */
   onCheckError?: (err: unknown, orderId: number) => void;
@@ -26,6 +31,13 @@ export interface LinkCheckerDeps {
 
 /** Checks one process has in flight at most (the bounded concurrency of docs/link-guarantee.md). */
 export const LINK_CHECK_CONCURRENCY = 8;
+
+/**
+ * A publisher's re-checks of one order: at most one a minute, per process (docs/link-guarantee.md).
+ * A check costs the publisher's server a fetch and this service a parse; a minute is enough to fix
+ * a page and ask again.
+ */
+export const RECHECK_MIN_INTERVAL_MS = 60_000;
 
 interface Claimed extends PlacementExpectation {
   id: number;
@@ -43,7 +55,24 @@ interface Claimed extends PlacementExpectation {
  */
 export function createLinkChecker(deps: LinkCheckerDeps) {
   const leaseMs = deps.timeoutMs + 60_000 + LINK_CHECK_CONCURRENCY * Math.ceil(1000 / deps.perDomainPerSecond);
-  const pacing = new DomainPacing(deps.perDomainPerSecond);
+  const pacing = new HostPacing(deps.perDomainPerSecond);
+  const pace = (host: string) => pacing.wait(host);
+  /** Order id → when its next re-check may start (this process's clock). */
+  const recheckAllowedAt = new Map<number, number>();
+
+  /** Refuses a re-check of an order re-checked less than RECHECK_MIN_INTERVAL_MS ago, else books it. */
+  function bookRecheck(orderId: number): void {
+    const now = deps.clock.now();
+    const allowed = recheckAllowedAt.get(orderId) ?? 0;
+    if (now < allowed) {
+      const seconds = Math.max(1, Math.ceil((allowed - now) / 1000));
+      throw new DomainError('rate_limited', `This order was re-checked less than ${RECHECK_MIN_INTERVAL_MS / 1000} seconds ago; retry after the given number of seconds.`, {
+        retry_after: seconds,
+      });
+    }
+    if (recheckAllowedAt.size > 10_000) for (const [id, at] of recheckAllowedAt) if (at <= now) recheckAllowedAt.delete(id);
+    recheckAllowedAt.set(orderId, now + RECHECK_MIN_INTERVAL_MS);
+  }
 
   const claimColumns = `o.id, o.live_url AS "liveUrl", o.target_url AS "targetUrl", o.anchor_text AS "anchorText",
     o.link_type AS "linkType", o.sponsored_label AS "sponsoredLabel", ol.domain AS "outletDomain", ol.language`;
@@ -66,8 +95,7 @@ export function createLinkChecker(deps: LinkCheckerDeps) {
 
   /** Fetches one claimed placement and applies the result; null when the result came too late. */
   async function checkOne(c: Claimed): Promise<CheckOutcome | null> {
-    await pacing.wait(c.outletDomain);
-    const checks = await deps.check(c).catch((err): LiveCheck[] => {
+    const checks = await deps.check(c, pace).catch((err): LiveCheck[] => {
       // The checks never throw for what a page does: this is the service's own fault, and the
       // placement gets a result (a failing one) rather than a retry that never ends.
       deps.onCheckError?.(err, c.id);
@@ -107,6 +135,7 @@ export function createLinkChecker(deps: LinkCheckerDeps) {
       const claimed = await withTransaction(deps.pool, async (tx): Promise<Claimed> => {
         const order = await lockOrder(tx, orderId, viewer);
         requireStatus(order, ['live_review', 'link_lost'], 're-check the placement');
+        bookRecheck(orderId);
         const lease = new Date(deps.clock.now() + leaseMs);
         const { rows } = await tx.query<Omit<Claimed, 'lease'>>({
           name: 'link_claim_one',
@@ -123,21 +152,3 @@ export function createLinkChecker(deps: LinkCheckerDeps) {
 }
 
 export type LinkChecker = ReturnType<typeof createLinkChecker>;
-
-/** At most `perSecond` fetches of one domain a second from this process, in the order asked. */
-class DomainPacing {
-  private readonly next = new Map<string, number>();
-  constructor(private readonly perSecond: number) {}
-
-  async wait(domain: string): Promise<void> {
-    const now = Date.now();
-    const at = Math.max(now, this.next.get(domain) ?? 0);
-    this.next.set(domain, at + 1000 / this.perSecond);
-    if (this.next.size > 10_000) this.forgetPast(now);
-    if (at > now) await new Promise((resolve) => setTimeout(resolve, at - now));
-  }
-
-  private forgetPast(now: number): void {
-    for (const [domain, at] of this.next) if (at <= now) this.next.delete(domain);
-  }
-}

@@ -1,9 +1,9 @@
 import type { PageFetcher, PageResult } from '../../outbound/page-fetch.js';
 import { disclosureWords, findDisclosure } from './disclosure-words.js';
 import { hostOf, linkKey, onDomain } from './link-url.js';
-import { MAX_DEPTH, type PageLink, scanPage } from './page-scan.js';
+import { MAX_DEPTH, MAX_LINKS, type PageLink, SCAN_BUDGET_MS, scanPage } from './page-scan.js';
 
-export const liveCheckNames = ['page', 'domain', 'link', 'anchor', 'rel', 'indexable', 'disclosure'] as const;
+export const liveCheckNames = ['page', 'domain', 'link', 'anchor', 'rel', 'indexable', 'canonical', 'disclosure'] as const;
 export type LiveCheckName = (typeof liveCheckNames)[number];
 export interface LiveCheck {
   name: LiveCheckName;
@@ -37,13 +37,18 @@ const relText = (rel: string[]) => (rel.length ? `rel="${rel.join(' ')}"` : 'no 
  * error page. Otherwise every check, in a fixed order; `disclosure` only for offers that promise
  * a sponsored label.
  */
-export function liveChecks(page: PageResult, expected: PlacementExpectation): LiveCheck[] {
+export function liveChecks(page: PageResult, expected: PlacementExpectation, budgetMs = SCAN_BUDGET_MS): LiveCheck[] {
   if (!page.ok) return [{ name: 'page', status: 'fail', detail: page.detail }];
   const via = page.redirects.length ? ` after ${plural(page.redirects.length, 'redirect')} from ${expected.liveUrl}` : '';
   if (page.status !== 200) return [{ name: 'page', status: 'fail', detail: `${page.finalUrl} answered ${page.status}, not 200${via}.` }];
-  const scan = scanPage(page.body, page.finalUrl);
-  if (scan.tooDeep) {
-    return [{ name: 'page', status: 'fail', detail: `${page.finalUrl} answered 200${via}, but nests its elements more than ${MAX_DEPTH} deep; it was not read.` }];
+  const scan = scanPage(page.body, page.finalUrl, budgetMs);
+  if (scan.stopped !== null) {
+    const why = {
+      depth: `nests its elements more than ${MAX_DEPTH} deep`,
+      links: `has more than ${MAX_LINKS.toLocaleString('en-US')} links`,
+      time: `could not be read within ${budgetMs.toLocaleString('en-US')} ms`,
+    }[scan.stopped];
+    return [{ name: 'page', status: 'fail', detail: `${page.finalUrl} answered 200${via}, but ${why}; it was not read.` }];
   }
   const checks: LiveCheck[] = [{ name: 'page', status: 'pass', detail: `${page.finalUrl} answered 200${via}.` }];
 
@@ -62,7 +67,8 @@ export function liveChecks(page: PageResult, expected: PlacementExpectation): Li
   const link = matching.find((l) => anchorOk(l) && relOk(l)) ?? matching.find(anchorOk) ?? matching.find(relOk) ?? matching[0];
   checks.push(...linkChecks(link, matching.length, scan.links, expected));
 
-  checks.push(indexable(scan.robots, page.headers['x-robots-tag']));
+  checks.push(indexable(scan.robots, page.headersDistinct?.['x-robots-tag'] ?? [page.headers['x-robots-tag']].filter((h) => h !== undefined)));
+  if (scan.canonical !== null) checks.push(canonical(scan.canonical, expected.outletDomain));
   if (expected.sponsoredLabel) checks.push(disclosure(link, scan.text, expected.language));
   return checks;
 }
@@ -105,25 +111,44 @@ function linkChecks(link: PageLink | undefined, count: number, all: PageLink[], 
   return checks;
 }
 
-/** noindex (or none) for all crawlers or for Google's, in a robots meta tag or X-Robots-Tag. */
-function indexable(robots: string[], header: string | undefined): LiveCheck {
+/**
+ * noindex (or none) for all crawlers or for Google's, in a robots meta tag or an X-Robots-Tag
+ * header. Each header is judged on its own: a crawler's name (`bingbot:`) governs the directives
+ * after it in that header only, so a plain `noindex` in another header is every crawler's.
+ */
+function indexable(robots: string[], headers: string[]): LiveCheck {
   const blocks = (directives: string) => directives.split(/[\s,]+/).some((d) => d.toLowerCase() === 'noindex' || d.toLowerCase() === 'none');
   const meta = robots.find(blocks);
   if (meta !== undefined) return { name: 'indexable', status: 'fail', detail: `A robots meta tag says "${meta.trim()}": search engines will not index the page.` };
-  // X-Robots-Tag: "noindex, nofollow" for every crawler; after "somebot:" the directives that
-  // follow are that crawler's alone (Google's reading); only googlebot's and everyone's count.
-  let crawler: string | null = null;
-  const noindex = (header ?? '').split(',').some((part) => {
-    const named = /^\s*([a-z][\w-]*)\s*:\s*(.*)$/i.exec(part);
-    let directive = part;
-    if (named && named[1]!.toLowerCase() !== 'unavailable_after') {
-      crawler = named[1]!.toLowerCase();
-      directive = named[2]!;
-    }
-    return (crawler === null || crawler === 'googlebot') && blocks(directive);
-  });
-  if (noindex) return { name: 'indexable', status: 'fail', detail: `The X-Robots-Tag header says "${header!.trim()}": search engines will not index the page.` };
+  const header = headers.find(headerBlocks);
+  if (header !== undefined) return { name: 'indexable', status: 'fail', detail: `The X-Robots-Tag header says "${header.trim()}": search engines will not index the page.` };
   return { name: 'indexable', status: 'pass', detail: 'No noindex in robots meta tags or the X-Robots-Tag header.' };
+
+  // "noindex, nofollow" is every crawler's; after "somebot:" the directives that follow are that
+  // crawler's alone (Google's reading); only googlebot's and everyone's count.
+  function headerBlocks(value: string): boolean {
+    let crawler: string | null = null;
+    return value.split(',').some((part) => {
+      const named = /^\s*([a-z][\w-]*)\s*:\s*(.*)$/i.exec(part);
+      let directive = part;
+      if (named && named[1]!.toLowerCase() !== 'unavailable_after') {
+        crawler = named[1]!.toLowerCase();
+        directive = named[2]!;
+      }
+      return (crawler === null || crawler === 'googlebot') && blocks(directive);
+    });
+  }
+}
+
+/** A `<link rel="canonical">` off the outlet's domain: search engines may index that page instead. */
+function canonical(url: string, outletDomain: string): LiveCheck {
+  const host = hostOf(url);
+  if (host !== null && onDomain(host, outletDomain)) return { name: 'canonical', status: 'pass', detail: `The page's canonical URL is ${url}, on ${outletDomain}.` };
+  return {
+    name: 'canonical',
+    status: 'warn',
+    detail: `The page names ${url}, on another domain, as its canonical URL: search engines may index that page instead of this one.`,
+  };
 }
 
 function disclosure(link: PageLink | undefined, pageText: () => string, language: string): LiveCheck {
@@ -151,9 +176,17 @@ export interface PlacementCheck {
   status: number | null;
 }
 
+/** How a placement's page is fetched and read, past what the fetcher does alone. */
+export interface CheckOptions {
+  /** Waits for a host's turn before each request (the checker's pacing). */
+  pace?: (host: string) => Promise<void>;
+  /** Reads the fetched page (the checker's worker pool); `liveChecks` on this thread without one. */
+  read?: (page: PageResult, expected: PlacementExpectation) => Promise<LiveCheck[]>;
+}
+
 /** Fetches the order's live URL and checks it; never throws for anything the page does. */
-export async function checkPlacement(fetcher: PageFetcher, expected: PlacementExpectation, timeoutMs: number): Promise<PlacementCheck> {
-  const page = await fetcher.get(expected.liveUrl, { timeoutMs });
-  const checks = liveChecks(page, expected);
+export async function checkPlacement(fetcher: PageFetcher, expected: PlacementExpectation, timeoutMs: number, how: CheckOptions = {}): Promise<PlacementCheck> {
+  const page = await fetcher.get(expected.liveUrl, { timeoutMs, ...(how.pace ? { pace: how.pace } : {}) });
+  const checks = how.read ? await how.read(page, expected) : liveChecks(page, expected);
   return { passed: livePassed(checks), checks, finalUrl: page.finalUrl, status: page.status ?? null };
 }

@@ -19,15 +19,24 @@ export interface PageLink {
 export interface PageScan {
   /** The page nests elements deeper than MAX_DEPTH: it was not read past that point. */
   tooDeep: boolean;
+  /**
+   * Why the read stopped before the end, if it did: nested too deep, more than MAX_LINKS links, or
+   * over the time budget. The checks do not judge a page read in part.
+   */
+  stopped: 'depth' | 'links' | 'time' | null;
   links: PageLink[];
   /** The content of every <meta name="robots"> and <meta name="googlebot">. */
   robots: string[];
+  /** The first <link rel="canonical">'s href, resolved like a link's; null without one. */
+  canonical: string | null;
   /** The visible text of the whole page. */
   text(): string;
 }
 
 /** Elements whose text a reader does not see. */
 const INVISIBLE = new Set(['head', 'script', 'style', 'noscript', 'template', 'iframe', 'object', 'svg']);
+/** Elements whose content is not rendered as part of the document: links inside do not count. */
+const INERT = new Set(['template', 'noscript']);
 /** Elements that do not break a word: no space is put where they open or close. */
 const INLINE = new Set(['a', 'abbr', 'b', 'bdi', 'bdo', 'cite', 'code', 'data', 'dfn', 'em', 'font', 'i', 'kbd', 'mark', 'q', 's', 'samp', 'small', 'span', 'strong', 'sub', 'sup', 'time', 'u', 'var']);
 /**
@@ -35,12 +44,22 @@ const INLINE = new Set(['a', 'abbr', 'b', 'bdi', 'bdo', 'cite', 'code', 'data', 
  * the depth, so 2 MB of unclosed <div>s took 86 s to parse; the scan stops there instead.
  */
 export const MAX_DEPTH = 1000;
+/**
+ * Links (`<a>` elements, with or without href) a page may have: far more than any real article (a
+ * large news front page has a few thousand). Past it the read stops: 262,000 links nested 995
+ * deep cost seconds of CPU.
+ */
+export const MAX_LINKS = 20_000;
+/** How long one page's read may take, however it is built; the read stops there. */
+export const SCAN_BUDGET_MS = 2_000;
 /** Where a link's region may end, innermost first (a disclosure label sits at the top of its article). */
 const REGIONS = ['article', 'main'];
 
 interface Open {
   name: string;
   hidden: boolean;
+  /** Inside a <template> or <noscript>: not part of the rendered document. */
+  inert: boolean;
   region?: Region;
 }
 interface Region {
@@ -49,6 +68,12 @@ interface Region {
   end?: number;
 }
 
+/**
+ * A rel attribute's values, lower case. Search engines accept them separated by white space or
+ * commas (`rel="noopener,nofollow"` is not followed), so both separate.
+ */
+export const relValues = (rel: string | undefined) => (rel ?? '').toLowerCase().split(/[\s,]+/).filter(Boolean);
+
 // aria-hidden is not here: it hides from screen readers what sighted readers still see.
 const hides = (attributes: Record<string, string>) => attributes.hidden !== undefined || /display\s*:\s*none|visibility\s*:\s*hidden/i.test(attributes.style ?? '');
 
@@ -56,7 +81,20 @@ const hides = (attributes: Record<string, string>) => attributes.hidden !== unde
  * A page as the checks read it, parsed as a browser tokenizes HTML (htmlparser2, entities
  * decoded): its links with their text, rel and region, and its robots meta tags.
  */
-export function scanPage(html: string, pageUrl: string): PageScan {
+export function scanPage(html: string, pageUrl: string, budgetMs = SCAN_BUDGET_MS): PageScan {
+  const until = performance.now() + budgetMs;
+  let tags = 0;
+  let anchors = 0;
+  let stopped: PageScan['stopped'] = null;
+  const stop = (why: NonNullable<PageScan['stopped']>) => {
+    if (stopped !== null) return;
+    stopped = why;
+    parser.pause();
+  };
+  // Every 512 tags, the clock: cheap beside the tags themselves.
+  const tick = () => {
+    if ((++tags & 511) === 0 && performance.now() > until) stop('time');
+  };
   const chunks: string[] = [];
   let length = 0;
   const visible = (text: string) => {
@@ -67,7 +105,7 @@ export function scanPage(html: string, pageUrl: string): PageScan {
   const whole: Region = { name: 'page', start: 0 };
   let base: string | undefined;
   const robots: string[] = [];
-  let tooDeep = false;
+  let canonical: string | undefined;
   const raw: { href: string; text: string; alt: string; rel: string[]; region: Region }[] = [];
   let link: (typeof raw)[number] | undefined; // the link being read (links do not nest)
   let linkDepth = 0;
@@ -81,26 +119,29 @@ export function scanPage(html: string, pageUrl: string): PageScan {
     {
       onopentag(name, attributes) {
         const hidden = (stack.at(-1)?.hidden ?? false) || INVISIBLE.has(name) || hides(attributes);
-        if (stack.length >= MAX_DEPTH && !tooDeep) {
-          tooDeep = true;
-          parser.pause();
-        }
-        const open: Open = { name, hidden };
+        const inert = (stack.at(-1)?.inert ?? false) || INERT.has(name);
+        tick();
+        if (stack.length >= MAX_DEPTH) stop('depth');
+        if (name === 'a' && ++anchors > MAX_LINKS) stop('links');
+        const open: Open = { name, hidden, inert };
         if (!INLINE.has(name)) visible(' ');
         if (REGIONS.includes(name) || name === 'body') open.region = { name, start: length };
         stack.push(open);
+        if (inert) return;
         if (name === 'base' && base === undefined && attributes.href !== undefined) base = attributes.href;
         else if (name === 'meta' && /^(robots|googlebot)$/i.test(attributes.name ?? '')) robots.push(attributes.content ?? '');
+        else if (name === 'link' && canonical === undefined && attributes.href !== undefined && relValues(attributes.rel).includes('canonical')) canonical = attributes.href;
         else if (name === 'a' && attributes.href !== undefined && !link) {
-          link = { href: attributes.href, text: '', alt: '', rel: (attributes.rel ?? '').toLowerCase().split(/\s+/).filter(Boolean), region: whole };
+          link = { href: attributes.href, text: '', alt: '', rel: relValues(attributes.rel), region: whole };
           linkDepth = stack.length;
         } else if (name === 'img' && link) link.alt += ` ${attributes.alt ?? ''}`;
       },
       ontext(text) {
-        if (link) link.text += text;
+        if (link && !stack.at(-1)?.inert) link.text += text;
         if (!stack.at(-1)?.hidden) visible(text);
       },
       onclosetag(name) {
+        tick();
         const at = stack.findLastIndex((o) => o.name === name);
         if (at < 0) return;
         if (link && linkDepth > at) {
@@ -115,7 +156,7 @@ export function scanPage(html: string, pageUrl: string): PageScan {
     { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
   );
   parser.write(html);
-  if (!tooDeep) parser.end();
+  if (stopped === null) parser.end();
 
   let text: string | undefined;
   const all = () => (text ??= chunks.join(''));
@@ -126,13 +167,15 @@ export function scanPage(html: string, pageUrl: string): PageScan {
   } catch {
     // A <base href> that is no URL is ignored, as browsers do.
   }
-  const links = raw.map((l): PageLink => {
-    let url: string | null = null;
+  const resolve = (href: string) => {
     try {
-      url = new URL(l.href.trim(), baseUrl).href;
+      return new URL(href.trim(), baseUrl).href;
     } catch {
-      url = null;
+      return null;
     }
+  };
+  const links = raw.map((l): PageLink => {
+    const url = resolve(l.href);
     const text = collapse(l.text);
     return {
       href: l.href,
@@ -143,5 +186,5 @@ export function scanPage(html: string, pageUrl: string): PageScan {
       region: () => collapse(all().slice(l.region.start, l.region.end ?? length)),
     };
   });
-  return { tooDeep, links, robots, text: () => collapse(all()) };
+  return { tooDeep: stopped === 'depth', stopped, links, robots, canonical: canonical === undefined ? null : resolve(canonical), text: () => collapse(all()) };
 }

@@ -163,7 +163,7 @@ export const publisherRoutes: FastifyPluginAsyncZod<OrderRouteDeps & { linkCheck
         operationId: 'publisherRecheck',
         summary: 'Check the live placement again now (live_review or link_lost); answers with the new live_checks.',
         description:
-          'Fetches live_url and runs the link checks in this request (up to LINK_CHECK_TIMEOUT_MS). In link_lost, a passing check restores the order to completed. No Idempotency-Key: a re-check may be repeated.',
+          'Fetches live_url and runs the link checks in this request (up to LINK_CHECK_TIMEOUT_MS). In link_lost, a passing check restores the order to completed. No Idempotency-Key: a re-check may be repeated, at most once a minute per order (429 rate_limited with Retry-After and retry_after otherwise).',
         tags: ['Publisher'],
         security: bearerSecurity,
         params: idParam,

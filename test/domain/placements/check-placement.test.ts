@@ -92,7 +92,7 @@ describe('checkPlacement against real pages', async () => {
       { name: 'page', status: 'fail', detail: `The page at ${site.url('/big', 'outlet.test')} is larger than 2 MB (stopped reading after 2 MB).` },
     ]);
     expect(await failing('/hang', {}, 300)).toEqual([
-      { name: 'page', status: 'fail', detail: `No complete answer from outlet.test:${site.port} within 300 ms (${site.url('/hang', 'outlet.test')}).` },
+      { name: 'page', status: 'fail', detail: `No complete answer from outlet.test:${site.port} within 300 ms (${site.url('/hang', 'outlet.test')}): connected, but no reply began.` },
     ]);
   });
 });
