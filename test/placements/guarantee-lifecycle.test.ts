@@ -178,6 +178,8 @@ describe('the guarantee window', () => {
     expect(await balances(ws.workspaceId)).toEqual(start);
 
     h.clock.advance(7 * DAY + 1);
+    // The check due at restore_by decides (the sweep waits for it): still gone, refunded.
+    await checkDue();
     expect(await sweep()).toMatchObject({ link_refunded: 1 });
     expect((await buyerView(id)).status).toBe('link_refunded');
     const end = await balances(ws.workspaceId);
@@ -243,6 +245,45 @@ describe('the guarantee window', () => {
     expect(await sweep()).toMatchObject({ link_refunded: 0 });
     expect((await buyerView(id)).status).toBe('completed');
     expect((await movementsOf(id)).map((m) => m.kind)).toEqual(['order_placed', 'order_released', 'payout_released']);
+    await expectLedgerInvariants(h.database);
+  });
+
+  it('the sweep at restore_by waits for the check due then: a link put back is not refunded because the sweep ran first', async () => {
+    const { id, path, completedAt } = await completedOrder();
+    for (let day = 10; day <= 50; day += 10) {
+      h.clock.set(completedAt + day * DAY);
+      await checkDue();
+    }
+    pages[path] = html(withoutLink);
+    h.clock.set(completedAt + 60 * DAY);
+    await checkDue();
+    expect((await buyerView(id)).status).toBe('link_lost');
+    pages[path] = html(withLink); // put back before restore_by, no re-check pressed
+
+    // The deadline passes; the sweep runs before the checker has made the check due at restore_by.
+    const { rows } = await h.database.pool.query('SELECT deadline_at FROM orders WHERE id = $1', [id]);
+    h.clock.set(rows[0].deadline_at.getTime() + 1);
+    expect(await sweep()).toMatchObject({ link_refunded: 0 });
+    expect((await buyerView(id)).status).toBe('link_lost');
+    await checkDue();
+    expect((await buyerView(id)).status).toBe('completed');
+    expect(await sweep()).toMatchObject({ link_refunded: 0 });
+    expect((await movementsOf(id)).map((m) => m.kind)).toEqual(['order_placed', 'order_released', 'payout_released']);
+
+    // Gone at that last check: the next sweep refunds.
+    const again = await completedOrder();
+    for (let day = 10; day <= 60; day += 10) {
+      if (day === 60) pages[again.path] = html(withoutLink);
+      h.clock.set(again.completedAt + day * DAY);
+      await checkDue();
+    }
+    expect((await buyerView(again.id)).status).toBe('link_lost');
+    const { rows: r2 } = await h.database.pool.query('SELECT deadline_at FROM orders WHERE id = $1', [again.id]);
+    h.clock.set(r2[0].deadline_at.getTime() + 1);
+    expect(await sweep()).toMatchObject({ link_refunded: 0 });
+    await checkDue();
+    expect(await sweep()).toMatchObject({ link_refunded: 1 });
+    expect((await buyerView(again.id)).status).toBe('link_refunded');
     await expectLedgerInvariants(h.database);
   });
 

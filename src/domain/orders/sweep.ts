@@ -107,6 +107,10 @@ function sweepOne(pool: pg.Pool, id: number, now: number, durations: Durations):
         await recordOrderEvent(tx, 'order.completed', id, change, now);
         return 'auto_approved';
       case 'link_lost':
+        // The last check is planned at restore_by itself: a link put back in time must not be
+        // refunded because the sweep ran before the checker did. Once that check has failed, no
+        // check is planned any more (nextCheckAt) and the next sweep refunds.
+        if (order.link_check_due_at !== null) return null;
         await refundLostLink(tx, order, now, durations);
         return 'link_refunded';
       case 'awaiting_content':
