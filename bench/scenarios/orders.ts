@@ -141,14 +141,18 @@ function prepareClientOffers(ctx: BenchContext): Promise<number[]> {
   return clientOffers;
 }
 
-/** One client request: a random workspace's key, a random offer, a new Idempotency-Key and target_url. */
-function clientOrder(buyers: Buyer[], offers: number[], rnd: () => number): BenchRequest {
+/**
+ * One client request: a random workspace's key, a random offer, a new Idempotency-Key, a target_url
+ * of its own. (The load generator's unique id cannot go in a body, whose length it fixes before
+ * replacing, so the URL is unique per request of a list: a connection repeats one after 1,000.)
+ */
+function clientOrder(buyers: Buyer[], offers: number[], rnd: () => number, n: string): BenchRequest {
   const buyer = buyers[Math.floor(rnd() * buyers.length)]!;
   return {
     method: 'POST',
     path: '/api/v1/orders',
     headers: { authorization: `Bearer ${buyer.key}`, 'idempotency-key': 'bench-[<id>]' },
-    json: { offer_ids: [offers[Math.floor(rnd() * offers.length)]!], target_url: `${TARGET_URL}/[<id>]` },
+    json: { offer_ids: [offers[Math.floor(rnd() * offers.length)]!], target_url: `${TARGET_URL}/${n}` },
   };
 }
 
@@ -159,10 +163,12 @@ export const ordersMany: Scenario = {
   description:
     `POST /api/v1/orders as clients send it: ${CLIENT_CONNECTIONS} connections, each request a random one of ${WORKSPACES} workspaces, ` +
     `a new Idempotency-Key and target_url, one publisher-written offer at random among ${BOUGHT_OUTLETS} outlets' offers`,
-  requests: () => [clientOrder(ready().many, offersBought!, mulberry32(1))],
+  requests: () => [clientOrder(ready().many, offersBought!, mulberry32(1), 'check')],
   connectionRequests: () => {
     const rnd = mulberry32(GENERATOR_SEED);
-    return Array.from({ length: CLIENT_CONNECTIONS }, () => Array.from({ length: CLIENT_LIST }, () => clientOrder(ready().many, offersBought!, rnd)));
+    return Array.from({ length: CLIENT_CONNECTIONS }, (_, c) =>
+      Array.from({ length: CLIENT_LIST }, (_, i) => clientOrder(ready().many, offersBought!, rnd, `${c}-${i}`)),
+    );
   },
   connections: CLIENT_CONNECTIONS,
   uniqueIds: true,
