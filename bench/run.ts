@@ -14,9 +14,10 @@ import { cpuMicros, findPostmaster, type Snapshot, snapshotPostgres, snapshotPro
 import { combineSlices, type LoadResult, median, type Slice } from './results.js';
 import { type BackgroundLoad, type BenchContext, type BenchRequest, type Ceiling, findScenario, type Scenario, scenarioGroups, scenarios } from './scenarios/index.js';
 import { formatScore, scoreJudged } from './search/relevance.js';
+import { serverRoot } from './server-root.js';
 
 const projectRoot = join(import.meta.dirname, '..');
-const serverJs = join(projectRoot, 'dist', 'src', 'server.js');
+
 const ceilingTs = join(import.meta.dirname, 'ceiling-server.ts');
 const workerJs = join(import.meta.dirname, 'load-worker.mjs');
 const tsxLoader = import.meta.resolve('tsx');
@@ -25,7 +26,7 @@ const dist = (file: string) => pathToFileURL(join(projectRoot, 'dist', 'src', fi
 // The config caps RATE_LIMIT_PER_MINUTE at 10,000,000: far above what one process can serve.
 const NO_RATE_LIMIT = '10000000';
 
-const USAGE = `usage: npm run bench -- <scenario…|all> [--duration 5] [--slice 1] [--warmup 2] [--rounds 2] [--connections 50] [--pick best|median] [--profile DIR] [--pg-stats]
+const USAGE = `usage: npm run bench -- <scenario…|all> [--duration 5] [--slice 1] [--warmup 2] [--rounds 2] [--connections 50] [--pick best|median] [--profile DIR] [--pg-stats] [--server-root DIR]
 scenarios: ${scenarios.map((s) => s.name).join(', ')}
 groups: ${Object.entries(scenarioGroups).map(([g, ss]) => `${g} (${ss.map((s) => s.name).join(', ')})`).join(', ')}`;
 
@@ -43,6 +44,7 @@ const { values: opts, positionals } = parseArgs({
     pick: { type: 'string', default: 'best' },
     profile: { type: 'string' },
     'pg-stats': { type: 'boolean', default: false },
+    'server-root': { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -66,6 +68,9 @@ const warmupSeconds = opts.warmup === '0' ? 0 : positiveNumber('warmup', opts.wa
 const rounds = positiveNumber('rounds', opts.rounds, true);
 const connections = positiveNumber('connections', opts.connections, true);
 const pick = opts.pick;
+// Another checkout's built server under test (bench/server-root.ts); read by the scenarios' setup too.
+if (opts['server-root']) process.env.BENCH_SERVER_ROOT = opts['server-root'];
+const serverJs = join(serverRoot(), 'dist', 'src', 'server.js');
 if (pick !== 'best' && pick !== 'median') {
   process.stderr.write(`--pick must be best or median\n${USAGE}\n`);
   process.exit(2);
@@ -629,13 +634,16 @@ async function main(): Promise<number> {
     { kind: 'min-order-one', label: 'ceiling: min-order, one', path: '/min-order/one' },
   ];
   const extra = extraCeilings.filter((c) => chosen.some((s) => s.target.against === c.kind));
-  const extraTarget = (c: (typeof extraCeilings)[number]): Target => ({
-    label: c.label,
+  // Each scenario judged against the minimal order transaction gets its own, with its connections.
+  const extraTarget = (c: (typeof extraCeilings)[number], s: Scenario): Target => ({
+    label: s.connections ? `${c.label} (${s.connections} conn.)` : c.label,
     kind: c.kind,
     ...ceiling,
     requests: [{ method: 'POST', path: c.path, json: minOrderBody }],
     expectStatus: 201,
+    ...(s.connections ? { connections: s.connections } : {}),
   });
+  const pairedCeiling = new Map<Scenario, Target>();
   const scenarioTarget = (s: Scenario): Target => ({
     label: s.name,
     kind: 'scenario',
@@ -656,7 +664,10 @@ async function main(): Promise<number> {
     { label: 'ceiling: one-query route', kind: 'one-query', ...ceiling, requests: [{ method: 'GET', path: '/one-query' }], expectStatus: 200 },
     ...chosen.flatMap((s) => {
       const own = extra.find((c) => c.kind === s.target.against);
-      return own ? [extraTarget(own), scenarioTarget(s)] : [scenarioTarget(s)];
+      if (!own) return [scenarioTarget(s)];
+      const paired = extraTarget(own, s);
+      pairedCeiling.set(s, paired);
+      return [paired, scenarioTarget(s)];
     }),
   ];
   for (const t of targets) await checkTarget(t);
@@ -703,7 +714,7 @@ async function main(): Promise<number> {
   const ceilingRps = (c: Ceiling) => picked.get(targets.find((t) => t.kind === c)!)!.rps;
   const referenceOf = (s: Scenario) => {
     const against = s.target.against;
-    return targets.find((t) => (typeof against === 'object' ? t.scenario?.name === against.scenario : t.kind === against))!;
+    return pairedCeiling.get(s) ?? targets.find((t) => (typeof against === 'object' ? t.scenario?.name === against.scenario : t.kind === against))!;
   };
   const bare = ceilingRps('bare');
   const oneQuery = ceilingRps('one-query');

@@ -4,11 +4,11 @@ import pg from 'pg';
 import { type Buyer, createBuyers, LISTS, order, WORKSPACES } from './orders.js';
 import type { BenchContext, Scenario, ScenarioObserver } from './types.js';
 
-// orders-many with a webhook endpoint on each of its workspaces. Every placement writes its events
+// orders-many-50 with a webhook endpoint on each of its workspaces. Every placement writes its events
 // either way (in its transaction); with an endpoint the sequencer also creates a delivery for the
 // buyer's `order.placed`, and the server's delivery worker sends it, signed, to a receiver that
 // this process runs on 127.0.0.1 (it answers 204 and counts). Measured in the same rounds as
-// orders-many, so orders-webhooks ÷ orders-many is what an endpoint costs a placement. Shown,
+// orders-many-50, so orders-webhooks ÷ orders-many-50 is what an endpoint costs a placement. Shown,
 // not judged. Below the table: how fast the receiver got deliveries, and the backlog.
 
 /** How long the report waits for the backlog to drain after the last round, and for the burst. */
@@ -140,13 +140,14 @@ const ready = () => {
 
 export const ordersWebhooks: Scenario = {
   name: 'orders-webhooks',
-  description: `orders-many with a webhook endpoint on each of its ${WORKSPACES} workspaces, delivered to a local receiver`,
+  description: `orders-many-50 with a webhook endpoint on each of its ${WORKSPACES} workspaces, delivered to a local receiver`,
   requests: () => [order(ready()[0]!)],
   connectionRequests: () => Array.from({ length: LISTS }, (_, c) => [order(ready()[c % WORKSPACES]!)]),
   uniqueIds: true,
   expectStatus: 201,
   allowStatuses: [402],
-  target: { against: { scenario: 'orders-many' } },
+  target: { against: { scenario: 'orders-many-50' } },
+  connections: LISTS,
   diagnostic: true,
   // Deliveries go to the receiver on 127.0.0.1, which the server refuses unless told otherwise.
   serverEnv: { OUTBOUND_ALLOW_LOOPBACK: 'true' },

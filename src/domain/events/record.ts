@@ -1,6 +1,6 @@
 import type { Tx } from '../../db/tx.js';
 import type { MessageRow } from '../orders/order-view.js';
-import { messageView } from '../orders/order-view.js';
+import { messageView, type OrderRow, orderView } from '../orders/order-view.js';
 import { getOrderViews, type OrderViews } from '../orders/order-read.js';
 import type { OrderStatus, Party } from '../orders/states.js';
 import type { EventActor, EventOwner, EventType, OrderEventType } from './event-types.js';
@@ -64,10 +64,22 @@ export async function recordOrderEvent(
   return views;
 }
 
-/** `order.placed` for newly placed orders, in the placing transaction (both parties, each its own view). */
-export async function recordOrderPlaced(tx: Tx, orderIds: number[], now: number): Promise<void> {
-  if (orderIds.length === 0) return;
-  const views = await getOrderViews(tx, orderIds);
+/**
+ * `order.placed` for newly placed orders, in the placing transaction (both parties, each its own
+ * view). The placement knows the rows it wrote (a new order has no message yet), so nothing is
+ * read back.
+ */
+export async function recordOrderPlaced(
+  tx: Tx,
+  placed: Array<{ workspaceId: number; publisherId: number; row: OrderRow }>,
+  now: number,
+): Promise<void> {
+  const views = placed.map((p) => ({
+    workspaceId: p.workspaceId,
+    publisherId: p.publisherId,
+    buyer: orderView(p.row, 'buyer', []),
+    publisher: orderView(p.row, 'publisher', []),
+  }));
   await recordEvents(tx, perParty(views, 'order.placed', 'buyer', null), now);
 }
 

@@ -12,7 +12,7 @@ import { formatCents } from '../money/format.js';
 import type { OfferFormat } from '../outlets/enums.js';
 import { notOwnProject } from '../workspaces/projects.js';
 import { analyseContentFor, type ContentAnalysis, checkContent } from './content-checks.js';
-import { type BuyerOrderView, orderView } from './order-view.js';
+import { type BuyerOrderView, type OrderRow, orderView } from './order-view.js';
 import { type Durations, initialDeadline, initialStatus } from './states.js';
 
 /** One placement request buys at most this many offers; a plan picks at most as many, so its offer_ids go as they are. */
@@ -212,11 +212,18 @@ export async function placeAll(tx: Tx, placements: Placement[], now: number, dur
     tx,
     rows.map((r, k) => ledger.escrow(accounts.get(r.p.principal.workspaceId)!, { id: ids[k]!, price: r.order.offer.price })),
   );
-  await recordOrderPlaced(tx, ids, now);
+  // The orders as written, known without reading them back under the lock: the answer and both
+  // parties' `order.placed` events are views of the same rows.
   let k = 0;
-  for (const a of accepted) {
-    outcomes[a.at] = { ok: true, value: a.orders.map((o) => view(a.p.input, a.ctx, o, ids[k++]!, now, a.p.content)) };
-  }
+  const placed = accepted.map((a) => a.orders.map((o) => newOrderRow(a.p.input, a.ctx, o, ids[k++]!, now, a.p.content)));
+  await recordOrderPlaced(
+    tx,
+    accepted.flatMap((a, i) => placed[i]!.map((row) => ({ workspaceId: a.p.principal.workspaceId, publisherId: row.publisher_id, row }))),
+    now,
+  );
+  accepted.forEach((a, i) => {
+    outcomes[a.at] = { ok: true, value: placed[i]!.map((row) => orderView(row, 'buyer')) };
+  });
   return outcomes;
 }
 
@@ -424,51 +431,49 @@ function checksFor(content: { title: string; body: string; analysis: ContentAnal
   return checkContent(content, limits, content.analysis);
 }
 
-/** A new order as the buyer sees it, built from what was written (no second read under the lock). */
-function view(
+/** A new order's row as a read of it would give it, built from what was written. */
+function newOrderRow(
   input: PlaceOrdersInput,
   ctx: PlacementContext,
   o: NewOrder,
   id: number,
   now: number,
   content: { title: string; body: string } | undefined,
-): BuyerOrderView {
+): OrderRow & { publisher_id: number } {
   const at = new Date(now);
   const f = o.offer;
-  return orderView(
-    {
-      id,
-      status: o.status,
-      project_id: input.project_id ?? null,
-      price: f.price,
-      publisher_price_cents: f.publisher_price_cents,
-      target_url: input.target_url,
-      anchor_text: input.anchor_text ?? null,
-      brief: input.brief ?? null,
-      live_url: null,
-      live_checks: null,
-      live_checked_at: null,
-      guarantee_ends_at: null,
-      decline_reason: null,
-      deadline_at: o.deadline,
-      created_at: at,
-      updated_at: at,
-      outlet_id: f.outlet_id,
-      outlet_name: f.outlet_name,
-      outlet_domain: f.outlet_domain,
-      offer_id: f.id,
-      format: f.format,
-      offer_title: f.title,
-      version: content ? 1 : null,
-      content_title: content?.title ?? null,
-      content_body: content?.body ?? null,
-      submitted_by: content ? 'buyer' : null,
-      submitted_at: content ? at : null,
-      checks: o.checks,
-      messages_count: 0,
-      currency: ctx.currency,
-      per_usd: ctx.per_usd,
-    },
-    'buyer',
-  );
+  return {
+    id,
+    publisher_id: f.publisher_id,
+    status: o.status,
+    project_id: input.project_id ?? null,
+    price: f.price,
+    publisher_price_cents: f.publisher_price_cents,
+    target_url: input.target_url,
+    anchor_text: input.anchor_text ?? null,
+    brief: input.brief ?? null,
+    live_url: null,
+    live_checks: null,
+    live_checked_at: null,
+    guarantee_ends_at: null,
+    decline_reason: null,
+    deadline_at: o.deadline,
+    created_at: at,
+    updated_at: at,
+    outlet_id: f.outlet_id,
+    outlet_name: f.outlet_name,
+    outlet_domain: f.outlet_domain,
+    offer_id: f.id,
+    format: f.format,
+    offer_title: f.title,
+    version: content ? 1 : null,
+    content_title: content?.title ?? null,
+    content_body: content?.body ?? null,
+    submitted_by: content ? 'buyer' : null,
+    submitted_at: content ? at : null,
+    checks: o.checks,
+    messages_count: 0,
+    currency: ctx.currency,
+    per_usd: ctx.per_usd,
+  };
 }

@@ -8,9 +8,11 @@ import type { OutboundClient } from '../../outbound/http-client.js';
 import { repeatInBackground } from './repeat.js';
 
 /**
- * Every `intervalMs`, positions newly committed events (and creates their deliveries), then sends
- * the deliveries that are due, until none is left. Every process may run it: the sequencer runs
- * in one process at a time (an advisory lock) and deliveries are claimed with SKIP LOCKED.
+ * Two loops, each every `intervalMs`: one positions newly committed events (and creates their
+ * deliveries), the other sends the deliveries that are due, until none is left. They never wait
+ * for each other: a backlog of deliveries that keep failing or hanging does not hold events out of
+ * the feed. Every process may run both: the sequencer runs in one process at a time (an advisory
+ * lock) and deliveries are claimed with SKIP LOCKED.
  */
 export const eventWorker = fp(
   async function eventWorker(
@@ -20,9 +22,11 @@ export const eventWorker = fp(
     app.addHook('onClose', async () => opts.client.close());
     if (opts.intervalMs <= 0) return;
     const now = () => opts.clock.now();
-    repeatInBackground(app, opts.intervalMs, 'event worker', async (stopping) => {
+    repeatInBackground(app, opts.intervalMs, 'event sequencer', async () => {
       await sequenceEvents(opts.pool, now());
-      // A full batch means more may be due at once; a short one, that the rest waits for later.
+    });
+    repeatInBackground(app, opts.intervalMs, 'event worker', async (stopping) => {
+      // Any delivery claimed means more may be due at once; none, that the rest waits for later.
       while ((await deliverDue(opts.pool, opts.client, opts.delivery, now)) > 0 && !stopping());
     });
   },
