@@ -168,14 +168,15 @@ const jsonSchemaTransformObject = createJsonSchemaTransformObject({ zodToJsonCon
 
 const signatureHeader = (name: string, description: string) => ({ name, in: 'header', required: true, description, schema: { type: 'string' } });
 
-/** What the service POSTs to webhook endpoints (docs/events.md): the feed's event, signed by Standard Webhooks 1.0. */
-const webhookDocs = {
-  event: {
+/** What the service POSTs to a workspace's or a publisher's webhook endpoints (docs/events.md): the feed's event, signed by Standard Webhooks 1.0. */
+function webhookDoc(owner: 'workspace' | 'publisher', schema: 'WebhookEvent' | 'PublisherWebhookEvent') {
+  const feed = owner === 'workspace' ? 'GET /api/v1/events' : 'GET /api/v1/publisher/events';
+  return {
     post: {
-      operationId: 'receiveEvent',
-      summary: 'An event, sent to every enabled endpoint of its workspace or publisher that takes its type.',
+      operationId: owner === 'workspace' ? 'receiveEvent' : 'receivePublisherEvent',
+      summary: `An event, sent to every enabled endpoint of its ${owner} that takes its type.`,
       description:
-        'The body is the event as the feed shows it, with `timestamp` (= created_at) as Standard Webhooks names it. Answer any 2xx ' +
+        `The body is the event as ${feed} shows it, with \`timestamp\` (= created_at) as Standard Webhooks names it. Answer any 2xx ` +
         'within WEBHOOK_TIMEOUT_MS; anything else is retried with backoff. Deliveries repeat (at least once): deduplicate on webhook-id.',
       tags: ['Events'],
       security: [],
@@ -184,23 +185,13 @@ const webhookDocs = {
         signatureHeader('webhook-timestamp', 'Unix seconds of this attempt.'),
         signatureHeader('webhook-signature', 'v1,<base64 HMAC-SHA256 of "id.timestamp.body"> with the endpoint secret; two, space-separated, during a rotation.'),
       ],
-      requestBody: {
-        required: true,
-        content: {
-          'application/json': {
-            schema: {
-              allOf: [
-                { oneOf: [{ $ref: '#/components/schemas/Event' }, { $ref: '#/components/schemas/PublisherEvent' }] },
-                { type: 'object', required: ['timestamp'], properties: { timestamp: { type: 'string', description: 'The same as created_at.' } } },
-              ],
-            },
-          },
-        },
-      },
+      requestBody: { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } } },
       responses: { '200': { description: 'Any 2xx: delivered.' } },
     },
-  },
-};
+  };
+}
+
+const webhookDocs = { event: webhookDoc('workspace', 'WebhookEvent'), publisherEvent: webhookDoc('publisher', 'PublisherWebhookEvent') };
 
 /**
  * The OpenAPI document is generated from the same zod schemas the routes validate with, served
@@ -265,9 +256,9 @@ export const openApi = fp(
       // Puts schemas registered with an id (zod's global registry, `.meta({ id })`) under
       // components.schemas, then adds the shared headers.
       transformObject: (input) => {
-        const doc = jsonSchemaTransformObject(input);
+        const doc = Object.assign(jsonSchemaTransformObject(input), { webhooks: webhookDocs });
         finishDocument(doc as Document);
-        return Object.assign(doc, { webhooks: webhookDocs });
+        return doc;
       },
     });
 
