@@ -20,12 +20,14 @@ interface Parameter {
   in: string;
   name: string;
   required?: boolean;
+  description?: string;
+  schema?: { type?: string };
 }
 interface Operation {
   tags?: string[];
   security?: SecurityRequirement[];
   parameters?: (Parameter | Ref)[];
-  requestBody?: { required?: boolean; content?: Record<string, { schema?: { anyOf?: { type?: string }[] } }> };
+  requestBody?: { required?: boolean; description?: string; content?: Record<string, { schema?: { anyOf?: { type?: string }[]; [key: string]: unknown } }> };
   responses?: Record<string, Response | Ref>;
 }
 interface Document {
@@ -67,6 +69,38 @@ const responseHeaders = {
     schema: { type: 'string', const: 'true' },
   },
 };
+
+/**
+ * Interface B reads api_key, item_id and purchase_code from the query string, a form body or a
+ * JSON body, GET included (docs/interface-b.md). OpenAPI 3.1 allows a body on GET, so a catalog
+ * operation without one gets an optional body naming api_key and every parameter its query takes,
+ * and no query parameter is required on its own. A key in a body is no security scheme OpenAPI can
+ * name: the empty requirement `{}` beside the query and bearer schemes stands for it (a request
+ * with no key anywhere is still 401).
+ */
+function describeCatalogInputs(op: Operation): void {
+  const query = (op.parameters ?? []).filter((p): p is Parameter => !('$ref' in p) && p.in === 'query');
+  for (const p of query.filter((p) => p.required)) {
+    p.required = false;
+    p.description = `${p.description ?? ''} Required, here or in the body.`.trim();
+  }
+  if (!op.requestBody) {
+    const properties: Record<string, object> = {
+      api_key: { type: 'string', description: 'The API key, when not in the query string or an Authorization: Bearer header.' },
+    };
+    for (const p of query) {
+      // A JSON body may give an integer as a number or as a string of digits.
+      properties[p.name] = p.schema?.type === 'integer' ? { anyOf: [p.schema, { type: 'string', pattern: '^\\s*\\d+\\s*$' }], description: p.description } : { ...p.schema, description: p.description };
+    }
+    const schema = { type: 'object', properties };
+    op.requestBody = {
+      required: false,
+      description: 'The parameters may come in a body instead of the query string, on GET too.',
+      content: { 'application/x-www-form-urlencoded': { schema }, 'application/json': { schema } },
+    };
+  }
+  op.security = [...(op.security ?? []), {}];
+}
 
 /** The statuses an Idempotency-Key records and replays (2xx, 402, 409 from the order's state). */
 const replayable = (code: number) => (code >= 200 && code < 300) || code === 402 || code === 409;
@@ -116,6 +150,7 @@ function finishDocument(doc: Document): void {
       if (code === 401 && bearer) headers['WWW-Authenticate'] = headerRef('WWW-Authenticate');
       value.headers = { ...headers, ...value.headers };
     }
+    if (catalog) describeCatalogInputs(op);
   }
   const usedTags = new Set(operations.flatMap((op) => op.tags ?? []));
   if (doc.tags) doc.tags = doc.tags.filter((tag) => usedTags.has(tag.name));
@@ -231,12 +266,14 @@ export const openApi = fp(
           securitySchemes: {
             bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: mk_ followed by 32 characters.' },
             // Interface B: the same keys (non-spending only), sent as the api_key parameter (query, or a
-            // form or JSON body, which OpenAPI cannot name as a scheme) or as a bearer token.
+            // form or JSON body, which OpenAPI cannot name as a scheme: each catalog operation adds
+            // the empty requirement {} for it, describeCatalogInputs) or as a bearer token.
             apiKeyQuery: {
               type: 'apiKey',
               in: 'query',
               name: 'api_key',
-              description: 'Interface B: the API key as the api_key parameter (also accepted in a form or JSON body). Spending keys are refused.',
+              description:
+                'Interface B: the API key as the api_key parameter. It is also accepted in a form or JSON body, which no security scheme can name: the empty requirement {} of each Interface B operation stands for it. Spending keys are refused.',
             },
             apiKeyBearer: {
               type: 'http',
