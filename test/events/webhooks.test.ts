@@ -6,7 +6,7 @@ import { webhookDelivery, webhookEndpointWithSecret } from '../../src/schemas/ev
 import { setupApp } from '../helpers/app.js';
 import { bearer } from '../helpers/fixtures.js';
 import { articleFor, DAY, FAILING_LIVE_CHECKS, orderKit, PASSING_LIVE_CHECKS } from '../helpers/orders.js';
-import { openApiValidator } from '../helpers/openapi-schema.js';
+import { openApiSchemas } from '../helpers/openapi-schema.js';
 import { LiveClock, type Received, startReceiver } from '../helpers/receiver.js';
 
 const h = await setupApp(
@@ -26,11 +26,15 @@ async function endpoint(key: string, url: string, events?: string[], prefix = '/
 }
 const verify = (secret: string, r: Received) => new Webhook(secret).verify(r.body, r.headers as Record<string, string>) as { type: string; data: unknown };
 const typesOf = (rs: Received[]) => rs.map((r) => JSON.parse(r.body).type as string);
-// Each delivered body, checked with Ajv against the OpenAPI document's webhook of its owner's kind.
-const validateAgainstDocument = await openApiValidator(h.app);
-const WEBHOOK_BODY = { workspace: '/webhooks/event/post/requestBody/content/application~1json/schema', publisher: '/webhooks/publisherEvent/post/requestBody/content/application~1json/schema' };
-const documentErrors = (owner: keyof typeof WEBHOOK_BODY, rs: Received[]) =>
-  rs.flatMap((r) => validateAgainstDocument(WEBHOOK_BODY[owner], JSON.parse(r.body)).map((e) => `${JSON.parse(r.body).type}: ${e}`));
+// Each delivered body, checked with Ajv against the OpenAPI document's webhook of its owner's kind
+// (compiled here, before any receiver runs in this process).
+const schemaAt = await openApiSchemas(h.app);
+const webhookBody = {
+  workspace: schemaAt('/webhooks/event/post/requestBody/content/application~1json/schema'),
+  publisher: schemaAt('/webhooks/publisherEvent/post/requestBody/content/application~1json/schema'),
+};
+const documentErrors = (owner: keyof typeof webhookBody, rs: Received[]) =>
+  rs.flatMap((r) => webhookBody[owner](JSON.parse(r.body)).map((e) => `${JSON.parse(r.body).type}: ${e}`));
 
 describe('webhooks — every event type, signed', () => {
   it('delivers each type to the workspace and the publisher, each verified with the standardwebhooks package', { timeout: 60_000 }, async () => {
