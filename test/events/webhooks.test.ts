@@ -89,7 +89,9 @@ describe('webhooks — every event type, signed', () => {
     expect(documentErrors('publisher', publisherHook.received)).toEqual([]);
     // The same events, in the same views, as the feed.
     const feed = (await call('GET', ws.readKey, '/api/v1/events?after=evt_0000000000000000')).json().data;
-    await vi.waitFor(() => expect(buyerHook.received).toHaveLength(feed.length), HANG);
+    // At least once: on a loaded machine an attempt may outlast WEBHOOK_TIMEOUT_MS (300 ms here) and
+    // be sent again with the same webhook-id, so the events are counted, not the requests.
+    await vi.waitFor(() => expect(new Set(buyerHook.received.map((r) => r.headers['webhook-id'])).size).toBe(feed.length), HANG);
     for (const e of feed) expect(JSON.parse(buyerHook.of(e.id)[0]!.body).data).toEqual(e.data);
     expect(JSON.parse(buyerHook.received.find((r) => JSON.parse(r.body).type === 'order.expired')!.body)).toMatchObject({ previous_status: 'awaiting_acceptance', actor: 'system', data: { id: expires.id } });
   });
