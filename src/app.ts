@@ -183,6 +183,7 @@ export const marketplaceApp = fp(
       durations,
       outboundPolicy,
       linkChecker,
+      limiter,
     });
     await app.register(mcpRoutes, {
       auth,

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
-import type { OutboundPolicy } from './address-policy.js';
-import { createAgents, type OutboundAgents } from './agents.js';
+import { type OutboundPolicy, refuseUrl } from './address-policy.js';
+import { createAgents, type OutboundAgents, RefusedAddress } from './agents.js';
 import { getPage, type PageFetcher } from './page-fetch.js';
 
 export interface OutboundResult {
@@ -39,29 +39,45 @@ export function createOutboundClient(policy: OutboundPolicy): OutboundClient {
 
 function post(
   agents: OutboundAgents,
-  url: string,
+  raw: string,
   body: string,
   headers: Record<string, string>,
   timeoutMs: number,
 ): Promise<OutboundResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return Promise.resolve({ status: null, durationMs: 0, error: 'refused: must be an absolute URL' });
+  }
+  // The scheme as the WHATWG parser reads it (`HTTPS:` is https), judged like at creation.
+  const bad = refuseUrl(url);
+  if (bad) return Promise.resolve({ status: null, durationMs: 0, error: `refused: ${bad}` });
   return new Promise((resolve) => {
     let settled = false;
+    let timer: NodeJS.Timeout | undefined;
     const finish = (status: number | null, error: string | null) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       resolve({ status, durationMs: elapsed(), error });
     };
-    const secure = url.startsWith('https:');
-    const request = (secure ? https : http).request(url, {
-      method: 'POST',
-      agent: secure ? agents.https : agents.http,
-      headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers },
-    });
+    const secure = url.protocol === 'https:';
+    let request: http.ClientRequest;
+    try {
+      request = (secure ? https : http).request(url, {
+        method: 'POST',
+        agent: secure ? agents.https : agents.http,
+        headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers },
+      });
+    } catch (err) {
+      // A request Node refuses to make (an invalid header value, say) is an attempt that failed.
+      return finish(null, describe(err as Error));
+    }
     // One deadline for connecting, sending and the whole reply.
-    const timer = setTimeout(() => {
+    timer = setTimeout(() => {
       finish(null, `no reply within ${timeoutMs} ms`);
       request.destroy();
     }, timeoutMs);
@@ -83,6 +99,9 @@ function post(
 }
 
 function describe(err: Error & { code?: string }): string {
-  if (/is not allowed/.test(err.message)) return 'refused: the host resolves to a private, loopback, link-local or metadata address';
+  if (err instanceof RefusedAddress) {
+    const hint = err.range === 'loopback' ? ' (loopback is allowed only when the server runs with OUTBOUND_ALLOW_LOOPBACK=true)' : '';
+    return `refused: ${err.address} is a ${err.range} address; webhooks go to public addresses only${hint}`;
+  }
   return err.code ? `${err.code}: ${err.message}`.slice(0, 300) : err.message.slice(0, 300);
 }

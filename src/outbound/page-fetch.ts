@@ -2,6 +2,7 @@ import http, { type IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
+import { refuseUrl } from './address-policy.js';
 import type { OutboundAgents } from './agents.js';
 
 /** A page larger than this (after decompression) is not read on. */
@@ -70,6 +71,9 @@ export async function getPage(agents: OutboundAgents, raw: string, options: Page
   if (url.username !== '' || url.password !== '') {
     return { ok: false, reason: 'bad_url', detail: `A URL with user:password@ (on ${url.host}) is not fetched.`, finalUrl: url.href, redirects };
   }
+  // What else webhook targets are judged by (port 0, which Node would turn into the default port).
+  const refused = refuseUrl(url);
+  if (refused) return { ok: false, reason: 'bad_url', detail: `${url.href} is not fetched: it ${refused}.`, finalUrl: url.href, redirects };
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), options.timeoutMs);
   try {
@@ -92,6 +96,8 @@ export async function getPage(agents: OutboundAgents, raw: string, options: Page
       // Credentials a redirect hands out are not sent on: the page is fetched as a reader sees it.
       next.username = '';
       next.password = '';
+      const refusedNext = refuseUrl(next);
+      if (refusedNext) throw new PageError('bad_redirect', `${url.href} redirects (${reply.status}) to ${next.href}, which is not fetched: it ${refusedNext}.`, reply.status);
       redirects.push(next.href);
       url = next;
     }
@@ -195,7 +201,7 @@ const NETWORK: Record<string, string> = {
 };
 
 function explain(err: Error & { code?: string }, url: URL): PageError {
-  // request-filtering-agent's refusal: "DNS lookup 127.0.0.1(family:4, host:…) is not allowed…".
+  // The agents' refusal (./agents.ts): "DNS lookup 127.0.0.1(family:4, host:…) is not allowed…".
   if (/is not allowed/.test(err.message)) {
     const address = /DNS lookup (\S+?)\(/.exec(err.message)?.[1] ?? 'its address';
     return new PageError('refused', `Refused to connect to ${url.host}: ${address} is a private, loopback, link-local or metadata address, which outbound requests may not reach.`);

@@ -51,6 +51,15 @@ describe('webhook commands', () => {
     }
   });
 
+  it('refuses a loopback URL without OUTBOUND_ALLOW_LOOPBACK, naming that setting (as the API does)', async () => {
+    const ws = await workspaceWithKeys(database.db);
+    for (const url of ['http://127.0.0.1:9/hook', 'https://localhost/hook', 'https://[::1]/hook']) {
+      const r = await runCli(['webhook', 'create', '--workspace', String(ws.workspaceId), '--url', url], { DATABASE_URL: database.url });
+      expect(r.status, url).toBe(1);
+      expect(r.stderr.trim(), url).toMatch(/^--url: must resolve to public addresses only \(loopback is allowed only when the server runs with OUTBOUND_ALLOW_LOOPBACK=true/);
+    }
+  });
+
   it('workspace top-up records workspace.topped_up with the money moved', async () => {
     const ws = await workspaceWithKeys(database.db, { balanceCents: 1_000 });
     expect(await ok('workspace', 'top-up', '--workspace', String(ws.workspaceId), '--cents', '500')).toEqual({ balance_cents: 1_500 });

@@ -253,7 +253,7 @@ describe('logs', () => {
   it('redactUrl keeps everything but the key', () => {
     expect(redactUrl('/api/items/all?item_id=3&%61pi_key=mk_x&b=c#f')).toBe('/api/items/all?item_id=3&%61pi_key=[REDACTED]&b=c#f');
     expect(redactUrl('/api/v1/me')).toBe('/api/v1/me');
-    expect(redactUrl('/x?api_keys=1&my_api_key=2&api_key')).toBe('/x?api_keys=1&my_api_key=2&api_key=[REDACTED]');
+    expect(redactUrl('/x?api_keys=1&my_api_key=2&api_key&page=2')).toBe('/x?api_keys=[REDACTED]&my_api_key=[REDACTED]&api_key=[REDACTED]&page=2');
   });
 
   it('writes one line per request with request id, route, status and duration', async () => {

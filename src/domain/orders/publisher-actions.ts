@@ -2,6 +2,7 @@ import type { Tx } from '../../db/tx.js';
 import { type OnceOptions, runOnce } from '../idempotency/record-once.js';
 import type { OrderActionDeps } from './buyer-actions.js';
 import { invalidInput } from '../errors.js';
+import { refuseUrl } from '../../outbound/address-policy.js';
 import { recordMessageReceived, recordOrderEvent } from '../events/record.js';
 import { messageView } from './order-view.js';
 import type { Durations } from './states.js';
@@ -23,9 +24,8 @@ export function liveUrlOn(liveUrl: string, domain: string): string | undefined {
   } catch {
     return undefined;
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') return undefined;
-  if (u.port === '0') return undefined; // no page is served there
-  if (u.username !== '' || u.password !== '' || /^[a-z]+:\/\/[^/?#]*@/i.test(liveUrl.trim())) return undefined;
+  // What every outbound URL is judged by (http or https, no user:password@, not port 0), then the domain.
+  if (refuseUrl(u) !== null || /^[a-z]+:\/\/[^/?#]*@/i.test(liveUrl.trim())) return undefined;
   const host = u.hostname.toLowerCase().replace(/\.$/, '');
   if (host.split('.').some((label) => label === '')) return undefined;
   const d = domain.toLowerCase();

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { withTransaction } from '../../db/tx.js';
-import type { OutboundClient } from '../../outbound/http-client.js';
+import type { OutboundClient, OutboundResult } from '../../outbound/http-client.js';
 import { recordEvents } from '../events/record.js';
 import { eventId, type EventOwner } from '../events/event-types.js';
 import { isoSeconds } from '../outlets/outlet-view.js';
@@ -95,12 +95,7 @@ export async function deliverDue(pool: pg.Pool, client: OutboundClient, settings
 }
 
 async function attempt(pool: pg.Pool, client: OutboundClient, settings: DeliverySettings, now: () => number, d: Claimed): Promise<void> {
-  const body = webhookBody(d);
-  const secrets = [d.secret];
-  if (d.previous_secret && d.previous_secret_expires_at && d.previous_secret_expires_at.getTime() > now()) secrets.push(d.previous_secret);
-  // The signature's timestamp is the wall clock: receivers compare it with theirs.
-  const headers = signedHeaders(eventId(d.position), body, secrets, new Date());
-  const result = await client.post(d.url, body, headers, settings.timeoutMs);
+  const result = await send(client, settings, now, d);
   const at = now();
   const delivered = result.status !== null && result.status >= 200 && result.status < 300;
   const error = delivered ? null : (result.error ?? `answered ${result.status}`);
@@ -129,6 +124,26 @@ async function attempt(pool: pg.Pool, client: OutboundClient, settings: Delivery
     await tx.query({ name: 'webhook_deliveries_outcome', ...outcome });
     await disableEndpoint(tx, d.endpoint_id, at);
   });
+}
+
+/**
+ * Signs and sends one attempt. Whatever goes wrong on the way (a secret that cannot sign, a URL
+ * the client cannot request, an error thrown anywhere in between) is a failed attempt like a
+ * refused connection: recorded, retried with backoff, counted towards disabling the endpoint.
+ */
+async function send(client: OutboundClient, settings: DeliverySettings, now: () => number, d: Claimed): Promise<OutboundResult> {
+  const started = performance.now();
+  try {
+    const body = webhookBody(d);
+    const secrets = [d.secret];
+    if (d.previous_secret && d.previous_secret_expires_at && d.previous_secret_expires_at.getTime() > now()) secrets.push(d.previous_secret);
+    // The signature's timestamp is the wall clock: receivers compare it with theirs.
+    const headers = signedHeaders(eventId(d.position), body, secrets, new Date());
+    return await client.post(d.url, body, headers, settings.timeoutMs);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    return { status: null, durationMs: Math.round(performance.now() - started), error: `could not send: ${message}`.slice(0, 300) };
+  }
 }
 
 /**

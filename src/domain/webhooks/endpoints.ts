@@ -6,10 +6,15 @@ import { DomainError, invalidInput, notFound } from '../errors.js';
 import { type OnceOptions, runOnce } from '../idempotency/record-once.js';
 import { type EventOwner, type EventType, eventId, ownerColumn, ownerId } from '../events/event-types.js';
 import { isoSeconds } from '../outlets/outlet-view.js';
-import { type OutboundPolicy, refuseTarget } from '../../outbound/address-policy.js';
+import { judgeTarget, type OutboundPolicy } from '../../outbound/address-policy.js';
 
 /** Endpoints per workspace or publisher: enough for a few environments, bounded fan-out per event. */
 export const MAX_ENDPOINTS = 20;
+/**
+ * Resends per endpoint per minute (each is a request to the receiver): enough to replay a few
+ * missed events by hand; more is what the automatic retries are for.
+ */
+export const RESENDS_PER_MINUTE = 10;
 /** How long the previous secret keeps signing after a rotation. */
 export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
 
@@ -35,10 +40,15 @@ const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 
 const ENDPOINT_COLUMNS = 'id, url, event_types, disabled_at, created_at';
 
-/** Refuses a URL webhooks may not go to (DNS is asked here: call it before the transaction). */
-export async function checkEndpointUrl(url: string, policy: OutboundPolicy): Promise<void> {
-  const refused = await refuseTarget(url, policy);
-  if (refused) throw invalidInput({ url: [refused] });
+/**
+ * Refuses a URL webhooks may not go to, or answers it normalised as the WHATWG parser writes it
+ * (lower-case scheme and host), which is what is stored and sent to. DNS is asked here: call it
+ * before the transaction.
+ */
+export async function checkEndpointUrl(url: string, policy: OutboundPolicy): Promise<string> {
+  const judged = await judgeTarget(url, policy);
+  if (judged.refused !== null) throw invalidInput({ url: [judged.refused] });
+  return judged.url;
 }
 
 /** Stores a new endpoint whose URL `checkEndpointUrl` accepted; the answer is the only one showing its secret. */
@@ -204,8 +214,8 @@ type EndpointInput = { url: string; events?: EventType[] | undefined };
 
 /** Checks the URL, then stores the endpoint in a transaction of its own. */
 export async function addEndpoint(pool: pg.Pool, owner: EventOwner, input: EndpointInput, policy: OutboundPolicy, now: number): Promise<Created> {
-  await checkEndpointUrl(input.url, policy);
-  return withTransaction(pool, (tx) => createEndpoint(tx, owner, input, now));
+  const url = await checkEndpointUrl(input.url, policy);
+  return withTransaction(pool, (tx) => createEndpoint(tx, owner, { ...input, url }, now));
 }
 
 export interface EndpointActionDeps {
@@ -221,8 +231,8 @@ export interface EndpointActionDeps {
 export const webhookEndpoints = {
   /** The URL is checked first, outside any transaction: resolving its host may take a while. */
   async create(deps: EndpointActionDeps, owner: EventOwner, input: EndpointInput, options: OnceOptions<Created>) {
-    await checkEndpointUrl(input.url, deps.outboundPolicy);
-    return runOnce(deps, options, (tx, now) => createEndpoint(tx, owner, input, now));
+    const url = await checkEndpointUrl(input.url, deps.outboundPolicy);
+    return runOnce(deps, options, (tx, now) => createEndpoint(tx, owner, { ...input, url }, now));
   },
   rotateSecret: (deps: EndpointActionDeps, owner: EventOwner, id: number, options: OnceOptions<Created>) =>
     runOnce(deps, options, (tx, now) => rotateSecret(tx, owner, id, now)),

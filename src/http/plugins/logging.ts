@@ -3,34 +3,56 @@ import fp from 'fastify-plugin';
 
 const REDACTED = '[REDACTED]';
 
+/** A secret's name however it is separated (`api_key`, `API-KEY`, `purchase code`), once decoded. */
+const SECRET_NAME = /api[\s_.-]?key|purchase[\s_.-]?code/i;
+/** The same name alone, as a parameter name (the array form `api_key[]` too). */
+const ONLY_SECRET_NAME = /^\s*(?:api[\s_.-]?key|purchase[\s_.-]?code)\s*(?:\[\])?\s*$/i;
+const BAD_ESCAPE = /%(?![0-9a-f]{2})/i;
+/** Where a URL's parts end: path segments, the query, its parameters (`&`, or `;` as some servers read it), the fragment. */
+const PART = /([/?&;#])/;
+
 /**
- * Whether a raw query-string name means a secret (api_key, or purchase_code: a buyer's license)
- * once the query parser has decoded it: any spelling of its letters (`%61pi_key`, `API%5FKEY`) and
- * the array form (`api_key[]`). A name that cannot be decoded counts, so no spelling the parser
- * might still accept gets through.
+ * Text as any decoder along the way might read it: percent-escapes undone byte by byte, again
+ * while that changes something (`%2561` → `%61` → `a`), and `+` as a space. Invalid escapes stay
+ * as they are; nothing here is shown, it is only searched for a secret's name.
  */
-function namesSecret(rawName: string): boolean {
-  let name: string;
-  try {
-    name = decodeURIComponent(rawName.replaceAll('+', ' '));
-  } catch {
-    return true;
+function looselyDecoded(text: string): string {
+  let out = text.replaceAll('+', ' ');
+  for (let i = 0; i < 4 && out.includes('%'); i++) {
+    const next = out.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+    if (next === out) break;
+    out = next;
   }
-  return /^(?:api_key|purchase_code)(?:\[\])?$/i.test(name);
+  return out;
 }
 
-/** A URL fit for logs: the value of every query parameter naming a secret replaced. */
+/**
+ * One part of a URL, redacted when it carries a secret in any spelling: `name=value` keeps its
+ * name and loses its value (`api_key`, and names that contain it: `my_api_key`, `api_keys`); a
+ * part whose secret hides where no parser splits it (`api_key%3D…`, a name holding an encoded
+ * `=` or `&`) goes whole.
+ */
+function redactPart(part: string): string {
+  const decoded = looselyDecoded(part);
+  const eq = part.indexOf('=');
+  // A name with an escape no decoder agrees on (`api%ZZkey`) counts: a lenient parser may still read it as the key.
+  if (!SECRET_NAME.test(decoded) && !(eq !== -1 && BAD_ESCAPE.test(part.slice(0, eq)))) return part;
+  if (eq !== -1 && !/[=&;]/.test(looselyDecoded(part.slice(0, eq)))) return `${part.slice(0, eq)}=${REDACTED}`;
+  if (eq === -1 && ONLY_SECRET_NAME.test(decoded)) return `${part}=${REDACTED}`;
+  return REDACTED;
+}
+
+/**
+ * A URL fit for logs: every part that carries an api_key or purchase_code (a buyer's license),
+ * in the query or the path, in any spelling a client may send (percent-encoded once or twice,
+ * after `;`, behind an encoded `=` or `&`), replaced.
+ */
 export function redactUrl(url: string): string {
-  const q = url.indexOf('?');
-  if (q === -1) return url;
-  const hash = url.indexOf('#', q);
-  const query = url.slice(q + 1, hash === -1 ? undefined : hash);
-  const parts = query.split('&').map((part) => {
-    const eq = part.indexOf('=');
-    const name = eq === -1 ? part : part.slice(0, eq);
-    return namesSecret(name) ? `${name}=${REDACTED}` : part;
-  });
-  return `${url.slice(0, q + 1)}${parts.join('&')}${hash === -1 ? '' : url.slice(hash)}`;
+  if (!SECRET_NAME.test(looselyDecoded(url)) && !BAD_ESCAPE.test(url)) return url;
+  return url
+    .split(PART)
+    .map((part, i) => (i % 2 === 1 ? part : redactPart(part)))
+    .join('');
 }
 
 /**

@@ -17,6 +17,7 @@ import { workspacePrincipal } from '../plugins/auth.js';
 import type { Clock } from '../../domain/clock.js';
 import type { Durations } from '../../domain/orders/states.js';
 import type { LinkChecker } from '../../domain/placements/link-checker.js';
+import type { Limiter } from '../plugins/rate-limit.js';
 
 export const v1Routes: FastifyPluginAsyncZod<{
   pool: pg.Pool;
@@ -26,7 +27,8 @@ export const v1Routes: FastifyPluginAsyncZod<{
   durations: Durations;
   outboundPolicy: OutboundPolicy;
   linkChecker: LinkChecker;
-}> = async (app, { pool, workspaces, publicBaseUrl, clock, durations, outboundPolicy, linkChecker }) => {
+  limiter: Limiter;
+}> = async (app, { pool, workspaces, publicBaseUrl, clock, durations, outboundPolicy, linkChecker, limiter }) => {
   // A route that names no query parameters takes none: `POST /orders?dry_run=true` must not place
   // an order as if the parameter meant something (list endpoints name theirs, strictly too).
   app.addHook('onRoute', (route) => {
@@ -51,6 +53,6 @@ export const v1Routes: FastifyPluginAsyncZod<{
   ];
   for (const p of parties) {
     await app.register(eventRoutes, { ...p, pool, publicBaseUrl });
-    await app.register(webhookEndpointRoutes, { ...p, pool, clock, publicBaseUrl, outboundPolicy });
+    await app.register(webhookEndpointRoutes, { ...p, pool, clock, publicBaseUrl, outboundPolicy, limiter });
   }
 };

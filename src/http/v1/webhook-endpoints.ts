@@ -5,7 +5,10 @@ import { z } from 'zod';
 import type { Clock } from '../../domain/clock.js';
 import type { AuthMode } from '../plugins/auth.js';
 import type { Viewer } from '../../domain/orders/order-read.js';
-import { deleteEndpoint, listDeliveries, listEndpoints, webhookEndpoints } from '../../domain/webhooks/endpoints.js';
+import { deleteEndpoint, listDeliveries, listEndpoints, RESENDS_PER_MINUTE, webhookEndpoints } from '../../domain/webhooks/endpoints.js';
+import { DomainError } from '../../domain/errors.js';
+import { ownerId } from '../../domain/events/event-types.js';
+import type { Limiter } from '../plugins/rate-limit.js';
 import type { OutboundPolicy } from '../../outbound/address-policy.js';
 import { onceFor, sendAnswer } from '../plugins/idempotency.js';
 import { authErrors, bearerSecurity, errorResponses } from '../../schemas/common.js';
@@ -18,6 +21,8 @@ export interface WebhookRouteDeps {
   clock: Clock;
   publicBaseUrl: string | undefined;
   outboundPolicy: OutboundPolicy;
+  /** Counts resends, per owner and endpoint (the per-key limiter's store, its own buckets). */
+  limiter: Limiter;
   party: Viewer['party'];
   owner: (request: FastifyRequest) => Viewer;
 }
@@ -25,7 +30,7 @@ export interface WebhookRouteDeps {
 const deliveryParams = z.object({ id: idParam.shape.id, delivery_id: idParam.shape.id });
 
 /** /webhook-endpoints: any key of a workspace (or a publisher, under /publisher) manages its own endpoints. */
-export const webhookEndpointRoutes: FastifyPluginAsyncZod<WebhookRouteDeps> = async (app, { pool, clock, publicBaseUrl, outboundPolicy, party, owner }) => {
+export const webhookEndpointRoutes: FastifyPluginAsyncZod<WebhookRouteDeps> = async (app, { pool, clock, publicBaseUrl, outboundPolicy, limiter, party, owner }) => {
   const config: { auth: AuthMode } = { auth: party === 'publisher' ? 'publisher' : 'buyer' };
   // POSTs take an optional Idempotency-Key, like every POST of the API: a retried creation
   // answers the same endpoint (and secret) instead of making a second one.
@@ -135,6 +140,7 @@ export const webhookEndpointRoutes: FastifyPluginAsyncZod<WebhookRouteDeps> = as
       schema: {
         operationId: op('resendWebhookDelivery'),
         summary: "Send a delivery's event to the endpoint again, as a new delivery due now (same webhook-id).",
+        description: `At most ${RESENDS_PER_MINUTE} resends a minute per endpoint (besides the key's own limit): more answer 429 with Retry-After.`,
         tags,
         security: bearerSecurity,
         params: deliveryParams,
@@ -142,8 +148,16 @@ export const webhookEndpointRoutes: FastifyPluginAsyncZod<WebhookRouteDeps> = as
       },
     },
     async (request, reply) => {
+      const who = owner(request);
+      const limit = await limiter.hit(`resend:${who.party}:${ownerId(who)}:${request.params.id}`, RESENDS_PER_MINUTE);
+      if (limit.exceeded) {
+        reply.header('retry-after', limit.retryAfterSeconds);
+        throw new DomainError('rate_limited', `At most ${RESENDS_PER_MINUTE} resends a minute per endpoint; retry after the given number of seconds.`, {
+          retry_after: limit.retryAfterSeconds,
+        });
+      }
       const once = onceFor(request, (data) => ({ status: 202, body: { data } }));
-      return sendAnswer(reply, await webhookEndpoints.resend(actions, owner(request), request.params.id, request.params.delivery_id, once));
+      return sendAnswer(reply, await webhookEndpoints.resend(actions, who, request.params.id, request.params.delivery_id, once));
     },
   );
 };
