@@ -44,22 +44,45 @@ const envelope = {
     .describe("Order events: the state the order left (for order.expired, the state it expired in); null when it did not change state or for other events."),
 };
 
-const orderEvent = (order: z.ZodType) => z.object({ ...envelope, type: z.enum(orderEventTypes), data: order.describe('The order as GET …/orders/{id} showed it to this party right after the change.') });
-const messageEvent = z.object({ ...envelope, type: z.literal('order.message_received'), data: messageEventData });
-const disabledEvent = z.object({ ...envelope, type: z.literal('webhook_endpoint.disabled'), data: webhookEndpoint });
+/**
+ * The events of one party, as a union discriminated by `type` (no two members share a type), each
+ * member with the envelope plus `extra`: nothing for the feed, `timestamp` for webhook bodies.
+ */
+function eventsOf<Extra extends z.ZodRawShape>(party: 'workspace' | 'publisher', extra: Extra) {
+  const member = <T extends z.ZodType, D extends z.ZodType>(type: T, data: D) => z.object({ ...envelope, ...extra, type, data });
+  const order = party === 'workspace' ? buyerOrder : publisherOrder;
+  const orderEvent = member(z.enum(orderEventTypes), order.describe('The order as GET …/orders/{id} showed it to this party right after the change.'));
+  const messageEvent = member(z.literal('order.message_received'), messageEventData);
+  const disabledEvent = member(z.literal('webhook_endpoint.disabled'), webhookEndpoint);
+  return party === 'workspace'
+    ? z.discriminatedUnion('type', [orderEvent, messageEvent, member(z.literal('workspace.topped_up'), topUpData), disabledEvent])
+    : z.discriminatedUnion('type', [orderEvent, messageEvent, disabledEvent]);
+}
 
-export const workspaceEvent = z
-  .discriminatedUnion('type', [
-    orderEvent(buyerOrder),
-    messageEvent,
-    z.object({ ...envelope, type: z.literal('workspace.topped_up'), data: topUpData }),
-    disabledEvent,
-  ])
-  .meta({ id: 'Event', description: 'Something that happened to the workspace: `data` is the object it concerns, as this API shows it to the workspace.' });
+export const workspaceEvent = eventsOf('workspace', {}).meta({
+  id: 'Event',
+  description: 'Something that happened to the workspace: `data` is the object it concerns, as this API shows it to the workspace.',
+});
 
-export const publisherEvent = z
-  .discriminatedUnion('type', [orderEvent(publisherOrder), messageEvent, disabledEvent])
-  .meta({ id: 'PublisherEvent', description: 'Something that happened to the publisher: `data` is the object it concerns, as the publisher API shows it.' });
+export const publisherEvent = eventsOf('publisher', {}).meta({
+  id: 'PublisherEvent',
+  description: 'Something that happened to the publisher: `data` is the object it concerns, as the publisher API shows it.',
+});
+
+// Webhook bodies: the feed's event with `timestamp`, as the Standard Webhooks spec names the
+// event's time. Workspace and publisher endpoints get different views of an order, so each has its
+// own body schema (the document's webhooks `event` and `publisherEvent`).
+const webhookTimestamp = { timestamp: z.string().describe('The same as created_at (the Standard Webhooks name).') };
+
+export const workspaceWebhookBody = eventsOf('workspace', webhookTimestamp).meta({
+  id: 'WebhookEvent',
+  description: "The body POSTed to a workspace's webhook endpoints: the event as GET /api/v1/events shows it, with timestamp.",
+});
+
+export const publisherWebhookBody = eventsOf('publisher', webhookTimestamp).meta({
+  id: 'PublisherWebhookEvent',
+  description: "The body POSTed to a publisher's webhook endpoints: the event as GET /api/v1/publisher/events shows it, with timestamp.",
+});
 
 /** An integer query parameter that stays undefined when not given (its default depends on the mode). */
 function optionalInt(min: number, max: number, what: string) {

@@ -3,7 +3,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 // Files that run real processes (servers, the CLI, killed children) or long races take most of
 // the suite's time. Started first, they overlap with the many short files instead of leaving one
 // worker busy at the end; a clean clone has no timing cache for vitest to order by.
-const SLOW = /\/test\/(process|cli|faults|scale)\/|\/orders-races|\/fuzz\/|\/client\//;
+const SLOW = /\/test\/(process|cli|faults|scale)\/|\/orders-races|\/docs-run|\/fuzz\/|\/client\//;
 
 export class SlowFilesFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {

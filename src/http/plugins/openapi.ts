@@ -20,12 +20,14 @@ interface Parameter {
   in: string;
   name: string;
   required?: boolean;
+  description?: string;
+  schema?: { type?: string };
 }
 interface Operation {
   tags?: string[];
   security?: SecurityRequirement[];
   parameters?: (Parameter | Ref)[];
-  requestBody?: { required?: boolean; content?: Record<string, { schema?: { anyOf?: { type?: string }[] } }> };
+  requestBody?: { required?: boolean; description?: string; content?: Record<string, { schema?: { anyOf?: { type?: string }[]; [key: string]: unknown } }> };
   responses?: Record<string, Response | Ref>;
 }
 interface Document {
@@ -67,6 +69,38 @@ const responseHeaders = {
     schema: { type: 'string', const: 'true' },
   },
 };
+
+/**
+ * Interface B reads api_key, item_id and purchase_code from the query string, a form body or a
+ * JSON body, GET included (docs/interface-b.md). OpenAPI 3.1 allows a body on GET, so a catalog
+ * operation without one gets an optional body naming api_key and every parameter its query takes,
+ * and no query parameter is required on its own. A key in a body is no security scheme OpenAPI can
+ * name: the empty requirement `{}` beside the query and bearer schemes stands for it (a request
+ * with no key anywhere is still 401).
+ */
+function describeCatalogInputs(op: Operation): void {
+  const query = (op.parameters ?? []).filter((p): p is Parameter => !('$ref' in p) && p.in === 'query');
+  for (const p of query.filter((p) => p.required)) {
+    p.required = false;
+    p.description = `${p.description ?? ''} Required, here or in the body.`.trim();
+  }
+  if (!op.requestBody) {
+    const properties: Record<string, object> = {
+      api_key: { type: 'string', description: 'The API key, when not in the query string or an Authorization: Bearer header.' },
+    };
+    for (const p of query) {
+      // A JSON body may give an integer as a number or as a string of digits.
+      properties[p.name] = p.schema?.type === 'integer' ? { anyOf: [p.schema, { type: 'string', pattern: '^\\s*\\d+\\s*$' }], description: p.description } : { ...p.schema, description: p.description };
+    }
+    const schema = { type: 'object', properties };
+    op.requestBody = {
+      required: false,
+      description: 'The parameters may come in a body instead of the query string, on GET too.',
+      content: { 'application/x-www-form-urlencoded': { schema }, 'application/json': { schema } },
+    };
+  }
+  op.security = [...(op.security ?? []), {}];
+}
 
 /** The statuses an Idempotency-Key records and replays (2xx, 402, 409 from the order's state). */
 const replayable = (code: number) => (code >= 200 && code < 300) || code === 402 || code === 409;
@@ -116,6 +150,7 @@ function finishDocument(doc: Document): void {
       if (code === 401 && bearer) headers['WWW-Authenticate'] = headerRef('WWW-Authenticate');
       value.headers = { ...headers, ...value.headers };
     }
+    if (catalog) describeCatalogInputs(op);
   }
   const usedTags = new Set(operations.flatMap((op) => op.tags ?? []));
   if (doc.tags) doc.tags = doc.tags.filter((tag) => usedTags.has(tag.name));
@@ -168,14 +203,15 @@ const jsonSchemaTransformObject = createJsonSchemaTransformObject({ zodToJsonCon
 
 const signatureHeader = (name: string, description: string) => ({ name, in: 'header', required: true, description, schema: { type: 'string' } });
 
-/** What the service POSTs to webhook endpoints (docs/events.md): the feed's event, signed by Standard Webhooks 1.0. */
-const webhookDocs = {
-  event: {
+/** What the service POSTs to a workspace's or a publisher's webhook endpoints (docs/events.md): the feed's event, signed by Standard Webhooks 1.0. */
+function webhookDoc(owner: 'workspace' | 'publisher', schema: 'WebhookEvent' | 'PublisherWebhookEvent') {
+  const feed = owner === 'workspace' ? 'GET /api/v1/events' : 'GET /api/v1/publisher/events';
+  return {
     post: {
-      operationId: 'receiveEvent',
-      summary: 'An event, sent to every enabled endpoint of its workspace or publisher that takes its type.',
+      operationId: owner === 'workspace' ? 'receiveEvent' : 'receivePublisherEvent',
+      summary: `An event, sent to every enabled endpoint of its ${owner} that takes its type.`,
       description:
-        'The body is the event as the feed shows it, with `timestamp` (= created_at) as Standard Webhooks names it. Answer any 2xx ' +
+        `The body is the event as ${feed} shows it, with \`timestamp\` (= created_at) as Standard Webhooks names it. Answer any 2xx ` +
         'within WEBHOOK_TIMEOUT_MS; anything else is retried with backoff. Deliveries repeat (at least once): deduplicate on webhook-id.',
       tags: ['Events'],
       security: [],
@@ -184,23 +220,13 @@ const webhookDocs = {
         signatureHeader('webhook-timestamp', 'Unix seconds of this attempt.'),
         signatureHeader('webhook-signature', 'v1,<base64 HMAC-SHA256 of "id.timestamp.body"> with the endpoint secret; two, space-separated, during a rotation.'),
       ],
-      requestBody: {
-        required: true,
-        content: {
-          'application/json': {
-            schema: {
-              allOf: [
-                { oneOf: [{ $ref: '#/components/schemas/Event' }, { $ref: '#/components/schemas/PublisherEvent' }] },
-                { type: 'object', required: ['timestamp'], properties: { timestamp: { type: 'string', description: 'The same as created_at.' } } },
-              ],
-            },
-          },
-        },
-      },
+      requestBody: { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } } },
       responses: { '200': { description: 'Any 2xx: delivered.' } },
     },
-  },
-};
+  };
+}
+
+const webhookDocs = { event: webhookDoc('workspace', 'WebhookEvent'), publisherEvent: webhookDoc('publisher', 'PublisherWebhookEvent') };
 
 /**
  * The OpenAPI document is generated from the same zod schemas the routes validate with, served
@@ -240,12 +266,14 @@ export const openApi = fp(
           securitySchemes: {
             bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: mk_ followed by 32 characters.' },
             // Interface B: the same keys (non-spending only), sent as the api_key parameter (query, or a
-            // form or JSON body, which OpenAPI cannot name as a scheme) or as a bearer token.
+            // form or JSON body, which OpenAPI cannot name as a scheme: each catalog operation adds
+            // the empty requirement {} for it, describeCatalogInputs) or as a bearer token.
             apiKeyQuery: {
               type: 'apiKey',
               in: 'query',
               name: 'api_key',
-              description: 'Interface B: the API key as the api_key parameter (also accepted in a form or JSON body). Spending keys are refused.',
+              description:
+                'Interface B: the API key as the api_key parameter. It is also accepted in a form or JSON body, which no security scheme can name: the empty requirement {} of each Interface B operation stands for it. Spending keys are refused.',
             },
             apiKeyBearer: {
               type: 'http',
@@ -265,9 +293,9 @@ export const openApi = fp(
       // Puts schemas registered with an id (zod's global registry, `.meta({ id })`) under
       // components.schemas, then adds the shared headers.
       transformObject: (input) => {
-        const doc = jsonSchemaTransformObject(input);
+        const doc = Object.assign(jsonSchemaTransformObject(input), { webhooks: webhookDocs });
         finishDocument(doc as Document);
-        return Object.assign(doc, { webhooks: webhookDocs });
+        return doc;
       },
     });
 
