@@ -71,6 +71,8 @@ describe('webhooks — every event type, signed', () => {
     h.clock.advance(4 * DAY);
     await sweep();
     h.clock.advance(Math.max(h.config.ORDER_LIVE_REVIEW_DAYS, h.config.LINK_RESTORE_DAYS) * DAY - 4 * DAY + 1_000);
+    // The check due at restore_by finds the link still gone (the sweep waits for it).
+    expect(await recordLiveCheck(main.id, FAILING_LIVE_CHECKS)).toBe('checked');
     expect(await sweep()).toMatchObject({ returned: 1, link_refunded: 1 });
 
     const workspaceTypes = eventTypes.filter((t) => t !== 'webhook_endpoint.disabled');
