@@ -5,7 +5,7 @@ import { createUser, setPassword } from '../../src/domain/users/user-service.js'
 import { createPublisher } from '../../src/domain/publishers/publisher-service.js';
 import { consoleClient, seenSecrets } from './helpers.js';
 
-const h = await setupApp({ LOG_LEVEL: 'debug', SIGNUP: 'open', SIGNIN_FAILURES_PER_ACCOUNT: 3, SIGNIN_FAILURES_PER_ADDRESS: 1000, SIGNUPS_PER_ADDRESS_PER_HOUR: 100 });
+const h = await setupApp({ LOG_LEVEL: 'debug', SIGNUP: 'open', SIGNIN_FAILURES_PER_ACCOUNT: 3, SIGNIN_FAILURES_PER_ADDRESS: 1000, SIGNUPS_PER_ADDRESS_PER_HOUR: 3 });
 const password = 'correct horse battery';
 
 let n = 0;
@@ -186,6 +186,15 @@ describe('console pages', () => {
     const blocked = await consoleClient(h, '10.7.0.2').post('/app/sign-in', { email, password });
     expect(blocked.statusCode).toBe(429);
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
+  });
+
+  it('sign-ups are limited per address: 429 with Retry-After', async () => {
+    const c = consoleClient(h, '10.6.0.1');
+    for (let i = 0; i < 3; i++) expect((await c.post('/app/sign-up', { name: 'Many', email: `many${i}@example.com`, password })).statusCode).toBe(303);
+    const blocked = await c.post('/app/sign-up', { name: 'Many', email: 'many3@example.com', password });
+    expect(blocked.statusCode).toBe(429);
+    expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
+    expect(blocked.body).toContain('Too many attempts');
   });
 
   it('a password change ends every session of the user', async () => {
