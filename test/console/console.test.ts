@@ -215,6 +215,21 @@ describe('console pages', () => {
     expect((await c.get(home)).statusCode).toBe(303);
   });
 
+  it('sessions end 30 days after sign-in, however busy; ended sessions are purged at a sign-in', async () => {
+    const { c, home } = await signedUp();
+    for (let hours = 0; hours < 30 * 24 - 11; hours += 11) {
+      h.clock.advance(11 * 3_600_000);
+      expect((await c.get(home)).statusCode, `after ${hours + 11} h`).toBe(200);
+    }
+    h.clock.advance(11 * 3_600_000);
+    expect((await c.get(home)).statusCode).toBe(303);
+    const before = await h.database.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM sessions WHERE expires_at <= $1', [new Date(h.clock.now())]);
+    expect(before.rows[0]!.n).toBeGreaterThan(0);
+    await signedUp();
+    const after = await h.database.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM sessions WHERE expires_at <= $1', [new Date(h.clock.now())]);
+    expect(after.rows[0]!.n).toBe(0);
+  });
+
   it('sign-out ends the session', async () => {
     const { c, home } = await signedUp();
     const session = c.jar.get('mk_session')!;
