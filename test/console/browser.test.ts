@@ -101,7 +101,7 @@ describe.skipIf(!executablePath && !required)('console in Chromium', () => {
 
     const me = await api('/api/v1/me', key);
     expect(me.status).toBe(200);
-    expect((await me.json()).data.key.can_place_orders).toBe(true);
+    expect(((await me.json()) as { data: { key: { can_place_orders: boolean } } }).data.key.can_place_orders).toBe(true);
     // An order, paid from a top-up (an operator's action).
     await topUpWorkspace(h.database.pool, workspaceId, 100_000, h.clock.now());
     const pub = await publisherWithOutlet(h.database);

@@ -3,9 +3,9 @@ import { setupApp } from '../helpers/app.js';
 import { addMember } from '../../src/domain/users/memberships.js';
 import { createUser, setPassword } from '../../src/domain/users/user-service.js';
 import { createPublisher } from '../../src/domain/publishers/publisher-service.js';
-import { consoleClient } from './helpers.js';
+import { consoleClient, seenSecrets } from './helpers.js';
 
-const h = await setupApp({ SIGNUP: 'open', SIGNIN_FAILURES_PER_ACCOUNT: 3, SIGNIN_FAILURES_PER_ADDRESS: 1000, SIGNUPS_PER_ADDRESS_PER_HOUR: 100 });
+const h = await setupApp({ LOG_LEVEL: 'debug', SIGNUP: 'open', SIGNIN_FAILURES_PER_ACCOUNT: 3, SIGNIN_FAILURES_PER_ADDRESS: 1000, SIGNUPS_PER_ADDRESS_PER_HOUR: 100 });
 const password = 'correct horse battery';
 
 let n = 0;
@@ -18,7 +18,12 @@ async function signedUp(name = 'Ana Lima') {
   return { c, home: res.headers.location!, email: `person${n}@example.com` };
 }
 
-const keyIn = (body: string) => /id="new-key"[^>]*value="([^"]+)"/.exec(body)?.[1];
+const keys: string[] = [];
+const keyIn = (body: string) => {
+  const key = /id="new-key"[^>]*value="([^"]+)"/.exec(body)?.[1];
+  if (key) keys.push(key);
+  return key;
+};
 const me = (key: string) => h.app.inject({ url: '/api/v1/me', headers: { authorization: `Bearer ${key}` } });
 
 describe('console pages', () => {
@@ -223,5 +228,15 @@ describe('console pages', () => {
     expect((await h.app.inject({ url: '/api/v1/publisher/me', headers: { authorization: `Bearer ${key}` } })).statusCode).toBe(200);
     expect((await owner.c.get(`/app/p/${pub.id}/settings/api-access`)).statusCode).toBe(404);
     expect((await owner.c.get(`/app/p/${pub.id}`)).statusCode).toBe(200);
+  });
+
+  // Last: everything above used passwords, session ids, CSRF tokens and raw keys.
+  it('logs hold no password, session id, CSRF token or raw key', async () => {
+    const secrets = [password, 'wrong password', 'another long password', ...seenSecrets, ...keys];
+    expect(seenSecrets.size).toBeGreaterThan(10);
+    expect(keys.length).toBeGreaterThan(5);
+    const log = h.logs.join('');
+    expect(log).toContain('"url":"/app/sign-in"');
+    expect(secrets.filter((s) => s.length >= 8 && log.includes(s))).toEqual([]);
   });
 });

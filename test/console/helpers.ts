@@ -1,5 +1,8 @@
 import type { Harness } from '../helpers/app.js';
 
+/** Every secret the console clients of this process saw (session ids, CSRF secrets and tokens): the log test looks for each. */
+export const seenSecrets = new Set<string>();
+
 /** A cookie jar and form poster for the console through app.inject, as a browser without JavaScript. */
 export function consoleClient(h: Harness, ip = '127.0.0.1') {
   const jar = new Map<string, string>();
@@ -10,7 +13,10 @@ export function consoleClient(h: Harness, ip = '127.0.0.1') {
       const name = pair!.slice(0, eq);
       const value = pair!.slice(eq + 1);
       if (/expires=Thu, 01 Jan 1970/i.test(line) || value === '') jar.delete(name);
-      else jar.set(name, value);
+      else {
+        jar.set(name, value);
+        seenSecrets.add(decodeURIComponent(value));
+      }
     }
   };
   const cookieHeader = () => [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
@@ -26,6 +32,7 @@ export function consoleClient(h: Harness, ip = '127.0.0.1') {
       const page = await client.get(url);
       const m = /name="_csrf" value="([^"]+)"/.exec(page.body);
       if (!m) throw new Error(`no _csrf on ${url}: ${page.statusCode}`);
+      seenSecrets.add(m[1]!);
       return m[1]!;
     },
     async post(url: string, fields: Record<string, string>, opts: { from?: string; csrf?: boolean } = {}) {
