@@ -13,8 +13,11 @@ import { createSessionStore } from '../domain/sessions/session-store.js';
 import { projectRoot } from '../paths.js';
 import type { ConsoleDeps, ConsoleTarget } from './context.js';
 import { renderConsoleError } from './errors.js';
+import { approvalRulePages } from './pages/approval-rules.js';
 import { authPages } from './pages/auth.js';
+import { invitationPages } from './pages/invitations.js';
 import { keyPages } from './pages/keys.js';
+import { memberPages } from './pages/members.js';
 import { overviewPages } from './pages/overview.js';
 import { pendingPages } from './pages/pending.js';
 import { isSecure, signedInGate } from './session.js';
@@ -107,6 +110,7 @@ export async function consoleApp(app: FastifyInstance, deps: ConsoleDeps) {
     signUps: createFailureLimiter({ name: 'signup-address', points: deps.config.SIGNUPS_PER_ADDRESS_PER_HOUR, windowSeconds: 3600, ...redis }),
   };
   await app.register(authPages, { deps, sessions, limits });
+  await app.register(invitationPages, { deps, sessions, limits });
 
   // Everything below needs a signed-in person: one gate for all of it.
   await app.register(async (signedIn) => {
@@ -116,6 +120,8 @@ export async function consoleApp(app: FastifyInstance, deps: ConsoleDeps) {
         async (target) => {
           await target.register(overviewPages, { deps });
           await target.register(keyPages, { deps });
+          await target.register(memberPages, { deps });
+          await target.register(approvalRulePages, { deps });
           await target.register(pendingPages);
         },
         { prefix },

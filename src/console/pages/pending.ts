@@ -4,9 +4,7 @@ import { page } from '../context.js';
 /** Settings sections whose pages are not built yet: the nav links them, and they say where the same settings are today. */
 export async function pendingPages(app: FastifyInstance) {
   const sections = [
-    { path: 'approval-rules', heading: 'Approval rules' },
     { path: 'webhooks', heading: 'Webhooks' },
-    { path: 'members', heading: 'Members' },
   ];
   for (const s of sections) {
     app.get(`/settings/${s.path}`, async (request, reply) => page(request, reply, 'pending', { title: s.heading, heading: s.heading, section: s.path }));

@@ -6,6 +6,7 @@ import { systemClock, type Clock } from '../clock.js';
 import { DomainError, forbidden, notFound } from '../errors.js';
 import { alreadyMember, insertMembership, requireTarget, roleIn, targetColumn, type Target } from './memberships.js';
 import { can } from './permissions.js';
+import { createUser, type User } from './user-service.js';
 import { emailField, parseUserInput, roleField } from './user-input.js';
 import { z } from 'zod';
 
@@ -170,4 +171,23 @@ export async function listPendingInvitations(db: Db, target: Target, clock: Cloc
     [id, clock.now()],
   );
   return rows;
+}
+
+/**
+ * Sign-up through an invite link: a new user with the invited email (whatever SIGNUP says), who
+ * joins at once. The link is checked before the user is made, so a used or expired link makes no
+ * account.
+ */
+export async function signUpByInvitation(
+  db: Db,
+  token: string,
+  input: { name: string; password: string },
+  clock: Clock = systemClock,
+): Promise<{ user: User; joined: Awaited<ReturnType<typeof acceptInvitation>> }> {
+  const invitation = await describeInvitation(db, token, clock);
+  if (!invitation) throw notFound('Invitation');
+  if (invitation.state === 'accepted') throw invitationUsed();
+  if (invitation.state === 'expired') throw invitationExpired();
+  const user = await createUser(db, { email: invitation.email, name: input.name, password: input.password });
+  return { user, joined: await acceptInvitation(db, token, user.id, clock) };
 }

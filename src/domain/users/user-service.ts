@@ -49,6 +49,13 @@ export async function findUserByEmail(db: Db, email: string): Promise<User | nul
   return rows[0] ?? null;
 }
 
+/** The user with this email (any case), or not_found naming the user. */
+export async function requireUserByEmail(db: Db, email: string): Promise<User> {
+  const user = await findUserByEmail(db, email);
+  if (!user) throw notFound('User');
+  return user;
+}
+
 export async function getUser(db: Db, userId: number): Promise<User> {
   const { rows } = await db.$client.query<User>(`SELECT ${USER_COLUMNS} FROM users WHERE id = $1`, [userId]);
   if (!rows[0]) throw notFound('User');

@@ -4,7 +4,8 @@ import fp from 'fastify-plugin';
 const REDACTED = '[REDACTED]';
 
 /**
- * Whether a raw query-string name means a secret (api_key, or purchase_code: a buyer's license)
+ * Whether a raw query-string name means a secret (api_key; purchase_code: a buyer's license;
+ * token: a console invite link's)
  * once the query parser has decoded it: any spelling of its letters (`%61pi_key`, `API%5FKEY`) and
  * the array form (`api_key[]`). A name that cannot be decoded counts, so no spelling the parser
  * might still accept gets through.
@@ -16,7 +17,7 @@ function namesSecret(rawName: string): boolean {
   } catch {
     return true;
   }
-  return /^(?:api_key|purchase_code)(?:\[\])?$/i.test(name);
+  return /^(?:api_key|purchase_code|token)(?:\[\])?$/i.test(name);
 }
 
 /** A URL fit for logs: the value of every query parameter naming a secret replaced. */
