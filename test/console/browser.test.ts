@@ -228,6 +228,41 @@ describe.skipIf(!executablePath && !required)('console in Chromium', () => {
     await check(other, 'sign-in-limited');
   });
 
+  it('works with the keyboard alone: sign in, reach API keys, create a key', async () => {
+    const setup = await person();
+    const { email } = await signUp(setup, 'Kim Keys');
+    const page = await person();
+    /** Presses Tab until the focused element is the one named, as a keyboard user would. */
+    const tabTo = async (name: string) => {
+      for (let i = 0; i < 40; i++) {
+        await page.keyboard.press('Tab');
+        // The focused element's label (a field) or text (a link or button); no DOM types in this project.
+        const focused = await page.evaluate(() => {
+          type Focused = { textContent: string | null; labels?: ArrayLike<{ textContent: string | null }> | null };
+          const el = (globalThis as unknown as { document: { activeElement: Focused | null } }).document.activeElement;
+          return (el?.labels?.[0]?.textContent ?? el?.textContent ?? '').trim();
+        });
+        if (focused === name) return;
+      }
+      throw new Error(`Tab never reached ${name}`);
+    };
+    await page.goto('/app/sign-in');
+    await tabTo('Email');
+    await page.keyboard.type(email);
+    await tabTo('Password');
+    await page.keyboard.type(password);
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/\/app\/w\/\d+$/);
+    await tabTo('API keys');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/\/settings\/api-keys$/);
+    await tabTo('Key name');
+    await page.keyboard.type('Typed key');
+    await tabTo('Create key');
+    await page.keyboard.press('Enter');
+    expect((await api('/api/v1/me', await newKey(page))).status).toBe(200);
+  });
+
   it('a password change ends the session', async () => {
     const page = await person();
     const { email, home } = await signUp(page);
