@@ -22,6 +22,8 @@ export async function startSession(deps: ConsoleDeps, sessions: SessionStore, re
   const old = request.cookies[SESSION_COOKIE];
   if (old) await sessions.end(old);
   const { id } = await sessions.start(userId);
+  // Sessions that can no longer be used go here, a batch at a time: sign-ins are rare enough.
+  await sessions.purge();
   reply.setCookie(SESSION_COOKIE, id, sessionCookieOptions(isSecure(deps)));
 }
 

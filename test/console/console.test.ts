@@ -5,7 +5,7 @@ import { createUser, setPassword } from '../../src/domain/users/user-service.js'
 import { createPublisher } from '../../src/domain/publishers/publisher-service.js';
 import { consoleClient, seenSecrets } from './helpers.js';
 
-const h = await setupApp({ LOG_LEVEL: 'debug', SIGNUP: 'open', SIGNIN_FAILURES_PER_ACCOUNT: 3, SIGNIN_FAILURES_PER_ADDRESS: 1000, SIGNUPS_PER_ADDRESS_PER_HOUR: 100 });
+const h = await setupApp({ LOG_LEVEL: 'debug', SIGNUP: 'open', SIGNIN_FAILURES_PER_ACCOUNT: 3, SIGNIN_FAILURES_PER_ADDRESS: 1000, SIGNUPS_PER_ADDRESS_PER_HOUR: 3 });
 const password = 'correct horse battery';
 
 let n = 0;
@@ -188,6 +188,15 @@ describe('console pages', () => {
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
   });
 
+  it('sign-ups are limited per address: 429 with Retry-After', async () => {
+    const c = consoleClient(h, '10.6.0.1');
+    for (let i = 0; i < 3; i++) expect((await c.post('/app/sign-up', { name: 'Many', email: `many${i}@example.com`, password })).statusCode).toBe(303);
+    const blocked = await c.post('/app/sign-up', { name: 'Many', email: 'many3@example.com', password });
+    expect(blocked.statusCode).toBe(429);
+    expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
+    expect(blocked.body).toContain('Too many attempts');
+  });
+
   it('a password change ends every session of the user', async () => {
     const { c, home, email } = await signedUp();
     expect((await c.get(home)).statusCode).toBe(200);
@@ -204,6 +213,21 @@ describe('console pages', () => {
     expect((await c.get(home)).statusCode).toBe(200);
     h.clock.advance(12 * 3_600_000 + 1000);
     expect((await c.get(home)).statusCode).toBe(303);
+  });
+
+  it('sessions end 30 days after sign-in, however busy; ended sessions are purged at a sign-in', async () => {
+    const { c, home } = await signedUp();
+    for (let hours = 0; hours < 30 * 24 - 11; hours += 11) {
+      h.clock.advance(11 * 3_600_000);
+      expect((await c.get(home)).statusCode, `after ${hours + 11} h`).toBe(200);
+    }
+    h.clock.advance(11 * 3_600_000);
+    expect((await c.get(home)).statusCode).toBe(303);
+    const before = await h.database.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM sessions WHERE expires_at <= $1', [new Date(h.clock.now())]);
+    expect(before.rows[0]!.n).toBeGreaterThan(0);
+    await signedUp();
+    const after = await h.database.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM sessions WHERE expires_at <= $1', [new Date(h.clock.now())]);
+    expect(after.rows[0]!.n).toBe(0);
   });
 
   it('sign-out ends the session', async () => {
