@@ -9,7 +9,8 @@ import { projectRoot } from '../../src/paths.js';
 // downloaded here; Debian's `chromium`, installed by .ci/run), whether the group runs, and axe-core
 // run in the page. Under CI=true a missing browser is a failure, elsewhere one line says why.
 
-const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
+// CHROMIUM_PATH, when set, is the only browser tried.
+const CANDIDATES = process.env.CHROMIUM_PATH !== undefined ? [process.env.CHROMIUM_PATH] : ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
 export const executablePath = CANDIDATES.find((p): p is string => Boolean(p && existsSync(p)));
 export const browserRequired = process.env.CI === 'true';
 export const skipBrowser = !executablePath && !browserRequired;
