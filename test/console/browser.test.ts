@@ -5,6 +5,7 @@ import { type Browser, type BrowserContext, chromium, type Page } from 'playwrig
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { topUpWorkspace } from '../../src/domain/workspaces/top-up.js';
 import { setPassword } from '../../src/domain/users/user-service.js';
+import { createKey } from '../../src/domain/keys/key-service.js';
 import { projectRoot } from '../../src/paths.js';
 import { setupApp } from '../helpers/app.js';
 import { publisherWithOutlet } from '../helpers/catalog.js';
@@ -156,6 +157,54 @@ describe.skipIf(!executablePath && !required)('console in Chromium', () => {
     expect(res.status).toBe(200);
     await page.getByRole('link', { name: 'Back to API access' }).click();
     await expect.poll(() => page.getByText(key.slice(0, 8)).count()).toBeGreaterThan(0);
+  });
+
+  it('invite a member → accept → the member sees the orders, no "Can place orders" box, and a forged spending key is 403', async () => {
+    const owner = await person();
+    const { home, workspaceId } = await signUp(owner, 'Olga Owner');
+    // An order in the workspace, placed through the API.
+    await topUpWorkspace(h.database.pool, workspaceId, 100_000, h.clock.now());
+    const pub = await publisherWithOutlet(h.database);
+    const spend = await createKey(h.database.db, { workspaceId, canPlaceOrders: true, name: 'Owner bot' });
+    const placed = await api('/api/v1/orders', spend.key, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'idempotency-key': 'browser-order-2' },
+      body: JSON.stringify({ offer_ids: [pub.offers[0]!.id], target_url: 'https://buyer.example/app', anchor_text: 'our app' }),
+    });
+    expect(placed.status).toBe(201);
+    const orderId = ((await placed.json()) as { data: Array<{ id: number }> }).data[0]!.id;
+
+    await nav(owner, 'Approval rules').click();
+    await check(owner, 'approval-rules');
+    await nav(owner, 'Webhooks').click();
+    await check(owner, 'webhooks');
+    await nav(owner, 'Members').click();
+    await check(owner, 'members');
+    const invitee = `invitee${++people}@example.com`;
+    await owner.getByLabel('Email').fill(invitee);
+    await owner.getByLabel('Role', { exact: true }).selectOption('member');
+    await owner.getByRole('button', { name: 'Invite' }).click();
+    await check(owner, 'invite-link');
+    const link = await owner.getByLabel('Invitation link').inputValue();
+
+    const member = await person();
+    await member.goto(link);
+    await check(member, 'invitation');
+    await member.getByLabel('Name').fill('Mia Member');
+    await member.getByLabel('Password').fill(password);
+    await member.getByRole('button', { name: 'Sign up' }).click();
+    await member.waitForURL(new RegExp(`${home}$`));
+    // The member sees the workspace's orders (the overview's latest events name the order).
+    await expect.poll(() => member.getByRole('cell', { name: String(orderId), exact: true }).count()).toBeGreaterThan(0);
+    await nav(member, 'API keys').click();
+    expect(await member.getByLabel('Can place orders').count()).toBe(0);
+    const csrf = await member.locator('input[name="_csrf"]').first().inputValue();
+    const forged = await member.context().request.post(`${home}/settings/api-keys`, { form: { _csrf: csrf, name: 'sneaky', can_place_orders: '1' }, maxRedirects: 0 });
+    expect(forged.status()).toBe(403);
+    await member.getByLabel('Key name').fill('Member read key');
+    await member.getByRole('button', { name: 'Create key' }).click();
+    const readKey = await newKey(member);
+    expect(((await (await api('/api/v1/me', readKey)).json()) as { data: { key: { can_place_orders: boolean } } }).data.key.can_place_orders).toBe(false);
   });
 
   it('sign-in: one message for any wrong pair, then 429 for the account', async () => {
