@@ -18,8 +18,8 @@ import { authPages } from './pages/auth.js';
 import { invitationPages } from './pages/invitations.js';
 import { keyPages } from './pages/keys.js';
 import { memberPages } from './pages/members.js';
+import { webhookPages } from './pages/webhooks.js';
 import { overviewPages } from './pages/overview.js';
-import { pendingPages } from './pages/pending.js';
 import { isSecure, signedInGate } from './session.js';
 
 const consoleDir = join(projectRoot, 'src', 'console');
@@ -122,7 +122,7 @@ export async function consoleApp(app: FastifyInstance, deps: ConsoleDeps) {
           await target.register(keyPages, { deps });
           await target.register(memberPages, { deps });
           await target.register(approvalRulePages, { deps });
-          await target.register(pendingPages);
+          await target.register(webhookPages, { deps });
         },
         { prefix },
       );
