@@ -43,6 +43,10 @@ describe('console pages', () => {
   it('/docs keeps working and the API answers without the console headers', async () => {
     const docs = await h.app.inject({ url: '/docs' });
     expect([200, 302]).toContain(docs.statusCode);
+    expect(String(docs.headers['content-security-policy'] ?? (await h.app.inject({ url: '/docs/' })).headers['content-security-policy'])).toMatch(/script-src 'self'/);
+    const api = await h.app.inject({ url: '/api/v1/me' });
+    expect(api.statusCode).toBe(401);
+    expect(api.headers['content-security-policy']).toBeUndefined();
     const openapi = await h.app.inject({ url: '/openapi.json' });
     expect(openapi.statusCode).toBe(200);
     expect(Object.keys(openapi.json().paths).filter((p) => p.startsWith('/app'))).toEqual([]);
@@ -195,6 +199,15 @@ describe('console pages', () => {
     expect(blocked.statusCode).toBe(429);
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
     expect(blocked.body).toContain('Too many attempts');
+  });
+
+  it('after sign-in, goes back only to a console page of this site', async () => {
+    const { email } = await signedUp();
+    const signIn = (next: string) => consoleClient(h, '10.5.0.1').post('/app/sign-in', { email, password, next }, { from: '/app/sign-in' });
+    expect((await signIn('/app/w/1/settings')).headers.location).toBe('/app/w/1/settings');
+    for (const next of ['https://evil.example/', '//evil.example/app', '/api/v1/me', 'javascript:alert(1)']) {
+      expect((await signIn(next)).headers.location, next).toBe('/app');
+    }
   });
 
   it('a password change ends every session of the user', async () => {
