@@ -1,31 +1,19 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { topUpWorkspace } from '../../src/domain/workspaces/top-up.js';
 import { setPassword } from '../../src/domain/users/user-service.js';
 import { createKey } from '../../src/domain/keys/key-service.js';
-import { projectRoot } from '../../src/paths.js';
 import { setupApp } from '../helpers/app.js';
 import { publisherWithOutlet } from '../helpers/catalog.js';
+import { checkPage, executablePath, skipBrowser } from './browser-harness.js';
 
-// The console driven by Chromium as a person would, then checked through the API. Browsers cannot
-// be downloaded here: this uses the system's Chromium (Debian's `chromium`, installed by .ci/run).
-// One browser for the file, a fresh context (cookies) per person.
+// The console driven by Chromium as a person would, then checked through the API (the system's
+// Chromium: browser-harness.ts). One browser for the file, a fresh context (cookies) per person.
 
-// CHROMIUM_PATH, when set, is the only browser tried.
-const CANDIDATES = process.env.CHROMIUM_PATH !== undefined ? [process.env.CHROMIUM_PATH] : ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
-const executablePath = CANDIDATES.find((p): p is string => Boolean(p && existsSync(p)));
-const required = process.env.CI === 'true';
-if (!executablePath && !required) console.log('browser tests skipped: no Chromium found (apt-get install chromium, or set CHROMIUM_PATH)');
-
-// CONSOLE_SCREENSHOTS=1 saves each page the tests visit into docs/console/ (docs/console.md shows them).
-const SHOTS = process.env.CONSOLE_SCREENSHOTS === '1' ? join(projectRoot, 'docs', 'console') : undefined;
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+if (skipBrowser) console.log('browser tests skipped: no Chromium found (apt-get install chromium, or set CHROMIUM_PATH)');
 const password = 'correct horse battery';
 
-describe.skipIf(!executablePath && !required)('console in Chromium', () => {
+describe.skipIf(skipBrowser)('console in Chromium', () => {
   let browser: Browser;
   let h: Awaited<ReturnType<typeof setupApp>>;
   let base: string;
@@ -36,7 +24,6 @@ describe.skipIf(!executablePath && !required)('console in Chromium', () => {
     h = await setupApp({ SIGNUP: 'open', SIGNIN_FAILURES_PER_ACCOUNT: 3, SIGNUPS_PER_ADDRESS_PER_HOUR: 100 });
     base = await h.app.listen({ port: 0, host: '127.0.0.1' });
     browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
-    if (SHOTS) mkdirSync(SHOTS, { recursive: true });
   });
   afterAll(async () => {
     await browser?.close();
@@ -49,17 +36,7 @@ describe.skipIf(!executablePath && !required)('console in Chromium', () => {
     return context.newPage();
   }
 
-  /** axe-core in the page: no serious or critical violation; the page saved when asked. */
-  async function check(page: Page, name: string) {
-    await page.addScriptTag({ content: axeSource });
-    const violations = await page.evaluate(async () => {
-      const axe = (globalThis as unknown as { axe: { run: () => Promise<{ violations: Array<{ id: string; impact: string; nodes: unknown[] }> }> } }).axe;
-      const result = await axe.run();
-      return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.nodes.length})`);
-    });
-    expect(violations, `axe on ${name}`).toEqual([]);
-    if (SHOTS) await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
-  }
+  const check = checkPage;
 
   it('has a Chromium to drive', () => {
     expect(executablePath, 'CI=true and no Chromium: install it (apt-get install -y chromium) or set CHROMIUM_PATH').toBeDefined();
@@ -226,6 +203,41 @@ describe.skipIf(!executablePath && !required)('console in Chromium', () => {
     expect(blocked.status()).toBe(429);
     expect(Number(blocked.headers()['retry-after'])).toBeGreaterThan(0);
     await check(other, 'sign-in-limited');
+  });
+
+  it('works with the keyboard alone: sign in, reach API keys, create a key', async () => {
+    const setup = await person();
+    const { email } = await signUp(setup, 'Kim Keys');
+    const page = await person();
+    /** Presses Tab until the focused element is the one named, as a keyboard user would. */
+    const tabTo = async (name: string) => {
+      for (let i = 0; i < 40; i++) {
+        await page.keyboard.press('Tab');
+        // The focused element's label (a field) or text (a link or button); no DOM types in this project.
+        const focused = await page.evaluate(() => {
+          type Focused = { textContent: string | null; labels?: ArrayLike<{ textContent: string | null }> | null };
+          const el = (globalThis as unknown as { document: { activeElement: Focused | null } }).document.activeElement;
+          return (el?.labels?.[0]?.textContent ?? el?.textContent ?? '').trim();
+        });
+        if (focused === name) return;
+      }
+      throw new Error(`Tab never reached ${name}`);
+    };
+    await page.goto('/app/sign-in');
+    await tabTo('Email');
+    await page.keyboard.type(email);
+    await tabTo('Password');
+    await page.keyboard.type(password);
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/\/app\/w\/\d+$/);
+    await tabTo('API keys');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/\/settings\/api-keys$/);
+    await tabTo('Key name');
+    await page.keyboard.type('Typed key');
+    await tabTo('Create key');
+    await page.keyboard.press('Enter');
+    expect((await api('/api/v1/me', await newKey(page))).status).toBe(200);
   });
 
   it('a password change ends the session', async () => {
