@@ -89,6 +89,14 @@ describe.skipIf(skipBrowser)('members, rules and webhooks in Chromium', () => {
     await olga.getByRole('button', { name: 'Remove' }).click();
     await expect.poll(() => olga.getByText('Member removed.').count()).toBe(1);
     expect((await mia.goto(home))!.status()).toBe(404);
+
+    // A link for another address, opened by Mia while signed in: it tells her, and offers no button.
+    await olga.getByLabel('Email').fill('ned@example.com');
+    await olga.getByRole('button', { name: 'Invite' }).click();
+    await mia.goto(await olga.getByLabel('Invitation link').inputValue());
+    await expect.poll(() => mia.getByText(/this invitation is for ned@example.com/).count()).toBe(1);
+    expect(await mia.getByRole('button', { name: 'Join' }).count()).toBe(0);
+    await checkPage(mia, 'invitation-other-address');
   });
 
   it('an owner sets approval rules and manages a webhook (secret once, delivery log)', async () => {
