@@ -24,6 +24,9 @@ const { createLogger } = (await import(dist('logger.js'))) as typeof import('../
 const { KeyResolver } = (await import(dist('domain/keys/key-resolver.js'))) as typeof import('../src/domain/keys/key-resolver.js');
 const { getMe } = (await import(dist('domain/workspaces/me-query.js'))) as typeof import('../src/domain/workspaces/me-query.js');
 const { WorkspaceSettingsCache } = (await import(dist('domain/workspaces/settings-cache.js'))) as typeof import('../src/domain/workspaces/settings-cache.js');
+const { createUser } = (await import(dist('domain/users/user-service.js'))) as typeof import('../src/domain/users/user-service.js');
+const { addMember } = (await import(dist('domain/users/memberships.js'))) as typeof import('../src/domain/users/memberships.js');
+const { createSessionStore } = (await import(dist('domain/sessions/session-store.js'))) as typeof import('../src/domain/sessions/session-store.js');
 const { findPurchaseJson } = (await import(dist('domain/catalog/catalog-queries.js'))) as typeof import('../src/domain/catalog/catalog-queries.js');
 
 const { values: opts, positionals } = parseArgs({
@@ -79,6 +82,12 @@ try {
   });
   await app.ready();
 
+  // The console's pages, as a signed-in owner of the demo workspace sees them.
+  const person = await createUser(database.db, { email: 'bench-routes@example.com', name: 'Bench', password: 'bench routes password' });
+  await addMember(database.db, { workspaceId: principal.workspaceId }, person.id, 'owner');
+  const session = await createSessionStore(database.pool, clock).start(person.id);
+  const signedIn = { cookie: `mk_session=${session.id}` };
+
   type Inject = InjectOptions;
   const bearer = { authorization: `Bearer ${demo.readOnlyKey}` };
   const mcp = (body: object): Inject => ({
@@ -101,6 +110,8 @@ try {
     'validation-query': { method: 'GET', url: '/_alt/validation-query' },
     mcp: mcp({ method: 'tools/call', params: { name: 'get-balance', arguments: {} } }),
     'mcp-ping': mcp({ method: 'ping' }),
+    'console-overview': { method: 'GET', url: `/app/w/${principal.workspaceId}`, headers: signedIn },
+    'console-keys': { method: 'GET', url: `/app/w/${principal.workspaceId}/settings/api-keys`, headers: signedIn },
   };
 
   const names = (positionals[0] ?? 'one-query,one-query-auth,me,me-handler,validation,validation-query').split(',');

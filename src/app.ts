@@ -36,6 +36,7 @@ import { durationsFrom } from './domain/orders/states.js';
 import { v1Routes } from './http/v1/index.js';
 import { mcpRoutes } from './http/mcp.js';
 import { createWorkspacesModule } from './domain/workspaces/workspaces-module.js';
+import { consoleApp } from './console/index.js';
 
 /** What the app is built from: the infrastructure it runs on, and the clock it reads. */
 export interface AppDeps {
@@ -147,7 +148,7 @@ export const marketplaceApp = fp(
     // Unknown paths under Interface B's prefixes answer in its shape (and 405 for a known path).
     await app.register(errorHandling, { notFoundRenderer: catalogNotFoundRenderer });
     await app.register(jsonBody);
-    await app.register(openApi, { serverUrl: deps.config.PUBLIC_BASE_URL });
+    await app.register(openApi, { serverUrl: deps.config.PUBLIC_BASE_URL, secure: deps.config.PUBLIC_BASE_URL?.startsWith('https:') ?? false });
 
     const resolver = new KeyResolver(deps.database.pool, clock, (err) => app.log.warn({ err }, 'last_used_at update failed'));
     const limiter = createLimiter(deps.redis, deps.config.REDIS_KEY_PREFIX);
@@ -210,6 +211,16 @@ export const marketplaceApp = fp(
         retryBaseMs: deps.config.WEBHOOK_RETRY_BASE_MS,
         disableAfterMs: deps.config.WEBHOOK_DISABLE_AFTER_HOURS * 3_600_000,
       },
+    });
+
+    await app.register(consoleApp, {
+      prefix: '/app',
+      pool: deps.database.pool,
+      db: deps.database.db,
+      clock,
+      config: deps.config,
+      workspaces,
+      ...(deps.redis ? { redis: deps.redis } : {}),
     });
 
     await app.register(linkCheckWorker, { checker: linkChecker, intervalMs: deps.config.LINK_CHECK_POLL_MS });

@@ -90,6 +90,13 @@ export const configSchema = z.object({
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(10_000),
   WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(5_000),
   WEBHOOK_DISABLE_AFTER_HOURS: z.coerce.number().positive().max(24 * 365).default(72),
+  // The console (docs/console.md): open sign-up, or only the CLI and invitations add people.
+  SIGNUP: z.enum(['open', 'closed']).default('closed'),
+  // Wrong passwords allowed per account and per client address in 15 minutes, sign-ups per address
+  // in an hour; beyond them the sign-in and sign-up pages answer 429 with Retry-After.
+  SIGNIN_FAILURES_PER_ACCOUNT: z.coerce.number().int().min(1).max(1_000_000).default(10),
+  SIGNIN_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).max(1_000_000).default(50),
+  SIGNUPS_PER_ADDRESS_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(5),
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   // Set by npm: the folder `npm run` was started from (npm itself runs scripts from the package

@@ -19,6 +19,14 @@ const redactPaths = [
   '*.purchase_code',
   'confirmation_token',
   '*.confirmation_token',
+  // Console forms and cookies (docs/console.md): passwords, CSRF tokens, session ids.
+  'password',
+  '*.password',
+  '_csrf',
+  '*._csrf',
+  'headers.cookie',
+  'headers["set-cookie"]',
+  'res.headers["set-cookie"]',
   'err.detail',
   'err.cause.detail',
 ];

@@ -11,7 +11,9 @@ import { orderCommands } from './commands/orders.js';
 import { outletCommands } from './commands/outlets.js';
 import { settingsCommands } from './commands/settings.js';
 import { webhookCommands } from './commands/webhooks.js';
+import { userCommands } from './commands/users.js';
 import { workspaceCommands } from './commands/workspace.js';
+import { fixedInput, type LineSource } from './stdin.js';
 import type { Commands } from './registry.js';
 import { HELP_WORDS, helpText, synopses } from './usage.js';
 
@@ -27,6 +29,7 @@ const commands: Commands = {
   ...itemCommands,
   ...purchaseCommands,
   ...webhookCommands,
+  ...userCommands,
 };
 
 function usage(): string {
@@ -50,7 +53,7 @@ async function connect(config: Config): Promise<{ url: string; embedded?: Embedd
   return { url: embedded.url, embedded };
 }
 
-async function run(argv: string[], config: Config, progress: ProgressFactory): Promise<unknown> {
+async function run(argv: string[], config: Config, progress: ProgressFactory, readLine: LineSource): Promise<unknown> {
   const [a, b, ...rest] = argv;
   if (a === undefined) throw new CliError(usage());
   const name = `${a} ${b ?? ''}`;
@@ -61,7 +64,7 @@ async function run(argv: string[], config: Config, progress: ProgressFactory): P
   const database = createDatabase({ url, max: 2 });
   try {
     await prepareDatabase(database.pool);
-    return await command({ db: database.db, pool: database.pool, config, progress }, flags);
+    return await command({ db: database.db, pool: database.pool, config, progress, readLine }, flags);
   } catch (err) {
     if (err instanceof DomainError) throw new CliError(domainLine(err, flags));
     throw err;
@@ -83,7 +86,7 @@ function unexpected(err: unknown): string {
 }
 
 // The flag that names each kind of thing the domain may not find ("Workspace not found.").
-const FLAG_OF: Record<string, string> = { workspace: 'workspace', publisher: 'publisher', item: 'item', key: 'id', purchase: 'code' };
+const FLAG_OF: Record<string, string> = { workspace: 'workspace', publisher: 'publisher', item: 'item', key: 'id', purchase: 'code', user: 'email' };
 
 /**
  * A domain refusal as one line, in the words the CLI's own checks use: its first field, named as
@@ -120,16 +123,22 @@ export interface CliOutcome {
 /**
  * Runs one admin command: JSON on stdout and status 0, or one line on stderr and status 1.
  * `env` is the environment to read the configuration from (src/cli/run.ts passes process.env);
- * `progress` draws long commands' progress (src/cli/run.ts: on stderr when it is a terminal).
+ * `progress` draws long commands' progress (src/cli/run.ts: on stderr when it is a terminal);
+ * `readLine` gives the first line of standard input (src/cli/run.ts: the process's own).
  */
-export async function cliMain(argv: string[], env: NodeJS.ProcessEnv, progress: ProgressFactory = quietProgress): Promise<CliOutcome> {
+export async function cliMain(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  progress: ProgressFactory = quietProgress,
+  readLine: LineSource = fixedInput(''),
+): Promise<CliOutcome> {
   useInputMessages();
   // Help is asked for, not bad input: stdout and exit 0.
   if (argv[0] !== undefined && HELP_WORDS.has(argv[0])) return { status: 0, stdout: helpText(), stderr: '' };
   const name = argv.slice(0, 2).join(' ');
   if (synopses[name] && argv.slice(2).some((a) => a === '--help' || a === '-h')) return { status: 0, stdout: `usage: npm run -s admin -- ${synopses[name]}\n`, stderr: '' };
   try {
-    const result = await run(argv, loadConfig(env), progress);
+    const result = await run(argv, loadConfig(env), progress, readLine);
     return { status: 0, stdout: JSON.stringify(result) + '\n', stderr: '' };
   } catch (err) {
     return { status: 1, stdout: '', stderr: oneLine(err).replace(/\s+/g, ' ') + '\n' };

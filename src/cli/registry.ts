@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import type { RawFlags } from './args.js';
 import type { ProgressFactory } from './progress.js';
+import type { LineSource } from './stdin.js';
 
 export interface CliContext {
   db: Db;
@@ -11,6 +12,8 @@ export interface CliContext {
   config: Config;
   /** Progress of a long command on stderr (a no-op unless stderr is a terminal). */
   progress: ProgressFactory;
+  /** The first line of standard input, without its newline (`--password-stdin`). */
+  readLine: LineSource;
 }
 
 export type Command = (ctx: CliContext, flags: RawFlags) => Promise<unknown>;

@@ -25,3 +25,7 @@ export const orderStatuses = [
 export type OutletType = (typeof outletTypes)[number];
 export type OfferFormat = (typeof offerFormats)[number];
 export type OrderStatus = (typeof orderStatuses)[number];
+
+/** A person's role in a workspace or publisher account (docs/people.md). */
+export const memberRoles = ['owner', 'member', 'viewer'] as const;
+export type MemberRole = (typeof memberRoles)[number];

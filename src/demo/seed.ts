@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { and, count, eq, inArray, isNull } from 'drizzle-orm';
 import type { Database, Db } from '../db/client.js';
 import { prepareDatabase } from '../db/migrate.js';
@@ -10,6 +11,8 @@ import { createPublisher } from '../domain/publishers/publisher-service.js';
 import { createBrandKit } from '../domain/workspaces/brand-kits.js';
 import { createProject } from '../domain/workspaces/projects.js';
 import { createWorkspace } from '../domain/workspaces/workspace-service.js';
+import { addMember } from '../domain/users/memberships.js';
+import { createUser, setPassword } from '../domain/users/user-service.js';
 
 export interface DemoKeys {
   workspaceId: number;
@@ -19,7 +22,14 @@ export interface DemoKeys {
   publisherKey: string;
   /** Interface B: a valid purchase code of the demo workspace (the seller). */
   purchaseCode?: string;
+  /** The console's demo user, owner of the demo workspace (also the demo seller) and publisher. */
+  user?: { email: string; password: string };
 }
+
+/** The console's demo user; the password is new on every seed and shown once. */
+export const DEMO_USER = { email: 'dana@demo.example', name: 'Dana Demo' };
+
+const demoPassword = () => randomBytes(18).toString('base64url');
 
 /** How many synthetic outlets the demo publisher gets, and the generator seed (fixed: same demo every time). */
 export const DEMO_OUTLETS = 300;
@@ -37,6 +47,8 @@ interface UnshownDemo {
   publisherId: number;
   keyIds: number[];
   purchaseCode?: string;
+  /** The demo user, whose password (like the keys) was never shown; absent in older databases. */
+  userId?: number;
 }
 
 // The publisher's first key is named by createPublisher ('<name> key').
@@ -67,7 +79,11 @@ export async function demoKeysToShow(database: Pick<Database, 'db' | 'pool'>, fe
   const spending = await createKey(db, { workspaceId: unshown.workspaceId, name: DEMO_KEY_NAMES.spending, canPlaceOrders: true });
   const publisher = await createKey(db, { publisherId: unshown.publisherId, name: DEMO_KEY_NAMES.publisher });
   await recordUnshown(db, { ...unshown, keyIds: [readOnly.id, spending.id, publisher.id] });
+  // Nobody saw the demo user's password either: a new one, shown with the new keys.
+  const password = demoPassword();
+  if (unshown.userId !== undefined) await setPassword(db, unshown.userId, password);
   return {
+    ...(unshown.userId !== undefined ? { user: { email: DEMO_USER.email, password } } : {}),
     workspaceId: unshown.workspaceId,
     readOnlyKey: readOnly.key,
     spendingKey: spending.key,
@@ -108,7 +124,11 @@ export async function seedDemoIfEmpty(database: Pick<Database, 'db' | 'pool'>, f
   const spending = await createKey(db, { workspaceId: ws.id, name: DEMO_KEY_NAMES.spending, canPlaceOrders: true });
   const publisher = await createPublisher(db, 'Demo Publisher');
   const [publisherKey] = await db.select({ id: apiKeys.id }).from(apiKeys).where(eq(apiKeys.publisherId, publisher.id));
-  const unshown: UnshownDemo = { workspaceId: ws.id, publisherId: publisher.id, keyIds: [readOnly.id, spending.id, publisherKey!.id] };
+  const password = demoPassword();
+  const user = await createUser(db, { ...DEMO_USER, password });
+  await addMember(db, { workspaceId: ws.id }, user.id, 'owner');
+  await addMember(db, { publisherId: publisher.id }, user.id, 'owner');
+  const unshown: UnshownDemo = { workspaceId: ws.id, publisherId: publisher.id, keyIds: [readOnly.id, spending.id, publisherKey!.id], userId: user.id };
   await recordUnshown(db, unshown);
   // The same domain convention as `outlets generate --publisher <id> --seed 2024`, so the demo's
   // domains can't collide with outlets other publishers generated before the demo was seeded.
@@ -124,13 +144,20 @@ export async function seedDemoIfEmpty(database: Pick<Database, 'db' | 'pool'>, f
     publisherId: publisher.id,
     publisherKey: publisher.key,
     purchaseCode: catalog.purchaseCode,
+    user: { email: DEMO_USER.email, password },
   };
 }
 
 export function describeDemo(keys: DemoKeys, baseUrl: string): string {
   return [
     '',
-    'Demo data created. These keys are shown once; only their hashes are stored.',
+    'Demo data created. These keys and the password are shown once; only their hashes are stored.',
+    ...(keys.user
+      ? [
+          `  console: open ${baseUrl}/app and sign in as ${keys.user.email} with the password ${keys.user.password}`,
+          `           (owner of workspace ${keys.workspaceId}, the demo seller, and of publisher ${keys.publisherId})`,
+        ]
+      : []),
     `  read-only key (workspace ${keys.workspaceId}): ${keys.readOnlyKey}`,
     `  spending key  (workspace ${keys.workspaceId}): ${keys.spendingKey}`,
     `  publisher key (publisher ${keys.publisherId}): ${keys.publisherKey}`,
@@ -148,8 +175,10 @@ export function describeDemo(keys: DemoKeys, baseUrl: string): string {
 }
 
 const DEMO_KEYS_SHOWN_BEFORE =
-  'The demo keys were printed on the first start and cannot be shown again. Another key for the demo workspace:\n' +
-  '  npm run -s admin -- key create --workspace 1 --can-place-orders\n';
+  'The demo keys and password were printed on the first start and cannot be shown again. Another key for the demo workspace,\n' +
+  'and a new password for the demo user:\n' +
+  '  npm run -s admin -- key create --workspace 1 --can-place-orders\n' +
+  `  npm run -s admin -- user set-password --email ${DEMO_USER.email}\n`;
 
 /**
  * At a start (once its port is bound): seeds the demo into an empty database and prints its keys

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { DEMO_KEYS_UNSHOWN, demoKeysToShow, markDemoShown } from '../../src/demo/seed.js';
+import { DEMO_KEYS_UNSHOWN, DEMO_USER, demoKeysToShow, describeDemo, markDemoShown } from '../../src/demo/seed.js';
+import { listMembers, membershipsOf } from '../../src/domain/users/memberships.js';
+import { verifyCredentials } from '../../src/domain/users/user-service.js';
 import { setupApp } from '../helpers/app.js';
 
 // Demo keys exist only as hashes, so keys that were seeded but never printed are useless to
@@ -34,6 +36,25 @@ describe('demo keys to show on start', () => {
       `SELECT (SELECT coalesce(string_agg(a::text, ' '), '') FROM api_keys a) || (SELECT coalesce(string_agg(s::text, ' '), '') FROM app_secrets s) AS dump`,
     );
     for (const key of [second!.readOnlyKey, second!.spendingKey, second!.publisherKey]) expect(rows[0]!.dump).not.toContain(key);
+
+    // The demo user: owner of the demo workspace (the demo seller too) and publisher; a password
+    // never shown is replaced like the keys, and the one printed is the one that signs in.
+    expect(first!.user!.email).toBe(DEMO_USER.email);
+    expect(second!.user!.password).not.toBe(first!.user!.password);
+    expect(await verifyCredentials(h.database.db, DEMO_USER.email, first!.user!.password)).toBeNull();
+    const user = await verifyCredentials(h.database.db, DEMO_USER.email, second!.user!.password);
+    expect(user).not.toBeNull();
+    expect((await membershipsOf(h.database.db, user!.id)).map((m) => [m.kind, m.id, m.role])).toEqual([
+      ['workspace', second!.workspaceId, 'owner'],
+      ['publisher', second!.publisherId, 'owner'],
+    ]);
+    expect((await listMembers(h.database.db, { workspaceId: second!.workspaceId })).map((m) => m.email)).toEqual([DEMO_USER.email]);
+    const printed = describeDemo(second!, 'http://127.0.0.1:3000');
+    expect(printed).toContain(`http://127.0.0.1:3000/app`);
+    expect(printed).toContain(DEMO_USER.email);
+    expect(printed).toContain(second!.user!.password);
+    const users = await h.database.pool.query<{ dump: string }>(`SELECT string_agg(u::text, ' ') AS dump FROM users u`);
+    expect(users.rows[0]!.dump).not.toContain(second!.user!.password);
 
     await markDemoShown(h.database.db);
     expect(await demoKeysToShow(h.database, 0.2)).toBeUndefined();

@@ -131,13 +131,14 @@ export interface CliResult {
 }
 
 /** Runs `admin <args>` to completion. */
-export function runCli(args: string[], env: Env, timeoutMs = 60_000): Promise<CliResult> {
+export function runCli(args: string[], env: Env, timeoutMs = 60_000, stdin?: string): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const proc = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
       cwd: projectRoot,
       env: childEnv(env),
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
+    if (stdin !== undefined) proc.stdin!.end(stdin);
     live.add(proc);
     let stdout = '';
     let stderr = '';

@@ -12,8 +12,11 @@ import { setupApp } from '../helpers/app.js';
 // A high per-IP limit for unknown keys: the last test calls every authenticated route without one.
 const h = await setupApp({ UNKNOWN_KEY_RATE_LIMIT_PER_MINUTE: 100_000 });
 
-/** Routes deliberately left out of the document: the document itself, its reference page, and /mcp (JSON-RPC, see docs/mcp.md). */
-const UNDOCUMENTED = [/^\/openapi\.json$/, /^\/docs(\/.*)?$/, /^\/mcp$/];
+/**
+ * Routes deliberately left out of the document: the document itself, its reference page, /mcp
+ * (JSON-RPC, see docs/mcp.md) and the console under /app (HTML for people, docs/console.md).
+ */
+const UNDOCUMENTED = [/^\/openapi\.json$/, /^\/docs(\/.*)?$/, /^\/mcp$/, /^\/app(\/.*)?$/];
 const ERROR_REF = '#/components/schemas/Error';
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 

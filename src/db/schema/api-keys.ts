@@ -16,6 +16,8 @@ export const apiKeys = pgTable(
     canPlaceOrders: boolean('can_place_orders').notNull().default(false),
     revokedAt: timestamp('revoked_at', { withTimezone: true }),
     lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
+    /** After this the key answers like a revoked one (a rolled key's grace, a chosen expiry). null = never. */
+    expiresAt: timestamp('expires_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [

@@ -12,3 +12,4 @@ export * from './catalog.js';
 export * from './orders.js';
 export * from './mcp.js';
 export * from './events.js';
+export * from './users.js';

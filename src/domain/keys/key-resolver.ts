@@ -5,6 +5,7 @@ import { hashKey, isWellFormedKey, visiblePrefix } from './key-format.js';
 import type { Principal } from './principal.js';
 
 const CACHE_TTL_MS = 5_000; // contract: revocation takes effect within 5 s on every process
+// A key past its `expires_at` answers like a revoked one, at once: its cache entry ends with it.
 const MAX_ENTRIES = 50_000;
 const LAST_USED_EVERY_MS = 60_000;
 // How long a key that resolved stays "known" to the unknown-key guard (see `resolve`).
@@ -19,8 +20,11 @@ interface Entry {
 
 const lookupStatement = {
   name: 'api_key_by_hash',
-  text: `SELECT id, name, prefix, can_place_orders, workspace_id, publisher_id
-           FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL`,
+  text: `SELECT id, name, prefix, can_place_orders, workspace_id, publisher_id,
+                (extract(epoch FROM expires_at) * 1000)::float8 AS expires_ms
+           FROM api_keys
+          WHERE key_hash = $1 AND revoked_at IS NULL
+            AND (expires_at IS NULL OR expires_at > to_timestamp($2::double precision / 1000))`,
 };
 
 /**
@@ -68,9 +72,17 @@ export class KeyResolver {
       return (await this.livePrefixes()).has(visiblePrefix(raw));
     };
     if (!(await mayQuery(plausible))) return null;
-    const { rows } = await this.pool.query({ ...lookupStatement, values: [hash] });
+    const { rows } = await this.pool.query({ ...lookupStatement, values: [hash, this.clock.now()] });
     const row = rows[0] as
-      | { id: number; name: string; prefix: string; can_place_orders: boolean; workspace_id: number | null; publisher_id: number | null }
+      | {
+          id: number;
+          name: string;
+          prefix: string;
+          can_place_orders: boolean;
+          workspace_id: number | null;
+          publisher_id: number | null;
+          expires_ms: number | null;
+        }
       | undefined;
     const principal: Principal | null = row
       ? {
@@ -83,7 +95,8 @@ export class KeyResolver {
           abilities: abilitiesFor({ publisherId: row.publisher_id, canPlaceOrders: row.can_place_orders }),
         }
       : null;
-    this.remember(hash, principal);
+    // A key with an expiry is never served from the cache past it (a rolled key's grace ends on time).
+    this.remember(hash, principal, row?.expires_ms ?? Infinity);
     if (principal) {
       this.touch(principal.keyId);
       this.markKnown(hash);
@@ -125,13 +138,13 @@ export class KeyResolver {
     this.cache.clear();
   }
 
-  private remember(hash: string, principal: Principal | null): void {
+  private remember(hash: string, principal: Principal | null, notAfter = Infinity): void {
     if (this.cache.size >= MAX_ENTRIES) {
       // Map keeps insertion order: the first key is the oldest.
       const oldest = this.cache.keys().next().value;
       if (oldest !== undefined) this.cache.delete(oldest);
     }
-    this.cache.set(hash, { principal, expiresAt: this.clock.now() + CACHE_TTL_MS });
+    this.cache.set(hash, { principal, expiresAt: Math.min(this.clock.now() + CACHE_TTL_MS, notAfter) });
   }
 
   private markKnown(hash: string): void {

@@ -1,14 +1,23 @@
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { apiKeys, publishers } from '../../db/schema/index.js';
-import { notFound } from '../errors.js';
+import { withTransaction } from '../../db/tx.js';
+import { systemClock, type Clock } from '../clock.js';
+import { DomainError, invalidInput, notFound } from '../errors.js';
 import { requireWorkspace } from '../workspaces/workspace-service.js';
 import { generateRawKey, hashKey, visiblePrefix } from './key-format.js';
 
 export type KeyOwner = { workspaceId: number; canPlaceOrders?: boolean } | { publisherId: number };
 
-/** Creates a key; the raw key is returned here and never again (only its hash is stored). */
-export async function createKey(db: Db, owner: KeyOwner & { name?: string }) {
+/** Whose keys: a workspace's or a publisher account's. */
+export type KeyScope = { workspaceId: number } | { publisherId: number };
+
+/**
+ * Creates a key; the raw key is returned here and never again (only its hash is stored). With
+ * `expiresAt` the key answers like a revoked one from then on.
+ */
+export async function createKey(db: Db, owner: KeyOwner & { name?: string; expiresAt?: Date | null }, clock: Clock = systemClock) {
+  if (owner.expiresAt && !(owner.expiresAt.getTime() > clock.now())) throw invalidInput({ expires_at: ['must be in the future'] });
   if ('workspaceId' in owner) {
     await requireWorkspace(db, owner.workspaceId);
   } else {
@@ -26,20 +35,110 @@ export async function createKey(db: Db, owner: KeyOwner & { name?: string }) {
       prefix: visiblePrefix(raw),
       keyHash: hashKey(raw),
       canPlaceOrders,
+      expiresAt: owner.expiresAt ?? null,
     })
     .returning();
-  return { id: row!.id, key: raw, prefix: row!.prefix, can_place_orders: row!.canPlaceOrders };
+  return { id: row!.id, key: raw, prefix: row!.prefix, can_place_orders: row!.canPlaceOrders};
 }
 
-export async function revokeKey(db: Db, id: number) {
+const scopeCondition = (scope: KeyScope) =>
+  'workspaceId' in scope ? eq(apiKeys.workspaceId, scope.workspaceId) : eq(apiKeys.publisherId, scope.publisherId);
+
+/**
+ * Revokes a key. With `scope` (the console), a key of another workspace or publisher is "not
+ * found", as if it did not exist; the admin CLI revokes any key by id.
+ */
+export async function revokeKey(db: Db, id: number, scope?: KeyScope) {
+  const where = scope ? and(eq(apiKeys.id, id), scopeCondition(scope)) : eq(apiKeys.id, id);
   const [row] = await db
     .update(apiKeys)
     .set({ revokedAt: new Date() })
-    .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
+    .where(and(where, isNull(apiKeys.revokedAt)))
     .returning({ id: apiKeys.id });
   if (!row) {
-    const [exists] = await db.select({ id: apiKeys.id }).from(apiKeys).where(eq(apiKeys.id, id));
+    const [exists] = await db.select({ id: apiKeys.id }).from(apiKeys).where(where);
     if (!exists) throw notFound('Key');
   }
   return { id, revoked: true as const };
+}
+
+/** A key about to stop working shows as `expiring` this long before its expiry. */
+export const EXPIRING_WITHIN_MS = 7 * 86_400_000;
+
+export type KeyState = 'active' | 'expiring' | 'expired' | 'revoked';
+
+export interface KeyListing {
+  id: number;
+  name: string;
+  prefix: string;
+  can_place_orders: boolean;
+  created_at: Date;
+  last_used_at: Date | null;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+  state: KeyState;
+}
+
+export function keyState(key: { revokedAt: Date | null; expiresAt: Date | null }, now: number): KeyState {
+  if (key.revokedAt) return 'revoked';
+  if (key.expiresAt && key.expiresAt.getTime() <= now) return 'expired';
+  if (key.expiresAt && key.expiresAt.getTime() - now <= EXPIRING_WITHIN_MS) return 'expiring';
+  return 'active';
+}
+
+/** Every key of a workspace or publisher, newest first, for the console's API keys page. */
+export async function listKeys(db: Db, scope: KeyScope, clock: Clock = systemClock): Promise<KeyListing[]> {
+  const rows = await db.select().from(apiKeys).where(scopeCondition(scope)).orderBy(sql`${apiKeys.createdAt} DESC, ${apiKeys.id} DESC`);
+  const now = clock.now();
+  return rows.map((k) => ({
+    id: k.id,
+    name: k.name,
+    prefix: k.prefix,
+    can_place_orders: k.canPlaceOrders,
+    created_at: k.createdAt,
+    last_used_at: k.lastUsedAt,
+    expires_at: k.expiresAt,
+    revoked_at: k.revokedAt,
+    state: keyState(k, now),
+  }));
+}
+
+export const MAX_ROLL_GRACE_HOURS = 72;
+
+/**
+ * Rolls a key: a new key with the same name and abilities (shown once), while the old one keeps
+ * working for `graceHours` (0–72) and then answers like a revoked key. An old key that already
+ * expires sooner keeps its earlier expiry.
+ */
+export async function rollKey(db: Db, scope: KeyScope, keyId: number, graceHours: number, clock: Clock = systemClock) {
+  if (!Number.isInteger(graceHours) || graceHours < 0 || graceHours > MAX_ROLL_GRACE_HOURS) {
+    throw invalidInput({ grace_hours: [`must be a whole number of hours from 0 to ${MAX_ROLL_GRACE_HOURS}`] });
+  }
+  const now = clock.now();
+  const { column, id: scopeId } = 'workspaceId' in scope ? { column: 'workspace_id', id: scope.workspaceId } : { column: 'publisher_id', id: scope.publisherId };
+  const raw = generateRawKey();
+  return withTransaction(db.$client, async (tx) => {
+    const { rows } = await tx.query<{ name: string; can_place_orders: boolean; revoked_at: Date | null; expires_at: Date | null }>(
+      `SELECT name, can_place_orders, revoked_at, expires_at FROM api_keys WHERE id = $1 AND ${column} = $2 FOR UPDATE`,
+      [keyId, scopeId],
+    );
+    const old = rows[0];
+    if (!old) throw notFound('Key');
+    if (old.revoked_at || (old.expires_at && old.expires_at.getTime() <= now)) {
+      throw new DomainError('conflict', 'This key no longer works (revoked or expired): create a new key instead.', { reason: 'key_inactive' });
+    }
+    const oldExpiry = Math.min(now + graceHours * 3_600_000, old.expires_at?.getTime() ?? Infinity);
+    await tx.query('UPDATE api_keys SET expires_at = to_timestamp($2::double precision / 1000) WHERE id = $1', [keyId, oldExpiry]);
+    const { rows: created } = await tx.query<{ id: number; prefix: string }>(
+      `INSERT INTO api_keys (${column}, name, prefix, key_hash, can_place_orders) VALUES ($1, $2, $3, $4, $5) RETURNING id, prefix`,
+      [scopeId, old.name, visiblePrefix(raw), hashKey(raw), old.can_place_orders],
+    );
+    return {
+      id: created[0]!.id,
+      key: raw,
+      prefix: created[0]!.prefix,
+      can_place_orders: old.can_place_orders,
+      rolled: { id: keyId, expires_at: new Date(oldExpiry) },
+    };
+  });
 }

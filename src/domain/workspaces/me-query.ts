@@ -50,8 +50,9 @@ function balancesOf(pool: pg.Pool): (workspaceId: number) => Promise<Balances> {
   return read;
 }
 
-export async function getMe(pool: pg.Pool, settings: WorkspaceSettingsCache, principal: WorkspacePrincipal) {
-  const [w, { available, held }] = await Promise.all([settings.get(principal.workspaceId), balancesOf(pool)(principal.workspaceId)]);
+/** The workspace's settings and balances, formatted in its currency: /me and the console's overview. */
+export async function workspaceSummary(pool: pg.Pool, settings: WorkspaceSettingsCache, workspaceId: number) {
+  const [w, { available, held }] = await Promise.all([settings.get(workspaceId), balancesOf(pool)(workspaceId)]);
   return {
     workspace: {
       id: w.id,
@@ -64,6 +65,13 @@ export async function getMe(pool: pg.Pool, settings: WorkspaceSettingsCache, pri
     held,
     held_formatted: formatCents(held, w.currency, w.perUsd),
     brand_kits: w.brandKits,
+  };
+}
+
+export async function getMe(pool: pg.Pool, settings: WorkspaceSettingsCache, principal: WorkspacePrincipal) {
+  const summary = await workspaceSummary(pool, settings, principal.workspaceId);
+  return {
+    ...summary,
     key: {
       id: principal.keyId,
       name: principal.name,

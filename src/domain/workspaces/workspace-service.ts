@@ -90,6 +90,16 @@ export async function setApprovalRules(
   return { approval_rules: { max_order_cents: row.maxOrderCents, auto_approve_drafts: row.autoApproveDrafts } };
 }
 
+/** The approval rules and the currency they are written in (the console's Approval rules page). */
+export async function getApprovalRules(db: Db, workspaceId: number): Promise<ApprovalRules & { currency: string }> {
+  const [row] = await db
+    .select({ max: workspaces.maxOrderCents, auto: workspaces.autoApproveDrafts, currency: workspaces.currency })
+    .from(workspaces)
+    .where(eq(workspaces.id, workspaceId));
+  if (!row) throw notFound('Workspace');
+  return { max_order_cents: row.max, auto_approve_drafts: row.auto, currency: row.currency };
+}
+
 export async function requireWorkspace(db: Db, workspaceId: number): Promise<void> {
   const [row] = await db.select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.id, workspaceId));
   if (!row) throw notFound('Workspace');

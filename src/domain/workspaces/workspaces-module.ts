@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Clock } from '../clock.js';
 import type { WorkspacePrincipal } from '../keys/principal.js';
-import { getMe } from './me-query.js';
+import { getMe, workspaceSummary } from './me-query.js';
 import { WorkspaceSettingsCache } from './settings-cache.js';
 
 /** A workspace as its keys see it: `/me` and `get-balance` read the same settings cache. */
@@ -11,6 +11,8 @@ export function createWorkspacesModule(deps: { pool: pg.Pool; clock: Clock }) {
     settings,
     /** The workspace behind the key, its balances, brand kits and what the key may do. */
     me: (principal: WorkspacePrincipal) => getMe(deps.pool, settings, principal),
+    /** The workspace's balances and settings without a key: the console's overview. */
+    summary: (workspaceId: number) => workspaceSummary(deps.pool, settings, workspaceId),
   };
 }
 

@@ -7,6 +7,8 @@ const REDACTED = '[REDACTED]';
 const SECRET_NAME = /api[\s_.-]?key|purchase[\s_.-]?code/i;
 /** The same name alone, as a parameter name (the array form `api_key[]` too). */
 const ONLY_SECRET_NAME = /^\s*(?:api[\s_.-]?key|purchase[\s_.-]?code)\s*(?:\[\])?\s*$/i;
+/** A parameter naming a token (a console invite link's `token`, any `…_token`): its value goes, wherever it stands. */
+const TOKEN_NAME = /token/i;
 const BAD_ESCAPE = /%(?![0-9a-f]{2})/i;
 /** Where a URL's parts end: path segments, the query, its parameters (`&`, or `;` as some servers read it), the fragment. */
 const PART = /([/?&;#])/;
@@ -35,6 +37,7 @@ function looselyDecoded(text: string): string {
 function redactPart(part: string): string {
   const decoded = looselyDecoded(part);
   const eq = part.indexOf('=');
+  if (eq !== -1 && TOKEN_NAME.test(looselyDecoded(part.slice(0, eq)))) return `${part.slice(0, eq)}=${REDACTED}`;
   // A name with an escape no decoder agrees on (`api%ZZkey`) counts: a lenient parser may still read it as the key.
   if (!SECRET_NAME.test(decoded) && !(eq !== -1 && BAD_ESCAPE.test(part.slice(0, eq)))) return part;
   if (eq !== -1 && !/[=&;]/.test(looselyDecoded(part.slice(0, eq)))) return `${part.slice(0, eq)}=${REDACTED}`;
@@ -48,7 +51,8 @@ function redactPart(part: string): string {
  * after `;`, behind an encoded `=` or `&`), replaced.
  */
 export function redactUrl(url: string): string {
-  if (!SECRET_NAME.test(looselyDecoded(url)) && !BAD_ESCAPE.test(url)) return url;
+  const decodedUrl = looselyDecoded(url);
+  if (!SECRET_NAME.test(decodedUrl) && !TOKEN_NAME.test(decodedUrl) && !BAD_ESCAPE.test(url)) return url;
   return url
     .split(PART)
     .map((part, i) => (i % 2 === 1 ? part : redactPart(part)))

@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import helmet from '@fastify/helmet';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { createJsonSchemaTransform, createJsonSchemaTransformObject } from 'fastify-type-provider-zod';
@@ -233,7 +234,7 @@ const webhookDocs = { event: webhookDoc('workspace', 'WebhookEvent'), publisherE
  * at /openapi.json, with a reference page at /docs. Both are public and neither is documented.
  */
 export const openApi = fp(
-  async function openApi(app: FastifyInstance, opts: { serverUrl?: string }) {
+  async function openApi(app: FastifyInstance, opts: { serverUrl?: string; secure?: boolean }) {
     await app.register(swagger, {
       openapi: {
         openapi: '3.1.0',
@@ -310,6 +311,12 @@ export const openApi = fp(
         if (route.url === `${DOCS_PREFIX}/json`) {
           route.handler = async (_request, reply) => reply.redirect(OPENAPI_PATH);
         }
+      });
+      // The reference page under helmet's headers and its default content security policy (no
+      // inline script; Swagger UI loads its scripts as files and styles its elements inline).
+      await docs.register(helmet, {
+        contentSecurityPolicy: { directives: { upgradeInsecureRequests: opts.secure ? [] : null } },
+        strictTransportSecurity: opts.secure ?? false,
       });
       await docs.register(swaggerUi, { routePrefix: DOCS_PREFIX });
     });

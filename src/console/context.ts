@@ -1,0 +1,73 @@
+import type { Redis } from 'ioredis';
+import type pg from 'pg';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { MemberRole } from '../common/enums.js';
+import type { Config } from '../config.js';
+import type { Clock } from '../domain/clock.js';
+import type { createUser } from '../domain/users/user-service.js';
+import type { WorkspacesModule } from '../domain/workspaces/workspaces-module.js';
+
+/** The database handle the domain's functions take (drizzle over the pool), named without importing the db layer. */
+export type DomainDb = Parameters<typeof createUser>[0];
+
+/** What the console is built from: the same handles the API's routes get. */
+export interface ConsoleDeps {
+  pool: pg.Pool;
+  db: DomainDb;
+  clock: Clock;
+  config: Config;
+  redis?: Redis;
+  workspaces: WorkspacesModule;
+}
+
+/** A workspace or publisher account the signed-in person belongs to, as the console links it. */
+export interface ConsoleTarget {
+  kind: 'workspace' | 'publisher';
+  id: number;
+  name: string;
+  role: MemberRole;
+  href: string;
+  kindLabel: string;
+}
+
+export interface SignedIn {
+  id: number;
+  name: string;
+  email: string;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The signed-in person (set by the gate in front of every signed-in route). */
+    consoleUser: SignedIn | null;
+    consoleTargets: ConsoleTarget[];
+    /** The workspace or publisher account of a /app/w/:id or /app/p/:id page, the person's membership checked. */
+    consoleTarget: ConsoleTarget | null;
+  }
+}
+
+export const targetHref = (kind: 'workspace' | 'publisher', id: number) => `/app/${kind === 'workspace' ? 'w' : 'p'}/${id}`;
+
+export function toTarget(m: { kind: 'workspace' | 'publisher'; id: number; name: string; role: MemberRole }): ConsoleTarget {
+  return { ...m, href: targetHref(m.kind, m.id), kindLabel: m.kind === 'workspace' ? 'Workspace' : 'Publisher account' };
+}
+
+/** The target of the current page; the gate has already answered 404 when there is none. */
+export function targetOf(request: FastifyRequest): ConsoleTarget {
+  const t = request.consoleTarget;
+  if (!t) throw new Error('targetOf called outside a target page');
+  return t;
+}
+
+/** A page: the layout's common data (who is signed in, the switcher, the form token) added. */
+export async function page(request: FastifyRequest, reply: FastifyReply, view: string, data: Record<string, unknown>) {
+  return reply.view(view, {
+    csrf: reply.generateCsrf(),
+    user: request.consoleUser,
+    memberships: request.consoleTargets,
+    target: request.consoleTarget,
+    form: {},
+    errors: {},
+    ...data,
+  });
+}

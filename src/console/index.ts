@@ -1,0 +1,131 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import cookie from '@fastify/cookie';
+import csrf from '@fastify/csrf-protection';
+import formbody from '@fastify/formbody';
+import helmet from '@fastify/helmet';
+import view from '@fastify/view';
+import { Eta } from 'eta';
+import type { FastifyInstance } from 'fastify';
+import { DomainError } from '../domain/errors.js';
+import { createFailureLimiter } from '../domain/limits/failure-limiter.js';
+import { createSessionStore } from '../domain/sessions/session-store.js';
+import { projectRoot } from '../paths.js';
+import type { ConsoleDeps, ConsoleTarget } from './context.js';
+import { renderConsoleError } from './errors.js';
+import { approvalRulePages } from './pages/approval-rules.js';
+import { authPages } from './pages/auth.js';
+import { invitationPages } from './pages/invitations.js';
+import { keyPages } from './pages/keys.js';
+import { memberPages } from './pages/members.js';
+import { webhookPages } from './pages/webhooks.js';
+import { overviewPages } from './pages/overview.js';
+import { isSecure, signedInGate } from './session.js';
+
+const consoleDir = join(projectRoot, 'src', 'console');
+
+/** Helmet's headers with a content security policy that allows no inline script: the console's only script is a file. */
+export function consoleHelmet(secure: boolean) {
+  return {
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'"],
+        imgSrc: ["'self'", 'data:'],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+        objectSrc: ["'none'"],
+        baseUri: ["'self'"],
+        upgradeInsecureRequests: secure ? [] : null,
+      },
+    },
+    // Helmet sends HSTS only where it belongs: on an https site.
+    strictTransportSecurity: secure,
+  };
+}
+
+const assets: Record<string, { type: string; body: string }> = {
+  'console.css': { type: 'text/css; charset=utf-8', body: readFileSync(join(consoleDir, 'assets', 'console.css'), 'utf8') },
+  'console.js': { type: 'text/javascript; charset=utf-8', body: readFileSync(join(consoleDir, 'assets', 'console.js'), 'utf8') },
+};
+
+/**
+ * The console under /app: HTML rendered on the server, forms that work without JavaScript.
+ * Registered by app.ts with the prefix /app, encapsulated: its form parser, cookies, CSRF,
+ * security headers and error pages apply to its routes only.
+ */
+export async function consoleApp(app: FastifyInstance, deps: ConsoleDeps) {
+  const secure = isSecure(deps);
+  // Console routes carry no API key (bearer auth skips them) and are not in the OpenAPI document.
+  app.addHook('onRoute', (route) => {
+    route.config = { ...(route.config ?? {}), auth: 'public' };
+    route.schema = { ...(route.schema ?? {}), hide: true };
+  });
+  app.decorateRequest('consoleUser', null);
+  app.decorateRequest('consoleTargets', null as unknown as ConsoleTarget[]);
+  app.decorateRequest('consoleTarget', null);
+  app.addHook('onRequest', async (request) => {
+    request.consoleTargets = [];
+  });
+
+  await app.register(formbody);
+  await app.register(cookie);
+  await app.register(helmet, consoleHelmet(secure));
+  // The CSRF secret lives in its own HttpOnly cookie; every form carries a token made from it (`_csrf`).
+  await app.register(csrf, { cookieOpts: { path: '/app', httpOnly: true, sameSite: 'lax', secure } });
+  await app.register(view, {
+    engine: { eta: new Eta({ autoEscape: true, cache: true }) },
+    root: join(consoleDir, 'views'),
+    layout: 'layout.eta',
+    viewExt: 'eta',
+    production: true,
+  });
+
+  app.setErrorHandler(renderConsoleError);
+  app.setNotFoundHandler(async (request, reply) => renderConsoleError(new DomainError('not_found', 'There is no such page.'), request, reply));
+  // Every state-changing request (all of them are form posts) needs its token.
+  app.addHook('preHandler', async (request, reply) => {
+    if (request.method === 'GET' || request.method === 'HEAD') return;
+    await new Promise<void>((resolve, reject) => {
+      app.csrfProtection(request, reply, (err?: Error) => (err ? reject(err) : resolve()));
+    });
+  });
+  // Pages are personal: no shared cache keeps them.
+  app.addHook('onSend', async (request, reply) => {
+    if (!reply.hasHeader('cache-control') && !request.url.startsWith('/app/assets/')) reply.header('cache-control', 'private, no-cache');
+  });
+
+  app.get('/assets/:file', async (request, reply) => {
+    const asset = assets[(request.params as { file: string }).file];
+    if (!asset) return reply.callNotFound();
+    return reply.type(asset.type).header('cache-control', 'public, max-age=300').send(asset.body);
+  });
+
+  const sessions = createSessionStore(deps.pool, deps.clock);
+  const redis = deps.redis ? { redis: deps.redis, prefix: deps.config.REDIS_KEY_PREFIX } : {};
+  const limits = {
+    perAccount: createFailureLimiter({ name: 'signin-account', points: deps.config.SIGNIN_FAILURES_PER_ACCOUNT, windowSeconds: 15 * 60, ...redis }),
+    perAddress: createFailureLimiter({ name: 'signin-address', points: deps.config.SIGNIN_FAILURES_PER_ADDRESS, windowSeconds: 15 * 60, ...redis }),
+    signUps: createFailureLimiter({ name: 'signup-address', points: deps.config.SIGNUPS_PER_ADDRESS_PER_HOUR, windowSeconds: 3600, ...redis }),
+  };
+  await app.register(authPages, { deps, sessions, limits });
+  await app.register(invitationPages, { deps, sessions, limits });
+
+  // Everything below needs a signed-in person: one gate for all of it.
+  await app.register(async (signedIn) => {
+    signedIn.addHook('onRequest', signedInGate(deps, sessions));
+    for (const prefix of ['/w/:targetId', '/p/:targetId']) {
+      await signedIn.register(
+        async (target) => {
+          await target.register(overviewPages, { deps });
+          await target.register(keyPages, { deps });
+          await target.register(memberPages, { deps });
+          await target.register(approvalRulePages, { deps });
+          await target.register(webhookPages, { deps });
+        },
+        { prefix },
+      );
+    }
+  });
+}

@@ -1,0 +1,115 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { signUp } from '../../domain/accounts/sign-up.js';
+import { DomainError, type FieldErrors } from '../../domain/errors.js';
+import type { FailureLimiter, LimitState } from '../../domain/limits/failure-limiter.js';
+import type { SessionStore } from '../../domain/sessions/session-store.js';
+import { recordSignIn, verifyCredentials } from '../../domain/users/user-service.js';
+import { type ConsoleDeps, page } from '../context.js';
+import { endSession, loadSignedIn, startSession } from '../session.js';
+
+export const WRONG_CREDENTIALS = 'Email or password is wrong.';
+
+export interface AuthLimits {
+  /** Wrong passwords per account (the email, lower case). */
+  perAccount: FailureLimiter;
+  /** Wrong passwords per client address. */
+  perAddress: FailureLimiter;
+  /** Sign-ups per client address. */
+  signUps: FailureLimiter;
+}
+
+type Form = Record<string, unknown>;
+const text = (form: Form, name: string) => (typeof form[name] === 'string' ? (form[name] as string) : '');
+
+/** Where to go after signing in: only a console path of this site. */
+function safeNext(next: string): string {
+  return /^\/app(\/[A-Za-z0-9/_\-.]*)?(\?[A-Za-z0-9=&_\-%.]*)?$/.test(next) && !next.startsWith('//') ? next : '/app';
+}
+
+function minutes(seconds: number) {
+  const m = Math.ceil(seconds / 60);
+  return m <= 1 ? 'a minute' : `${m} minutes`;
+}
+
+function tooMany(reply: FastifyReply, state: LimitState) {
+  reply.code(429).header('retry-after', String(state.retryAfterSeconds));
+  return `Too many attempts. Try again in ${minutes(state.retryAfterSeconds)}.`;
+}
+
+export async function authPages(app: FastifyInstance, { deps, sessions, limits }: { deps: ConsoleDeps; sessions: SessionStore; limits: AuthLimits }) {
+  const signupOpen = deps.config.SIGNUP === 'open';
+
+  const signInPage = (request: FastifyRequest, reply: FastifyReply, data: Record<string, unknown> = {}) =>
+    page(request, reply, 'sign-in', { title: 'Sign in', signupOpen, next: '', ...data });
+
+  app.get('/', async (request, reply) => {
+    if (!(await loadSignedIn(deps, sessions, request))) return reply.redirect('/app/sign-in', 303);
+    const first = request.consoleTargets[0];
+    if (first) return reply.redirect(first.href, 303);
+    return page(request, reply, 'no-target', { title: 'Welcome' });
+  });
+
+  app.get('/sign-in', async (request, reply) => {
+    const next = safeNext(String((request.query as { next?: unknown }).next ?? '/app'));
+    return signInPage(request, reply, { next: next === '/app' ? '' : next });
+  });
+
+  app.post('/sign-in', async (request, reply) => {
+    const form = (request.body ?? {}) as Form;
+    const email = text(form, 'email');
+    const password = text(form, 'password');
+    const next = safeNext(text(form, 'next') || '/app');
+    const account = `account:${email.trim().toLowerCase()}`;
+    const address = `ip:${request.ip}`;
+    const again = { form: { email }, next: next === '/app' ? '' : next };
+    const [byAccount, byAddress] = await Promise.all([limits.perAccount.check(account), limits.perAddress.check(address)]);
+    const blocked = [byAccount, byAddress].filter((s) => s.blocked).sort((a, b) => b.retryAfterSeconds - a.retryAfterSeconds)[0];
+    if (blocked) return signInPage(request, reply, { ...again, problem: tooMany(reply, blocked) });
+    const user = await verifyCredentials(deps.db, email, password);
+    if (!user) {
+      await Promise.all([limits.perAccount.fail(account), limits.perAddress.fail(address)]);
+      reply.code(401);
+      return signInPage(request, reply, { ...again, problem: WRONG_CREDENTIALS });
+    }
+    await startSession(deps, sessions, request, reply, user.id);
+    await recordSignIn(deps.db, user.id, deps.clock);
+    return reply.redirect(next, 303);
+  });
+
+  app.post('/sign-out', async (request, reply) => {
+    await endSession(deps, sessions, request, reply);
+    return reply.redirect('/app/sign-in', 303);
+  });
+
+  const signUpPage = (request: FastifyRequest, reply: FastifyReply, data: Record<string, unknown> = {}) =>
+    page(request, reply, 'sign-up', { title: 'Sign up', ...data });
+
+  app.get('/sign-up', async (request, reply) => {
+    if (!signupOpen) throw new DomainError('not_found', 'Sign-up is closed here: accounts are added by an operator or by invitation.');
+    return signUpPage(request, reply);
+  });
+
+  app.post('/sign-up', async (request, reply) => {
+    if (!signupOpen) throw new DomainError('not_found', 'Sign-up is closed here: accounts are added by an operator or by invitation.');
+    const form = (request.body ?? {}) as Form;
+    const input = { name: text(form, 'name'), email: text(form, 'email'), password: text(form, 'password') };
+    const again = { form: { name: input.name, email: input.email } };
+    const address = `ip:${request.ip}`;
+    const state = await limits.signUps.check(address);
+    if (state.blocked) return signUpPage(request, reply, { ...again, problem: tooMany(reply, state) });
+    let created: Awaited<ReturnType<typeof signUp>>;
+    try {
+      created = await signUp(deps.db, input);
+    } catch (err) {
+      if (err instanceof DomainError && (err.code === 'invalid_input' || err.code === 'conflict')) {
+        reply.code(422);
+        return signUpPage(request, reply, { ...again, errors: (err.details.errors ?? {}) as FieldErrors, problem: err.message });
+      }
+      throw err;
+    }
+    await limits.signUps.fail(address);
+    await startSession(deps, sessions, request, reply, created.user.id);
+    await recordSignIn(deps.db, created.user.id, deps.clock);
+    return reply.redirect(`/app/w/${created.workspaceId}`, 303);
+  });
+}

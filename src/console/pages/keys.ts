@@ -1,0 +1,199 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { DomainError, type FieldErrors, forbidden, invalidInput, notFound } from '../../domain/errors.js';
+import { createKey, type KeyListing, listKeys, MAX_ROLL_GRACE_HOURS, revokeKey, rollKey } from '../../domain/keys/key-service.js';
+import { can } from '../../domain/users/permissions.js';
+import { type ConsoleDeps, type ConsoleTarget, page, targetOf } from '../context.js';
+
+type Form = Record<string, unknown>;
+
+/** The two key pages: API keys (every key of the target) and API access (a workspace's read-only keys, for Interface B). */
+type Section = 'api-keys' | 'api-access';
+
+const ownerOf = (t: ConsoleTarget) => (t.kind === 'workspace' ? { workspaceId: t.id } : { publisherId: t.id });
+const day = (d: Date | null | undefined) => (d ? d.toISOString().slice(0, 16).replace('T', ' ') + ' UTC' : '');
+const MAX_EXPIRY_DAYS = 3650;
+
+const STATES: Record<KeyListing['state'], string> = { active: 'Active', expiring: 'Expiring soon', expired: 'Expired', revoked: 'Revoked' };
+const live = (k: KeyListing) => k.state === 'active' || k.state === 'expiring';
+
+function baseUrl(deps: ConsoleDeps, request: FastifyRequest) {
+  return (deps.config.PUBLIC_BASE_URL ?? `${request.protocol}://${request.host}`).replace(/\/$/, '');
+}
+
+function curlFor(section: Section, target: ConsoleTarget, base: string, key: string) {
+  if (section === 'api-access') return `curl -s "${base}/api/account/details?api_key=${key}"`;
+  const path = target.kind === 'workspace' ? '/api/v1/me' : '/api/v1/publisher/me';
+  return `curl -s ${base}${path} -H "Authorization: Bearer ${key}"`;
+}
+
+/** Whether the person may manage a key with (or without) "Can place orders" here: the domain's table of roles. */
+function mayManage(target: ConsoleTarget, spending: boolean) {
+  return can(target.role, spending ? 'manage_spending_keys' : 'manage_read_only_keys');
+}
+
+function parseExpiry(raw: string, now: number): Date | undefined {
+  if (raw.trim() === '') return undefined;
+  const days = Number(raw);
+  if (!Number.isInteger(days) || days < 1 || days > MAX_EXPIRY_DAYS) throw invalidInput({ expires_in_days: [`must be a whole number of days from 1 to ${MAX_EXPIRY_DAYS}, or empty`] });
+  return new Date(now + days * 86_400_000);
+}
+
+function parseGrace(raw: string): number {
+  const hours = Number(raw.trim() === '' ? NaN : raw);
+  if (!Number.isInteger(hours) || hours < 0 || hours > MAX_ROLL_GRACE_HOURS) throw invalidInput({ grace_hours: [`must be a whole number of hours from 0 to ${MAX_ROLL_GRACE_HOURS}`] });
+  return hours;
+}
+
+const text = (form: Form, name: string) => (typeof form[name] === 'string' ? (form[name] as string) : '');
+
+export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDeps }) {
+  const sections: Section[] = ['api-keys', 'api-access'];
+  for (const section of sections) {
+    const apiAccess = section === 'api-access';
+    const texts = apiAccess
+      ? {
+          heading: 'API access',
+          intro:
+            'Read-only keys for the seller API (Interface B: account details, items, purchase validation). Keys are stored hashed, so an existing key cannot be shown again: see its prefix and last use here, or generate a new one.',
+          createHeading: 'Generate a key',
+          createButton: 'Generate key',
+        }
+      : { heading: 'API keys', intro: 'Keys for the API and the MCP server. Only the visible prefix of each key is kept.', createHeading: 'Create a key', createButton: 'Create key' };
+
+    const keysOf = async (target: ConsoleTarget) => {
+      const all = await listKeys(deps.db, ownerOf(target), deps.clock);
+      return apiAccess ? all.filter((k) => !k.can_place_orders) : all;
+    };
+    /** The key, if it belongs to this target and this page lists it; else 404. */
+    /** A live key of this target that this page lists and the person may manage; else 404, 409 or 403. */
+    const keyOf = async (request: FastifyRequest) => {
+      const target = targetOf(request);
+      const rawId = (request.params as { keyId: string }).keyId;
+      const id = /^[1-9][0-9]{0,9}$/.test(rawId) ? Number(rawId) : NaN;
+      const key = (await keysOf(target)).find((k) => k.id === id);
+      if (!key) throw notFound('Key');
+      if (!live(key)) throw new DomainError('conflict', `The key ${key.prefix}… is ${key.state} already.`);
+      if (!mayManage(target, key.can_place_orders)) throw forbidden('Your role cannot change this key.');
+      return key;
+    };
+
+    const listPage = async (request: FastifyRequest, reply: FastifyReply, data: Record<string, unknown> = {}) => {
+      const target = targetOf(request);
+      if (section === 'api-access' && target.kind !== 'workspace') throw notFound('Page');
+      const keys = (await keysOf(target)).map((k) => ({
+        id: k.id,
+        name: k.name,
+        prefix: k.prefix,
+        canPlaceOrders: k.can_place_orders,
+        created: day(k.created_at),
+        lastUsed: day(k.last_used_at) || 'Never',
+        expires: day(k.expires_at) || 'Never',
+        state: STATES[k.state],
+        actions: live(k) && mayManage(target, k.can_place_orders),
+      }));
+      return page(request, reply, 'keys', {
+        title: texts.heading,
+        section,
+        ...texts,
+        base: `${target.href}/settings/${section}`,
+        keys,
+        showSpending: !apiAccess && target.kind === 'workspace',
+        showSpendingBox: !apiAccess && target.kind === 'workspace' && mayManage(target, true),
+        mayCreate: mayManage(target, false),
+        askExpiry: !apiAccess,
+        ...data,
+      });
+    };
+
+    const shown = (request: FastifyRequest, reply: FastifyReply, created: { key: string; prefix: string }, name: string, extra: Record<string, unknown> = {}) => {
+      const target = targetOf(request);
+      // The raw key is in this page only: no cache may keep it.
+      reply.header('cache-control', 'no-store');
+      return page(request, reply, 'key-shown', {
+        title: 'Your new key',
+        heading: 'Your new key',
+        section,
+        created: { ...created, name },
+        curl: curlFor(section, target, baseUrl(deps, request), created.key),
+        back: `${target.href}/settings/${section}`,
+        backLabel: texts.heading,
+        ...extra,
+      });
+    };
+
+    app.get(`/settings/${section}`, async (request, reply) => listPage(request, reply));
+
+    app.post(`/settings/${section}`, async (request, reply) => {
+      const target = targetOf(request);
+      if (apiAccess && target.kind !== 'workspace') throw notFound('Page');
+      const form = (request.body ?? {}) as Form;
+      const name = text(form, 'name').trim();
+      const spending = !apiAccess && target.kind === 'workspace' && form.can_place_orders !== undefined && form.can_place_orders !== '';
+      if (!mayManage(target, spending)) {
+        throw forbidden(spending ? 'Only an owner can create a key that can place orders.' : 'Your role cannot create keys here.');
+      }
+      try {
+        const errors: FieldErrors = {};
+        if (name === '') errors.name = ['must not be empty'];
+        else if (name.length > 100) errors.name = ['must be at most 100 characters'];
+        if (Object.keys(errors).length) throw invalidInput(errors);
+        const expiresAt = apiAccess ? undefined : parseExpiry(text(form, 'expires_in_days'), deps.clock.now());
+        const created = await createKey(
+          deps.db,
+          { ...(target.kind === 'workspace' ? { workspaceId: target.id, canPlaceOrders: spending } : { publisherId: target.id }), name, expiresAt: expiresAt ?? null },
+          deps.clock,
+        );
+        return shown(request, reply, created, name);
+      } catch (err) {
+        if (err instanceof DomainError && err.code === 'invalid_input') {
+          reply.code(422);
+          return listPage(request, reply, {
+            form: { name, can_place_orders: spending, expires_in_days: text(form, 'expires_in_days') },
+            errors: (err.details.errors ?? {}) as FieldErrors,
+            problem: 'The key was not created: check the fields below.',
+          });
+        }
+        throw err;
+      }
+    });
+
+    app.get(`/settings/${section}/:keyId/revoke`, async (request, reply) => {
+      const target = targetOf(request);
+      const key = await keyOf(request);
+      const back = `${target.href}/settings/${section}`;
+      return page(request, reply, 'key-revoke', { title: `Revoke ${key.name}`, section, key, back, action: `${back}/${key.id}/revoke` });
+    });
+
+    app.post(`/settings/${section}/:keyId/revoke`, async (request, reply) => {
+      const target = targetOf(request);
+      const key = await keyOf(request);
+      await revokeKey(deps.db, key.id, ownerOf(target));
+      return listPage(request, reply, { notice: `Revoked ${key.name} (${key.prefix}…).` });
+    });
+
+    app.get(`/settings/${section}/:keyId/roll`, async (request, reply) => {
+      const target = targetOf(request);
+      const key = await keyOf(request);
+      const back = `${target.href}/settings/${section}`;
+      return page(request, reply, 'key-roll', { title: `Roll ${key.name}`, section, key, back, action: `${back}/${key.id}/roll`, form: { grace_hours: '24' } });
+    });
+
+    app.post(`/settings/${section}/:keyId/roll`, async (request, reply) => {
+      const target = targetOf(request);
+      const key = await keyOf(request);
+      const form = (request.body ?? {}) as Form;
+      const back = `${target.href}/settings/${section}`;
+      let hours: number;
+      try {
+        hours = parseGrace(text(form, 'grace_hours'));
+      } catch (err) {
+        if (!(err instanceof DomainError)) throw err;
+        reply.code(422);
+        return page(request, reply, 'key-roll', { title: `Roll ${key.name}`, section, key, back, action: `${back}/${key.id}/roll`, form: { grace_hours: text(form, 'grace_hours') }, errors: err.details.errors });
+      }
+      const rolled = await rollKey(deps.db, ownerOf(target), key.id, hours, deps.clock);
+      const until = hours === 0 ? 'The old key has stopped working.' : `The old key ${key.prefix}… keeps working until ${day(new Date(deps.clock.now() + hours * 3_600_000))}.`;
+      return shown(request, reply, rolled, key.name, { rolled: until });
+    });
+  }
+}

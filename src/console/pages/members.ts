@@ -1,0 +1,132 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { memberRoles } from '../../common/enums.js';
+import { DomainError, type FieldErrors, notFound } from '../../domain/errors.js';
+import { createInvitation, listPendingInvitations } from '../../domain/users/invitations.js';
+import { changeRole, listMembers, removeMember, type Target } from '../../domain/users/memberships.js';
+import { can } from '../../domain/users/permissions.js';
+import { type ConsoleDeps, type ConsoleTarget, page, targetOf } from '../context.js';
+
+// Settings → Members: who belongs to this workspace or publisher account and with which role;
+// owners invite (the link shown to copy), change roles and remove. Every rule (only owners, the
+// last owner stays) is the domain's: this file only shows its answers.
+
+type Form = Record<string, unknown>;
+const text = (form: Form, name: string) => (typeof form[name] === 'string' ? (form[name] as string) : '');
+const targetKey = (t: ConsoleTarget): Target => (t.kind === 'workspace' ? { workspaceId: t.id } : { publisherId: t.id });
+const day = (d: Date) => d.toISOString().slice(0, 10);
+const ROLE_HELP = 'Owner: everything (spending keys, approval rules, webhooks, members). Member: orders and read-only keys. Viewer: reads.';
+
+function baseUrl(deps: ConsoleDeps, request: FastifyRequest) {
+  return (deps.config.PUBLIC_BASE_URL ?? `${request.protocol}://${request.host}`).replace(/\/$/, '');
+}
+
+/** An id from the path; anything else is a member that does not exist. */
+function userIdParam(request: FastifyRequest): number {
+  const raw = (request.params as { userId: string }).userId;
+  if (!/^[1-9][0-9]{0,9}$/.test(raw)) throw notFound('Member');
+  return Number(raw);
+}
+
+/** The domain's refusals a person can act on are shown on the page itself, not as an error page. */
+const shownOnPage = (err: unknown): err is DomainError =>
+  err instanceof DomainError && (err.code === 'invalid_input' || err.code === 'conflict');
+
+export async function memberPages(app: FastifyInstance, { deps }: { deps: ConsoleDeps }) {
+  const listPage = async (request: FastifyRequest, reply: FastifyReply, data: Record<string, unknown> = {}) => {
+    const target = targetOf(request);
+    const me = request.consoleUser!;
+    const manage = can(target.role, 'manage_members');
+    const [members, invitations] = await Promise.all([
+      listMembers(deps.db, targetKey(target)),
+      manage ? listPendingInvitations(deps.db, targetKey(target), deps.clock) : Promise.resolve([]),
+    ]);
+    const query = (request.query ?? {}) as Record<string, unknown>;
+    const notice = query.changed ? 'Role changed.' : query.removed ? 'Member removed.' : undefined;
+    return page(request, reply, 'members', {
+      title: 'Members',
+      ...(notice ? { notice } : {}),
+      section: 'members',
+      base: `${target.href}/settings/members`,
+      manage,
+      roles: memberRoles,
+      roleHelp: ROLE_HELP,
+      members: members.map((m) => ({ ...m, since: day(m.since), you: m.userId === me.id })),
+      invitations: invitations.map((i) => ({ ...i, expires: day(i.expiresAt) })),
+      ...data,
+    });
+  };
+
+  app.get('/settings/members', async (request, reply) => listPage(request, reply));
+
+  app.post('/settings/members/invite', async (request, reply) => {
+    const target = targetOf(request);
+    const form = (request.body ?? {}) as Form;
+    const email = text(form, 'email');
+    const role = text(form, 'role');
+    try {
+      const invitation = await createInvitation(deps.db, request.consoleUser!.id, targetKey(target), email, role as never, deps.clock);
+      // The link is a secret until it is used: no cache keeps this page.
+      reply.header('cache-control', 'no-store');
+      return page(request, reply, 'invite-link', {
+        title: 'Invitation link',
+        section: 'members',
+        invitation: { email: invitation.email, role: invitation.role, expires: day(invitation.expiresAt) },
+        link: `${baseUrl(deps, request)}/app/invitation?token=${invitation.token}`,
+        back: `${target.href}/settings/members`,
+      });
+    } catch (err) {
+      if (!shownOnPage(err)) throw err;
+      reply.code(err.code === 'conflict' ? 409 : 422);
+      return listPage(request, reply, {
+        form: { email, role },
+        errors: (err.details.errors ?? {}) as FieldErrors,
+        problem: `Nobody was invited: ${err.message}`,
+      });
+    }
+  });
+
+  app.post('/settings/members/:userId/role', async (request, reply) => {
+    const target = targetOf(request);
+    const userId = userIdParam(request);
+    const role = text((request.body ?? {}) as Form, 'role');
+    try {
+      const member = await changeRole(deps.db, targetKey(target), userId, role as never, { actorId: request.consoleUser!.id });
+      return reply.redirect(`${target.href}/settings/members?changed=${member.userId}`, 303);
+    } catch (err) {
+      if (!shownOnPage(err)) throw err;
+      reply.code(err.code === 'conflict' ? 409 : 422);
+      return listPage(request, reply, { problem: err.message });
+    }
+  });
+
+  const memberOf = async (request: FastifyRequest) => {
+    const target = targetOf(request);
+    const userId = userIdParam(request);
+    const member = (await listMembers(deps.db, targetKey(target))).find((m) => m.userId === userId);
+    if (!member) throw notFound('Member');
+    return member;
+  };
+
+  app.get('/settings/members/:userId/remove', async (request, reply) => {
+    const target = targetOf(request);
+    const member = await memberOf(request);
+    const you = member.userId === request.consoleUser!.id;
+    const back = `${target.href}/settings/members`;
+    return page(request, reply, 'member-remove', { title: you ? 'Leave' : `Remove ${member.name}`, section: 'members', member, you, back, action: `${back}/${member.userId}/remove` });
+  });
+
+  app.post('/settings/members/:userId/remove', async (request, reply) => {
+    const target = targetOf(request);
+    const member = await memberOf(request);
+    try {
+      await removeMember(deps.db, targetKey(target), member.userId, { actorId: request.consoleUser!.id });
+    } catch (err) {
+      if (!shownOnPage(err)) throw err;
+      reply.code(409);
+      return listPage(request, reply, { problem: err.message });
+    }
+    // Someone who left has no page here any more.
+    if (member.userId === request.consoleUser!.id) return reply.redirect('/app', 303);
+    return reply.redirect(`${target.href}/settings/members?removed=1`, 303);
+  });
+}

@@ -1,0 +1,80 @@
+import type { FastifyInstance } from 'fastify';
+import { latestEvents } from '../../domain/events/feed.js';
+import { listOrders } from '../../domain/orders/order-read.js';
+import { publisherMe } from '../../domain/publishers/publisher-service.js';
+import { type ConsoleDeps, page, targetOf } from '../context.js';
+
+const ORDERS_SHOWN = 20;
+const RECENT_SHOWN = 10;
+const EVENTS_SHOWN = 10;
+
+type EventData = { id?: number; order_id?: number } | null;
+const eventRow = (e: { created_at: string; type: string; data: unknown }) => {
+  const data = e.data as EventData;
+  return { created_at: when(e.created_at), type: e.type, order: data?.order_id ?? data?.id ?? '' };
+};
+
+type OrderLike = { id: number; status: string; your_turn: boolean; outlet: { name: string }; deadlines: Record<string, string | null> };
+const orderRow = (o: OrderLike, price: string) => ({
+  id: o.id,
+  status: o.status,
+  turn: o.your_turn ? 'Yours' : 'Theirs',
+  outlet: o.outlet.name,
+  price,
+  deadline: when(Object.values(o.deadlines).find(Boolean) ?? null),
+});
+
+function when(iso: string | null) {
+  return iso ? iso.replace('T', ' ').replace(/(:\d\d)?Z$/, ' UTC') : '';
+}
+
+/** The overview: money, orders whose turn it is, the latest events, read by the same functions as the API. */
+export async function overviewPages(app: FastifyInstance, { deps }: { deps: ConsoleDeps }) {
+  app.get('/', async (request, reply) => {
+    const target = targetOf(request);
+    if (target.kind === 'workspace') {
+      const viewer = { party: 'buyer' as const, workspaceId: target.id };
+      const [summary, orders, recent, events] = await Promise.all([
+        deps.workspaces.summary(target.id),
+        listOrders(deps.pool, viewer, { yourTurn: true }, 1, ORDERS_SHOWN),
+        listOrders(deps.pool, viewer, {}, 1, RECENT_SHOWN),
+        latestEvents(deps.pool, viewer, {}, EVENTS_SHOWN),
+      ]);
+      return page(request, reply, 'overview', {
+        title: target.name,
+        section: 'overview',
+        figures: [
+          { label: 'Balance', value: summary.balance_formatted },
+          { label: 'Held for orders', value: summary.held_formatted },
+        ],
+        orders: orders.items.map((o) => orderRow(o, o.price_formatted)),
+        ordersTotal: orders.total,
+        recent: recent.items.map((o) => orderRow(o, o.price_formatted)),
+        recentTotal: recent.total,
+        events: events.reverse().map(eventRow),
+      });
+    }
+    const viewer = { party: 'publisher' as const, publisherId: target.id };
+    const [me, orders, recent, events] = await Promise.all([
+      publisherMe(deps.pool, target.id),
+      listOrders(deps.pool, viewer, { yourTurn: true }, 1, ORDERS_SHOWN),
+      listOrders(deps.pool, viewer, {}, 1, RECENT_SHOWN),
+      latestEvents(deps.pool, viewer, {}, EVENTS_SHOWN),
+    ]);
+    return page(request, reply, 'overview', {
+      title: target.name,
+      section: 'overview',
+      figures: [
+        { label: 'Pending', value: me.pending_formatted },
+        { label: 'Payable', value: me.payable_formatted },
+      ],
+      orders: orders.items.map((o) => orderRow(o, o.payout_formatted)),
+      ordersTotal: orders.total,
+      recent: recent.items.map((o) => orderRow(o, o.payout_formatted)),
+      recentTotal: recent.total,
+      events: events.reverse().map(eventRow),
+    });
+  });
+
+  app.get('/settings', async (request, reply) => page(request, reply, 'settings', { title: 'Settings', section: 'settings' }));
+}

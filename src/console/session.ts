@@ -1,0 +1,68 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { notFound } from '../domain/errors.js';
+import type { SessionStore } from '../domain/sessions/session-store.js';
+import { SESSION_ABSOLUTE_MS } from '../domain/sessions/session-store.js';
+import { getUser } from '../domain/users/user-service.js';
+import { membershipsOf } from '../domain/users/memberships.js';
+import { type ConsoleDeps, toTarget } from './context.js';
+
+export const SESSION_COOKIE = 'mk_session';
+
+/** Cookie attributes of the session: HttpOnly, SameSite=Lax, Secure when the public URL is https. */
+export function sessionCookieOptions(secure: boolean) {
+  return { path: '/app', httpOnly: true, sameSite: 'lax' as const, secure, maxAge: SESSION_ABSOLUTE_MS / 1000 };
+}
+
+export function isSecure(deps: ConsoleDeps): boolean {
+  return deps.config.PUBLIC_BASE_URL?.startsWith('https:') ?? false;
+}
+
+/** Signs the user in: a new session id every time (never one the browser brought), in a cookie. */
+export async function startSession(deps: ConsoleDeps, sessions: SessionStore, request: FastifyRequest, reply: FastifyReply, userId: number) {
+  const old = request.cookies[SESSION_COOKIE];
+  if (old) await sessions.end(old);
+  const { id } = await sessions.start(userId);
+  // Sessions that can no longer be used go here, a batch at a time: sign-ins are rare enough.
+  await sessions.purge();
+  reply.setCookie(SESSION_COOKIE, id, sessionCookieOptions(isSecure(deps)));
+}
+
+export async function endSession(deps: ConsoleDeps, sessions: SessionStore, request: FastifyRequest, reply: FastifyReply) {
+  const id = request.cookies[SESSION_COOKIE];
+  if (id) await sessions.end(id);
+  reply.clearCookie(SESSION_COOKIE, sessionCookieOptions(isSecure(deps)));
+}
+
+/** Who is signed in, from the cookie; null without a live session. */
+export async function loadSignedIn(deps: ConsoleDeps, sessions: SessionStore, request: FastifyRequest): Promise<boolean> {
+  const id = request.cookies[SESSION_COOKIE];
+  if (!id) return false;
+  const session = await sessions.find(id);
+  if (!session) return false;
+  const [user, memberships] = await Promise.all([getUser(deps.db, session.userId), membershipsOf(deps.db, session.userId)]);
+  request.consoleUser = { id: user.id, name: user.name, email: user.email };
+  request.consoleTargets = memberships.map(toTarget);
+  return true;
+}
+
+/**
+ * The one gate in front of every signed-in route: no live session → to the sign-in page (303,
+ * with the page asked for to return to); a page of a workspace or publisher account the person
+ * is not a member of → 404, as for one that does not exist.
+ */
+export function signedInGate(deps: ConsoleDeps, sessions: SessionStore) {
+  return async function gate(request: FastifyRequest, reply: FastifyReply) {
+    if (!(await loadSignedIn(deps, sessions, request))) {
+      const next = request.method === 'GET' ? `?next=${encodeURIComponent(request.url)}` : '';
+      return reply.redirect(`/app/sign-in${next}`, 303);
+    }
+    const params = request.params as { targetId?: string } | undefined;
+    const raw = params?.targetId;
+    if (raw === undefined) return;
+    const kind = request.url.startsWith('/app/p/') ? 'publisher' : 'workspace';
+    const id = /^[1-9][0-9]{0,9}$/.test(raw) ? Number(raw) : NaN;
+    const target = request.consoleTargets.find((t) => t.kind === kind && t.id === id);
+    if (!target) throw notFound('Page');
+    request.consoleTarget = target;
+  };
+}

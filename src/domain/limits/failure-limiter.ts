@@ -1,0 +1,60 @@
+import type { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
+
+/**
+ * Counts failures (wrong passwords, sign-ups) per key in a fixed window, with
+ * `rate-limiter-flexible`: in Redis when the app has a client (shared by every process), else in
+ * memory. While Redis is unreachable each process falls back to its own count in memory, as the
+ * request rate limiter and the purchase-code guard do. Once a key has used up its failures every
+ * attempt is refused until the window passes, right ones included, so guessing cannot be told
+ * apart from knowing.
+ */
+export interface FailureLimiter {
+  /** Whether the key has used up its failures in the current window. */
+  check(key: string): Promise<LimitState>;
+  /** Counts one failure. */
+  fail(key: string): Promise<LimitState>;
+}
+
+export interface LimitState {
+  blocked: boolean;
+  retryAfterSeconds: number;
+}
+
+const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
+
+export function createFailureLimiter(opts: { name: string; points: number; windowSeconds: number; redis?: Redis; prefix?: string }): FailureLimiter {
+  const keyPrefix = `${opts.prefix ?? 'mkt:'}fail:${opts.name}`;
+  const memory = new RateLimiterMemory({ keyPrefix, points: opts.points, duration: opts.windowSeconds });
+  const limiter: RateLimiterAbstract = opts.redis
+    ? new RateLimiterRedis({
+        storeClient: opts.redis,
+        keyPrefix,
+        points: opts.points,
+        duration: opts.windowSeconds,
+        rejectIfRedisNotReady: true,
+        insuranceLimiter: memory,
+      })
+    : memory;
+  const state = (res: RateLimiterRes | null, threshold: number): LimitState =>
+    res && res.consumedPoints >= threshold ? { blocked: true, retryAfterSeconds: seconds(res.msBeforeNext) } : { blocked: false, retryAfterSeconds: 0 };
+  return {
+    async check(key) {
+      let res: RateLimiterRes | null;
+      try {
+        res = await limiter.get(key);
+      } catch {
+        res = await memory.get(key);
+      }
+      return state(res, opts.points);
+    },
+    async fail(key) {
+      try {
+        return state(await limiter.consume(key), opts.points + 1);
+      } catch (err) {
+        if (err instanceof RateLimiterRes) return state(err, opts.points + 1);
+        return state(await memory.consume(key).catch((e: unknown) => (e instanceof RateLimiterRes ? e : null)), opts.points + 1);
+      }
+    },
+  };
+}

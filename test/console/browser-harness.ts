@@ -1,0 +1,38 @@
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { expect } from 'vitest';
+import { projectRoot } from '../../src/paths.js';
+
+// What a browser test file needs besides its flows: the system's Chromium (browsers cannot be
+// downloaded here; Debian's `chromium`, installed by .ci/run), whether the group runs, and axe-core
+// run in the page. Under CI=true a missing browser is a failure, elsewhere one line says why.
+
+// CHROMIUM_PATH, when set, is the only browser tried.
+const CANDIDATES = process.env.CHROMIUM_PATH !== undefined ? [process.env.CHROMIUM_PATH] : ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
+export const executablePath = CANDIDATES.find((p): p is string => Boolean(p && existsSync(p)));
+export const browserRequired = process.env.CI === 'true';
+export const skipBrowser = !executablePath && !browserRequired;
+
+/** Saves pages into docs/console/ when CONSOLE_SCREENSHOTS=1 (docs/console.md shows them). */
+const SHOTS = process.env.CONSOLE_SCREENSHOTS === '1' ? join(projectRoot, 'docs', 'console') : undefined;
+if (SHOTS) mkdirSync(SHOTS, { recursive: true });
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+export function requireBrowser(): string {
+  if (!executablePath) throw new Error('CI=true and no Chromium: install it (apt-get install -y chromium) or set CHROMIUM_PATH');
+  return executablePath;
+}
+
+/** axe-core in the page (whose context bypasses the CSP): no serious or critical violation; the page saved when asked. */
+export async function checkPage(page: Page, name: string) {
+  await page.addScriptTag({ content: axeSource });
+  const violations = await page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run: () => Promise<{ violations: Array<{ id: string; impact: string; nodes: unknown[] }> }> } }).axe;
+    const result = await axe.run();
+    return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.nodes.length})`);
+  });
+  expect(violations, `axe on ${name}`).toEqual([]);
+  if (SHOTS) await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+}

@@ -1,0 +1,53 @@
+import type { Harness } from '../helpers/app.js';
+
+/** Every secret the console clients of this process saw (session ids, CSRF secrets and tokens): the log test looks for each. */
+export const seenSecrets = new Set<string>();
+
+/** A cookie jar and form poster for the console through app.inject, as a browser without JavaScript. */
+export function consoleClient(h: Harness, ip = '127.0.0.1') {
+  const jar = new Map<string, string>();
+  const remember = (setCookie: string | string[] | undefined) => {
+    for (const line of ([] as string[]).concat(setCookie ?? [])) {
+      const [pair] = line.split(';');
+      const eq = pair!.indexOf('=');
+      const name = pair!.slice(0, eq);
+      const value = pair!.slice(eq + 1);
+      if (/expires=Thu, 01 Jan 1970/i.test(line) || value === '') jar.delete(name);
+      else {
+        jar.set(name, value);
+        seenSecrets.add(decodeURIComponent(value));
+      }
+    }
+  };
+  const cookieHeader = () => [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
+  const client = {
+    jar,
+    async get(url: string) {
+      const res = await h.app.inject({ method: 'GET', url, headers: { cookie: cookieHeader() }, remoteAddress: ip });
+      remember(res.headers['set-cookie']);
+      return res;
+    },
+    /** The `_csrf` token of the page at `url` (a GET first, as a browser would). */
+    async token(url: string) {
+      const page = await client.get(url);
+      const m = /name="_csrf" value="([^"]+)"/.exec(page.body);
+      if (!m) throw new Error(`no _csrf on ${url}: ${page.statusCode}`);
+      seenSecrets.add(m[1]!);
+      return m[1]!;
+    },
+    async post(url: string, fields: Record<string, string>, opts: { from?: string; csrf?: boolean } = {}) {
+      const body = new URLSearchParams(fields);
+      if (opts.csrf !== false) body.set('_csrf', await client.token(opts.from ?? url));
+      const res = await h.app.inject({
+        method: 'POST',
+        url,
+        headers: { cookie: cookieHeader(), 'content-type': 'application/x-www-form-urlencoded' },
+        payload: body.toString(),
+        remoteAddress: ip,
+      });
+      remember(res.headers['set-cookie']);
+      return res;
+    },
+  };
+  return client;
+}

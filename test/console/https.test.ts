@@ -1,0 +1,22 @@
+import { describe, expect, it } from 'vitest';
+import { setupApp } from '../helpers/app.js';
+import { consoleClient } from './helpers.js';
+
+// Behind https (PUBLIC_BASE_URL), the session cookie is Secure and the headers say https.
+const h = await setupApp({ SIGNUP: 'open', PUBLIC_BASE_URL: 'https://console.example' });
+
+describe('console behind https', () => {
+  it('sets a Secure session cookie, HSTS, and upgrades insecure requests', async () => {
+    const c = consoleClient(h);
+    const res = await c.post('/app/sign-up', { name: 'Sec Ure', email: 'secure@example.com', password: 'correct horse battery' });
+    expect(res.statusCode).toBe(303);
+    const cookies = ([] as string[]).concat(res.headers['set-cookie'] ?? []);
+    expect(cookies.find((l) => l.startsWith('mk_session='))).toMatch(/; Secure/);
+    const page = await consoleClient(h).get('/app/sign-in');
+    expect(([] as string[]).concat(page.headers['set-cookie'] ?? []).find((l) => l.startsWith('_csrf='))).toMatch(/; Secure/);
+    expect(page.headers['strict-transport-security']).toMatch(/max-age=/);
+    expect(page.headers['content-security-policy']).toMatch(/upgrade-insecure-requests/);
+    const created = await c.post(`${res.headers.location}/settings/api-keys`, { name: 'Key' });
+    expect(created.body).toContain('curl -s https://console.example/api/v1/me');
+  });
+});

@@ -1,0 +1,182 @@
+import { describe, expect, it } from 'vitest';
+import { createPublisher } from '../../src/domain/publishers/publisher-service.js';
+import { addMember, roleIn } from '../../src/domain/users/memberships.js';
+import { createUser, findUserByEmail } from '../../src/domain/users/user-service.js';
+import { createWorkspace, getApprovalRules } from '../../src/domain/workspaces/workspace-service.js';
+import { setupApp } from '../helpers/app.js';
+import { consoleClient } from './helpers.js';
+
+// Settings → Members, the invite link, and Settings → Approval rules, through app.inject as a
+// browser without JavaScript. Every refusal is the domain's; these check the pages show it.
+
+const h = await setupApp({ SIGNUP: 'closed', SIGNIN_FAILURES_PER_ACCOUNT: 3, SIGNIN_FAILURES_PER_ADDRESS: 1000, SIGNUPS_PER_ADDRESS_PER_HOUR: 100 });
+const password = 'correct horse battery';
+const DAY = 86_400_000;
+
+let n = 0;
+/** A user with their own browser, signed in. */
+async function person(name: string) {
+  n++;
+  const email = `member${n}@example.com`;
+  const user = await createUser(h.database.db, { email, name, password });
+  const c = consoleClient(h, `10.3.0.${n}`);
+  expect((await c.post('/app/sign-in', { email, password })).statusCode).toBe(303);
+  return { c, user, email };
+}
+
+/** A workspace (made as the CLI makes one) owned by a signed-in person. */
+async function ownedWorkspace() {
+  const owner = await person('Olga Owner');
+  const ws = await createWorkspace(h.database.db, { name: `Members ${n}` });
+  await addMember(h.database.db, { workspaceId: ws.id }, owner.user.id, 'owner');
+  return { owner, ws, base: `/app/w/${ws.id}` };
+}
+
+const linkIn = (body: string) => {
+  const m = /id="invite-link"[^>]*value="([^"]+)"/.exec(body);
+  return m ? new URL(m[1]!.replaceAll('&amp;', '&')) : undefined;
+};
+
+describe('members page', () => {
+  it('a viewer sees members but no invite form, and a forged invite or role change is 403', async () => {
+    const { ws, base } = await ownedWorkspace();
+    const viewer = await person('Vic Viewer');
+    await addMember(h.database.db, { workspaceId: ws.id }, viewer.user.id, 'viewer');
+    const page = await viewer.c.get(`${base}/settings/members`);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('Olga Owner');
+    expect(page.body).not.toContain('>Invite</button>');
+    expect(page.body).not.toContain('Change role');
+    const forged = await viewer.c.post(`${base}/settings/members/invite`, { email: 'x@example.com', role: 'owner' }, { from: `${base}/settings/members` });
+    expect(forged.statusCode).toBe(403);
+    const promote = await viewer.c.post(`${base}/settings/members/${viewer.user.id}/role`, { role: 'owner' }, { from: `${base}/settings/members` });
+    expect(promote.statusCode).toBe(403);
+    expect(await roleIn(h.database.db, viewer.user.id, { workspaceId: ws.id })).toBe('viewer');
+  });
+
+  it("another workspace's members page and actions are 404; a post without its token is 403", async () => {
+    const { base } = await ownedWorkspace();
+    const stranger = await person('Sam Stranger');
+    expect((await stranger.c.get(`${base}/settings/members`)).statusCode).toBe(404);
+    expect((await stranger.c.post(`${base}/settings/members/invite`, { email: 'x@example.com', role: 'owner' }, { from: '/app/sign-in' })).statusCode).toBe(404);
+    const mine = await ownedWorkspace();
+    const noToken = await mine.owner.c.post(`${mine.base}/settings/members/invite`, { email: 'x@example.com', role: 'member' }, { csrf: false });
+    expect(noToken.statusCode).toBe(403);
+    expect((await h.database.pool.query(`SELECT 1 FROM invitations WHERE email = 'x@example.com'`)).rowCount).toBe(0);
+  });
+
+  it('the last owner cannot demote or remove themselves; the page says why', async () => {
+    const { owner, ws, base } = await ownedWorkspace();
+    const demote = await owner.c.post(`${base}/settings/members/${owner.user.id}/role`, { role: 'member' }, { from: `${base}/settings/members` });
+    expect(demote.statusCode).toBe(409);
+    expect(demote.body).toContain('at least one owner');
+    const leave = await owner.c.post(`${base}/settings/members/${owner.user.id}/remove`, {}, { from: `${base}/settings/members/${owner.user.id}/remove` });
+    expect(leave.statusCode).toBe(409);
+    expect(await roleIn(h.database.db, owner.user.id, { workspaceId: ws.id })).toBe('owner');
+  });
+
+  it('invite → the link (no-store, not in the log) → sign up through it → member → role changed → removed', async () => {
+    const { owner, ws, base } = await ownedWorkspace();
+    const bad = await owner.c.post(`${base}/settings/members/invite`, { email: 'not an email', role: 'boss' }, { from: `${base}/settings/members` });
+    expect(bad.statusCode).toBe(422);
+    expect(bad.body).toContain('Nobody was invited');
+
+    const invited = await owner.c.post(`${base}/settings/members/invite`, { email: 'New.Person@example.com', role: 'member' }, { from: `${base}/settings/members` });
+    expect(invited.statusCode).toBe(200);
+    expect(invited.headers['cache-control']).toBe('no-store');
+    const link = linkIn(invited.body)!;
+    expect(link.pathname).toBe('/app/invitation');
+    const token = link.searchParams.get('token')!;
+    expect((await owner.c.get(`${base}/settings/members`)).body).toContain('New.Person@example.com');
+
+    // Signed in as someone else: the page says so, and joining is refused.
+    const other = await person('Otto Other');
+    const wrong = await other.c.get(`/app/invitation?token=${token}`);
+    expect(wrong.body).toContain('this invitation is for New.Person@example.com');
+    expect((await other.c.post('/app/invitation', { token }, { from: `/app/invitation?token=${token}` })).statusCode).toBe(403);
+
+    // A new person: sign up through the link, even with SIGNUP=closed.
+    const newcomer = consoleClient(h, '10.3.9.1');
+    const landing = await newcomer.get(`/app/invitation?token=${token}`);
+    expect(landing.statusCode).toBe(200);
+    expect(landing.body).toContain('Sign up to join');
+    const short = await newcomer.post('/app/invitation/sign-up', { token, name: 'Nia New', password: 'short' }, { from: `/app/invitation?token=${token}` });
+    expect(short.statusCode).toBe(422);
+    const joined = await newcomer.post('/app/invitation/sign-up', { token, name: 'Nia New', password }, { from: `/app/invitation?token=${token}` });
+    expect(joined.statusCode).toBe(303);
+    expect(joined.headers.location).toBe(base);
+    expect((await newcomer.get(base)).statusCode).toBe(200);
+    const niaUser = (await findUserByEmail(h.database.db, 'new.person@example.com'))!;
+    expect(await roleIn(h.database.db, niaUser.id, { workspaceId: ws.id })).toBe('member');
+
+    // Used up.
+    const again = await consoleClient(h, '10.3.9.2').get(`/app/invitation?token=${token}`);
+    expect(again.statusCode).toBe(409);
+
+    // The token never reached a log line.
+    const logs = h.logs.join('');
+    expect(logs).not.toContain(token);
+
+    // The owner promotes her, then removes her.
+    const promoted = await owner.c.post(`${base}/settings/members/${niaUser.id}/role`, { role: 'owner' }, { from: `${base}/settings/members` });
+    expect(promoted.statusCode).toBe(303);
+    expect(await roleIn(h.database.db, niaUser.id, { workspaceId: ws.id })).toBe('owner');
+    const confirm = await owner.c.get(`${base}/settings/members/${niaUser.id}/remove`);
+    expect(confirm.body).toContain('>Remove</button>');
+    const removed = await owner.c.post(`${base}/settings/members/${niaUser.id}/remove`, {}, { from: `${base}/settings/members/${niaUser.id}/remove` });
+    expect(removed.statusCode).toBe(303);
+    expect(await roleIn(h.database.db, niaUser.id, { workspaceId: ws.id })).toBeNull();
+    expect((await newcomer.get(base)).statusCode).toBe(404);
+  });
+
+  it('an existing account signs in through the link (wrong password counted), and an expired link says so', async () => {
+    const { owner, base } = await ownedWorkspace();
+    const pub = await createPublisher(h.database.db, 'Members publisher');
+    await addMember(h.database.db, { publisherId: pub.id }, owner.user.id, 'owner');
+    const existing = await createUser(h.database.db, { email: 'existing@example.com', name: 'Ed Existing', password });
+    const invited = await owner.c.post(`/app/p/${pub.id}/settings/members/invite`, { email: 'existing@example.com', role: 'viewer' }, { from: `/app/p/${pub.id}/settings/members` });
+    const token = linkIn(invited.body)!.searchParams.get('token')!;
+    const ed = consoleClient(h, '10.3.9.3');
+    expect((await ed.get(`/app/invitation?token=${token}`)).body).toContain('Sign in to join');
+    const wrong = await ed.post('/app/invitation/sign-in', { token, password: 'not the password' }, { from: `/app/invitation?token=${token}` });
+    expect(wrong.statusCode).toBe(401);
+    expect(wrong.body).toContain('Email or password is wrong');
+    const right = await ed.post('/app/invitation/sign-in', { token, password }, { from: `/app/invitation?token=${token}` });
+    expect(right.statusCode).toBe(303);
+    expect(right.headers.location).toBe(`/app/p/${pub.id}`);
+    expect(await roleIn(h.database.db, existing.id, { publisherId: pub.id })).toBe('viewer');
+
+    const late = await owner.c.post(`${base}/settings/members/invite`, { email: 'late@example.com', role: 'member' }, { from: `${base}/settings/members` });
+    const lateToken = linkIn(late.body)!.searchParams.get('token')!;
+    h.clock.advance(7 * DAY);
+    const expired = await consoleClient(h, '10.3.9.4').get(`/app/invitation?token=${lateToken}`);
+    expect(expired.statusCode).toBe(409);
+    expect(expired.body).toContain('expired');
+    expect((await consoleClient(h, '10.3.9.5').get('/app/invitation?token=nonsense')).statusCode).toBe(404);
+  });
+});
+
+describe('approval rules page', () => {
+  it('an owner saves the rules (the same domain call as the CLI); a bad amount names the field; a member cannot', async () => {
+    const { owner, ws, base } = await ownedWorkspace();
+    const url = `${base}/settings/approval-rules`;
+    expect((await owner.c.get(url)).body).toContain('No limit');
+    const bad = await owner.c.post(url, { max_order: '12.345' }, { from: url });
+    expect(bad.statusCode).toBe(422);
+    expect(bad.body).toContain('Maximum order (USD) must be an amount');
+    const saved = await owner.c.post(url, { max_order: '250.5', auto_approve_drafts: '1' }, { from: url });
+    expect(saved.statusCode).toBe(200);
+    expect(saved.body).toContain('$250.50');
+    expect(await getApprovalRules(h.database.db, ws.id)).toMatchObject({ max_order_cents: 25_050, auto_approve_drafts: true });
+    await owner.c.post(url, { max_order: '' }, { from: url });
+    expect(await getApprovalRules(h.database.db, ws.id)).toMatchObject({ max_order_cents: null, auto_approve_drafts: false });
+
+    const member = await person('Mo Member');
+    await addMember(h.database.db, { workspaceId: ws.id }, member.user.id, 'member');
+    const seen = await member.c.get(url);
+    expect(seen.statusCode).toBe(200);
+    expect(seen.body).toContain('Only an owner can change these rules');
+    expect((await member.c.post(url, { max_order: '1' }, { from: url })).statusCode).toBe(403);
+    expect((await getApprovalRules(h.database.db, ws.id)).max_order_cents).toBeNull();
+  });
+});

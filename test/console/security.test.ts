@@ -1,0 +1,129 @@
+import { Writable } from 'node:stream';
+import Fastify from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { marketplaceApp, serverOptions } from '../../src/app.js';
+import { defaultConfig } from '../../src/config.js';
+import { createKey } from '../../src/domain/keys/key-service.js';
+import { createPublisher } from '../../src/domain/publishers/publisher-service.js';
+import { addMember } from '../../src/domain/users/memberships.js';
+import { createLogger } from '../../src/logger.js';
+import type { Harness } from '../helpers/app.js';
+import { ManualClock } from '../helpers/clock.js';
+import { createTestDatabase } from '../helpers/db.js';
+import { consoleClient } from './helpers.js';
+
+// The console's security suite, walked from the router so a page added later is covered without
+// touching this file: every route behind the sign-in gate redirects to sign-in without a session,
+// answers 404 for another tenant's ids (before anything else), and refuses a form without its
+// CSRF token with 403 on the person's own workspace or publisher account.
+
+const routes: Array<{ method: string; url: string }> = [];
+const database = await createTestDatabase();
+const config = defaultConfig({ SIGNUP: 'open', ORDER_SWEEP_INTERVAL_MS: 0, EVENTS_POLL_INTERVAL_MS: 0, LINK_CHECK_POLL_MS: 0 });
+const clock = new ManualClock(Date.now());
+const logs: string[] = [];
+const app = Fastify(serverOptions(config, createLogger('info', new Writable({ write: (c, _e, cb) => (logs.push(String(c)), cb()) }))));
+app.addHook('onRoute', (r) => {
+  for (const method of ([] as string[]).concat(r.method)) if (method !== 'HEAD') routes.push({ method, url: r.url });
+});
+await app.register(marketplaceApp, { config, database, clock });
+await app.ready();
+afterAll(async () => {
+  await app.close();
+  await database.drop();
+});
+const h = { app, database, clock, config, logs } as unknown as Harness;
+
+const gated = () => routes.filter((r) => /^\/app\/[wp]\/:targetId/.test(r.url));
+const password = 'correct horse battery';
+
+interface Tenant {
+  c: ReturnType<typeof consoleClient>;
+  workspaceId: number;
+  publisherId: number;
+  userId: number;
+  keyId: number;
+  publisherKeyId: number;
+}
+
+async function tenant(n: number): Promise<Tenant> {
+  const c = consoleClient(h, `10.1.0.${n}`);
+  const res = await c.post('/app/sign-up', { name: `Tenant ${n}`, email: `tenant${n}@example.com`, password });
+  expect(res.statusCode).toBe(303);
+  const workspaceId = Number(res.headers.location!.split('/').pop());
+  const { rows } = await database.pool.query<{ id: number }>('SELECT id FROM users WHERE email = $1', [`tenant${n}@example.com`]);
+  const userId = rows[0]!.id;
+  const pub = await createPublisher(database.db, `Publisher of tenant ${n}`);
+  await addMember(database.db, { publisherId: pub.id }, userId, 'owner');
+  const key = await createKey(database.db, { workspaceId, name: 'read' });
+  const { rows: pk } = await database.pool.query<{ id: number }>('SELECT id FROM api_keys WHERE publisher_id = $1', [pub.id]);
+  return { c, workspaceId, publisherId: pub.id, userId, keyId: key.id, publisherKeyId: pk[0]!.id };
+}
+
+/** The route's path with the tenant's ids: its workspace or publisher, key and member. */
+function pathFor(url: string, t: Tenant) {
+  const publisher = url.startsWith('/app/p/');
+  return url
+    .replace(':targetId', String(publisher ? t.publisherId : t.workspaceId))
+    .replace(':keyId', String(publisher ? t.publisherKeyId : t.keyId))
+    .replace(':userId', String(t.userId))
+    .replace(/:\w+/g, '1');
+}
+
+let a: Tenant;
+let b: Tenant;
+beforeAll(async () => {
+  a = await tenant(1);
+  b = await tenant(2);
+});
+
+describe('console security, every signed-in route', () => {
+  it('walks the router (a broken walk would pass vacuously)', () => {
+    const urls = gated().map((r) => `${r.method} ${r.url}`);
+    for (const known of ['GET /app/w/:targetId', 'POST /app/w/:targetId/settings/api-keys', 'GET /app/p/:targetId/settings/api-keys', 'POST /app/w/:targetId/settings/api-keys/:keyId/revoke']) {
+      expect(urls).toContain(known);
+    }
+    expect(urls.length).toBeGreaterThan(20);
+  });
+
+  it('no session: a redirect to sign-in', async () => {
+    const anonymous = consoleClient(h, '10.1.1.1');
+    for (const r of gated()) {
+      const url = pathFor(r.url, a);
+      const res = r.method === 'GET' ? await anonymous.get(url) : await anonymous.post(url, {}, { csrf: false });
+      expect(res.statusCode, `${r.method} ${url}`).toBe(303);
+      expect(res.headers.location, `${r.method} ${url}`).toMatch(/^\/app\/sign-in/);
+    }
+  });
+
+  it("another tenant's ids: 404, with a valid form token too", async () => {
+    for (const r of gated()) {
+      const url = pathFor(r.url, a);
+      const res = r.method === 'GET' ? await b.c.get(url) : await b.c.post(url, {}, { from: `/app/w/${b.workspaceId}` });
+      expect(res.statusCode, `${r.method} ${url}`).toBe(404);
+    }
+  });
+
+  it("another tenant's key or member id on one's own pages: 404", async () => {
+    for (const r of gated().filter((x) => /:keyId|:userId/.test(x.url))) {
+      const own = pathFor(r.url, b);
+      const url = own.replace(`/${b.keyId}/`, `/${a.keyId}/`).replace(`/${b.publisherKeyId}/`, `/${a.publisherKeyId}/`).replace(`/${b.userId}/`, `/${a.userId}/`);
+      expect(url).not.toBe(own);
+      const res = r.method === 'GET' ? await b.c.get(url) : await b.c.post(url, {}, { from: `/app/w/${b.workspaceId}` });
+      expect(res.statusCode, `${r.method} ${url}`).toBe(404);
+    }
+  });
+
+  it('a form without its token: 403, on every state-changing route', async () => {
+    const posts = gated().filter((r) => r.method !== 'GET');
+    expect(posts.length).toBeGreaterThan(5);
+    for (const r of posts) {
+      const url = pathFor(r.url, b);
+      const res = await b.c.post(url, { name: 'forged' }, { csrf: false });
+      expect(res.statusCode, `${r.method} ${url}`).toBe(403);
+    }
+    for (const url of ['/app/sign-in', '/app/sign-up', '/app/sign-out', '/app/invitation']) {
+      expect((await consoleClient(h, '10.1.2.1').post(url, {}, { csrf: false })).statusCode, url).toBe(403);
+    }
+  });
+});

@@ -1,0 +1,79 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { hashPassword, verifyPassword } from '../../../src/domain/users/passwords.js';
+import { createUser, findUserByEmail, recordSignIn, setPassword, verifyCredentials } from '../../../src/domain/users/user-service.js';
+import { createTestDatabase } from '../../helpers/db.js';
+import { ManualClock } from '../../helpers/clock.js';
+
+const database = await createTestDatabase();
+afterAll(() => database.drop());
+const db = database.db;
+
+describe('users', () => {
+  it('refuses an email already taken in another case, naming the field', async () => {
+    await createUser(db, { email: 'Ana@Example.com', name: 'Ana', password: 'correct horse battery' });
+    const err = await createUser(db, { email: '  ana@EXAMPLE.com ', name: 'Other Ana', password: 'another password' }).catch((e) => e);
+    expect(err).toMatchObject({ code: 'conflict', details: { reason: 'email_taken', errors: { email: [expect.any(String)] } } });
+    const { rows } = await database.pool.query(`SELECT count(*)::int AS n FROM users WHERE lower(email) = 'ana@example.com'`);
+    expect(rows[0].n).toBe(1);
+  });
+
+  it('two concurrent sign-ups with one address in two cases: one user, one email_taken', async () => {
+    const results = await Promise.allSettled([
+      createUser(db, { email: 'race@example.com', name: 'A', password: 'password one' }),
+      createUser(db, { email: 'RACE@example.com', name: 'B', password: 'password two' }),
+    ]);
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    const rejected = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+    expect(rejected.reason).toMatchObject({ code: 'conflict', details: { reason: 'email_taken' } });
+  });
+
+  it('refuses bad input naming each field', async () => {
+    const err = await createUser(db, { email: 'not-an-email', name: ' ', password: 'short' }).catch((e) => e);
+    expect(err.code).toBe('invalid_input');
+    expect(Object.keys(err.details.errors).sort()).toEqual(['email', 'name', 'password']);
+  });
+
+  it('hashes with argon2id and the OWASP parameters; the hash is not the password', async () => {
+    const user = await createUser(db, { email: 'hash@example.com', name: 'Hash', password: 'a long passphrase' });
+    const { rows } = await database.pool.query('SELECT password_hash FROM users WHERE id = $1', [user.id]);
+    expect(rows[0].password_hash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+    expect(rows[0].password_hash).not.toContain('a long passphrase');
+    expect(await verifyPassword(await hashPassword('x'.repeat(8)), 'y'.repeat(8))).toBe(false);
+    expect(await verifyPassword('not a hash', 'whatever1')).toBe(false);
+  });
+
+  it('verifyCredentials: wrong password and unknown email are both null; right one, any case, is the user', async () => {
+    const user = await createUser(db, { email: 'login@example.com', name: 'Login', password: 'right password' });
+    expect(await verifyCredentials(db, 'login@example.com', 'wrong password')).toBeNull();
+    expect(await verifyCredentials(db, 'nobody@example.com', 'right password')).toBeNull();
+    expect(await verifyCredentials(db, 'login@example.com', '')).toBeNull();
+    expect(await verifyCredentials(db, 'x'.repeat(300), 'right password')).toBeNull();
+    const found = await verifyCredentials(db, ' LOGIN@example.com', 'right password');
+    expect(found).toMatchObject({ id: user.id, email: 'login@example.com', name: 'Login' });
+    expect(found).not.toHaveProperty('passwordHash');
+  });
+
+  it('setPassword ends every session of the user in the same transaction, and only theirs', async () => {
+    const a = await createUser(db, { email: 'sessions-a@example.com', name: 'A', password: 'first password' });
+    const b = await createUser(db, { email: 'sessions-b@example.com', name: 'B', password: 'first password' });
+    for (const [u, id] of [[a.id, 'a1'], [a.id, 'a2'], [b.id, 'b1']] as const) {
+      await database.pool.query(`INSERT INTO sessions (id_hash, user_id, expires_at) VALUES ($1, $2, now() + interval '30 days')`, [id, u]);
+    }
+    await expect(setPassword(db, a.id, 'short')).rejects.toMatchObject({ code: 'invalid_input', details: { errors: { password: expect.any(Array) } } });
+    expect((await database.pool.query('SELECT count(*)::int AS n FROM sessions WHERE user_id = $1', [a.id])).rows[0].n).toBe(2);
+
+    expect(await setPassword(db, a.id, 'second password')).toEqual({ sessionsEnded: 2 });
+    expect((await database.pool.query('SELECT id_hash FROM sessions ORDER BY id_hash')).rows.map((r) => r.id_hash)).toEqual(['b1']);
+    expect(await verifyCredentials(db, 'sessions-a@example.com', 'first password')).toBeNull();
+    expect(await verifyCredentials(db, 'sessions-a@example.com', 'second password')).toMatchObject({ id: a.id });
+    await expect(setPassword(db, 999_999, 'second password')).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('recordSignIn stamps the sign-in time', async () => {
+    const user = await createUser(db, { email: 'stamp@example.com', name: 'Stamp', password: 'stamp password' });
+    expect(user.lastSignInAt).toBeNull();
+    const clock = new ManualClock();
+    await recordSignIn(db, user.id, clock);
+    expect((await findUserByEmail(db, 'stamp@example.com'))!.lastSignInAt!.getTime()).toBe(clock.now());
+  });
+});
