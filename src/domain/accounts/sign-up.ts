@@ -1,22 +1,28 @@
 import type { Db } from '../../db/client.js';
-import { createUser } from '../users/user-service.js';
-import { addMember } from '../users/memberships.js';
-import { createWorkspace } from '../workspaces/workspace-service.js';
+import { withTransaction } from '../../db/tx.js';
+import { insertUser, prepareUser } from '../users/user-service.js';
+import { insertMembership } from '../users/memberships.js';
+import { assertCurrency, insertWorkspace } from '../workspaces/workspace-service.js';
 
 /**
  * Open sign-up (SIGNUP=open): a new user and a new workspace they own, with a balance of zero
  * (top-ups stay an operator's action). The workspace is named after the person, and its
- * Interface B owner fields (email, names) are theirs.
+ * Interface B owner fields (email, names) are theirs. The user, the workspace and the membership
+ * are written in one transaction: a failure leaves no user without a workspace.
  */
 export async function signUp(db: Db, input: { name: string; email: string; password: string }) {
-  const user = await createUser(db, input);
-  const [first, ...rest] = user.name.split(/\s+/);
-  const workspace = await createWorkspace(db, {
-    name: `${user.name}'s workspace`,
-    ownerEmail: user.email,
-    ownerFirstName: first ?? user.name,
-    ownerLastName: rest.join(' ') || first || user.name,
+  const ready = await prepareUser(db, input);
+  await assertCurrency(db, 'USD');
+  return withTransaction(db.$client, async (tx) => {
+    const user = await insertUser(tx, ready);
+    const [first, ...rest] = user.name.split(/\s+/);
+    const workspace = await insertWorkspace(db, tx, {
+      name: `${user.name}'s workspace`,
+      ownerEmail: user.email,
+      ownerFirstName: first ?? user.name,
+      ownerLastName: rest.join(' ') || first || user.name,
+    });
+    await insertMembership(tx, { workspaceId: workspace.id }, user.id, 'owner');
+    return { user, workspaceId: workspace.id };
   });
-  await addMember(db, { workspaceId: workspace.id }, user.id, 'owner');
-  return { user, workspaceId: workspace.id };
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Db } from '../../db/client.js';
 import { constraintOf, pgErrorCode } from '../../db/errors.js';
-import { withTransaction } from '../../db/tx.js';
+import { type Tx, withTransaction } from '../../db/tx.js';
 import { systemClock, type Clock } from '../clock.js';
 import { DomainError, notFound } from '../errors.js';
 import { hashPassword, verifyAgainstDummy, verifyPassword } from './passwords.js';
@@ -28,14 +28,24 @@ export const emailTaken = () =>
 
 /** A new user; the email is kept as typed (trimmed) and unique whatever its case. */
 export async function createUser(db: Db, input: { email: string; name: string; password: string }): Promise<User> {
+  const ready = await prepareUser(db, input);
+  return insertUser(db.$client, ready);
+}
+
+/** A new user's input checked and its password hashed: slow work done before any transaction. */
+export async function prepareUser(db: Db, input: { email: string; name: string; password: string }) {
   const { email, name, password } = parseUserInput(newUserInput, input);
   // An early answer for the usual case; the unique index decides under a race.
   if (await findUserByEmail(db, email)) throw emailTaken();
-  const passwordHash = await hashPassword(password);
+  return { email, name, passwordHash: await hashPassword(password) };
+}
+
+/** Writes a prepared user, on the pool or in the caller's transaction. */
+export async function insertUser(q: Pick<Tx, 'query'>, user: Awaited<ReturnType<typeof prepareUser>>): Promise<User> {
   try {
-    const { rows } = await db.$client.query<User>(
+    const { rows } = await q.query<User>(
       `INSERT INTO users (email, name, password_hash) VALUES ($1, $2, $3) RETURNING ${USER_COLUMNS}`,
-      [email, name, passwordHash],
+      [user.email, user.name, user.passwordHash],
     );
     return rows[0]!;
   } catch (err) {

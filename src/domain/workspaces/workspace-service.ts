@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
 import { fxRates, workspaces } from '../../db/schema/index.js';
 import { DomainError, invalidInput, notFound } from '../errors.js';
-import { withTransaction } from '../../db/tx.js';
+import { type Tx, withTransaction } from '../../db/tx.js';
 import { createWorkspaceAccounts, creditTopUp } from '../ledger/ledger-service.js';
 
 export interface NewWorkspace {
@@ -60,16 +60,19 @@ export async function assertCurrency(db: Db, currency: string): Promise<void> {
 
 /** The workspace, its two accounts and its opening balance: all of them or, when one fails, none. */
 export async function createWorkspace(db: Db, input: NewWorkspace) {
+  await assertCurrency(db, (input.currency ?? 'USD').toUpperCase());
+  return withTransaction(db.$client, (tx) => insertWorkspace(db, tx, input));
+}
+
+/** createWorkspace's writes, in the caller's transaction (sign-up makes the user and the workspace together). */
+export async function insertWorkspace(db: Db, tx: Tx, input: NewWorkspace) {
   const currency = (input.currency ?? 'USD').toUpperCase();
-  await assertCurrency(db, currency);
   const insert = db.insert(workspaces).values({ name: input.name, currency, ...ownerDefaults(input) }).returning({ id: workspaces.id }).toSQL();
-  return withTransaction(db.$client, async (tx) => {
-    const { rows } = await tx.query<{ id: number }>(insert.sql, insert.params);
-    const id = rows[0]!.id;
-    await createWorkspaceAccounts(tx, id);
-    const balanceCents = input.balanceCents && input.balanceCents > 0 ? (await creditTopUp(tx, id, input.balanceCents, 'balance_cents')).balanceCents : 0;
-    return { id, name: input.name, currency, balance_cents: balanceCents };
-  });
+  const { rows } = await tx.query<{ id: number }>(insert.sql, insert.params);
+  const id = rows[0]!.id;
+  await createWorkspaceAccounts(tx, id);
+  const balanceCents = input.balanceCents && input.balanceCents > 0 ? (await creditTopUp(tx, id, input.balanceCents, 'balance_cents')).balanceCents : 0;
+  return { id, name: input.name, currency, balance_cents: balanceCents };
 }
 
 export async function setApprovalRules(
