@@ -130,20 +130,27 @@ export async function lockWorkspace(tx: Tx, workspaceId: number): Promise<Worksp
 }
 
 /**
- * Locks the balance rows of several workspaces at once, in the contract's lock order between
- * workspaces (by id), so two callers never wait for each other in opposite orders.
+ * The lock of several workspaces' balance rows, as the WITH query `locked` of a caller's
+ * statement that also reads what it needs under the lock (one round trip): `ids` names the
+ * statement's parameter holding the workspace ids. The rows are locked in the contract's lock
+ * order between workspaces (by id), so two callers never wait for each other in opposite orders;
+ * MATERIALIZED so the whole lock is taken the first time the statement reads `locked`.
  */
-export async function lockWorkspaces(tx: Tx, workspaceIds: number[]): Promise<Map<number, WorkspaceAccounts>> {
-  const ids = [...new Set(workspaceIds)].sort((a, b) => a - b);
-  if (ids.length === 1) return new Map([[ids[0]!, await lockWorkspace(tx, ids[0]!)]]);
-  const { rows } = await tx.query<{ id: number; workspace_id: number; kind: 'available' | 'held'; balance: number }>({
-    name: 'ledger_lock_workspaces',
-    text: `SELECT id, workspace_id, kind, balance FROM ledger_accounts
-            WHERE workspace_id = ANY($1::int[]) AND kind IN ('available', 'held') ORDER BY workspace_id, kind FOR UPDATE`,
-    values: [ids],
-  });
+export const balanceLock = (ids: `$${number}`) =>
+  `locked AS MATERIALIZED (SELECT id, workspace_id, kind, balance FROM ledger_accounts
+      WHERE workspace_id = ANY(${ids}::int[]) AND kind IN ('available', 'held') ORDER BY workspace_id, kind FOR UPDATE)`;
+
+export interface BalanceRow {
+  id: number;
+  workspace_id: number;
+  kind: 'available' | 'held';
+  balance: number;
+}
+
+/** The accounts of each workspace from the rows `balanceLock` locked. */
+export function lockedAccounts(workspaceIds: number[], rows: BalanceRow[]): Map<number, WorkspaceAccounts> {
   return new Map(
-    ids.map((workspaceId) => {
+    [...new Set(workspaceIds)].map((workspaceId) => {
       const available = rows.find((r) => r.workspace_id === workspaceId && r.kind === 'available');
       const held = rows.find((r) => r.workspace_id === workspaceId && r.kind === 'held');
       if (!available || !held) throw new Error(`workspace ${workspaceId} has no ledger accounts`);

@@ -184,8 +184,7 @@ export async function placeOrders(
  * placement's outcome and writes nothing; the others go on.
  */
 export async function placeAll(tx: Tx, placements: Placement[], now: number, durations: Durations): Promise<Array<Outcome<BuyerOrderView[]>>> {
-  const accounts = await ledger.lockWorkspaces(tx, placements.map((p) => p.principal.workspaceId));
-  const contexts = await readContexts(tx, placements);
+  const { accounts, contexts } = await lockAndReadContexts(tx, placements);
   const outcomes: Array<Outcome<BuyerOrderView[]>> = [];
   const accepted: Array<{ at: number; p: Placement; ctx: PlacementContext; orders: NewOrder[] }> = [];
   for (const [at, p] of placements.entries()) {
@@ -286,10 +285,11 @@ interface PlacementContext {
 
 // What each placement must know besides the balance: the key still valid, the project the
 // workspace's own, the approval limit and currency, and the requested offers (given as text,
-// "1,2,3": one row per placement).
-const contextStatement = {
-  name: 'orders_placement_contexts',
-  text: `SELECT (SELECT revoked_at IS NULL AND can_place_orders FROM api_keys WHERE id = r.key_id) AS key_ok,
+// "1,2,3": one row per placement). A placement also locks the balance rows and reads them in the
+// same statement (`lock`: one round trip fewer); the rest is then read as at the statement's
+// start, before any wait for the lock (at most the group's lock timeout, or the statement's).
+const contextsText = (lock: boolean) => `${lock ? `WITH ${ledger.balanceLock('$2')}\n` : ''}SELECT
+         (SELECT revoked_at IS NULL AND can_place_orders FROM api_keys WHERE id = r.key_id) AS key_ok,
          (r.project_id IS NULL OR EXISTS (SELECT 1 FROM projects WHERE id = r.project_id AND workspace_id = r.workspace_id)) AS project_ok,
          w.max_order_cents, w.currency, fx.per_usd::float8 AS per_usd,
          COALESCE((SELECT json_agg(x) FROM (
@@ -297,15 +297,19 @@ const contextStatement = {
                   f.publisher_price_cents, f.fee_cents, f.price, f.turnaround_days, f.content_by, f.min_words, f.max_words,
                   f.max_links, f.link_type, f.sponsored_label, f.active
              FROM offers f JOIN outlets o ON o.id = f.outlet_id
-            WHERE f.id = ANY(string_to_array(r.offer_ids, ',')::int[])) x), '[]'::json) AS offers
+            WHERE f.id = ANY(string_to_array(r.offer_ids, ',')::int[])) x), '[]'::json) AS offers,
+         ${lock ? 'COALESCE((SELECT json_agg(l) FROM locked l WHERE l.workspace_id = r.workspace_id), \'[]\'::json)' : 'NULL::json'} AS balances
     FROM unnest($1::int[], $2::int[], $3::int[], $4::text[]) WITH ORDINALITY AS r(key_id, workspace_id, project_id, offer_ids, n)
     JOIN workspaces w ON w.id = r.workspace_id JOIN fx_rates fx ON fx.currency = w.currency
-   ORDER BY r.n`,
-};
+   ORDER BY r.n`;
+const contextStatement = { name: 'orders_placement_contexts', text: contextsText(false) };
+const lockStatement = { name: 'orders_placement_lock_contexts', text: contextsText(true) };
 
-async function readContexts(q: pg.Pool | Tx, placements: Array<Pick<Placement, 'principal' | 'input'>>): Promise<PlacementContext[]> {
-  const { rows } = await q.query<PlacementContext>({
-    ...contextStatement,
+type ContextRow = PlacementContext & { balances: ledger.BalanceRow[] | null };
+
+async function readContexts(q: pg.Pool | Tx, placements: Array<Pick<Placement, 'principal' | 'input'>>, lock = false): Promise<ContextRow[]> {
+  const { rows } = await q.query<ContextRow>({
+    ...(lock ? lockStatement : contextStatement),
     values: [
       placements.map((p) => p.principal.keyId),
       placements.map((p) => p.principal.workspaceId),
@@ -315,6 +319,16 @@ async function readContexts(q: pg.Pool | Tx, placements: Array<Pick<Placement, '
   });
   if (rows.length !== placements.length) throw new Error('a placement has no workspace or currency');
   return rows;
+}
+
+/** Locks every placement's balance rows and reads the placements' contexts, in one statement. */
+async function lockAndReadContexts(tx: Tx, placements: Placement[]) {
+  const contexts = await readContexts(tx, placements, true);
+  const accounts = ledger.lockedAccounts(
+    placements.map((p) => p.principal.workspaceId),
+    contexts.flatMap((c) => c.balances!),
+  );
+  return { accounts, contexts };
 }
 
 /** The placement rules, in the order a refusal names them; the balance is compared by the caller. */
