@@ -55,7 +55,7 @@ describe('admin CLI on the embedded database', () => {
 
   it('what the CLI wrote offline is there when the server starts again', async () => {
     const server = await spawnServer(env);
-    await server.waitHealthy(30_000);
+    await server.waitHealthy(80_000);
     const r = await me(server, offlineKey);
     expect(r.status).toBe(200);
     expect(r.body.data.workspace.id).toBe(workspaceId);

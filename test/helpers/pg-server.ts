@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,15 +11,42 @@ export interface PgServer {
   stop(): Promise<void>;
 }
 
+/**
+ * A port for a child process to listen on (the embedded PostgreSQL, a spawned server), where the
+ * test must name the port before the process binds it. Chosen at random below the kernel's
+ * ephemeral range: a port from that range (what listening on 0 hands out) is also the local port
+ * of outgoing connections, so under load another test's connection could take it between the
+ * check here and the child's bind. Here only another `freePort()` could pick it, at random among
+ * thousands, and one bound already is skipped. Wherever the code that listens can take 0 and report
+ * its port, prefer that.
+ */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+  const [ephemeralLow] = ephemeralRange();
+  const low = 20_000;
+  const high = Math.max(low + 1_000, ephemeralLow);
+  for (let i = 0; i < 200; i++) {
+    const port = low + Math.floor(Math.random() * (high - low));
+    if (await bindable(port)) return port;
+  }
+  throw new Error(`no free port found in ${low}-${high - 1}`);
+}
+
+function ephemeralRange(): [number, number] {
+  try {
+    const [a, b] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    if (a && b) return [a, b];
+  } catch {
+    // not Linux: the IANA dynamic range
+  }
+  return [49_152, 65_535];
+}
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const srv = createServer();
     srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      srv.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
+    srv.once('error', () => resolve(false));
+    srv.listen({ port, host: '127.0.0.1', exclusive: true }, () => srv.close(() => resolve(true)));
   });
 }
 

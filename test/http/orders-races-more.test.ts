@@ -65,10 +65,27 @@ async function orderAt(
   return { ws, p, order };
 }
 
+/**
+ * Each race runs rounds against the shared app, database and clock; its sweeps act on every due
+ * order. A test that fails by timing out goes on in the background, so the next one waits for it
+ * to stop (it stops at its next round, once its signal is aborted) rather than share the database
+ * with it. The timeout is only a hang detector: a round's work grows with the machine's load.
+ */
+let running: Promise<unknown> = Promise.resolve();
+function race(name: string, body: (signal: AbortSignal) => Promise<void>) {
+  it(name, { timeout: 120_000 }, async ({ signal }) => {
+    await running;
+    const run = body(signal);
+    running = run.catch(() => undefined);
+    await run;
+  });
+}
+
 describe('more races', () => {
-  it('buyer cancel racing publisher accept: exactly one wins, refund iff cancelled', async () => {
+  race('buyer cancel racing publisher accept: exactly one wins, refund iff cancelled', async (signal) => {
     const tally = { cancel: 0, accept: 0 };
     for (let i = 0; i < N; i++) {
+      signal.throwIfAborted();
       const { ws, p, order } = await orderAt('awaiting_acceptance');
       const [c, a] = await Promise.all([buyer(ws.readKey, `${order.id}/cancel`), pub(p.publisherKey, `${order.id}/accept`)]);
       expect([c.statusCode, a.statusCode].sort(), codes([c, a])).toEqual([200, 409]);
@@ -88,8 +105,9 @@ describe('more races', () => {
     await expectLedgerInvariants(database);
   });
 
-  it('buyer cancel racing decline: refunded once', async () => {
+  race('buyer cancel racing decline: refunded once', async (signal) => {
     for (let i = 0; i < N; i++) {
+      signal.throwIfAborted();
       const { ws, p, order } = await orderAt('awaiting_acceptance');
       const [c, d] = await Promise.all([buyer(ws.readKey, `${order.id}/cancel`), pub(p.publisherKey, `${order.id}/decline`, { reason: 'busy' })]);
       expect([c.statusCode, d.statusCode].sort(), codes([c, d])).toEqual([200, 409]);
@@ -99,9 +117,10 @@ describe('more races', () => {
     await expectLedgerInvariants(database);
   });
 
-  it('buyer cancel racing the respond_by expiry sweep: refunded exactly once', async () => {
+  race('buyer cancel racing the respond_by expiry sweep: refunded exactly once', async (signal) => {
     const tally = { cancelled: 0, expired: 0 };
     for (let i = 0; i < N; i++) {
+      signal.throwIfAborted();
       const { ws, order } = await orderAt('awaiting_acceptance');
       h.clock.advance(72 * 3_600_000 + 1);
       const [c] = await Promise.all([buyer(ws.readKey, `${order.id}/cancel`), sweep()]);
@@ -116,8 +135,9 @@ describe('more races', () => {
     await expectLedgerInvariants(database);
   });
 
-  it('buyer cancel of an awaiting_content order racing its expiry', async () => {
+  race('buyer cancel of an awaiting_content order racing its expiry', async (signal) => {
     for (let i = 0; i < N; i++) {
+      signal.throwIfAborted();
       const { ws, order } = await orderAt('awaiting_content');
       h.clock.advance(14 * DAY + 1);
       const [c] = await Promise.all([buyer(ws.readKey, `${order.id}/cancel`), sweep()]);
@@ -127,9 +147,10 @@ describe('more races', () => {
     await expectLedgerInvariants(database);
   });
 
-  it('buyer submit-content racing the awaiting_content expiry: content accepted (no refund) or expired (refund), never both', async () => {
+  race('buyer submit-content racing the awaiting_content expiry: content accepted (no refund) or expired (refund), never both', async (signal) => {
     const tally = { submitted: 0, expired: 0 };
     for (let i = 0; i < N; i++) {
+      signal.throwIfAborted();
       const { ws, order } = await orderAt('awaiting_content');
       h.clock.advance(14 * DAY + 1);
       const [s] = await Promise.all([buyer(ws.readKey, `${order.id}/content`, content), sweep()]);
@@ -149,9 +170,10 @@ describe('more races', () => {
     await expectLedgerInvariants(database);
   });
 
-  it('buyer submit-content racing publisher accept: an accepted order with the buyer content goes to publishing', async () => {
+  race('buyer submit-content racing publisher accept: an accepted order with the buyer content goes to publishing', async (signal) => {
     const tally: Record<string, number> = {};
     for (let i = 0; i < N; i++) {
+      signal.throwIfAborted();
       const { ws, p, order } = await orderAt('awaiting_content');
       const [s, a] = await Promise.all([buyer(ws.readKey, `${order.id}/content`, content), pub(p.publisherKey, `${order.id}/accept`)]);
       expect(s.statusCode, s.body).toBe(200);
@@ -164,7 +186,7 @@ describe('more races', () => {
     expect(tally['200:writing'] ?? 0).toBe(0);
   });
 
-  it('submit-content committed while accept waits on the order lock (deterministic): accept → publishing', async () => {
+  race('submit-content committed while accept waits on the order lock (deterministic): accept → publishing', async (signal) => {
     const { ws, p } = await orderAt('awaiting_content');
     const o2 = await orderAt('awaiting_content', { ws, p });
     const tx = await database.pool.connect();
@@ -188,9 +210,10 @@ describe('more races', () => {
     }
   });
 
-  it('approve-draft racing a revised draft: one consistent outcome', async () => {
+  race('approve-draft racing a revised draft: one consistent outcome', async (signal) => {
     const tally: Record<string, number> = {};
     for (let i = 0; i < N; i++) {
+      signal.throwIfAborted();
       const { ws, p, order } = await orderAt('draft_review');
       const [ap, d] = await Promise.all([buyer(ws.readKey, `${order.id}/approve-draft`), pub(p.publisherKey, `${order.id}/draft`, draft2)]);
       expect(ap.statusCode, ap.body).toBe(200);
@@ -205,10 +228,11 @@ describe('more races', () => {
     await expectLedgerInvariants(database);
   });
 
-  it('approve and cancel of different orders in one workspace, many at once: no deadlock, balances exact', async () => {
+  race('approve and cancel of different orders in one workspace, many at once: no deadlock, balances exact', async (signal) => {
     const p = await publisherWithOutlet(database);
     const price = p.offers[0]!.price;
     for (let i = 0; i < N; i++) {
+      signal.throwIfAborted();
       const ws = await workspaceWithKeys(database.db, { balanceCents: 10 * price });
       const live = await Promise.all([0, 1, 2].map(() => orderAt('live_review', { ws, p })));
       const waiting = await Promise.all([0, 1, 2].map(() => orderAt('awaiting_acceptance', { ws, p })));
@@ -222,8 +246,9 @@ describe('more races', () => {
     await expectLedgerInvariants(database);
   });
 
-  it('two sweeps in parallel racing a buyer approval and a draft approval: each order moves once', async () => {
+  race('two sweeps in parallel racing a buyer approval and a draft approval: each order moves once', async (signal) => {
     for (let i = 0; i < N; i++) {
+      signal.throwIfAborted();
       const live = await orderAt('live_review');
       await verified(live.order.id);
       const dr = await orderAt('draft_review');
@@ -244,10 +269,11 @@ describe('more races', () => {
     await expectLedgerInvariants(database);
   });
 
-  it('placements racing a cancel and an approval in one workspace', async () => {
+  race('placements racing a cancel and an approval in one workspace', async (signal) => {
     const p = await publisherWithOutlet(database);
     const price = p.offers[0]!.price;
     for (let i = 0; i < Math.ceil(N / 3); i++) {
+      signal.throwIfAborted();
       // 1 live + 1 waiting already placed; room for 5 more, plus 1 after the cancel.
       const ws = await workspaceWithKeys(database.db, { balanceCents: 7 * price });
       const live = await orderAt('live_review', { ws, p });
@@ -270,10 +296,11 @@ describe('more races', () => {
     await expectLedgerInvariants(database);
   });
 
-  it('concurrent top-ups racing placements (with and without content)', async () => {
+  race('concurrent top-ups racing placements (with and without content)', async (signal) => {
     const p = await publisherWithOutlet(database, [{}, { title: 'Buyer content', content_by: 'buyer' }]);
     const [a, b] = p.offers as [(typeof p.offers)[0], (typeof p.offers)[0]];
     for (let i = 0; i < Math.ceil(N / 3); i++) {
+      signal.throwIfAborted();
       const ws = await workspaceWithKeys(database.db, { balanceCents: a.price });
       const ops: Promise<{ kind: string; ok: boolean; amount: number }>[] = [];
       for (let j = 0; j < 10; j++) {
@@ -295,8 +322,9 @@ describe('more races', () => {
     await expectLedgerInvariants(database);
   });
 
-  it('one Idempotency-Key on approve and cancel of one order: one runs, the other is refused', async () => {
+  race('one Idempotency-Key on approve and cancel of one order: one runs, the other is refused', async (signal) => {
     for (let i = 0; i < N; i++) {
+      signal.throwIfAborted();
       const stage = i % 2 ? 'live_review' : 'awaiting_acceptance';
       const { ws, order } = await orderAt(stage);
       const key = `same-${i}`;
@@ -317,8 +345,9 @@ describe('more races', () => {
     }
     await expectLedgerInvariants(database);
   });
-  it('50 concurrent cancels of one order: one 200, 49 × 409, refunded once', async () => {
+  race('50 concurrent cancels of one order: one 200, 49 × 409, refunded once', async (signal) => {
     for (let i = 0; i < 3; i++) {
+      signal.throwIfAborted();
       const { ws, order } = await orderAt('awaiting_acceptance');
       const results = await Promise.all(Array.from({ length: 50 }, () => buyer(ws.readKey, `${order.id}/cancel`)));
       expect(results.filter((r) => r.statusCode === 200)).toHaveLength(1);
@@ -328,11 +357,12 @@ describe('more races', () => {
     await expectLedgerInvariants(database);
   });
 
-  it('placements with and without content on a balance for exactly 15', async () => {
+  race('placements with and without content on a balance for exactly 15', async (signal) => {
     const p = await publisherWithOutlet(database, [{ publisher_price_cents: 10_000 }, { title: 'Buyer content', content_by: 'buyer', publisher_price_cents: 10_000 }]);
     const [a, b] = p.offers as [(typeof p.offers)[0], (typeof p.offers)[0]];
     expect(a.price).toBe(b.price);
     for (let i = 0; i < 3; i++) {
+      signal.throwIfAborted();
       const ws = await workspaceWithKeys(database.db, { balanceCents: a.price * 15 });
       const results = await Promise.all(
         Array.from({ length: 40 }, (_, j) =>
@@ -346,9 +376,10 @@ describe('more races', () => {
     await expectLedgerInvariants(database);
   });
 
-  it('one publisher, many workspaces: approvals, two sweeps and top-ups at once (hot pending and fees rows, no deadlock)', async () => {
+  race('one publisher, many workspaces: approvals, two sweeps and top-ups at once (hot pending and fees rows, no deadlock)', async (signal) => {
     const p = await publisherWithOutlet(database);
     for (let round = 0; round < 3; round++) {
+      signal.throwIfAborted();
       const wss = await Promise.all(Array.from({ length: 6 }, () => workspaceWithKeys(database.db, { balanceCents: 100_000 })));
       const due: { ws: Ws; id: number }[] = [];
       for (const ws of wss) for (let k = 0; k < 2; k++) due.push({ ws, id: (await orderAt('live_review', { ws, p })).order.id });
@@ -372,7 +403,7 @@ describe('more races', () => {
 });
 
 async function waitForLockWaiters(c: { query: (s: string) => Promise<{ rows: { n: number }[] }> }, n: number) {
-  for (let i = 0; i < 400; i++) {
+  for (let i = 0; i < 3000; i++) {
     const { rows } = await c.query(
       `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`,
     );
