@@ -102,6 +102,9 @@ export async function authPages(app: FastifyInstance, { deps, sessions, limits }
       created = await signUp(deps.db, input);
     } catch (err) {
       if (err instanceof DomainError && (err.code === 'invalid_input' || err.code === 'conflict')) {
+        // "Already taken" tells that an account exists: such answers count like sign-ups, so the
+        // form cannot be used without limit to learn which emails have an account.
+        if (err.code === 'conflict') await limits.signUps.fail(address);
         reply.code(422);
         return signUpPage(request, reply, { ...again, errors: (err.details.errors ?? {}) as FieldErrors, problem: err.message });
       }
