@@ -7,7 +7,7 @@ import { consoleClient } from './helpers.js';
 // A hostile review of the console: forged forms, tokens in the wrong place, hostile field values,
 // roles changed under an open session, invitations raced. Each case is an attack that must fail.
 
-const h = await setupApp({ SIGNUP: 'open', SIGNIN_FAILURES_PER_ACCOUNT: 50, SIGNIN_FAILURES_PER_ADDRESS: 1000, SIGNUPS_PER_ADDRESS_PER_HOUR: 100 });
+const h = await setupApp({ OUTBOUND_ALLOW_LOOPBACK: true, SIGNUP: 'open', SIGNIN_FAILURES_PER_ACCOUNT: 50, SIGNIN_FAILURES_PER_ADDRESS: 1000, SIGNUPS_PER_ADDRESS_PER_HOUR: 100 });
 const password = 'correct horse battery';
 const XSS = `<script>alert(1)</script>"'><img src=x onerror=alert(2)>`;
 
@@ -246,5 +246,29 @@ describe('probe: invitations', () => {
     const r = await intruder.c.post('/app/invitation', { token }, { from: `/app/invitation?token=${token}` });
     expect(r.statusCode).toBe(403);
     expect((await intruder.c.get(owner.home)).statusCode).toBe(404);
+  });
+});
+
+describe('probe: the API behind the console', () => {
+  // Left open (a policy decision, reported): the API lets any key of a workspace manage its
+  // webhook endpoints, and a `member` may create read-only keys, so a member (or a seller holding
+  // an Interface B key) manages the webhooks the console keeps for owners.
+  it.fails("a member's read-only key cannot manage the workspace's webhooks through the API", async () => {
+    const owner = await signedUp();
+    const m = await signedUp();
+    await addMember(h.database.db, { workspaceId: owner.workspaceId }, m.userId, 'member');
+    const hooks = `${owner.home}/settings/webhooks`;
+    expect((await owner.c.post(hooks, { url: 'http://127.0.0.1:9/owner-hook' })).statusCode).toBe(200);
+    expect((await m.c.post(hooks, { url: 'http://127.0.0.1:9/member-hook' })).statusCode).toBe(403);
+    const made = await m.c.post(`${owner.home}/settings/api-access`, { name: 'member key' });
+    expect(made.statusCode).toBe(200);
+    const key = /id="new-key"[^>]*value="([^"]+)"/.exec(made.body)![1]!;
+    const auth = { authorization: `Bearer ${key}` };
+    const list = await h.app.inject({ url: '/api/v1/webhook-endpoints', headers: auth });
+    expect(list.statusCode).toBe(200);
+    const ownerHook = (list.json() as { data: Array<{ id: number }> }).data[0]!;
+    const del = await h.app.inject({ method: 'DELETE', url: `/api/v1/webhook-endpoints/${ownerHook.id}`, headers: auth });
+    const add = await h.app.inject({ method: 'POST', url: '/api/v1/webhook-endpoints', headers: auth, payload: { url: 'http://127.0.0.1:9/member-hook' } });
+    expect([del.statusCode, add.statusCode]).toEqual([403, 403]);
   });
 });
