@@ -25,6 +25,17 @@ describe('failure limiter', () => {
     expect((await limiter.check('account:b@example.com')).blocked).toBe(false);
   });
 
+  it('forgive gives back one counted failure', async () => {
+    const limiter = createFailureLimiter({ name: 'f', points: 2, windowSeconds: 900 });
+    await limiter.fail('k');
+    await limiter.fail('k');
+    expect((await limiter.check('k')).blocked).toBe(true);
+    await limiter.forgive('k');
+    expect((await limiter.check('k')).blocked).toBe(false);
+    expect((await limiter.fail('k')).blocked).toBe(false);
+    expect((await limiter.fail('k')).blocked).toBe(true);
+  });
+
   it('with Redis unreachable: each process counts in memory', async () => {
     const redis = new Redis('redis://127.0.0.1:1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
     redis.on('error', () => {});

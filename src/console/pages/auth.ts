@@ -31,6 +31,22 @@ function minutes(seconds: number) {
   return m <= 1 ? 'a minute' : `${m} minutes`;
 }
 
+/**
+ * One sign-in attempt, counted per account and per address before the password is checked, so
+ * wrong passwords sent at once cannot all pass a check made before any of them is counted. A
+ * refused attempt (the limit reached) and a right password are given back: only wrong passwords
+ * count. Answers the longest wait when either limit is reached.
+ */
+export async function takeSignInAttempt(limits: AuthLimits, account: string, address: string) {
+  const states = await Promise.all([limits.perAccount.fail(account), limits.perAddress.fail(address)]);
+  const forgive = async () => {
+    await Promise.all([limits.perAccount.forgive(account), limits.perAddress.forgive(address)]);
+  };
+  const blocked = states.filter((s) => s.blocked).sort((a, b) => b.retryAfterSeconds - a.retryAfterSeconds)[0];
+  if (blocked) await forgive();
+  return { blocked, forgive };
+}
+
 function tooMany(reply: FastifyReply, state: LimitState) {
   reply.code(429).header('retry-after', String(state.retryAfterSeconds));
   return `Too many attempts. Try again in ${minutes(state.retryAfterSeconds)}.`;
@@ -62,15 +78,14 @@ export async function authPages(app: FastifyInstance, { deps, sessions, limits }
     const account = `account:${email.trim().toLowerCase()}`;
     const address = `ip:${request.ip}`;
     const again = { form: { email }, next: next === '/app' ? '' : next };
-    const [byAccount, byAddress] = await Promise.all([limits.perAccount.check(account), limits.perAddress.check(address)]);
-    const blocked = [byAccount, byAddress].filter((s) => s.blocked).sort((a, b) => b.retryAfterSeconds - a.retryAfterSeconds)[0];
-    if (blocked) return signInPage(request, reply, { ...again, problem: tooMany(reply, blocked) });
+    const attempt = await takeSignInAttempt(limits, account, address);
+    if (attempt.blocked) return signInPage(request, reply, { ...again, problem: tooMany(reply, attempt.blocked) });
     const user = await verifyCredentials(deps.db, email, password);
     if (!user) {
-      await Promise.all([limits.perAccount.fail(account), limits.perAddress.fail(address)]);
       reply.code(401);
       return signInPage(request, reply, { ...again, problem: WRONG_CREDENTIALS });
     }
+    await attempt.forgive();
     await startSession(deps, sessions, request, reply, user.id);
     await recordSignIn(deps.db, user.id, deps.clock);
     return reply.redirect(next, 303);
@@ -102,6 +117,9 @@ export async function authPages(app: FastifyInstance, { deps, sessions, limits }
       created = await signUp(deps.db, input);
     } catch (err) {
       if (err instanceof DomainError && (err.code === 'invalid_input' || err.code === 'conflict')) {
+        // "Already taken" tells that an account exists: such answers count like sign-ups, so the
+        // form cannot be used without limit to learn which emails have an account.
+        if (err.code === 'conflict') await limits.signUps.fail(address);
         reply.code(422);
         return signUpPage(request, reply, { ...again, errors: (err.details.errors ?? {}) as FieldErrors, problem: err.message });
       }

@@ -5,7 +5,7 @@ import { acceptInvitation, describeInvitation, invitationExpired, invitationUsed
 import { findUserByEmail, recordSignIn, verifyCredentials } from '../../domain/users/user-service.js';
 import { type ConsoleDeps, page, targetHref } from '../context.js';
 import { loadSignedIn, startSession } from '../session.js';
-import { type AuthLimits, WRONG_CREDENTIALS } from './auth.js';
+import { type AuthLimits, takeSignInAttempt, WRONG_CREDENTIALS } from './auth.js';
 
 // The invite link, /app/invitation?token=…: who is invited where, then one button. Signed in as
 // the invited address: "Join". Not signed in: sign in (an account exists) or sign up (none does;
@@ -60,18 +60,17 @@ export async function invitationPages(app: FastifyInstance, { deps, sessions, li
     const invitation = await pending(token);
     const account = `account:${invitation.email.toLowerCase()}`;
     const address = `ip:${request.ip}`;
-    const [byAccount, byAddress] = await Promise.all([limits.perAccount.check(account), limits.perAddress.check(address)]);
-    const blocked = [byAccount, byAddress].filter((s) => s.blocked).sort((a, b) => b.retryAfterSeconds - a.retryAfterSeconds)[0];
-    if (blocked) {
-      reply.code(429).header('retry-after', String(blocked.retryAfterSeconds));
+    const attempt = await takeSignInAttempt(limits, account, address);
+    if (attempt.blocked) {
+      reply.code(429).header('retry-after', String(attempt.blocked.retryAfterSeconds));
       return invitationPage(request, reply, token, { problem: 'Too many attempts. Try again later.' });
     }
     const user = await verifyCredentials(deps.db, invitation.email, text(form, 'password'));
     if (!user) {
-      await Promise.all([limits.perAccount.fail(account), limits.perAddress.fail(address)]);
       reply.code(401);
       return invitationPage(request, reply, token, { problem: WRONG_CREDENTIALS });
     }
+    await attempt.forgive();
     const joined = await acceptInvitation(deps.db, token, user.id, deps.clock);
     await startSession(deps, sessions, request, reply, user.id);
     await recordSignIn(deps.db, user.id, deps.clock);

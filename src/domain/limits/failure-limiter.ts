@@ -14,6 +14,12 @@ export interface FailureLimiter {
   check(key: string): Promise<LimitState>;
   /** Counts one failure. */
   fail(key: string): Promise<LimitState>;
+  /**
+   * Gives back one failure counted by `fail`. Work that must not run past the limit even when
+   * many attempts arrive at once counts the attempt first (`fail`), then forgives it when it
+   * succeeded: a `check` made before any of them is counted would let them all through.
+   */
+  forgive(key: string): Promise<void>;
 }
 
 export interface LimitState {
@@ -54,6 +60,13 @@ export function createFailureLimiter(opts: { name: string; points: number; windo
       } catch (err) {
         if (err instanceof RateLimiterRes) return state(err, opts.points + 1);
         return state(await memory.consume(key).catch((e: unknown) => (e instanceof RateLimiterRes ? e : null)), opts.points + 1);
+      }
+    },
+    async forgive(key) {
+      try {
+        await limiter.reward(key, 1);
+      } catch {
+        await memory.reward(key, 1);
       }
     },
   };
