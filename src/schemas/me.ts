@@ -29,7 +29,7 @@ export const meData = z.object({
     name: z.string(),
     prefix: z.string(),
     can_place_orders: z.boolean(),
-    abilities: z.array(z.enum(['read', 'plan', 'manage_content', 'place_orders', 'approve_placements', 'publish'])),
+    abilities: z.array(z.enum(['read', 'plan', 'manage_content', 'place_orders', 'approve_placements', 'publish', 'manage_webhooks'])),
   }),
 }).meta({ id: 'Me', description: 'The workspace behind the key, its balance and what the key may do.' });
 

@@ -253,7 +253,7 @@ describe('probe: the API behind the console', () => {
   // Left open (a policy decision, reported): the API lets any key of a workspace manage its
   // webhook endpoints, and a `member` may create read-only keys, so a member (or a seller holding
   // an Interface B key) manages the webhooks the console keeps for owners.
-  it.fails("a member's read-only key cannot manage the workspace's webhooks through the API", async () => {
+  it("a member's read-only key cannot manage the workspace's webhooks through the API, nor can the member roll an owner's key", async () => {
     const owner = await signedUp();
     const m = await signedUp();
     await addMember(h.database.db, { workspaceId: owner.workspaceId }, m.userId, 'member');
@@ -270,5 +270,20 @@ describe('probe: the API behind the console', () => {
     const del = await h.app.inject({ method: 'DELETE', url: `/api/v1/webhook-endpoints/${ownerHook.id}`, headers: auth });
     const add = await h.app.inject({ method: 'POST', url: '/api/v1/webhook-endpoints', headers: auth, payload: { url: 'http://127.0.0.1:9/member-hook' } });
     expect([del.statusCode, add.statusCode]).toEqual([403, 403]);
+    expect(del.json().code).toBe('forbidden');
+    const rotate = await h.app.inject({ method: 'POST', url: `/api/v1/webhook-endpoints/${ownerHook.id}/rotate-secret`, headers: auth });
+    expect(rotate.statusCode).toBe(403);
+    // It still reads them, and its /me says what it may do.
+    const me = await h.app.inject({ url: '/api/v1/me', headers: auth });
+    expect(me.json().data.key.abilities).toEqual(['read', 'plan', 'manage_content']);
+    // An owner's read-only key changes webhooks; the member may not roll it (the new key would carry that power) nor revoke it.
+    const ownerMade = await owner.c.post(`${owner.home}/settings/api-access`, { name: 'owner key' });
+    const ownerKey = /id="new-key"[^>]*value="([^"]+)"/.exec(ownerMade.body)![1]!;
+    const ownerMe = await h.app.inject({ url: '/api/v1/me', headers: { authorization: `Bearer ${ownerKey}` } });
+    expect(ownerMe.json().data.key.abilities).toContain('manage_webhooks');
+    const ownerKeyId = ownerMe.json().data.key.id as number;
+    expect((await m.c.post(`${owner.home}/settings/api-access/${ownerKeyId}/roll`, { grace_hours: '0' })).statusCode).toBe(403);
+    expect((await m.c.post(`${owner.home}/settings/api-access/${ownerKeyId}/revoke`, {})).statusCode).toBe(403);
+    expect((await h.app.inject({ url: '/api/v1/me', headers: { authorization: `Bearer ${ownerKey}` } })).statusCode).toBe(200);
   });
 });

@@ -21,7 +21,7 @@ describe('GET /api/v1/me — happy', () => {
     expect(body.data.balance_formatted).toBe('$1,234.56');
     expect(body.data.held).toBe(0);
     expect(body.data.held_formatted).toBe('$0.00');
-    expect(body.data.key).toMatchObject({ id: ws.readKeyId, can_place_orders: false, abilities: ['read', 'plan', 'manage_content'] });
+    expect(body.data.key).toMatchObject({ id: ws.readKeyId, can_place_orders: false, abilities: ['read', 'plan', 'manage_content', 'manage_webhooks'] });
     expect(body.data.key.prefix).toMatch(/^mk_/);
     expect(body.data.workspace.approval_rules).toEqual({ max_order_cents: null, auto_approve_drafts: false });
   });
@@ -33,7 +33,7 @@ describe('GET /api/v1/me — happy', () => {
     expect(body.data.workspace.currency).toBe('EUR');
     expect(body.data.balance).toBe(100_000); // cents stay US cents
     expect(body.data.balance_formatted).toBe('€920.00'); // 1,000 USD × 0.92
-    expect(body.data.key.abilities).toEqual(['read', 'plan', 'manage_content', 'place_orders', 'approve_placements']);
+    expect(body.data.key.abilities).toEqual(['read', 'plan', 'manage_content', 'place_orders', 'approve_placements', 'manage_webhooks']);
   });
 
   it('formats JPY without minor units', async () => {

@@ -31,6 +31,14 @@ function mayManage(target: ConsoleTarget, spending: boolean) {
   return can(target.role, spending ? 'manage_spending_keys' : 'manage_read_only_keys');
 }
 
+/**
+ * Whether the person may revoke or roll this key: a key with more power than their role gives
+ * (spending, or able to change webhooks) is an owner's to manage; a roll would hand its power on.
+ */
+function mayChange(target: ConsoleTarget, key: { can_place_orders: boolean; can_manage_webhooks: boolean }) {
+  return mayManage(target, key.can_place_orders) && (!key.can_manage_webhooks || can(target.role, 'manage_webhooks'));
+}
+
 function parseExpiry(raw: string, now: number): Date | undefined {
   if (raw.trim() === '') return undefined;
   const days = Number(raw);
@@ -73,7 +81,7 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
       const key = (await keysOf(target)).find((k) => k.id === id);
       if (!key) throw notFound('Key');
       if (!live(key)) throw new DomainError('conflict', `The key ${key.prefix}… is ${key.state} already.`);
-      if (!mayManage(target, key.can_place_orders)) throw forbidden('Your role cannot change this key.');
+      if (!mayChange(target, key)) throw forbidden('Your role cannot change this key.');
       return key;
     };
 
@@ -89,7 +97,7 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
         lastUsed: day(k.last_used_at) || 'Never',
         expires: day(k.expires_at) || 'Never',
         state: STATES[k.state],
-        actions: live(k) && mayManage(target, k.can_place_orders),
+        actions: live(k) && mayChange(target, k),
       }));
       return page(request, reply, 'keys', {
         title: texts.heading,
@@ -140,7 +148,13 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
         const expiresAt = apiAccess ? undefined : parseExpiry(text(form, 'expires_in_days'), deps.clock.now());
         const created = await createKey(
           deps.db,
-          { ...(target.kind === 'workspace' ? { workspaceId: target.id, canPlaceOrders: spending } : { publisherId: target.id }), name, expiresAt: expiresAt ?? null },
+          {
+            ...(target.kind === 'workspace' ? { workspaceId: target.id, canPlaceOrders: spending } : { publisherId: target.id }),
+            name,
+            expiresAt: expiresAt ?? null,
+            // A member's key must not give them an owner's power over the webhooks (through the API).
+            canManageWebhooks: can(target.role, 'manage_webhooks'),
+          },
           deps.clock,
         );
         return shown(request, reply, created, name);

@@ -1,7 +1,13 @@
-export type Ability = 'read' | 'plan' | 'manage_content' | 'place_orders' | 'approve_placements' | 'publish';
+export type Ability = 'read' | 'plan' | 'manage_content' | 'place_orders' | 'approve_placements' | 'publish' | 'manage_webhooks';
 
-export function abilitiesFor(key: { publisherId: number | null; canPlaceOrders: boolean }): Ability[] {
-  if (key.publisherId !== null) return ['publish'];
+/**
+ * What a key may do. `manage_webhooks` (create, delete, rotate, resend) is every key's but one a
+ * console `member` made: a member may make read-only keys, and must not gain an owner's power
+ * over the webhooks through them.
+ */
+export function abilitiesFor(key: { publisherId: number | null; canPlaceOrders: boolean; canManageWebhooks: boolean }): Ability[] {
+  const webhooks: Ability[] = key.canManageWebhooks ? ['manage_webhooks'] : [];
+  if (key.publisherId !== null) return ['publish', ...webhooks];
   const base: Ability[] = ['read', 'plan', 'manage_content'];
-  return key.canPlaceOrders ? [...base, 'place_orders', 'approve_placements'] : base;
+  return [...base, ...(key.canPlaceOrders ? (['place_orders', 'approve_placements'] as Ability[]) : []), ...webhooks];
 }

@@ -20,7 +20,7 @@ interface Entry {
 
 const lookupStatement = {
   name: 'api_key_by_hash',
-  text: `SELECT id, name, prefix, can_place_orders, workspace_id, publisher_id,
+  text: `SELECT id, name, prefix, can_place_orders, can_manage_webhooks, workspace_id, publisher_id,
                 (extract(epoch FROM expires_at) * 1000)::float8 AS expires_ms
            FROM api_keys
           WHERE key_hash = $1 AND revoked_at IS NULL
@@ -79,6 +79,7 @@ export class KeyResolver {
           name: string;
           prefix: string;
           can_place_orders: boolean;
+          can_manage_webhooks: boolean;
           workspace_id: number | null;
           publisher_id: number | null;
           expires_ms: number | null;
@@ -92,7 +93,7 @@ export class KeyResolver {
           canPlaceOrders: row.can_place_orders,
           workspaceId: row.workspace_id,
           publisherId: row.publisher_id,
-          abilities: abilitiesFor({ publisherId: row.publisher_id, canPlaceOrders: row.can_place_orders }),
+          abilities: abilitiesFor({ publisherId: row.publisher_id, canPlaceOrders: row.can_place_orders, canManageWebhooks: row.can_manage_webhooks }),
         }
       : null;
     // A key with an expiry is never served from the cache past it (a rolled key's grace ends on time).

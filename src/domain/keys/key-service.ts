@@ -16,7 +16,14 @@ export type KeyScope = { workspaceId: number } | { publisherId: number };
  * Creates a key; the raw key is returned here and never again (only its hash is stored). With
  * `expiresAt` the key answers like a revoked one from then on.
  */
-export async function createKey(db: Db, owner: KeyOwner & { name?: string; expiresAt?: Date | null }, clock: Clock = systemClock) {
+/**
+ * `canManageWebhooks` (default true) is false for a key a console `member` makes (see abilities.ts).
+ */
+export async function createKey(
+  db: Db,
+  owner: KeyOwner & { name?: string; expiresAt?: Date | null; canManageWebhooks?: boolean },
+  clock: Clock = systemClock,
+) {
   if (owner.expiresAt && !(owner.expiresAt.getTime() > clock.now())) throw invalidInput({ expires_at: ['must be in the future'] });
   if ('workspaceId' in owner) {
     await requireWorkspace(db, owner.workspaceId);
@@ -35,6 +42,7 @@ export async function createKey(db: Db, owner: KeyOwner & { name?: string; expir
       prefix: visiblePrefix(raw),
       keyHash: hashKey(raw),
       canPlaceOrders,
+      canManageWebhooks: owner.canManageWebhooks ?? true,
       expiresAt: owner.expiresAt ?? null,
     })
     .returning();
@@ -72,6 +80,7 @@ export interface KeyListing {
   name: string;
   prefix: string;
   can_place_orders: boolean;
+  can_manage_webhooks: boolean;
   created_at: Date;
   last_used_at: Date | null;
   expires_at: Date | null;
@@ -95,6 +104,7 @@ export async function listKeys(db: Db, scope: KeyScope, clock: Clock = systemClo
     name: k.name,
     prefix: k.prefix,
     can_place_orders: k.canPlaceOrders,
+    can_manage_webhooks: k.canManageWebhooks,
     created_at: k.createdAt,
     last_used_at: k.lastUsedAt,
     expires_at: k.expiresAt,
@@ -118,8 +128,8 @@ export async function rollKey(db: Db, scope: KeyScope, keyId: number, graceHours
   const { column, id: scopeId } = 'workspaceId' in scope ? { column: 'workspace_id', id: scope.workspaceId } : { column: 'publisher_id', id: scope.publisherId };
   const raw = generateRawKey();
   return withTransaction(db.$client, async (tx) => {
-    const { rows } = await tx.query<{ name: string; can_place_orders: boolean; revoked_at: Date | null; expires_at: Date | null }>(
-      `SELECT name, can_place_orders, revoked_at, expires_at FROM api_keys WHERE id = $1 AND ${column} = $2 FOR UPDATE`,
+    const { rows } = await tx.query<{ name: string; can_place_orders: boolean; can_manage_webhooks: boolean; revoked_at: Date | null; expires_at: Date | null }>(
+      `SELECT name, can_place_orders, can_manage_webhooks, revoked_at, expires_at FROM api_keys WHERE id = $1 AND ${column} = $2 FOR UPDATE`,
       [keyId, scopeId],
     );
     const old = rows[0];
@@ -130,8 +140,8 @@ export async function rollKey(db: Db, scope: KeyScope, keyId: number, graceHours
     const oldExpiry = Math.min(now + graceHours * 3_600_000, old.expires_at?.getTime() ?? Infinity);
     await tx.query('UPDATE api_keys SET expires_at = to_timestamp($2::double precision / 1000) WHERE id = $1', [keyId, oldExpiry]);
     const { rows: created } = await tx.query<{ id: number; prefix: string }>(
-      `INSERT INTO api_keys (${column}, name, prefix, key_hash, can_place_orders) VALUES ($1, $2, $3, $4, $5) RETURNING id, prefix`,
-      [scopeId, old.name, visiblePrefix(raw), hashKey(raw), old.can_place_orders],
+      `INSERT INTO api_keys (${column}, name, prefix, key_hash, can_place_orders, can_manage_webhooks) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id, prefix`,
+      [scopeId, old.name, visiblePrefix(raw), hashKey(raw), old.can_place_orders, old.can_manage_webhooks],
     );
     return {
       id: created[0]!.id,

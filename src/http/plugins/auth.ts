@@ -21,6 +21,8 @@ declare module 'fastify' {
     auth?: AuthMode;
     /** Needs a key created with "Can place orders". */
     spending?: boolean;
+    /** Changes webhook endpoints: needs the `manage_webhooks` ability (not a key a console member made). */
+    manageWebhooks?: boolean;
   }
   interface FastifyRequest {
     principal: Principal | null;
@@ -174,6 +176,9 @@ export const bearerAuth = fp(
       }
       if (config.spending && !principal.canPlaceOrders) {
         throw new DomainError('forbidden', 'This key cannot spend. Use a key created with "Can place orders".');
+      }
+      if (config.manageWebhooks && !principal.abilities.includes('manage_webhooks')) {
+        throw new DomainError('forbidden', "This key cannot change webhook endpoints: it was made in the console by a member. Use a key an owner made.");
       }
       request.principal = principal;
     });

@@ -29,12 +29,14 @@ export interface WebhookRouteDeps {
 
 const deliveryParams = z.object({ id: idParam.shape.id, delivery_id: idParam.shape.id });
 
-/** /webhook-endpoints: any key of a workspace (or a publisher, under /publisher) manages its own endpoints. */
+/** /webhook-endpoints: a workspace's (or, under /publisher, a publisher's) keys read its endpoints; keys with `manage_webhooks` change them. */
 export const webhookEndpointRoutes: FastifyPluginAsyncZod<WebhookRouteDeps> = async (app, { pool, clock, publicBaseUrl, outboundPolicy, limiter, party, owner }) => {
   const config: { auth: AuthMode } = { auth: party === 'publisher' ? 'publisher' : 'buyer' };
   // POSTs take an optional Idempotency-Key, like every POST of the API: a retried creation
   // answers the same endpoint (and secret) instead of making a second one.
-  const postConfig = { ...config, idempotency: 'optional' as const };
+  const postConfig = { ...config, idempotency: 'optional' as const, manageWebhooks: true };
+  // Reading the endpoints and their deliveries takes any key; changing them, `manage_webhooks`.
+  const changeConfig = { ...config, manageWebhooks: true };
   const actions = { pool, clock, outboundPolicy };
   const tags = [party === 'buyer' ? 'Events' : 'Publisher'];
   const op = (name: string) => (party === 'buyer' ? name : `publisher${name[0]!.toUpperCase()}${name.slice(1)}`);
@@ -77,7 +79,7 @@ export const webhookEndpointRoutes: FastifyPluginAsyncZod<WebhookRouteDeps> = as
   app.delete(
     '/webhook-endpoints/:id',
     {
-      config,
+      config: changeConfig,
       schema: {
         operationId: op('deleteWebhookEndpoint'),
         summary: 'Delete a webhook endpoint and its delivery log; nothing more is sent to it.',

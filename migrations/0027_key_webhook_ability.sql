@@ -1,0 +1,1 @@
+ALTER TABLE "api_keys" ADD COLUMN "can_manage_webhooks" boolean DEFAULT true NOT NULL;
