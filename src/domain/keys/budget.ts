@@ -120,11 +120,25 @@ export function budgetExceeded(window: BudgetWindow, view: WindowView, total: nu
 export function budgetView(limits: KeyLimits, expiresAt: Date | null, spent: Spent | undefined, now: number, fmt: (c: number) => string) {
   if (limits.order_limit_cents === null && !hasSpendLimits(limits) && expiresAt === null) return null;
   const s = spent ?? { day: 0, month: 0 };
+  const timed = (limit: number, used: number, resetsAt: number) => ({ ...formatWindow(windowView(limit, used, resetsAt), fmt), resets_at: isoSeconds(new Date(resetsAt))! });
   return {
     order_limit_cents: limits.order_limit_cents,
     order_limit_formatted: limits.order_limit_cents === null ? null : fmt(limits.order_limit_cents),
-    day: limits.daily_limit_cents === null ? null : formatWindow(windowView(limits.daily_limit_cents, s.day, nextDay(now)), fmt),
-    month: limits.monthly_limit_cents === null ? null : formatWindow(windowView(limits.monthly_limit_cents, s.month, nextMonth(now)), fmt),
-    expires_at: expiresAt,
+    day: limits.daily_limit_cents === null ? null : timed(limits.daily_limit_cents, s.day, nextDay(now)),
+    month: limits.monthly_limit_cents === null ? null : timed(limits.monthly_limit_cents, s.month, nextMonth(now)),
+    expires_at: isoSeconds(expiresAt),
   };
+}
+
+export type BudgetView = NonNullable<ReturnType<typeof budgetView>>;
+
+/**
+ * A quote's view of the budget: refused (budget_exceeded) when placing `total` now would be, else
+ * the budget as it would be after the order.
+ */
+export function budgetAfter(limits: KeyLimits, view: BudgetView, total: number, now: number, fmt: (c: number) => string) {
+  const spent = { day: view.day?.spent_cents ?? 0, month: view.month?.spent_cents ?? 0 };
+  const over = overrun(limits, spent, total, now);
+  if (over) throw budgetExceeded(over.window, over.view, total, fmt);
+  return budgetView(limits, view.expires_at === null ? null : new Date(view.expires_at), { day: spent.day + total, month: spent.month + total }, now, fmt);
 }
