@@ -190,6 +190,41 @@ describe('windows and refunds', () => {
   });
 });
 
+describe('key.budget_exhausted', () => {
+  const exhaustedEvents = async (workspaceId: number) =>
+    (await h.database.pool.query(`SELECT data FROM events WHERE type = 'key.budget_exhausted' AND workspace_id = $1 ORDER BY id`, [workspaceId])).rows.map((r) => r.data);
+
+  it('once per window, when the remaining reaches zero; not again after a refund in the same window', async () => {
+    at('2027-03-20T10:00:00Z');
+    const { P } = await setup({});
+    const s = await setup({ dailyLimitCents: 2 * P, monthlyLimitCents: 10 * P });
+    expect((await place(s.key.key, [s.offerId])).statusCode).toBe(201);
+    expect(await exhaustedEvents(s.ws.workspaceId)).toEqual([]);
+    const second = await place(s.key.key, [s.offerId]);
+    expect(second.statusCode).toBe(201);
+    expect(await exhaustedEvents(s.ws.workspaceId)).toEqual([
+      expect.objectContaining({ key: { id: s.key.id, name: 'Spending key', prefix: s.key.prefix }, window: 'day', limit_cents: 2 * P, spent_cents: 2 * P, remaining_cents: 0, resets_at: '2027-03-21T00:00:00Z' }),
+    ]);
+    const id = second.json().data[0].id;
+    expect((await h.app.inject({ method: 'POST', url: `/api/v1/orders/${id}/cancel`, headers: { ...bearer(s.key.key), 'idempotency-key': `c-${++seq}` } })).statusCode).toBe(200);
+    expect((await place(s.key.key, [s.offerId])).statusCode).toBe(201);
+    expect(await exhaustedEvents(s.ws.workspaceId)).toHaveLength(1);
+    at('2027-03-21T00:00:00Z');
+    expect((await place(s.key.key, [s.offerId])).statusCode).toBe(201);
+    expect((await place(s.key.key, [s.offerId])).statusCode).toBe(201);
+    expect((await exhaustedEvents(s.ws.workspaceId)).map((e) => `${e.window} ${e.resets_at}`)).toEqual(['day 2027-03-21T00:00:00Z', 'day 2027-03-22T00:00:00Z']);
+  });
+
+  it('no event for a window that is not run out, nor for a key without limits', async () => {
+    at('2027-03-20T10:00:00Z');
+    const { P } = await setup({});
+    const s = await setup({ dailyLimitCents: 2 * P + 1 });
+    expect((await place(s.key.key, [s.offerId])).statusCode).toBe(201);
+    expect((await place(s.key.key, [s.offerId])).statusCode).toBe(201);
+    expect(await exhaustedEvents(s.ws.workspaceId)).toEqual([]);
+  });
+});
+
 describe('race', () => {
   it('50 concurrent placements by one key over two app instances: exactly k pass', { timeout: 120_000 }, async () => {
     at('2027-03-15T10:00:00Z');

@@ -30,6 +30,9 @@ export const apiKeys = pgTable(
      * what the chain spent counts against it. null = the key's own id.
      */
     budgetKeyId: integer('budget_key_id'),
+    /** When the budget's day / month last ran out (on the chain's first key): `key.budget_exhausted` goes once per window. */
+    budgetDayExhaustedAt: timestamp('budget_day_exhausted_at', { withTimezone: true }),
+    budgetMonthExhaustedAt: timestamp('budget_month_exhausted_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { Tx } from '../../db/tx.js';
 import { DomainError } from '../errors.js';
+import { recordEvents } from '../events/record.js';
 import { isoSeconds } from '../outlets/outlet-view.js';
 
 /**
@@ -141,4 +142,47 @@ export function budgetAfter(limits: KeyLimits, view: BudgetView, total: number, 
   const over = overrun(limits, spent, total, now);
   if (over) throw budgetExceeded(over.window, over.view, total, fmt);
   return budgetView(limits, view.expires_at === null ? null : new Date(view.expires_at), { day: spent.day + total, month: spent.month + total }, now, fmt);
+}
+
+/** A window that an accepted order brought to exactly its limit: what `key.budget_exhausted` reports. */
+export interface Exhausted {
+  workspaceId: number;
+  budgetId: number;
+  key: { id: number; name: string; prefix: string };
+  window: 'day' | 'month';
+  limit: number;
+  fmt: (c: number) => string;
+}
+
+/** The windows that `total`, added to `before`, runs out (remaining from above zero to zero). */
+export function windowsRunOut(limits: KeyLimits, before: Spent, total: number): Array<{ window: 'day' | 'month'; limit: number }> {
+  const out: Array<{ window: 'day' | 'month'; limit: number }> = [];
+  const d = limits.daily_limit_cents;
+  const m = limits.monthly_limit_cents;
+  if (d !== null && before.day < d && before.day + total >= d) out.push({ window: 'day', limit: d });
+  if (m !== null && before.month < m && before.month + total >= m) out.push({ window: 'month', limit: m });
+  return out;
+}
+
+const exhaustedColumn = { day: 'budget_day_exhausted_at', month: 'budget_month_exhausted_at' } as const;
+
+/**
+ * Records `key.budget_exhausted` for each window run out, once per window: the budget's first key
+ * remembers when each window last ran out, so a refund and a second run-out in the same window
+ * send nothing more. In the placement's transaction, under its lock.
+ */
+export async function recordExhausted(tx: Tx, list: Exhausted[], now: number): Promise<void> {
+  for (const e of list) {
+    const start = e.window === 'day' ? dayStart(now) : monthStart(now);
+    const column = exhaustedColumn[e.window];
+    const { rowCount } = await tx.query({
+      name: `key_budget_exhausted_${e.window}`,
+      text: `UPDATE api_keys SET ${column} = $2 WHERE id = $1 AND (${column} IS NULL OR ${column} < $3)`,
+      values: [e.budgetId, new Date(now), new Date(start)],
+    });
+    if (!rowCount) continue;
+    const view = windowView(e.limit, e.limit, e.window === 'day' ? nextDay(now) : nextMonth(now));
+    const data = { key: e.key, window: e.window, ...formatWindow(view, e.fmt) };
+    await recordEvents(tx, [{ type: 'key.budget_exhausted', owner: { party: 'buyer', workspaceId: e.workspaceId }, actor: 'buyer', data }], now);
+  }
 }

@@ -7,7 +7,7 @@ import { isDatabaseUnavailable } from '../../db/errors.js';
 import { type Answer, inProgress, type OnceKey, type Outcome, recordEach, recordOnce, type RequestKey, type StoredAnswer } from '../idempotency/record-once.js';
 import type { WorkspacePrincipal } from '../keys/principal.js';
 import { recordOrderPlaced } from '../events/record.js';
-import { budgetExceeded, hasSpendLimits, type KeyLimits, overrun, readSpent } from '../keys/budget.js';
+import { budgetExceeded, type Exhausted, hasSpendLimits, type KeyLimits, overrun, readSpent, recordExhausted, windowsRunOut } from '../keys/budget.js';
 import * as ledger from '../ledger/ledger.js';
 import { formatCents } from '../money/format.js';
 import type { OfferFormat } from '../outlets/enums.js';
@@ -190,6 +190,7 @@ export async function placeAll(tx: Tx, placements: Placement[], now: number, dur
   // nothing); each accepted order below adds to it, so the ones after count it.
   const budgets = [...new Set(contexts.filter((c) => c.key_ok && hasSpendLimits(c)).map((c) => c.budget_id))];
   const spent = await readSpent(tx, budgets, now);
+  const exhausted: Exhausted[] = [];
   const outcomes: Array<Outcome<BuyerOrderView[]>> = [];
   const accepted: Array<{ at: number; p: Placement; ctx: PlacementContext; orders: NewOrder[] }> = [];
   for (const [at, p] of placements.entries()) {
@@ -201,6 +202,10 @@ export async function placeAll(tx: Tx, placements: Placement[], now: number, dur
       const w = accounts.get(p.principal.workspaceId)!;
       if (w.availableBalance < total) throw insufficientBalance(total - w.availableBalance, w.availableBalance, fmt);
       w.availableBalance -= total;
+      for (const r of windowsRunOut(ctx, s, total)) {
+        const { keyId, name, prefix, workspaceId } = p.principal;
+        exhausted.push({ ...r, workspaceId, budgetId: ctx.budget_id, key: { id: keyId, name, prefix }, fmt });
+      }
       s.day += total;
       s.month += total;
       const orders = offers.map((offer) => {
@@ -230,6 +235,7 @@ export async function placeAll(tx: Tx, placements: Placement[], now: number, dur
     accepted.flatMap((a, i) => placed[i]!.map((row) => ({ workspaceId: a.p.principal.workspaceId, publisherId: row.publisher_id, row }))),
     now,
   );
+  await recordExhausted(tx, exhausted, now);
   accepted.forEach((a, i) => {
     outcomes[a.at] = { ok: true, value: placed[i]!.map((row) => orderView(row, 'buyer')) };
   });
