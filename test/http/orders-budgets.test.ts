@@ -238,6 +238,9 @@ describe('race', () => {
     expect(await orderCount(s.ws.workspaceId)).toBe(K);
     const { rows } = await h.database.pool.query('SELECT COALESCE(sum(price), 0)::int AS spent FROM orders WHERE placed_by_key_id = $1', [s.key.id]);
     expect(rows[0].spent).toBe(K * P);
+    // The key's own view agrees: what GET /me says it spent today.
+    const me = await h.app.inject({ method: 'GET', url: '/api/v1/me', headers: bearer(s.key.key) });
+    expect(me.json().data.key.budget.day).toMatchObject({ spent_cents: K * P, remaining_cents: P - 1 });
     await expectLedgerInvariants(h.database);
   });
 });
