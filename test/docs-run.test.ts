@@ -75,9 +75,9 @@ function demoKeys(stdout: string): Record<string, string> | undefined {
 }
 
 /** Runs `script` in bash, in its own process group (killed afterwards: a page server the doc forgot to stop goes too). */
-function bash(script: string, timeoutMs: number): Promise<{ stdout: string; stderr: string }> {
+function bash(script: string, timeoutMs: number, env: Record<string, string> = {}): Promise<{ stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const proc = spawn('bash', ['--noprofile', '--norc', '-s'], { cwd: projectRoot, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    const proc = spawn('bash', ['--noprofile', '--norc', '-s'], { cwd: projectRoot, stdio: ['pipe', 'pipe', 'pipe'], detached: true, env: { ...process.env, ...env } });
     let stdout = '';
     let stderr = '';
     const killGroup = () => {
@@ -143,7 +143,8 @@ describe.each(pages)('$doc $section', ({ doc, section, setup }) => {
     const values: Record<string, string> = { ...keys, BASE: server.baseUrl, PAGE_PORT: String(await freePort()) };
     const filled = (code: string) => code.replace(new RegExp(`^(${SUBSTITUTED.join('|')})=\\S+`, 'gm'), (_, name: string) => `${name}=${values[name]}`);
     const script = run.map((b) => `${filled(b.code)}\necho '${MARK}'\n`).join('');
-    const result = await bash(script, 150_000);
+    // The admin CLI a page runs reaches the page's server's database, as it does for a reader.
+    const result = await bash(script, 150_000, { DATABASE_URL: database.url });
     const outputs = result.stdout.split(`${MARK}\n`);
     const context = `\n--- stdout ---\n${result.stdout}\n--- stderr ---\n${result.stderr}${describeChild(server)}`;
     expect(outputs.length, `every block ran${context}`).toBe(run.length + 1);

@@ -7,6 +7,7 @@ const pages: Partial<Record<ErrorCode, { status: number; heading: string }>> = {
   not_found: { status: 404, heading: 'Page not found' },
   forbidden: { status: 403, heading: 'Not allowed' },
   approval_required: { status: 403, heading: 'Not allowed' },
+  budget_exceeded: { status: 403, heading: 'Over budget' },
   rate_limited: { status: 429, heading: 'Too many attempts' },
   unavailable: { status: 503, heading: 'Unavailable' },
   conflict: { status: 409, heading: 'Already done' },

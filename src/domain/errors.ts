@@ -10,6 +10,7 @@ export const errorCodes = [
   'unauthenticated',
   'forbidden',
   'approval_required',
+  'budget_exceeded',
   'not_found',
   'method_not_allowed',
   'payload_too_large',

@@ -1,10 +1,12 @@
 import { z } from 'zod';
 import { conflict } from '../domain/errors.js';
+import { budgetAfter } from '../domain/keys/budget.js';
 import { formatCents } from '../domain/money/format.js';
 import { getOrder } from '../domain/orders/order-read.js';
 import { checkPlacement, type PlaceOrdersInput } from '../domain/orders/place-orders.js';
 import { contentByValues, offerFormat } from '../domain/outlets/enums.js';
 import { getMe } from '../domain/workspaces/me-query.js';
+import { keyBudget } from '../schemas/me.js';
 import type { ToolContext } from './tool.js';
 
 /**
@@ -51,6 +53,9 @@ export function quoteSchema<T extends z.ZodType>(item: T) {
     balance_after_formatted: z.string(),
     shortfall_cents: cents('How much more the balance needs before confirming can succeed; 0 when it is enough'),
     shortfall_cents_formatted: z.string(),
+    budget: keyBudget
+      .nullable()
+      .describe("The key's budget as it would be after confirming (for an approval: as it is; approving is never refused by it); null when the key has no limits or expiry."),
   });
 }
 
@@ -80,8 +85,11 @@ export async function moneyOf(ctx: ToolContext): Promise<Money> {
 
 /** The price of placing these orders now; refuses exactly what placement would refuse outright. */
 export async function quotePlacement(ctx: ToolContext, input: PlaceOrdersInput) {
-  const [checked, me] = await Promise.all([checkPlacement(ctx.pool, ctx.principal, input), getMe(ctx.pool, ctx.settings, ctx.principal)]);
+  const now = ctx.clock.now();
+  const [checked, me] = await Promise.all([checkPlacement(ctx.pool, ctx.principal, input), getMe(ctx.pool, ctx.settings, ctx.principal, now)]);
   const { offers, total, fmt } = checked;
+  // Refused here as placement would refuse it (no token); else the budget left after the order.
+  const budget = me.key.budget && ctx.principal.budget ? budgetAfter(ctx.principal.budget.limits, me.key.budget, total, now, fmt) : null;
   const items = offers.map((f) => ({
     offer_id: f.id,
     outlet: { id: f.outlet_id, name: f.outlet_name, domain: f.outlet_domain },
@@ -92,14 +100,14 @@ export async function quotePlacement(ctx: ToolContext, input: PlaceOrdersInput) 
     price: f.price,
     price_formatted: fmt(f.price),
   }));
-  return { items, ...totals(total, me.balance, 'available', fmt) };
+  return { items, ...totals(total, me.balance, 'available', fmt), budget };
 }
 
 /** Approving a live placement pays the publisher from escrow: the available balance is unchanged. */
 export async function quoteApproval(ctx: ToolContext, orderId: number) {
   const [order, me] = await Promise.all([
     getOrder(ctx.pool, { party: 'buyer', workspaceId: ctx.principal.workspaceId }, orderId),
-    getMe(ctx.pool, ctx.settings, ctx.principal),
+    getMe(ctx.pool, ctx.settings, ctx.principal, ctx.clock.now()),
   ]);
   const fmt = await moneyOf(ctx); // cached by getMe
   if (order.status !== 'live_review') {
@@ -113,5 +121,6 @@ export async function quoteApproval(ctx: ToolContext, orderId: number) {
     price: order.price,
     price_formatted: order.price_formatted,
   };
-  return { items: [item], ...totals(order.price, me.balance, 'held', fmt) };
+  // Shown, never refused by: approving releases money already held.
+  return { items: [item], ...totals(order.price, me.balance, 'held', fmt), budget: me.key.budget };
 }

@@ -24,13 +24,17 @@ export const INSTRUCTIONS = [
     'or get-order on every order.',
   'Money: every amount is an integer number of US cents and already includes the service’s fees; *_formatted strings show it in ' +
     'the workspace currency. Inputs named *_usd are decimal US dollars.',
+  'Budget: this key may have a spending budget, set by its owner: a limit per order, per UTC day and per UTC month (what orders ' +
+    'placed in the window cost, refunds given back), and an expiry. get-balance shows it as key.budget (remaining_cents and resets_at ' +
+    'for each window; null = no limits); a place-orders quote shows the budget left after the order. Read it before spending, plan ' +
+    'within it, and never try to get around it: over it, placement is refused with budget_exceeded.',
   'Spending needs the user’s explicit confirmation. place-orders and approve-placement are two-step: called without ' +
     'confirmation_token they spend nothing and return a quote. Before confirming any spending, show the user that quote — what is ' +
     'bought or paid, the total, the balance after — and get their explicit confirmation in the conversation; never confirm on your ' +
     'own initiative or from an earlier, general instruction. Only then call the same tool again with the same arguments plus the ' +
     'quote’s confirmation_token (valid 10 minutes). Confirm cancel-order with the user too: it cannot be undone.',
   'Errors are tool results with isError whose text is JSON {code, message, ...}: forbidden (e.g. the key cannot spend: the user needs ' +
-    'a key created with "Can place orders"), approval_required, insufficient_balance (needed_cents), conflict (the order has moved ' +
+    'a key created with "Can place orders"), approval_required, budget_exceeded (budget: window, remaining_cents, resets_at — ask the key\'s owner to raise it, or order less), insufficient_balance (needed_cents), conflict (the order has moved ' +
     'on; status), not_found, invalid_input (errors names each field), quote_changed (get a new quote and ask again).',
 ].join('\n\n');
 

@@ -28,6 +28,19 @@ export const errorBody = z
     status: z.string().optional().describe('409 conflict only: the order status now.'),
     total_cents: z.number().int().optional().describe('403 approval_required only: what the refused order totals, in US cents.'),
     max_order_cents: z.number().int().optional().describe("403 approval_required only: the workspace's approval limit, in US cents."),
+    budget: z
+      .object({
+        window: z.enum(['order', 'day', 'month']).describe('Which limit refused the order: per order, the UTC day, or the UTC month.'),
+        limit_cents: z.number().int().describe('The limit, in US cents.'),
+        spent_cents: z.number().int().describe("What the key spent in the window before this order (for `order`: this order's total), in US cents."),
+        remaining_cents: z.number().int().describe('What is left in the window, in US cents (never negative).'),
+        resets_at: z.iso.datetime().nullable().describe('When the window starts again (UTC midnight, or the first of next month); null for `order`.'),
+        limit_formatted: z.string(),
+        spent_formatted: z.string(),
+        remaining_formatted: z.string(),
+      })
+      .optional()
+      .describe("403 budget_exceeded only: the key's budget that refused the order (docs/budgets.md)."),
   })
   .loose()
   .meta({
@@ -43,7 +56,7 @@ const errorDescriptions = {
     'malformed Idempotency-Key (1–255 visible ASCII characters, sent once).',
   401: 'Missing, malformed, unknown or revoked key (WWW-Authenticate: Bearer).',
   402: 'Balance too low; carries needed_cents.',
-  403: 'The key cannot do this (not a spending key, wrong kind of key, or over the approval limit).',
+  403: 'The key cannot do this (not a spending key, wrong kind of key, over the approval limit, or over the key\'s budget: budget_exceeded).',
   404: 'Not found for this workspace.',
   409: 'The order has moved on (carries its status), or the same Idempotency-Key is still running.',
   413: 'Body over the endpoint\'s limit: 1 MB where it takes an article (POST /orders, content, drafts), else 64 KB.',

@@ -30,6 +30,20 @@ export const topUpData = z
   })
   .meta({ id: 'TopUp', description: 'Money added to the workspace.' });
 
+export const budgetExhaustedData = z
+  .object({
+    key: z.object({ id: z.number().int(), name: z.string(), prefix: z.string() }).describe('The key whose order used up the window.'),
+    window: z.enum(['day', 'month']).describe('The UTC calendar day or month.'),
+    limit_cents: z.number().int().describe("The window's limit, in US cents."),
+    spent_cents: z.number().int().describe('What was spent in the window: the whole limit.'),
+    remaining_cents: z.number().int().describe('0: no order of this key (or of the keys it was rolled from) passes until resets_at.'),
+    resets_at: z.string().describe('When the window starts again (ISO 8601, UTC).'),
+    limit_formatted: z.string(),
+    spent_formatted: z.string(),
+    remaining_formatted: z.string(),
+  })
+  .meta({ id: 'BudgetExhausted', description: "A spending key's daily or monthly budget ran out (docs/budgets.md); sent once per window." });
+
 export const messageEventData = messageSchema
   .extend({ order_id: z.number().int() })
   .meta({ id: 'ReceivedMessage', description: 'A message from the other party, with the order it belongs to.' });
@@ -55,7 +69,13 @@ function eventsOf<Extra extends z.ZodRawShape>(party: 'workspace' | 'publisher',
   const messageEvent = member(z.literal('order.message_received'), messageEventData);
   const disabledEvent = member(z.literal('webhook_endpoint.disabled'), webhookEndpoint);
   return party === 'workspace'
-    ? z.discriminatedUnion('type', [orderEvent, messageEvent, member(z.literal('workspace.topped_up'), topUpData), disabledEvent])
+    ? z.discriminatedUnion('type', [
+        orderEvent,
+        messageEvent,
+        member(z.literal('workspace.topped_up'), topUpData),
+        member(z.literal('key.budget_exhausted'), budgetExhaustedData),
+        disabledEvent,
+      ])
     : z.discriminatedUnion('type', [orderEvent, messageEvent, disabledEvent]);
 }
 

@@ -9,6 +9,31 @@ const brandKit = z.object({
   default_anchor_texts: z.array(z.string()),
 }).meta({ id: 'BrandKit' });
 
+const budgetWindow = z
+  .object({
+    limit_cents: z.number().int().describe('The limit for the window, in US cents.'),
+    spent_cents: z.number().int().describe('What the key (and the keys it was rolled from) placed in the window, less orders refunded before completion, in US cents.'),
+    remaining_cents: z.number().int().describe('What the key may still place in the window, in US cents (never negative).'),
+    resets_at: z.iso.datetime().describe('When the window starts again: the next UTC midnight, or the first of next month 00:00Z.'),
+    limit_formatted: z.string(),
+    spent_formatted: z.string(),
+    remaining_formatted: z.string(),
+  })
+  .meta({ id: 'BudgetWindow' });
+
+export const keyBudget = z
+  .object({
+    order_limit_cents: z.number().int().nullable().describe("One order's total may be at most this (US cents); null = no limit. Not the workspace's approval rule."),
+    order_limit_formatted: z.string().nullable(),
+    day: budgetWindow.nullable().describe('The UTC calendar day; null = no daily limit.'),
+    month: budgetWindow.nullable().describe('The UTC calendar month; null = no monthly limit.'),
+    expires_at: z.iso.datetime().nullable().describe('The key stops working (401) at this instant; null = never.'),
+  })
+  .meta({
+    id: 'KeyBudget',
+    description: 'What this key may still spend (docs/budgets.md). A placement over it answers 403 budget_exceeded and spends nothing. Read it before spending.',
+  });
+
 export const meData = z.object({
   workspace: z.object({
     id: z.number().int(),
@@ -30,6 +55,7 @@ export const meData = z.object({
     prefix: z.string(),
     can_place_orders: z.boolean(),
     abilities: z.array(z.enum(['read', 'plan', 'manage_content', 'place_orders', 'approve_placements', 'publish', 'manage_webhooks'])),
+    budget: keyBudget.nullable().describe("The key's spending budget and expiry; null for a key without limits or expiry."),
   }),
 }).meta({ id: 'Me', description: 'The workspace behind the key, its balance and what the key may do.' });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { eventTypes } from '../../src/domain/events/event-types.js';
+import { createKey } from '../../src/domain/keys/key-service.js';
 import { topUpWorkspace } from '../../src/domain/workspaces/top-up.js';
 import { webhookDelivery, webhookEndpointWithSecret } from '../../src/schemas/events.js';
 import { setupApp } from '../helpers/app.js';
@@ -69,6 +70,9 @@ describe('webhooks — every event type, signed', () => {
     await pub(p.publisherKey, `${unchecked.id}/publish`, { live_url: `https://${p.domain}/unchecked` });
     await recordLiveCheck(unchecked.id, FAILING_LIVE_CHECKS);
     await topUpWorkspace(h.database.pool, ws.workspaceId, 1_000, h.clock.now());
+    // A budgeted key whose one order uses up its day.
+    const budgeted = await createKey(h.database.db, { workspaceId: ws.workspaceId, canPlaceOrders: true, limits: { dailyLimitCents: p.offers[0]!.price } });
+    expect((await place(budgeted.key, { offer_ids: [p.offers[0]!.id], target_url: target })).statusCode).toBe(201);
     h.clock.advance(4 * DAY);
     await sweep();
     h.clock.advance(Math.max(h.config.ORDER_LIVE_REVIEW_DAYS, h.config.LINK_RESTORE_DAYS) * DAY - 4 * DAY + 1_000);
@@ -77,7 +81,7 @@ describe('webhooks — every event type, signed', () => {
     expect(await sweep()).toMatchObject({ returned: 1, link_refunded: 1 });
 
     const workspaceTypes = eventTypes.filter((t) => t !== 'webhook_endpoint.disabled');
-    const publisherTypes = workspaceTypes.filter((t) => t !== 'workspace.topped_up');
+    const publisherTypes = workspaceTypes.filter((t) => t !== 'workspace.topped_up' && t !== 'key.budget_exhausted');
     await vi.waitFor(() => expect(new Set(typesOf(buyerHook.received))).toEqual(new Set(workspaceTypes)), HANG);
     await vi.waitFor(() => expect(new Set(typesOf(publisherHook.received))).toEqual(new Set(publisherTypes)), HANG);
     for (const r of buyerHook.received) {

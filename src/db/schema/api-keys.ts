@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, check, index, integer, pgTable, serial, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigint, boolean, check, index, integer, pgTable, serial, text, timestamp } from 'drizzle-orm/pg-core';
 import { publishers } from './publishers.js';
 import { workspaces } from './workspaces.js';
 
@@ -20,11 +20,29 @@ export const apiKeys = pgTable(
     lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
     /** After this the key answers like a revoked one (a rolled key's grace, a chosen expiry). null = never. */
     expiresAt: timestamp('expires_at', { withTimezone: true }),
+    /** Spending budget (docs/budgets.md), in US cents; null = no limit. One order's total. */
+    orderLimitCents: bigint('order_limit_cents', { mode: 'number' }),
+    /** What the key may place per UTC calendar day / month, refunds given back. */
+    dailyLimitCents: bigint('daily_limit_cents', { mode: 'number' }),
+    monthlyLimitCents: bigint('monthly_limit_cents', { mode: 'number' }),
+    /**
+     * The key whose budget this one shares: a rolled key points at the first key of its chain, so
+     * what the chain spent counts against it. null = the key's own id.
+     */
+    budgetKeyId: integer('budget_key_id'),
+    /** When the budget's day / month last ran out (on the chain's first key): `key.budget_exhausted` goes once per window. */
+    budgetDayExhaustedAt: timestamp('budget_day_exhausted_at', { withTimezone: true }),
+    budgetMonthExhaustedAt: timestamp('budget_month_exhausted_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
     index('api_keys_workspace_idx').on(t.workspaceId),
     index('api_keys_publisher_idx').on(t.publisherId),
+    index('api_keys_budget_idx').on(t.budgetKeyId).where(sql`${t.budgetKeyId} IS NOT NULL`),
+    check(
+      'api_keys_limits',
+      sql`(${t.orderLimitCents} IS NULL OR ${t.orderLimitCents} >= 0) AND (${t.dailyLimitCents} IS NULL OR ${t.dailyLimitCents} >= 0) AND (${t.monthlyLimitCents} IS NULL OR ${t.monthlyLimitCents} >= 0)`,
+    ),
     check('api_keys_one_owner', sql`(${t.workspaceId} IS NULL) <> (${t.publisherId} IS NULL)`),
     check('api_keys_publisher_cannot_spend', sql`${t.publisherId} IS NULL OR NOT ${t.canPlaceOrders}`),
   ],

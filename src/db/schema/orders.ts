@@ -93,7 +93,9 @@ export const orders = pgTable(
     index('orders_workspace_idx').on(t.workspaceId, t.id.desc()),
     index('orders_publisher_idx').on(t.publisherId, t.id.desc()),
     index('orders_outlet_idx').on(t.outletId),
-    // No index on offer_id, project_id or placed_by_key_id: nothing reads orders by them, and
+    // A key's budget (docs/budgets.md) sums what it placed in the current day and month.
+    index('orders_placed_by_key_idx').on(t.placedByKeyId, t.createdAt),
+    // No index on offer_id or project_id: nothing reads orders by them, and
     // offers, projects and keys are never deleted (deactivated or revoked instead), so their
     // foreign keys never look orders up. Each index would cost every placement an insert.
     // The sweep reads only open orders whose deadline has passed.

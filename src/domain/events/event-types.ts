@@ -18,7 +18,7 @@ export const orderEventTypes = [
   'order.link_restored',
   'order.link_refunded',
 ] as const;
-export const eventTypes = [...orderEventTypes, 'order.message_received', 'workspace.topped_up', 'webhook_endpoint.disabled'] as const;
+export const eventTypes = [...orderEventTypes, 'order.message_received', 'workspace.topped_up', 'key.budget_exhausted', 'webhook_endpoint.disabled'] as const;
 export type OrderEventType = (typeof orderEventTypes)[number];
 export type EventType = (typeof eventTypes)[number];
 

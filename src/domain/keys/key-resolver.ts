@@ -21,11 +21,19 @@ interface Entry {
 const lookupStatement = {
   name: 'api_key_by_hash',
   text: `SELECT id, name, prefix, can_place_orders, can_manage_webhooks, workspace_id, publisher_id,
-                (extract(epoch FROM expires_at) * 1000)::float8 AS expires_ms
+                (extract(epoch FROM expires_at) * 1000)::float8 AS expires_ms,
+                order_limit_cents::float8 AS order_limit_cents, daily_limit_cents::float8 AS daily_limit_cents,
+                monthly_limit_cents::float8 AS monthly_limit_cents, COALESCE(budget_key_id, id) AS budget_id
            FROM api_keys
           WHERE key_hash = $1 AND revoked_at IS NULL
             AND (expires_at IS NULL OR expires_at > to_timestamp($2::double precision / 1000))`,
 };
+
+function budgetOf(row: { order_limit_cents: number | null; daily_limit_cents: number | null; monthly_limit_cents: number | null; budget_id: number; expires_ms: number | null }) {
+  const { order_limit_cents, daily_limit_cents, monthly_limit_cents, budget_id, expires_ms } = row;
+  if (order_limit_cents === null && daily_limit_cents === null && monthly_limit_cents === null && expires_ms === null) return undefined;
+  return { limits: { order_limit_cents, daily_limit_cents, monthly_limit_cents, budget_id }, expiresAt: expires_ms === null ? null : new Date(expires_ms) };
+}
 
 /**
  * Resolves raw keys to principals with a short in-memory cache, positive and negative, so a hot
@@ -83,6 +91,10 @@ export class KeyResolver {
           workspace_id: number | null;
           publisher_id: number | null;
           expires_ms: number | null;
+          order_limit_cents: number | null;
+          daily_limit_cents: number | null;
+          monthly_limit_cents: number | null;
+          budget_id: number;
         }
       | undefined;
     const principal: Principal | null = row
@@ -94,6 +106,7 @@ export class KeyResolver {
           workspaceId: row.workspace_id,
           publisherId: row.publisher_id,
           abilities: abilitiesFor({ publisherId: row.publisher_id, canPlaceOrders: row.can_place_orders, canManageWebhooks: row.can_manage_webhooks }),
+          budget: budgetOf(row),
         }
       : null;
     // A key with an expiry is never served from the cache past it (a rolled key's grace ends on time).

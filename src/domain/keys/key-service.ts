@@ -18,13 +18,19 @@ export type KeyScope = { workspaceId: number } | { publisherId: number };
  */
 /**
  * `canManageWebhooks` (default true) is false for a key a console `member` makes (see abilities.ts).
+ * `limits` is a spending key's budget (docs/budgets.md), in US cents.
  */
 export async function createKey(
   db: Db,
-  owner: KeyOwner & { name?: string; expiresAt?: Date | null; canManageWebhooks?: boolean },
+  owner: KeyOwner & { name?: string; expiresAt?: Date | null; canManageWebhooks?: boolean; limits?: BudgetLimits },
   clock: Clock = systemClock,
 ) {
   if (owner.expiresAt && !(owner.expiresAt.getTime() > clock.now())) throw invalidInput({ expires_at: ['must be in the future'] });
+  const limits = owner.limits ?? {};
+  checkLimits(limits);
+  if (Object.values(limits).some((v) => v !== null && v !== undefined) && !('workspaceId' in owner && owner.canPlaceOrders)) {
+    throw invalidInput({ limits: ['a budget is for a spending key (one that can place orders)'] });
+  }
   if ('workspaceId' in owner) {
     await requireWorkspace(db, owner.workspaceId);
   } else {
@@ -44,9 +50,69 @@ export async function createKey(
       canPlaceOrders,
       canManageWebhooks: owner.canManageWebhooks ?? true,
       expiresAt: owner.expiresAt ?? null,
+      orderLimitCents: limits.orderLimitCents ?? null,
+      dailyLimitCents: limits.dailyLimitCents ?? null,
+      monthlyLimitCents: limits.monthlyLimitCents ?? null,
     })
     .returning();
   return { id: row!.id, key: raw, prefix: row!.prefix, can_place_orders: row!.canPlaceOrders};
+}
+
+/** A spending key's limits in US cents: null clears one, undefined leaves it as it is. */
+export interface BudgetLimits {
+  orderLimitCents?: number | null | undefined;
+  dailyLimitCents?: number | null | undefined;
+  monthlyLimitCents?: number | null | undefined;
+}
+
+const limitFields = { orderLimitCents: 'order_limit_cents', dailyLimitCents: 'daily_limit_cents', monthlyLimitCents: 'monthly_limit_cents' } as const;
+
+/** The most a limit may be: $10,000,000.00, far below what a bigint or a float holds exactly. */
+const MAX_LIMIT_CENTS = 1_000_000_000;
+
+function checkLimits(limits: BudgetLimits) {
+  const errors: Record<string, string[]> = {};
+  for (const [k, field] of Object.entries(limitFields)) {
+    const v = limits[k as keyof BudgetLimits];
+    if (v !== null && v !== undefined && !(Number.isInteger(v) && v >= 0 && v <= MAX_LIMIT_CENTS)) {
+      errors[field] = [`must be a whole number of cents from 0 to ${MAX_LIMIT_CENTS}`];
+    }
+  }
+  if (Object.keys(errors).length) throw invalidInput(errors);
+}
+
+/**
+ * Changes a spending key's budget and expiry (admin CLI `key update`). A limit is the budget's,
+ * so it changes on every key of the key's rolled chain; the expiry is this key's own. A limit
+ * lowered below what was spent leaves nothing to spend.
+ */
+export async function updateKey(db: Db, id: number, changes: BudgetLimits & { expiresAt?: Date | null | undefined }, clock: Clock = systemClock) {
+  const { expiresAt, ...limits } = changes;
+  checkLimits(limits);
+  if (expiresAt && !(expiresAt.getTime() > clock.now())) throw invalidInput({ expires_at: ['must be in the future'] });
+  const set = Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined));
+  if (Object.keys(set).length === 0 && expiresAt === undefined) throw invalidInput({ key: ['nothing to change: give a limit or an expiry'] });
+  return db.transaction(async (t) => {
+    const [key] = await t.select().from(apiKeys).where(eq(apiKeys.id, id)).for('update');
+    if (!key) throw notFound('Key');
+    if (Object.keys(set).length > 0) {
+      if (!key.canPlaceOrders) throw invalidInput({ limits: ['a budget is for a spending key (one that can place orders)'] });
+      const budgetId = key.budgetKeyId ?? key.id;
+      await t
+        .update(apiKeys)
+        .set(set)
+        .where(sql`${apiKeys.id} = ${budgetId} OR ${apiKeys.budgetKeyId} = ${budgetId}`);
+    }
+    if (expiresAt !== undefined) await t.update(apiKeys).set({ expiresAt }).where(eq(apiKeys.id, id));
+    const [row] = await t.select().from(apiKeys).where(eq(apiKeys.id, id));
+    return {
+      id,
+      order_limit_cents: row!.orderLimitCents,
+      daily_limit_cents: row!.dailyLimitCents,
+      monthly_limit_cents: row!.monthlyLimitCents,
+      expires_at: row!.expiresAt,
+    };
+  });
 }
 
 const scopeCondition = (scope: KeyScope) =>
@@ -140,8 +206,15 @@ export async function rollKey(db: Db, scope: KeyScope, keyId: number, graceHours
     const oldExpiry = Math.min(now + graceHours * 3_600_000, old.expires_at?.getTime() ?? Infinity);
     await tx.query('UPDATE api_keys SET expires_at = to_timestamp($2::double precision / 1000) WHERE id = $1', [keyId, oldExpiry]);
     const { rows: created } = await tx.query<{ id: number; prefix: string }>(
-      `INSERT INTO api_keys (${column}, name, prefix, key_hash, can_place_orders, can_manage_webhooks) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id, prefix`,
-      [scopeId, old.name, visiblePrefix(raw), hashKey(raw), old.can_place_orders, old.can_manage_webhooks],
+      // The new key keeps the budget and what was spent: it copies the limits and shares the
+      // chain's budget id (docs/budgets.md).
+      `INSERT INTO api_keys (${column}, name, prefix, key_hash, can_place_orders, can_manage_webhooks,
+                             order_limit_cents, daily_limit_cents, monthly_limit_cents, budget_key_id)
+       SELECT $1, name, $2, $3, can_place_orders, can_manage_webhooks,
+              order_limit_cents, daily_limit_cents, monthly_limit_cents, COALESCE(budget_key_id, id)
+         FROM api_keys WHERE id = $4
+       RETURNING id, prefix`,
+      [scopeId, visiblePrefix(raw), hashKey(raw), keyId],
     );
     return {
       id: created[0]!.id,

@@ -1,4 +1,5 @@
 import type { Ability } from './abilities.js';
+import type { KeyLimits } from './budget.js';
 
 /** Who is calling: resolved from an API key, passed to every domain call that needs it. */
 export interface Principal {
@@ -9,6 +10,8 @@ export interface Principal {
   abilities: Ability[];
   workspaceId: number | null;
   publisherId: number | null;
+  /** A spending key's budget and expiry as resolved (docs/budgets.md); absent when it has neither. */
+  budget?: { limits: KeyLimits; expiresAt: Date | null } | undefined;
 }
 
 export interface WorkspacePrincipal extends Principal {

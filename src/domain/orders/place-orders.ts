@@ -7,6 +7,7 @@ import { isDatabaseUnavailable } from '../../db/errors.js';
 import { type Answer, inProgress, type OnceKey, type Outcome, recordEach, recordOnce, type RequestKey, type StoredAnswer } from '../idempotency/record-once.js';
 import type { WorkspacePrincipal } from '../keys/principal.js';
 import { recordOrderPlaced } from '../events/record.js';
+import { budgetExceeded, type Exhausted, hasSpendLimits, type KeyLimits, overrun, readSpent, recordExhausted, windowsRunOut } from '../keys/budget.js';
 import * as ledger from '../ledger/ledger.js';
 import { formatCents } from '../money/format.js';
 import type { OfferFormat } from '../outlets/enums.js';
@@ -185,14 +186,28 @@ export async function placeOrders(
  */
 export async function placeAll(tx: Tx, placements: Placement[], now: number, durations: Durations): Promise<Array<Outcome<BuyerOrderView[]>>> {
   const { accounts, contexts } = await lockAndReadContexts(tx, placements);
+  // What each limited key's budget spent, read after the lock (a key without limits reads
+  // nothing); each accepted order below adds to it, so the ones after count it.
+  const budgets = [...new Set(contexts.filter((c) => c.key_ok && hasSpendLimits(c)).map((c) => c.budget_id))];
+  const spent = await readSpent(tx, budgets, now);
+  const exhausted: Exhausted[] = [];
   const outcomes: Array<Outcome<BuyerOrderView[]>> = [];
   const accepted: Array<{ at: number; p: Placement; ctx: PlacementContext; orders: NewOrder[] }> = [];
   for (const [at, p] of placements.entries()) {
     try {
       const { ctx, offers, total, fmt } = judge(contexts[at], p.input, p.quotedTotalCents);
+      const s = spent.get(ctx.budget_id) ?? { day: 0, month: 0 };
+      const over = overrun(ctx, s, total, now);
+      if (over) throw budgetExceeded(over.window, over.view, total, fmt);
       const w = accounts.get(p.principal.workspaceId)!;
       if (w.availableBalance < total) throw insufficientBalance(total - w.availableBalance, w.availableBalance, fmt);
       w.availableBalance -= total;
+      for (const r of windowsRunOut(ctx, s, total)) {
+        const { keyId, name, prefix, workspaceId } = p.principal;
+        exhausted.push({ ...r, workspaceId, budgetId: ctx.budget_id, key: { id: keyId, name, prefix }, fmt });
+      }
+      s.day += total;
+      s.month += total;
       const orders = offers.map((offer) => {
         const status = initialStatus(offer.content_by, p.content !== undefined);
         return { offer, status, deadline: initialDeadline(status, now, durations), checks: p.content ? checksFor(p.content, p.input, offer) : null };
@@ -220,6 +235,7 @@ export async function placeAll(tx: Tx, placements: Placement[], now: number, dur
     accepted.flatMap((a, i) => placed[i]!.map((row) => ({ workspaceId: a.p.principal.workspaceId, publisherId: row.publisher_id, row }))),
     now,
   );
+  await recordExhausted(tx, exhausted, now);
   accepted.forEach((a, i) => {
     outcomes[a.at] = { ok: true, value: placed[i]!.map((row) => orderView(row, 'buyer')) };
   });
@@ -274,7 +290,7 @@ interface OfferRow {
   active: boolean;
 }
 
-interface PlacementContext {
+interface PlacementContext extends KeyLimits {
   key_ok: boolean | null;
   project_ok: boolean;
   max_order_cents: number | null;
@@ -289,7 +305,9 @@ interface PlacementContext {
 // same statement (`lock`: one round trip fewer); the rest is then read as at the statement's
 // start, before any wait for the lock (at most the group's lock timeout, or the statement's).
 const contextsText = (lock: boolean) => `${lock ? `WITH ${ledger.balanceLock('$2')}\n` : ''}SELECT
-         (SELECT revoked_at IS NULL AND can_place_orders FROM api_keys WHERE id = r.key_id) AS key_ok,
+         k.revoked_at IS NULL AND k.can_place_orders AS key_ok,
+         k.order_limit_cents::float8 AS order_limit_cents, k.daily_limit_cents::float8 AS daily_limit_cents,
+         k.monthly_limit_cents::float8 AS monthly_limit_cents, COALESCE(k.budget_key_id, k.id) AS budget_id,
          (r.project_id IS NULL OR EXISTS (SELECT 1 FROM projects WHERE id = r.project_id AND workspace_id = r.workspace_id)) AS project_ok,
          w.max_order_cents, w.currency, fx.per_usd::float8 AS per_usd,
          COALESCE((SELECT json_agg(x) FROM (
@@ -301,6 +319,7 @@ const contextsText = (lock: boolean) => `${lock ? `WITH ${ledger.balanceLock('$2
          ${lock ? 'COALESCE((SELECT json_agg(l) FROM locked l WHERE l.workspace_id = r.workspace_id), \'[]\'::json)' : 'NULL::json'} AS balances
     FROM unnest($1::int[], $2::int[], $3::int[], $4::text[]) WITH ORDINALITY AS r(key_id, workspace_id, project_id, offer_ids, n)
     JOIN workspaces w ON w.id = r.workspace_id JOIN fx_rates fx ON fx.currency = w.currency
+    LEFT JOIN api_keys k ON k.id = r.key_id
    ORDER BY r.n`;
 const contextStatement = { name: 'orders_placement_contexts', text: contextsText(false) };
 const lockStatement = { name: 'orders_placement_lock_contexts', text: contextsText(true) };

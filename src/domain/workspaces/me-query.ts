@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { gatheredReads } from '../../db/gathered-reads.js';
 import { DomainError } from '../errors.js';
+import { budgetView, hasSpendLimits, readSpent } from '../keys/budget.js';
 import type { WorkspacePrincipal } from '../keys/principal.js';
 import { formatCents } from '../money/format.js';
 import type { WorkspaceSettingsCache } from './settings-cache.js';
@@ -68,8 +69,22 @@ export async function workspaceSummary(pool: pg.Pool, settings: WorkspaceSetting
   };
 }
 
-export async function getMe(pool: pg.Pool, settings: WorkspaceSettingsCache, principal: WorkspacePrincipal) {
-  const summary = await workspaceSummary(pool, settings, principal.workspaceId);
+/**
+ * The calling key's budget (docs/budgets.md): null for a key without limits or expiry, and then
+ * no statement; otherwise what its budget spent this UTC day and month, one indexed read.
+ */
+export async function keyBudget(pool: pg.Pool, settings: WorkspaceSettingsCache, principal: WorkspacePrincipal, now: number) {
+  const b = principal.budget;
+  if (!b) return null;
+  const [w, spent] = await Promise.all([
+    settings.get(principal.workspaceId),
+    hasSpendLimits(b.limits) ? readSpent(pool, [b.limits.budget_id], now).then((m) => m.get(b.limits.budget_id)) : undefined,
+  ]);
+  return budgetView(b.limits, b.expiresAt, spent, now, (c) => formatCents(c, w.currency, w.perUsd));
+}
+
+export async function getMe(pool: pg.Pool, settings: WorkspaceSettingsCache, principal: WorkspacePrincipal, now: number = Date.now()) {
+  const [summary, budget] = await Promise.all([workspaceSummary(pool, settings, principal.workspaceId), keyBudget(pool, settings, principal, now)]);
   return {
     ...summary,
     key: {
@@ -78,6 +93,7 @@ export async function getMe(pool: pg.Pool, settings: WorkspaceSettingsCache, pri
       prefix: principal.prefix,
       can_place_orders: principal.canPlaceOrders,
       abilities: principal.abilities,
+      budget,
     },
   };
 }

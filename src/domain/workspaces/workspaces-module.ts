@@ -10,7 +10,7 @@ export function createWorkspacesModule(deps: { pool: pg.Pool; clock: Clock }) {
   return {
     settings,
     /** The workspace behind the key, its balances, brand kits and what the key may do. */
-    me: (principal: WorkspacePrincipal) => getMe(deps.pool, settings, principal),
+    me: (principal: WorkspacePrincipal) => getMe(deps.pool, settings, principal, deps.clock.now()),
     /** The workspace's balances and settings without a key: the console's overview. */
     summary: (workspaceId: number) => workspaceSummary(deps.pool, settings, workspaceId),
   };

@@ -14,6 +14,7 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   unauthenticated: 401,
   forbidden: 403,
   approval_required: 403,
+  budget_exceeded: 403,
   not_found: 404,
   method_not_allowed: 405,
   payload_too_large: 413,

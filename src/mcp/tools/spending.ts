@@ -73,7 +73,8 @@ export const placeOrders = defineTool({
   description:
     'Buys offers: one order per offer, all or nothing; the total (US cents, fees included) moves from the available balance into ' +
     'escrow until each placement is approved, and returns on decline, expiry or cancellation. Two steps: (1) call WITHOUT ' +
-    'confirmation_token — nothing is spent; you get a quote (items, total, balance after, shortfall) and a confirmation_token. (2) Show ' +
+    'confirmation_token — nothing is spent; you get a quote (items, total, balance after, shortfall, the key\'s budget left after the order) and a confirmation_token; ' +
+    'an order over the key\'s budget (per order, UTC day or month) is refused with budget_exceeded and no token. (2) Show ' +
     'the quote to the user and get their explicit confirmation; only then call again with the same arguments plus confirmation_token. ' +
     'Needs a key created with "Can place orders". Offers with content_by=buyer need content/content_title now or submit-content later. ' +
     'Next: list-orders / get-order to follow the orders.',

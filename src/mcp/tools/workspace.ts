@@ -11,12 +11,14 @@ export const getBalance = defineTool({
   description:
     'The workspace this API key acts for: available balance and funds held in escrow for open orders (integer US cents, fees included; ' +
     '*_formatted in the workspace currency), approval rules (orders above max_order_cents are refused), brand kits (default anchor texts ' +
-    'and tone for briefs), and what the key may do (key.can_place_orders must be true to place-orders or approve-placement). Free; ' +
+    'and tone for briefs), what the key may do (key.can_place_orders must be true to place-orders or approve-placement) and its spending budget ' +
+    '(key.budget: order_limit_cents, and per UTC day and month limit_cents, spent_cents, remaining_cents, resets_at; an order over it is ' +
+    'refused with budget_exceeded; null = no limits). Free; ' +
     'changes nothing. Call it first, and before a quote to know what the user can afford.',
   input: z.strictObject({}),
   output: meData,
   annotations: annotations.read,
-  run: (ctx) => getMe(ctx.pool, ctx.settings, ctx.principal),
+  run: (ctx) => getMe(ctx.pool, ctx.settings, ctx.principal, ctx.clock.now()),
 });
 
 export const getLedger = defineTool({
