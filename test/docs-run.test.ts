@@ -144,6 +144,9 @@ describe.each(pages)('$doc $section', ({ doc, section, setup }) => {
     const filled = (code: string) => code.replace(new RegExp(`^(${SUBSTITUTED.join('|')})=\\S+`, 'gm'), (_, name: string) => `${name}=${values[name]}`);
     const script = run.map((b) => `${filled(b.code)}\necho '${MARK}'\n`).join('');
     // The admin CLI a page runs reaches the page's server's database, as it does for a reader.
+    // The reader's `npm start` built dist/ before these blocks ran (the admin CLI builds it on
+    // demand and says so on stderr): build it here too, out of the comparison.
+    await bash('node scripts/build-if-needed.mjs 2>/dev/null', 150_000);
     const result = await bash(script, 150_000, { DATABASE_URL: database.url });
     const outputs = result.stdout.split(`${MARK}\n`);
     const context = `\n--- stdout ---\n${result.stdout}\n--- stderr ---\n${result.stderr}${describeChild(server)}`;
