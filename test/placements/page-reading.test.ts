@@ -1,19 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { type LiveCheck, liveChecks, type PlacementExpectation } from '../../src/domain/placements/live-checks.js';
 import type { PageResult } from '../../src/outbound/page-fetch.js';
+import { shoeOrder } from '../helpers/placement-expectation.js';
 
 // How the checks read real-world pages (docs/link-checks.md): what a browser shows is what counts,
 // and what search engines accept is what they accept.
 
-const order: PlacementExpectation = {
-  liveUrl: 'https://outlet.example/post',
-  targetUrl: 'https://buyer.example/shoes',
-  anchorText: 'Best running shoes',
-  linkType: 'dofollow',
-  sponsoredLabel: false,
-  outletDomain: 'outlet.example',
-  language: 'en',
-};
+const order = shoeOrder;
 type Page = Extract<PageResult, { ok: true }>;
 const page = (body: string, more: Partial<Page> = {}): PageResult => ({
   ok: true,

@@ -1,16 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { type LiveCheck, liveChecks, livePassed, type PlacementExpectation } from '../../../src/domain/placements/live-checks.js';
 import type { PageResult } from '../../../src/outbound/page-fetch.js';
+import { shoeOrder } from '../../helpers/placement-expectation.js';
 
-const order: PlacementExpectation = {
-  liveUrl: 'https://outlet.example/post',
-  targetUrl: 'https://buyer.example/shoes',
-  anchorText: 'Best running shoes',
-  linkType: 'dofollow',
-  sponsoredLabel: false,
-  outletDomain: 'outlet.example',
-  language: 'en',
-};
+const order = shoeOrder;
 const page = (body: string, more: Partial<Extract<PageResult, { ok: true }>> = {}): PageResult => ({
   ok: true,
   status: 200,
