@@ -6,6 +6,7 @@ import type { Config } from '../config.js';
 import type { Clock } from '../domain/clock.js';
 import type { createUser } from '../domain/users/user-service.js';
 import type { WorkspacesModule } from '../domain/workspaces/workspaces-module.js';
+import type { OAuthInteractions } from '../domain/oauth/interactions.js';
 
 /** The database handle the domain's functions take (drizzle over the pool), named without importing the db layer. */
 export type DomainDb = Parameters<typeof createUser>[0];
@@ -18,6 +19,8 @@ export interface ConsoleDeps {
   config: Config;
   redis?: Redis;
   workspaces: WorkspacesModule;
+  /** The OAuth server's interactions (docs/oauth.md); absent when PUBLIC_BASE_URL is unset. */
+  oauth?: OAuthInteractions;
 }
 
 /** A workspace or publisher account the signed-in person belongs to, as the console links it. */

@@ -20,6 +20,7 @@ import { keyPages } from './pages/keys.js';
 import { memberPages } from './pages/members.js';
 import { webhookPages } from './pages/webhooks.js';
 import { overviewPages } from './pages/overview.js';
+import { oauthConsentPages } from './pages/oauth-consent.js';
 import { isSecure, signedInGate } from './session.js';
 
 const consoleDir = join(projectRoot, 'src', 'console');
@@ -115,6 +116,7 @@ export async function consoleApp(app: FastifyInstance, deps: ConsoleDeps) {
   // Everything below needs a signed-in person: one gate for all of it.
   await app.register(async (signedIn) => {
     signedIn.addHook('onRequest', signedInGate(deps, sessions));
+    await signedIn.register(oauthConsentPages, { deps });
     for (const prefix of ['/w/:targetId', '/p/:targetId']) {
       await signedIn.register(
         async (target) => {
