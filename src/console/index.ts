@@ -21,6 +21,7 @@ import { memberPages } from './pages/members.js';
 import { webhookPages } from './pages/webhooks.js';
 import { overviewPages } from './pages/overview.js';
 import { oauthConsentPages } from './pages/oauth-consent.js';
+import { connectedAppPages } from './pages/connected-apps.js';
 import { isSecure, signedInGate } from './session.js';
 
 const consoleDir = join(projectRoot, 'src', 'console');
@@ -125,6 +126,7 @@ export async function consoleApp(app: FastifyInstance, deps: ConsoleDeps) {
           await target.register(memberPages, { deps });
           await target.register(approvalRulePages, { deps });
           await target.register(webhookPages, { deps });
+          await target.register(connectedAppPages, { deps });
         },
         { prefix },
       );
