@@ -80,8 +80,9 @@ export async function createProvider(deps: ProviderDeps): Promise<Provider> {
     cookies: { keys: keys.cookieKeys },
     findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => ({ sub }) }),
     claims: { openid: ['sub'] },
-    // `read` and `spend` are the resource's scopes (resourceIndicators below), not OpenID ones.
-    scopes: ['openid', 'offline_access'],
+    // `read` and `spend` are the resource's scopes (resourceIndicators below); listed here too, so a
+    // client may register with them and the metadata names them. The consent grants them both ways.
+    scopes: ['openid', 'offline_access', ...OAUTH_SCOPES],
     responseTypes: ['code'],
     pkce: { required: () => true },
     interactions: { url: async (_ctx, interaction) => `/app/oauth/${interaction.uid}` },

@@ -77,11 +77,16 @@ export function createOAuthServer(deps: OAuthServerDeps): OAuthServer {
       const { p, found } = await interaction(req, res, uid);
       const grant = new p.Grant({ accountId: String(userId), clientId: String(found.params.client_id) });
       const asked = String(found.params.scope ?? '').split(' ').filter(Boolean);
-      const oidc = asked.filter((s) => s === 'openid' || s === 'offline_access');
-      if (oidc.length) grant.addOIDCScope(oidc.join(' '));
+      const allowed = ['openid', 'offline_access', 'read', ...(spend ? ['spend'] : [])];
+      // The provider checks requested scopes against the grant's OpenID scopes and the token's
+      // against its resource scopes: both get what the person allowed; a `spend` not allowed is
+      // rejected, not left pending, so the server asks no more.
+      grant.addOIDCScope(asked.filter((s) => allowed.includes(s)).join(' ') || 'read');
       grant.addResourceScope(deps.urls.resource, spend ? 'read spend' : 'read');
-      // A `spend` the person did not allow is rejected, not left pending: the server asks no more.
-      if (!spend) grant.rejectResourceScope(deps.urls.resource, 'spend');
+      if (!spend) {
+        grant.rejectOIDCScope('spend');
+        grant.rejectResourceScope(deps.urls.resource, 'spend');
+      }
       return grant.save();
     },
     async finish(req, res, uid, userId, grantId) {
