@@ -76,7 +76,8 @@ export const requestLogging = fp(
       const line = {
         method: request.method,
         route: request.routeOptions.url ?? null,
-        url: redactUrl(request.url),
+        // The URL as the client sent it: a path handed to a mounted middleware (/oauth) is logged whole.
+        url: redactUrl(request.originalUrl),
         status,
         duration_ms: Math.round(reply.elapsedTime * 100) / 100,
       };
