@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type pg from 'pg';
-import Provider, { type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
+import type Provider from 'oidc-provider';
+import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import { oauthKeys } from '../../domain/oauth/secrets.js';
 import { oauthStore } from '../../domain/oauth/store.js';
 import type { OutboundClient } from '../../outbound/http-client.js';
@@ -54,6 +55,23 @@ function outboundFetch(outbound: OutboundClient) {
   };
 }
 
+/**
+ * The library, loaded on first use (a server that never sees OAuth never loads it). On import it
+ * prints "Unsupported runtime" on any Node before 22, which this service supports (20.19+, where
+ * its whole suite passes); that one line is held back, any other warning of the library is not.
+ */
+async function loadLibrary() {
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => {
+    if (!String(args[0]).includes('oidc-provider WARNING: Unsupported runtime')) warn(...args);
+  };
+  try {
+    return await import('oidc-provider');
+  } finally {
+    console.warn = warn;
+  }
+}
+
 const htmlEscape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** The provider's own error page (a bad authorization request): the error's name and description, nothing else. */
@@ -72,6 +90,7 @@ async function renderError(ctx: KoaContextWithOIDC, out: { error?: string; error
  */
 export async function createProvider(deps: ProviderDeps): Promise<Provider> {
   const { urls } = deps;
+  const { default: Provider, errors } = await loadLibrary();
   const keys = await oauthKeys(deps.pool);
   const configuration: Configuration = {
     adapter: oauthStore(deps.pool),
