@@ -48,6 +48,8 @@ describe('OAuth discovery (MCP authorization, RFC 9728, RFC 8414)', () => {
       expect(m.grant_types_supported).not.toContain('implicit');
       expect(m.grant_types_supported).not.toContain('password');
       expect(m.revocation_endpoint).toBe(`${PUBLIC}/oauth/token/revocation`);
+      expect(m.end_session_endpoint).toBeUndefined();
+      expect(m.userinfo_endpoint).toBeUndefined();
       expect(m.authorization_endpoint.startsWith(`${PUBLIC}/oauth/`)).toBe(true);
     });
   }

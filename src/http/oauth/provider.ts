@@ -126,6 +126,7 @@ export async function createProvider(deps: ProviderDeps): Promise<Provider> {
     features: {
       devInteractions: { enabled: false },
       userinfo: { enabled: false },
+      rpInitiatedLogout: { enabled: false },
       registration: { enabled: true },
       revocation: { enabled: true },
       resourceIndicators: {
