@@ -49,6 +49,17 @@ describe('consent page', () => {
     expect(page3.body).not.toContain('>Allow<');
   });
 
+  it('without a session leads to sign-in and back; a form without its CSRF token is 403', async () => {
+    const owner = await personIn(h, 'owner');
+    const client = await register(h);
+    const path = await startAuthorization(owner.browser, { clientId: client.client_id, scope: 'read', challenge: pkcePair().challenge });
+    const anonymous = await h.app.inject({ url: path });
+    expect(anonymous.statusCode).toBe(303);
+    expect(anonymous.headers.location).toBe(`/app/sign-in?next=${encodeURIComponent(path)}`);
+    const forged = await owner.browser.post(path, { decision: 'allow', workspace_id: String(owner.workspaceId) }, { csrf: false });
+    expect(forged.statusCode).toBe(403);
+  });
+
   it('another browser cannot answer someone\'s consent page (the interaction is bound to its cookie)', async () => {
     const owner = await personIn(h, 'owner');
     const intruder = await personIn(h, 'owner');
