@@ -43,8 +43,8 @@ export const oauthRoutes = fp(
       headers['x-forwarded-host'] = issuer.host;
       headers['x-forwarded-proto'] = issuer.protocol.slice(0, -1);
       headers['x-forwarded-for'] = request.ip;
-      // An authorization request that names no scope asks for `read` (the MCP authorization
-      // specification's default; the library would otherwise grant the resource nothing).
+      // An authorization request that names no scope asks for `read` (docs/oauth.md); the library
+      // would otherwise grant the resource nothing.
       const [path, query = ''] = request.raw.url!.split('?');
       if (path === '/oauth/auth' && request.method === 'GET' && !new URLSearchParams(query).has('scope')) {
         request.raw.url = `${path}?${query}${query ? '&' : ''}scope=read`;
