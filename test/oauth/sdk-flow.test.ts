@@ -19,7 +19,7 @@ import { cleanupChildren, type ServerChild, spawnServer } from '../helpers/child
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { workspaceWithKeys } from '../helpers/fixtures.js';
 import { freePort } from '../helpers/pg-server.js';
-import { executablePath, skipBrowser } from '../console/browser-harness.js';
+import { checkPage, executablePath, skipBrowser } from '../console/browser-harness.js';
 
 // The whole flow as an agent's platform does it, with the MCP SDK's own client against the real
 // server (a child process): discovery from the 401, registration (dynamic, then a client ID
@@ -83,6 +83,7 @@ describe.skipIf(skipBrowser)('MCP SDK client: OAuth end to end', () => {
   const codes: string[] = [];
   const servers: Server[] = [];
   const person = { email: `sdk-${Date.now()}@example.com`, workspaceId: 0 };
+  let firstAuthorization: URL | undefined;
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -185,6 +186,7 @@ describe.skipIf(skipBrowser)('MCP SDK client: OAuth end to end', () => {
   it('dynamic registration: discovers, registers, consents in Chromium, places an order with a spend grant', async () => {
     const provider = new MemoryProvider(callback);
     const client = await connectWith(provider, 'SDK Agent');
+    firstAuthorization = provider.authorizationUrl;
     expect(provider.info?.client_id).toBeTruthy();
     expect(provider.info?.client_id).not.toBe(metadataUrl);
     const key = await quoteAndConfirm(client);
@@ -203,5 +205,27 @@ describe.skipIf(skipBrowser)('MCP SDK client: OAuth end to end', () => {
     // No token, code or verifier reached the server's log.
     const log = server.stdout() + server.stderr();
     for (const secret of [provider.saved!.access_token, provider.saved!.refresh_token, provider.verifier, ...codes].filter(Boolean)) expect(log).not.toContain(secret!);
+  }, 120_000);
+
+  it('the consent and Connected apps pages pass axe-core; Deny goes back to the client with access_denied', async () => {
+    expect(firstAuthorization).toBeDefined();
+    // axe is injected, so this context bypasses the CSP (the flows above keep it).
+    const context = await browser.newContext({ bypassCSP: true });
+    const page = await context.newPage();
+    await page.goto(firstAuthorization!.href);
+    await page.getByLabel('Email').fill(person.email);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(/\/app\/oauth\//);
+    await checkPage(page, 'oauth-consent');
+    await page.getByRole('button', { name: 'Deny' }).click();
+    await page.waitForURL((u) => u.href.startsWith(callback));
+    expect(new URL(page.url()).searchParams.get('error')).toBe('access_denied');
+    await page.goto(new URL(`/app/w/${person.workspaceId}/settings/connected-apps`, mcpUrl).href);
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Connected apps');
+    await checkPage(page, 'connected-apps');
+    await page.getByRole('link', { name: /^Revoke SDK Agent/ }).click();
+    await checkPage(page, 'connected-app-revoke');
+    await context.close();
   }, 120_000);
 });
