@@ -99,6 +99,7 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
         actions: live(k) && mayChange(target, k),
         href: `${target.href}/settings/${section}/${k.id}`,
       }));
+      const showSpendingBox = !apiAccess && target.kind === 'workspace' && mayManage(target, true);
       return page(request, reply, 'keys', {
         title: texts.heading,
         section,
@@ -106,12 +107,12 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
         base: `${target.href}/settings/${section}`,
         keys,
         showSpending: !apiAccess && target.kind === 'workspace',
-        showSpendingBox: !apiAccess && target.kind === 'workspace' && mayManage(target, true),
+        showSpendingBox,
         mayCreate: mayManage(target, false),
         askExpiry: !apiAccess,
         ...data,
         // A budget refused on a form that does not show the budget fields (forged) still shows why.
-        showBudget: (!apiAccess && target.kind === 'workspace' && mayManage(target, true)) || hasBudgetErrors(data.errors as FieldErrors | undefined),
+        showBudget: showSpendingBox || hasBudgetErrors(data.errors as FieldErrors | undefined),
       });
     };
 
