@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { sequenceEvents } from '../../src/domain/events/sequencer.js';
-import { addMember } from '../../src/domain/users/memberships.js';
+import { buyerOrders } from '../../src/domain/orders/buyer-actions.js';
+import { durationsFrom } from '../../src/domain/orders/states.js';
+import { addMember, changeRole } from '../../src/domain/users/memberships.js';
 import { createUser } from '../../src/domain/users/user-service.js';
 import { setupApp } from '../helpers/app.js';
 import { bearer } from '../helpers/fixtures.js';
@@ -262,6 +264,26 @@ describe('the orders desk', () => {
     expect((await member.c.get(`${order}/approve`)).statusCode).toBe(403);
     expect((await member.c.post(`${order}/approve`, {}, { from: order })).statusCode).toBe(403);
     expect(await statusOf(id)).toBe('live_review');
+  });
+
+  it('approving as a person: the role is read again inside the paying transaction (a lowered role pays nothing)', async () => {
+    const id = await place(m, 1, { content_title: 'Our product, reviewed', content: articleFor(TARGET) });
+    await kit.pub(m.p.publisherKey, `${id}/accept`);
+    pages['/role-post'] = html(`<p><a href="${TARGET}">our product</a></p>`);
+    expect((await kit.pub(m.p.publisherKey, `${id}/publish`, { live_url: site.url('/role-post', DOMAIN) })).statusCode).toBe(200);
+    const deps = { pool: h.database.pool, clock: h.clock, durations: durationsFrom(h.config) };
+    const unkept = { once: undefined, encode: (o: { ok: boolean }) => (o.ok ? { status: 200, json: '' } : undefined) };
+    const boss = await person('Bo Owner');
+    await addMember(h.database.db, { workspaceId: m.ws.workspaceId }, boss.user.id, 'owner');
+    // The page was opened as an owner; the role is lowered before the click.
+    const confirm = await boss.c.get(`${m.w}/orders/${id}/approve`);
+    expect(confirm.statusCode).toBe(200);
+    await changeRole(h.database.db, { workspaceId: m.ws.workspaceId }, boss.user.id, 'member');
+    await expect(buyerOrders.approve(deps, { workspaceId: m.ws.workspaceId, userId: boss.user.id }, id, unkept)).rejects.toMatchObject({ code: 'forbidden' });
+    const stranger = await person('Sy Stranger');
+    await expect(buyerOrders.approve(deps, { workspaceId: m.ws.workspaceId, userId: stranger.user.id }, id, unkept)).rejects.toMatchObject({ code: 'not_found' });
+    expect(await statusOf(id)).toBe('live_review');
+    await expectLedgerInvariants(h.database);
   });
 
   it('the list filters by state and pages the rest', async () => {
