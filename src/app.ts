@@ -220,6 +220,8 @@ export const marketplaceApp = fp(
       clock,
       config: deps.config,
       workspaces,
+      durations,
+      linkChecker,
       ...(deps.redis ? { redis: deps.redis } : {}),
     });
 
