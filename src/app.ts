@@ -241,6 +241,8 @@ export const marketplaceApp = fp(
       clock,
       config: deps.config,
       workspaces,
+      durations,
+      linkChecker,
       ...(deps.redis ? { redis: deps.redis } : {}),
       ...(oauth ? { oauth: oauth.interactions } : {}),
     });

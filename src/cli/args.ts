@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { httpUrl as linkUrl } from '../domain/http-url.js';
 import { MAX_BALANCE_CENTS } from '../domain/ledger/limits.js';
-import { usdToCents } from '../domain/money/format.js';
+import { expiryDate, usdLimit, usdLimitMessage } from '../schemas/key-budget.js';
 
 export type RawFlags = Record<string, string | true | (string | true)[]>;
 
@@ -107,20 +107,16 @@ export const centsOrNone = z
     ctx.addIssue({ code: 'custom', message: `must be none or ${parsed.error.issues[0]!.message.replace(/^must be /, '')}` });
     return z.NEVER;
   });
-/** The most a key's budget limit may be, in dollars (docs/budgets.md). */
-export const MAX_LIMIT_USD = 10_000_000;
-
-/** `none`, or US dollars written plainly (200, 12.5, 0.015): cents, rounded half up. */
+/** `none`, or US dollars written plainly (200, 12.5, 0.015): cents, rounded half up (the console reads the same). */
 export const usdOrNone = z
   .string({ error: 'a value is required' })
   .trim()
   .transform((v, ctx) => {
     if (v === 'none') return null;
-    if (!/^\d+(\.\d+)?$/.test(v) || Number(v) > MAX_LIMIT_USD) {
-      ctx.addIssue({ code: 'custom', message: `must be none or an amount of US dollars from 0 to ${MAX_LIMIT_USD.toLocaleString('en-US')} (such as 200 or 12.50)` });
-      return z.NEVER;
-    }
-    return usdToCents(Number(v));
+    const parsed = usdLimit.safeParse(v);
+    if (parsed.success) return parsed.data;
+    ctx.addIssue({ code: 'custom', message: `must be none or ${usdLimitMessage.replace(/^must be /, '')}` });
+    return z.NEVER;
   });
 
 /** `none`, a date (00:00:00Z of that day) or an ISO 8601 instant with its offset. */
@@ -129,7 +125,7 @@ export const instantOrNone = z
   .trim()
   .transform((v, ctx) => {
     if (v === 'none') return null;
-    const date = /^\d{4}-\d{2}-\d{2}$/.test(v) ? new Date(`${v}T00:00:00Z`) : /^\d{4}-\d{2}-\d{2}T[\d:.]+(Z|[+-]\d{2}:\d{2})$/.test(v) ? new Date(v) : undefined;
+    const date = /^\d{4}-\d{2}-\d{2}$/.test(v) ? expiryDate.safeParse(v).data : /^\d{4}-\d{2}-\d{2}T[\d:.]+(Z|[+-]\d{2}:\d{2})$/.test(v) ? new Date(v) : undefined;
     if (!date || Number.isNaN(date.getTime())) {
       ctx.addIssue({ code: 'custom', message: 'must be none, a date (2027-01-31, meaning 00:00:00Z) or an instant (2027-01-31T12:00:00Z)' });
       return z.NEVER;

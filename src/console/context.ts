@@ -4,6 +4,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { MemberRole } from '../common/enums.js';
 import type { Config } from '../config.js';
 import type { Clock } from '../domain/clock.js';
+import type { Durations } from '../domain/orders/states.js';
+import type { LinkChecker } from '../domain/placements/link-checker.js';
 import type { createUser } from '../domain/users/user-service.js';
 import type { WorkspacesModule } from '../domain/workspaces/workspaces-module.js';
 import type { OAuthInteractions } from '../domain/oauth/interactions.js';
@@ -19,6 +21,9 @@ export interface ConsoleDeps {
   config: Config;
   redis?: Redis;
   workspaces: WorkspacesModule;
+  /** The orders' deadlines and the link checker, as the order routes get them (the orders desk). */
+  durations: Durations;
+  linkChecker: LinkChecker;
   /** The OAuth server's interactions (docs/oauth.md); absent when PUBLIC_BASE_URL is unset. */
   oauth?: OAuthInteractions;
 }

@@ -18,6 +18,8 @@ import { authPages } from './pages/auth.js';
 import { invitationPages } from './pages/invitations.js';
 import { keyPages } from './pages/keys.js';
 import { memberPages } from './pages/members.js';
+import { orderActionPages } from './pages/order-actions.js';
+import { orderPages } from './pages/orders.js';
 import { webhookPages } from './pages/webhooks.js';
 import { overviewPages } from './pages/overview.js';
 import { oauthConsentPages } from './pages/oauth-consent.js';
@@ -126,6 +128,8 @@ export async function consoleApp(app: FastifyInstance, deps: ConsoleDeps) {
           await target.register(memberPages, { deps });
           await target.register(approvalRulePages, { deps });
           await target.register(webhookPages, { deps });
+          await target.register(orderPages, { deps });
+          await target.register(orderActionPages, { deps });
           await target.register(connectedAppPages, { deps });
         },
         { prefix },

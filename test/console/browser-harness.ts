@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { expect, vi } from 'vitest';
 import { projectRoot } from '../../src/paths.js';
 
 // What a browser test file needs besides its flows: the system's Chromium (browsers cannot be
@@ -19,6 +19,10 @@ export const skipBrowser = !executablePath && !browserRequired;
 const SHOTS = process.env.CONSOLE_SCREENSHOTS === '1' ? join(projectRoot, 'docs', 'console') : undefined;
 if (SHOTS) mkdirSync(SHOTS, { recursive: true });
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+// A browser flow is dozens of page loads: on a loaded machine (the suite's other files, other work)
+// one takes well over the suite's 30 s. Its timeout is only a hang detector (no test judges speed).
+vi.setConfig({ testTimeout: 180_000 });
 
 export function requireBrowser(): string {
   if (!executablePath) throw new Error('CI=true and no Chromium: install it (apt-get install -y chromium) or set CHROMIUM_PATH');

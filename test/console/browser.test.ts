@@ -171,8 +171,8 @@ describe.skipIf(skipBrowser)('console in Chromium', () => {
     await member.getByLabel('Password').fill(password);
     await member.getByRole('button', { name: 'Sign up' }).click();
     await member.waitForURL(new RegExp(`${home}$`));
-    // The member sees the workspace's orders (the overview's latest events name the order).
-    await expect.poll(() => member.getByRole('cell', { name: String(orderId), exact: true }).count()).toBeGreaterThan(0);
+    // The member sees the workspace's orders (the overview links each to its page).
+    await expect.poll(() => member.getByRole('link', { name: `Order ${orderId}`, exact: true }).count()).toBeGreaterThan(0);
     await nav(member, 'API keys').click();
     expect(await member.getByLabel('Can place orders').count()).toBe(0);
     const csrf = await member.locator('input[name="_csrf"]').first().inputValue();

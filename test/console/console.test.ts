@@ -125,7 +125,7 @@ describe('console pages', () => {
   it('keys: create with expiry, no-store, revoke through a confirmation page, roll with a grace', async () => {
     const { c, home } = await signedUp();
     const base = `${home}/settings/api-keys`;
-    const created = await c.post(base, { name: 'Bot', can_place_orders: '1', expires_in_days: '30' });
+    const created = await c.post(base, { name: 'Bot', can_place_orders: '1', expires_on: new Date(h.clock.now() + 30 * 86_400_000).toISOString().slice(0, 10) });
     expect(created.statusCode).toBe(200);
     expect(created.headers['cache-control']).toBe('no-store');
     const key = keyIn(created.body)!;
@@ -151,9 +151,10 @@ describe('console pages', () => {
     h.clock.advance(6000);
     expect((await me(next)).statusCode).toBe(401);
     // Bad input names its field.
-    const bad = await c.post(base, { name: '', expires_in_days: '0' });
+    const bad = await c.post(base, { name: '', expires_on: '0' });
     expect(bad.statusCode).toBe(422);
     expect(bad.body).toContain('Key name must not be empty');
+    expect(bad.body).toContain('Expires on (optional) must be a date such as 2027-01-31');
     expect((await c.post(`${base}/${id}/roll`, { grace_hours: '1' }, { from: base })).statusCode).toBe(409);
     const other = keyIn((await c.post(base, { name: 'Other' })).body)!;
     const otherId = /\/settings\/api-keys\/(\d+)\/revoke/.exec((await c.get(base)).body)![1]!;

@@ -114,9 +114,16 @@ describe('probe: hostile inputs', () => {
       [keys, `${t}&name=a&name=b`],
       [keys, `${t}&name=${'x'.repeat(5000)}`],
       [keys, `${t}&name=%00%FF`],
-      [keys, `${t}&name=ok&expires_in_days=1e308`],
-      [keys, `${t}&name=ok&expires_in_days=-1`],
-      [keys, `${t}&name=ok&expires_in_days[]=1`],
+      [keys, `${t}&name=ok&expires_on=1e308`],
+      [keys, `${t}&name=ok&expires_on=-1`],
+      [keys, `${t}&name=ok&expires_on[]=1`],
+      [keys, `${t}&name=ok&expires_on=99999-01-01`],
+      [keys, `${t}&name=ok&can_place_orders=1&daily_limit_usd=1e308`],
+      [keys, `${t}&name=ok&can_place_orders=1&daily_limit_usd=${'9'.repeat(400)}`],
+      [keys, `${t}&name=ok&can_place_orders=1&order_limit_usd=1&order_limit_usd=2`],
+      [keys, `${t}&name=ok&can_place_orders=1&monthly_limit_usd[]=1`],
+      [`${keys}/99999999999`, `${t}&daily_limit_usd=1`],
+      [`${keys}/0x1`, `${t}&daily_limit_usd=1`],
       [keys, `${t}&name=%F0%9F%94%91`],
       [`${a.home}/settings/approval-rules`, `${t}&max_order=99999999999999999999`],
       [`${a.home}/settings/approval-rules`, `${t}&max_order=1&max_order=2`],
@@ -145,7 +152,7 @@ describe('probe: hostile inputs', () => {
     const created = await a.c.post(keys, { name: XSS });
     expect(created.statusCode).toBe(200);
     const { rows } = await h.database.pool.query<{ id: number }>('SELECT id FROM api_keys WHERE workspace_id = $1', [a.workspaceId]);
-    const pages = [a.home, keys, `${keys}/${rows[0]!.id}/revoke`, `${keys}/${rows[0]!.id}/roll`, `${a.home}/settings/members`, `${a.home}/settings/webhooks`];
+    const pages = [a.home, keys, `${keys}/${rows[0]!.id}`, `${keys}/${rows[0]!.id}/revoke`, `${keys}/${rows[0]!.id}/roll`, `${a.home}/settings/members`, `${a.home}/settings/webhooks`];
     await a.c.post(`${a.home}/settings/webhooks`, { url: `https://example.com/"><script>alert(3)</script>` });
     for (const url of pages) {
       const res = await a.c.get(url);

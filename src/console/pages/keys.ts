@@ -1,8 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, type FieldErrors, forbidden, invalidInput, notFound } from '../../domain/errors.js';
-import { createKey, type KeyListing, listKeys, MAX_ROLL_GRACE_HOURS, revokeKey, rollKey } from '../../domain/keys/key-service.js';
+import { keyDetail } from '../../domain/keys/key-detail.js';
+import { createKey, type KeyListing, listKeys, MAX_ROLL_GRACE_HOURS, revokeKey, rollKey, updateKey } from '../../domain/keys/key-service.js';
 import { can } from '../../domain/users/permissions.js';
 import { type ConsoleDeps, type ConsoleTarget, page, targetOf } from '../context.js';
+import { asDate, asDollars, budgetFormValues, type BudgetFormValues, budgetRows, formErrors, hasBudgetErrors, readBudgetForm } from './key-budget-form.js';
 
 type Form = Record<string, unknown>;
 
@@ -11,7 +13,6 @@ type Section = 'api-keys' | 'api-access';
 
 const ownerOf = (t: ConsoleTarget) => (t.kind === 'workspace' ? { workspaceId: t.id } : { publisherId: t.id });
 const day = (d: Date | null | undefined) => (d ? d.toISOString().slice(0, 16).replace('T', ' ') + ' UTC' : '');
-const MAX_EXPIRY_DAYS = 3650;
 
 const STATES: Record<KeyListing['state'], string> = { active: 'Active', expiring: 'Expiring soon', expired: 'Expired', revoked: 'Revoked' };
 const live = (k: KeyListing) => k.state === 'active' || k.state === 'expiring';
@@ -37,13 +38,6 @@ function mayManage(target: ConsoleTarget, spending: boolean) {
  */
 function mayChange(target: ConsoleTarget, key: { can_place_orders: boolean; can_manage_webhooks: boolean }) {
   return mayManage(target, key.can_place_orders) && (!key.can_manage_webhooks || can(target.role, 'manage_webhooks'));
-}
-
-function parseExpiry(raw: string, now: number): Date | undefined {
-  if (raw.trim() === '') return undefined;
-  const days = Number(raw);
-  if (!Number.isInteger(days) || days < 1 || days > MAX_EXPIRY_DAYS) throw invalidInput({ expires_in_days: [`must be a whole number of days from 1 to ${MAX_EXPIRY_DAYS}, or empty`] });
-  return new Date(now + days * 86_400_000);
 }
 
 function parseGrace(raw: string): number {
@@ -72,12 +66,17 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
       const all = await listKeys(deps.db, ownerOf(target), deps.clock);
       return apiAccess ? all.filter((k) => !k.can_place_orders) : all;
     };
-    /** The key, if it belongs to this target and this page lists it; else 404. */
+    /** The key id of the path; one that cannot be a key's (not a PostgreSQL integer) is 404. */
+    const keyIdOf = (request: FastifyRequest) => {
+      const rawId = (request.params as { keyId: string }).keyId;
+      const id = /^[1-9][0-9]{0,9}$/.test(rawId) ? Number(rawId) : NaN;
+      if (!(id <= 2_147_483_647)) throw notFound('Key');
+      return id;
+    };
     /** A live key of this target that this page lists and the person may manage; else 404, 409 or 403. */
     const keyOf = async (request: FastifyRequest) => {
       const target = targetOf(request);
-      const rawId = (request.params as { keyId: string }).keyId;
-      const id = /^[1-9][0-9]{0,9}$/.test(rawId) ? Number(rawId) : NaN;
+      const id = keyIdOf(request);
       const key = (await keysOf(target)).find((k) => k.id === id);
       if (!key) throw notFound('Key');
       if (!live(key)) throw new DomainError('conflict', `The key ${key.prefix}… is ${key.state} already.`);
@@ -98,7 +97,9 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
         expires: day(k.expires_at) || 'Never',
         state: STATES[k.state],
         actions: live(k) && mayChange(target, k),
+        href: `${target.href}/settings/${section}/${k.id}`,
       }));
+      const showSpendingBox = !apiAccess && target.kind === 'workspace' && mayManage(target, true);
       return page(request, reply, 'keys', {
         title: texts.heading,
         section,
@@ -106,10 +107,12 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
         base: `${target.href}/settings/${section}`,
         keys,
         showSpending: !apiAccess && target.kind === 'workspace',
-        showSpendingBox: !apiAccess && target.kind === 'workspace' && mayManage(target, true),
+        showSpendingBox,
         mayCreate: mayManage(target, false),
         askExpiry: !apiAccess,
         ...data,
+        // A budget refused on a form that does not show the budget fields (forged) still shows why.
+        showBudget: showSpendingBox || hasBudgetErrors(data.errors as FieldErrors | undefined),
       });
     };
 
@@ -140,18 +143,26 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
       if (!mayManage(target, spending)) {
         throw forbidden(spending ? 'Only an owner can create a key that can place orders.' : 'Your role cannot create keys here.');
       }
+      const values = budgetFormValues(form);
+      if (apiAccess) values.expires_on = ''; // API access keys are made without an expiry
       try {
         const errors: FieldErrors = {};
         if (name === '') errors.name = ['must not be empty'];
         else if (name.length > 100) errors.name = ['must be at most 100 characters'];
-        if (Object.keys(errors).length) throw invalidInput(errors);
-        const expiresAt = apiAccess ? undefined : parseExpiry(text(form, 'expires_in_days'), deps.clock.now());
+        let budget: ReturnType<typeof readBudgetForm> | undefined;
+        try {
+          budget = readBudgetForm(values, { limitsAsked: false });
+        } catch (err) {
+          Object.assign(errors, formErrors(err, values));
+        }
+        if (Object.keys(errors).length || !budget) throw invalidInput(errors);
         const created = await createKey(
           deps.db,
           {
             ...(target.kind === 'workspace' ? { workspaceId: target.id, canPlaceOrders: spending } : { publisherId: target.id }),
             name,
-            expiresAt: expiresAt ?? null,
+            expiresAt: budget.expiresAt,
+            limits: budget.limits,
             // A member's key must not give them an owner's power over the webhooks (through the API).
             canManageWebhooks: can(target.role, 'manage_webhooks'),
           },
@@ -159,16 +170,74 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
         );
         return shown(request, reply, created, name);
       } catch (err) {
-        if (err instanceof DomainError && err.code === 'invalid_input') {
-          reply.code(422);
-          return listPage(request, reply, {
-            form: { name, can_place_orders: spending, expires_in_days: text(form, 'expires_in_days') },
-            errors: (err.details.errors ?? {}) as FieldErrors,
-            problem: 'The key was not created: check the fields below.',
-          });
-        }
-        throw err;
+        const errors = formErrors(err, values);
+        if (!errors) throw err;
+        reply.code(422);
+        return listPage(request, reply, {
+          form: { name, can_place_orders: spending, ...values },
+          errors,
+          problem: 'The key was not created: check the fields below.',
+        });
       }
+    });
+
+    /** A key's page: its budget (a spending key's) and, for a person who may change the key, the form. */
+    const keyPage = async (request: FastifyRequest, reply: FastifyReply, data: { form?: BudgetFormValues; errors?: FieldErrors; notice?: string; problem?: string } = {}) => {
+      const target = targetOf(request);
+      if (apiAccess && target.kind !== 'workspace') throw notFound('Page');
+      const key = await keyDetail(deps.db, ownerOf(target), keyIdOf(request), deps.clock);
+      if (apiAccess && key.can_place_orders) throw notFound('Key');
+      const back = `${target.href}/settings/${section}`;
+      return page(request, reply, 'key', {
+        title: key.name,
+        section,
+        key: {
+          ...key,
+          created: day(key.created_at),
+          lastUsed: day(key.last_used_at) || 'Never',
+          expires: day(key.expires_at) || 'Never',
+          stateLabel: STATES[key.state],
+        },
+        rows: key.budget ? budgetRows(key.budget) : [],
+        manage: live(key) && mayChange(target, key),
+        // A limit forged onto a key without a budget is refused; the fields show to say so.
+        limitFields: key.budget !== null || hasBudgetErrors(data.errors),
+        back,
+        backLabel: texts.heading,
+        action: `${back}/${key.id}`,
+        form: data.form ?? {
+          order_limit_usd: asDollars(key.budget?.order_limit_cents ?? null),
+          daily_limit_usd: asDollars(key.budget?.day.limit_cents ?? null),
+          monthly_limit_usd: asDollars(key.budget?.month.limit_cents ?? null),
+          expires_on: asDate(key.expires_at),
+        },
+        errors: data.errors ?? {},
+        ...(data.notice ? { notice: data.notice } : {}),
+        ...(data.problem ? { problem: data.problem } : {}),
+      });
+    };
+
+    app.get(`/settings/${section}/:keyId`, async (request, reply) => keyPage(request, reply));
+
+    app.post(`/settings/${section}/:keyId`, async (request, reply) => {
+      const target = targetOf(request);
+      const key = await keyOf(request);
+      const values = budgetFormValues((request.body ?? {}) as Form);
+      try {
+        // An empty limit field clears that limit; a key that cannot spend has no limit fields.
+        const { limits, expiresAt } = readBudgetForm(values, { limitsAsked: key.can_place_orders });
+        // The date field shows the expiry's day: left as shown, a key expiring at another time of
+        // that day (a rolled key's grace) keeps its instant.
+        const expiry = values.expires_on === asDate(key.expires_at) ? {} : { expiresAt };
+        await updateKey(deps.db, key.id, { ...limits, ...expiry }, deps.clock, ownerOf(target));
+      } catch (err) {
+        const errors = formErrors(err, values);
+        if (!errors) throw err;
+        reply.code(422);
+        const whole = errors.key ? `The key was not changed: ${errors.key.join('; ')}.` : 'The key was not changed: check the fields below.';
+        return keyPage(request, reply, { form: values, errors, problem: whole });
+      }
+      return keyPage(request, reply, { notice: `Saved ${key.name}'s budget and expiry. A placement reads them at once; GET /api/v1/me may show the old ones for up to 5 seconds.` });
     });
 
     app.get(`/settings/${section}/:keyId/revoke`, async (request, reply) => {

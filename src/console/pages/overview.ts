@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { eventsNeedingAction } from '../../domain/events/action-needed.js';
 import { latestEvents } from '../../domain/events/feed.js';
 import { listOrders } from '../../domain/orders/order-read.js';
 import { publisherMe } from '../../domain/publishers/publisher-service.js';
@@ -7,6 +8,15 @@ import { type ConsoleDeps, page, targetOf } from '../context.js';
 const ORDERS_SHOWN = 20;
 const RECENT_SHOWN = 10;
 const EVENTS_SHOWN = 10;
+const NEEDING_SHOWN = 30;
+
+const EVENT_WORDS: Record<string, string> = { 'order.message_received': 'New message' };
+const needingRow = (href: string) => (e: { created_at: string; type: string; order_id: number }) => ({
+  created_at: when(e.created_at),
+  type: EVENT_WORDS[e.type] ?? e.type.replace('order.', '').replace(/_/g, ' '),
+  order: e.order_id,
+  href: `${href}/orders/${e.order_id}`,
+});
 
 type EventData = { id?: number; order_id?: number } | null;
 const eventRow = (e: { created_at: string; type: string; data: unknown }) => {
@@ -17,6 +27,7 @@ const eventRow = (e: { created_at: string; type: string; data: unknown }) => {
 type OrderLike = { id: number; status: string; your_turn: boolean; outlet: { name: string }; deadlines: Record<string, string | null> };
 const orderRow = (o: OrderLike, price: string) => ({
   id: o.id,
+  href: `orders/${o.id}`,
   status: o.status,
   turn: o.your_turn ? 'Yours' : 'Theirs',
   outlet: o.outlet.name,
@@ -34,11 +45,12 @@ export async function overviewPages(app: FastifyInstance, { deps }: { deps: Cons
     const target = targetOf(request);
     if (target.kind === 'workspace') {
       const viewer = { party: 'buyer' as const, workspaceId: target.id };
-      const [summary, orders, recent, events] = await Promise.all([
+      const [summary, orders, recent, events, needing] = await Promise.all([
         deps.workspaces.summary(target.id),
         listOrders(deps.pool, viewer, { yourTurn: true }, 1, ORDERS_SHOWN),
         listOrders(deps.pool, viewer, {}, 1, RECENT_SHOWN),
         latestEvents(deps.pool, viewer, {}, EVENTS_SHOWN),
+        eventsNeedingAction(deps.pool, viewer, deps.clock.now(), NEEDING_SHOWN),
       ]);
       return page(request, reply, 'overview', {
         title: target.name,
@@ -52,14 +64,16 @@ export async function overviewPages(app: FastifyInstance, { deps }: { deps: Cons
         recent: recent.items.map((o) => orderRow(o, o.price_formatted)),
         recentTotal: recent.total,
         events: events.reverse().map(eventRow),
+        needing: needing.map(needingRow(target.href)),
       });
     }
     const viewer = { party: 'publisher' as const, publisherId: target.id };
-    const [me, orders, recent, events] = await Promise.all([
+    const [me, orders, recent, events, needing] = await Promise.all([
       publisherMe(deps.pool, target.id),
       listOrders(deps.pool, viewer, { yourTurn: true }, 1, ORDERS_SHOWN),
       listOrders(deps.pool, viewer, {}, 1, RECENT_SHOWN),
       latestEvents(deps.pool, viewer, {}, EVENTS_SHOWN),
+      eventsNeedingAction(deps.pool, viewer, deps.clock.now(), NEEDING_SHOWN),
     ]);
     return page(request, reply, 'overview', {
       title: target.name,
@@ -73,6 +87,7 @@ export async function overviewPages(app: FastifyInstance, { deps }: { deps: Cons
       recent: recent.items.map((o) => orderRow(o, o.payout_formatted)),
       recentTotal: recent.total,
       events: events.reverse().map(eventRow),
+        needing: needing.map(needingRow(target.href)),
     });
   });
 

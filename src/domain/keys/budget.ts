@@ -30,8 +30,8 @@ export const monthStart = (now: number) => {
   const d = new Date(now);
   return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
 };
-const nextDay = (now: number) => dayStart(now) + 86_400_000;
-const nextMonth = (now: number) => {
+export const nextDay = (now: number) => dayStart(now) + 86_400_000;
+export const nextMonth = (now: number) => {
   const d = new Date(now);
   return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
 };
@@ -74,7 +74,7 @@ export interface WindowView {
   resets_at: string | null;
 }
 
-function windowView(limit: number, spent: number, resetsAt: number | null): WindowView {
+export function windowView(limit: number, spent: number, resetsAt: number | null): WindowView {
   return { limit_cents: limit, spent_cents: spent, remaining_cents: Math.max(0, limit - spent), resets_at: resetsAt === null ? null : isoSeconds(new Date(resetsAt)) };
 }
 

@@ -82,18 +82,26 @@ export function checkLimits(limits: BudgetLimits) {
 }
 
 /**
- * Changes a spending key's budget and expiry (admin CLI `key update`). A limit is the budget's,
- * so it changes on every key of the key's rolled chain; the expiry is this key's own. A limit
- * lowered below what was spent leaves nothing to spend.
+ * Changes a spending key's budget and expiry (admin CLI `key update`, the console's key page). A
+ * limit is the budget's, so it changes on every key of the key's rolled chain; the expiry is this
+ * key's own. A limit lowered below what was spent leaves nothing to spend. With `scope` (the
+ * console), a key of another workspace or publisher is "not found"; the CLI changes any key by id.
  */
-export async function updateKey(db: Db, id: number, changes: BudgetLimits & { expiresAt?: Date | null | undefined }, clock: Clock = systemClock) {
+export async function updateKey(
+  db: Db,
+  id: number,
+  changes: BudgetLimits & { expiresAt?: Date | null | undefined },
+  clock: Clock = systemClock,
+  scope?: KeyScope,
+) {
   const { expiresAt, ...limits } = changes;
   checkLimits(limits);
   if (expiresAt && !(expiresAt.getTime() > clock.now())) throw invalidInput({ expires_at: ['must be in the future'] });
   const set = Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined));
   if (Object.keys(set).length === 0 && expiresAt === undefined) throw invalidInput({ key: ['nothing to change: give a limit or an expiry'] });
   return db.transaction(async (t) => {
-    const [key] = await t.select().from(apiKeys).where(eq(apiKeys.id, id)).for('update');
+    const where = scope ? and(eq(apiKeys.id, id), scopeCondition(scope)) : eq(apiKeys.id, id);
+    const [key] = await t.select().from(apiKeys).where(where).for('update');
     if (!key) throw notFound('Key');
     if (Object.keys(set).length > 0) {
       if (!key.canPlaceOrders) throw invalidInput({ limits: ['a budget is for a spending key (one that can place orders)'] });
@@ -166,7 +174,12 @@ export async function listKeys(db: Db, scope: KeyScope, clock: Clock = systemClo
   // An OAuth grant's row is listed under Connected apps, not with the keys (docs/oauth.md).
   const rows = await db.select().from(apiKeys).where(and(scopeCondition(scope), isNull(apiKeys.oauthGrantId))).orderBy(sql`${apiKeys.createdAt} DESC, ${apiKeys.id} DESC`);
   const now = clock.now();
-  return rows.map((k) => ({
+  return rows.map((k) => keyListing(k, now));
+}
+
+/** One key as the console lists it. */
+export function keyListing(k: typeof apiKeys.$inferSelect, now: number): KeyListing {
+  return {
     id: k.id,
     name: k.name,
     prefix: k.prefix,
@@ -177,7 +190,14 @@ export async function listKeys(db: Db, scope: KeyScope, clock: Clock = systemClo
     expires_at: k.expiresAt,
     revoked_at: k.revokedAt,
     state: keyState(k, now),
-  }));
+  };
+}
+
+/** One key of a workspace or publisher; a key of another, or an OAuth grant's row (Connected apps), is "not found". */
+export async function findKey(db: Db, scope: KeyScope, id: number) {
+  const [row] = await db.select().from(apiKeys).where(and(eq(apiKeys.id, id), scopeCondition(scope), isNull(apiKeys.oauthGrantId)));
+  if (!row) throw notFound('Key');
+  return row;
 }
 
 export const MAX_ROLL_GRACE_HOURS = 72;

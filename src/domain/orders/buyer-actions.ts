@@ -9,49 +9,73 @@ import { quoteChanged, recheckSpendingKey } from './place-orders.js';
 import type { Durations } from './states.js';
 import { addContent, addMessage, enterState, lockOrder, refund, requireStatus } from './transitions.js';
 import { completePlacement } from '../placements/guarantee.js';
+import { forbidden, notFound } from '../errors.js';
+import { roleIn } from '../users/memberships.js';
+import { statesFor } from './action-states.js';
+import { can } from '../users/permissions.js';
 
-const buyer = (p: WorkspacePrincipal) => ({ party: 'buyer' as const, workspaceId: p.workspaceId });
+/** A person signed in to the console, acting for a workspace they belong to (no API key involved). */
+export interface WorkspaceMember {
+  workspaceId: number;
+  userId: number;
+}
+
+/** Who acts for the buyer: an API key (REST, MCP) or a member in the console. */
+export type BuyerActor = WorkspacePrincipal | WorkspaceMember;
+
+const buyer = (p: BuyerActor) => ({ party: 'buyer' as const, workspaceId: p.workspaceId });
+
+/**
+ * Paying needs a spending key, or a member whose role may spend, checked inside the paying
+ * transaction: a key revoked or a role lowered a moment ago no longer pays.
+ */
+async function recheckSpender(tx: Tx, p: BuyerActor): Promise<void> {
+  if (!('userId' in p)) return recheckSpendingKey(tx, p.keyId);
+  const role = await roleIn(tx, p.userId, { workspaceId: p.workspaceId });
+  if (!role) throw notFound('Order');
+  if (!can(role, 'spend')) throw forbidden("Only the workspace's owners can approve a placement: approving pays the publisher.");
+}
 
 /** The buyer's side of the state table (docs/orders.md), each step in the caller's transaction. */
 export function buyerActions(durations: Durations) {
   return {
     /** awaiting_content → awaiting_acceptance with the buyer's content. */
-    async submitContent(tx: Tx, p: WorkspacePrincipal, orderId: number, content: { title: string; body: string }, now: number) {
+    async submitContent(tx: Tx, p: BuyerActor, orderId: number, content: { title: string; body: string }, now: number) {
       const order = await lockOrder(tx, orderId, buyer(p));
-      requireStatus(order, ['awaiting_content'], 'submit content');
+      requireStatus(order, statesFor('submitContent'), 'submit content');
       await addContent(tx, order, content, 'buyer', now);
       await enterState(tx, order, 'awaiting_acceptance', now, durations);
       return (await recordOrderEvent(tx, 'order.content_submitted', orderId, { actor: 'buyer', previousStatus: 'awaiting_content' }, now)).buyer;
     },
 
     /** draft_review → publishing. */
-    async approveDraft(tx: Tx, p: WorkspacePrincipal, orderId: number, now: number) {
+    async approveDraft(tx: Tx, p: BuyerActor, orderId: number, now: number) {
       const order = await lockOrder(tx, orderId, buyer(p));
-      requireStatus(order, ['draft_review'], 'approve the draft');
+      requireStatus(order, statesFor('approveDraft'), 'approve the draft');
       await enterState(tx, order, 'publishing', now, durations, { publishingBuyerContent: false });
       return (await recordOrderEvent(tx, 'order.draft_approved', orderId, { actor: 'buyer', previousStatus: 'draft_review' }, now)).buyer;
     },
 
     /** live_review → completed, paying the publisher and the fee from escrow. */
-    async approvePlacement(tx: Tx, p: WorkspacePrincipal, orderId: number, now: number) {
-      await recheckSpendingKey(tx, p.keyId);
+    async approvePlacement(tx: Tx, p: BuyerActor, orderId: number, now: number) {
+      await recheckSpender(tx, p);
       const order = await lockOrder(tx, orderId, buyer(p));
-      requireStatus(order, ['live_review'], 'approve the placement');
+      requireStatus(order, statesFor('approvePlacement'), 'approve the placement');
       await completePlacement(tx, order, now, durations);
       return (await recordOrderEvent(tx, 'order.completed', orderId, { actor: 'buyer', previousStatus: 'live_review' }, now)).buyer;
     },
 
     /** Before the publisher has started: cancelled, with the price back in the available balance. */
-    async cancel(tx: Tx, p: WorkspacePrincipal, orderId: number, now: number) {
+    async cancel(tx: Tx, p: BuyerActor, orderId: number, now: number) {
       const order = await lockOrder(tx, orderId, buyer(p));
-      requireStatus(order, ['awaiting_content', 'awaiting_acceptance'], 'cancel');
+      requireStatus(order, statesFor('cancel'), 'cancel');
       const previousStatus = order.status;
       await enterState(tx, order, 'cancelled', now, durations);
       await refund(tx, order);
       return (await recordOrderEvent(tx, 'order.cancelled', orderId, { actor: 'buyer', previousStatus }, now)).buyer;
     },
 
-    async message(tx: Tx, p: WorkspacePrincipal, orderId: number, body: string, now: number) {
+    async message(tx: Tx, p: BuyerActor, orderId: number, body: string, now: number) {
       const order = await lockOrder(tx, orderId, buyer(p));
       const message = await addMessage(tx, orderId, 'buyer', body, now);
       await recordMessageReceived(tx, order, message, now);
@@ -76,15 +100,15 @@ export interface OrderActionDeps {
  * `options.encode` says.
  */
 export const buyerOrders = {
-  submitContent: (deps: OrderActionDeps, p: WorkspacePrincipal, orderId: number, content: { title: string; body: string }, options: OnceOptions<ResultOf<'submitContent'>>) =>
+  submitContent: (deps: OrderActionDeps, p: BuyerActor, orderId: number, content: { title: string; body: string }, options: OnceOptions<ResultOf<'submitContent'>>) =>
     runOnce(deps, options, (tx, now) => buyerActions(deps.durations).submitContent(tx, p, orderId, content, now)),
-  approveDraft: (deps: OrderActionDeps, p: WorkspacePrincipal, orderId: number, options: OnceOptions<ResultOf<'approveDraft'>>) =>
+  approveDraft: (deps: OrderActionDeps, p: BuyerActor, orderId: number, options: OnceOptions<ResultOf<'approveDraft'>>) =>
     runOnce(deps, options, (tx, now) => buyerActions(deps.durations).approveDraft(tx, p, orderId, now)),
-  approve: (deps: OrderActionDeps, p: WorkspacePrincipal, orderId: number, options: OnceOptions<ApprovedOrder>) =>
+  approve: (deps: OrderActionDeps, p: BuyerActor, orderId: number, options: OnceOptions<ApprovedOrder>) =>
     runOnce(deps, options, (tx, now) => buyerActions(deps.durations).approvePlacement(tx, p, orderId, now)),
-  cancel: (deps: OrderActionDeps, p: WorkspacePrincipal, orderId: number, options: OnceOptions<ResultOf<'cancel'>>) =>
+  cancel: (deps: OrderActionDeps, p: BuyerActor, orderId: number, options: OnceOptions<ResultOf<'cancel'>>) =>
     runOnce(deps, options, (tx, now) => buyerActions(deps.durations).cancel(tx, p, orderId, now)),
-  message: (deps: OrderActionDeps, p: WorkspacePrincipal, orderId: number, body: string, options: OnceOptions<ResultOf<'message'>>) =>
+  message: (deps: OrderActionDeps, p: BuyerActor, orderId: number, body: string, options: OnceOptions<ResultOf<'message'>>) =>
     runOnce(deps, options, (tx, now) => buyerActions(deps.durations).message(tx, p, orderId, body, now)),
 };
 

@@ -23,7 +23,7 @@ export interface CheckContext {
 // took 25 s with [^\]]). A CommonMark parser (markdown-it) was tried for the Markdown side and
 // dropped: a megabyte of "![" took it 5.4 s, against 0.3 s here.
 // A target may hold balanced parentheses (https://en.wikipedia.org/wiki/Ada_(language)).
-const LINK_BODY = String.raw`\[([^\][]*)\]\(\s*<?((?:[^()\s<>[]|\([^()\s<>[]*\))+)>?(?:\s+"[^"]*")?\s*\)`;
+export const LINK_BODY = String.raw`\[([^\][]*)\]\(\s*<?((?:[^()\s<>[]|\([^()\s<>[]*\))+)>?(?:\s+"[^"]*")?\s*\)`;
 // An image (![alt](src)) is not a link; for the word count, its alt text is words and its source is not.
 const MARKDOWN_LINK = new RegExp(`(?<!!)${LINK_BODY}`, 'g');
 const LINK_OR_IMAGE = new RegExp(LINK_BODY, 'g');

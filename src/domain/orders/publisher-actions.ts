@@ -7,6 +7,7 @@ import { recordMessageReceived, recordOrderEvent } from '../events/record.js';
 import { messageView } from './order-view.js';
 import type { Durations } from './states.js';
 import { scheduleFirstCheck } from '../placements/guarantee.js';
+import { statesFor } from './action-states.js';
 import { addContent, addMessage, enterState, lockOrder, refund, requireStatus } from './transitions.js';
 
 const publisher = (publisherId: number) => ({ party: 'publisher' as const, publisherId });
@@ -40,7 +41,7 @@ export function publisherActions(durations: Durations) {
     /** awaiting_acceptance → writing, or publishing when the buyer supplied the content. */
     async accept(tx: Tx, publisherId: number, orderId: number, now: number) {
       const order = await lockOrder(tx, orderId, publisher(publisherId));
-      requireStatus(order, ['awaiting_acceptance'], 'accept');
+      requireStatus(order, statesFor('accept'), 'accept');
       if (order.has_content) await enterState(tx, order, 'publishing', now, durations, { publishingBuyerContent: true });
       else await enterState(tx, order, 'writing', now, durations);
       return (await recordOrderEvent(tx, 'order.accepted', orderId, { actor: 'publisher', previousStatus: 'awaiting_acceptance' }, now)).publisher;
@@ -49,7 +50,7 @@ export function publisherActions(durations: Durations) {
     /** awaiting_acceptance → declined, refunding the buyer. */
     async decline(tx: Tx, publisherId: number, orderId: number, reason: string, now: number) {
       const order = await lockOrder(tx, orderId, publisher(publisherId));
-      requireStatus(order, ['awaiting_acceptance'], 'decline');
+      requireStatus(order, statesFor('decline'), 'decline');
       await enterState(tx, order, 'declined', now, durations, { declineReason: reason });
       await refund(tx, order);
       return (await recordOrderEvent(tx, 'order.declined', orderId, { actor: 'publisher', previousStatus: 'awaiting_acceptance' }, now)).publisher;
@@ -63,7 +64,7 @@ export function publisherActions(durations: Durations) {
      */
     async submitDraft(tx: Tx, publisherId: number, orderId: number, draft: { title: string; body: string }, now: number) {
       const order = await lockOrder(tx, orderId, publisher(publisherId));
-      requireStatus(order, ['writing', 'draft_review'], 'submit a draft');
+      requireStatus(order, statesFor('submitDraft'), 'submit a draft');
       await addContent(tx, order, draft, 'publisher', now);
       const previousStatus = order.status;
       if (order.auto_approve_drafts) {
@@ -93,7 +94,7 @@ export function publisherActions(durations: Durations) {
           live_url: [`must be an http(s) URL on ${order.outlet_domain} or one of its subdomains, without user:password@`],
         });
       }
-      requireStatus(order, ['publishing'], 'publish');
+      requireStatus(order, statesFor('publish'), 'publish');
       await enterState(tx, order, 'live_review', now, durations, { liveUrl: url });
       await scheduleFirstCheck(tx, orderId, now);
       return (await recordOrderEvent(tx, 'order.published', orderId, { actor: 'publisher', previousStatus: 'publishing' }, now)).publisher;

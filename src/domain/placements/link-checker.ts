@@ -5,6 +5,7 @@ import { getOrder } from '../orders/order-read.js';
 import type { PublisherOrderView } from '../orders/order-view.js';
 import type { Durations } from '../orders/states.js';
 import { lockOrder, requireStatus } from '../orders/transitions.js';
+import { statesFor } from '../orders/action-states.js';
 import { DomainError } from '../errors.js';
 import { applyCheck, type CheckOutcome } from './guarantee.js';
 import { HostPacing } from './host-pacing.js';
@@ -134,7 +135,7 @@ export function createLinkChecker(deps: LinkCheckerDeps) {
       const viewer = { party: 'publisher' as const, publisherId };
       const claimed = await withTransaction(deps.pool, async (tx): Promise<Claimed> => {
         const order = await lockOrder(tx, orderId, viewer);
-        requireStatus(order, ['live_review', 'link_lost'], 're-check the placement');
+        requireStatus(order, statesFor('recheck'), 're-check the placement');
         bookRecheck(orderId);
         const lease = new Date(deps.clock.now() + leaseMs);
         const { rows } = await tx.query<Omit<Claimed, 'lease'>>({

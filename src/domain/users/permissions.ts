@@ -7,7 +7,8 @@ import type { MemberRole } from '../../common/enums.js';
  */
 export type Permission =
   | 'read'
-  | 'manage_orders' // approve, cancel, message (a publisher's: accept, publish…)
+  | 'manage_orders' // submit content, approve drafts, cancel, message (a publisher's: accept, draft, publish…)
+  | 'spend' // pay with the workspace's money: approve a placement (as a spending key does)
   | 'manage_read_only_keys' // create, revoke, roll keys that cannot spend (publisher keys too)
   | 'manage_spending_keys' // create, revoke, roll keys with "Can place orders"
   | 'manage_rules' // approval rules
@@ -15,7 +16,7 @@ export type Permission =
   | 'manage_members'; // invite, change roles, remove
 
 export const rolePermissions: Readonly<Record<MemberRole, readonly Permission[]>> = {
-  owner: ['read', 'manage_orders', 'manage_read_only_keys', 'manage_spending_keys', 'manage_rules', 'manage_webhooks', 'manage_members'],
+  owner: ['read', 'manage_orders', 'spend', 'manage_read_only_keys', 'manage_spending_keys', 'manage_rules', 'manage_webhooks', 'manage_members'],
   member: ['read', 'manage_orders', 'manage_read_only_keys'],
   viewer: ['read'],
 };

@@ -1,0 +1,153 @@
+import { LINK_BODY } from '../domain/orders/content-checks.js';
+
+// Articles are Markdown, shown in the console to both parties, the draft's preview included, by
+// this one function. It renders a plain subset (paragraphs, headings, lists, quotes, code, rules,
+// emphasis, links) in one pass over the lines, so a 200,000-character body costs linear time:
+// markdown-it took 0.1–1 s on a few tens of kilobytes of "![" here (content-checks.ts dropped it
+// for the same reason). Safety does not depend on the subset: every character of the input is
+// escaped, the only tags are this file's own, and a link keeps its target only when it is
+// http(s) or mailto.
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+
+/** Quotes inside quotes deeper than this are shown as text (no recursion a body could exhaust). */
+const MAX_QUOTE_DEPTH = 8;
+
+const LINK = new RegExp(`(!?)${LINK_BODY}`, 'g');
+const AUTOLINK = /<((?:https?:\/\/|mailto:)[^<>\s]+)>/gi;
+const CODE_SPAN = /`([^`]+)`/g;
+const SAFE_TARGET = /^(?:https?:\/\/|mailto:)/i;
+
+/** Emphasis on text already escaped: each run stops at the next marker, so no backtracking. */
+function emphasis(escaped: string): string {
+  return escaped
+    .replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>')
+    .replace(/__([^_]+)__/g, '<strong>$1</strong>')
+    .replace(/\*([^*]+)\*/g, '<em>$1</em>');
+}
+
+function link(text: string, target: string, image: boolean): string {
+  const label = image ? `${escapeHtml(text || 'image')} (image)` : emphasis(escapeHtml(text));
+  if (!SAFE_TARGET.test(target)) return label;
+  return `<a href="${escapeHtml(target)}" rel="nofollow noopener noreferrer">${label}</a>`;
+}
+
+/** Plain text with autolinks and emphasis. */
+function textRun(raw: string): string {
+  let out = '';
+  let at = 0;
+  for (const m of raw.matchAll(AUTOLINK)) {
+    out += emphasis(escapeHtml(raw.slice(at, m.index)));
+    out += link(m[1]!, m[1]!, false);
+    at = m.index + m[0].length;
+  }
+  return out + emphasis(escapeHtml(raw.slice(at)));
+}
+
+/** Text outside code spans: links and images, and what lies between them. */
+function linksRun(raw: string): string {
+  let out = '';
+  let at = 0;
+  for (const m of raw.matchAll(LINK)) {
+    out += textRun(raw.slice(at, m.index));
+    out += link(m[2]!, m[3]!, m[1] === '!');
+    at = m.index + m[0].length;
+  }
+  return out + textRun(raw.slice(at));
+}
+
+export function renderInline(raw: string): string {
+  let out = '';
+  let at = 0;
+  for (const m of raw.matchAll(CODE_SPAN)) {
+    out += linksRun(raw.slice(at, m.index));
+    out += `<code>${escapeHtml(m[1]!)}</code>`;
+    at = m.index + m[0].length;
+  }
+  return out + linksRun(raw.slice(at));
+}
+
+const FENCE = /^ {0,3}(```|~~~)/;
+const HEADING = /^ {0,3}(#{1,6})(?:[ \t]|$)/;
+const BULLET = /^ {0,3}[-*+][ \t]+/;
+const NUMBERED = /^ {0,3}\d{1,9}[.)][ \t]+/;
+const QUOTE = /^ {0,3}> ?/;
+const isRule = (line: string) => line.length <= 200 && /^([-*_])\1{2,}$/.test(line.replace(/[ \t]/g, ''));
+const isBlank = (line: string) => line.trim() === '';
+
+function headingText(line: string, marker: RegExpExecArray): string {
+  let text = line.slice(marker[0].length).trimEnd();
+  // A closing run of #s (after a space) is not part of the heading.
+  let end = text.length;
+  while (end > 0 && text[end - 1] === '#') end--;
+  if (end < text.length && (end === 0 || text[end - 1] === ' ' || text[end - 1] === '\t')) text = text.slice(0, end).trimEnd();
+  return text;
+}
+
+function renderBlocks(lines: string[], depth: number): string {
+  const out: string[] = [];
+  let i = 0;
+  while (i < lines.length) {
+    const line = lines[i]!;
+    if (isBlank(line)) {
+      i++;
+      continue;
+    }
+    const fence = FENCE.exec(line);
+    if (fence) {
+      const code: string[] = [];
+      i++;
+      while (i < lines.length && !lines[i]!.trimStart().startsWith(fence[1]!)) code.push(lines[i++]!);
+      i++;
+      out.push(`<pre><code>${escapeHtml(code.join('\n'))}</code></pre>`);
+      continue;
+    }
+    const heading = HEADING.exec(line);
+    if (heading) {
+      const level = heading[1]!.length;
+      out.push(`<h${level}>${renderInline(headingText(line, heading))}</h${level}>`);
+      i++;
+      continue;
+    }
+    if (isRule(line)) {
+      out.push('<hr>');
+      i++;
+      continue;
+    }
+    if (QUOTE.test(line) && depth < MAX_QUOTE_DEPTH) {
+      const quoted: string[] = [];
+      while (i < lines.length && QUOTE.test(lines[i]!)) quoted.push(lines[i++]!.replace(QUOTE, ''));
+      out.push(`<blockquote>${renderBlocks(quoted, depth + 1)}</blockquote>`);
+      continue;
+    }
+    const listKind = BULLET.test(line) ? BULLET : NUMBERED.test(line) ? NUMBERED : null;
+    if (listKind) {
+      const items: string[] = [];
+      while (i < lines.length && !isBlank(lines[i]!)) {
+        const l = lines[i]!;
+        if (listKind.test(l)) items.push(l.replace(listKind, ''));
+        else if (items.length && /^[ \t]/.test(l)) items[items.length - 1] += `\n${l.trim()}`;
+        else break;
+        i++;
+      }
+      const tag = listKind === BULLET ? 'ul' : 'ol';
+      out.push(`<${tag}>${items.map((it) => `<li>${renderInline(it)}</li>`).join('')}</${tag}>`);
+      continue;
+    }
+    const para: string[] = [];
+    while (i < lines.length) {
+      const l = lines[i]!;
+      if (isBlank(l) || FENCE.test(l) || HEADING.test(l) || isRule(l) || (para.length && (BULLET.test(l) || QUOTE.test(l)))) break;
+      para.push(l.trim());
+      i++;
+    }
+    out.push(`<p>${renderInline(para.join('\n'))}</p>`);
+  }
+  return out.join('\n');
+}
+
+/** An article's Markdown as HTML safe to put in a page as it is. */
+export function renderMarkdown(source: string): string {
+  return renderBlocks(source.replace(/\r\n?/g, '\n').split('\n'), 0);
+}

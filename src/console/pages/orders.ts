@@ -1,0 +1,184 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { notFound } from '../../domain/errors.js';
+import { allows } from '../../domain/orders/action-states.js';
+import { getOrder, listOrders, type Viewer } from '../../domain/orders/order-read.js';
+import type { BuyerOrderView, PublisherOrderView } from '../../domain/orders/order-view.js';
+import { orderStatuses, type OrderStatus } from '../../domain/orders/states.js';
+import { publisherMe } from '../../domain/publishers/publisher-service.js';
+import { can } from '../../domain/users/permissions.js';
+import { type ConsoleDeps, type ConsoleTarget, page, targetOf } from '../context.js';
+import { renderMarkdown } from '../markdown.js';
+
+// The orders desk: a workspace's orders as its buyer sees them (/app/w/{id}/orders) and a
+// publisher account's as the publisher does (/app/p/{id}/orders), read by the same functions as
+// GET /api/v1/orders and /api/v1/publisher/orders. Actions are in order-actions.ts.
+
+const PER_PAGE = 25;
+const MINE_SHOWN = 50;
+
+export const viewerOf = (t: ConsoleTarget): Viewer => (t.kind === 'workspace' ? { party: 'buyer', workspaceId: t.id } : { party: 'publisher', publisherId: t.id });
+
+export const when = (iso: string | null) => (iso ? iso.replace('T', ' ').replace(/(:\d\d)?Z$/, ' UTC') : '');
+export const statusLabel = (s: string) => s.replace(/_/g, ' ');
+
+const DEADLINES: Record<string, string> = { respond_by: 'Respond by', deliver_by: 'Deliver by', review_by: 'Review by', restore_by: 'Restore by' };
+
+type AnyOrder = BuyerOrderView | PublisherOrderView;
+const moneyOf = (o: AnyOrder) => ('price_formatted' in o ? o.price_formatted : o.payout_formatted);
+
+/** An order id from the path; anything else is an order that does not exist. */
+export function orderIdParam(request: FastifyRequest): number {
+  const raw = (request.params as { orderId: string }).orderId;
+  if (!/^[1-9][0-9]{0,14}$/.test(raw)) throw notFound('Order');
+  return Number(raw);
+}
+
+function row(target: ConsoleTarget, o: AnyOrder) {
+  return {
+    id: o.id,
+    href: `${target.href}/orders/${o.id}`,
+    status: statusLabel(o.status),
+    turn: o.your_turn ? 'Yours' : o.turn === null ? 'Finished' : 'Theirs',
+    outlet: o.outlet.name,
+    money: moneyOf(o),
+    deadline: when(Object.values(o.deadlines).find(Boolean) ?? null),
+    updated: when(o.updated_at),
+  };
+}
+
+/** The publisher's balances, shown on its desk: pending (under guarantee) and payable. */
+async function publisherFigures(deps: ConsoleDeps, target: ConsoleTarget) {
+  if (target.kind !== 'publisher') return [];
+  const me = await publisherMe(deps.pool, target.id);
+  return [
+    { label: 'Pending', value: me.pending_formatted },
+    { label: 'Payable', value: me.payable_formatted },
+  ];
+}
+
+export interface OrderPageExtras {
+  status?: number;
+  notice?: string;
+  problem?: string;
+  /** The form that was sent and failed, its fields as sent and what is wrong with them. */
+  failed?: { form: string; values: Record<string, string>; errors: Record<string, string[]> };
+  /** A preview of the article being written, rendered as the other party will see it. */
+  preview?: { form: string; values: Record<string, string>; html: string };
+}
+
+/** The order page: everything both parties see, and the forms of the actions the person may take now. */
+export async function orderPage(deps: ConsoleDeps, request: FastifyRequest, reply: FastifyReply, orderId: number, extras: OrderPageExtras = {}) {
+  const target = targetOf(request);
+  const viewer = viewerOf(target);
+  const [order, figures] = await Promise.all([getOrder(deps.pool, viewer, orderId), publisherFigures(deps, target)]);
+  const mayAct = can(target.role, 'manage_orders');
+  const buyer = target.kind === 'workspace';
+  const offer = (action: Parameters<typeof allows>[0]) => mayAct && allows(action, order.status);
+  const base = `${target.href}/orders/${order.id}`;
+  if (extras.status) reply.code(extras.status);
+  const content = order.content && {
+    ...order.content,
+    submitted_at: when(order.content.submitted_at),
+    by: order.content.submitted_by === (buyer ? 'buyer' : 'publisher') ? 'you' : order.content.submitted_by,
+    html: renderMarkdown(order.content.body),
+  };
+  return page(request, reply, 'order', {
+    title: `Order ${order.id}`,
+    section: 'orders',
+    buyer,
+    base,
+    back: `${target.href}/orders`,
+    order: {
+      ...order,
+      statusLabel: statusLabel(order.status),
+      turnLabel: order.your_turn ? 'Yours' : order.turn === null ? 'Nobody’s: the order is finished' : `The ${order.turn}’s`,
+      money: moneyOf(order),
+      created: when(order.created_at),
+      deadlines: Object.entries(order.deadlines)
+        .filter(([, v]) => v)
+        .map(([k, v]) => ({ label: DEADLINES[k], at: when(v) })),
+      live_checked: when(order.live_checked_at),
+      guarantee_ends: when(order.guarantee_ends_at),
+      messages: (order.messages ?? []).map((m) => ({ ...m, at: when(m.created_at), from: m.author === (buyer ? 'buyer' : 'publisher') ? 'You' : m.author === 'buyer' ? 'Buyer' : 'Publisher' })),
+    },
+    content,
+    figures,
+    mayAct,
+    actions: {
+      accept: !buyer && offer('accept'),
+      decline: !buyer && offer('decline'),
+      draft: !buyer && offer('submitDraft'),
+      publish: !buyer && offer('publish'),
+      recheck: !buyer && offer('recheck'),
+      content: buyer && offer('submitContent'),
+      approveDraft: buyer && offer('approveDraft'),
+      approve: buyer && offer('approvePlacement'),
+      maySpend: can(target.role, 'spend'),
+      cancel: buyer && offer('cancel'),
+      message: mayAct,
+    },
+    failed: extras.failed ?? { form: '', values: {}, errors: {} },
+    preview: extras.preview ?? null,
+    ...(extras.notice ? { notice: extras.notice } : {}),
+    ...(extras.problem ? { problem: extras.problem } : {}),
+  });
+}
+
+/** Either party's orders: listOrders has one signature per party, the desk serves both. */
+const ordersOf = (deps: ConsoleDeps, viewer: Viewer, f: { status?: OrderStatus; yourTurn: boolean }, pageNo: number, perPage: number) =>
+  listOrders(deps.pool, viewer as Viewer & { party: 'buyer' }, f, pageNo, perPage) as Promise<{ items: AnyOrder[]; total: number }>;
+
+export async function orderPages(app: FastifyInstance, { deps }: { deps: ConsoleDeps }) {
+  app.get('/orders', async (request, reply) => {
+    const target = targetOf(request);
+    const viewer = viewerOf(target);
+    const query = (request.query ?? {}) as Record<string, unknown>;
+    const status = orderStatuses.find((s) => s === query.status) as OrderStatus | undefined;
+    const pageNo = typeof query.page === 'string' && /^[1-9][0-9]{0,5}$/.test(query.page) ? Number(query.page) : 1;
+    const filter = status ? { status } : {};
+    const [mine, rest, figures] = await Promise.all([
+      ordersOf(deps, viewer, { ...filter, yourTurn: true }, 1, MINE_SHOWN),
+      ordersOf(deps, viewer, { ...filter, yourTurn: false }, pageNo, PER_PAGE),
+      publisherFigures(deps, target),
+    ]);
+    const pages = Math.max(1, Math.ceil(rest.total / PER_PAGE));
+    const link = (n: number) => `${target.href}/orders?${status ? `status=${status}&` : ''}page=${n}`;
+    return page(request, reply, 'orders', {
+      title: target.kind === 'workspace' ? 'Orders' : 'Orders desk',
+      heading: target.kind === 'workspace' ? 'Orders' : 'Orders desk',
+      section: 'orders',
+      figures,
+      statuses: orderStatuses.map((s) => ({ value: s, label: statusLabel(s), selected: s === status })),
+      status: status ?? '',
+      mine: mine.items.map((o) => row(target, o)),
+      mineTotal: mine.total,
+      rest: rest.items.map((o) => row(target, o)),
+      restTotal: rest.total,
+      pageNo,
+      pages,
+      prev: pageNo > 1 ? link(pageNo - 1) : null,
+      next: pageNo < pages ? link(pageNo + 1) : null,
+      moneyLabel: target.kind === 'workspace' ? 'Price' : 'Payout',
+    });
+  });
+
+  app.get('/orders/:orderId', async (request, reply) => {
+    const query = (request.query ?? {}) as Record<string, unknown>;
+    const notice = typeof query.done === 'string' ? NOTICES[query.done] : undefined;
+    return orderPage(deps, request, reply, orderIdParam(request), notice ? { notice } : {});
+  });
+}
+
+/** What the page says after an action succeeded (the action redirects here with ?done=…). */
+export const NOTICES: Record<string, string> = {
+  accepted: 'Accepted.',
+  declined: 'Declined: the buyer has been refunded.',
+  draft: 'Draft submitted.',
+  published: 'Published: the link is checked and the buyer reviews the placement.',
+  rechecked: 'Checked again: the results are below.',
+  message: 'Message sent.',
+  content: 'Content submitted: the publisher reviews it.',
+  'draft-approved': 'Draft approved: the publisher publishes it.',
+  approved: 'Placement approved: the order is completed and the publisher paid.',
+  cancelled: 'Cancelled: the price is back in your balance.',
+};

@@ -1,0 +1,74 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { renderMarkdown } from '../../src/console/markdown.js';
+
+// The console's Markdown: what both parties see of an article, and the draft's preview. Safety is
+// that no input can produce a tag or attribute of its own; the subset is checked by example.
+
+const ALLOWED_TAGS = new Set(['p', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol', 'li', 'blockquote', 'pre', 'code', 'hr', 'strong', 'em', 'a']);
+
+/** Every tag in the output, with its attributes. */
+function tagsOf(out: string) {
+  return [...out.matchAll(/<\/?([a-zA-Z0-9]+)([^>]*)>/g)].map((m) => ({ name: m[1]!.toLowerCase(), attrs: m[2]!.trim() }));
+}
+
+function expectSafe(out: string) {
+  for (const t of tagsOf(out)) {
+    expect(ALLOWED_TAGS.has(t.name), `tag ${t.name}`).toBe(true);
+    if (t.name === 'a' && t.attrs) expect(t.attrs).toMatch(/^href="(?:https?:\/\/|mailto:)[^"<>]*" rel="nofollow noopener noreferrer"$/);
+    else expect(t.attrs, `attributes of ${t.name}`).toBe('');
+  }
+  // Nothing outside a tag opens one: every < that is not ours was escaped.
+  expect(out.replace(/<\/?[a-z0-9]+(?: href="[^"]*" rel="[^"]*")?>/g, '')).not.toMatch(/[<>"]/);
+}
+
+describe('renderMarkdown', () => {
+  it('renders the subset: headings, paragraphs, emphasis, links, lists, quotes, code, rules', () => {
+    const out = renderMarkdown(
+      '# Title #\n\nSome **bold**, *italic* and `code <b>`.\nSame paragraph.\n\n- one\n- two [link](https://example.com/a_(b) "t")\n\n1. first\n2. second\n\n> quoted\n> more\n\n```\n<raw> & code\n```\n\n---\n\n<https://example.com/auto>',
+    );
+    expect(out).toBe(
+      [
+        '<h1>Title</h1>',
+        '<p>Some <strong>bold</strong>, <em>italic</em> and <code>code &lt;b&gt;</code>.\nSame paragraph.</p>',
+        '<ul><li>one</li><li>two <a href="https://example.com/a_(b)" rel="nofollow noopener noreferrer">link</a></li></ul>',
+        '<ol><li>first</li><li>second</li></ol>',
+        '<blockquote><p>quoted\nmore</p></blockquote>',
+        '<pre><code>&lt;raw&gt; &amp; code</code></pre>',
+        '<hr>',
+        '<p><a href="https://example.com/auto" rel="nofollow noopener noreferrer">https://example.com/auto</a></p>',
+      ].join('\n'),
+    );
+  });
+
+  it('escapes HTML and keeps a link target only when it is http(s) or mailto', () => {
+    const out = renderMarkdown(
+      '<script>alert(1)</script>\n\n<img src=x onerror=alert(1)>\n\n[a](javascript:alert(1)) [b](JaVaScRiPt:alert(1)) [c](data:text/html,<x>) [d](vbscript:x) [e](mailto:a@b.example)\n\n![pic](https://img.example/p.png) ![x](javascript:alert(1))\n\n[q](https://x.example/"onmouseover="alert(1))',
+    );
+    expectSafe(out);
+    expect(out).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(out).not.toContain('javascript:alert');
+    expect(out).toContain('<a href="mailto:a@b.example" rel="nofollow noopener noreferrer">e</a>');
+    expect(out).toContain('<a href="https://img.example/p.png" rel="nofollow noopener noreferrer">pic (image)</a>');
+  });
+
+  it('never lets any input make a tag or attribute of its own', () => {
+    const pieces = fc.constantFrom('<', '>', '"', "'", '&', '[', ']', '(', ')', '!', '*', '_', '`', '#', '-', '>', ' ', '\n', 'javascript:', 'https://x.example/', 'a', 'on', '=');
+    fc.assert(
+      fc.property(fc.array(pieces, { maxLength: 200 }), (parts) => {
+        expectSafe(renderMarkdown(parts.join('')));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('takes the largest body the API accepts, of the inputs that make parsers backtrack, and quotes nested past any limit', () => {
+    for (const unit of ['![', '[', '*a', '`', '> ', '[a](', '<https://', '_', '**', '# ', '- ']) {
+      const body = unit.repeat(Math.floor(200_000 / unit.length));
+      const out = renderMarkdown(body);
+      expect(out.length).toBeGreaterThan(0);
+      expectSafe(out);
+    }
+    expect(renderMarkdown('>'.repeat(100_000))).toContain('<blockquote>');
+  });
+});
