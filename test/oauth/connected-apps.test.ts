@@ -22,6 +22,11 @@ describe('Settings → Connected apps', () => {
     expect(list.body).toContain('read, spend');
     expect(list.body).toContain('$250.00 a day');
     expect((await g.browser.get(`/app/w/${g.workspaceId}/settings/api-keys`)).body).not.toContain('Test Agent');
+    // The grant's row is no key: the key page, its revoke and roll pages do not find it.
+    const { rows } = await a.database.pool.query('SELECT id FROM api_keys WHERE oauth_client_id = $1', [g.client.client_id]);
+    for (const page of ['', '/revoke', '/roll']) {
+      expect((await g.browser.get(`/app/w/${g.workspaceId}/settings/api-keys/${rows[0].id}${page}`)).statusCode, page).toBe(404);
+    }
 
     expect(await status(a, g.tokens.access_token)).toBe(200);
     expect(await status(b, g.tokens.access_token)).toBe(200);
