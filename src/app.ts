@@ -37,6 +37,9 @@ import { v1Routes } from './http/v1/index.js';
 import { mcpRoutes } from './http/mcp.js';
 import { createWorkspacesModule } from './domain/workspaces/workspaces-module.js';
 import { consoleApp } from './console/index.js';
+import { oauthUrls } from './http/oauth/provider.js';
+import { oauthRoutes } from './http/oauth/routes.js';
+import { createOAuthServer } from './http/oauth/server.js';
 
 /** What the app is built from: the infrastructure it runs on, and the clock it reads. */
 export interface AppDeps {
@@ -186,7 +189,25 @@ export const marketplaceApp = fp(
       linkChecker,
       limiter,
     });
+    // OAuth for agents (docs/oauth.md): every URL of it is built from PUBLIC_BASE_URL, never from a
+    // request's Host, so without it there is none.
+    let oauth: ReturnType<typeof createOAuthServer> | undefined;
+    if (deps.config.PUBLIC_BASE_URL) {
+      const outbound = createOutboundClient(outboundPolicy);
+      app.addHook('onClose', async () => outbound.close());
+      oauth = createOAuthServer({
+        urls: oauthUrls(deps.config.PUBLIC_BASE_URL),
+        pool: deps.database.pool,
+        outbound,
+        resolver,
+        onServerError: (err) => app.log.error({ err }, 'OAuth server error'),
+      });
+      await app.register(oauthRoutes, { oauth, limiter });
+    } else {
+      app.log.warn('OAuth is off until PUBLIC_BASE_URL is set (http://127.0.0.1:3000 is fine for local use): /mcp/oauth answers 404');
+    }
     await app.register(mcpRoutes, {
+      oauth: oauth && { principalFor: oauth.principalFor, resourceMetadata: oauth.urls.resourceMetadata },
       auth,
       pool: deps.database.pool,
       clock,
@@ -223,6 +244,7 @@ export const marketplaceApp = fp(
       durations,
       linkChecker,
       ...(deps.redis ? { redis: deps.redis } : {}),
+      ...(oauth ? { oauth: oauth.interactions } : {}),
     });
 
     await app.register(linkCheckWorker, { checker: linkChecker, intervalMs: deps.config.LINK_CHECK_POLL_MS });

@@ -8,6 +8,7 @@ import type { Durations } from '../domain/orders/states.js';
 import type { LinkChecker } from '../domain/placements/link-checker.js';
 import type { createUser } from '../domain/users/user-service.js';
 import type { WorkspacesModule } from '../domain/workspaces/workspaces-module.js';
+import type { OAuthInteractions } from '../domain/oauth/interactions.js';
 
 /** The database handle the domain's functions take (drizzle over the pool), named without importing the db layer. */
 export type DomainDb = Parameters<typeof createUser>[0];
@@ -23,6 +24,8 @@ export interface ConsoleDeps {
   /** The orders' deadlines and the link checker, as the order routes get them (the orders desk). */
   durations: Durations;
   linkChecker: LinkChecker;
+  /** The OAuth server's interactions (docs/oauth.md); absent when PUBLIC_BASE_URL is unset. */
+  oauth?: OAuthInteractions;
 }
 
 /** A workspace or publisher account the signed-in person belongs to, as the console links it. */

@@ -22,6 +22,8 @@ import { orderActionPages } from './pages/order-actions.js';
 import { orderPages } from './pages/orders.js';
 import { webhookPages } from './pages/webhooks.js';
 import { overviewPages } from './pages/overview.js';
+import { oauthConsentPages } from './pages/oauth-consent.js';
+import { connectedAppPages } from './pages/connected-apps.js';
 import { isSecure, signedInGate } from './session.js';
 
 const consoleDir = join(projectRoot, 'src', 'console');
@@ -117,6 +119,7 @@ export async function consoleApp(app: FastifyInstance, deps: ConsoleDeps) {
   // Everything below needs a signed-in person: one gate for all of it.
   await app.register(async (signedIn) => {
     signedIn.addHook('onRequest', signedInGate(deps, sessions));
+    await signedIn.register(oauthConsentPages, { deps });
     for (const prefix of ['/w/:targetId', '/p/:targetId']) {
       await signedIn.register(
         async (target) => {
@@ -127,6 +130,7 @@ export async function consoleApp(app: FastifyInstance, deps: ConsoleDeps) {
           await target.register(webhookPages, { deps });
           await target.register(orderPages, { deps });
           await target.register(orderActionPages, { deps });
+          await target.register(connectedAppPages, { deps });
         },
         { prefix },
       );

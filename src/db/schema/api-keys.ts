@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, check, index, integer, pgTable, serial, text, timestamp } from 'drizzle-orm/pg-core';
 import { publishers } from './publishers.js';
+import { users } from './users.js';
 import { workspaces } from './workspaces.js';
 
 /** Only the SHA-256 of a key is stored; the raw key is shown once at creation. */
@@ -34,6 +35,16 @@ export const apiKeys = pgTable(
     budgetDayExhaustedAt: timestamp('budget_day_exhausted_at', { withTimezone: true }),
     budgetMonthExhaustedAt: timestamp('budget_month_exhausted_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    /**
+     * Set on the row a person's OAuth consent made (docs/oauth.md): the grant of the OAuth server
+     * it stands for. Such a row is never a bearer key (its key_hash is no key's hash); it carries
+     * the grant's workspace, abilities and budget, and is revoked with the grant.
+     */
+    oauthGrantId: text('oauth_grant_id').unique(),
+    /** The OAuth client of that grant (a registered id, or the URL of its metadata document). */
+    oauthClientId: text('oauth_client_id'),
+    /** The person whose consent made it (console users). */
+    oauthUserId: integer('oauth_user_id').references(() => users.id),
   },
   (t) => [
     index('api_keys_workspace_idx').on(t.workspaceId),

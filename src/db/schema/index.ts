@@ -13,3 +13,4 @@ export * from './orders.js';
 export * from './mcp.js';
 export * from './events.js';
 export * from './users.js';
+export * from './oauth.js';

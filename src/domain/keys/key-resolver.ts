@@ -25,9 +25,43 @@ const lookupStatement = {
                 order_limit_cents::float8 AS order_limit_cents, daily_limit_cents::float8 AS daily_limit_cents,
                 monthly_limit_cents::float8 AS monthly_limit_cents, COALESCE(budget_key_id, id) AS budget_id
            FROM api_keys
-          WHERE key_hash = $1 AND revoked_at IS NULL
+          WHERE key_hash = $1 AND revoked_at IS NULL AND oauth_grant_id IS NULL
             AND (expires_at IS NULL OR expires_at > to_timestamp($2::double precision / 1000))`,
 };
+
+// An OAuth grant's row (docs/oauth.md): found by its grant, never by a key.
+const grantStatement = {
+  name: 'api_key_by_grant',
+  text: lookupStatement.text.replace('key_hash = $1 AND revoked_at IS NULL AND oauth_grant_id IS NULL', 'oauth_grant_id = $1 AND revoked_at IS NULL'),
+};
+
+interface KeyRow {
+  id: number;
+  name: string;
+  prefix: string;
+  can_place_orders: boolean;
+  can_manage_webhooks: boolean;
+  workspace_id: number | null;
+  publisher_id: number | null;
+  expires_ms: number | null;
+  order_limit_cents: number | null;
+  daily_limit_cents: number | null;
+  monthly_limit_cents: number | null;
+  budget_id: number;
+}
+
+function principalOf(row: KeyRow): Principal {
+  return {
+    keyId: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    canPlaceOrders: row.can_place_orders,
+    workspaceId: row.workspace_id,
+    publisherId: row.publisher_id,
+    abilities: abilitiesFor({ publisherId: row.publisher_id, canPlaceOrders: row.can_place_orders, canManageWebhooks: row.can_manage_webhooks }),
+    budget: budgetOf(row),
+  };
+}
 
 function budgetOf(row: { order_limit_cents: number | null; daily_limit_cents: number | null; monthly_limit_cents: number | null; budget_id: number; expires_ms: number | null }) {
   const { order_limit_cents, daily_limit_cents, monthly_limit_cents, budget_id, expires_ms } = row;
@@ -81,40 +115,33 @@ export class KeyResolver {
     };
     if (!(await mayQuery(plausible))) return null;
     const { rows } = await this.pool.query({ ...lookupStatement, values: [hash, this.clock.now()] });
-    const row = rows[0] as
-      | {
-          id: number;
-          name: string;
-          prefix: string;
-          can_place_orders: boolean;
-          can_manage_webhooks: boolean;
-          workspace_id: number | null;
-          publisher_id: number | null;
-          expires_ms: number | null;
-          order_limit_cents: number | null;
-          daily_limit_cents: number | null;
-          monthly_limit_cents: number | null;
-          budget_id: number;
-        }
-      | undefined;
-    const principal: Principal | null = row
-      ? {
-          keyId: row.id,
-          name: row.name,
-          prefix: row.prefix,
-          canPlaceOrders: row.can_place_orders,
-          workspaceId: row.workspace_id,
-          publisherId: row.publisher_id,
-          abilities: abilitiesFor({ publisherId: row.publisher_id, canPlaceOrders: row.can_place_orders, canManageWebhooks: row.can_manage_webhooks }),
-          budget: budgetOf(row),
-        }
-      : null;
+    const row = rows[0] as KeyRow | undefined;
+    const principal: Principal | null = row ? principalOf(row) : null;
     // A key with an expiry is never served from the cache past it (a rolled key's grace ends on time).
     this.remember(hash, principal, row?.expires_ms ?? Infinity);
     if (principal) {
       this.touch(principal.keyId);
       this.markKnown(hash);
     } else this.knownValid.delete(hash);
+    return principal;
+  }
+
+  /**
+   * The principal an OAuth grant stands for (its `api_keys` row), cached like a key for at most
+   * 5 s, so a revoked grant answers 401 within 5 s on every process.
+   */
+  async resolveGrant(grantId: string): Promise<Principal | null> {
+    const cacheKey = `grant:${grantId}`;
+    const cached = this.cached(cacheKey);
+    if (cached !== undefined) {
+      if (cached) this.touch(cached.keyId);
+      return cached;
+    }
+    const { rows } = await this.pool.query({ ...grantStatement, values: [grantId, this.clock.now()] });
+    const row = rows[0] as KeyRow | undefined;
+    const principal = row ? principalOf(row) : null;
+    this.remember(cacheKey, principal, row?.expires_ms ?? Infinity);
+    if (principal) this.touch(principal.keyId);
     return principal;
   }
 

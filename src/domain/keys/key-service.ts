@@ -70,7 +70,7 @@ const limitFields = { orderLimitCents: 'order_limit_cents', dailyLimitCents: 'da
 /** The most a limit may be: $10,000,000.00, far below what a bigint or a float holds exactly. */
 const MAX_LIMIT_CENTS = 1_000_000_000;
 
-function checkLimits(limits: BudgetLimits) {
+export function checkLimits(limits: BudgetLimits) {
   const errors: Record<string, string[]> = {};
   for (const [k, field] of Object.entries(limitFields)) {
     const v = limits[k as keyof BudgetLimits];
@@ -171,7 +171,8 @@ export function keyState(key: { revokedAt: Date | null; expiresAt: Date | null }
 
 /** Every key of a workspace or publisher, newest first, for the console's API keys page. */
 export async function listKeys(db: Db, scope: KeyScope, clock: Clock = systemClock): Promise<KeyListing[]> {
-  const rows = await db.select().from(apiKeys).where(scopeCondition(scope)).orderBy(sql`${apiKeys.createdAt} DESC, ${apiKeys.id} DESC`);
+  // An OAuth grant's row is listed under Connected apps, not with the keys (docs/oauth.md).
+  const rows = await db.select().from(apiKeys).where(and(scopeCondition(scope), isNull(apiKeys.oauthGrantId))).orderBy(sql`${apiKeys.createdAt} DESC, ${apiKeys.id} DESC`);
   const now = clock.now();
   return rows.map((k) => keyListing(k, now));
 }
@@ -192,9 +193,9 @@ export function keyListing(k: typeof apiKeys.$inferSelect, now: number): KeyList
   };
 }
 
-/** One key of a workspace or publisher; a key of another is "not found". */
+/** One key of a workspace or publisher; a key of another, or an OAuth grant's row (Connected apps), is "not found". */
 export async function findKey(db: Db, scope: KeyScope, id: number) {
-  const [row] = await db.select().from(apiKeys).where(and(eq(apiKeys.id, id), scopeCondition(scope)));
+  const [row] = await db.select().from(apiKeys).where(and(eq(apiKeys.id, id), scopeCondition(scope), isNull(apiKeys.oauthGrantId)));
   if (!row) throw notFound('Key');
   return row;
 }
@@ -215,7 +216,7 @@ export async function rollKey(db: Db, scope: KeyScope, keyId: number, graceHours
   const raw = generateRawKey();
   return withTransaction(db.$client, async (tx) => {
     const { rows } = await tx.query<{ name: string; can_place_orders: boolean; can_manage_webhooks: boolean; revoked_at: Date | null; expires_at: Date | null }>(
-      `SELECT name, can_place_orders, can_manage_webhooks, revoked_at, expires_at FROM api_keys WHERE id = $1 AND ${column} = $2 FOR UPDATE`,
+      `SELECT name, can_place_orders, can_manage_webhooks, revoked_at, expires_at FROM api_keys WHERE id = $1 AND ${column} = $2 AND oauth_grant_id IS NULL FOR UPDATE`,
       [keyId, scopeId],
     );
     const old = rows[0];

@@ -71,6 +71,11 @@ export interface AuthService {
   /** Resolves a raw key, counts the request in its bucket and sets the rate-limit headers. */
   authenticate(request: FastifyRequest, reply: FastifyReply, raw: string | undefined): Promise<Principal | null>;
   /**
+   * Counts a request whose caller was found another way (an OAuth access token, /mcp/oauth) as
+   * `authenticate` counts one: in the principal's bucket, or without one in its address's.
+   */
+  count(request: FastifyRequest, reply: FastifyReply, principal: Principal | null): Promise<void>;
+  /**
    * Counts `extra` more requests in an authenticated key's bucket (a JSON-RPC batch is as many
    * requests as it holds) and updates the headers; 429 when the bucket runs out.
    */
@@ -116,11 +121,14 @@ export function createAuthService(opts: AuthOptions): AuthService {
       // revoked one) counts in its address's, so a keyless flood is answered 429 like a flood of
       // random keys.
       const principal = raw === undefined ? null : await resolve(raw, request.ip);
+      await this.count(request, reply, principal);
+      return principal;
+    },
+    async count(request, reply, principal) {
       const hit = principal
         ? opts.limiter.hit(`key:${principal.keyId}`, opts.perKeyPerMinute)
         : opts.limiter.hit(`ip:${request.ip}`, opts.unknownPerIpPerMinute);
       report(reply, hit instanceof Promise ? await hit : hit);
-      return principal;
     },
     async countAddress(request) {
       const limit = await opts.limiter.hit(`ip:${request.ip}`, opts.unknownPerIpPerMinute);
@@ -141,7 +149,7 @@ export function createAuthService(opts: AuthOptions): AuthService {
  * only the first, so which key acted would depend on the order of the headers (Interface B refuses
  * the same, docs/interface-b.md).
  */
-function oneAuthorization(request: FastifyRequest): string | undefined {
+export function oneAuthorization(request: FastifyRequest): string | undefined {
   const first = request.headers.authorization;
   if (first === undefined) return undefined;
   const raw = request.raw.rawHeaders;

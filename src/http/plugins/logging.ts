@@ -7,8 +7,14 @@ const REDACTED = '[REDACTED]';
 const SECRET_NAME = /api[\s_.-]?key|purchase[\s_.-]?code/i;
 /** The same name alone, as a parameter name (the array form `api_key[]` too). */
 const ONLY_SECRET_NAME = /^\s*(?:api[\s_.-]?key|purchase[\s_.-]?code)\s*(?:\[\])?\s*$/i;
-/** A parameter naming a token (a console invite link's `token`, any `…_token`): its value goes, wherever it stands. */
-const TOKEN_NAME = /token/i;
+/**
+ * A parameter naming a token (a console invite link's `token`, any `…_token`, OAuth's
+ * `access_token` and `refresh_token`), a secret (`client_secret`) or an OAuth `code` or
+ * `code_verifier`: its value goes, wherever it stands.
+ */
+const TOKEN_NAME = /token|secret|^\s*code(?:_verifier)?\s*(?:\[\])?\s*$/i;
+/** Whether a URL may hold such a parameter at all (the fast path skips the rest). */
+const MAY_HOLD_TOKEN = /token|secret|[?&;]\s*code/i;
 const BAD_ESCAPE = /%(?![0-9a-f]{2})/i;
 /** Where a URL's parts end: path segments, the query, its parameters (`&`, or `;` as some servers read it), the fragment. */
 const PART = /([/?&;#])/;
@@ -52,7 +58,7 @@ function redactPart(part: string): string {
  */
 export function redactUrl(url: string): string {
   const decodedUrl = looselyDecoded(url);
-  if (!SECRET_NAME.test(decodedUrl) && !TOKEN_NAME.test(decodedUrl) && !BAD_ESCAPE.test(url)) return url;
+  if (!SECRET_NAME.test(decodedUrl) && !MAY_HOLD_TOKEN.test(decodedUrl) && !BAD_ESCAPE.test(url)) return url;
   return url
     .split(PART)
     .map((part, i) => (i % 2 === 1 ? part : redactPart(part)))
@@ -70,7 +76,8 @@ export const requestLogging = fp(
       const line = {
         method: request.method,
         route: request.routeOptions.url ?? null,
-        url: redactUrl(request.url),
+        // The URL as the client sent it: a path handed to a mounted middleware (/oauth) is logged whole.
+        url: redactUrl(request.originalUrl),
         status,
         duration_ms: Math.round(reply.elapsedTime * 100) / 100,
       };

@@ -1,0 +1,91 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { notFound } from '../../domain/errors.js';
+import { formatCents } from '../../domain/money/format.js';
+import { findGrant, type GrantListing, listGrants, revokeGrant } from '../../domain/oauth/grants.js';
+import { can } from '../../domain/users/permissions.js';
+import { type ConsoleDeps, type ConsoleTarget, page, targetOf } from '../context.js';
+
+const when = (d: Date | null) => (d ? d.toISOString().slice(0, 16).replace('T', ' ') + ' UTC' : '');
+const STATES: Record<GrantListing['state'], string> = { active: 'Active', expiring: 'Expiring soon', expired: 'Expired', revoked: 'Revoked' };
+const usd = (cents: number | null) => (cents === null ? null : formatCents(cents, 'USD', 1));
+
+/** A grant that may spend is an owner's to revoke, as a spending key is; members revoke read-only ones. */
+const mayRevoke = (target: ConsoleTarget, grant: GrantListing) => can(target.role, grant.can_place_orders ? 'manage_spending_keys' : 'manage_read_only_keys');
+
+function budgetText(g: GrantListing) {
+  if (!g.can_place_orders) return '';
+  const parts = [
+    usd(g.order_limit_cents) && `${usd(g.order_limit_cents)} per order`,
+    usd(g.daily_limit_cents) && `${usd(g.daily_limit_cents)} a day`,
+    usd(g.monthly_limit_cents) && `${usd(g.monthly_limit_cents)} a month`,
+  ].filter(Boolean);
+  return parts.length ? parts.join(', ') : 'No limit';
+}
+
+/**
+ * Settings → Connected apps (docs/oauth.md): the apps people connected to this workspace through
+ * OAuth, each a grant, with Revoke behind a confirmation page.
+ */
+export async function connectedAppPages(app: FastifyInstance, { deps }: { deps: ConsoleDeps }) {
+  const base = (t: ConsoleTarget) => `${t.href}/settings/connected-apps`;
+
+  const listPage = async (request: FastifyRequest, reply: FastifyReply, data: Record<string, unknown> = {}) => {
+    const target = targetOf(request);
+    const grants = await listGrants(deps.db, target.id, deps.clock);
+    return page(request, reply, 'connected-apps', {
+      title: 'Connected apps',
+      section: 'connected-apps',
+      base: base(target),
+      grants: grants.map((g) => ({
+        id: g.id,
+        client: g.client_name,
+        clientId: g.client_id,
+        grantedBy: g.granted_by ?? '',
+        scope: g.can_place_orders ? 'read, spend' : 'read',
+        budget: budgetText(g),
+        created: when(g.created_at),
+        lastUsed: when(g.last_used_at) || 'Never',
+        expires: when(g.expires_at) || 'Never',
+        state: STATES[g.state],
+        revocable: g.state !== 'revoked' && g.state !== 'expired' && mayRevoke(target, g),
+      })),
+      ...data,
+    });
+  };
+
+  /** A grant of this workspace the person may revoke; else 404 (as for one that does not exist). */
+  const grantOf = async (request: FastifyRequest) => {
+    const target = targetOf(request);
+    if (target.kind !== 'workspace') throw notFound('Connected app');
+    const raw = (request.params as { grantId: string }).grantId;
+    const id = /^[1-9][0-9]{0,9}$/.test(raw) ? Number(raw) : NaN;
+    if (!Number.isFinite(id)) throw notFound('Connected app');
+    const grant = await findGrant(deps.db, target.id, id, deps.clock);
+    if (!mayRevoke(target, grant)) throw notFound('Connected app');
+    return grant;
+  };
+
+  app.get('/settings/connected-apps', async (request, reply) => {
+    if (targetOf(request).kind !== 'workspace') throw notFound('Page');
+    return listPage(request, reply);
+  });
+
+  app.get('/settings/connected-apps/:grantId/revoke', async (request, reply) => {
+    const target = targetOf(request);
+    const grant = await grantOf(request);
+    return page(request, reply, 'connected-app-revoke', {
+      title: `Revoke ${grant.client_name}`,
+      section: 'connected-apps',
+      grant: { name: grant.client_name, clientId: grant.client_id },
+      back: base(target),
+      action: `${base(target)}/${grant.id}/revoke`,
+    });
+  });
+
+  app.post('/settings/connected-apps/:grantId/revoke', async (request, reply) => {
+    const target = targetOf(request);
+    const grant = await grantOf(request);
+    await revokeGrant(deps.db, target.id, grant.id, deps.clock);
+    return listPage(request, reply, { notice: `Revoked ${grant.client_name}: its tokens stop working within five seconds.` });
+  });
+}

@@ -1,0 +1,158 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type pg from 'pg';
+import type Provider from 'oidc-provider';
+import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
+import { oauthKeys } from '../../domain/oauth/secrets.js';
+import { oauthStore } from '../../domain/oauth/store.js';
+import type { OutboundClient } from '../../outbound/http-client.js';
+
+/** The two scopes of the MCP endpoint: `read` is every tool but spending, `spend` adds spending. */
+export const OAUTH_SCOPES = ['read', 'spend'] as const;
+
+/** Where everything OAuth lives, built from PUBLIC_BASE_URL alone (never from a request's Host). */
+export interface OAuthUrls {
+  /** `<PUBLIC_BASE_URL>/oauth`, the authorization server's issuer. */
+  issuer: string;
+  /** `<PUBLIC_BASE_URL>/mcp/oauth`, the protected resource and every token's audience. */
+  resource: string;
+  /** RFC 9728 metadata of the resource. */
+  resourceMetadata: string;
+}
+
+export function oauthUrls(publicBaseUrl: string): OAuthUrls {
+  const base = publicBaseUrl.replace(/\/+$/, '');
+  return {
+    issuer: `${base}/oauth`,
+    resource: `${base}/mcp/oauth`,
+    resourceMetadata: `${base}/.well-known/oauth-protected-resource/mcp/oauth`,
+  };
+}
+
+const ACCESS_TOKEN_SECONDS = 3600;
+const CIMD_MAX_BYTES = 5120;
+const CIMD_TIMEOUT_MS = 2500;
+
+export interface ProviderDeps {
+  urls: OAuthUrls;
+  pool: pg.Pool;
+  /** The SSRF-safe client that fetches client ID metadata documents (loopback only when OUTBOUND_ALLOW_LOOPBACK). */
+  outbound: OutboundClient;
+  onGrantRevoked(grantId: string): Promise<void>;
+  onServerError(err: unknown): void;
+}
+
+/**
+ * The library's fetch (client ID metadata documents), done by the service's outbound client,
+ * which judges every address it connects to by the service's own policy. Redirects are not
+ * followed: the document must be at its id.
+ */
+function outboundFetch(outbound: OutboundClient) {
+  return async (url: string | URL): Promise<Response> => {
+    const page = await outbound.get(String(url), { timeoutMs: CIMD_TIMEOUT_MS, maxBytes: CIMD_MAX_BYTES });
+    if (!page.ok) throw new Error(`client metadata fetch failed: ${page.reason}`);
+    if (page.redirects.length > 0) return new Response(null, { status: 502 });
+    return new Response(page.body, { status: page.status, headers: page.headers });
+  };
+}
+
+/**
+ * The library, loaded on first use (a server that never sees OAuth never loads it). On import it
+ * prints "Unsupported runtime" on any Node before 22, which this service supports (20.19+, where
+ * its whole suite passes); that one line is held back, any other warning of the library is not.
+ */
+async function loadLibrary() {
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => {
+    if (!String(args[0]).includes('oidc-provider WARNING: Unsupported runtime')) warn(...args);
+  };
+  try {
+    return await import('oidc-provider');
+  } finally {
+    console.warn = warn;
+  }
+}
+
+const htmlEscape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** The provider's own error page (a bad authorization request): the error's name and description, nothing else. */
+async function renderError(ctx: KoaContextWithOIDC, out: { error?: string; error_description?: string }) {
+  ctx.type = 'html';
+  const code = htmlEscape(String(out.error ?? 'server_error'));
+  const description = htmlEscape(String(out.error_description ?? ''));
+  ctx.body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign-in request refused</title></head><body><main><h1>This sign-in request cannot go on</h1><p><code>${code}</code>: ${description}</p><p>Go back to the app you came from and connect again.</p></main></body></html>`;
+}
+
+/**
+ * The OAuth 2.1 authorization server (oidc-provider; docs/oauth.md): authorization code with PKCE
+ * S256 only, dynamic registration, client ID metadata documents, resource indicators with one
+ * resource (the MCP endpoint), `iss` in the authorization response, rotating refresh tokens,
+ * revocation. Its login and consent are console pages (`/app/oauth/:uid`).
+ */
+export async function createProvider(deps: ProviderDeps): Promise<Provider> {
+  const { urls } = deps;
+  const { default: Provider, errors } = await loadLibrary();
+  const keys = await oauthKeys(deps.pool);
+  const configuration: Configuration = {
+    adapter: oauthStore(deps.pool),
+    clients: [],
+    jwks: { keys: [keys.signingJwk as never] },
+    cookies: { keys: keys.cookieKeys },
+    findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => ({ sub }) }),
+    claims: { openid: ['sub'] },
+    // `read` and `spend` are the resource's scopes (resourceIndicators below); listed here too, so a
+    // client may register with them and the metadata names them. The consent grants them both ways.
+    scopes: ['openid', 'offline_access', ...OAUTH_SCOPES],
+    responseTypes: ['code'],
+    pkce: { required: () => true },
+    interactions: { url: async (_ctx, interaction) => `/app/oauth/${interaction.uid}` },
+    // Every authorization asks the person again (which workspace, what budget): a grant is never
+    // reused from the provider's session.
+    loadExistingGrant: async (ctx) => {
+      const grantId = ctx.oidc.result?.consent?.grantId;
+      return grantId ? ctx.oidc.provider.Grant.find(grantId) : undefined;
+    },
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    // Always rotated; a refresh token used twice revokes the whole grant (the library does it).
+    rotateRefreshToken: true,
+    allowOmittingSingleRegisteredRedirectUri: false,
+    ttl: {
+      AccessToken: ACCESS_TOKEN_SECONDS,
+      AuthorizationCode: 60,
+      Interaction: 3600,
+      Session: 14 * 86_400,
+      Grant: 365 * 86_400,
+      RefreshToken: 30 * 86_400,
+    },
+    features: {
+      devInteractions: { enabled: false },
+      userinfo: { enabled: false },
+      rpInitiatedLogout: { enabled: false },
+      registration: { enabled: true },
+      revocation: { enabled: true },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: async () => urls.resource,
+        useGrantedResource: async () => true,
+        getResourceServerInfo: async (_ctx, indicator) => {
+          if (indicator !== urls.resource) throw new errors.InvalidTarget(`the only resource here is ${urls.resource}`);
+          return { scope: OAUTH_SCOPES.join(' '), audience: urls.resource, accessTokenTTL: ACCESS_TOKEN_SECONDS, accessTokenFormat: 'opaque' };
+        },
+      },
+      clientIdMetadataDocument: { enabled: true, ack: 'draft-02' },
+    } as Configuration['features'],
+    fetch: outboundFetch(deps.outbound) as unknown as Configuration['fetch'],
+    fetchResponseBodyLimits: { 'client_id metadata document': CIMD_MAX_BYTES } as never,
+    renderError,
+  } as Configuration;
+  const provider = new Provider(urls.issuer, configuration);
+  // The forwarded headers it reads are written by routes.ts from PUBLIC_BASE_URL and Fastify's own judgement.
+  provider.proxy = true;
+  provider.on('grant.revoked', (_ctx: unknown, grantId: string) => {
+    deps.onGrantRevoked(grantId).catch(deps.onServerError);
+  });
+  provider.on('server_error', (_ctx: unknown, err: unknown) => deps.onServerError(err));
+  return provider;
+}
+
+export type OAuthProvider = Provider;
+export type RawHandler = (req: IncomingMessage, res: ServerResponse) => void;

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { setupApp } from '../helpers/app.js';
+import { ManualClock } from '../helpers/clock.js';
+import { addMember } from '../../src/domain/users/memberships.js';
+import { exchange, grantedTokens, mcpCall, personIn, PUBLIC } from './helpers.js';
+
+// Settings → Connected apps: the workspace's grants, and Revoke (docs/oauth.md). Two app instances
+// on one database stand for two server processes; their clocks move together.
+const clock = new ManualClock(Date.now());
+const a = await setupApp({ PUBLIC_BASE_URL: PUBLIC }, { clock });
+const b = await setupApp({ PUBLIC_BASE_URL: PUBLIC }, { database: a.database, clock });
+const status = async (h: typeof a, token: string) => (await mcpCall(h, token, 'get-balance')).statusCode;
+
+describe('Settings → Connected apps', () => {
+  it('lists a grant with its client, scope and budget; Revoke asks first, then every process refuses its tokens within 5 s', async () => {
+    const g = await grantedTokens(a, { fields: { can_place_orders: '1', daily_limit_usd: '250' } });
+    const home = `/app/w/${g.workspaceId}/settings/connected-apps`;
+    const list = await g.browser.get(home);
+    expect(list.statusCode).toBe(200);
+    expect(list.body).toContain('Test Agent');
+    expect(list.body).toContain(g.client.client_id);
+    expect(list.body).toContain('read, spend');
+    expect(list.body).toContain('$250.00 a day');
+    expect((await g.browser.get(`/app/w/${g.workspaceId}/settings/api-keys`)).body).not.toContain('Test Agent');
+    // The grant's row is no key: the key page, its revoke and roll pages do not find it.
+    const { rows } = await a.database.pool.query('SELECT id FROM api_keys WHERE oauth_client_id = $1', [g.client.client_id]);
+    for (const page of ['', '/revoke', '/roll']) {
+      expect((await g.browser.get(`/app/w/${g.workspaceId}/settings/api-keys/${rows[0].id}${page}`)).statusCode, page).toBe(404);
+    }
+
+    expect(await status(a, g.tokens.access_token)).toBe(200);
+    expect(await status(b, g.tokens.access_token)).toBe(200);
+    const id = /settings\/connected-apps\/(\d+)\/revoke/.exec(list.body)![1]!;
+    const confirm = await g.browser.get(`${home}/${id}/revoke`);
+    expect(confirm.statusCode).toBe(200);
+    expect(confirm.body).toMatch(/<button type="submit" class="danger">Revoke<\/button>/);
+    const revoked = await g.browser.post(`${home}/${id}/revoke`, {}, { from: `${home}/${id}/revoke` });
+    expect(revoked.statusCode).toBe(200);
+    expect(revoked.body).toContain('Revoked Test Agent');
+    expect(revoked.body).toContain('Revoked</td>');
+
+    // The refresh token is gone at once; cached answers last at most 5 s on each process.
+    const refresh = await exchange(a, { grant_type: 'refresh_token', refresh_token: g.tokens.refresh_token!, client_id: g.client.client_id });
+    expect(refresh.json().error).toBe('invalid_grant');
+    clock.advance(5_001);
+    expect(await status(a, g.tokens.access_token)).toBe(401);
+    expect(await status(b, g.tokens.access_token)).toBe(401);
+  });
+
+  it('a member cannot revoke a spending grant (404), another workspace cannot see it, a viewer has no Revoke', async () => {
+    const g = await grantedTokens(a, { fields: { can_place_orders: '1' } });
+    const member = await personIn(a, 'member', g.workspaceId);
+    const home = `/app/w/${g.workspaceId}/settings/connected-apps`;
+    const list = await member.browser.get(home);
+    expect(list.body).toContain('Test Agent');
+    expect(list.body).not.toMatch(/\/revoke"/);
+    const { rows } = await a.database.pool.query('SELECT id FROM api_keys WHERE oauth_client_id = $1', [g.client.client_id]);
+    expect((await member.browser.get(`${home}/${rows[0].id}/revoke`)).statusCode).toBe(404);
+    const stranger = await personIn(a, 'owner');
+    expect((await stranger.browser.get(`/app/w/${stranger.workspaceId}/settings/connected-apps/${rows[0].id}/revoke`)).statusCode).toBe(404);
+    expect((await stranger.browser.get(`/app/w/${stranger.workspaceId}/settings/connected-apps`)).body).not.toContain(g.client.client_id);
+    await addMember(a.database.db, { workspaceId: g.workspaceId }, stranger.userId, 'viewer');
+    expect(await status(a, g.tokens.access_token)).toBe(200);
+  });
+});

@@ -1,0 +1,144 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { setupApp } from '../helpers/app.js';
+import { publisherWithOutlet } from '../helpers/catalog.js';
+import { connect, fails, listen, ok } from '../mcp/helpers.js';
+import { answerConsent, authorizeUrl, exchange, grantedTokens, mcpCall, personIn, pkcePair, PUBLIC, REDIRECT, register, startAuthorization } from './helpers.js';
+
+// Every refusal the OAuth side promises (docs/oauth.md), each against the running app.
+const h = await setupApp({ PUBLIC_BASE_URL: PUBLIC });
+const mcp = new URL('/mcp/oauth', await listen(h));
+const TARGET = 'https://buyer.example/';
+
+const hashed = (token: string) => createHash('sha256').update(token).digest('base64url');
+/** Rewrites a stored access token's payload, as if the server had minted it so. */
+async function alterToken(token: string, change: Record<string, unknown>) {
+  const { rowCount } = await h.database.pool.query(`UPDATE oauth_records SET payload = payload || $2::jsonb WHERE model = 'AccessToken' AND id = $1`, [
+    hashed(token),
+    JSON.stringify(change),
+  ]);
+  expect(rowCount).toBe(1);
+}
+const status = async (token: string) => (await mcpCall(h, token, 'get-balance')).statusCode;
+
+describe('refused at the authorization server', () => {
+  it('an authorization request without PKCE goes back to the client with invalid_request', async () => {
+    const { browser } = await personIn(h);
+    const client = await register(h);
+    const res = await browser.get(authorizeUrl({ clientId: client.client_id, scope: 'read', challenge: null }));
+    expect(res.statusCode).toBe(303);
+    const back = new URL(String(res.headers.location));
+    expect(back.origin + back.pathname).toBe(REDIRECT);
+    expect(back.searchParams.get('error')).toBe('invalid_request');
+    expect(back.searchParams.get('error_description')).toMatch(/PKCE/);
+    expect(back.searchParams.get('iss')).toBe(`${PUBLIC}/oauth`);
+  });
+
+  it('a code with the wrong code_verifier is refused (invalid_grant), and cannot be used after', async () => {
+    const g = await grantedTokens(h);
+    // grantedTokens used the right verifier: a second exchange of that code fails too (codes are single-use).
+    const again = await exchange(h, { grant_type: 'authorization_code', code: g.code, redirect_uri: REDIRECT, client_id: g.client.client_id, code_verifier: g.verifier });
+    expect(again.statusCode).toBe(400);
+    expect(again.json().error).toBe('invalid_grant');
+
+    const person = await personIn(h);
+    const client = await register(h);
+    const { challenge } = pkcePair();
+    const consent = await startAuthorization(person.browser, { clientId: client.client_id, scope: 'read', challenge });
+    const { final } = await answerConsent(person.browser, consent, { decision: 'allow', workspace_id: String(person.workspaceId) });
+    const code = final!.searchParams.get('code')!;
+    const wrong = await exchange(h, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, client_id: client.client_id, code_verifier: pkcePair().verifier });
+    expect(wrong.statusCode).toBe(400);
+    expect(wrong.json().error).toBe('invalid_grant');
+  });
+
+  it('a redirect URI not registered is refused on the server, never redirected to', async () => {
+    const { browser } = await personIn(h);
+    const client = await register(h);
+    const res = await browser.get(authorizeUrl({ clientId: client.client_id, scope: 'read', challenge: pkcePair().challenge, redirectUri: 'http://127.0.0.1:9999/callback/other' }));
+    expect(res.statusCode).toBe(400);
+    expect(res.headers.location).toBeUndefined();
+    expect(res.body).toContain('redirect_uri');
+  });
+
+  it('a request for another resource is refused (invalid_target)', async () => {
+    const { browser } = await personIn(h);
+    const client = await register(h);
+    const res = await browser.get(authorizeUrl({ clientId: client.client_id, scope: 'read', challenge: pkcePair().challenge, resource: 'https://other.example/mcp' }));
+    expect(res.statusCode).toBe(303);
+    expect(new URL(String(res.headers.location)).searchParams.get('error')).toBe('invalid_target');
+  });
+
+  it('consent denied: back to the client with access_denied, and no grant recorded', async () => {
+    const person = await personIn(h);
+    const client = await register(h);
+    const consent = await startAuthorization(person.browser, { clientId: client.client_id, scope: 'read spend', challenge: pkcePair().challenge });
+    const { final } = await answerConsent(person.browser, consent, { decision: 'deny' });
+    expect(final!.searchParams.get('error')).toBe('access_denied');
+    expect(final!.searchParams.get('code')).toBeNull();
+    const { rows } = await h.database.pool.query('SELECT count(*)::int AS n FROM api_keys WHERE oauth_client_id = $1', [client.client_id]);
+    expect(rows[0].n).toBe(0);
+  });
+});
+
+describe('refused at /mcp/oauth', () => {
+  it('a token for another resource (audience) is refused', async () => {
+    const g = await grantedTokens(h, { scope: 'read' });
+    expect(await status(g.tokens.access_token)).toBe(200);
+    await alterToken(g.tokens.access_token, { aud: 'https://other.example/mcp' });
+    expect(await status(g.tokens.access_token)).toBe(401);
+  });
+
+  it('an expired token is refused', async () => {
+    const g = await grantedTokens(h, { scope: 'read' });
+    expect(await status(g.tokens.access_token)).toBe(200);
+    await alterToken(g.tokens.access_token, { exp: Math.floor(Date.now() / 1000) - 60 });
+    const res = await mcpCall(h, g.tokens.access_token, 'get-balance');
+    expect(res.statusCode).toBe(401);
+    expect(res.headers['www-authenticate']).toContain('error="invalid_token"');
+  });
+
+  it('a reused refresh token revokes the grant: the new refresh token and the access token stop working', async () => {
+    const g = await grantedTokens(h, { scope: 'read' });
+    expect(g.tokens.refresh_token).toBeTruthy();
+    expect(await status(g.tokens.access_token)).toBe(200);
+    const first = await exchange(h, { grant_type: 'refresh_token', refresh_token: g.tokens.refresh_token!, client_id: g.client.client_id });
+    expect(first.statusCode, first.body).toBe(200);
+    const rotated = first.json() as { refresh_token: string; access_token: string };
+    expect(rotated.refresh_token).not.toBe(g.tokens.refresh_token);
+    const reused = await exchange(h, { grant_type: 'refresh_token', refresh_token: g.tokens.refresh_token!, client_id: g.client.client_id });
+    expect(reused.statusCode).toBe(400);
+    expect(reused.json().error).toBe('invalid_grant');
+    const next = await exchange(h, { grant_type: 'refresh_token', refresh_token: rotated.refresh_token, client_id: g.client.client_id });
+    expect(next.statusCode).toBe(400);
+    h.clock.advance(5_001); // past the resolver's cache
+    expect(await status(rotated.access_token)).toBe(401);
+    expect(await status(g.tokens.access_token)).toBe(401);
+  });
+
+  it('a read grant cannot spend: the refusal a read-only key gets', async () => {
+    const p = await publisherWithOutlet(h.database, [{ publisher_price_cents: 10_000 }]);
+    const g = await grantedTokens(h, { scope: 'read spend' }); // asked for spend, the owner did not tick it
+    const client = await connect(mcp, g.tokens.access_token);
+    const balance = await ok<{ key: { can_place_orders: boolean; prefix: string; name: string } }>(client, 'get-balance');
+    expect(balance.key).toMatchObject({ can_place_orders: false, prefix: 'oauth', name: 'Test Agent' });
+    const body = await fails(client, 'place-orders', { offer_ids: [p.offers[0]!.id], target_url: TARGET }, 'forbidden');
+    expect(body.message).toMatch(/Can place orders/);
+  });
+
+  it('a spend grant beyond its budget is refused with budget_exceeded', async () => {
+    const p = await publisherWithOutlet(h.database, [{ publisher_price_cents: 10_000 }]);
+    const g = await grantedTokens(h, { scope: 'read spend', fields: { can_place_orders: '1', order_limit_usd: '50' } });
+    const client = await connect(mcp, g.tokens.access_token);
+    const body = await fails(client, 'place-orders', { offer_ids: [p.offers[0]!.id], target_url: TARGET }, 'budget_exceeded');
+    expect(body.budget).toMatchObject({ window: 'order', limit_cents: 5_000 });
+  });
+});
+
+it('dynamic registration is limited per address: the 11th in a minute is 429 with Retry-After', async () => {
+  for (let i = 0; i < 10; i++) await register(h, {}, '10.7.7.7');
+  const res = await h.app.inject({ method: 'POST', url: '/oauth/reg', remoteAddress: '10.7.7.7', payload: { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' } });
+  expect(res.statusCode).toBe(429);
+  expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+  expect((await h.app.inject({ method: 'POST', url: '/oauth/reg', remoteAddress: '10.7.7.8', payload: { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' } })).statusCode).toBe(201);
+});
