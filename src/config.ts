@@ -113,7 +113,15 @@ export type Config = z.infer<typeof configSchema>;
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // An empty value (`PORT=` copied from .env.example) means "use the default", not "invalid".
-  const given = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v.trim() !== ''));
+  const given: Record<string, string | undefined> = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v.trim() !== ''));
+  // PUBLIC_URL is another name for PUBLIC_BASE_URL (the OAuth docs and MCP clients' guides say
+  // PUBLIC_URL); two different values would leave the issuer and the links disagreeing.
+  if (given.PUBLIC_URL !== undefined) {
+    if (given.PUBLIC_BASE_URL !== undefined && given.PUBLIC_BASE_URL.trim() !== given.PUBLIC_URL.trim()) {
+      throw new Error('Invalid configuration:\n  PUBLIC_URL: is another name for PUBLIC_BASE_URL; set one of them, or both to the same URL');
+    }
+    given.PUBLIC_BASE_URL = given.PUBLIC_URL;
+  }
   const parsed = configSchema.safeParse(given);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);

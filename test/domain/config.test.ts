@@ -12,6 +12,13 @@ describe('configuration', () => {
     expect(config.SEED_DEMO).toBe(false);
   });
 
+  it('takes PUBLIC_URL as another name for PUBLIC_BASE_URL, and refuses the two disagreeing', () => {
+    expect(loadConfig({ PUBLIC_URL: 'https://market.example' }).PUBLIC_BASE_URL).toBe('https://market.example');
+    expect(loadConfig({ PUBLIC_URL: 'https://market.example', PUBLIC_BASE_URL: 'https://market.example' }).PUBLIC_BASE_URL).toBe('https://market.example');
+    expect(() => loadConfig({ PUBLIC_URL: 'https://a.example', PUBLIC_BASE_URL: 'https://b.example' })).toThrow(/PUBLIC_URL/);
+    expect(() => loadConfig({ PUBLIC_URL: 'not a url' })).toThrow(/PUBLIC_BASE_URL/);
+  });
+
   it('names the bad variable', () => {
     expect(() => loadConfig({ PORT: 'abc' })).toThrow(/PORT/);
     expect(() => loadConfig({ MCP_CONFIRMATION_SECRET: 'short' })).toThrow(/MCP_CONFIRMATION_SECRET/);
