@@ -355,7 +355,7 @@ export class SearchIndex implements Vocabulary, FilterView {
         text: `SELECT ${COLUMNS} FROM outlets o WHERE o.id > $1 ORDER BY o.id LIMIT ${LOAD_BATCH}`,
         values: [last],
       });
-      for (const r of rows) this.put(r, checked.get(r.id) ?? NO_CHECKS);
+      await yielding(rows, (r) => this.put(r, checked.get(r.id) ?? NO_CHECKS));
       if (rows.length < LOAD_BATCH) break;
       last = rows.at(-1)!.id;
     }
@@ -413,7 +413,7 @@ export class SearchIndex implements Vocabulary, FilterView {
                 WHERE o.id = ANY($1::int[])`,
         values: [ids.slice(i, i + LOAD_BATCH)],
       });
-      for (const r of rows) this.put(r, r);
+      await yielding(rows, (r) => this.put(r, r));
     }
   }
 
@@ -601,6 +601,17 @@ export class SearchIndex implements Vocabulary, FilterView {
   /** Outlets in the index (current versions) and slots in all. */
   get counts(): { live: number; slots: number } {
     return { live: this.size - this.dead, slots: this.size };
+  }
+}
+
+/**
+ * Calls `fn` on every row, letting other work run between slices: a load or a large refresh
+ * reads batches of 20,000 rows, which would otherwise hold searches up for the whole batch.
+ */
+async function yielding<T>(rows: T[], fn: (row: T) => void): Promise<void> {
+  for (let i = 0; i < rows.length; i += 1_000) {
+    if (i > 0) await new Promise((r) => setImmediate(r));
+    for (const row of rows.slice(i, i + 1_000)) fn(row);
   }
 }
 

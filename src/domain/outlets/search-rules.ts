@@ -1,3 +1,4 @@
+import { TypedFastBitSet } from 'typedfastbitset';
 import type { SlotOrder } from './search-order.js';
 
 // Ranking as rules over one universe of matches (a bitset over the index's slots), the way
@@ -21,29 +22,16 @@ export interface Bucket {
 /** Splits a bucket into disjoint buckets, best first, together holding all its slots. */
 export type RankingRule = (bucket: Uint32Array) => Bucket[];
 
-function bitCount(x: number): number {
-  x -= (x >>> 1) & 0x55555555;
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
-}
-
+/** How many slots a bitset holds. */
 export function popcount(bits: Uint32Array): number {
-  let n = 0;
-  for (let i = 0; i < bits.length; i++) if (bits[i] !== 0) n += bitCount(bits[i]!);
-  return n;
+  return new TypedFastBitSet(undefined, bits).size();
 }
 
 /** The slots of a bucket that are (first) and are not (second) in `bits`. */
 function split(bucket: Uint32Array, bits: Uint32Array): [Uint32Array, Uint32Array] {
-  const inside = new Uint32Array(bucket.length);
-  const outside = new Uint32Array(bucket.length);
-  for (let i = 0; i < bucket.length; i++) {
-    const b = bucket[i]!;
-    if (b === 0) continue;
-    inside[i] = b & bits[i]!;
-    outside[i] = b & ~bits[i]!;
-  }
-  return [inside, outside];
+  const b = new TypedFastBitSet(undefined, bucket);
+  const other = new TypedFastBitSet(undefined, bits);
+  return [b.new_intersection(other).words, b.new_difference(other).words];
 }
 
 /** Those in `bits` first (a relevance tier: the exact name, every word in the name, …), then the rest. */
