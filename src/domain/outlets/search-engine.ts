@@ -211,6 +211,8 @@ export class SearchEngine {
       await fresh.load(this.pool);
       if (this.stopped) return;
       this.index = fresh;
+      // What was remembered holds the old index: forgetting it lets the old index go.
+      this.remembered.clear();
     } finally {
       this.reloading = false;
     }
