@@ -386,6 +386,8 @@ interface Target {
   connectionRequests?: BenchRequest[][];
   /** `[<id>]` becomes an id unique to each request (Scenario.uniqueIds). */
   uniqueIds?: boolean;
+  /** Each job starts each connection's list at a random place (Scenario.randomStart). */
+  randomStart?: boolean;
   /** Connections of this target's load (Scenario.connections), else --connections. */
   connections?: number;
   /** Load sent meanwhile by a second load generator (Scenario.background). */
@@ -460,7 +462,14 @@ function startLoadWorker(): LoadJob {
         rampSeconds,
         durationSeconds: seconds,
         requests: t.requests.map(toAutocannon),
-        ...(t.connectionRequests ? { requestsPerConnection: t.connectionRequests.map((list) => list.map(toAutocannon)) } : {}),
+        ...(t.connectionRequests
+          ? {
+              requestsPerConnection: t.connectionRequests.map((list) => {
+                const at = t.randomStart ? Math.floor(Math.random() * list.length) : 0;
+                return [...list.slice(at), ...list.slice(0, at)].map(toAutocannon);
+              }),
+            }
+          : {}),
         ...(t.uniqueIds ? { idReplacement: true } : {}),
       };
       s.child.stdin!.write(JSON.stringify(job) + '\n');
@@ -654,6 +663,7 @@ async function main(): Promise<number> {
     ...(s.allowStatuses ? { allowStatuses: s.allowStatuses } : {}),
     ...(s.connectionRequests ? { connectionRequests: s.connectionRequests(ctx) } : {}),
     ...(s.uniqueIds ? { uniqueIds: true } : {}),
+    ...(s.randomStart ? { randomStart: true } : {}),
     ...(s.connections ? { connections: s.connections } : {}),
     ...(s.background ? { background: s.background(ctx) } : {}),
   });

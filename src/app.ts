@@ -17,6 +17,7 @@ import { catalogClientErrorBody, catalogNotFoundRenderer, renderFrameworkError }
 import { BODY_LIMITS } from './http/body-limits.js';
 import { catalogRoutes } from './http/catalog/index.js';
 import { opsRoutes } from './http/ops.js';
+import { searchEnginePlugin } from './http/plugins/search-engine.js';
 import { bearerAuth, createAuthService } from './http/plugins/auth.js';
 import { clientErrorHandler, errorHandling } from './http/plugins/errors.js';
 import { jsonBody } from './http/plugins/json-body.js';
@@ -165,7 +166,9 @@ export const marketplaceApp = fp(
     await app.register(bearerAuth, { auth });
     await app.register(idempotencyKeyCheck);
 
-    await app.register(opsRoutes, { pool: deps.database.pool });
+    // Outlet search: one engine per process (its index loads now), used by REST, MCP and the planner.
+    await app.register(searchEnginePlugin, { pool: deps.database.pool });
+    await app.register(opsRoutes, { pool: deps.database.pool, search: app.searchEngine });
     const workspaces = createWorkspacesModule({ pool: deps.database.pool, clock });
     const catalog = createCatalogModule({
       pool: deps.database.pool,
@@ -181,6 +184,7 @@ export const marketplaceApp = fp(
     await app.register(v1Routes, {
       prefix: '/api/v1',
       pool: deps.database.pool,
+      search: app.searchEngine,
       workspaces,
       publicBaseUrl: deps.config.PUBLIC_BASE_URL,
       clock,
@@ -210,6 +214,7 @@ export const marketplaceApp = fp(
       oauth: oauth && { principalFor: oauth.principalFor, resourceMetadata: oauth.urls.resourceMetadata },
       auth,
       pool: deps.database.pool,
+      search: app.searchEngine,
       clock,
       durations,
       settings: workspaces.settings,

@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { mulberry32 } from '../../src/demo/outlet-generator.js';
 import { JUDGED_SEED } from '../search/relevance.js';
-import type { BenchContext, BenchRequest, Scenario } from './types.js';
+import type { BenchContext, BenchRequest, Scenario, ScenarioObserver } from './types.js';
 
 // GET /api/v1/outlets over a generated catalog (`outlets generate --seed 11` on the demo
 // publisher): 100,000 outlets for `search`, 1,000,000 for `search-1m`, each with two workloads
@@ -147,6 +147,104 @@ async function searchable(ctx: BenchContext, listed: number): Promise<void> {
   process.stderr.write(`search: the server under test searched all ${listed.toLocaleString('en-US')} listed outlets after ${((Date.now() - started) / 1000).toFixed(0)} s more\n`);
 }
 
+const LANGUAGES = ['en', 'de', 'fr', 'es', 'it', 'pt', 'nl', 'ja'];
+const SORTS = ['relevance', 'relevance', 'relevance', 'traffic', '-traffic', 'price', '-price', 'link_survival', 'verification'];
+/** Per client: a list long enough that a query comes back only by chance (each slice starts it at a random place). */
+const FRESH_PER_CLIENT = 1_000;
+
+/**
+ * Queries a buyer or an agent might send, drawn at random: one or two words of a generated
+ * outlet's name or a topic, random filters, a random sort, page 1–3 of 10–25. Seeded per client,
+ * so a run is repeatable; across 10 clients almost no query repeats.
+ */
+export function freshQueries(outletNames: readonly string[], seed: number, count: number): Record<string, string>[] {
+  const rnd = mulberry32(seed);
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)]!;
+  const word = () => (rnd() < 0.8 ? pick(pick(outletNames).split(' ').filter((w) => w !== 'The')) : pick(TOPICS));
+  const out: Record<string, string>[] = [];
+  for (let i = 0; i < count; i++) {
+    const params: Record<string, string> = { q: rnd() < 0.6 ? word() : `${word()} ${word()}` };
+    if (rnd() < 0.3) params.country = pick(COUNTRIES);
+    if (rnd() < 0.2) params.topic = pick(TOPICS);
+    if (rnd() < 0.2) params.max_price_usd = String(pick(MAX_PRICES_USD));
+    if (rnd() < 0.15) params.verified_traffic = rnd() < 0.5 ? 'true' : 'false';
+    if (rnd() < 0.1) params.language = pick(LANGUAGES);
+    const sort = pick(SORTS);
+    if (sort !== 'relevance') params.sort = sort;
+    params.page = String(1 + Math.floor(rnd() * 3));
+    params.per_page = String(10 + Math.floor(rnd() * 16));
+    out.push(params);
+  }
+  return out;
+}
+
+/**
+ * A traffic refresh while the fresh workload runs: every 500 ms, ten random outlets get new
+ * monthly_visits, written in SQL from outside the service (its index reads them from the
+ * notifications). Runs only inside that scenario's measured windows.
+ */
+function trafficWriter(): { observer: ScenarioObserver; attach(ctx: BenchContext): void } {
+  let ctx: BenchContext | undefined;
+  let client: pg.Client | undefined;
+  let range: { lo: number; hi: number } | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let writes = 0;
+  let failed = 0;
+  const tick = async () => {
+    if (!ctx) return;
+    if (!client) {
+      client = new pg.Client({ connectionString: ctx.databaseUrl });
+      await client.connect();
+      const { rows } = await client.query<{ lo: number; hi: number }>('SELECT min(id)::int AS lo, max(id)::int AS hi FROM outlets');
+      range = rows[0]!;
+    }
+    const ids = Array.from({ length: 10 }, () => range!.lo + Math.floor(Math.random() * (range!.hi - range!.lo + 1)));
+    await client.query('UPDATE outlets SET monthly_visits = (random() * 5000000)::bigint WHERE id = ANY($1::int[])', [ids]);
+    writes++;
+  };
+  return {
+    attach: (c) => (ctx = c),
+    observer: {
+      windowStart() {
+        timer ??= setInterval(() => void tick().catch(() => failed++), 500);
+      },
+      windowEnd() {
+        clearInterval(timer);
+        timer = undefined;
+      },
+      async report() {
+        await client?.end();
+        client = undefined;
+        return [`traffic writer: ${writes} writes of 10 outlets' monthly_visits during the fresh workload's windows${failed ? `, ${failed} failed` : ''}`];
+      },
+    },
+  };
+}
+
+function freshScenario(name: string, size: number, p99Ms: number): Scenario {
+  const writer = trafficWriter();
+  const lists = (ctx: BenchContext) => {
+    if (!names) throw new Error('search: setup() has not run');
+    return Array.from({ length: CLIENTS }, (_, c) => freshQueries(names!, 1_000 + c, FRESH_PER_CLIENT).map((p) => get(ctx, p)));
+  };
+  return {
+    name,
+    description: `GET /api/v1/outlets, random queries (1–2 words, filters, sorts, pages) hardly ever repeated, ${size.toLocaleString('en-US')} outlets, ${CLIENTS} clients, 10 outlets' traffic rewritten every 500 ms`,
+    requests: (ctx) => lists(ctx)[0]!.slice(0, 50),
+    connectionRequests: lists,
+    randomStart: true,
+    connections: CLIENTS,
+    ownRun: true,
+    judged: true,
+    target: { p99Ms, against: 'one-query' as const },
+    observer: writer.observer,
+    setup: async (ctx: BenchContext) => {
+      await prepareCatalog(ctx, size);
+      writer.attach(ctx);
+    },
+  };
+}
+
 function searchScenarios(name: string, size: number, p99Ms: number): [Scenario, Scenario] {
   const common = {
     connections: CLIENTS,
@@ -177,3 +275,5 @@ function searchScenarios(name: string, size: number, p99Ms: number): [Scenario, 
 
 export const [searchMixed, searchBroad] = searchScenarios('search', 100_000, 50);
 export const [search1mMixed, search1mBroad] = searchScenarios('search-1m', 1_000_000, 100);
+export const searchFresh = freshScenario('search-fresh', 100_000, 25);
+export const search1mFresh = freshScenario('search-1m-fresh', 1_000_000, 50);

@@ -64,6 +64,11 @@ export interface Scenario {
    * instead of requests() (which is then only the check made before the load).
    */
   connectionRequests?(ctx: BenchContext): BenchRequest[][];
+  /**
+   * Each connection starts its list at a random place in every slice (a list always started at
+   * its beginning would repeat its first queries slice after slice).
+   */
+  randomStart?: boolean;
   /** Replace `[<id>]` in headers and bodies with an id unique to each request (e.g. Idempotency-Key). */
   uniqueIds?: boolean;
   /**

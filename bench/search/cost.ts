@@ -1,32 +1,36 @@
 // What one search costs, one at a time (no concurrency, so a busy machine blurs it less than the
 // load benchmark): over a database that already holds the generated catalog, loads the search
 // index as the server does (time and memory), then times each query of the search scenarios'
-// workloads through the search the listing route calls, once uncached (each query asked for the
-// first time) and once again (its page and total remembered until the next write), with the
-// in-memory index and without it (PostgreSQL picks the page and counts, as while the index loads).
+// workloads through the search the listing route calls, once the first time it is asked and once
+// again (its page and total remembered until the next write); and the engine's part alone (the
+// index and the words' lookups, without reading the page's rows) for queries drawn at random.
 //   node --import tsx bench/search/cost.ts --database-url postgres://… [--rounds 3]
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { outletStream } from '../../src/demo/outlet-generator.js';
 import type { OutletSort } from '../../src/domain/outlets/enums.js';
-import { type OutletFilters, searchOutlets, searchTuning, textMatch } from '../../src/domain/outlets/search.js';
-import { completionsOf, lookupTerms } from '../../src/domain/outlets/search-terms.js';
-import { parseQuery } from '../../src/domain/outlets/search-text.js';
-import { forgetCounts } from '../../src/domain/outlets/search-count.js';
-import { counterFor, startSearchCounter } from '../../src/domain/outlets/search-live.js';
-import { BROAD_WORDS, mixedQueries } from '../scenarios/search.js';
+import { type OutletSearch, outletSearchOf, searchOutlets } from '../../src/domain/outlets/search.js';
+import { SearchEngine } from '../../src/domain/outlets/search-engine.js';
+import { BROAD_WORDS, freshQueries, mixedQueries } from '../scenarios/search.js';
 import { JUDGED_SEED } from './relevance.js';
 
-const { values: opts } = parseArgs({ options: { 'database-url': { type: 'string' }, rounds: { type: 'string', default: '3' }, 'skip-postgres': { type: 'boolean', default: false } } });
+const { values: opts } = parseArgs({ options: { 'database-url': { type: 'string' }, rounds: { type: 'string', default: '3' } } });
 const url = opts['database-url'] ?? process.env.DATABASE_URL;
 if (!url) throw new Error('--database-url is required');
 
-const filtersOf = (p: Record<string, string>): OutletFilters => ({
-  q: p.q,
-  ...(p.country ? { country: p.country } : {}),
-  ...(p.topic ? { topic: p.topic } : {}),
-  ...(p.max_price_usd ? { maxPriceCents: Number(p.max_price_usd) * 100 } : {}),
-  ...(p.verified_traffic ? { verifiedTraffic: true } : {}),
+type Params = Record<string, string>;
+const searchOf = (p: Params): OutletSearch & { page: number; perPage: number } => ({
+  ...outletSearchOf({
+    q: p.q,
+    country: p.country,
+    topic: p.topic,
+    language: p.language,
+    max_price_cents: p.max_price_usd ? Number(p.max_price_usd) * 100 : undefined,
+    verified_traffic: p.verified_traffic === undefined ? undefined : p.verified_traffic === 'true',
+    sort: p.sort as OutletSort | undefined,
+  }),
+  page: Number(p.page ?? 1),
+  perPage: Number(p.per_page ?? 15),
 });
 
 const mb = (n: number) => `${(n / 2 ** 20).toFixed(0)} MB`;
@@ -39,8 +43,9 @@ gc();
 const before = process.memoryUsage();
 const started = Date.now();
 const cpu = process.cpuUsage();
-startSearchCounter(pool);
-while (!counterFor(pool)) await new Promise((r) => setTimeout(r, 50));
+const engine = new SearchEngine(pool);
+engine.start();
+while (!engine.ready) await new Promise((r) => setTimeout(r, 50));
 const loadMs = Date.now() - started;
 const loadCpu = process.cpuUsage(cpu);
 gc();
@@ -52,25 +57,36 @@ console.log(
 );
 
 const names = [...outletStream(2_000, JUDGED_SEED)].map((o) => o.name);
-const mixed = mixedQueries(names).map(filtersOf);
-const broad: OutletFilters[] = BROAD_WORDS.map((q) => ({ q }));
+const mixed = mixedQueries(names).map(searchOf);
+const broad = BROAD_WORDS.map((q) => searchOf({ q }));
 // The sorts by the track record's link figures: two tiers (the outlets with the figure in their
 // own order, the rest by traffic), over the same queries and without text.
-const browse: OutletFilters[] = [{}, { country: 'US' }, { country: 'DE' }, { topic: 'travel' }, { maxPriceCents: 20_000 }, { verifiedTraffic: true }];
-const rated = (queries: OutletFilters[], sort: OutletSort) => queries.map((f) => ({ ...f, sort }));
-const workloads: [string, OutletFilters[]][] = [
+const browse: Params[] = [{}, { country: 'US' }, { country: 'DE' }, { topic: 'travel' }, { max_price_usd: '200' }, { verified_traffic: 'true' }];
+const rated = (queries: Params[], sort: OutletSort) => queries.map((p) => searchOf({ ...p, sort }));
+const workloads: [string, ReturnType<typeof searchOf>[]][] = [
   ['mixed', mixed],
   ['broad', broad],
-  ['mixed, sort=link_survival', rated(mixed, 'link_survival')],
-  ['broad, sort=link_survival', rated(broad, 'link_survival')],
+  ['mixed, sort=link_survival', rated(mixedQueries(names), 'link_survival')],
+  ['broad, sort=link_survival', rated(BROAD_WORDS.map((q) => ({ q })), 'link_survival')],
   ['browse, sort=verification', rated(browse, 'verification')],
 ];
 
-async function time(queries: OutletFilters[]): Promise<number[]> {
+async function time(queries: ReturnType<typeof searchOf>[]): Promise<number[]> {
   const ms: number[] = [];
-  for (const f of queries) {
+  for (const s of queries) {
     const t = process.hrtime.bigint();
-    await searchOutlets(pool, workspaceId, f, 1, 15);
+    await searchOutlets(engine, pool, workspaceId, s, s.page, s.perPage).catch(() => undefined);
+    ms.push(Number(process.hrtime.bigint() - t) / 1e6);
+  }
+  return ms;
+}
+
+/** The engine's part alone (words looked up, matched, counted, the page's ids picked). */
+async function timeEngine(queries: ReturnType<typeof searchOf>[]): Promise<number[]> {
+  const ms: number[] = [];
+  for (const s of queries) {
+    const t = process.hrtime.bigint();
+    await engine.search({ q: s.q, filter: s.filter, sort: s.sort ?? (s.q ? 'relevance' : '-traffic'), offset: (s.page - 1) * s.perPage, limit: s.perPage });
     ms.push(Number(process.hrtime.bigint() - t) / 1e6);
   }
   return ms;
@@ -83,52 +99,21 @@ function summary(ms: number[]): string {
   return `mean ${mean.toFixed(2)} ms, p50 ${at(0.5)}, p90 ${at(0.9)}, p99 ${at(0.99)}, max ${s.at(-1)!.toFixed(2)}`;
 }
 
-/** The index's own part (matching, counting, picking the page), each search the first time. */
-async function timeIndex(queries: OutletFilters[]): Promise<number[]> {
-  const counter = counterFor(pool)!;
-  const ms: number[] = [];
-  for (const f of queries) {
-    if (!f.q) {
-      counter.forget();
-      const t = process.hrtime.bigint();
-      counter.search(undefined, f, f.sort ?? '-traffic', 15);
-      ms.push(Number(process.hrtime.bigint() - t) / 1e6);
-      continue;
-    }
-    const parsed = parseQuery(f.q);
-    const last = parsed.words.at(-1);
-    const terms = await lookupTerms(pool, parsed.words.map((w) => w.text), counter);
-    const completions = parsed.prefixLast && last && last.text.length >= 3 ? await completionsOf(pool, last.text, counter) : [];
-    const m = textMatch(f.q, terms, completions);
-    if (!m?.counted) continue;
-    counter.forget();
-    const t = process.hrtime.bigint();
-    counter.search(m.counted, f, f.sort ?? 'relevance', 15);
-    ms.push(Number(process.hrtime.bigint() - t) / 1e6);
-  }
-  return ms;
-}
-
 const rounds = Number(opts.rounds);
-for (const [name, queries] of workloads) {
-  for (let r = 1; r <= rounds; r++) {
-    searchTuning.inMemory = true;
-    // A fresh query each time: the index's remembered searches go with any write (and the words'
-    // lookups are remembered for a second), so reload nothing, just wait the second out.
+for (let r = 1; r <= rounds; r++) {
+  // Drawn afresh each round: none of them was asked before.
+  const fresh = freshQueries(names, 5_000 + r, 500).map(searchOf);
+  await timeEngine(fresh.slice(0, 50));
+  console.log(`fresh, round ${r}, the engine's part, first time: ${summary(await timeEngine(fresh.slice(50)))}`);
+  for (const [name, queries] of workloads) {
+    // The words' lookups are remembered for a second: wait it out.
     await new Promise((res) => setTimeout(res, 1_100));
-    counterFor(pool)!.forget();
     const cold = await time(queries);
     const warm = await time(queries);
-    console.log(`${name}, round ${r}, in memory, first time: ${summary(cold)}`);
-    console.log(`${name}, round ${r}, in memory, asked again: ${summary(warm)}`);
-    console.log(`${name}, round ${r}, in memory, the index's part alone: ${summary(await timeIndex(queries))}`);
-    if (opts['skip-postgres']) continue;
-    searchTuning.inMemory = false;
-    forgetCounts();
-    await new Promise((res) => setTimeout(res, 1_100));
-    console.log(`${name}, round ${r}, in PostgreSQL, first time: ${summary(await time(queries))}`);
+    console.log(`${name}, round ${r}, first time: ${summary(cold)}`);
+    console.log(`${name}, round ${r}, asked again: ${summary(warm)}`);
   }
 }
-searchTuning.inMemory = true;
+await engine.close();
 await pool.end();
 process.exit(0);

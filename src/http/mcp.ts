@@ -1,3 +1,4 @@
+import type { SearchEngine } from '../domain/outlets/search-engine.js';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type pg from 'pg';
 import type { Clock } from '../domain/clock.js';
@@ -15,6 +16,7 @@ import { BODY_LIMITS } from './body-limits.js';
 export interface McpRouteDeps {
   auth: AuthService;
   pool: pg.Pool;
+  search: SearchEngine;
   clock: Clock;
   durations: Durations;
   settings: WorkspaceSettingsCache;
@@ -47,6 +49,7 @@ const header = (value: string | string[] | undefined) => (Array.isArray(value) ?
 export const mcpRoutes: FastifyPluginAsync<McpRouteDeps> = async (app, deps) => {
   const endpoint = await createMcpEndpoint({
     pool: deps.pool,
+    search: deps.search,
     clock: deps.clock,
     durations: deps.durations,
     settings: deps.settings,

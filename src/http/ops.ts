@@ -1,13 +1,13 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type pg from 'pg';
 import { z } from 'zod';
-import { searchReady } from '../domain/outlets/search-live.js';
+import type { SearchEngine } from '../domain/outlets/search-engine.js';
 
 const okBody = z.object({ status: z.literal('ok') });
 const readyBody = z.object({ status: z.enum(['ok', 'unavailable']) });
 
 /** Liveness and readiness; no key needed, no rate limit. */
-export const opsRoutes: FastifyPluginAsyncZod<{ pool: pg.Pool }> = async (app, { pool }) => {
+export const opsRoutes: FastifyPluginAsyncZod<{ pool: pg.Pool; search: SearchEngine }> = async (app, { pool, search }) => {
   app.get(
     '/healthz',
     {
@@ -37,7 +37,7 @@ export const opsRoutes: FastifyPluginAsyncZod<{ pool: pg.Pool }> = async (app, {
     },
     async (request, reply) => {
       // Not ready while the search's in-memory index loads.
-      if (!searchReady(pool)) return reply.code(503).send({ status: 'unavailable' as const });
+      if (!search.ready) return reply.code(503).send({ status: 'unavailable' as const });
       try {
         await pool.query('SELECT 1');
         return { status: 'ok' as const };

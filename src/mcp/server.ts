@@ -1,3 +1,4 @@
+import type { SearchEngine } from '../domain/outlets/search-engine.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -46,6 +47,7 @@ const jsonSchemaValidator = new AjvJsonSchemaValidator();
 /** What the tools share, whoever calls. The caller comes with each call, as `extra.authInfo`. */
 export interface McpServerDeps {
   pool: pg.Pool;
+  search: SearchEngine;
   clock: Clock;
   durations: Durations;
   settings: WorkspaceSettingsCache;

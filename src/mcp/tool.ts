@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type pg from 'pg';
 import { z } from 'zod';
 import type { Clock } from '../domain/clock.js';
+import type { SearchEngine } from '../domain/outlets/search-engine.js';
 import { forbidden } from '../domain/errors.js';
 import { refuseUnstorableText } from '../domain/text-input.js';
 import type { WorkspacePrincipal } from '../domain/keys/principal.js';
@@ -16,6 +17,7 @@ import { invalidArguments, toolError } from './errors.js';
 export interface ToolContext {
   principal: WorkspacePrincipal;
   pool: pg.Pool;
+  search: SearchEngine;
   clock: Clock;
   durations: Durations;
   settings: WorkspaceSettingsCache;

@@ -22,7 +22,7 @@ export interface Harness {
 /** Builds the real app on a private database; closed after the file's tests. */
 export async function setupApp(
   overrides: Partial<Config> = {},
-  opts: { database?: TestDatabase; redis?: Redis; metrics?: Metrics; clock?: ManualClock } = {},
+  opts: { database?: TestDatabase; redis?: Redis; metrics?: Metrics; clock?: ManualClock; searchLoaded?: boolean } = {},
 ): Promise<Harness> {
   const database = opts.database ?? (await createTestDatabase());
   // The deadline sweep, the event worker and the link checker are driven explicitly in tests, with the injected clock.
@@ -44,6 +44,9 @@ export async function setupApp(
     ...(opts.metrics ? { metrics: opts.metrics } : {}),
   });
   await app.ready();
+  // Searches answer 503 while the search index loads: tests start once it is loaded (unless they
+  // look at that state themselves).
+  if (opts.searchLoaded !== false) await app.searchEngine.catchUp();
   afterAll(async () => {
     await app.close();
     if (!opts.database) await database.drop();

@@ -1,8 +1,6 @@
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { upsertOutlets } from '../../src/domain/outlets/outlet-upsert.js';
 import type { OutletInput } from '../../src/domain/outlets/outlet-input.js';
-import { searchTuning } from '../../src/domain/outlets/search.js';
-import { counterFor } from '../../src/domain/outlets/search-live.js';
 import { createPublisher } from '../../src/domain/publishers/publisher-service.js';
 import { connect, fails, listen, ok } from '../mcp/helpers.js';
 import { setupApp } from '../helpers/app.js';
@@ -11,7 +9,7 @@ import { bearer, workspaceWithKeys } from '../helpers/fixtures.js';
 
 // The link figures of the track record (survival at 30 and 60 days, the verification pass rate)
 // come from the outlet's orders' check results: shown on every outlet view, sorted by in search
-// (REST and MCP, in memory and in PostgreSQL, kept current as orders' checks change), and counted
+// (REST and MCP, kept current in the search index as orders' checks change), and counted
 // in the planner's track record.
 
 const h = await setupApp({ RATE_LIMIT_PER_MINUTE: 100_000 });
@@ -19,13 +17,7 @@ const pool = h.database.pool;
 const ws = await workspaceWithKeys(h.database.db, { balanceCents: 10_000_000 });
 const pub = await createPublisher(h.database.db, 'Survival publisher');
 
-for (let i = 0; !counterFor(pool); i++) {
-  if (i > 400) throw new Error('the search index never loaded');
-  await new Promise((r) => setTimeout(r, 25));
-}
-
-const tuning = { ...searchTuning };
-afterEach(() => Object.assign(searchTuning, tuning));
+const engine = h.app.searchEngine;
 
 const visits = { a: 1_000, b: 500, c: 90_000, d: 50_000, e: 80_000 } as const;
 type Key = keyof typeof visits;
@@ -54,6 +46,7 @@ beforeAll(async () => {
     ids[k] = r.outlet_id;
     offerOf[k] = r.offer_id;
   }
+  await engine.catchUp();
 });
 
 /** Places an order on the outlet's offer and gives it these check results (as the link checker writes them). */
@@ -134,19 +127,12 @@ describe('the link figures of the track record', () => {
     // Verification: d 1 (2 checked), c 1 (1), a 0.5; then e and b by traffic.
     await eventually('sort=verification', ['d', 'c', 'a', 'e', 'b']);
 
-    // The same with text and a filter, and every way a page is read: in memory walking the
-    // order or sorting the matches, and in PostgreSQL (the index still loading).
-    for (const setting of [{ pick: 'walk' as const }, { pick: 'sort' as const }, { inMemory: false }]) {
-      Object.assign(searchTuning, setting);
-      expect(await sorted('sort=link_survival'), JSON.stringify(setting)).toEqual(['b', 'a', 'c', 'e', 'd']);
-      expect(await sorted('sort=verification'), JSON.stringify(setting)).toEqual(['d', 'c', 'a', 'e', 'b']);
-      expect(await sorted('q=gardening&sort=link_survival&min_traffic=1000'), JSON.stringify(setting)).toEqual(['a', 'c', 'e', 'd']);
-      expect(await sorted('q=keeper&sort=verification&per_page=2&page=2'), JSON.stringify(setting)).toEqual(['a', 'e']);
-      const page = (await get('/api/v1/outlets?sort=link_survival&per_page=2&page=3')).json();
-      expect(page.meta.total).toBe(5);
-      expect(page.data.map((i: { id: number }) => keyOf(i.id))).toEqual(['d']);
-      Object.assign(searchTuning, tuning);
-    }
+    // The same with text, a filter, and pages.
+    expect(await sorted('q=gardening&sort=link_survival&min_traffic=1000')).toEqual(['a', 'c', 'e', 'd']);
+    expect(await sorted('q=keeper&sort=verification&per_page=2&page=2')).toEqual(['a', 'e']);
+    const page = (await get('/api/v1/outlets?sort=link_survival&per_page=2&page=3')).json();
+    expect(page.meta.total).toBe(5);
+    expect(page.data.map((i: { id: number }) => keyOf(i.id))).toEqual(['d']);
 
     // Checks that change move the outlet: c's failed link was a false alarm, and a later check
     // found it alive at 60 days.
@@ -166,17 +152,14 @@ describe('the link figures of the track record', () => {
 
     // A process loading its index over orders already checked (a lost listening connection
     // reloads it as a start does) sorts the same.
-    const loaded = counterFor(pool);
+    const loaded = engine.loaded;
     await pool.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN outlets_changed' AND datname = current_database()`);
-    for (let i = 0; !counterFor(pool) || counterFor(pool) === loaded; i++) {
+    for (let i = 0; engine.loaded === loaded; i++) {
       if (i > 400) throw new Error('the search index never loaded again');
       await new Promise((r) => setTimeout(r, 25));
     }
-    for (const pick of ['walk', 'sort'] as const) {
-      Object.assign(searchTuning, { pick });
-      expect(await sorted('sort=link_survival')).toEqual(['b', 'c', 'a', 'e', 'd']);
-      expect(await sorted('sort=verification')).toEqual(['d', 'c', 'a', 'e', 'b']);
-    }
+    expect(await sorted('sort=link_survival')).toEqual(['b', 'c', 'a', 'e', 'd']);
+    expect(await sorted('sort=verification')).toEqual(['d', 'c', 'a', 'e', 'b']);
   });
 
   it('sorts the same through the MCP tool, which refuses an unknown sort as REST does', async () => {
@@ -200,6 +183,7 @@ describe('the planner', () => {
       outletInput(domain, { name: `Twin ${domain}`, country: 'IS', description: 'Fjord hiking stories.', topics: ['hiking'], traffic: { monthly_visits: 20_000, verified: true } });
     // The outlet written first (the lower id) is the one whose links die: ties would favour it.
     await upsertOutlets(pool, planPub.id, [twin('twin-lost.example'), twin('twin-kept.example')], 0.2);
+    await engine.catchUp();
     const { rows } = await pool.query<{ domain: string; offer_id: number }>(
       `SELECT o.domain, f.id AS offer_id FROM outlets o JOIN offers f ON f.outlet_id = o.id WHERE o.domain LIKE 'twin-%'`,
     );

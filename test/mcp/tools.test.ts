@@ -281,6 +281,8 @@ describe('an order from search-outlets to approve-placement', () => {
     const client = await connect(url, ws.spendKey);
     const target = 'https://buyer.example/product';
 
+    // Searchable once the search index has read the new outlet's notification.
+    await h.app.searchEngine.catchUp();
     const found = await ok<{ items: { id: number }[] }>(client, 'search-outlets', { per_page: 100 });
     expect(found.items.map((i) => i.id)).toContain(p.outletId);
     const { outlet } = await ok<{ outlet: { offers: { id: number; title: string }[] } }>(client, 'get-outlet', { outlet_id: p.outletId });

@@ -3,8 +3,6 @@ import { type Tx, withTransaction } from '../../db/tx.js';
 import { DomainError } from '../errors.js';
 import { feeCents } from './fees.js';
 import type { OutletInput } from './outlet-input.js';
-import { forgetCounts } from './search-count.js';
-import { refreshCounter } from './search-live.js';
 
 const BATCH = 1000;
 
@@ -61,9 +59,7 @@ export async function upsertOutlets(
       written.push(...r.ids);
     }
   });
-  // Searchable on this process when this returns; other processes read the rows on NOTIFY.
-  forgetCounts();
-  await refreshCounter(pool, written);
+  // Every process's search engine (this one's too) reads the written rows on NOTIFY.
   return { imported, updated };
 }
 

@@ -2,14 +2,17 @@
  * The slots of the search index in one sort order (most traffic first, or cheapest first), so that
  * a page is the first slots of the order whose bit is set: a bit test per slot, however the
  * matches and the order disagree. A slot never changes (a changed outlet takes a new slot), so the
- * order stays valid as slots are added: new ones wait in a tail, sorted when a page needs them and
- * merged into the main order when the tail grows; dead slots leave the order at that merge (until
- * then their bits are never set, so a walk passes them).
+ * order stays valid as slots are added: new ones go into a sorted tail (a binary search and a
+ * move of the slots after it: with writes arriving between searches, sorting the whole tail again
+ * for the next search cost that search milliseconds at 1M) and are merged into the main order when
+ * the tail grows; dead slots leave the order at that merge (until then their bits are never set,
+ * so a walk passes them).
  */
 export class SlotOrder {
   private main = new Int32Array(0);
   private tail: number[] = [];
-  private tailSorted: Int32Array | undefined;
+  /** Before the first settle() (the load) the tail is only appended to, and sorted then. */
+  private loading = true;
 
   /**
    * `before(a, b)` < 0 when slot a comes first; it must decide every pair of distinct slots (ties
@@ -21,8 +24,18 @@ export class SlotOrder {
   ) {}
 
   add(slot: number): void {
-    this.tail.push(slot);
-    this.tailSorted = undefined;
+    if (this.loading) {
+      this.tail.push(slot);
+      return;
+    }
+    let lo = 0;
+    let hi = this.tail.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.before(this.tail[mid]!, slot) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    this.tail.splice(lo, 0, slot);
   }
 
   /** Slots in the order (those of the tail included). */
@@ -30,10 +43,14 @@ export class SlotOrder {
     return this.main.length + this.tail.length;
   }
 
-  /** Sorts the tail, merging it into the main order once it is a sizeable share of it. */
+  /** Merges the tail into the main order once it is a sizeable share of it (at the load: all of it). */
   settle(): void {
+    if (this.loading) {
+      this.tail.sort(this.before);
+      this.loading = false;
+    }
     if (this.tail.length > Math.max(4_096, this.main.length >>> 4)) {
-      const added = Int32Array.from(this.tail.filter(this.keeps)).sort(this.before);
+      const added = Int32Array.from(this.tail.filter(this.keeps));
       const merged = new Int32Array(this.main.length + added.length);
       let i = 0;
       let j = 0;
@@ -49,9 +66,6 @@ export class SlotOrder {
       }
       this.main = merged.slice(0, k);
       this.tail = [];
-      this.tailSorted = undefined;
-    } else if (!this.tailSorted) {
-      this.tailSorted = Int32Array.from(this.tail).sort(this.before);
     }
   }
 
@@ -62,7 +76,7 @@ export class SlotOrder {
   firstIn(bits: Uint32Array, m: number, reverse: boolean): { slots: number[]; passed: number } {
     this.settle();
     const main = this.main;
-    const tail = this.tailSorted ?? new Int32Array(0);
+    const tail = this.tail;
     const slots: number[] = [];
     const step = reverse ? -1 : 1;
     let i = reverse ? main.length - 1 : 0;

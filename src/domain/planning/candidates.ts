@@ -1,16 +1,11 @@
 import type pg from 'pg';
 import type { OfferFormat } from '../outlets/enums.js';
 import { outletColumns, type OfferRow, type OutletRow, trackRecordJoin } from '../outlets/outlet-view.js';
-import {
-  AUDIENCE_FACTOR,
-  MATCH_STRENGTH,
-  TRAFFIC_LOG_CAP,
-  TRAFFIC_VERIFIED_BONUS,
-  UNKNOWN_TRACK_RECORD,
-  WEIGHTS,
-  type WordMatch,
-} from './score.js';
-import { lexemesOfWord, lookupTerms } from '../outlets/search-terms.js';
+import type { SearchEngine } from '../outlets/search-engine.js';
+import type { SearchFilter } from '../outlets/search-filter.js';
+import type { SearchIndex } from '../outlets/search-index.js';
+import { MATCH_STRENGTH, relevancePart, trafficPart, UNKNOWN_TRACK_RECORD, WEIGHTS, type WordMatch } from './score.js';
+import { lexemesOfWord, lookupTerms, type Vocabulary } from '../outlets/search-terms.js';
 import { parseQuery } from '../outlets/search-text.js';
 
 /** Outlets the knapsack chooses among (each with its matching offers). */
@@ -113,143 +108,128 @@ export interface LookedUpTerm extends Term {
  * Each term's lexemes, from the search's own lookup (search_terms: forms, and corrections of a
  * word the catalog does not use), with the term's singular/plural added. One statement.
  */
-export async function lookUpTerms(pool: pg.Pool, terms: Term[]): Promise<LookedUpTerm[]> {
-  const looked = await lookupTerms(pool, terms.map((t) => t.word));
+export async function lookUpTerms(pool: pg.Pool, terms: Term[], vocabulary?: Vocabulary): Promise<LookedUpTerm[]> {
+  const looked = await lookupTerms(pool, terms.map((t) => t.word), vocabulary);
   return terms.map((t, i) => ({ ...t, lexemes: [...new Set([...lexemesOfWord(looked[i]!), ...t.forms])] }));
 }
 
-/** A lexeme as a tsquery operand: quoted, so any character in it is text, never an operator. */
-const quoted = (l: string) => `'${l.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`;
-
-/** Lexemes OR'ed into tsquery text, optionally restricted to one weight. */
-function anyOf(lexemes: string[], weight = ''): string {
-  return lexemes.map((l) => `${quoted(l)}${weight ? `:${weight}` : ''}`).join(' | ');
+/**
+ * A candidate's pre-rank (the outlet-level score without the live track record, which would need
+ * its orders): relevance, traffic, and the stored baseline track record.
+ */
+function quality(f: ReturnType<SearchIndex['figures']>): number {
+  const known = [f.onTime, f.acceptance, f.rating === null ? null : f.rating / 5].filter((v): v is number => v !== null);
+  const track = known.length ? known.reduce((a, b) => a + b, 0) / known.length : UNKNOWN_TRACK_RECORD;
+  return WEIGHTS.traffic * trafficPart(f.visits, f.verified) + WEIGHTS.trackRecord * track;
 }
 
-const f8 = (x: number) => `${x}::float8`;
+const has = (bits: Uint32Array, s: number) => (bits[s >>> 5]! & (1 << (s & 31))) !== 0;
 
-// The outlet-level part of the score (score.ts) in SQL, on an outlet named `o`.
-const trafficSql = `${f8(1 - TRAFFIC_VERIFIED_BONUS)} * least(1, log(o.monthly_visits::float8 + 1) / ${TRAFFIC_LOG_CAP})
-    + CASE WHEN o.traffic_verified THEN ${f8(TRAFFIC_VERIFIED_BONUS)} ELSE 0 END`;
-// (The stored baseline: the pre-rank does not aggregate orders; final scores use the live record.)
-const trackSql = `COALESCE(
-    (COALESCE(o.base_on_time_rate::float8, 0) + COALESCE(o.base_acceptance_rate::float8, 0) + COALESCE(o.base_rating::float8 / 5, 0))
-    / NULLIF((o.base_on_time_rate IS NOT NULL)::int + (o.base_acceptance_rate IS NOT NULL)::int + (o.base_rating IS NOT NULL)::int, 0),
-    ${f8(UNKNOWN_TRACK_RECORD)})`;
-const qualitySql = `${f8(WEIGHTS.traffic)} * (${trafficSql}) + ${f8(WEIGHTS.trackRecord)} * (${trackSql})`;
+function slotsOf(bits: Uint32Array): number[] {
+  const slots: number[] = [];
+  for (let w = 0; w < bits.length; w++) {
+    let b = bits[w]!;
+    while (b !== 0) {
+      const low = b & -b;
+      b ^= low;
+      slots.push((w << 5) + (31 - Math.clz32(low)));
+    }
+  }
+  return slots;
+}
+
+/** The best `n` by score (highest first, then the lowest id). */
+function best<T extends { pre: number; id: number }>(xs: T[], n: number): T[] {
+  return xs.sort((a, b) => b.pre - a.pre || a.id - b.id).slice(0, n);
+}
+
+interface Ranked {
+  slot: number;
+  id: number;
+  pre: number;
+  matches: WordMatch[];
+}
 
 /**
- * The statement and its parameters (exported for EXPLAIN in benchmarks). Every term's tsqueries
- * are parameters, so the planner (unnamed statement, custom plan) sees them and estimates the
- * full-text match from the column's statistics.
+ * The candidates' ids, from the search engine's index (the same matching and filters as outlet
+ * search, so nothing here writes the caller's words into SQL):
+ * - relevant: outlets matching any term, in `countries` and `languages`, with an active offer of
+ *   an allowed format within the budget; the RELEVANT_POOL best by a cheap pre-rank (topics
+ *   overlap and quality), then ranked by relevance (where each term matched) and quality, first
+ *   CANDIDATE_LIMIT;
+ * - fallback, only when no outlet matched: the FALLBACK_POOL outlets with most traffic that pass
+ *   the same filters, ranked by quality, first CANDIDATE_LIMIT.
  */
-export function candidateStatement(q: CandidateQuery, terms: LookedUpTerm[]): { text: string; values: unknown[] } {
-  const values: unknown[] = [];
-  const param = (v: unknown) => `$${values.push(v)}`;
-  const tsq = (lexemes: string[], weight = '') => `${param(anyOf(lexemes, weight))}::tsquery`;
-  const countries = param(q.countries?.length ? q.countries : null);
-  const languages = param(q.languages?.length ? q.languages : null);
-  const budget = param(q.budgetCents);
-  const offerFormats = param(q.formats?.length ? q.formats : null);
-  // Countries, languages, and an active offer of an allowed format within the budget (the
-  // outlet's cheapest-offer columns; column names come from the fixed format list, never from
-  // input text).
-  const priced = priceColumns(q.formats).map((c) => `${c} <= ${budget}`);
-  const filters = `(${countries}::bpchar[] IS NULL OR o.country = ANY(${countries}::bpchar[]))
-      AND (${languages}::bpchar[] IS NULL OR o.language = ANY(${languages}::bpchar[]))
-      AND (${priced.join(' OR ')})`;
-
-  const perTerm = terms.map((t) => ({ t, any: tsq(t.lexemes), a: tsq(t.lexemes, 'A'), b: tsq(t.lexemes, 'B') }));
-  const where = perTerm.map(
-    (x) => `CASE WHEN o.search_vector @@ ${x.a} THEN 'name' WHEN o.search_vector @@ ${x.b} THEN 'topics'
-            WHEN o.search_vector @@ ${x.any} THEN 'description' END`,
+function rankCandidates(index: SearchIndex, q: CandidateQuery, terms: LookedUpTerm[]): Ranked[] {
+  const filter: SearchFilter = { countries: q.countries, languages: q.languages, formats: q.formats, maxPriceCents: q.budgetCents };
+  const passing = index.match(undefined, filter).universe;
+  const perTerm = terms.map((t) => index.lexemeBits(t.lexemes));
+  const matching = new Uint32Array(passing.length);
+  for (const bits of perTerm) for (let i = 0; i < matching.length; i++) matching[i]! |= bits.anywhere[i]! & passing[i]!;
+  const relevant = slotsOf(matching);
+  if (relevant.length === 0) {
+    const top = index.byTrafficFirst(passing, FALLBACK_POOL).map((slot) => {
+      const f = index.figures(slot);
+      return { slot, id: f.id, pre: quality(f), matches: [] };
+    });
+    return best(top, CANDIDATE_LIMIT);
+  }
+  const topical = index.topicSlugBits([...new Set(terms.flatMap((t) => t.lexemes))]);
+  const pool = best(
+    relevant.map((slot) => {
+      const f = index.figures(slot);
+      return { slot, id: f.id, pre: WEIGHTS.relevance * (has(topical, slot) ? MATCH_STRENGTH.B : MATCH_STRENGTH.C) + quality(f), q: quality(f) };
+    }),
+    RELEVANT_POOL,
   );
-  const relevance = perTerm.length
-    ? `1 - ${perTerm
-        .map((x) => {
-          const k = x.t.fromAudience ? AUDIENCE_FACTOR : 1;
-          return `(1 - CASE WHEN (o.search_vector @@ ${x.any}) IS NOT TRUE THEN 0 WHEN o.search_vector @@ ${x.a} THEN ${f8(MATCH_STRENGTH.A * k)}
-              WHEN o.search_vector @@ ${x.b} THEN ${f8(MATCH_STRENGTH.B * k)} ELSE ${f8(MATCH_STRENGTH.C * k)} END)`;
-        })
-        .join(' * ')}`
-    : '0';
-  // A goal's words are alternatives: an outlet matching any one of them is a candidate.
-  const allLexemes = [...new Set(terms.flatMap((t) => t.lexemes))];
-  const anyTerm = allLexemes.length ? tsq(allLexemes) : null;
-
-  // Two steps bound the per-word work however many outlets match: a cheap pre-rank (topics
-  // overlap instead of per-word lookups, plus quality) keeps RELEVANT_POOL outlets, then the
-  // exact outlet-level score ranks those. Ranking carries ids and scores only; the wide rows are
-  // read for the final candidates.
-  // Bound only when the statement uses it: a goal with no searchable word has no `relevant` step.
-  const topicForms = anyTerm ? param(allLexemes) : null;
-  const relevant = anyTerm
-    ? `WITH pool AS MATERIALIZED (
-         SELECT o.id FROM outlets o
-          WHERE o.search_vector @@ ${anyTerm} AND ${filters}
-          ORDER BY ${f8(WEIGHTS.relevance)}
-                     * CASE WHEN o.topics && ${topicForms}::text[] THEN ${f8(MATCH_STRENGTH.B)} ELSE ${f8(MATCH_STRENGTH.C)} END
-                   + ${qualitySql} DESC, o.id
-          LIMIT ${RELEVANT_POOL})
-       SELECT o.id, ${f8(WEIGHTS.relevance)} * (${relevance}) + ${qualitySql} AS pre
-         FROM pool JOIN outlets o ON o.id = pool.id
-        ORDER BY pre DESC, o.id
-        LIMIT ${CANDIDATE_LIMIT}`
-    : `SELECT 0 AS id, 0::float8 AS pre WHERE false`;
-  const text = `
-    WITH relevant AS MATERIALIZED (${relevant}),
-    fallback AS (
-      SELECT o.id, ${qualitySql} AS pre
-        FROM outlets o
-       WHERE o.id IN (SELECT o.id FROM outlets o
-                       WHERE NOT EXISTS (SELECT 1 FROM relevant) AND ${filters}
-                       ORDER BY o.monthly_visits DESC NULLS LAST, o.id DESC NULLS LAST -- the traffic index order
-                       LIMIT ${FALLBACK_POOL})
-       ORDER BY pre DESC, o.id
-       LIMIT ${CANDIDATE_LIMIT}
-    ), cand AS (
-      SELECT * FROM relevant UNION ALL SELECT * FROM fallback
-    )
-    SELECT ${outletColumns}, c.pre, ARRAY[${where.join(', ') || 'NULL'}]::text[] AS matched,
-      (SELECT COALESCE(json_agg(f ORDER BY f.price, f.id), '[]'::json)
-         FROM (SELECT f.id, f.outlet_id, f.format, f.title, f.price, f.turnaround_days, f.content_by, f.min_words, f.max_words,
-                      f.max_links, f.link_type, f.sponsored_label, f.permanent, f.active
-                 FROM offers f
-                WHERE f.outlet_id = o.id AND f.active AND f.price <= ${budget}
-                  AND (${offerFormats}::text[] IS NULL OR f.format::text = ANY(${offerFormats}::text[]))
-                ORDER BY f.price, f.id
-                LIMIT ${MAX_OFFERS_PER_OUTLET}) f) AS offers
-      FROM cand c JOIN outlets o ON o.id = c.id
-      ${trackRecordJoin}
-     ORDER BY c.pre DESC, o.id`;
-  return { text, values };
+  const ranked = pool.map(({ slot, id, q: qual }) => {
+    const matches = terms.flatMap((t, i): WordMatch[] => {
+      const b = perTerm[i]!;
+      const where = has(b.name, slot) ? 'name' : has(b.topics, slot) ? 'topics' : has(b.anywhere, slot) ? 'description' : undefined;
+      return where ? [{ word: t.word, where, fromAudience: t.fromAudience }] : [];
+    });
+    return { slot, id, pre: WEIGHTS.relevance * relevancePart(matches) + qual, matches };
+  });
+  return best(ranked, CANDIDATE_LIMIT);
 }
 
+/** The candidates' rows in order, each with its allowed active offers within the budget. */
+const rowsStatement = `
+  SELECT ${outletColumns},
+    (SELECT COALESCE(json_agg(f ORDER BY f.price, f.id), '[]'::json)
+       FROM (SELECT f.id, f.outlet_id, f.format, f.title, f.price, f.turnaround_days, f.content_by, f.min_words, f.max_words,
+                    f.max_links, f.link_type, f.sponsored_label, f.permanent, f.active
+               FROM offers f
+              WHERE f.outlet_id = o.id AND f.active AND f.price <= $2
+                AND ($3::text[] IS NULL OR f.format::text = ANY($3::text[]))
+              ORDER BY f.price, f.id
+              LIMIT ${MAX_OFFERS_PER_OUTLET}) f) AS offers
+    FROM unnest($1::int[]) WITH ORDINALITY AS c(id, ord)
+    JOIN outlets o ON o.id = c.id
+    ${trackRecordJoin}
+   ORDER BY c.ord`;
+
 interface CandidateDbRow extends OutletRow {
-  pre: number;
-  matched: (WordMatch['where'] | null)[];
   offers: OfferRow[];
 }
 
-/**
- * The bounded candidate set for a plan, in one round trip:
- * - relevant: outlets whose search_vector (GIN index) matches a term, in `countries` and
- *   `languages`, with an active offer of an allowed format within the budget, ranked by the
- *   outlet-level score, first CANDIDATE_LIMIT;
- * - fallback, only when no outlet matched: the FALLBACK_POOL outlets with most traffic that pass
- *   the same filters (traffic index), ranked by quality, first CANDIDATE_LIMIT;
- * - per candidate, where each term matched and its allowed active offers within the budget.
- */
-export async function fetchCandidates(pool: pg.Pool, q: CandidateQuery, terms: LookedUpTerm[]): Promise<CandidateSet> {
-  const { rows } = await pool.query<CandidateDbRow>(candidateStatement(q, terms));
-  const candidates = rows.map(({ pre: _pre, matched, offers, ...outlet }) => ({
-    outlet,
-    matches: terms.flatMap((t, i) => {
-      const where = matched[i];
-      return where ? [{ word: t.word, where, fromAudience: t.fromAudience }] : [];
-    }),
-    offers,
-  }));
+/** The bounded candidate set for a plan: chosen in the search index, then their rows in one round trip. */
+export async function fetchCandidates(pool: pg.Pool, engine: SearchEngine, q: CandidateQuery, terms: LookedUpTerm[]): Promise<CandidateSet> {
+  const ranked = rankCandidates(engine.current(), q, terms);
+  if (ranked.length === 0) return { candidates: [], textMatched: false };
+  const { rows } = await pool.query<CandidateDbRow>({
+    name: 'plan_candidates',
+    text: rowsStatement,
+    values: [ranked.map((r) => r.id), q.budgetCents, q.formats?.length ? q.formats : null],
+  });
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  // An outlet deleted since the index read it is left out.
+  const candidates = ranked.flatMap((r) => {
+    const row = byId.get(r.id);
+    if (!row) return [];
+    const { offers, ...outlet } = row;
+    return [{ outlet, matches: r.matches, offers }];
+  });
   return { candidates, textMatched: candidates.some((c) => c.matches.length > 0) };
 }
 

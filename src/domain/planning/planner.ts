@@ -3,6 +3,7 @@ import { invalidInput, notFound } from '../errors.js';
 import type { WorkspacePrincipal } from '../keys/principal.js';
 import { formatCents } from '../money/format.js';
 import type { OfferFormat } from '../outlets/enums.js';
+import type { SearchEngine } from '../outlets/search-engine.js';
 import { type Money, type OfferRow, offerView, outletView } from '../outlets/outlet-view.js';
 import {
   CANDIDATE_LIMIT,
@@ -53,7 +54,7 @@ const workspaceStatement = {
  * A plan: the offers that maximise the summed score (score.ts) within the budget, at most one per
  * outlet, honouring countries and formats. Reads only: it buys, holds and writes nothing.
  */
-export async function planCampaign(pool: pg.Pool, principal: WorkspacePrincipal, input: PlanInput) {
+export async function planCampaign(pool: pg.Pool, search: SearchEngine, principal: WorkspacePrincipal, input: PlanInput) {
   const countries = input.countries?.length ? [...new Set(input.countries)] : undefined;
   const formats = input.formats?.length ? [...new Set(input.formats)] : undefined;
   const query = { goal: input.goal, audience: input.audience, budgetCents: input.budgetCents, countries, formats };
@@ -62,7 +63,7 @@ export async function planCampaign(pool: pg.Pool, principal: WorkspacePrincipal,
       ...workspaceStatement,
       values: [principal.workspaceId, input.projectId ?? null],
     }),
-    candidatesIn(pool, query, input.languages),
+    candidatesIn(pool, search, query, input.languages),
   ]);
   const w = ws.rows[0];
   if (!w) throw notFound('Workspace');
@@ -123,20 +124,21 @@ type Languages =
  */
 async function candidatesIn(
   pool: pg.Pool,
+  search: SearchEngine,
   query: Omit<CandidateQuery, 'languages'>,
   asked: string[] | undefined,
 ): Promise<{ set: CandidateSet; languages: Languages }> {
   const given = asked?.length ? [...new Set(asked)] : undefined;
   const [terms, detected] = await Promise.all([
-    lookUpTerms(pool, termsOf(query.goal, query.audience)),
+    lookUpTerms(pool, termsOf(query.goal, query.audience), search.current()),
     given ? Promise.resolve(undefined) : detectLanguage(query.goal),
   ]);
   const codes = given ?? (detected ? [detected] : undefined);
-  const set = await fetchCandidates(pool, { ...query, languages: codes }, terms);
+  const set = await fetchCandidates(pool, search, { ...query, languages: codes }, terms);
   if (given) return { set, languages: { kind: 'given', codes: given } };
   if (!detected) return { set, languages: { kind: 'unknown', tooShort: tooShortToTell(query.goal) } };
   if (set.candidates.length > 0) return { set, languages: { kind: 'detected', codes: [detected] } };
-  return { set: await fetchCandidates(pool, query, terms), languages: { kind: 'widened', detected } };
+  return { set: await fetchCandidates(pool, search, query, terms), languages: { kind: 'widened', detected } };
 }
 
 /** The sentence of `message` that says which languages the plan kept to, and why. */

@@ -47,7 +47,7 @@ export function v1ErrorBody(request: FastifyRequest, error: DomainError): ErrorB
 export const renderV1Error: ErrorRenderer = (request, reply, error) => {
   const body = v1ErrorBody(request, error);
   if (error.code === 'unauthenticated') reply.header('www-authenticate', 'Bearer');
-  if (error.code === 'rate_limited' && typeof error.details.retry_after === 'number') reply.header('retry-after', error.details.retry_after);
+  if ((error.code === 'rate_limited' || error.code === 'unavailable') && typeof error.details.retry_after === 'number') reply.header('retry-after', error.details.retry_after);
   return reply.code(httpStatusOf[error.code]).send(body);
 };
 

@@ -1,3 +1,4 @@
+import type { SearchEngine } from '../../domain/outlets/search-engine.js';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type pg from 'pg';
@@ -21,6 +22,7 @@ import type { Limiter } from '../plugins/rate-limit.js';
 
 export const v1Routes: FastifyPluginAsyncZod<{
   pool: pg.Pool;
+  search: SearchEngine;
   workspaces: WorkspacesModule;
   publicBaseUrl: string | undefined;
   clock: Clock;
@@ -28,7 +30,7 @@ export const v1Routes: FastifyPluginAsyncZod<{
   outboundPolicy: OutboundPolicy;
   linkChecker: LinkChecker;
   limiter: Limiter;
-}> = async (app, { pool, workspaces, publicBaseUrl, clock, durations, outboundPolicy, linkChecker, limiter }) => {
+}> = async (app, { pool, search, workspaces, publicBaseUrl, clock, durations, outboundPolicy, linkChecker, limiter }) => {
   // A route that names no query parameters takes none: `POST /orders?dry_run=true` must not place
   // an order as if the parameter meant something (list endpoints name theirs, strictly too).
   app.addHook('onRoute', (route) => {
@@ -43,8 +45,8 @@ export const v1Routes: FastifyPluginAsyncZod<{
   });
   await app.register(meRoutes, { workspaces });
   await app.register(ledgerRoutes, { pool, publicBaseUrl });
-  await app.register(outletRoutes, { pool, publicBaseUrl });
-  await app.register(planRoutes, { pool, clock });
+  await app.register(outletRoutes, { pool, search, publicBaseUrl });
+  await app.register(planRoutes, { pool, search, clock });
   await app.register(orderRoutes, { pool, clock, durations, publicBaseUrl });
   await app.register(publisherRoutes, { prefix: '/publisher', pool, clock, durations, publicBaseUrl, linkChecker });
   const parties = [

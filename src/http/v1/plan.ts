@@ -5,6 +5,7 @@ import { usdToCents } from '../../domain/money/format.js';
 import { SELECTION_SUMMARY } from '../../domain/planning/candidates.js';
 import { OPTIMISER_SUMMARY } from '../../domain/planning/knapsack.js';
 import { planCampaign } from '../../domain/planning/planner.js';
+import type { SearchEngine } from '../../domain/outlets/search-engine.js';
 import { SCORE_FORMULA } from '../../domain/planning/score.js';
 import type { Clock } from '../../domain/clock.js';
 import { workspacePrincipal } from '../plugins/auth.js';
@@ -25,7 +26,7 @@ const description = [
   `Unknown body fields are refused (422 naming them), so a misspelt filter never widens a plan silently. Fields: ${PLAN_FIELDS}.`,
 ].join('\n');
 
-export const planRoutes: FastifyPluginAsyncZod<{ pool: pg.Pool; clock: Clock }> = async (app, { pool, clock }) => {
+export const planRoutes: FastifyPluginAsyncZod<{ pool: pg.Pool; search: SearchEngine; clock: Clock }> = async (app, { pool, search, clock }) => {
   app.post(
     '/plan',
     {
@@ -37,12 +38,12 @@ export const planRoutes: FastifyPluginAsyncZod<{ pool: pg.Pool; clock: Clock }> 
         tags: ['Plans'],
         security: bearerSecurity,
         body: planBody,
-        response: { 200: z.object({ data: planData }), ...errorResponses(...authErrors, 400, 413, 422) },
+        response: { 200: z.object({ data: planData }), ...errorResponses(...authErrors, 400, 413, 422, 503) },
       },
     },
     idempotentRead({ pool, clock }, async (request) => {
       const { goal, budget_usd, audience, countries, languages, formats, project_id } = request.body as z.infer<typeof planBody>;
-      const data = await planCampaign(pool, workspacePrincipal(request), {
+      const data = await planCampaign(pool, search, workspacePrincipal(request), {
         goal,
         budgetCents: usdToCents(budget_usd),
         audience,

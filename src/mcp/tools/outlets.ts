@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { usdToCents } from '../../domain/money/format.js';
 import { getOutlet as getOutletDetail } from '../../domain/outlets/outlet-detail.js';
-import { searchOutlets as search } from '../../domain/outlets/search.js';
+import { outletSearchOf, searchOutlets as search } from '../../domain/outlets/search.js';
 import { outletDetail, outletListItem, outletListQuery } from '../../schemas/outlets.js';
 import { usdAmount } from '../../schemas/usd.js';
 import { annotations, defineTool, idArg, pageArgs, pageMeta, pageMetaSchema } from '../tool.js';
@@ -42,20 +42,9 @@ export const searchOutlets = defineTool({
   }),
   output: z.object({ items: z.array(outletListItem), meta: pageMetaSchema }),
   annotations: annotations.read,
-  run: async (ctx, { page, per_page, q: text, max_price_usd, verified_traffic, min_traffic, ...rest }) => {
-    const { items, total } = await search(
-      ctx.pool,
-      ctx.principal.workspaceId,
-      {
-        ...rest,
-        ...(text ? { q: text } : {}),
-        ...(max_price_usd !== undefined ? { maxPriceCents: usdToCents(max_price_usd) } : {}),
-        ...(verified_traffic !== undefined ? { verifiedTraffic: verified_traffic } : {}),
-        ...(min_traffic !== undefined ? { minTraffic: min_traffic } : {}),
-      },
-      page,
-      per_page,
-    );
+  run: async (ctx, { page, per_page, max_price_usd, ...params }) => {
+    const s = outletSearchOf({ ...params, max_price_cents: max_price_usd === undefined ? undefined : usdToCents(max_price_usd) });
+    const { items, total } = await search(ctx.search, ctx.pool, ctx.principal.workspaceId, s, page, per_page);
     return { items, meta: pageMeta(page, per_page, total, items.length) };
   },
 });

@@ -15,5 +15,5 @@ export const planCampaign = defineTool({
   output: planData,
   annotations: annotations.read,
   run: (ctx, { goal, budget_usd, audience, countries, languages, formats, project_id }) =>
-    plan(ctx.pool, ctx.principal, { goal, budgetCents: usdToCents(budget_usd), audience, countries, languages, formats, projectId: project_id }),
+    plan(ctx.pool, ctx.search, ctx.principal, { goal, budgetCents: usdToCents(budget_usd), audience, countries, languages, formats, projectId: project_id }),
 });

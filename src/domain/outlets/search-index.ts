@@ -1,46 +1,35 @@
+import { LRUCache } from 'lru-cache';
 import type pg from 'pg';
 import type { OfferFormat, OutletSort } from './enums.js';
+import { type FilterView, narrowings, type SearchFilter } from './search-filter.js';
 import { SlotOrder } from './search-order.js';
 import { SlotLists } from './search-postings.js';
+import { figured, having, type Ordering, rank, type RankingRule } from './search-rules.js';
 import type { Vocabulary } from './search-terms.js';
 
-// Which outlets a search finds, how many, and which of them are its page, without reading the
-// matches in PostgreSQL: there, an exact count visits every matching row and a page in traffic
-// order either walks the traffic index or sorts every match (a broad word at 1,000,000 outlets:
-// 100–1,000 ms; the table does not fit PostgreSQL's stock shared buffers). This process keeps, per
-// outlet, what a search tests: the lexemes of its search_vector and name_vector exactly as
-// PostgreSQL made them (read with tsvector_to_array, so stemming and tokenising are PostgreSQL's),
-// its exact name and domain (as hashes), and the filtered and sorted columns. A search is then a
-// union of posting lists per word, their intersection and the filters as bitsets; its page the
-// first matching slots of a slot order by traffic (or price), or its few matches sorted. Only the
-// page's rows are then read from PostgreSQL, by id.
+// What outlet search tests, per outlet, in this process's memory: the lexemes of its search_vector
+// and name_vector exactly as PostgreSQL made them (read with tsvector_to_array, so stemming and
+// tokenising are PostgreSQL's), its exact name and domain (as hashes), and the filtered and sorted
+// columns. A search is a union of posting lists per word, their intersection and the filters as
+// bitsets over slots (one slot per outlet version): the universe of its matches. Ranking rules
+// (search-rules.ts) split that universe into buckets, best first, and the page is the first slots
+// of a slot order by traffic (or price, or a track-record figure) within them. PostgreSQL then
+// reads only the page's rows, by id.
 //
 // It is loaded at start (the service is not ready until then) and kept current from PostgreSQL:
 // a trigger on outlets sends the ids of the rows each statement wrote (NOTIFY outlets_changed),
-// and this process reads those rows again.
+// and the engine (search-engine.ts) has this index read those rows again.
 
-/** The words of a count: each group must match (AND), through any of its lexemes. */
-export interface CountQuery {
+/** The words of a search: each group must match (AND), through any of its lexemes. */
+export interface TextQuery {
   exactName: string;
   domain: string | undefined;
   groups: { lexemes: string[] }[];
 }
 
-export interface CountFilters {
-  type?: string | undefined;
-  format?: OfferFormat | undefined;
-  country?: string | undefined;
-  language?: string | undefined;
-  topic?: string | undefined;
-  maxPriceCents?: number | undefined;
-  verifiedTraffic?: boolean | undefined;
-  minTraffic?: number | undefined;
-}
-
 const PRICE_INDEX: Record<OfferFormat | 'any', number> = { any: 0, guest_post: 1, sponsored_article: 2, link_insertion: 3, press_release: 4 };
 const SEP = '\u001f';
 const LOAD_BATCH = 20_000;
-const MAX_RECENT = 2_000;
 
 interface Row {
   id: number;
@@ -59,6 +48,10 @@ interface Row {
   topics: string;
   terms: string;
   name_terms: string;
+  topic_terms: string;
+  on_time: string | null;
+  acceptance: string | null;
+  rating: string | null;
 }
 
 /** Of an outlet's orders: links checked at or after 30 / 60 days from completion, and of those alive; first checks made and passed. */
@@ -91,7 +84,9 @@ const COLUMNS = `o.id, lower(o.name) AS name, o.domain, o.type::text AS type, o.
   o.monthly_visits AS visits, o.min_price_any AS p0, o.min_price_guest_post AS p1, o.min_price_sponsored_article AS p2,
   o.min_price_link_insertion AS p3, o.min_price_press_release AS p4,
   array_to_string(o.topics, E'\\x1f') AS topics, array_to_string(tsvector_to_array(o.search_vector), E'\\x1f') AS terms,
-  array_to_string(tsvector_to_array(o.name_vector), E'\\x1f') AS name_terms`;
+  array_to_string(tsvector_to_array(o.name_vector), E'\\x1f') AS name_terms,
+  array_to_string(tsvector_to_array(ts_filter(o.search_vector, '{b}')), E'\\x1f') AS topic_terms,
+  o.base_on_time_rate AS on_time, o.base_acceptance_rate AS acceptance, o.base_rating AS rating`;
 
 /** CheckCounts over a set of orders. */
 const CHECK_COUNTS = `count(alive_30d)::int AS n30, count(*) FILTER (WHERE alive_30d)::int AS a30,
@@ -99,15 +94,6 @@ const CHECK_COUNTS = `count(alive_30d)::int AS n30, count(*) FILTER (WHERE alive
   count(first_check_passed)::int AS nv, count(*) FILTER (WHERE first_check_passed)::int AS pv`;
 
 const NO_CHECKS: CheckCounts = { n30: 0, a30: 0, n60: 0, a60: 0, nv: 0, pv: 0 };
-
-/** A search's total (meta.total) and the ids of its first outlets, in the sort's order. */
-export interface Found {
-  total: number;
-  ids: number[];
-}
-
-/** How a tier's page is picked: `auto` by the cheaper; tests force each. */
-export type PickWay = 'auto' | 'walk' | 'sort';
 
 /** The 53-bit hash of a string (cyrb53): exact names and domains are kept as these, not as strings. */
 function hash53(str: string): number {
@@ -125,18 +111,6 @@ function hash53(str: string): number {
 const nameKey = (name: string) => hash53(`n${SEP}${name}`);
 const domainKey = (domain: string) => hash53(`d${SEP}${domain}`);
 
-function bitCount(x: number): number {
-  x -= (x >>> 1) & 0x55555555;
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
-}
-
-function popcount(bits: Uint32Array): number {
-  let n = 0;
-  for (let i = 0; i < bits.length; i++) if (bits[i] !== 0) n += bitCount(bits[i]!);
-  return n;
-}
-
 /** Small dictionaries: a value's code, the same on every row that has it. */
 class Codes {
   private readonly map = new Map<string, number>();
@@ -150,17 +124,21 @@ class Codes {
   }
 }
 
-/** What a search matches, as bitsets over slots, filters applied. */
-interface Matched {
-  all: Uint32Array;
+/** What a search matches, as bitsets over slots: `universe` with the filters applied. */
+export interface Matched {
+  universe: Uint32Array;
+  /** The exact name or domain. */
   exact: Uint32Array;
+  /** Every word in the name or domain (name_vector). */
   inName: Uint32Array;
+  /** Every word anywhere (search_vector). */
+  anywhere: Uint32Array;
 }
 
 /** What search_terms holds: lexemes of letters only (not numbers, not domain labels with digits or hyphens). */
 const WORD = /^\p{L}+$/u;
 
-export class SearchCounter implements Vocabulary {
+export class SearchIndex implements Vocabulary, FilterView {
   /** An outlet's current slot + 1, by outlet id (0: none); a changed outlet gets a new slot and its old one dies. */
   private slotOf = new Int32Array(0);
   private size = 0;
@@ -170,13 +148,19 @@ export class SearchCounter implements Vocabulary {
   private country = new Uint16Array(0);
   private language = new Uint16Array(0);
   private verified = new Uint8Array(0);
-  private visits = new Float64Array(0);
+  private visitsOf = new Float64Array(0);
   private prices: Float64Array[] = [];
   private readonly codes = { type: new Codes(), country: new Codes(), language: new Codes() };
   /** Every lexeme once: its id indexes both posting lists (search_vector's and name_vector's). */
   private readonly lexicon = new Map<string, number>();
   private readonly terms = new SlotLists();
   private readonly nameTerms = new SlotLists();
+  /** The topics' lexemes (search_vector's weight B), for the planner's "matched in the topics". */
+  private readonly topicTerms = new SlotLists();
+  /** The stored baseline track record (NaN: none), for the planner's quality. */
+  private onTime = new Float64Array(0);
+  private acceptance = new Float64Array(0);
+  private rating = new Float64Array(0);
   /** Topics, by their code. */
   private readonly topics = new SlotLists();
   private readonly topicCodes = new Codes();
@@ -190,7 +174,7 @@ export class SearchCounter implements Vocabulary {
   private readonly bitsets = new Map<string, Uint32Array>();
   /** Most traffic first (then the highest id): relevance within a tier, `-traffic`, `traffic` read backwards. */
   private readonly byTraffic = new SlotOrder(
-    (a, b) => this.visits[b]! - this.visits[a]! || this.ids[b]! - this.ids[a]!,
+    (a, b) => this.visitsOf[b]! - this.visitsOf[a]! || this.ids[b]! - this.ids[a]!,
     (s) => this.alive(s),
   );
   /** Per format (PRICE_INDEX), cheapest first (then the lowest id): `price`, `-price` read backwards. */
@@ -228,9 +212,12 @@ export class SearchCounter implements Vocabulary {
   /** The words (WORD) of search_vector sorted, for completions; those added since, in `newWords`. */
   private words: string[] = [];
   private newWords: string[] = [];
-  /** Recent searches and completions, valid until the next write. */
-  private readonly recent = new Map<string, Found>();
-  private readonly recentCompletions = new Map<string, string[]>();
+  /** Bumped by every write: what was remembered of an older version is stale. */
+  version = 0;
+  /** Slots of outlets written again since (the engine reloads when they are many). */
+  dead = 0;
+  /** Completions of a prefix, remembered until the next write. */
+  private readonly completionCache = new LRUCache<string, { version: number; words: string[] }>({ max: 2_000 });
   ready = false;
 
   private alive(s: number): boolean {
@@ -255,7 +242,10 @@ export class SearchCounter implements Vocabulary {
     this.country = copy(this.country, (n) => new Uint16Array(n));
     this.language = copy(this.language, (n) => new Uint16Array(n));
     this.verified = copy(this.verified, (n) => new Uint8Array(n));
-    this.visits = copy(this.visits, (n) => new Float64Array(n));
+    this.visitsOf = copy(this.visitsOf, (n) => new Float64Array(n));
+    this.onTime = copy(this.onTime, (n) => new Float64Array(n));
+    this.acceptance = copy(this.acceptance, (n) => new Float64Array(n));
+    this.rating = copy(this.rating, (n) => new Float64Array(n));
     this.prices = [0, 1, 2, 3, 4].map((i) => copy(this.prices[i] ?? new Float64Array(0), (n) => new Float64Array(n)));
     for (const [key, bits] of this.bitsets) {
       const wider = new Uint32Array((cap + 31) >>> 5);
@@ -284,15 +274,17 @@ export class SearchCounter implements Vocabulary {
   }
 
   private put(r: Row, c: CheckCounts): void {
-    this.recent.clear();
-    this.recentCompletions.clear();
+    this.version++;
     if (r.id >= this.slotOf.length) {
       const wider = new Int32Array(Math.max(r.id + 1, this.slotOf.length * 2, 1024));
       wider.set(this.slotOf);
       this.slotOf = wider;
     }
     const old = this.slotOf[r.id]! - 1;
-    if (old >= 0) this.flag('alive', old, false);
+    if (old >= 0) {
+      this.flag('alive', old, false);
+      this.dead++;
+    }
     const s = this.size++;
     this.grow(this.size);
     this.slotOf[r.id] = s + 1;
@@ -306,7 +298,10 @@ export class SearchCounter implements Vocabulary {
     this.flag(`country:${this.country[s]}`, s, true);
     this.flag(`language:${this.language[s]}`, s, true);
     this.flag(`verified:${this.verified[s]}`, s, true);
-    this.visits[s] = Number(r.visits);
+    this.visitsOf[s] = Number(r.visits);
+    this.onTime[s] = r.on_time === null ? NaN : Number(r.on_time);
+    this.acceptance[s] = r.acceptance === null ? NaN : Number(r.acceptance);
+    this.rating[s] = r.rating === null ? NaN : Number(r.rating);
     this.byTraffic.add(s);
     [r.p0, r.p1, r.p2, r.p3, r.p4].forEach((p, i) => {
       this.prices[i]![s] = p === null ? NaN : Number(p);
@@ -334,6 +329,7 @@ export class SearchCounter implements Vocabulary {
       }
     }
     if (r.name_terms) for (const t of r.name_terms.split(SEP)) this.nameTerms.add(this.lexemeId(t), s);
+    if (r.topic_terms) for (const t of r.topic_terms.split(SEP)) this.topicTerms.add(this.lexemeId(t), s);
     if (r.topics) for (const t of r.topics.split(SEP)) this.topics.add(this.topicCodes.code(t), s);
     this.exacts.add(nameKey(r.name), s);
     this.exacts.add(domainKey(r.domain), s);
@@ -359,12 +355,12 @@ export class SearchCounter implements Vocabulary {
         text: `SELECT ${COLUMNS} FROM outlets o WHERE o.id > $1 ORDER BY o.id LIMIT ${LOAD_BATCH}`,
         values: [last],
       });
-      for (const r of rows) this.put(r, checked.get(r.id) ?? NO_CHECKS);
+      await yielding(rows, (r) => this.put(r, checked.get(r.id) ?? NO_CHECKS));
       if (rows.length < LOAD_BATCH) break;
       last = rows.at(-1)!.id;
     }
     for (const o of [this.byTraffic, ...this.byPrice, this.bySurvival, this.byVerification]) o.settle();
-    for (const lists of [this.terms, this.nameTerms, this.topics, this.exacts]) lists.pack();
+    for (const lists of [this.terms, this.nameTerms, this.topicTerms, this.topics, this.exacts]) lists.pack();
     const inTerms = new Uint8Array(this.lexicon.size);
     this.terms.forEachKey((id) => (inTerms[id] = 1));
     const words: string[] = [];
@@ -379,15 +375,13 @@ export class SearchCounter implements Vocabulary {
   }
 
   completions(prefix: string, max: number): string[] {
+    // A short prefix starts thousands of the catalog's words (names run together in domains).
     const key = `${max}:${prefix}`;
-    let found = this.recentCompletions.get(key);
-    if (!found) {
-      // A short prefix starts thousands of the catalog's words (names run together in domains).
-      found = this.completionsNow(prefix, max);
-      if (this.recentCompletions.size >= MAX_RECENT) this.recentCompletions.delete(this.recentCompletions.keys().next().value!);
-      this.recentCompletions.set(key, found);
-    }
-    return found;
+    const hit = this.completionCache.get(key);
+    if (hit?.version === this.version) return hit.words;
+    const words = this.completionsNow(prefix, max);
+    this.completionCache.set(key, { version: this.version, words });
+    return words;
   }
 
   private completionsNow(prefix: string, max: number): string[] {
@@ -419,12 +413,12 @@ export class SearchCounter implements Vocabulary {
                 WHERE o.id = ANY($1::int[])`,
         values: [ids.slice(i, i + LOAD_BATCH)],
       });
-      for (const r of rows) this.put(r, r);
+      await yielding(rows, (r) => this.put(r, r));
     }
   }
 
   /** The words' matches as a bitset over slots: each group through any of its lexemes. */
-  private matchBits(groups: CountQuery['groups'], terms: SlotLists): Uint32Array {
+  private matchBits(groups: TextQuery['groups'], terms: SlotLists): Uint32Array {
     const words = new Uint32Array((this.size + 31) >>> 5);
     let first = true;
     for (const g of groups) {
@@ -439,150 +433,189 @@ export class SearchCounter implements Vocabulary {
     return words;
   }
 
-  /**
-   * The outlets matching the words (or the exact name or domain; every outlet without words) and
-   * the filters. Undefined until loaded.
-   */
-  private match(q: CountQuery | undefined, f: CountFilters): Matched {
+  // FilterView: what the filters (search-filter.ts) read.
+  valueBits(column: 'type' | 'country' | 'language' | 'topic', value: string): Uint32Array | undefined {
+    if (column === 'topic') {
+      const code = this.topicCodes.find(value);
+      if (code === undefined) return undefined;
+      const bits = new Uint32Array((this.size + 31) >>> 5);
+      this.topics.setBits(bits, code);
+      return bits;
+    }
+    const code = this.codes[column].find(value);
+    return code === undefined ? undefined : this.bitsets.get(`${column}:${code}`);
+  }
+
+  verifiedBits(on: boolean): Uint32Array {
+    return this.bitset(`verified:${on ? 1 : 0}`);
+  }
+
+  offerBits(format: OfferFormat | 'any'): Uint32Array {
+    return this.bitset(`price:${PRICE_INDEX[format]}`);
+  }
+
+  price(format: OfferFormat | 'any', slot: number): number {
+    return this.prices[PRICE_INDEX[format]]![slot]!;
+  }
+
+  visits(slot: number): number {
+    return this.visitsOf[slot]!;
+  }
+
+  /** The outlets matching the words (or the exact name or domain; every outlet without words) and the filter. */
+  match(q: TextQuery | undefined, f: SearchFilter): Matched {
     const n = (this.size + 31) >>> 5;
-    const all = q ? this.matchBits(q.groups, this.terms) : new Uint32Array(n).fill(0xffffffff);
+    const anywhere = q ? this.matchBits(q.groups, this.terms) : new Uint32Array(n).fill(0xffffffff);
     const inName = q && q.groups.length ? this.matchBits(q.groups, this.nameTerms) : new Uint32Array(n);
     const exact = new Uint32Array(n);
     if (q) {
       this.exacts.setBits(exact, nameKey(q.exactName));
       if (q.domain !== undefined) this.exacts.setBits(exact, domainKey(q.domain));
     }
-    for (let i = 0; i < n; i++) all[i]! |= exact[i]! | inName[i]!;
-    if (f.topic !== undefined) {
-      const bits = new Uint32Array(n);
-      const topic = this.topicCodes.find(f.topic);
-      if (topic !== undefined) this.topics.setBits(bits, topic);
-      for (let i = 0; i < n; i++) all[i]! &= bits[i]!;
-    }
-    const code = (codes: Codes, v: string | undefined) => (v === undefined ? -1 : (codes.find(v) ?? -2));
-    const type = code(this.codes.type, f.type);
-    const country = code(this.codes.country, f.country);
-    const language = code(this.codes.language, f.language);
-    if (type === -2 || country === -2 || language === -2) return { all: new Uint32Array(n), exact, inName };
-    const and = (key: string) => {
-      const bits = this.bitset(key);
-      for (let i = 0; i < n; i++) all[i]! &= bits[i]!;
-    };
-    and('alive');
-    if (type >= 0) and(`type:${type}`);
-    if (country >= 0) and(`country:${country}`);
-    if (language >= 0) and(`language:${language}`);
-    if (f.verifiedTraffic !== undefined) and(`verified:${f.verifiedTraffic ? 1 : 0}`);
-    const priceIndex = PRICE_INDEX[f.format ?? 'any'];
-    and(`price:${priceIndex}`);
-    // Price and traffic bounds are tested per match (only searches that have them pay for it).
-    if (f.maxPriceCents !== undefined || f.minTraffic !== undefined) {
-      const price = this.prices[priceIndex]!;
-      const maxPrice = f.maxPriceCents ?? Infinity;
-      const minTraffic = f.minTraffic ?? -Infinity;
+    const universe = new Uint32Array(n);
+    const alive = this.bitset('alive');
+    for (let i = 0; i < n; i++) universe[i] = (anywhere[i]! | exact[i]! | inName[i]!) & alive[i]!;
+    for (const narrowing of narrowings(f, this)) {
+      if ('anyOf' in narrowing) {
+        const sets = narrowing.anyOf.filter((b): b is Uint32Array => b !== undefined);
+        for (let i = 0; i < n; i++) {
+          if (universe[i] === 0) continue;
+          let any = 0;
+          for (const b of sets) any |= b[i]!;
+          universe[i]! &= any;
+        }
+        continue;
+      }
+      // A bound is tested per remaining match (only searches that have one pay for it).
+      const test = narrowing.test;
       for (let w = 0; w < n; w++) {
-        let bits = all[w]!;
+        let bits = universe[w]!;
         while (bits !== 0) {
           const low = bits & -bits;
-          const s = (w << 5) + (31 - Math.clz32(low));
           bits ^= low;
-          if (!(price[s]! <= maxPrice && this.visits[s]! >= minTraffic)) all[w]! &= ~low;
+          if (!test((w << 5) + (31 - Math.clz32(low)))) universe[w]! &= ~low;
         }
       }
     }
-    return { all, exact, inName };
+    return { universe, exact, inName, anywhere };
   }
 
   /**
-   * What a search finds: its total and the ids of its first `n` outlets in the sort's order. For
-   * relevance, tiers best first (the exact name or domain; every word in the name or domain; the
-   * rest), each by traffic. Undefined until loaded.
+   * The ranking rules of a sort, and the order they end in: relevance ranks the exact name or
+   * domain first, then every word in the name or domain, then every word anywhere, each by traffic;
+   * the rated sorts put the outlets with the figure first, in its order; the others are one order.
    */
-  search(q: CountQuery | undefined, f: CountFilters, sort: OutletSort, n: number, way: PickWay = 'auto'): Found | undefined {
-    if (!this.ready) return undefined;
-    // The same search asked again: it stands until an outlet is written (put() forgets).
-    const key = JSON.stringify([q, f.type, f.format, f.country, f.language, f.topic, f.maxPriceCents, f.verifiedTraffic, f.minTraffic, sort, n, way]);
-    const hit = this.recent.get(key);
-    if (hit) return hit;
-    const found = this.searchNow(q, f, sort, n, way);
-    if (this.recent.size >= MAX_RECENT) this.recent.delete(this.recent.keys().next().value!);
-    this.recent.set(key, found);
-    return found;
+  private rulesOf(m: Matched, sort: OutletSort, f: SearchFilter, text: boolean): { rules: RankingRule[]; ordering: Ordering } {
+    const traffic = { order: this.byTraffic, reverse: false };
+    switch (sort) {
+      case 'relevance':
+        return { rules: text ? [having(m.exact), having(m.inName), having(m.anywhere)] : [], ordering: traffic };
+      case '-traffic':
+        return { rules: [], ordering: traffic };
+      case 'traffic':
+        return { rules: [], ordering: { order: this.byTraffic, reverse: true } };
+      case 'price':
+      case '-price':
+        return { rules: [], ordering: { order: this.byPrice[PRICE_INDEX[orderFormat(f)]]!, reverse: sort === '-price' } };
+      case 'link_survival':
+        return { rules: [figured(this.bitset('survival'), { order: this.bySurvival, reverse: false })], ordering: traffic };
+      case 'verification':
+        return { rules: [figured(this.bitset('verification'), { order: this.byVerification, reverse: false })], ordering: traffic };
+    }
   }
 
-  private searchNow(q: CountQuery | undefined, f: CountFilters, sort: OutletSort, n: number, way: PickWay): Found {
-    const { all, exact, inName } = this.match(q, f);
-    const total = popcount(all);
-    const byPrice = sort === 'price' || sort === '-price';
-    const order = byPrice ? this.byPrice[PRICE_INDEX[f.format ?? 'any']]! : this.byTraffic;
-    const reverse = sort === 'traffic' || sort === '-price';
-    let tiers: Uint32Array[] = [all];
-    let orders = [order];
-    if (sort === 'link_survival' || sort === 'verification') {
-      // The matches with figures in their own order, then those without by traffic.
-      const rated = this.bitset(sort === 'link_survival' ? 'survival' : 'verification');
-      const figured = new Uint32Array(all.length);
-      const rest = new Uint32Array(all.length);
-      for (let i = 0; i < all.length; i++) {
-        figured[i] = all[i]! & rated[i]!;
-        rest[i] = all[i]! & ~rated[i]!;
-      }
-      tiers = [figured, rest];
-      orders = [sort === 'link_survival' ? this.bySurvival : this.byVerification, this.byTraffic];
-    } else if (sort === 'relevance' && q) {
-      const named = new Uint32Array(all.length);
-      const rest = new Uint32Array(all.length);
-      for (let i = 0; i < all.length; i++) {
-        const a = all[i]!;
-        exact[i]! &= a;
-        if (a === 0) continue;
-        named[i] = a & inName[i]! & ~exact[i]!;
-        rest[i] = a & ~inName[i]! & ~exact[i]!;
-      }
-      tiers = [exact, named, rest];
-      orders = [order, order, order];
-    }
-    const slots: number[] = [];
-    for (let t = 0; t < tiers.length; t++) {
-      const bits = tiers[t]!;
-      if (slots.length >= n) break;
-      const size = bits === all ? total : popcount(bits);
-      if (size === 0) continue;
-      slots.push(...this.first(bits, size, Math.min(n - slots.length, size), orders[t]!, reverse, way));
-    }
-    return { total, ids: slots.map((s) => this.ids[s]!) };
+  /** The ids of the first `n` matches in the sort's order. */
+  page(m: Matched, sort: OutletSort, f: SearchFilter, text: boolean, n: number): number[] {
+    const { rules, ordering } = this.rulesOf(m, sort, f, text);
+    return rank(m.universe, rules, ordering, n).map((s) => this.ids[s]!);
   }
 
-  /**
-   * The first `m` of a tier's `size` matches in the order. Walking the order costs a bit test per
-   * slot passed, about m × (slots in the order) / size of them; sorting the matches about size ×
-   * log2(size) comparisons, each worth several bit tests: whichever is cheaper.
-   */
-  private first(bits: Uint32Array, size: number, m: number, order: SlotOrder, reverse: boolean, way: PickWay): number[] {
-    const walk = (m * order.length) / size;
-    const sort = size * Math.log2(size + 1) * 8;
-    if (way === 'walk' || (way === 'auto' && walk <= sort)) return order.firstIn(bits, m, reverse).slots;
-    const matches: number[] = [];
+  // For the planner (planning/candidates.ts): which outlets a word matches where, and their figures.
+
+  /** The slots having any of the lexemes: in the name or domain, in the topics, anywhere. */
+  lexemeBits(lexemes: readonly string[]): { name: Uint32Array; topics: Uint32Array; anywhere: Uint32Array } {
+    const n = (this.size + 31) >>> 5;
+    const out = { name: new Uint32Array(n), topics: new Uint32Array(n), anywhere: new Uint32Array(n) };
+    for (const l of lexemes) {
+      const id = this.lexicon.get(l);
+      if (id === undefined) continue;
+      this.nameTerms.setBits(out.name, id);
+      this.topicTerms.setBits(out.topics, id);
+      this.terms.setBits(out.anywhere, id);
+    }
+    return out;
+  }
+
+  /** The slots whose topics (as slugs) include any of these. */
+  topicSlugBits(slugs: readonly string[]): Uint32Array {
+    const bits = new Uint32Array((this.size + 31) >>> 5);
+    for (const t of slugs) {
+      const code = this.topicCodes.find(t);
+      if (code !== undefined) this.topics.setBits(bits, code);
+    }
+    return bits;
+  }
+
+  /** What the planner's pre-rank reads of a slot. */
+  figures(slot: number): { id: number; visits: number; verified: boolean; onTime: number | null; acceptance: number | null; rating: number | null } {
+    const orNull = (x: number) => (Number.isNaN(x) ? null : x);
+    return {
+      id: this.ids[slot]!,
+      visits: this.visitsOf[slot]!,
+      verified: this.verified[slot] === 1,
+      onTime: orNull(this.onTime[slot]!),
+      acceptance: orNull(this.acceptance[slot]!),
+      rating: orNull(this.rating[slot]!),
+    };
+  }
+
+  /** The first `n` slots of `bits` by traffic (most first). */
+  byTrafficFirst(bits: Uint32Array, n: number): number[] {
+    return this.byTraffic.firstIn(bits, n, false).slots;
+  }
+
+  /** Outlet ids of the set slots (the candidates a phrase is confirmed on). */
+  idsOf(bits: Uint32Array): number[] {
+    const ids: number[] = [];
     for (let w = 0; w < bits.length; w++) {
       let b = bits[w]!;
       while (b !== 0) {
         const low = b & -b;
-        matches.push((w << 5) + (31 - Math.clz32(low)));
         b ^= low;
+        ids.push(this.ids[(w << 5) + (31 - Math.clz32(low))]!);
       }
     }
-    matches.sort(reverse ? (a, b) => order.before(b, a) : order.before);
-    return matches.slice(0, m);
+    return ids;
   }
 
-  /** Forgets the remembered searches (benchmarks time a search the first time it is asked). */
-  forget(): void {
-    this.recent.clear();
+  /** The bits of these outlets' current slots. */
+  bitsOfIds(ids: Iterable<number>): Uint32Array {
+    const bits = new Uint32Array((this.size + 31) >>> 5);
+    for (const id of ids) {
+      const s = (this.slotOf[id] ?? 0) - 1;
+      if (s >= 0) bits[s >>> 5]! |= 1 << (s & 31);
+    }
+    return bits;
   }
 
-  /** Slots a walk would pass for this search's page (benchmarks and tests read how far a walk goes). */
-  walked(q: CountQuery | undefined, f: CountFilters, n: number): number {
-    const { all } = this.match(q, f);
-    return this.byTraffic.firstIn(all, n, false).passed;
+  /** Outlets in the index (current versions) and slots in all. */
+  get counts(): { live: number; slots: number } {
+    return { live: this.size - this.dead, slots: this.size };
   }
+}
+
+/**
+ * Calls `fn` on every row, letting other work run between slices: a load or a large refresh
+ * reads batches of 20,000 rows, which would otherwise hold searches up for the whole batch.
+ */
+async function yielding<T>(rows: T[], fn: (row: T) => void): Promise<void> {
+  for (let i = 0; i < rows.length; i += 1_000) {
+    if (i > 0) await new Promise((r) => setImmediate(r));
+    for (const row of rows.slice(i, i + 1_000)) fn(row);
+  }
+}
+
+/** The format whose cheapest offer a price order reads: the one asked for, else any. */
+export function orderFormat(f: SearchFilter): OfferFormat | 'any' {
+  return f.formats?.length === 1 ? f.formats[0]! : 'any';
 }

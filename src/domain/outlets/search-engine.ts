@@ -1,0 +1,266 @@
+import { LRUCache } from 'lru-cache';
+import pg from 'pg';
+import { DomainError } from '../errors.js';
+import type { OutletSort } from './enums.js';
+import { filterKey, type SearchFilter } from './search-filter.js';
+import { type Matched, SearchIndex, type TextQuery } from './search-index.js';
+import { confirmPhrases, type Phrase } from './search-phrase.js';
+import { popcount } from './search-rules.js';
+import { completionsOf, lexemesOfWord, lookupTerms } from './search-terms.js';
+import { parseQuery } from './search-text.js';
+
+// The one search engine of a process: its in-memory index answers every search (quoted phrases
+// too, confirmed on the candidates' rows) and PostgreSQL then reads only the page's rows by id. It
+// loads the index at start (searches answer 503 with Retry-After until then, and /readyz says not
+// ready) and keeps it current through LISTEN outlets_changed on a connection of its own (outside
+// the pool, so it never takes a request's connection). A lost connection starts it over.
+//
+// Slots are never rewritten in place (a written outlet takes a new one), so the index grows with
+// writes; when the outlets written since the load are many (a quarter of the catalog), or one
+// notification burst is a large share of it (a nightly traffic refresh of every row), the engine
+// loads a fresh index beside the current one, which keeps answering, and swaps them: memory goes
+// back to what a fresh start takes.
+
+export interface SearchRequest {
+  q?: string | undefined;
+  filter: SearchFilter;
+  sort: OutletSort;
+  /** The first `limit` outlets after `offset` in the sort's order. */
+  offset: number;
+  limit: number;
+}
+
+/** A search's total (meta.total) and the ids of its page, in order. */
+export interface Found {
+  total: number;
+  ids: number[];
+}
+
+/** Seconds a client is asked to wait while the index loads. */
+const RETRY_AFTER_S = 5;
+/** A notification burst of more than this share of the catalog is read by loading afresh. */
+const RELOAD_BURST_SHARE = 0.1;
+/** Dead slots beyond this share of the live ones make the engine load afresh. */
+const RELOAD_DEAD_SHARE = 0.25;
+/** Below this many outlets a reload is never worth it (tests, small catalogs). */
+const RELOAD_MIN = 10_000;
+
+export class SearchEngine {
+  private index: SearchIndex | undefined;
+  private client: pg.Client | undefined;
+  private stopped = false;
+  private restarting = false;
+  private reloading = false;
+  /** Outlet ids notified and not yet read. */
+  private readonly pending = new Set<number>();
+  private draining: Promise<void> | undefined;
+  /** Callers of catchUp() waiting for the index to have read everything notified before their mark. */
+  private readonly marks = new Map<string, () => void>();
+  private readonly drained: (() => void)[] = [];
+  private markCount = 0;
+  /** Pages and totals, remembered while the index they came from has not been written. */
+  private readonly remembered = new LRUCache<string, { index: SearchIndex; version: number; found: Found }>({ max: 2_000 });
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly onError: (err: Error, what: string) => void = () => {},
+  ) {}
+
+  /** Whether searches can be answered (the index is loaded). */
+  get ready(): boolean {
+    return this.index !== undefined;
+  }
+
+  /** The loaded index (tests and benchmarks read its counts). */
+  get loaded(): SearchIndex | undefined {
+    return this.index;
+  }
+
+  start(): void {
+    this.connect().catch((err: Error) => this.restart(err));
+  }
+
+  async close(): Promise<void> {
+    this.stopped = true;
+    await this.client?.end().catch(() => {});
+    await this.draining;
+  }
+
+  /** The loaded index; while it loads, an `unavailable` error (503 with Retry-After). */
+  current(): SearchIndex {
+    if (!this.index) {
+      throw new DomainError('unavailable', 'Search is starting up (its index is loading). Retry shortly.', { retry_after: RETRY_AFTER_S });
+    }
+    return this.index;
+  }
+
+  async search(req: SearchRequest): Promise<Found> {
+    const index = this.current();
+    const n = req.offset + req.limit;
+    const key = JSON.stringify([req.q ?? null, filterKey(req.filter), req.sort, n]);
+    const hit = this.remembered.get(key);
+    if (hit && hit.index === index && hit.version === index.version) return page(hit.found, req.offset);
+    const version = index.version;
+    const found = await this.find(index, req, n);
+    // Remembered only if nothing was written meanwhile (a phrase waits for PostgreSQL).
+    if (index.version === version) this.remembered.set(key, { index, version, found });
+    return page(found, req.offset);
+  }
+
+  private async find(index: SearchIndex, req: SearchRequest, n: number): Promise<Found> {
+    if (!req.q) return pick(index, index.match(undefined, req.filter), req, false, n);
+    const text = await this.textQuery(index, req.q);
+    if (!text) return { total: 0, ids: [] };
+    const m = index.match(text.query, req.filter);
+    if (text.phrases.length) await this.confirm(index, m, text.phrases);
+    return pick(index, m, req, true, n);
+  }
+
+  /**
+   * The query's words as the index reads them: each word as typed or its English stem, the last
+   * one also completed (at most 20 catalog words starting with it), a word the catalog does not
+   * use through its nearest terms (typos). Undefined when the text has nothing to search for.
+   */
+  private async textQuery(index: SearchIndex, q: string): Promise<{ query: TextQuery; phrases: Phrase[] } | undefined> {
+    const parsed = parseQuery(q);
+    const words = parsed.words;
+    if (words.length === 0 && !parsed.domain) return undefined;
+    const last = words.at(-1);
+    const [terms, completions] = await Promise.all([
+      lookupTerms(this.pool, words.map((w) => w.text), index),
+      parsed.prefixLast && last && last.text.length >= 3 ? completionsOf(this.pool, last.text, index) : Promise.resolve([]),
+    ]);
+    const groups = words.map((_, i) => ({
+      lexemes: [...new Set([...lexemesOfWord(terms[i]!), ...(i === words.length - 1 ? completions : [])])],
+    }));
+    const phrases = new Map<number, Phrase>();
+    words.forEach((w, i) => {
+      if (w.phrase === undefined) return;
+      if (!phrases.has(w.phrase)) phrases.set(w.phrase, []);
+      phrases.get(w.phrase)!.push(groups[i]!.lexemes);
+    });
+    return { query: { exactName: parsed.exactName, domain: parsed.domain, groups }, phrases: [...phrases.values()] };
+  }
+
+  /** Keeps the matches in which every phrase appears as written (and in the name tier, in the name). */
+  private async confirm(index: SearchIndex, m: Matched, phrases: Phrase[]): Promise<void> {
+    const candidates = new Uint32Array(m.universe.length);
+    for (let i = 0; i < candidates.length; i++) candidates[i] = m.universe[i]! & ~m.exact[i]!;
+    const confirmed = await confirmPhrases(this.pool, index.idsOf(candidates), phrases);
+    const anywhere = index.bitsOfIds(confirmed.anywhere);
+    const inName = index.bitsOfIds(confirmed.inName);
+    for (let i = 0; i < m.universe.length; i++) {
+      m.universe[i]! &= m.exact[i]! | anywhere[i]!;
+      m.inName[i]! &= inName[i]!;
+      m.anywhere[i]! &= anywhere[i]!;
+    }
+  }
+
+  /**
+   * Resolves once every outlet write committed before the call is in this index: a mark sent on
+   * the channel now arrives after their notifications (PostgreSQL delivers them in commit order).
+   * For a caller that has just written outlets and must see them (an import's own report, tests);
+   * a search never waits for it.
+   */
+  async catchUp(): Promise<void> {
+    for (let i = 0; !this.index; i++) {
+      if (this.stopped) return;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    const mark = `mark:${process.pid}:${++this.markCount}`;
+    const seen = new Promise<void>((resolve) => this.marks.set(mark, resolve));
+    await this.pool.query('SELECT pg_notify($1, $2)', ['outlets_changed', mark]);
+    await seen;
+  }
+
+  private afterDrain(done: () => void): void {
+    if (!this.draining && !this.reloading && this.pending.size === 0) done();
+    else this.drained.push(done);
+  }
+
+  // --- keeping the index current -------------------------------------------------------------
+
+  private async connect(): Promise<void> {
+    const client = new pg.Client(this.pool.options);
+    this.client = client;
+    client.on('error', (err) => this.restart(err));
+    client.on('notification', (msg) => {
+      if (msg.channel !== 'outlets_changed' || !msg.payload) return;
+      const mark = this.marks.get(msg.payload);
+      if (mark) {
+        this.marks.delete(msg.payload);
+        this.afterDrain(mark);
+        return;
+      }
+      // Another process's mark.
+      if (msg.payload.startsWith('mark:')) return;
+      for (const id of msg.payload.split(',')) this.pending.add(Number(id));
+      this.drain();
+    });
+    await client.connect();
+    // Listening before the load: a change committed while it runs is read again after.
+    await client.query('LISTEN outlets_changed');
+    await this.load();
+  }
+
+  /** Loads a fresh index (the current one, if any, answers meanwhile) and swaps it in. */
+  private async load(): Promise<void> {
+    this.reloading = true;
+    try {
+      const fresh = new SearchIndex();
+      await fresh.load(this.pool);
+      if (this.stopped) return;
+      this.index = fresh;
+      // What was remembered holds the old index: forgetting it lets the old index go.
+      this.remembered.clear();
+    } finally {
+      this.reloading = false;
+    }
+    this.drain();
+    if (!this.draining) for (const done of this.drained.splice(0)) done();
+  }
+
+  private drain(): void {
+    if (!this.index || this.reloading || this.stopped) return;
+    this.draining ??= (async () => {
+      while (this.pending.size && this.index && !this.stopped && !this.reloading) {
+        const index = this.index;
+        const { live } = index.counts;
+        if (live >= RELOAD_MIN && this.pending.size > live * RELOAD_BURST_SHARE) {
+          // Most of the catalog was written: loading it afresh reads each row once and leaves
+          // no dead slots behind. Ids notified during the load are read after it.
+          this.pending.clear();
+          await this.load();
+          continue;
+        }
+        const ids = [...this.pending];
+        this.pending.clear();
+        await index.refresh(this.pool, ids);
+        if (live >= RELOAD_MIN && index.dead > live * RELOAD_DEAD_SHARE) await this.load();
+      }
+    })()
+      .catch((err: Error) => this.onError(err, 'search index: reading written outlets failed'))
+      .finally(() => {
+        this.draining = undefined;
+        if (this.pending.size && !this.reloading) this.drain();
+        else if (!this.reloading) for (const done of this.drained.splice(0)) done();
+      });
+  }
+
+  private restart(err: Error): void {
+    if (this.stopped || this.restarting) return;
+    this.restarting = true;
+    this.onError(err, 'search index: reloading');
+    void this.client?.end().catch(() => {});
+    setTimeout(() => {
+      this.restarting = false;
+      if (!this.stopped) this.connect().catch((e: Error) => this.restart(e));
+    }, 1_000).unref();
+  }
+}
+
+function pick(index: SearchIndex, m: Matched, req: SearchRequest, text: boolean, n: number): Found {
+  return { total: popcount(m.universe), ids: index.page(m, req.sort, req.filter, text, n) };
+}
+
+const page = (found: Found, offset: number): Found => ({ total: found.total, ids: found.ids.slice(offset) });
