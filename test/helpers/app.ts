@@ -46,7 +46,14 @@ export async function setupApp(
   await app.ready();
   // Searches answer 503 while the search index loads: tests start once it is loaded (unless they
   // look at that state themselves).
-  if (opts.searchLoaded !== false) await app.searchEngine.catchUp();
+  // A hang detector, not a speed check: a database that never answers fails here, not by hanging the run.
+  if (opts.searchLoaded !== false) {
+    let timer: NodeJS.Timeout | undefined;
+    const hung = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('the search index did not load within 120 s (pass searchLoaded: false if it cannot)')), 120_000);
+    });
+    await Promise.race([app.searchEngine.catchUp(), hung]).finally(() => clearTimeout(timer));
+  }
   afterAll(async () => {
     await app.close();
     if (!opts.database) await database.drop();
