@@ -6,6 +6,7 @@ import { SlotOrder } from './search-order.js';
 import { SlotLists } from './search-postings.js';
 import { figured, having, type Ordering, rank, type RankingRule } from './search-rules.js';
 import type { Vocabulary } from './search-terms.js';
+import { slotsOf } from './slot-bits.js';
 
 // What outlet search tests, per outlet, in this process's memory: the lexemes of its search_vector
 // and name_vector exactly as PostgreSQL made them (read with tsvector_to_array, so stemming and
@@ -576,16 +577,7 @@ export class SearchIndex implements Vocabulary, FilterView {
 
   /** Outlet ids of the set slots (the candidates a phrase is confirmed on). */
   idsOf(bits: Uint32Array): number[] {
-    const ids: number[] = [];
-    for (let w = 0; w < bits.length; w++) {
-      let b = bits[w]!;
-      while (b !== 0) {
-        const low = b & -b;
-        b ^= low;
-        ids.push(this.ids[(w << 5) + (31 - Math.clz32(low))]!);
-      }
-    }
-    return ids;
+    return slotsOf(bits).map((s) => this.ids[s]!);
   }
 
   /** The bits of these outlets' current slots. */

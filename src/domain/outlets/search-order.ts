@@ -1,3 +1,4 @@
+import { hasSlot } from './slot-bits.js';
 /**
  * The slots of the search index in one sort order (most traffic first, or cheapest first), so that
  * a page is the first slots of the order whose bit is set: a bit test per slot, however the
@@ -82,7 +83,7 @@ export class SlotOrder {
     let i = reverse ? main.length - 1 : 0;
     let j = reverse ? tail.length - 1 : 0;
     let passed = 0;
-    const has = (s: number) => (bits[s >>> 5]! & (1 << (s & 31))) !== 0;
+    const has = (s: number) => hasSlot(bits, s);
     if (tail.length === 0) {
       for (; i >= 0 && i < main.length && slots.length < m; i += step, passed++) if (has(main[i]!)) slots.push(main[i]!);
       return { slots, passed };

@@ -1,5 +1,6 @@
 import { TypedFastBitSet } from 'typedfastbitset';
 import type { SlotOrder } from './search-order.js';
+import { slotsOf } from './slot-bits.js';
 
 // Ranking as rules over one universe of matches (a bitset over the index's slots), the way
 // Meilisearch's ranking rules work: each rule splits the bucket it is given into smaller buckets,
@@ -66,15 +67,7 @@ export function walkFirst(bits: Uint32Array, m: number, order: SlotOrder, revers
 
 /** The set slots, sorted by the order, the first `m`. */
 export function sortFirst(bits: Uint32Array, m: number, order: SlotOrder, reverse: boolean): number[] {
-  const slots: number[] = [];
-  for (let w = 0; w < bits.length; w++) {
-    let b = bits[w]!;
-    while (b !== 0) {
-      const low = b & -b;
-      slots.push((w << 5) + (31 - Math.clz32(low)));
-      b ^= low;
-    }
-  }
+  const slots = slotsOf(bits);
   slots.sort(reverse ? (a, b) => order.before(b, a) : order.before);
   return slots.slice(0, m);
 }

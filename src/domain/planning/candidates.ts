@@ -7,6 +7,7 @@ import type { SearchIndex } from '../outlets/search-index.js';
 import { MATCH_STRENGTH, relevancePart, trafficPart, UNKNOWN_TRACK_RECORD, WEIGHTS, type WordMatch } from './score.js';
 import { lexemesOfWord, lookupTerms, type Vocabulary } from '../outlets/search-terms.js';
 import { parseQuery } from '../outlets/search-text.js';
+import { hasSlot, slotsOf } from '../outlets/slot-bits.js';
 
 /** Outlets the knapsack chooses among (each with its matching offers). */
 export const CANDIDATE_LIMIT = 200;
@@ -123,20 +124,7 @@ function quality(f: ReturnType<SearchIndex['figures']>): number {
   return WEIGHTS.traffic * trafficPart(f.visits, f.verified) + WEIGHTS.trackRecord * track;
 }
 
-const has = (bits: Uint32Array, s: number) => (bits[s >>> 5]! & (1 << (s & 31))) !== 0;
-
-function slotsOf(bits: Uint32Array): number[] {
-  const slots: number[] = [];
-  for (let w = 0; w < bits.length; w++) {
-    let b = bits[w]!;
-    while (b !== 0) {
-      const low = b & -b;
-      b ^= low;
-      slots.push((w << 5) + (31 - Math.clz32(low)));
-    }
-  }
-  return slots;
-}
+const has = hasSlot;
 
 /** The best `n` by score (highest first, then the lowest id). */
 function best<T extends { pre: number; id: number }>(xs: T[], n: number): T[] {
