@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { LRUCache } from 'lru-cache';
 import fp from 'fastify-plugin';
 import type { Clock } from '../../domain/clock.js';
 import { DomainError } from '../../domain/errors.js';
@@ -42,7 +43,8 @@ export interface AuthOptions {
  * (Responses are limited separately, per IP, by the limiter's `ip:` bucket.)
  */
 class UnknownKeyGuard {
-  private readonly misses = new Map<string, { count: number; since: number }>();
+  // At most 100,000 addresses, least recently missed out first; the minute is the injected clock's.
+  private readonly misses = new LRUCache<string, { count: number; since: number }>({ max: 100_000 });
   constructor(
     private readonly clock: Clock,
     private readonly max: number,
@@ -55,7 +57,6 @@ class UnknownKeyGuard {
     const now = this.clock.now();
     const m = this.misses.get(ip);
     if (!m || now - m.since >= 60_000) {
-      if (this.misses.size > 100_000) this.misses.clear();
       this.misses.set(ip, { count: 1, since: now });
     } else m.count++;
   }
