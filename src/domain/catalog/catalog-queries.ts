@@ -1,7 +1,8 @@
 import { LRUCache } from 'lru-cache';
 import type pg from 'pg';
 import { decimalSql, usdCentsToDecimal } from './money.js';
-import { isoSeconds, mediaRules } from './views.js';
+import { isoSeconds } from '../../common/iso-seconds.js';
+import { mediaRules } from './views.js';
 
 // Interface B's reads. Each is one named (prepared) statement scoped to the key's workspace, so
 // a request costs exactly one round trip once the key is cached (perf-notes: a second round trip
