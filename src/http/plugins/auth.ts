@@ -129,18 +129,15 @@ export function createAuthService(opts: AuthOptions): AuthService {
       const hit = principal
         ? opts.limiter.hit(`key:${principal.keyId}`, opts.perKeyPerMinute)
         : opts.limiter.hit(`ip:${request.ip}`, opts.unknownPerIpPerMinute);
-      report(reply, hit instanceof Promise ? await hit : hit);
+      report(reply, await hit);
     },
     async countAddress(request) {
       const limit = await opts.limiter.hit(`ip:${request.ip}`, opts.unknownPerIpPerMinute);
       if (limit.exceeded) throw rateLimited(limit);
     },
     async chargeMore(reply, principal, extra) {
-      // One hit per request (the stores count by one); the first refusal ends it, so a huge
-      // batch costs at most a bucket's worth of hits.
-      let last: LimitResult | undefined;
-      for (let i = 0; i < extra && !last?.exceeded; i++) last = await opts.limiter.hit(`key:${principal.keyId}`, opts.perKeyPerMinute);
-      if (last) report(reply, last);
+      // Counted in one step: a batch past the bucket's end is refused whole.
+      if (extra > 0) report(reply, await opts.limiter.hit(`key:${principal.keyId}`, opts.perKeyPerMinute, extra));
     },
   };
 }
