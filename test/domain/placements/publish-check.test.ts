@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { setupApp } from '../helpers/app.js';
-import { bearer } from '../helpers/fixtures.js';
-import { orderKit } from '../helpers/orders.js';
-import { hang, html, startPages } from '../helpers/pages.js';
+import { setupApp } from '../../helpers/app.js';
+import { bearer } from '../../helpers/fixtures.js';
+import { orderKit } from '../../helpers/orders.js';
+import { hang, html, startPages } from '../../helpers/pages.js';
 
 // The check runs in the server, right after publication: the publish answer does not wait for it,
 // and the order carries its results once it is done (docs/link-guarantee.md).

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { type LiveCheck, liveChecks, type PlacementExpectation } from '../../src/domain/placements/live-checks.js';
-import type { PageResult } from '../../src/outbound/page-fetch.js';
-import { shoeOrder } from '../helpers/placement-expectation.js';
+import { type LiveCheck, liveChecks, type PlacementExpectation } from '../../../src/domain/placements/live-checks.js';
+import type { PageResult } from '../../../src/outbound/page-fetch.js';
+import { shoeOrder } from '../../helpers/placement-expectation.js';
 
 // How the checks read real-world pages (docs/link-checks.md): what a browser shows is what counts,
 // and what search engines accept is what they accept.

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
-import { projectRoot } from '../../src/paths.js';
+import { projectRoot } from '../../../src/paths.js';
 
 // The page pool from JavaScript, as the built server runs it (dist/: page-worker.js beside
 // page-pool.js, no tsx): the placement modules compiled one by one as `npm run build` compiles

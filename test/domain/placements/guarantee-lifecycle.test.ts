@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { buyerOrder, publisherOrder } from '../../src/schemas/orders.js';
-import { ledgerEntry } from '../../src/schemas/ledger.js';
-import { setupApp } from '../helpers/app.js';
-import { bearer } from '../helpers/fixtures.js';
-import { expectLedgerInvariants } from '../helpers/ledger-invariants.js';
-import { linkCheckerFor } from '../helpers/link-checker.js';
-import { DAY, iso, orderKit } from '../helpers/orders.js';
-import { html, startPages } from '../helpers/pages.js';
+import { buyerOrder, publisherOrder } from '../../../src/schemas/orders.js';
+import { ledgerEntry } from '../../../src/schemas/ledger.js';
+import { setupApp } from '../../helpers/app.js';
+import { bearer } from '../../helpers/fixtures.js';
+import { expectLedgerInvariants } from '../../helpers/ledger-invariants.js';
+import { linkCheckerFor } from '../../helpers/link-checker.js';
+import { DAY, iso, orderKit } from '../../helpers/orders.js';
+import { html, startPages } from '../../helpers/pages.js';
 
 // The link guarantee end to end (docs/link-guarantee.md), with real pages on loopback served under
 // the outlet's own domain (OUTBOUND_RESOLVE), a clock the test moves, and the checker and the

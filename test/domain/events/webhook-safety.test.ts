@@ -1,11 +1,11 @@
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { refuseTarget } from '../../src/outbound/address-policy.js';
-import { createOutboundClient } from '../../src/outbound/http-client.js';
-import { setupApp } from '../helpers/app.js';
-import { createTestDatabase } from '../helpers/db.js';
-import { bearer } from '../helpers/fixtures.js';
-import { orderKit } from '../helpers/orders.js';
-import { LiveClock, startReceiver } from '../helpers/receiver.js';
+import { refuseTarget } from '../../../src/outbound/address-policy.js';
+import { createOutboundClient } from '../../../src/outbound/http-client.js';
+import { setupApp } from '../../helpers/app.js';
+import { createTestDatabase } from '../../helpers/db.js';
+import { bearer } from '../../helpers/fixtures.js';
+import { orderKit } from '../../helpers/orders.js';
+import { LiveClock, startReceiver } from '../../helpers/receiver.js';
 
 const HANG = { timeout: 20_000, interval: 20 };
 const fast = { EVENTS_POLL_INTERVAL_MS: 20, WEBHOOK_TIMEOUT_MS: 1000, WEBHOOK_RETRY_BASE_MS: 20, RATE_LIMIT_PER_MINUTE: 100_000 };

@@ -1,11 +1,11 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
-import { publisherOrder } from '../../src/schemas/orders.js';
-import { setupApp } from '../helpers/app.js';
-import { bearer } from '../helpers/fixtures.js';
-import { DAY } from '../helpers/orders.js';
-import { orderKit } from '../helpers/orders.js';
-import { html, startPages } from '../helpers/pages.js';
+import { publisherOrder } from '../../../src/schemas/orders.js';
+import { setupApp } from '../../helpers/app.js';
+import { bearer } from '../../helpers/fixtures.js';
+import { DAY } from '../../helpers/orders.js';
+import { orderKit } from '../../helpers/orders.js';
+import { html, startPages } from '../../helpers/pages.js';
 
 // A publisher's page built to be slow to read must not stall the API (docs/link-checks.md): pages
 // are read in worker threads, with a budget of time and links, and re-checks of one order are

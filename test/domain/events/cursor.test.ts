@@ -1,13 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { withTransaction } from '../../src/db/tx.js';
-import { sequenceEvents } from '../../src/domain/events/sequencer.js';
-import { publisherActions } from '../../src/domain/orders/publisher-actions.js';
-import { durationsFrom } from '../../src/domain/orders/states.js';
-import { setupApp } from '../helpers/app.js';
-import { createTestDatabase } from '../helpers/db.js';
-import { bearer } from '../helpers/fixtures.js';
-import { orderKit } from '../helpers/orders.js';
+import { withTransaction } from '../../../src/db/tx.js';
+import { sequenceEvents } from '../../../src/domain/events/sequencer.js';
+import { publisherActions } from '../../../src/domain/orders/publisher-actions.js';
+import { durationsFrom } from '../../../src/domain/orders/states.js';
+import { setupApp } from '../../helpers/app.js';
+import { createTestDatabase } from '../../helpers/db.js';
+import { bearer } from '../../helpers/fixtures.js';
+import { orderKit } from '../../helpers/orders.js';
 
 const CHANGES = 1000;
 const ORDERS = 20;

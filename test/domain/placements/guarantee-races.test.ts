@@ -1,10 +1,10 @@
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { setupApp } from '../helpers/app.js';
-import { expectLedgerInvariants } from '../helpers/ledger-invariants.js';
-import { linkCheckerFor } from '../helpers/link-checker.js';
-import { DAY, orderKit } from '../helpers/orders.js';
-import { html, startPages } from '../helpers/pages.js';
+import { setupApp } from '../../helpers/app.js';
+import { expectLedgerInvariants } from '../../helpers/ledger-invariants.js';
+import { linkCheckerFor } from '../../helpers/link-checker.js';
+import { DAY, orderKit } from '../../helpers/orders.js';
+import { html, startPages } from '../../helpers/pages.js';
 
 // Each order moves once, whoever gets there first: a re-check against an approval, the sweep's
 // refund against a restoring re-check, and two processes' checkers over the same due checks.

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { setupApp } from '../helpers/app.js';
-import { linkCheckerFor } from '../helpers/link-checker.js';
-import { orderKit } from '../helpers/orders.js';
-import { html, redirect, startPages } from '../helpers/pages.js';
+import { setupApp } from '../../helpers/app.js';
+import { linkCheckerFor } from '../../helpers/link-checker.js';
+import { orderKit } from '../../helpers/orders.js';
+import { html, redirect, startPages } from '../../helpers/pages.js';
 
 // At most LINK_CHECKS_PER_DOMAIN_PER_SECOND fetches of one outlet's domain a second, however many
 // of its placements are due at once (docs/link-guarantee.md). Only the lower bound is asserted:

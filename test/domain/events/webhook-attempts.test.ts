@@ -1,14 +1,14 @@
 import { createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { deliverDue } from '../../src/domain/webhooks/deliver.js';
-import { RESENDS_PER_MINUTE } from '../../src/domain/webhooks/endpoints.js';
-import type { OutboundClient } from '../../src/outbound/http-client.js';
-import { setupApp } from '../helpers/app.js';
-import { createTestDatabase } from '../helpers/db.js';
-import { bearer, workspaceWithKeys } from '../helpers/fixtures.js';
-import { orderKit } from '../helpers/orders.js';
-import { LiveClock, startReceiver } from '../helpers/receiver.js';
+import { deliverDue } from '../../../src/domain/webhooks/deliver.js';
+import { RESENDS_PER_MINUTE } from '../../../src/domain/webhooks/endpoints.js';
+import type { OutboundClient } from '../../../src/outbound/http-client.js';
+import { setupApp } from '../../helpers/app.js';
+import { createTestDatabase } from '../../helpers/db.js';
+import { bearer, workspaceWithKeys } from '../../helpers/fixtures.js';
+import { orderKit } from '../../helpers/orders.js';
+import { LiveClock, startReceiver } from '../../helpers/receiver.js';
 
 const HOUR = 3_600_000;
 const HANG = { timeout: 15_000, interval: 20 };

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { sequenceEvents } from '../../src/domain/events/sequencer.js';
-import { setupApp } from '../helpers/app.js';
-import { bearer } from '../helpers/fixtures.js';
-import { orderKit } from '../helpers/orders.js';
+import { sequenceEvents } from '../../../src/domain/events/sequencer.js';
+import { setupApp } from '../../helpers/app.js';
+import { bearer } from '../../helpers/fixtures.js';
+import { orderKit } from '../../helpers/orders.js';
 
 // A long transaction elsewhere on the database (a bulk import, a migration) must not hold events
 // out of the feed: positions are given at the sequencer's own commit, not below the oldest

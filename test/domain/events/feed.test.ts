@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { withTransaction } from '../../src/db/tx.js';
-import { purgeOldEvents } from '../../src/domain/events/feed.js';
-import { sequenceEvents } from '../../src/domain/events/sequencer.js';
-import { publisherActions } from '../../src/domain/orders/publisher-actions.js';
-import { durationsFrom } from '../../src/domain/orders/states.js';
-import { topUpWorkspace } from '../../src/domain/workspaces/top-up.js';
-import { setApprovalRules } from '../../src/domain/workspaces/workspace-service.js';
-import { buyerOrder, publisherOrder } from '../../src/schemas/orders.js';
-import { publisherEvent, workspaceEvent } from '../../src/schemas/events.js';
-import { setupApp } from '../helpers/app.js';
-import { bearer } from '../helpers/fixtures.js';
-import { articleFor, DAY, orderKit } from '../helpers/orders.js';
+import { withTransaction } from '../../../src/db/tx.js';
+import { purgeOldEvents } from '../../../src/domain/events/feed.js';
+import { sequenceEvents } from '../../../src/domain/events/sequencer.js';
+import { publisherActions } from '../../../src/domain/orders/publisher-actions.js';
+import { durationsFrom } from '../../../src/domain/orders/states.js';
+import { topUpWorkspace } from '../../../src/domain/workspaces/top-up.js';
+import { setApprovalRules } from '../../../src/domain/workspaces/workspace-service.js';
+import { buyerOrder, publisherOrder } from '../../../src/schemas/orders.js';
+import { publisherEvent, workspaceEvent } from '../../../src/schemas/events.js';
+import { setupApp } from '../../helpers/app.js';
+import { bearer } from '../../helpers/fixtures.js';
+import { articleFor, DAY, orderKit } from '../../helpers/orders.js';
 
 const h = await setupApp();
 const { place, buyer, pub, sweep, setup } = orderKit(h);

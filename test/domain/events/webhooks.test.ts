@@ -1,14 +1,14 @@
 import { describe, expect, it, vi } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { eventTypes } from '../../src/domain/events/event-types.js';
-import { createKey } from '../../src/domain/keys/key-service.js';
-import { topUpWorkspace } from '../../src/domain/workspaces/top-up.js';
-import { webhookDelivery, webhookEndpointWithSecret } from '../../src/schemas/events.js';
-import { setupApp } from '../helpers/app.js';
-import { bearer } from '../helpers/fixtures.js';
-import { articleFor, DAY, FAILING_LIVE_CHECKS, orderKit, PASSING_LIVE_CHECKS } from '../helpers/orders.js';
-import { openApiSchemas } from '../helpers/openapi-schema.js';
-import { LiveClock, type Received, startReceiver } from '../helpers/receiver.js';
+import { eventTypes } from '../../../src/domain/events/event-types.js';
+import { createKey } from '../../../src/domain/keys/key-service.js';
+import { topUpWorkspace } from '../../../src/domain/workspaces/top-up.js';
+import { webhookDelivery, webhookEndpointWithSecret } from '../../../src/schemas/events.js';
+import { setupApp } from '../../helpers/app.js';
+import { bearer } from '../../helpers/fixtures.js';
+import { articleFor, DAY, FAILING_LIVE_CHECKS, orderKit, PASSING_LIVE_CHECKS } from '../../helpers/orders.js';
+import { openApiSchemas } from '../../helpers/openapi-schema.js';
+import { LiveClock, type Received, startReceiver } from '../../helpers/receiver.js';
 
 const fast = { OUTBOUND_ALLOW_LOOPBACK: true, EVENTS_POLL_INTERVAL_MS: 20, WEBHOOK_RETRY_BASE_MS: 20, RATE_LIMIT_PER_MINUTE: 100_000 };
 // An attempt timeout longer than any test here runs: on a loaded machine an attempt may take longer
