@@ -33,7 +33,8 @@ function toResult(res: RateLimiterRes, max: number): LimitResult {
  */
 export function createLimiter(redis?: Redis, prefix = 'mkt:'): Limiter {
   const keyPrefix = `${prefix}rl`;
-  // One counter per limit (a key's, an address's), all reading and writing the same buckets.
+  // One counter per limit (a key's, an address's): the library fixes a counter's limit, and a
+  // bucket is always counted against the same one (`key:` buckets a key's, `ip:` an address's).
   const byMax = new Map<number, RateLimiterAbstract>();
   const limiterFor = (max: number): RateLimiterAbstract => {
     let limiter = byMax.get(max);
