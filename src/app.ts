@@ -30,7 +30,7 @@ import { genReqId } from './http/plugins/request-id.js';
 import { idempotencyKeyCheck } from './http/plugins/idempotency.js';
 import { deadlineSweeper } from './http/plugins/sweeper.js';
 import { linkCheckWorker } from './http/plugins/link-check-worker.js';
-import { configuredLinkChecker, outboundPolicyFor } from './domain/placements/configured-checker.js';
+import { configuredLinkChecker, outboundPolicyFor } from './domain/orders/configured-checker.js';
 import { eventWorker } from './http/plugins/event-worker.js';
 import { createOutboundClient } from './outbound/http-client.js';
 import { durationsFrom } from './domain/orders/states.js';

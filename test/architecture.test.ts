@@ -32,6 +32,40 @@ const knownExceptions: Record<string, string> = {};
 
 const layerOf = (file: string) => file.split('/')[1]!;
 
+/**
+ * Inside src/domain/, each folder is an area of the business, and an area imports only the areas
+ * listed for it (docs/architecture.md, "Domain areas"): never one that imports it back, directly
+ * or around a circle. The files directly under src/domain/ (errors, clock, parties, text input…)
+ * are shared leaves any area may import; they import no area.
+ */
+const areaMayImport: Record<string, string[]> = {
+  accounts: ['users', 'workspaces'],
+  catalog: [],
+  events: ['outlets'],
+  fx: [],
+  idempotency: [],
+  keys: ['events', 'outlets'],
+  ledger: ['keys', 'money'],
+  limits: [],
+  money: [],
+  oauth: ['keys', 'users'],
+  orders: ['events', 'idempotency', 'keys', 'ledger', 'money', 'outlets', 'placements', 'users', 'workspaces'],
+  outlets: ['money'],
+  placements: [],
+  planning: ['keys', 'money', 'orders', 'outlets', 'workspaces'],
+  publishers: ['keys', 'ledger', 'money'],
+  sessions: [],
+  users: [],
+  webhooks: ['events', 'idempotency', 'outlets'],
+  workspaces: ['events', 'keys', 'ledger', 'money'],
+};
+
+/** The area of a file under src/domain/: its folder, or `shared` for the files directly under it. */
+const areaOf = (file: string) => {
+  const parts = file.split('/');
+  return parts.length > 3 ? parts[2]! : 'shared';
+};
+
 describe('architecture', () => {
   const graph = importGraph(projectRoot);
 
@@ -59,6 +93,32 @@ describe('architecture', () => {
       }
     }
     expect(breaking).toEqual([]);
+  });
+
+  it('every folder of src/domain/ is an area with its rule', () => {
+    const areas = new Set([...graph.keys()].filter((f) => f.startsWith('src/domain/')).map(areaOf));
+    areas.delete('shared');
+    expect([...areas].filter((a) => !(a in areaMayImport)).sort()).toEqual([]);
+  });
+
+  it('domain areas import only the areas listed for them, and shared leaves import no area', () => {
+    const breaking: string[] = [];
+    for (const [file, targets] of graph) {
+      if (!file.startsWith('src/domain/')) continue;
+      const from = areaOf(file);
+      for (const target of targets) {
+        if (!target.startsWith('src/domain/')) continue;
+        const to = areaOf(target);
+        if (to === from || to === 'shared' || areaMayImport[from]?.includes(to)) continue;
+        breaking.push(`${file} -> ${target}`);
+      }
+    }
+    expect(breaking).toEqual([]);
+  });
+
+  it('no two domain areas depend on each other, directly or around a circle', () => {
+    const areaGraph = new Map(Object.entries(areaMayImport));
+    expect(importCycles(areaGraph).map((areas) => areas.join(' ↔ '))).toEqual([]);
   });
 
   it('no files import each other in a circle', () => {

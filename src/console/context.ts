@@ -5,7 +5,7 @@ import type { MemberRole } from '../common/enums.js';
 import type { Config } from '../config.js';
 import type { Clock } from '../domain/clock.js';
 import type { Durations } from '../domain/orders/states.js';
-import type { LinkChecker } from '../domain/placements/link-checker.js';
+import type { LinkChecker } from '../domain/orders/link-checker.js';
 import type { createUser } from '../domain/users/user-service.js';
 import type { WorkspacesModule } from '../domain/workspaces/workspaces-module.js';
 import type { OAuthInteractions } from '../domain/oauth/interactions.js';

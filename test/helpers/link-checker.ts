@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { afterAll } from 'vitest';
-import { configuredLinkChecker } from '../../src/domain/placements/configured-checker.js';
+import { configuredLinkChecker } from '../../src/domain/orders/configured-checker.js';
 import type { Harness } from './app.js';
 
 /**

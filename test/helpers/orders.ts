@@ -7,7 +7,7 @@ import { durationsFrom, type Durations } from '../../src/domain/orders/states.js
 import { defaultConfig } from '../../src/config.js';
 import { withTransaction } from '../../src/db/tx.js';
 import { lockOrder } from '../../src/domain/orders/transitions.js';
-import { applyCheck, type CheckOutcome } from '../../src/domain/placements/guarantee.js';
+import { applyCheck, type CheckOutcome } from '../../src/domain/orders/guarantee.js';
 import { type LiveCheck, liveCheckNames } from '../../src/domain/placements/live-checks.js';
 
 export const DAY = 86_400_000;

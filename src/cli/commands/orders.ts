@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { durationsFrom } from '../../domain/orders/states.js';
 import { sweepDeadlines } from '../../domain/orders/sweep.js';
 import { systemClock } from '../../domain/clock.js';
-import { configuredLinkChecker } from '../../domain/placements/configured-checker.js';
+import { configuredLinkChecker } from '../../domain/orders/configured-checker.js';
 import { readFlags } from '../args.js';
 import type { Commands } from '../registry.js';
 

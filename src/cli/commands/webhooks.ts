@@ -9,7 +9,7 @@ import {
   rotateSecret,
 } from '../../domain/webhooks/endpoints.js';
 import { CliError, id, listOf, readFlags, str } from '../args.js';
-import { outboundPolicyFor } from '../../domain/placements/configured-checker.js';
+import { outboundPolicyFor } from '../../domain/orders/configured-checker.js';
 import type { Commands } from '../registry.js';
 
 const ownerFlags = { workspace: id.optional(), publisher: id.optional() };

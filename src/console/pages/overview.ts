@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { eventsNeedingAction } from '../../domain/events/action-needed.js';
+import { eventsNeedingAction } from '../../domain/orders/action-needed.js';
 import { latestEvents } from '../../domain/events/feed.js';
 import { listOrders } from '../../domain/orders/order-read.js';
 import { publisherMe } from '../../domain/publishers/publisher-service.js';

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, type FieldErrors, forbidden, notFound } from '../../domain/errors.js';
 import { type EventOwner, type EventType, eventTypes } from '../../domain/events/event-types.js';
-import { outboundPolicyFor } from '../../domain/placements/configured-checker.js';
+import { outboundPolicyFor } from '../../domain/orders/configured-checker.js';
 import { can } from '../../domain/users/permissions.js';
 import { addEndpoint, deleteEndpoint, listDeliveries, listEndpoints, resendDelivery, rotateSecret } from '../../domain/webhooks/endpoints.js';
 import { type ConsoleDeps, type ConsoleTarget, page, targetOf } from '../context.js';

@@ -1,5 +1,5 @@
 import { invalidInput } from '../errors.js';
-import type { Viewer } from '../orders/order-read.js';
+import type { Viewer } from '../parties.js';
 
 /** Every event type, in the order the API documents them. */
 export const orderEventTypes = [

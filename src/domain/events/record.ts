@@ -1,9 +1,6 @@
 import type { Tx } from '../../db/tx.js';
-import type { MessageRow } from '../orders/order-view.js';
-import { messageView, type OrderRow, orderView } from '../orders/order-view.js';
-import { getOrderViews, type OrderViews } from '../orders/order-read.js';
-import type { OrderStatus, Party } from '../orders/states.js';
-import type { EventActor, EventOwner, EventType, OrderEventType } from './event-types.js';
+import type { OrderStatus } from '../../common/enums.js';
+import type { EventActor, EventOwner, EventType } from './event-types.js';
 
 export interface NewEvent {
   type: EventType;
@@ -37,65 +34,4 @@ export async function recordEvents(tx: Tx, list: NewEvent[], now: number): Promi
       new Date(now),
     ],
   });
-}
-
-/** One event per party for each order: the buyer's view to its workspace, the publisher's to the publisher. */
-function perParty(views: OrderViews[], type: OrderEventType, actor: EventActor, previousStatus: OrderStatus | null): NewEvent[] {
-  return views.flatMap((v) => [
-    { type, owner: { party: 'buyer', workspaceId: v.workspaceId }, orderId: v.buyer.id, actor, previousStatus, data: v.buyer },
-    { type, owner: { party: 'publisher', publisherId: v.publisherId }, orderId: v.publisher.id, actor, previousStatus, data: v.publisher },
-  ]);
-}
-
-/**
- * Records an order's change, read after the change inside its transaction, and returns both
- * views so the caller answers with the same state the events carry.
- */
-export async function recordOrderEvent(
-  tx: Tx,
-  type: OrderEventType,
-  orderId: number,
-  change: { actor: EventActor; previousStatus: OrderStatus | null },
-  now: number,
-): Promise<OrderViews> {
-  const [views] = await getOrderViews(tx, [orderId]);
-  if (!views) throw new Error(`order ${orderId} vanished inside its own transaction`);
-  await recordEvents(tx, perParty([views], type, change.actor, change.previousStatus), now);
-  return views;
-}
-
-/**
- * `order.placed` for newly placed orders, in the placing transaction (both parties, each its own
- * view). The placement knows the rows it wrote (a new order has no message yet), so nothing is
- * read back.
- */
-export async function recordOrderPlaced(
-  tx: Tx,
-  placed: Array<{ workspaceId: number; publisherId: number; row: OrderRow }>,
-  now: number,
-): Promise<void> {
-  const views = placed.map((p) => ({
-    workspaceId: p.workspaceId,
-    publisherId: p.publisherId,
-    buyer: orderView(p.row, 'buyer', []),
-    publisher: orderView(p.row, 'publisher', []),
-  }));
-  await recordEvents(tx, perParty(views, 'order.placed', 'buyer', null), now);
-}
-
-/** `order.message_received`, to the party the message is for (the author knows it sent it). */
-export async function recordMessageReceived(
-  tx: Tx,
-  order: { id: number; workspace_id: number; publisher_id: number },
-  message: MessageRow,
-  now: number,
-): Promise<void> {
-  const recipient: Party = message.author === 'buyer' ? 'publisher' : 'buyer';
-  const owner: EventOwner =
-    recipient === 'buyer' ? { party: 'buyer', workspaceId: order.workspace_id } : { party: 'publisher', publisherId: order.publisher_id };
-  await recordEvents(
-    tx,
-    [{ type: 'order.message_received', owner, orderId: order.id, actor: message.author, data: { ...messageView(message), order_id: order.id } }],
-    now,
-  );
 }

@@ -1,10 +1,9 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.js';
-import { apiKeys, publishers } from '../../db/schema/index.js';
+import { apiKeys, publishers, workspaces } from '../../db/schema/index.js';
 import { withTransaction } from '../../db/tx.js';
 import { systemClock, type Clock } from '../clock.js';
 import { DomainError, invalidInput, notFound } from '../errors.js';
-import { requireWorkspace } from '../workspaces/workspace-service.js';
 import { generateRawKey, hashKey, visiblePrefix } from './key-format.js';
 
 export type KeyOwner = { workspaceId: number; canPlaceOrders?: boolean } | { publisherId: number };
@@ -31,8 +30,10 @@ export async function createKey(
   if (Object.values(limits).some((v) => v !== null && v !== undefined) && !('workspaceId' in owner && owner.canPlaceOrders)) {
     throw invalidInput({ limits: ['a budget is for a spending key (one that can place orders)'] });
   }
+  // The owner must exist: a key for a missing workspace or publisher is a 404, not a foreign-key error.
   if ('workspaceId' in owner) {
-    await requireWorkspace(db, owner.workspaceId);
+    const [w] = await db.select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.id, owner.workspaceId));
+    if (!w) throw notFound('Workspace');
   } else {
     const [p] = await db.select({ id: publishers.id }).from(publishers).where(eq(publishers.id, owner.publisherId));
     if (!p) throw notFound('Publisher');

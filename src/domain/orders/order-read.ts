@@ -2,11 +2,12 @@ import type pg from 'pg';
 import type { Tx } from '../../db/tx.js';
 import { notFound } from '../errors.js';
 import { type BuyerOrderView, type MessageRow, messageView, type OrderRow, orderView, type PublisherOrderView } from './order-view.js';
+import type { Viewer } from '../parties.js';
 import { type OrderStatus, type Party, turnOf, orderStatuses } from './states.js';
 
 type Queryable = pg.Pool | Tx;
 
-export type Viewer = { party: 'buyer'; workspaceId: number } | { party: 'publisher'; publisherId: number };
+export type { Viewer };
 
 const SELECT = `
   SELECT o.id, o.workspace_id, o.publisher_id, o.status, o.project_id, o.price, o.publisher_price_cents, o.target_url, o.anchor_text, o.brief,

@@ -6,7 +6,7 @@ import { GroupCommit } from '../../db/group-commit.js';
 import { isDatabaseUnavailable } from '../../db/errors.js';
 import { type Answer, inProgress, type OnceKey, type Outcome, recordEach, recordOnce, type RequestKey, type StoredAnswer } from '../idempotency/record-once.js';
 import type { WorkspacePrincipal } from '../keys/principal.js';
-import { recordOrderPlaced } from '../events/record.js';
+import { recordOrderPlaced } from './order-events.js';
 import { budgetExceeded, type Exhausted, hasSpendLimits, type KeyLimits, overrun, readSpent, recordExhausted, windowsRunOut } from '../keys/budget.js';
 import * as ledger from '../ledger/ledger.js';
 import { formatCents } from '../money/format.js';

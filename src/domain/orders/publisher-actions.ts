@@ -3,10 +3,10 @@ import { type OnceOptions, runOnce } from '../idempotency/record-once.js';
 import type { OrderActionDeps } from './buyer-actions.js';
 import { invalidInput } from '../errors.js';
 import { refuseUrl } from '../../outbound/address-policy.js';
-import { recordMessageReceived, recordOrderEvent } from '../events/record.js';
+import { recordMessageReceived, recordOrderEvent } from './order-events.js';
 import { messageView } from './order-view.js';
 import type { Durations } from './states.js';
-import { scheduleFirstCheck } from '../placements/guarantee.js';
+import { scheduleFirstCheck } from './guarantee.js';
 import { statesFor } from './action-states.js';
 import { addContent, addMessage, enterState, lockOrder, refund, requireStatus } from './transitions.js';
 

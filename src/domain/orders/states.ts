@@ -1,9 +1,9 @@
 import type { Config } from '../../config.js';
 import { orderStatuses, type OrderStatus } from '../../common/enums.js';
+import type { Party } from '../parties.js';
 
-export { orderStatuses, type OrderStatus };
+export { orderStatuses, type OrderStatus, type Party };
 
-export type Party = 'buyer' | 'publisher';
 export type DeadlineKind = 'respond_by' | 'deliver_by' | 'review_by' | 'restore_by';
 
 /** Whose move it is in each state (docs/orders.md). */

@@ -2,9 +2,9 @@ import type pg from 'pg';
 import { isDatabaseUnavailable } from '../../db/errors.js';
 import { withTransaction } from '../../db/tx.js';
 import type { Durations } from './states.js';
-import { recordOrderEvent } from '../events/record.js';
+import { recordOrderEvent } from './order-events.js';
 import { enterState, lockOrder, refund } from './transitions.js';
-import { completePlacement, failedAtReview, refundLostLink } from '../placements/guarantee.js';
+import { completePlacement, failedAtReview, refundLostLink } from './guarantee.js';
 
 export interface SweepResult {
   expired: number;

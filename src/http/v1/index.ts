@@ -17,7 +17,7 @@ import type { OutboundPolicy } from '../../outbound/address-policy.js';
 import { workspacePrincipal } from '../plugins/auth.js';
 import type { Clock } from '../../domain/clock.js';
 import type { Durations } from '../../domain/orders/states.js';
-import type { LinkChecker } from '../../domain/placements/link-checker.js';
+import type { LinkChecker } from '../../domain/orders/link-checker.js';
 import type { Limiter } from '../plugins/rate-limit.js';
 
 export const v1Routes: FastifyPluginAsyncZod<{

@@ -12,7 +12,7 @@ import { idParam } from '../../schemas/outlets.js';
 import { pageEnvelope, paginated, pageQuery } from '../../schemas/pagination.js';
 import type { ActionRequest, OrderRouteDeps } from './orders.js';
 import { BODY_LIMITS } from '../body-limits.js';
-import type { LinkChecker } from '../../domain/placements/link-checker.js';
+import type { LinkChecker } from '../../domain/orders/link-checker.js';
 import { publisherMe } from '../../domain/publishers/publisher-service.js';
 import { publisherMeData } from '../../schemas/me.js';
 

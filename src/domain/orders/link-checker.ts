@@ -1,15 +1,15 @@
 import type pg from 'pg';
 import { withTransaction } from '../../db/tx.js';
 import type { Clock } from '../clock.js';
-import { getOrder } from '../orders/order-read.js';
-import type { PublisherOrderView } from '../orders/order-view.js';
-import type { Durations } from '../orders/states.js';
-import { lockOrder, requireStatus } from '../orders/transitions.js';
-import { statesFor } from '../orders/action-states.js';
+import { getOrder } from './order-read.js';
+import type { PublisherOrderView } from './order-view.js';
+import type { Durations } from './states.js';
+import { lockOrder, requireStatus } from './transitions.js';
+import { statesFor } from './action-states.js';
 import { DomainError } from '../errors.js';
 import { applyCheck, type CheckOutcome } from './guarantee.js';
-import { HostPacing } from './host-pacing.js';
-import type { LiveCheck, PlacementExpectation } from './live-checks.js';
+import { HostPacing } from '../placements/host-pacing.js';
+import type { LiveCheck, PlacementExpectation } from '../placements/live-checks.js';
 
 /**
  * Fetches a live page and checks it (docs/link-checks.md); never throws for what the page does.

@@ -1,7 +1,7 @@
 import type pg from 'pg';
-import { orderStatuses, turnOf } from '../orders/states.js';
-import { type EventView, eventView } from './feed.js';
-import { type EventOwner, ownerColumn, ownerId } from './event-types.js';
+import { orderStatuses, turnOf } from './states.js';
+import { type EventView, eventView } from '../events/feed.js';
+import { type EventOwner, ownerColumn, ownerId } from '../events/event-types.js';
 
 /** How far back the console's overview looks for events that need the person (7 days). */
 export const ACTION_WINDOW_MS = 7 * 86_400_000;

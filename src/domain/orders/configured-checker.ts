@@ -2,10 +2,10 @@ import type pg from 'pg';
 import type { Config } from '../../config.js';
 import { createOutboundClient } from '../../outbound/http-client.js';
 import type { Clock } from '../clock.js';
-import { durationsFrom } from '../orders/states.js';
+import { durationsFrom } from './states.js';
 import { createLinkChecker } from './link-checker.js';
-import { checkPlacement } from './live-checks.js';
-import { createPagePool } from './page-pool.js';
+import { checkPlacement } from '../placements/live-checks.js';
+import { createPagePool } from '../placements/page-pool.js';
 
 /** Where outbound requests (webhooks, link checks) may go, from the settings. */
 export const outboundPolicyFor = (config: Config) => ({ allowLoopback: config.OUTBOUND_ALLOW_LOOPBACK, resolve: config.OUTBOUND_RESOLVE });

@@ -1,8 +1,8 @@
 import type { Tx } from '../../db/tx.js';
-import { recordOrderEvent } from '../events/record.js';
-import { enterState, type LockedOrder, payOut, refund, refundGuarantee, release } from '../orders/transitions.js';
-import { DAY, type Durations } from '../orders/states.js';
-import { livePassed, type LiveCheck } from './live-checks.js';
+import { recordOrderEvent } from './order-events.js';
+import { enterState, type LockedOrder, payOut, refund, refundGuarantee, release } from './transitions.js';
+import { DAY, type Durations } from './states.js';
+import { livePassed, type LiveCheck } from '../placements/live-checks.js';
 
 /**
  * The link guarantee's state changes (docs/link-guarantee.md), each in the caller's transaction
