@@ -12,7 +12,6 @@ export interface CatalogDeps {
   redisPrefix: string;
 }
 
-/** Interface B's catalog: a seller's account and items, and purchase-code validation. */
 /**
  * The brute-force guard on purchase codes (docs/interface-b.md): at most this many "Invalid
  * purchase code" answers per key per fixed one-minute window, then every validation by that key
@@ -21,6 +20,7 @@ export interface CatalogDeps {
  */
 export const INVALID_CODES_PER_MINUTE = 30;
 
+/** Interface B's catalog: a seller's account and items, and purchase-code validation. */
 export function createCatalogModule(deps: CatalogDeps) {
   const { pool } = deps;
   // A lookup the database is too busy to answer in time.
