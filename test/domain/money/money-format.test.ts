@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
-import { formatCents, usdToCents } from '../../src/domain/money/format.js';
+import { formatCents, usdToCents } from '../../../src/domain/money/format.js';
 
 describe('formatCents', () => {
   it('formats US cents exactly, up to the largest balance the ledger holds', () => {

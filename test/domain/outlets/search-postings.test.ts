@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { mulberry32 } from '../../src/demo/outlet-generator.js';
-import { SlotLists } from '../../src/domain/outlets/search-postings.js';
+import { mulberry32 } from '../../../src/demo/outlet-generator.js';
+import { SlotLists } from '../../../src/domain/outlets/search-postings.js';
 
 // The slots of each key, packed at load and added to since: every key gives back exactly its
 // slots once packed, with slots added since, and after packing again.

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../src/config.js';
 
 describe('configuration', () => {
   it('treats empty values as unset, so a copied .env.example starts', () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { formsOf, termsOf } from '../../src/domain/planning/candidates.js';
-import { type KnapsackOption, solveMultipleChoiceKnapsack, solveMultipleChoiceKnapsackAtMost } from '../../src/domain/planning/knapsack.js';
-import { costPart, relevancePart, score, trackRecordPart, trafficPart } from '../../src/domain/planning/score.js';
-import { whyPicked } from '../../src/domain/planning/why.js';
+import { formsOf, termsOf } from '../../../src/domain/planning/candidates.js';
+import { type KnapsackOption, solveMultipleChoiceKnapsack, solveMultipleChoiceKnapsackAtMost } from '../../../src/domain/planning/knapsack.js';
+import { costPart, relevancePart, score, trackRecordPart, trafficPart } from '../../../src/domain/planning/score.js';
+import { whyPicked } from '../../../src/domain/planning/why.js';
 
 interface Item extends KnapsackOption {
   name: string;

@@ -1,14 +1,14 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { outletSorts, outletTypes } from '../../src/domain/outlets/enums.js';
-import { upsertOutlets } from '../../src/domain/outlets/outlet-upsert.js';
-import type { OutletInput } from '../../src/domain/outlets/outlet-input.js';
-import { SearchEngine } from '../../src/domain/outlets/search-engine.js';
-import type { SearchFilter } from '../../src/domain/outlets/search-filter.js';
-import { createPublisher } from '../../src/domain/publishers/publisher-service.js';
-import { offerInput, outletInput } from '../helpers/catalog.js';
-import { createTestDatabase } from '../helpers/db.js';
-import { oracle } from '../helpers/search-oracle.js';
+import { outletSorts, outletTypes } from '../../../src/domain/outlets/enums.js';
+import { upsertOutlets } from '../../../src/domain/outlets/outlet-upsert.js';
+import type { OutletInput } from '../../../src/domain/outlets/outlet-input.js';
+import { SearchEngine } from '../../../src/domain/outlets/search-engine.js';
+import type { SearchFilter } from '../../../src/domain/outlets/search-filter.js';
+import { createPublisher } from '../../../src/domain/publishers/publisher-service.js';
+import { offerInput, outletInput } from '../../helpers/catalog.js';
+import { createTestDatabase } from '../../helpers/db.js';
+import { oracle } from '../../helpers/search-oracle.js';
 
 // The search engine against a brute-force SQL scan (test/helpers/search-oracle.ts), as a
 // property: over generated catalogs whose names and descriptions share a small vocabulary (so

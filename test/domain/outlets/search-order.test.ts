@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { mulberry32 } from '../../src/demo/outlet-generator.js';
-import { SlotOrder } from '../../src/domain/outlets/search-order.js';
+import { mulberry32 } from '../../../src/demo/outlet-generator.js';
+import { SlotOrder } from '../../../src/domain/outlets/search-order.js';
 
 // The slot order a page is walked in: whatever has been added since the last merge (a sorted
 // tail) or dropped (dead slots), the first slots found are those a full sort gives, both ways.

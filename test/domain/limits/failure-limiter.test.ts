@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createFailureLimiter } from '../../src/domain/limits/failure-limiter.js';
-import { testRedisUrl, uniquePrefix } from '../helpers/redis.js';
+import { createFailureLimiter } from '../../../src/domain/limits/failure-limiter.js';
+import { testRedisUrl, uniquePrefix } from '../../helpers/redis.js';
 
 // The failure counter behind the console's sign-in and sign-up limits (docs/console.md).
 

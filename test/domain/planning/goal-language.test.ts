@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { detectLanguage, languageLabel, isLanguageCode, MIN_WORDS_TO_DETECT } from '../../src/domain/planning/language.js';
+import { detectLanguage, languageLabel, isLanguageCode, MIN_WORDS_TO_DETECT } from '../../../src/domain/planning/language.js';
 
 // Goals as buyers write them, with the language they are written in. The numbers in
 // docs/planner.md (which detector, which threshold) were measured on this set.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { liveUrlOn } from '../../src/domain/orders/publisher-actions.js';
+import { liveUrlOn } from '../../../src/domain/orders/publisher-actions.js';
 
 describe('liveUrlOn (publish)', () => {
   const domain = 'outlet.example';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { analyseContent, checkContent, type CheckContext } from '../../src/domain/orders/content-checks.js';
+import { analyseContent, checkContent, type CheckContext } from '../../../src/domain/orders/content-checks.js';
 
 const ctx: CheckContext = { targetUrl: 'https://buyer.example/landing', anchorText: 'best shoes', minWords: 3, maxWords: 50, maxLinks: 2 };
 const status = (body: string, over: Partial<CheckContext> = {}, title = 'A title long enough') =>

@@ -1,13 +1,13 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { upsertOutlets } from '../../src/domain/outlets/outlet-upsert.js';
-import { generateOutlets, runDomainTag } from '../../src/demo/outlet-generator.js';
-import { hydrateStatement } from '../../src/domain/outlets/search.js';
-import { SearchEngine } from '../../src/domain/outlets/search-engine.js';
-import { confirmPhrases } from '../../src/domain/outlets/search-phrase.js';
-import { fetchCandidates, lookUpTerms, termsOf } from '../../src/domain/planning/candidates.js';
-import { createPublisher } from '../../src/domain/publishers/publisher-service.js';
-import { createWorkspace } from '../../src/domain/workspaces/workspace-service.js';
-import { createTestDatabase } from '../helpers/db.js';
+import { upsertOutlets } from '../../../src/domain/outlets/outlet-upsert.js';
+import { generateOutlets, runDomainTag } from '../../../src/demo/outlet-generator.js';
+import { hydrateStatement } from '../../../src/domain/outlets/search.js';
+import { SearchEngine } from '../../../src/domain/outlets/search-engine.js';
+import { confirmPhrases } from '../../../src/domain/outlets/search-phrase.js';
+import { fetchCandidates, lookUpTerms, termsOf } from '../../../src/domain/planning/candidates.js';
+import { createPublisher } from '../../../src/domain/publishers/publisher-service.js';
+import { createWorkspace } from '../../../src/domain/workspaces/workspace-service.js';
+import { createTestDatabase } from '../../helpers/db.js';
 
 // What a search asks of PostgreSQL, over 100,000 generated outlets: the page's rows by primary key
 // (exactly the page's), a phrase confirmed on its candidates by primary key, the planner's

@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { upsertOutlets } from '../../src/domain/outlets/outlet-upsert.js';
-import { feeCents } from '../../src/domain/outlets/fees.js';
-import type { OutletInput } from '../../src/domain/outlets/outlet-input.js';
-import { createPublisher } from '../../src/domain/publishers/publisher-service.js';
-import { offerInput, outletInput } from '../helpers/catalog.js';
-import { createTestDatabase } from '../helpers/db.js';
+import { upsertOutlets } from '../../../src/domain/outlets/outlet-upsert.js';
+import { feeCents } from '../../../src/domain/outlets/fees.js';
+import type { OutletInput } from '../../../src/domain/outlets/outlet-input.js';
+import { createPublisher } from '../../../src/domain/publishers/publisher-service.js';
+import { offerInput, outletInput } from '../../helpers/catalog.js';
+import { createTestDatabase } from '../../helpers/db.js';
 
 const database = await createTestDatabase();
 afterAll(() => database.drop());

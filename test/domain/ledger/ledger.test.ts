@@ -1,11 +1,11 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { topUp, workspaceAccountIds } from '../../src/domain/ledger/ledger-service.js';
-import { MAX_BALANCE_CENTS } from '../../src/domain/ledger/limits.js';
-import { post as postMovements } from '../../src/domain/ledger/ledger.js';
-import { withTransaction } from '../../src/db/tx.js';
-import { createWorkspace } from '../../src/domain/workspaces/workspace-service.js';
-import { createTestDatabase } from '../helpers/db.js';
-import { expectLedgerInvariants } from '../helpers/ledger-invariants.js';
+import { topUp, workspaceAccountIds } from '../../../src/domain/ledger/ledger-service.js';
+import { MAX_BALANCE_CENTS } from '../../../src/domain/ledger/limits.js';
+import { post as postMovements } from '../../../src/domain/ledger/ledger.js';
+import { withTransaction } from '../../../src/db/tx.js';
+import { createWorkspace } from '../../../src/domain/workspaces/workspace-service.js';
+import { createTestDatabase } from '../../helpers/db.js';
+import { expectLedgerInvariants } from '../../helpers/ledger-invariants.js';
 
 const database = await createTestDatabase({ max: 20 });
 afterAll(() => database.drop());
