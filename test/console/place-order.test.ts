@@ -50,9 +50,11 @@ const ordersOf = async (workspaceId: number) =>
     [workspaceId],
   )).rows;
 
-/** The confirmation page's hidden fields (the brief as sent and the idempotency key). */
-function hiddenFields(body: string): Record<string, string> {
+/** The hidden fields of the confirmation page's "Place order" form (the brief as sent and the idempotency key). */
+function hiddenFields(page: string): Record<string, string> {
   const out: Record<string, string> = {};
+  const start = page.search(/<form method="post" action="[^"]+\/place"/);
+  const body = page.slice(start, page.indexOf('</form>', start));
   for (const m of body.matchAll(/<input type="hidden" name="([a-z_]+)" value="([^"]*)">/g)) {
     if (m[1] !== '_csrf') out[m[1]!] = m[2]!.replace(/&amp;/g, '&').replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>');
   }
@@ -91,6 +93,12 @@ describe('placing an order in the console', () => {
     // Reviewing places nothing.
     expect(await ordersOf(ws.workspaceId)).toEqual([]);
     expect(fields.idempotency_key).toMatch(/^[0-9a-f-]{36}$/);
+    expect(fields.intent).toBeUndefined();
+    // "Change the brief" shows the form again as typed.
+    const edit = await owner.c.post(offerUrl(0), { ...brief, intent: 'edit' });
+    expect(edit.statusCode).toBe(200);
+    expect(edit.body).toContain('value="our product"');
+    expect(edit.body).toContain('>A review, please.</textarea>');
 
     const placed = await owner.c.post(`${offerUrl(0)}/place`, fields, { from: offerUrl(0) });
     expect(placed.statusCode, placed.body).toBe(303);

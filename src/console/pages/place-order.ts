@@ -143,10 +143,13 @@ export async function placeOrderPages(app: FastifyInstance, { deps }: { deps: Co
   // The brief: what POST /api/v1/orders takes besides the offer.
   app.get('/outlets/:outletId/offers/:offerId', async (request, reply) => briefPage(request, reply, valuesOf({})));
 
-  // The brief sent: judged, then the confirmation page (nothing is placed yet).
+  // The brief sent: judged, then the confirmation page (nothing is placed yet). "Change the
+  // brief" on the confirmation page sends it back here to be shown again as typed.
   app.post('/outlets/:outletId/offers/:offerId', async (request, reply) => {
     const { target, who } = spenderOf(request);
-    const values = valuesOf((request.body ?? {}) as Form);
+    const body = (request.body ?? {}) as Form;
+    const values = valuesOf(body);
+    if (text(body, 'intent') === 'edit') return briefPage(request, reply, values);
     const { outlet, offer } = await offerOf(deps, request, target.id);
     let input: PlaceOrdersInput;
     try {
@@ -173,7 +176,8 @@ export async function placeOrderPages(app: FastifyInstance, { deps }: { deps: Co
       ],
       short: after < 0,
       // The idempotency key this confirmation carries: sent twice, it places once.
-      hidden: { ...values, idempotency_key: randomUUID() },
+      values,
+      idempotencyKey: randomUUID(),
       action: `${target.href}/outlets/${outlet.id}/offers/${offer.id}/place`,
       edit: `${target.href}/outlets/${outlet.id}/offers/${offer.id}`,
     });
