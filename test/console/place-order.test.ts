@@ -141,6 +141,12 @@ describe('placing an order in the console', () => {
     expect(changed.body).toContain('already placed a different order');
     expect((await ordersOf(w2.workspaceId)).length).toBe(1);
     await expectLedgerInvariants(h.database);
+    // The record is kept 24 h, then the sweep purges it with the REST requests' records.
+    const kept = 'SELECT count(*)::int AS n FROM person_idempotency_records WHERE user_id = $1';
+    expect((await pool.query(kept, [twice.user.id])).rows[0].n).toBe(1);
+    await pool.query(`UPDATE person_idempotency_records SET expires_at = $2 WHERE user_id = $1`, [twice.user.id, new Date(h.clock.now() - 1000)]);
+    await kit.sweep();
+    expect((await pool.query(kept, [twice.user.id])).rows[0].n).toBe(0);
   });
 
   it('bad fields: 422, the brief again with what was typed and each field named', async () => {
@@ -173,6 +179,7 @@ describe('placing an order in the console', () => {
     expect(res.statusCode).toBe(402);
     expect(res.body).toContain('The balance is too low:');
     expect(res.body).toContain('more is needed');
+    expect(res.body).toContain(`value="${TARGET}"`);
     expect(await ordersOf(poor.workspaceId)).toEqual([]);
     await expectLedgerInvariants(h.database);
   });
