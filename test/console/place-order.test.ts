@@ -149,6 +149,25 @@ describe('placing an order in the console', () => {
     expect((await pool.query(kept, [twice.user.id])).rows[0].n).toBe(0);
   });
 
+  it('a price changed after the confirmation page was shown: 409, nothing placed, the new price on the brief', async () => {
+    const { p: p3 } = await kit.setup([{ publisher_price_cents: 10_000 }]);
+    const url = `${w}/outlets/${p3.outletId}/offers/${p3.offers[0]!.id}`;
+    const confirm = await owner.c.post(url, brief);
+    expect(confirm.statusCode).toBe(200);
+    const shown = hiddenFields(confirm.body);
+    expect(Number(shown.quoted_cents)).toBe(p3.offers[0]!.price);
+    await pool.query('UPDATE offers SET publisher_price_cents = publisher_price_cents * 2, fee_cents = fee_cents * 2 WHERE id = $1', [p3.offers[0]!.id]);
+    const before = (await ordersOf(ws.workspaceId)).length;
+    const res = await owner.c.post(`${url}/place`, shown, { from: url });
+    expect(res.statusCode).toBe(409);
+    expect(res.body).toContain('the price changed since the confirmation page');
+    expect((await ordersOf(ws.workspaceId)).length).toBe(before);
+    // A forged confirmation without the price it showed places nothing either.
+    const { quoted_cents: _, ...noQuote } = shown;
+    expect((await owner.c.post(`${url}/place`, noQuote, { from: url })).statusCode).toBe(422);
+    expect((await ordersOf(ws.workspaceId)).length).toBe(before);
+  });
+
   it('bad fields: 422, the brief again with what was typed and each field named', async () => {
     const bad = await owner.c.post(offerUrl(1), { target_url: 'ftp://nowhere', anchor_text: 'x'.repeat(201), brief: '', content_title: 'A title', content: '' });
     expect(bad.statusCode).toBe(422);

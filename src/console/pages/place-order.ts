@@ -135,6 +135,9 @@ export async function placeOrderPages(app: FastifyInstance, { deps }: { deps: Co
     if (err.code === 'idempotency_key_reused') {
       return briefPage(request, reply, values, { status: 422, problem: 'Nothing was placed: this confirmation already placed a different order. Review the order and confirm it again.' });
     }
+    if (err.code === 'quote_changed') {
+      return briefPage(request, reply, values, { status: 409, problem: 'Nothing was placed: the price changed since the confirmation page. The new price is below; review the order again.' });
+    }
     if (err.code === 'insufficient_balance') return briefPage(request, reply, values, { status: 402, problem: `Nothing was placed. ${err.message}` });
     if (err.code === 'approval_required') return briefPage(request, reply, values, { status: 403, problem: `Nothing was placed. ${err.message}` });
     throw err;
@@ -178,6 +181,7 @@ export async function placeOrderPages(app: FastifyInstance, { deps }: { deps: Co
       // The idempotency key this confirmation carries: sent twice, it places once.
       values,
       idempotencyKey: randomUUID(),
+      quotedCents: offer.price,
       action: `${target.href}/outlets/${outlet.id}/offers/${offer.id}/place`,
       edit: `${target.href}/outlets/${outlet.id}/offers/${offer.id}`,
     });
@@ -194,8 +198,13 @@ export async function placeOrderPages(app: FastifyInstance, { deps }: { deps: Co
       const key = text(form, 'idempotency_key');
       if (!/^[0-9a-f-]{36}$/.test(key)) throw invalidInput({ idempotency_key: ['is missing: review the order and confirm it again'] });
       const input = inputOf(offer.id, values);
-      const fingerprint = hash('sha256', canonicalJson([target.id, input]), 'hex');
+      // The price the confirmation page showed: any other is refused (quote_changed), as an MCP
+      // confirmation's is, so nobody pays a price they did not see.
+      const quoted = text(form, 'quoted_cents');
+      if (!/^[1-9][0-9]{0,14}$/.test(quoted)) throw invalidInput({ quoted_cents: ['is missing: review the order and confirm it again'] });
+      const fingerprint = hash('sha256', canonicalJson([target.id, input, quoted]), 'hex');
       answer = await place(deps, who, input, {
+        quotedTotalCents: Number(quoted),
         once: { book: 'person', userId: who.userId, key, fingerprint },
         // Only a success is kept: a refusal may succeed when sent again (after a top-up).
         encode: (o) => (o.ok ? { status: 201, json: JSON.stringify(o.value.map((v) => v.id)) } : undefined),
