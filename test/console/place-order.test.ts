@@ -164,7 +164,9 @@ describe('placing an order in the console', () => {
     expect((await ordersOf(ws.workspaceId)).length).toBe(before);
     // A forged confirmation without the price it showed places nothing either.
     const { quoted_cents: _, ...noQuote } = shown;
-    expect((await owner.c.post(`${url}/place`, noQuote, { from: url })).statusCode).toBe(422);
+    const incomplete = await owner.c.post(`${url}/place`, noQuote, { from: url });
+    expect(incomplete.statusCode).toBe(422);
+    expect(incomplete.body).toContain('the confirmation was incomplete');
     expect((await ordersOf(ws.workspaceId)).length).toBe(before);
   });
 

@@ -130,7 +130,11 @@ export async function placeOrderPages(app: FastifyInstance, { deps }: { deps: Co
   async function refused(request: FastifyRequest, reply: FastifyReply, values: Values, err: unknown) {
     if (!(err instanceof DomainError)) throw err;
     if (err.code === 'invalid_input') {
-      return briefPage(request, reply, values, { status: 422, errors: (err.details.errors ?? {}) as FieldErrors, problem: 'Nothing was placed: check the fields below.' });
+      const errors = (err.details.errors ?? {}) as FieldErrors;
+      // The confirmation's own hidden fields are not on the brief: say what to do instead.
+      const incomplete = 'idempotency_key' in errors || 'quoted_cents' in errors;
+      const problem = incomplete ? 'Nothing was placed: the confirmation was incomplete. Review the order and confirm it again.' : 'Nothing was placed: check the fields below.';
+      return briefPage(request, reply, values, { status: 422, errors, problem });
     }
     if (err.code === 'idempotency_key_reused') {
       return briefPage(request, reply, values, { status: 422, problem: 'Nothing was placed: this confirmation already placed a different order. Review the order and confirm it again.' });
@@ -178,8 +182,8 @@ export async function placeOrderPages(app: FastifyInstance, { deps }: { deps: Co
         { label: 'Available balance after', value: fmt(after) },
       ],
       short: after < 0,
-      // The idempotency key this confirmation carries: sent twice, it places once.
       values,
+      // The idempotency key this confirmation carries (sent twice, it places once) and the price it shows.
       idempotencyKey: randomUUID(),
       quotedCents: offer.price,
       action: `${target.href}/outlets/${outlet.id}/offers/${offer.id}/place`,
