@@ -247,6 +247,7 @@ export const marketplaceApp = fp(
       workspaces,
       durations,
       linkChecker,
+      search: app.searchEngine,
       ...(deps.redis ? { redis: deps.redis } : {}),
       ...(oauth ? { oauth: oauth.interactions } : {}),
     });

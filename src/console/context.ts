@@ -9,6 +9,7 @@ import type { LinkChecker } from '../domain/orders/link-checker.js';
 import type { createUser } from '../domain/users/user-service.js';
 import type { WorkspacesModule } from '../domain/workspaces/workspaces-module.js';
 import type { OAuthInteractions } from '../domain/oauth/interactions.js';
+import type { SearchEngine } from '../domain/outlets/search-engine.js';
 
 /** The database handle the domain's functions take (drizzle over the pool), named without importing the db layer. */
 export type DomainDb = Parameters<typeof createUser>[0];
@@ -24,6 +25,8 @@ export interface ConsoleDeps {
   /** The orders' deadlines and the link checker, as the order routes get them (the orders desk). */
   durations: Durations;
   linkChecker: LinkChecker;
+  /** Outlet search, the engine GET /api/v1/outlets uses (placing an order). */
+  search: SearchEngine;
   /** The OAuth server's interactions (docs/oauth.md); absent when PUBLIC_BASE_URL is unset. */
   oauth?: OAuthInteractions;
 }

@@ -20,6 +20,7 @@ import { keyPages } from './pages/keys.js';
 import { memberPages } from './pages/members.js';
 import { orderActionPages } from './pages/order-actions.js';
 import { orderPages } from './pages/orders.js';
+import { placeOrderPages } from './pages/place-order.js';
 import { webhookPages } from './pages/webhooks.js';
 import { overviewPages } from './pages/overview.js';
 import { oauthConsentPages } from './pages/oauth-consent.js';
@@ -130,6 +131,7 @@ export async function consoleApp(app: FastifyInstance, deps: ConsoleDeps) {
           await target.register(webhookPages, { deps });
           await target.register(orderPages, { deps });
           await target.register(orderActionPages, { deps });
+          await target.register(placeOrderPages, { deps });
           await target.register(connectedAppPages, { deps });
         },
         { prefix },

@@ -159,6 +159,7 @@ export async function orderPages(app: FastifyInstance, { deps }: { deps: Console
       prev: pageNo > 1 ? link(pageNo - 1) : null,
       next: pageNo < pages ? link(pageNo + 1) : null,
       moneyLabel: target.kind === 'workspace' ? 'Price' : 'Payout',
+      placeHref: target.kind === 'workspace' && can(target.role, 'spend') ? `${target.href}/outlets` : null,
     });
   });
 
@@ -181,4 +182,5 @@ export const NOTICES: Record<string, string> = {
   'draft-approved': 'Draft approved: the publisher publishes it.',
   approved: 'Placement approved: the order is completed and the publisher paid.',
   cancelled: 'Cancelled: the price is back in your balance.',
+  placed: 'Placed: the price is held from your balance until you approve the placement (or the order is cancelled, declined or expires).',
 };

@@ -36,7 +36,10 @@ export const orders = pgTable(
     // in the placing transaction, and keys, outlets and publishers are never deleted. A foreign
     // key would cost every placement a locking lookup of a row that all concurrent placements
     // share (the publisher's above all).
-    placedByKeyId: integer('placed_by_key_id').notNull(),
+    placedByKeyId: integer('placed_by_key_id'),
+    // Or the person who placed it in the console (no key, so no key budget counts it). A copy too:
+    // a person who leaves the workspace keeps their orders placed.
+    placedByUserId: integer('placed_by_user_id'),
     outletId: integer('outlet_id').notNull(),
     offerId: integer('offer_id')
       .notNull()
@@ -108,6 +111,7 @@ export const orders = pgTable(
       .where(sql`${t.firstCheckPassed} IS NOT NULL OR ${t.alive30d} IS NOT NULL OR ${t.alive60d} IS NOT NULL`),
     // The link checker reads only orders with a check planned.
     index('orders_link_check_due_idx').on(t.linkCheckDueAt).where(sql`${t.linkCheckDueAt} IS NOT NULL`),
+    check('orders_placed_by', sql`num_nonnulls(${t.placedByKeyId}, ${t.placedByUserId}) = 1`),
     check('orders_amounts', sql`${t.price} = ${t.publisherPriceCents} + ${t.feeCents} AND ${t.publisherPriceCents} > 0 AND ${t.feeCents} >= 0`),
   ],
 );
@@ -163,4 +167,27 @@ export const idempotencyRecords = pgTable(
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
   },
   (t) => [primaryKey({ name: 'idempotency_records_key_pk', columns: [t.apiKeyId, t.key] }), index('idempotency_records_expiry_idx').on(t.expiresAt)],
+);
+
+/**
+ * The console's record-once book (docs/console.md): the outcome of a confirmation form a person
+ * sent, under the idempotency key the form carried, kept 24 h like a REST request's. A person is
+ * not an API key, so these cannot share idempotency_records' key.
+ */
+export const personIdempotencyRecords = pgTable(
+  'person_idempotency_records',
+  {
+    // Users are deleted only with their memberships; a record outliving one answers nobody.
+    userId: integer('user_id').notNull(),
+    key: text('key').notNull(),
+    fingerprint: text('fingerprint').notNull(),
+    responseStatus: integer('response_status').notNull(),
+    responseBody: text('response_body').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [
+    primaryKey({ name: 'person_idempotency_records_key_pk', columns: [t.userId, t.key] }),
+    index('person_idempotency_records_expiry_idx').on(t.expiresAt),
+  ],
 );

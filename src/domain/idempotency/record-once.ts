@@ -14,6 +14,9 @@ import { DomainError, invalidInput } from '../errors.js';
  *   another fingerprint is 422 `idempotency_key_reused`.
  * - `confirmation`: an MCP quote's confirmation token, kept for good. A repeat while the first
  *   still runs waits for it and then answers its stored result.
+ * - `person`: the idempotency key a console confirmation form carries, scoped to the signed-in
+ *   person, kept 24 h. A form sent twice (a double click) waits for the first and answers its
+ *   result, as a confirmation does: the browser shows the second answer, so it must be the first's.
  *
  * The key's lock is a transaction-scoped advisory lock; the lookup is a statement of its own after
  * it, so its snapshot sees the record of a transaction that held the lock until just now.
@@ -23,7 +26,8 @@ export const RETENTION_MS = 24 * 3_600_000;
 
 export type OnceKey =
   | { book: 'request'; apiKeyId: number; key: string; fingerprint: string }
-  | { book: 'confirmation'; apiKeyId: number; tokenId: string; tool: string; argumentsHash: string; expiresAt: number };
+  | { book: 'confirmation'; apiKeyId: number; tokenId: string; tool: string; argumentsHash: string; expiresAt: number }
+  | { book: 'person'; userId: number; key: string; fingerprint: string };
 
 /** What a repeat gets back: a status and the exact JSON text of the first answer. */
 export interface StoredAnswer {
@@ -98,15 +102,29 @@ const statements = {
     name: 'once_find_confirmation',
     text: 'SELECT api_key_id, tool, arguments_hash, result::text AS result FROM mcp_confirmations WHERE token_id = $1',
   },
+  findPerson: {
+    name: 'once_find_person',
+    text: 'SELECT fingerprint, response_status, response_body FROM person_idempotency_records WHERE user_id = $1 AND key = $2 AND expires_at > $3',
+  },
+  storePerson: {
+    name: 'once_store_person',
+    text: `INSERT INTO person_idempotency_records (user_id, key, fingerprint, response_status, response_body, created_at, expires_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7)
+           ON CONFLICT (user_id, key) DO UPDATE
+              SET fingerprint = EXCLUDED.fingerprint, response_status = EXCLUDED.response_status,
+                  response_body = EXCLUDED.response_body, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+            WHERE person_idempotency_records.expires_at <= EXCLUDED.created_at`,
+  },
   storeConfirmation: {
     name: 'once_store_confirmation',
     text: `INSERT INTO mcp_confirmations (token_id, api_key_id, tool, arguments_hash, result, created_at) VALUES ($1, $2, $3, $4, $5::json, $6)`,
   },
 };
 
-// The two books' keys share the advisory lock space of their API key; a collision only makes
-// two unrelated requests wait for each other.
-const lockText = (key: OnceKey) => (key.book === 'request' ? key.key : `confirmation:${key.tokenId}`);
+// The books' keys share one advisory lock space (an API key's id, or a person's); a collision
+// only makes two unrelated requests wait for each other.
+const lockText = (key: OnceKey) => (key.book === 'request' ? key.key : key.book === 'person' ? `person:${key.key}` : `confirmation:${key.tokenId}`);
+const lockSpace = (key: OnceKey) => (key.book === 'person' ? key.userId : key.apiKeyId);
 
 /** The stored answer of a key, read outside any transaction (a used, expired token still replays). */
 export async function findAnswer(q: pg.Pool | Tx, key: OnceKey, now: number): Promise<StoredAnswer | undefined> {
@@ -114,6 +132,16 @@ export async function findAnswer(q: pg.Pool | Tx, key: OnceKey, now: number): Pr
     const { rows } = await q.query<{ fingerprint: string; response_status: number; response_body: string }>({
       ...statements.findRequests,
       values: [[key.apiKeyId], [key.key], new Date(now)],
+    });
+    const r = rows[0];
+    if (!r) return undefined;
+    if (r.fingerprint !== key.fingerprint) throw reusedKey();
+    return { status: r.response_status, json: r.response_body };
+  }
+  if (key.book === 'person') {
+    const { rows } = await q.query<{ fingerprint: string; response_status: number; response_body: string }>({
+      ...statements.findPerson,
+      values: [key.userId, key.key, new Date(now)],
     });
     const r = rows[0];
     if (!r) return undefined;
@@ -135,6 +163,11 @@ async function store(tx: Tx, key: OnceKey, answer: StoredAnswer, now: number): P
     await tx.query({
       ...statements.storeRequests,
       values: [[key.apiKeyId], [key.key], [key.fingerprint], [answer.status], [answer.json], new Date(now), new Date(now + RETENTION_MS)],
+    });
+  } else if (key.book === 'person') {
+    await tx.query({
+      ...statements.storePerson,
+      values: [key.userId, key.key, key.fingerprint, answer.status, answer.json, new Date(now), new Date(now + RETENTION_MS)],
     });
   } else {
     await tx.query({ ...statements.storeConfirmation, values: [key.tokenId, key.apiKeyId, key.tool, key.argumentsHash, answer.json, new Date(now)] });
@@ -164,7 +197,7 @@ export async function recordOnce<T>(pool: pg.Pool, opts: RecordOnceOptions<T>, w
       const { rows } = await tx.query<{ ok: boolean }>({ ...statements.tryLockRequests, values: [[key.apiKeyId], [lockText(key)], null, null] });
       if (!rows[0]!.ok) throw inProgress();
     } else {
-      await tx.query({ ...statements.lock, values: [key.apiKeyId, lockText(key)] });
+      await tx.query({ ...statements.lock, values: [lockSpace(key), lockText(key)] });
     }
     const found = await findAnswer(tx, key, now);
     if (found) return { ...found, replayed: true };

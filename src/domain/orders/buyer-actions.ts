@@ -3,6 +3,7 @@ import type { Tx } from '../../db/tx.js';
 import type { Clock } from '../clock.js';
 import { type Answer, type OnceKey, type OnceOptions, type Outcome, runOnce, type StoredAnswer } from '../idempotency/record-once.js';
 import type { WorkspacePrincipal } from '../keys/principal.js';
+import { type BuyerActor, isMember } from './buyer-actor.js';
 import { recordMessageReceived, recordOrderEvent } from './order-events.js';
 import { messageView } from './order-view.js';
 import { quoteChanged, recheckSpendingKey } from './place-orders.js';
@@ -14,14 +15,7 @@ import { roleIn } from '../users/memberships.js';
 import { statesFor } from './action-states.js';
 import { can } from '../users/permissions.js';
 
-/** A person signed in to the console, acting for a workspace they belong to (no API key involved). */
-export interface WorkspaceMember {
-  workspaceId: number;
-  userId: number;
-}
-
-/** Who acts for the buyer: an API key (REST, MCP) or a member in the console. */
-export type BuyerActor = WorkspacePrincipal | WorkspaceMember;
+export type { BuyerActor, WorkspaceMember } from './buyer-actor.js';
 
 const buyer = (p: BuyerActor) => ({ party: 'buyer' as const, workspaceId: p.workspaceId });
 
@@ -30,7 +24,7 @@ const buyer = (p: BuyerActor) => ({ party: 'buyer' as const, workspaceId: p.work
  * transaction: a key revoked or a role lowered a moment ago no longer pays.
  */
 async function recheckSpender(tx: Tx, p: BuyerActor): Promise<void> {
-  if (!('userId' in p)) return recheckSpendingKey(tx, p.keyId);
+  if (!isMember(p)) return recheckSpendingKey(tx, p.keyId);
   const role = await roleIn(tx, p.userId, { workspaceId: p.workspaceId });
   if (!role) throw notFound('Order');
   if (!can(role, 'spend')) throw forbidden("Only the workspace's owners can approve a placement: approving pays the publisher.");

@@ -1,11 +1,13 @@
 import type pg from 'pg';
 import type { Tx } from '../../db/tx.js';
 import type { Clock } from '../clock.js';
-import { DomainError, invalidInput } from '../errors.js';
+import { DomainError, forbidden, invalidInput, notFound } from '../errors.js';
 import { GroupCommit } from '../../db/group-commit.js';
 import { isDatabaseUnavailable } from '../../db/errors.js';
 import { type Answer, inProgress, type OnceKey, type Outcome, recordEach, recordOnce, type RequestKey, type StoredAnswer } from '../idempotency/record-once.js';
-import type { WorkspacePrincipal } from '../keys/principal.js';
+import type { MemberRole } from '../../common/enums.js';
+import { can } from '../users/permissions.js';
+import { type BuyerActor, isMember } from './buyer-actor.js';
 import { recordOrderPlaced } from './order-events.js';
 import { budgetExceeded, type Exhausted, hasSpendLimits, type KeyLimits, overrun, readSpent, recordExhausted, windowsRunOut } from '../keys/budget.js';
 import * as ledger from '../ledger/ledger.js';
@@ -51,16 +53,17 @@ export interface PlaceOptions {
  * the balance, check, insert the orders, post the ledger movements. Placements that arrive while
  * others run are committed together (`placementGroups`).
  */
-export async function place(deps: PlaceDeps, principal: WorkspacePrincipal, input: PlaceOrdersInput, options: PlaceOptions): Promise<Answer> {
+export async function place(deps: PlaceDeps, principal: BuyerActor, input: PlaceOrdersInput, options: PlaceOptions): Promise<Answer> {
   const content = contentOf(input);
   const { once } = options;
   const job: PlacementJob = {
     workspaceId: principal.workspaceId,
     orders: input.offer_ids.length,
     // A retry of a REST request waiting or running here is refused at once; every other job is
-    // its own (a repeated confirmation waits for the first in its workspace's line, then replays).
+    // its own (a repeated confirmation, or a console form sent twice, waits for the first in its
+    // workspace's line, then replays).
     identity: once?.book === 'request' ? `${once.apiKeyId}:${once.key}` : `job:${++jobs}`,
-    // A placement with content, a confirmation or one without a key runs alone.
+    // A placement with content, a confirmation, a person's or one without a key runs alone.
     grouped: once?.book === 'request' && content === undefined ? once : undefined,
     placement: { principal, input, content, quotedTotalCents: options.quotedTotalCents },
     once,
@@ -153,7 +156,7 @@ function contentOf(input: PlaceOrdersInput) {
 
 /** One placement request, as `placeAll` takes it. */
 export interface Placement {
-  principal: WorkspacePrincipal;
+  principal: BuyerActor;
   input: PlaceOrdersInput;
   content?: ReturnType<typeof contentOf> | undefined;
   quotedTotalCents?: number | undefined;
@@ -165,7 +168,7 @@ export interface Placement {
  */
 export async function placeOrders(
   tx: Tx,
-  principal: WorkspacePrincipal,
+  principal: BuyerActor,
   input: PlaceOrdersInput,
   now: number,
   durations: Durations,
@@ -195,16 +198,17 @@ export async function placeAll(tx: Tx, placements: Placement[], now: number, dur
   const accepted: Array<{ at: number; p: Placement; ctx: PlacementContext; orders: NewOrder[] }> = [];
   for (const [at, p] of placements.entries()) {
     try {
-      const { ctx, offers, total, fmt } = judge(contexts[at], p.input, p.quotedTotalCents);
+      const { ctx, offers, total, fmt } = judge(contexts[at], p.principal, p.input, p.quotedTotalCents);
       const s = spent.get(ctx.budget_id) ?? { day: 0, month: 0 };
       const over = overrun(ctx, s, total, now);
       if (over) throw budgetExceeded(over.window, over.view, total, fmt);
       const w = accounts.get(p.principal.workspaceId)!;
       if (w.availableBalance < total) throw insufficientBalance(total - w.availableBalance, w.availableBalance, fmt);
       w.availableBalance -= total;
-      for (const r of windowsRunOut(ctx, s, total)) {
+      // A person has no key, so no budget (its limits read as none): nothing runs out.
+      if (!isMember(p.principal)) {
         const { keyId, name, prefix, workspaceId } = p.principal;
-        exhausted.push({ ...r, workspaceId, budgetId: ctx.budget_id, key: { id: keyId, name, prefix }, fmt });
+        for (const r of windowsRunOut(ctx, s, total)) exhausted.push({ ...r, workspaceId, budgetId: ctx.budget_id, key: { id: keyId, name, prefix }, fmt });
       }
       s.day += total;
       s.month += total;
@@ -246,8 +250,8 @@ export async function placeAll(tx: Tx, placements: Placement[], now: number, dur
  * Everything placement refuses, except the balance, for a quote (MCP's first step): a revoked
  * key, unknown or inactive offers, another workspace's project, a total above the approval limit.
  */
-export async function checkPlacement(q: pg.Pool | Tx, principal: WorkspacePrincipal, input: PlaceOrdersInput) {
-  return judge((await readContexts(q, [{ principal, input }]))[0], input, undefined);
+export async function checkPlacement(q: pg.Pool | Tx, principal: BuyerActor, input: PlaceOrdersInput) {
+  return judge((await readContexts(q, [{ principal, input }]))[0], principal, input, undefined);
 }
 
 /** A spending key must still be valid inside the transaction that spends (the cache may lag 5 s). */
@@ -292,6 +296,8 @@ interface OfferRow {
 
 interface PlacementContext extends KeyLimits {
   key_ok: boolean | null;
+  /** A person's role in the workspace, read in the placing transaction; null for a key or a non-member. */
+  member_role: MemberRole | null;
   project_ok: boolean;
   max_order_cents: number | null;
   currency: string;
@@ -299,7 +305,8 @@ interface PlacementContext extends KeyLimits {
   offers: OfferRow[];
 }
 
-// What each placement must know besides the balance: the key still valid, the project the
+// What each placement must know besides the balance: the key still valid (or the person's role),
+// the project the
 // workspace's own, the approval limit and currency, and the requested offers (given as text,
 // "1,2,3": one row per placement). A placement also locks the balance rows and reads them in the
 // same statement (`lock`: one round trip fewer); the rest is then read as at the statement's
@@ -308,6 +315,7 @@ const contextsText = (lock: boolean) => `${lock ? `WITH ${ledger.balanceLock('$2
          k.revoked_at IS NULL AND k.can_place_orders AS key_ok,
          k.order_limit_cents::float8 AS order_limit_cents, k.daily_limit_cents::float8 AS daily_limit_cents,
          k.monthly_limit_cents::float8 AS monthly_limit_cents, COALESCE(k.budget_key_id, k.id) AS budget_id,
+         (SELECT m.role FROM memberships m WHERE m.user_id = r.user_id AND m.workspace_id = r.workspace_id) AS member_role,
          (r.project_id IS NULL OR EXISTS (SELECT 1 FROM projects WHERE id = r.project_id AND workspace_id = r.workspace_id)) AS project_ok,
          w.max_order_cents, w.currency, fx.per_usd::float8 AS per_usd,
          COALESCE((SELECT json_agg(x) FROM (
@@ -317,7 +325,7 @@ const contextsText = (lock: boolean) => `${lock ? `WITH ${ledger.balanceLock('$2
              FROM offers f JOIN outlets o ON o.id = f.outlet_id
             WHERE f.id = ANY(string_to_array(r.offer_ids, ',')::int[])) x), '[]'::json) AS offers,
          ${lock ? 'COALESCE((SELECT json_agg(l) FROM locked l WHERE l.workspace_id = r.workspace_id), \'[]\'::json)' : 'NULL::json'} AS balances
-    FROM unnest($1::int[], $2::int[], $3::int[], $4::text[]) WITH ORDINALITY AS r(key_id, workspace_id, project_id, offer_ids, n)
+    FROM unnest($1::int[], $2::int[], $3::int[], $4::text[], $5::int[]) WITH ORDINALITY AS r(key_id, workspace_id, project_id, offer_ids, user_id, n)
     JOIN workspaces w ON w.id = r.workspace_id JOIN fx_rates fx ON fx.currency = w.currency
     LEFT JOIN api_keys k ON k.id = r.key_id
    ORDER BY r.n`;
@@ -330,10 +338,11 @@ async function readContexts(q: pg.Pool | Tx, placements: Array<Pick<Placement, '
   const { rows } = await q.query<ContextRow>({
     ...(lock ? lockStatement : contextStatement),
     values: [
-      placements.map((p) => p.principal.keyId),
+      placements.map((p) => keyIdOf(p.principal)),
       placements.map((p) => p.principal.workspaceId),
       placements.map((p) => p.input.project_id ?? null),
       placements.map((p) => p.input.offer_ids.join(',')),
+      placements.map((p) => (isMember(p.principal) ? p.principal.userId : null)),
     ],
   });
   if (rows.length !== placements.length) throw new Error('a placement has no workspace or currency');
@@ -350,9 +359,25 @@ async function lockAndReadContexts(tx: Tx, placements: Placement[]) {
   return { accounts, contexts };
 }
 
+const keyIdOf = (p: BuyerActor) => (isMember(p) ? null : p.keyId);
+
+/**
+ * Who places must still be allowed to, as read in the placing transaction: a key not revoked
+ * that can place orders, or a person whose role in the workspace may spend (the role table's
+ * `spend`, as approving a placement asks), so a role lowered a moment ago places nothing.
+ */
+function requirePlacer(ctx: PlacementContext | undefined, principal: BuyerActor): asserts ctx is PlacementContext {
+  if (!isMember(principal)) {
+    if (!ctx?.key_ok) throw new DomainError('unauthenticated', 'This key has been revoked.');
+    return;
+  }
+  if (!ctx?.member_role) throw notFound('Workspace');
+  if (!can(ctx.member_role, 'spend')) throw forbidden("Only the workspace's owners can place orders: placing spends the workspace's balance.");
+}
+
 /** The placement rules, in the order a refusal names them; the balance is compared by the caller. */
-function judge(ctx: PlacementContext | undefined, input: PlaceOrdersInput, quotedTotalCents: number | undefined) {
-  if (!ctx?.key_ok) throw new DomainError('unauthenticated', 'This key has been revoked.');
+function judge(ctx: PlacementContext | undefined, principal: BuyerActor, input: PlaceOrdersInput, quotedTotalCents: number | undefined) {
+  requirePlacer(ctx, principal);
   const byId = new Map(ctx.offers.map((f) => [f.id, f]));
   const unknown = input.offer_ids.filter((id) => !byId.get(id)?.active);
   if (unknown.length) throw invalidInput({ offer_ids: [`unknown or inactive offers: ${unknown.join(', ')}`] });
@@ -395,17 +420,17 @@ type Row = { p: Placement; order: NewOrder };
 // inserted, in that order, so sorted they match the rows.
 const insertStatement = {
   name: 'orders_insert',
-  text: `INSERT INTO orders (workspace_id, project_id, placed_by_key_id, target_url, anchor_text, brief,
+  text: `INSERT INTO orders (workspace_id, project_id, placed_by_key_id, placed_by_user_id, target_url, anchor_text, brief,
            outlet_id, offer_id, publisher_id, status, publisher_price_cents, fee_cents, price, content_by, turnaround_days,
            min_words, max_words, max_links, link_type, sponsored_label, deadline_at, state_entered_at, created_at, updated_at)
-         SELECT t.workspace_id, t.project_id, t.key_id, t.target_url, t.anchor_text, t.brief,
+         SELECT t.workspace_id, t.project_id, t.key_id, t.user_id, t.target_url, t.anchor_text, t.brief,
                 t.outlet_id, t.offer_id, t.publisher_id, t.status::order_status, t.pp, t.fee, t.price, t.content_by::content_by,
                 t.turnaround, t.min_words, t.max_words, t.max_links, t.link_type::link_type, t.sponsored_label, t.deadline, $20, $20, $20
            FROM unnest($1::int[], $2::int[], $3::int[], $4::text[], $5::text[], $6::text[], $7::int[], $8::int[], $9::int[],
                        $10::text[], $11::bigint[], $12::bigint[], $13::bigint[], $14::text[], $15::int[], $16::int[], $17::int[],
-                       $18::int[], $19::timestamptz[], $21::text[], $22::boolean[]) WITH ORDINALITY
+                       $18::int[], $19::timestamptz[], $21::text[], $22::boolean[], $23::int[]) WITH ORDINALITY
                 AS t(workspace_id, project_id, key_id, target_url, anchor_text, brief, outlet_id, offer_id, publisher_id, status,
-                     pp, fee, price, content_by, turnaround, min_words, max_words, max_links, deadline, link_type, sponsored_label, n)
+                     pp, fee, price, content_by, turnaround, min_words, max_words, max_links, deadline, link_type, sponsored_label, user_id, n)
           ORDER BY t.n
          RETURNING id`,
 };
@@ -418,7 +443,7 @@ async function insertOrders(tx: Tx, rows: Row[], now: number): Promise<number[]>
     values: [
       rows.map((r) => r.p.principal.workspaceId),
       input('project_id'),
-      rows.map((r) => r.p.principal.keyId),
+      rows.map((r) => keyIdOf(r.p.principal)),
       input('target_url'),
       input('anchor_text'),
       input('brief'),
@@ -438,6 +463,7 @@ async function insertOrders(tx: Tx, rows: Row[], now: number): Promise<number[]>
       new Date(now),
       offer('link_type'),
       offer('sponsored_label'),
+      rows.map((r) => (isMember(r.p.principal) ? r.p.principal.userId : null)),
     ],
   });
   return inserted.map((r) => Number(r.id)).sort((a, b) => a - b);

@@ -60,6 +60,7 @@ export async function sweepDeadlines(pool: pg.Pool, now: number, durations: Dura
     after = { deadline: last.deadline, id: last.id };
   }
   await pool.query({ name: 'idempotency_purge', text: 'DELETE FROM idempotency_records WHERE expires_at <= $1', values: [new Date(now)] });
+  await pool.query({ name: 'person_idempotency_purge', text: 'DELETE FROM person_idempotency_records WHERE expires_at <= $1', values: [new Date(now)] });
   if (failed.length) throw new SweepIncomplete(result, failed);
   return result;
 }

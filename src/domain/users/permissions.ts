@@ -8,7 +8,7 @@ import type { MemberRole } from '../../common/enums.js';
 export type Permission =
   | 'read'
   | 'manage_orders' // submit content, approve drafts, cancel, message (a publisher's: accept, draft, publish…)
-  | 'spend' // pay with the workspace's money: approve a placement (as a spending key does)
+  | 'spend' // pay with the workspace's money: place an order, approve a placement (as a spending key does)
   | 'manage_read_only_keys' // create, revoke, roll keys that cannot spend (publisher keys too)
   | 'manage_spending_keys' // create, revoke, roll keys with "Can place orders"
   | 'manage_rules' // approval rules

@@ -1,0 +1,222 @@
+import { hash, randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { canonicalJson } from '../../common/canonical-json.js';
+import { DomainError, type FieldErrors, forbidden, invalidInput, notFound } from '../../domain/errors.js';
+import type { StoredAnswer } from '../../domain/idempotency/record-once.js';
+import { formatCents } from '../../domain/money/format.js';
+import type { WorkspaceMember } from '../../domain/orders/buyer-actor.js';
+import { checkPlacement, place, type PlaceOrdersInput } from '../../domain/orders/place-orders.js';
+import { getOutlet } from '../../domain/outlets/outlet-detail.js';
+import { outletSearchOf, searchOutlets } from '../../domain/outlets/search.js';
+import { refuseUnstorableText } from '../../domain/text-input.js';
+import { can } from '../../domain/users/permissions.js';
+import { parseUserInput } from '../../domain/users/user-input.js';
+import { outletListQuery } from '../../schemas/outlets.js';
+import { placeOrdersBody } from '../../schemas/orders.js';
+import { type ConsoleDeps, type ConsoleTarget, page, targetOf } from '../context.js';
+
+// Placing an order from the console (docs/console.md, "Placing an order"): search outlets with
+// the engine GET /api/v1/outlets uses, pick an offer, fill the brief POST /api/v1/orders takes,
+// confirm on a page showing the price and the balance after, and `place()` runs: the REST route's
+// domain function, with the signed-in person as the buyer instead of a key.
+
+type Form = Record<string, unknown>;
+const text = (form: Form, name: string) => (typeof form[name] === 'string' ? (form[name] as string) : '');
+
+/** The brief's fields, as POST /api/v1/orders names them. */
+const FIELDS = ['target_url', 'anchor_text', 'brief', 'content_title', 'content'] as const;
+type Values = Record<(typeof FIELDS)[number], string>;
+
+const PER_PAGE = 20;
+const NOT_A_SPENDER = "Only the workspace's owners can place orders: placing spends the workspace's balance.";
+
+function workspaceOf(request: FastifyRequest): ConsoleTarget {
+  const target = targetOf(request);
+  if (target.kind !== 'workspace') throw notFound('Page');
+  return target;
+}
+
+/** The console asks the role table before showing a form; `place()` asks it again inside its transaction. */
+function spenderOf(request: FastifyRequest): { target: ConsoleTarget; who: WorkspaceMember } {
+  const target = workspaceOf(request);
+  if (!can(target.role, 'spend')) throw forbidden(NOT_A_SPENDER);
+  return { target, who: { workspaceId: target.id, userId: request.consoleUser!.id } };
+}
+
+const idParam = (raw: string, what: string) => {
+  if (!/^[1-9][0-9]{0,9}$/.test(raw) || Number(raw) > 2_147_483_647) throw notFound(what);
+  return Number(raw);
+};
+
+/** The outlet and one of its active offers; an unknown, inactive or other outlet's offer does not exist here. */
+async function offerOf(deps: ConsoleDeps, request: FastifyRequest, workspaceId: number) {
+  const params = request.params as { outletId: string; offerId: string };
+  const outlet = await getOutlet(deps.pool, workspaceId, idParam(params.outletId, 'Outlet'));
+  const offer = outlet.offers.find((f) => f.id === idParam(params.offerId, 'Offer'));
+  if (!offer) throw notFound('Offer');
+  return { outlet, offer };
+}
+
+function valuesOf(form: Form): Values {
+  return Object.fromEntries(FIELDS.map((f) => [f, text(form, f)])) as Values;
+}
+
+/**
+ * The form's fields judged by the REST route's own schema (placeOrdersBody): an empty optional
+ * field is one not given, as an API client would leave it out.
+ */
+function inputOf(offerId: number, values: Values): PlaceOrdersInput {
+  refuseUnstorableText(values, 'form');
+  const given = Object.fromEntries(Object.entries(values).filter(([k, v]) => v.trim() !== '' || k === 'target_url'));
+  return parseUserInput(placeOrdersBody, { offer_ids: [offerId], ...given });
+}
+
+export async function placeOrderPages(app: FastifyInstance, { deps }: { deps: ConsoleDeps }) {
+  // Outlets: a text search, as GET /api/v1/outlets?q= answers it.
+  app.get('/outlets', async (request, reply) => {
+    const target = workspaceOf(request);
+    const query = (request.query ?? {}) as Record<string, unknown>;
+    const { q } = parseUserInput(outletListQuery.pick({ q: true }), { q: typeof query.q === 'string' ? query.q : undefined });
+    const pageNo = typeof query.page === 'string' && /^[1-9][0-9]{0,3}$/.test(query.page) ? Number(query.page) : 1;
+    const { items, total } = await searchOutlets(deps.search, deps.pool, target.id, outletSearchOf({ q }), pageNo, PER_PAGE);
+    const pages = Math.max(1, Math.ceil(total / PER_PAGE));
+    const link = (n: number) => `${target.href}/outlets?${q ? `q=${encodeURIComponent(q)}&` : ''}page=${n}`;
+    return page(request, reply, 'outlets', {
+      title: 'Place an order',
+      section: 'orders',
+      q: q ?? '',
+      total,
+      outlets: items.map((o) => ({ href: `${target.href}/outlets/${o.id}`, name: o.name, domain: o.domain, from: o.from_price_formatted, visits: o.traffic.monthly_visits })),
+      pageNo,
+      pages,
+      prev: pageNo > 1 ? link(pageNo - 1) : null,
+      next: pageNo < pages ? link(pageNo + 1) : null,
+      maySpend: can(target.role, 'spend'),
+    });
+  });
+
+  // One outlet's active offers, each with its "Order" link.
+  app.get('/outlets/:outletId', async (request, reply) => {
+    const target = workspaceOf(request);
+    const outlet = await getOutlet(deps.pool, target.id, idParam((request.params as { outletId: string }).outletId, 'Outlet'));
+    return page(request, reply, 'outlet', {
+      title: outlet.name,
+      section: 'orders',
+      outlet,
+      back: `${target.href}/outlets`,
+      offers: outlet.offers.map((f) => ({ ...f, href: `${target.href}/outlets/${outlet.id}/offers/${f.id}` })),
+      maySpend: can(target.role, 'spend'),
+    });
+  });
+
+  async function briefPage(request: FastifyRequest, reply: FastifyReply, values: Values, extras: { status?: number; errors?: FieldErrors; problem?: string } = {}) {
+    const { target } = spenderOf(request);
+    const { outlet, offer } = await offerOf(deps, request, target.id);
+    if (extras.status) reply.code(extras.status);
+    return page(request, reply, 'order-new', {
+      title: `Order from ${outlet.name}`,
+      section: 'orders',
+      outlet,
+      offer,
+      action: `${target.href}/outlets/${outlet.id}/offers/${offer.id}`,
+      back: `${target.href}/outlets/${outlet.id}`,
+      values,
+      errors: extras.errors ?? {},
+      ...(extras.problem ? { problem: extras.problem } : {}),
+    });
+  }
+
+  /** A refusal of the domain's the person can act on, shown on the brief form with what they typed. */
+  async function refused(request: FastifyRequest, reply: FastifyReply, values: Values, err: unknown) {
+    if (!(err instanceof DomainError)) throw err;
+    if (err.code === 'invalid_input') {
+      const errors = (err.details.errors ?? {}) as FieldErrors;
+      // The confirmation's own hidden fields are not on the brief: say what to do instead.
+      const incomplete = 'idempotency_key' in errors || 'quoted_cents' in errors;
+      const problem = incomplete ? 'Nothing was placed: the confirmation was incomplete. Review the order and confirm it again.' : 'Nothing was placed: check the fields below.';
+      return briefPage(request, reply, values, { status: 422, errors, problem });
+    }
+    if (err.code === 'idempotency_key_reused') {
+      return briefPage(request, reply, values, { status: 422, problem: 'Nothing was placed: this confirmation already placed a different order. Review the order and confirm it again.' });
+    }
+    if (err.code === 'quote_changed') {
+      return briefPage(request, reply, values, { status: 409, problem: 'Nothing was placed: the price changed since the confirmation page. The new price is below; review the order again.' });
+    }
+    if (err.code === 'insufficient_balance') return briefPage(request, reply, values, { status: 402, problem: `Nothing was placed. ${err.message}` });
+    if (err.code === 'approval_required') return briefPage(request, reply, values, { status: 403, problem: `Nothing was placed. ${err.message}` });
+    throw err;
+  }
+
+  // The brief: what POST /api/v1/orders takes besides the offer.
+  app.get('/outlets/:outletId/offers/:offerId', async (request, reply) => briefPage(request, reply, valuesOf({})));
+
+  // The brief sent: judged, then the confirmation page (nothing is placed yet). "Change the
+  // brief" on the confirmation page sends it back here to be shown again as typed.
+  app.post('/outlets/:outletId/offers/:offerId', async (request, reply) => {
+    const { target, who } = spenderOf(request);
+    const body = (request.body ?? {}) as Form;
+    const values = valuesOf(body);
+    if (text(body, 'intent') === 'edit') return briefPage(request, reply, values);
+    const { outlet, offer } = await offerOf(deps, request, target.id);
+    let input: PlaceOrdersInput;
+    try {
+      input = inputOf(offer.id, values);
+      // Every rule placement checks but the balance (the quote's check, as MCP's first step).
+      await checkPlacement(deps.pool, who, input);
+    } catch (err) {
+      return refused(request, reply, values, err);
+    }
+    const [summary, settings] = await Promise.all([deps.workspaces.summary(target.id), deps.workspaces.settings.get(target.id)]);
+    const fmt = (c: number) => formatCents(c, settings.currency, settings.perUsd);
+    const after = summary.balance - offer.price;
+    return page(request, reply, 'order-place', {
+      title: `Confirm the order from ${outlet.name}`,
+      section: 'orders',
+      heading: `Place an order with ${outlet.name}?`,
+      offer,
+      outlet,
+      input,
+      figures: [
+        { label: 'Price', value: offer.price_formatted },
+        { label: 'Available balance now', value: summary.balance_formatted },
+        { label: 'Available balance after', value: fmt(after) },
+      ],
+      short: after < 0,
+      values,
+      // The idempotency key this confirmation carries (sent twice, it places once) and the price it shows.
+      idempotencyKey: randomUUID(),
+      quotedCents: offer.price,
+      action: `${target.href}/outlets/${outlet.id}/offers/${offer.id}/place`,
+      edit: `${target.href}/outlets/${outlet.id}/offers/${offer.id}`,
+    });
+  });
+
+  // Confirmed: the REST route's place(), kept once under the form's idempotency key.
+  app.post('/outlets/:outletId/offers/:offerId/place', async (request, reply) => {
+    const { target, who } = spenderOf(request);
+    const form = (request.body ?? {}) as Form;
+    const values = valuesOf(form);
+    const { offer } = await offerOf(deps, request, target.id);
+    let answer: StoredAnswer;
+    try {
+      const key = text(form, 'idempotency_key');
+      if (!/^[0-9a-f-]{36}$/.test(key)) throw invalidInput({ idempotency_key: ['is missing: review the order and confirm it again'] });
+      const input = inputOf(offer.id, values);
+      // The price the confirmation page showed: any other is refused (quote_changed), as an MCP
+      // confirmation's is, so nobody pays a price they did not see.
+      const quoted = text(form, 'quoted_cents');
+      if (!/^[1-9][0-9]{0,14}$/.test(quoted)) throw invalidInput({ quoted_cents: ['is missing: review the order and confirm it again'] });
+      const fingerprint = hash('sha256', canonicalJson([target.id, input, quoted]), 'hex');
+      answer = await place(deps, who, input, {
+        quotedTotalCents: Number(quoted),
+        once: { book: 'person', userId: who.userId, key, fingerprint },
+        // Only a success is kept: a refusal may succeed when sent again (after a top-up).
+        encode: (o) => (o.ok ? { status: 201, json: JSON.stringify(o.value.map((v) => v.id)) } : undefined),
+      });
+    } catch (err) {
+      return refused(request, reply, values, err);
+    }
+    const [id] = JSON.parse(answer.json) as number[];
+    return reply.redirect(`${target.href}/orders/${id}?done=placed`, 303);
+  });
+}
