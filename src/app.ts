@@ -172,7 +172,6 @@ export const marketplaceApp = fp(
     const workspaces = createWorkspacesModule({ pool: deps.database.pool, clock });
     const catalog = createCatalogModule({
       pool: deps.database.pool,
-      clock,
       ...(deps.redis ? { redis: deps.redis } : {}),
       redisPrefix: deps.config.REDIS_KEY_PREFIX,
     });
