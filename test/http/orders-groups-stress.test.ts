@@ -46,7 +46,7 @@ describe('group commit under load', () => {
   it('200 placements over 5 workspaces from two instances, with rows held from outside, cancels, approvals, top-ups and sweeps', async () => {
     const p = await publisherWithOutlet(database, [{ publisher_price_cents: 1000 }, { publisher_price_cents: 1500 }]);
     const [o1, o2] = p.offers;
-    const wss = await Promise.all(Array.from({ length: 5 }, () => workspaceWithKeys(database.db, { balanceCents: 40_000 })));
+    const wss = await Promise.all(Array.from({ length: 5 }, () => workspaceWithKeys(database.pool, { balanceCents: 40_000 })));
     // Earlier orders: some live and waiting for approval, the others to cancel or to expire.
     const live: Array<{ ws: number; id: number }> = [];
     const expiring: Array<{ ws: number; id: number }> = [];

@@ -1,9 +1,8 @@
-import type pg from 'pg';
-import type { Tx } from '../../db/tx.js';
+import type { Db } from '../../db/handle.js';
 import { isoSeconds } from '../outlets/outlet-view.js';
 import { type EventActor, type EventOwner, type EventType, eventId, ownerColumn, ownerId } from './event-types.js';
 
-type Queryable = pg.Pool | Tx;
+type Queryable = Db;
 
 export interface EventView {
   id: string;
@@ -104,7 +103,7 @@ const PURGE_BATCH = 1000;
  * first, a batch at a time. Positions follow commit order and creation times nearly so, which
  * lets the walk stop at the first batch that is not entirely old, without an index on created_at.
  */
-export async function purgeOldEvents(pool: pg.Pool, now: number, retentionDays: number): Promise<number> {
+export async function purgeOldEvents(pool: Db, now: number, retentionDays: number): Promise<number> {
   const cutoff = new Date(now - retentionDays * 86_400_000);
   let purged = 0;
   for (;;) {

@@ -1,4 +1,4 @@
-import type { Tx } from '../../db/tx.js';
+import type { Db } from '../../db/handle.js';
 import type { MessageRow } from '../orders/order-view.js';
 import { messageView, type OrderRow, orderView } from '../orders/order-view.js';
 import { getOrderViews, type OrderViews } from '../orders/order-read.js';
@@ -19,7 +19,7 @@ export interface NewEvent {
  * Writes events in the caller's transaction (the outbox): they exist if and only if the change
  * they describe commits. Nothing is sent from here; the sequencer positions them after commit.
  */
-export async function recordEvents(tx: Tx, list: NewEvent[], now: number): Promise<void> {
+export async function recordEvents(tx: Db, list: NewEvent[], now: number): Promise<void> {
   if (list.length === 0) return;
   await tx.query({
     name: 'events_record',
@@ -52,7 +52,7 @@ function perParty(views: OrderViews[], type: OrderEventType, actor: EventActor, 
  * views so the caller answers with the same state the events carry.
  */
 export async function recordOrderEvent(
-  tx: Tx,
+  tx: Db,
   type: OrderEventType,
   orderId: number,
   change: { actor: EventActor; previousStatus: OrderStatus | null },
@@ -70,7 +70,7 @@ export async function recordOrderEvent(
  * read back.
  */
 export async function recordOrderPlaced(
-  tx: Tx,
+  tx: Db,
   placed: Array<{ workspaceId: number; publisherId: number; row: OrderRow }>,
   now: number,
 ): Promise<void> {
@@ -85,7 +85,7 @@ export async function recordOrderPlaced(
 
 /** `order.message_received`, to the party the message is for (the author knows it sent it). */
 export async function recordMessageReceived(
-  tx: Tx,
+  tx: Db,
   order: { id: number; workspace_id: number; publisher_id: number },
   message: MessageRow,
   now: number,

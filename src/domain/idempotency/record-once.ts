@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { type Tx, withTransaction } from '../../db/tx.js';
+import { type Db, withTransaction } from '../../db/handle.js';
 import type { Clock } from '../clock.js';
 import { DomainError, invalidInput } from '../errors.js';
 
@@ -109,7 +109,7 @@ const statements = {
 const lockText = (key: OnceKey) => (key.book === 'request' ? key.key : `confirmation:${key.tokenId}`);
 
 /** The stored answer of a key, read outside any transaction (a used, expired token still replays). */
-export async function findAnswer(q: pg.Pool | Tx, key: OnceKey, now: number): Promise<StoredAnswer | undefined> {
+export async function findAnswer(q: Db, key: OnceKey, now: number): Promise<StoredAnswer | undefined> {
   if (key.book === 'request') {
     const { rows } = await q.query<{ fingerprint: string; response_status: number; response_body: string }>({
       ...statements.findRequests,
@@ -130,7 +130,7 @@ export async function findAnswer(q: pg.Pool | Tx, key: OnceKey, now: number): Pr
   return { status: 200, json: r.result };
 }
 
-async function store(tx: Tx, key: OnceKey, answer: StoredAnswer, now: number): Promise<void> {
+async function store(tx: Db, key: OnceKey, answer: StoredAnswer, now: number): Promise<void> {
   if (key.book === 'request') {
     await tx.query({
       ...statements.storeRequests,
@@ -149,7 +149,7 @@ const SAVEPOINT = 'record_once_work';
  * the refused work. A repeat of a kept key answers the stored bytes with `replayed: true` and
  * runs nothing.
  */
-export async function recordOnce<T>(pool: pg.Pool, opts: RecordOnceOptions<T>, work: (tx: Tx) => Promise<T>): Promise<Answer> {
+export async function recordOnce<T>(pool: Db, opts: RecordOnceOptions<T>, work: (tx: Db) => Promise<T>): Promise<Answer> {
   const { key, now, encode } = opts;
   // Without a key nothing is kept: a refusal is thrown and its transaction rolls back.
   if (!key) return { ...(await withTransaction(pool, async (tx) => encode({ ok: true, value: await work(tx) })!)), replayed: false };
@@ -196,7 +196,7 @@ export interface OnceOptions<T> {
  * One action as an adapter calls it: its own transaction at the clock's time, kept once under
  * `options.once` (`recordOnce`), answered as `options.encode` says.
  */
-export function runOnce<T>(deps: { pool: pg.Pool; clock: Clock }, options: OnceOptions<T>, work: (tx: Tx, now: number) => Promise<T>): Promise<Answer> {
+export function runOnce<T>(deps: { pool: pg.Pool; clock: Clock }, options: OnceOptions<T>, work: (tx: Db, now: number) => Promise<T>): Promise<Answer> {
   const now = deps.clock.now();
   return recordOnce(deps.pool, { key: options.once, now, encode: options.encode }, (tx) => work(tx, now));
 }
@@ -220,10 +220,10 @@ export type EachResult = { ok: true; value: Answer } | { ok: false; error: unkno
  * undone for one item), and anything it throws fails every item.
  */
 export async function recordEach<T>(
-  pool: pg.Pool,
+  pool: Db,
   items: Array<EachItem<T>>,
   now: number,
-  work: (tx: Tx, admitted: number[]) => Promise<Array<Outcome<T>>>,
+  work: (tx: Db, admitted: number[]) => Promise<Array<Outcome<T>>>,
   /** How long the transaction may wait for any one lock (none: the statement timeout). */
   lockTimeoutMs?: number,
 ): Promise<EachResult[]> {

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Tx } from '../../db/tx.js';
+import type { Db } from '../../db/handle.js';
 import type { Clock } from '../clock.js';
 import { type Answer, type OnceKey, type OnceOptions, type Outcome, runOnce, type StoredAnswer } from '../idempotency/record-once.js';
 import type { WorkspacePrincipal } from '../keys/principal.js';
@@ -29,7 +29,7 @@ const buyer = (p: BuyerActor) => ({ party: 'buyer' as const, workspaceId: p.work
  * Paying needs a spending key, or a member whose role may spend, checked inside the paying
  * transaction: a key revoked or a role lowered a moment ago no longer pays.
  */
-async function recheckSpender(tx: Tx, p: BuyerActor): Promise<void> {
+async function recheckSpender(tx: Db, p: BuyerActor): Promise<void> {
   if (!('userId' in p)) return recheckSpendingKey(tx, p.keyId);
   const role = await roleIn(tx, p.userId, { workspaceId: p.workspaceId });
   if (!role) throw notFound('Order');
@@ -40,7 +40,7 @@ async function recheckSpender(tx: Tx, p: BuyerActor): Promise<void> {
 export function buyerActions(durations: Durations) {
   return {
     /** awaiting_content → awaiting_acceptance with the buyer's content. */
-    async submitContent(tx: Tx, p: BuyerActor, orderId: number, content: { title: string; body: string }, now: number) {
+    async submitContent(tx: Db, p: BuyerActor, orderId: number, content: { title: string; body: string }, now: number) {
       const order = await lockOrder(tx, orderId, buyer(p));
       requireStatus(order, statesFor('submitContent'), 'submit content');
       await addContent(tx, order, content, 'buyer', now);
@@ -49,7 +49,7 @@ export function buyerActions(durations: Durations) {
     },
 
     /** draft_review → publishing. */
-    async approveDraft(tx: Tx, p: BuyerActor, orderId: number, now: number) {
+    async approveDraft(tx: Db, p: BuyerActor, orderId: number, now: number) {
       const order = await lockOrder(tx, orderId, buyer(p));
       requireStatus(order, statesFor('approveDraft'), 'approve the draft');
       await enterState(tx, order, 'publishing', now, durations, { publishingBuyerContent: false });
@@ -57,7 +57,7 @@ export function buyerActions(durations: Durations) {
     },
 
     /** live_review → completed, paying the publisher and the fee from escrow. */
-    async approvePlacement(tx: Tx, p: BuyerActor, orderId: number, now: number) {
+    async approvePlacement(tx: Db, p: BuyerActor, orderId: number, now: number) {
       await recheckSpender(tx, p);
       const order = await lockOrder(tx, orderId, buyer(p));
       requireStatus(order, statesFor('approvePlacement'), 'approve the placement');
@@ -66,7 +66,7 @@ export function buyerActions(durations: Durations) {
     },
 
     /** Before the publisher has started: cancelled, with the price back in the available balance. */
-    async cancel(tx: Tx, p: BuyerActor, orderId: number, now: number) {
+    async cancel(tx: Db, p: BuyerActor, orderId: number, now: number) {
       const order = await lockOrder(tx, orderId, buyer(p));
       requireStatus(order, statesFor('cancel'), 'cancel');
       const previousStatus = order.status;
@@ -75,7 +75,7 @@ export function buyerActions(durations: Durations) {
       return (await recordOrderEvent(tx, 'order.cancelled', orderId, { actor: 'buyer', previousStatus }, now)).buyer;
     },
 
-    async message(tx: Tx, p: BuyerActor, orderId: number, body: string, now: number) {
+    async message(tx: Db, p: BuyerActor, orderId: number, body: string, now: number) {
       const order = await lockOrder(tx, orderId, buyer(p));
       const message = await addMessage(tx, orderId, 'buyer', body, now);
       await recordMessageReceived(tx, order, message, now);

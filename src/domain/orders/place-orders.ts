@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Tx } from '../../db/tx.js';
+import type { Db } from '../../db/handle.js';
 import type { Clock } from '../clock.js';
 import { DomainError, invalidInput } from '../errors.js';
 import { GroupCommit } from '../../db/group-commit.js';
@@ -164,7 +164,7 @@ export interface Placement {
  * insert the orders (with the buyer's content), post their escrow movements.
  */
 export async function placeOrders(
-  tx: Tx,
+  tx: Db,
   principal: WorkspacePrincipal,
   input: PlaceOrdersInput,
   now: number,
@@ -184,7 +184,7 @@ export async function placeOrders(
  * events. A refusal is that
  * placement's outcome and writes nothing; the others go on.
  */
-export async function placeAll(tx: Tx, placements: Placement[], now: number, durations: Durations): Promise<Array<Outcome<BuyerOrderView[]>>> {
+export async function placeAll(tx: Db, placements: Placement[], now: number, durations: Durations): Promise<Array<Outcome<BuyerOrderView[]>>> {
   const { accounts, contexts } = await lockAndReadContexts(tx, placements);
   // What each limited key's budget spent, read after the lock (a key without limits reads
   // nothing); each accepted order below adds to it, so the ones after count it.
@@ -246,12 +246,12 @@ export async function placeAll(tx: Tx, placements: Placement[], now: number, dur
  * Everything placement refuses, except the balance, for a quote (MCP's first step): a revoked
  * key, unknown or inactive offers, another workspace's project, a total above the approval limit.
  */
-export async function checkPlacement(q: pg.Pool | Tx, principal: WorkspacePrincipal, input: PlaceOrdersInput) {
+export async function checkPlacement(q: Db, principal: WorkspacePrincipal, input: PlaceOrdersInput) {
   return judge((await readContexts(q, [{ principal, input }]))[0], input, undefined);
 }
 
 /** A spending key must still be valid inside the transaction that spends (the cache may lag 5 s). */
-export async function recheckSpendingKey(tx: Tx, keyId: number): Promise<void> {
+export async function recheckSpendingKey(tx: Db, keyId: number): Promise<void> {
   const { rows } = await tx.query<{ ok: boolean }>({
     name: 'key_recheck_spending',
     text: 'SELECT (revoked_at IS NULL AND can_place_orders) AS ok FROM api_keys WHERE id = $1',
@@ -326,7 +326,7 @@ const lockStatement = { name: 'orders_placement_lock_contexts', text: contextsTe
 
 type ContextRow = PlacementContext & { balances: ledger.BalanceRow[] | null };
 
-async function readContexts(q: pg.Pool | Tx, placements: Array<Pick<Placement, 'principal' | 'input'>>, lock = false): Promise<ContextRow[]> {
+async function readContexts(q: Db, placements: Array<Pick<Placement, 'principal' | 'input'>>, lock = false): Promise<ContextRow[]> {
   const { rows } = await q.query<ContextRow>({
     ...(lock ? lockStatement : contextStatement),
     values: [
@@ -341,7 +341,7 @@ async function readContexts(q: pg.Pool | Tx, placements: Array<Pick<Placement, '
 }
 
 /** Locks every placement's balance rows and reads the placements' contexts, in one statement. */
-async function lockAndReadContexts(tx: Tx, placements: Placement[]) {
+async function lockAndReadContexts(tx: Db, placements: Placement[]) {
   const contexts = await readContexts(tx, placements, true);
   const accounts = ledger.lockedAccounts(
     placements.map((p) => p.principal.workspaceId),
@@ -410,7 +410,7 @@ const insertStatement = {
          RETURNING id`,
 };
 
-async function insertOrders(tx: Tx, rows: Row[], now: number): Promise<number[]> {
+async function insertOrders(tx: Db, rows: Row[], now: number): Promise<number[]> {
   const input = <K extends keyof PlaceOrdersInput>(k: K) => rows.map((r) => r.p.input[k] ?? null);
   const offer = <K extends keyof OfferRow>(k: K) => rows.map((r) => r.order.offer[k]);
   const { rows: inserted } = await tx.query<{ id: number }>({
@@ -443,7 +443,7 @@ async function insertOrders(tx: Tx, rows: Row[], now: number): Promise<number[]>
   return inserted.map((r) => Number(r.id)).sort((a, b) => a - b);
 }
 
-async function insertContent(tx: Tx, rows: Row[], ids: number[], now: number) {
+async function insertContent(tx: Db, rows: Row[], ids: number[], now: number) {
   const withContent = rows.flatMap((r, k) => (r.p.content ? [{ id: ids[k]!, content: r.p.content, checks: r.order.checks }] : []));
   await tx.query({
     name: 'orders_insert_content',
