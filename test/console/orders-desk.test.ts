@@ -272,7 +272,7 @@ describe('the orders desk', () => {
     pages['/role-post'] = html(`<p><a href="${TARGET}">our product</a></p>`);
     expect((await kit.pub(m.p.publisherKey, `${id}/publish`, { live_url: site.url('/role-post', DOMAIN) })).statusCode).toBe(200);
     const deps = { pool: h.database.pool, clock: h.clock, durations: durationsFrom(h.config) };
-    const unkept = { once: undefined, encode: (o: { ok: boolean }) => (o.ok ? { status: 200, json: '' } : undefined) };
+    const unkept = { once: undefined };
     const boss = await person('Bo Owner');
     await addMember(h.database.pool, { workspaceId: m.ws.workspaceId }, boss.user.id, 'owner');
     // The page was opened as an owner; the role is lowered before the click.

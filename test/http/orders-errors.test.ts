@@ -251,7 +251,7 @@ describe('POST /api/v1/orders — errors', () => {
     expect(again.statusCode).toBe(402);
     expect(again.headers['idempotent-replayed']).toBeUndefined();
     const { rows } = await h.database.pool.query(
-      `SELECT response_status, created_at FROM idempotency_records WHERE key = 'poor-twice'`,
+      `SELECT outcome, created_at FROM idempotency_records WHERE key = 'poor-twice'`,
     );
     expect(rows).toHaveLength(1);
     expect(rows[0].created_at.getTime()).toBe(h.clock.now());

@@ -118,8 +118,8 @@ describe('placements committed as a group', () => {
     const recordTx = await writers('idempotency_records', `api_key_id = $1 AND key IN ('new-1', 'new-2', 'new-3')`, [ws.spendKeyId]);
     expect(orderTx.size).toBe(1);
     expect(recordTx).toEqual(orderTx);
-    const { rows: keys } = await database.pool.query<{ key: string; response_status: number }>(
-      'SELECT key, response_status FROM idempotency_records WHERE api_key_id = $1 ORDER BY key',
+    const { rows: keys } = await database.pool.query<{ key: string }>(
+      'SELECT key FROM idempotency_records WHERE api_key_id = $1 ORDER BY key',
       [ws.spendKeyId],
     );
     expect(keys.map((k) => k.key)).toEqual(['ahead-2', `ahead-${ws.workspaceId}`, 'done', 'new-1', 'new-2', 'new-3'].sort());

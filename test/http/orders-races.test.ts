@@ -101,8 +101,8 @@ describe('races', () => {
     expect(refusals.filter((r) => r.headers['idempotent-replayed'] !== 'true')).toHaveLength(1);
     expect(new Set(refusals.map((r) => r.body)).size).toBe(1);
     for (const r of results.filter((x) => x.statusCode === 409)) expect(r.json().code).toBe('idempotency_in_progress');
-    const { rows } = await database.pool.query(`SELECT response_status FROM idempotency_records WHERE key = 'poor-key'`);
-    expect(rows).toEqual([{ response_status: 402 }]);
+    const { rows } = await database.pool.query(`SELECT outcome::json -> 'error' ->> 'code' AS code FROM idempotency_records WHERE key = 'poor-key'`);
+    expect(rows).toEqual([{ code: 'insufficient_balance' }]);
     const replay = await place(ws.spendKey, [p.offers[0]!.id], 'poor-key');
     expect(replay.statusCode).toBe(402);
     expect(replay.headers['idempotent-replayed']).toBe('true');

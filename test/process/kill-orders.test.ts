@@ -85,7 +85,7 @@ describe('SIGKILL in the middle of a burst of orders', () => {
 
     // Every key ended as exactly one placement of all 20 offers: whole orders, charged once.
     const { rows: perKey } = await database.pool.query(
-      `SELECT r.key, jsonb_array_length(r.response_body::jsonb->'data') AS n FROM idempotency_records r WHERE r.key LIKE 'burst-%'`,
+      `SELECT r.key, json_array_length(r.outcome::json -> 'value') AS n FROM idempotency_records r WHERE r.key LIKE 'burst-%'`,
     );
     expect(perKey.length).toBe(firstAnswers.size);
     expect(perKey.every((r) => r.n === 20)).toBe(true);

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Db } from '../../db/handle.js';
 import type { Clock } from '../clock.js';
-import { type Answer, type OnceKey, type OnceOptions, type Outcome, runOnce, type StoredAnswer } from '../idempotency/record-once.js';
+import { type Kept, type OnceKey, type OnceOptions, runOnce } from '../idempotency/record-once.js';
 import type { WorkspacePrincipal } from '../keys/principal.js';
 import { recordMessageReceived, recordOrderEvent } from '../events/record.js';
 import { messageView } from './order-view.js';
@@ -97,18 +97,18 @@ export interface OrderActionDeps {
 /**
  * The buyer's actions as routes and tools call them: one call each, in its own transaction, kept
  * once under `options.once` (a REST Idempotency-Key; none: not kept) and answered as
- * `options.encode` says.
+ * its outcome; each adapter encodes it.
  */
 export const buyerOrders = {
-  submitContent: (deps: OrderActionDeps, p: BuyerActor, orderId: number, content: { title: string; body: string }, options: OnceOptions<ResultOf<'submitContent'>>) =>
+  submitContent: (deps: OrderActionDeps, p: BuyerActor, orderId: number, content: { title: string; body: string }, options: OnceOptions) =>
     runOnce(deps, options, (tx, now) => buyerActions(deps.durations).submitContent(tx, p, orderId, content, now)),
-  approveDraft: (deps: OrderActionDeps, p: BuyerActor, orderId: number, options: OnceOptions<ResultOf<'approveDraft'>>) =>
+  approveDraft: (deps: OrderActionDeps, p: BuyerActor, orderId: number, options: OnceOptions) =>
     runOnce(deps, options, (tx, now) => buyerActions(deps.durations).approveDraft(tx, p, orderId, now)),
-  approve: (deps: OrderActionDeps, p: BuyerActor, orderId: number, options: OnceOptions<ApprovedOrder>) =>
+  approve: (deps: OrderActionDeps, p: BuyerActor, orderId: number, options: OnceOptions) =>
     runOnce(deps, options, (tx, now) => buyerActions(deps.durations).approvePlacement(tx, p, orderId, now)),
-  cancel: (deps: OrderActionDeps, p: BuyerActor, orderId: number, options: OnceOptions<ResultOf<'cancel'>>) =>
+  cancel: (deps: OrderActionDeps, p: BuyerActor, orderId: number, options: OnceOptions) =>
     runOnce(deps, options, (tx, now) => buyerActions(deps.durations).cancel(tx, p, orderId, now)),
-  message: (deps: OrderActionDeps, p: BuyerActor, orderId: number, body: string, options: OnceOptions<ResultOf<'message'>>) =>
+  message: (deps: OrderActionDeps, p: BuyerActor, orderId: number, body: string, options: OnceOptions) =>
     runOnce(deps, options, (tx, now) => buyerActions(deps.durations).message(tx, p, orderId, body, now)),
 };
 
@@ -124,9 +124,8 @@ export async function approveConfirmed(
     once: OnceKey;
     quotedTotalCents: number;
     fmt: (cents: number) => string;
-    encode: (outcome: Outcome<ApprovedOrder>) => StoredAnswer | undefined;
   },
-): Promise<Answer> {
+): Promise<Kept<ApprovedOrder>> {
   return runOnce(deps, options, async (tx, now) => {
     const order = await buyerActions(deps.durations).approvePlacement(tx, p, orderId, now);
     if (order.price !== options.quotedTotalCents) throw quoteChanged(options.quotedTotalCents, order.price, options.fmt);

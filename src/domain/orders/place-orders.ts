@@ -4,7 +4,7 @@ import type { Clock } from '../clock.js';
 import { DomainError, invalidInput } from '../errors.js';
 import { GroupCommit } from '../../db/group-commit.js';
 import { isDatabaseUnavailable } from '../../db/errors.js';
-import { type Answer, inProgress, type OnceKey, type Outcome, recordEach, recordOnce, type RequestKey, type StoredAnswer } from '../idempotency/record-once.js';
+import { inProgress, type Kept, type OnceKey, type Outcome, recordEach, recordOnce, type RequestKey } from '../idempotency/record-once.js';
 import type { WorkspacePrincipal } from '../keys/principal.js';
 import { recordOrderPlaced } from '../events/record.js';
 import { budgetExceeded, type Exhausted, hasSpendLimits, type KeyLimits, overrun, readSpent, recordExhausted, windowsRunOut } from '../keys/budget.js';
@@ -38,8 +38,8 @@ export interface PlaceDeps {
 export interface PlaceOptions {
   /** Where the outcome is kept once: a REST Idempotency-Key or an MCP confirmation. */
   once: OnceKey | undefined;
-  /** How the new orders, or a refusal worth keeping, are answered (status and JSON text). */
-  encode: (outcome: Outcome<BuyerOrderView[]>) => StoredAnswer | undefined;
+  /** Which refusals are kept with it (none unless said; the new orders always are). */
+  keeps?: ((error: DomainError) => boolean) | undefined;
   /** The total a quote showed the user: any other total is refused (quote_changed). */
   quotedTotalCents?: number;
 }
@@ -51,7 +51,7 @@ export interface PlaceOptions {
  * the balance, check, insert the orders, post the ledger movements. Placements that arrive while
  * others run are committed together (`placementGroups`).
  */
-export async function place(deps: PlaceDeps, principal: WorkspacePrincipal, input: PlaceOrdersInput, options: PlaceOptions): Promise<Answer> {
+export async function place(deps: PlaceDeps, principal: WorkspacePrincipal, input: PlaceOrdersInput, options: PlaceOptions): Promise<Kept<BuyerOrderView[]>> {
   const content = contentOf(input);
   const { once } = options;
   const job: PlacementJob = {
@@ -64,7 +64,7 @@ export async function place(deps: PlaceDeps, principal: WorkspacePrincipal, inpu
     grouped: once?.book === 'request' && content === undefined ? once : undefined,
     placement: { principal, input, content, quotedTotalCents: options.quotedTotalCents },
     once,
-    encode: options.encode,
+    keeps: options.keeps,
   };
   return placementGroups(deps).run(job);
 }
@@ -78,7 +78,7 @@ interface PlacementJob {
   grouped: RequestKey | undefined;
   placement: Placement;
   once: OnceKey | undefined;
-  encode: PlaceOptions['encode'];
+  keeps: PlaceOptions['keeps'];
 }
 
 /** The most orders a group places (a placement may hold up to 50). */
@@ -89,7 +89,7 @@ const MAX_GROUP_ORDERS = 100;
  */
 const GROUP_LOCK_TIMEOUT_MS = 250;
 
-const groups = new WeakMap<pg.Pool, GroupCommit<PlacementJob, Answer>>();
+const groups = new WeakMap<pg.Pool, GroupCommit<PlacementJob, Kept<BuyerOrderView[]>>>();
 
 /**
  * Group commit, per pool: placements that arrive while the groups running take all but one of the
@@ -101,7 +101,7 @@ const groups = new WeakMap<pg.Pool, GroupCommit<PlacementJob, Answer>>();
  * longer than GROUP_LOCK_TIMEOUT_MS, or fails, puts its placements back to run alone. Waiting
  * here longer than a request may wait for a connection is the same 503.
  */
-function placementGroups(deps: PlaceDeps): GroupCommit<PlacementJob, Answer> {
+function placementGroups(deps: PlaceDeps): GroupCommit<PlacementJob, Kept<BuyerOrderView[]>> {
   const existing = groups.get(deps.pool);
   if (existing) return existing;
   const { pool, clock, durations } = deps;
@@ -111,11 +111,11 @@ function placementGroups(deps: PlaceDeps): GroupCommit<PlacementJob, Answer> {
     return recordOnce(
       pool,
       // Every refusal comes before the first write, so a kept one has nothing to undo.
-      { key: job.once, now, encode: job.encode, refusesBeforeWriting: true },
+      { key: job.once, now, keeps: job.keeps, refusesBeforeWriting: true },
       (tx) => placeOrders(tx, job.placement.principal, job.placement.input, now, durations, job.placement),
     );
   };
-  const created = new GroupCommit<PlacementJob, Answer>({
+  const created = new GroupCommit<PlacementJob, Kept<BuyerOrderView[]>>({
     // Every connection but one for groups: the one left serves lone placements and other routes.
     inFlight: Math.max(1, (pool.options.max ?? 10) - 1),
     maxWeight: MAX_GROUP_ORDERS,
@@ -133,7 +133,7 @@ function placementGroups(deps: PlaceDeps): GroupCommit<PlacementJob, Answer> {
       const now = clock.now();
       return recordEach(
         pool,
-        batch.map((job) => ({ key: job.grouped!, encode: job.encode })),
+        batch.map((job) => ({ key: job.grouped!, keeps: job.keeps })),
         now,
         (tx, admitted) => placeAll(tx, admitted.map((i) => batch[i]!.placement), now, durations),
         GROUP_LOCK_TIMEOUT_MS,

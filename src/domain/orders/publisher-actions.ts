@@ -114,17 +114,17 @@ type ResultOf<K extends keyof Steps> = Awaited<ReturnType<Steps[K]>>;
 
 /**
  * The publisher's actions as routes call them: one call each, in its own transaction, kept once
- * under `options.once` (a REST Idempotency-Key; none: not kept) and answered as `options.encode` says.
+ * under `options.once` (a REST Idempotency-Key; none: not kept) and answered as its outcome; each adapter encodes it.
  */
 export const publisherOrders = {
-  accept: (deps: OrderActionDeps, publisherId: number, orderId: number, options: OnceOptions<ResultOf<'accept'>>) =>
+  accept: (deps: OrderActionDeps, publisherId: number, orderId: number, options: OnceOptions) =>
     runOnce(deps, options, (tx, now) => publisherActions(deps.durations).accept(tx, publisherId, orderId, now)),
-  decline: (deps: OrderActionDeps, publisherId: number, orderId: number, reason: string, options: OnceOptions<ResultOf<'decline'>>) =>
+  decline: (deps: OrderActionDeps, publisherId: number, orderId: number, reason: string, options: OnceOptions) =>
     runOnce(deps, options, (tx, now) => publisherActions(deps.durations).decline(tx, publisherId, orderId, reason, now)),
-  submitDraft: (deps: OrderActionDeps, publisherId: number, orderId: number, draft: { title: string; body: string }, options: OnceOptions<ResultOf<'submitDraft'>>) =>
+  submitDraft: (deps: OrderActionDeps, publisherId: number, orderId: number, draft: { title: string; body: string }, options: OnceOptions) =>
     runOnce(deps, options, (tx, now) => publisherActions(deps.durations).submitDraft(tx, publisherId, orderId, draft, now)),
-  publish: (deps: OrderActionDeps, publisherId: number, orderId: number, liveUrl: string, options: OnceOptions<ResultOf<'publish'>>) =>
+  publish: (deps: OrderActionDeps, publisherId: number, orderId: number, liveUrl: string, options: OnceOptions) =>
     runOnce(deps, options, (tx, now) => publisherActions(deps.durations).publish(tx, publisherId, orderId, liveUrl, now)),
-  message: (deps: OrderActionDeps, publisherId: number, orderId: number, body: string, options: OnceOptions<ResultOf<'message'>>) =>
+  message: (deps: OrderActionDeps, publisherId: number, orderId: number, body: string, options: OnceOptions) =>
     runOnce(deps, options, (tx, now) => publisherActions(deps.durations).message(tx, publisherId, orderId, body, now)),
 };

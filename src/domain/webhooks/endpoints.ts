@@ -226,16 +226,16 @@ export interface EndpointActionDeps {
 
 /**
  * The endpoint changes as routes call them: one call each, in its own transaction, kept once
- * under `options.once` (a REST Idempotency-Key; none: not kept) and answered as `options.encode` says.
+ * under `options.once` (a REST Idempotency-Key; none: not kept) and answered as its outcome; each adapter encodes it.
  */
 export const webhookEndpoints = {
   /** The URL is checked first, outside any transaction: resolving its host may take a while. */
-  async create(deps: EndpointActionDeps, owner: EventOwner, input: EndpointInput, options: OnceOptions<Created>) {
+  async create(deps: EndpointActionDeps, owner: EventOwner, input: EndpointInput, options: OnceOptions) {
     const url = await checkEndpointUrl(input.url, deps.outboundPolicy);
     return runOnce(deps, options, (tx, now) => createEndpoint(tx, owner, { ...input, url }, now));
   },
-  rotateSecret: (deps: EndpointActionDeps, owner: EventOwner, id: number, options: OnceOptions<Created>) =>
+  rotateSecret: (deps: EndpointActionDeps, owner: EventOwner, id: number, options: OnceOptions) =>
     runOnce(deps, options, (tx, now) => rotateSecret(tx, owner, id, now)),
-  resend: (deps: EndpointActionDeps, owner: EventOwner, endpointId: number, deliveryId: number, options: OnceOptions<DeliveryView>) =>
+  resend: (deps: EndpointActionDeps, owner: EventOwner, endpointId: number, deliveryId: number, options: OnceOptions) =>
     runOnce(deps, options, (tx, now) => resendDelivery(tx, owner, endpointId, deliveryId, now)),
 };
