@@ -391,55 +391,52 @@ interface NewOrder {
 
 type Row = { p: Placement; order: NewOrder };
 
-// One row per new order, in the placements' order; ids come from the column default as rows are
-// inserted, in that order, so sorted they match the rows.
+// One row per new order, in the placements' order, sent as one JSON parameter of named fields
+// (nothing to count); ids come from the column default as rows are inserted, in that order, so
+// sorted they match the rows.
 const insertStatement = {
   name: 'orders_insert',
   text: `INSERT INTO orders (workspace_id, project_id, placed_by_key_id, target_url, anchor_text, brief,
            outlet_id, offer_id, publisher_id, status, publisher_price_cents, fee_cents, price, content_by, turnaround_days,
            min_words, max_words, max_links, link_type, sponsored_label, deadline_at, state_entered_at, created_at, updated_at)
-         SELECT t.workspace_id, t.project_id, t.key_id, t.target_url, t.anchor_text, t.brief,
-                t.outlet_id, t.offer_id, t.publisher_id, t.status::order_status, t.pp, t.fee, t.price, t.content_by::content_by,
-                t.turnaround, t.min_words, t.max_words, t.max_links, t.link_type::link_type, t.sponsored_label, t.deadline, $20, $20, $20
-           FROM unnest($1::int[], $2::int[], $3::int[], $4::text[], $5::text[], $6::text[], $7::int[], $8::int[], $9::int[],
-                       $10::text[], $11::bigint[], $12::bigint[], $13::bigint[], $14::text[], $15::int[], $16::int[], $17::int[],
-                       $18::int[], $19::timestamptz[], $21::text[], $22::boolean[]) WITH ORDINALITY
-                AS t(workspace_id, project_id, key_id, target_url, anchor_text, brief, outlet_id, offer_id, publisher_id, status,
-                     pp, fee, price, content_by, turnaround, min_words, max_words, max_links, deadline, link_type, sponsored_label, n)
+         SELECT t.workspace_id, t.project_id, t.placed_by_key_id, t.target_url, t.anchor_text, t.brief,
+                t.outlet_id, t.offer_id, t.publisher_id, t.status, t.publisher_price_cents, t.fee_cents, t.price, t.content_by,
+                t.turnaround_days, t.min_words, t.max_words, t.max_links, t.link_type, t.sponsored_label, t.deadline_at, $2, $2, $2
+           FROM json_to_recordset($1::json) AS t(
+                  n int, workspace_id int, project_id int, placed_by_key_id int, target_url text, anchor_text text, brief text,
+                  outlet_id int, offer_id int, publisher_id int, status order_status, publisher_price_cents bigint, fee_cents bigint,
+                  price bigint, content_by content_by, turnaround_days int, min_words int, max_words int, max_links int,
+                  link_type link_type, sponsored_label boolean, deadline_at timestamptz)
           ORDER BY t.n
          RETURNING id`,
 };
 
 async function insertOrders(tx: Db, rows: Row[], now: number): Promise<number[]> {
-  const input = <K extends keyof PlaceOrdersInput>(k: K) => rows.map((r) => r.p.input[k] ?? null);
-  const offer = <K extends keyof OfferRow>(k: K) => rows.map((r) => r.order.offer[k]);
-  const { rows: inserted } = await tx.query<{ id: number }>({
-    ...insertStatement,
-    values: [
-      rows.map((r) => r.p.principal.workspaceId),
-      input('project_id'),
-      rows.map((r) => r.p.principal.keyId),
-      input('target_url'),
-      input('anchor_text'),
-      input('brief'),
-      offer('outlet_id'),
-      offer('id'),
-      offer('publisher_id'),
-      rows.map((r) => r.order.status),
-      offer('publisher_price_cents'),
-      offer('fee_cents'),
-      offer('price'),
-      offer('content_by'),
-      offer('turnaround_days'),
-      offer('min_words'),
-      offer('max_words'),
-      offer('max_links'),
-      rows.map((r) => r.order.deadline),
-      new Date(now),
-      offer('link_type'),
-      offer('sponsored_label'),
-    ],
-  });
+  const named = rows.map(({ p, order: { offer, status, deadline } }, n) => ({
+    n,
+    workspace_id: p.principal.workspaceId,
+    project_id: p.input.project_id ?? null,
+    placed_by_key_id: p.principal.keyId,
+    target_url: p.input.target_url,
+    anchor_text: p.input.anchor_text ?? null,
+    brief: p.input.brief ?? null,
+    outlet_id: offer.outlet_id,
+    offer_id: offer.id,
+    publisher_id: offer.publisher_id,
+    status,
+    publisher_price_cents: offer.publisher_price_cents,
+    fee_cents: offer.fee_cents,
+    price: offer.price,
+    content_by: offer.content_by,
+    turnaround_days: offer.turnaround_days,
+    min_words: offer.min_words,
+    max_words: offer.max_words,
+    max_links: offer.max_links,
+    link_type: offer.link_type,
+    sponsored_label: offer.sponsored_label,
+    deadline_at: deadline,
+  }));
+  const { rows: inserted } = await tx.query<{ id: number }>({ ...insertStatement, values: [JSON.stringify(named), new Date(now)] });
   return inserted.map((r) => Number(r.id)).sort((a, b) => a - b);
 }
 
