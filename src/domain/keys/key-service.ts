@@ -212,7 +212,7 @@ export async function rollKey(db: Db, scope: KeyScope, keyId: number, graceHours
     throw invalidInput({ grace_hours: [`must be a whole number of hours from 0 to ${MAX_ROLL_GRACE_HOURS}`] });
   }
   const now = clock.now();
-  const { column, id: scopeId } = 'workspaceId' in scope ? { column: 'workspace_id', id: scope.workspaceId } : { column: 'publisher_id', id: scope.publisherId };
+  const { column, id: scopeId } = 'workspaceId' in scope ? ({ column: 'workspace_id', id: scope.workspaceId } as const) : ({ column: 'publisher_id', id: scope.publisherId } as const);
   const raw = generateRawKey();
   return withTransaction(db, async (tx) => {
     const { rows } = await tx.query<{ name: string; can_place_orders: boolean; can_manage_webhooks: boolean; revoked_at: Date | null; expires_at: Date | null }>(
