@@ -2,8 +2,6 @@ import type { Db } from '../../db/handle.js';
 import { isoSeconds } from '../outlets/outlet-view.js';
 import { type EventActor, type EventOwner, type EventType, eventId, ownerColumn, ownerId } from './event-types.js';
 
-type Queryable = Db;
-
 export interface EventView {
   id: string;
   type: EventType;
@@ -54,7 +52,7 @@ function where(owner: EventOwner, f: EventFilters) {
 }
 
 /** The owner's events, newest first, a page at a time. */
-export async function listEvents(q: Queryable, owner: EventOwner, f: EventFilters, page: number, perPage: number) {
+export async function listEvents(q: Db, owner: EventOwner, f: EventFilters, page: number, perPage: number) {
   const w = where(owner, f);
   const n = w.values.length;
   const [rows, count] = await Promise.all([
@@ -72,7 +70,7 @@ export async function listEvents(q: Queryable, owner: EventOwner, f: EventFilter
  * The owner's events after a position, oldest first: what a follower has not seen yet. Positions
  * only grow as events become visible (domain/events/sequencer.ts), so nothing is skipped.
  */
-export async function followEvents(q: Queryable, owner: EventOwner, f: EventFilters, after: number, limit: number) {
+export async function followEvents(q: Db, owner: EventOwner, f: EventFilters, after: number, limit: number) {
   const w = where(owner, f);
   const n = w.values.length;
   // One more than asked tells whether there is more to read.
@@ -85,7 +83,7 @@ export async function followEvents(q: Queryable, owner: EventOwner, f: EventFilt
 }
 
 /** The owner's latest events, oldest first: where a new follower starts. */
-export async function latestEvents(q: Queryable, owner: EventOwner, f: EventFilters, limit: number) {
+export async function latestEvents(q: Db, owner: EventOwner, f: EventFilters, limit: number) {
   const w = where(owner, f);
   const n = w.values.length;
   const { rows } = await q.query<EventRow>({
