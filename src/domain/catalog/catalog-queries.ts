@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type pg from 'pg';
+import type { Db } from '../../db/handle.js';
 import { decimalSql, usdCentsToDecimal } from './money.js';
 import { isoSeconds } from '../../common/iso-seconds.js';
 import { mediaRules } from './views.js';
@@ -79,7 +79,7 @@ const purchaseStatement = {
 const ITEM_TTL_MS = 5_000;
 const itemJsonCache = new LRUCache<string, string>({ max: 10_000, ttl: ITEM_TTL_MS });
 
-async function cachedItemJson(pool: pg.Pool, workspaceId: number, itemId: number): Promise<string | undefined> {
+async function cachedItemJson(pool: Db, workspaceId: number, itemId: number): Promise<string | undefined> {
   const key = `${workspaceId}:${itemId}`;
   const hit = itemJsonCache.get(key);
   if (hit !== undefined) return hit;
@@ -122,7 +122,7 @@ interface AccountRow {
 }
 
 /** The workspace owner's profile; undefined only if the workspace vanished under a cached key. */
-export async function getAccount(pool: pg.Pool, workspaceId: number): Promise<Account | undefined> {
+export async function getAccount(pool: Db, workspaceId: number): Promise<Account | undefined> {
   const { rows } = await pool.query<AccountRow>({ ...accountStatement, values: [workspaceId] });
   const r = rows[0];
   if (!r) return undefined;
@@ -144,13 +144,13 @@ export async function getAccount(pool: pg.Pool, workspaceId: number): Promise<Ac
 }
 
 /** The workspace's items as a JSON array (text), oldest first; undefined when it has none. */
-export async function listItemsJson(pool: pg.Pool, workspaceId: number): Promise<string | undefined> {
+export async function listItemsJson(pool: Db, workspaceId: number): Promise<string | undefined> {
   const { rows } = await pool.query<{ items: string | null }>({ ...itemsStatement, values: [workspaceId] });
   return rows[0]?.items ?? undefined;
 }
 
 /** One item of the workspace as JSON (text). */
-export async function getItemJson(pool: pg.Pool, workspaceId: number, itemId: number): Promise<string | undefined> {
+export async function getItemJson(pool: Db, workspaceId: number, itemId: number): Promise<string | undefined> {
   const { rows } = await pool.query<{ item: string }>({ ...itemStatement, values: [itemId, workspaceId] });
   return rows[0]?.item;
 }
@@ -191,7 +191,7 @@ export interface PurchaseLookup {
  * refunded: one query for all of them. Ill-formed codes are answered without a query (and
  * without a cast error from PostgreSQL).
  */
-export async function findPurchaseRows(pool: pg.Pool, lookups: PurchaseLookup[]): Promise<Array<PurchaseRow | undefined>> {
+export async function findPurchaseRows(pool: Db, lookups: PurchaseLookup[]): Promise<Array<PurchaseRow | undefined>> {
   const asked = lookups.flatMap((l, i) => (PURCHASE_CODE_PATTERN.test(l.code) ? [{ ...l, i }] : []));
   const found: Array<PurchaseRow | undefined> = new Array(lookups.length).fill(undefined);
   if (asked.length === 1) {
@@ -208,7 +208,7 @@ export async function findPurchaseRows(pool: pg.Pool, lookups: PurchaseLookup[])
 }
 
 /** A purchase row with its item, as the JSON (text) a validation answers; none when the item is gone. */
-export async function purchaseJson(pool: pg.Pool, lookup: PurchaseLookup, p: PurchaseRow | undefined): Promise<string | undefined> {
+export async function purchaseJson(pool: Db, lookup: PurchaseLookup, p: PurchaseRow | undefined): Promise<string | undefined> {
   if (!p) return undefined;
   const item = await cachedItemJson(pool, lookup.workspaceId, p.item_id);
   if (item === undefined) return undefined;
@@ -222,12 +222,12 @@ export async function purchaseJson(pool: pg.Pool, lookup: PurchaseLookup, p: Pur
 }
 
 /** The purchase behind each code as JSON (text), in order: `findPurchaseRows`, then `purchaseJson`. */
-export async function findPurchasesJson(pool: pg.Pool, lookups: PurchaseLookup[]): Promise<Array<string | undefined>> {
+export async function findPurchasesJson(pool: Db, lookups: PurchaseLookup[]): Promise<Array<string | undefined>> {
   const rows = await findPurchaseRows(pool, lookups);
   return Promise.all(lookups.map((l, i) => purchaseJson(pool, l, rows[i])));
 }
 
 /** The purchase behind one code: see `findPurchasesJson`. */
-export async function findPurchaseJson(pool: pg.Pool, workspaceId: number, code: string): Promise<string | undefined> {
+export async function findPurchaseJson(pool: Db, workspaceId: number, code: string): Promise<string | undefined> {
   return (await findPurchasesJson(pool, [{ workspaceId, code }]))[0];
 }
