@@ -20,7 +20,7 @@ export interface CatalogDeps {
  */
 export const INVALID_CODES_PER_MINUTE = 30;
 
-/** Interface B's catalog: a seller's account and items, and purchase-code validation. */
+/** The seller API's catalog: a seller's account and items, and purchase-code validation. */
 export function createCatalogModule(deps: CatalogDeps) {
   const { pool } = deps;
   // A lookup the database is too busy to answer in time.
