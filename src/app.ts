@@ -18,6 +18,8 @@ import { BODY_LIMITS } from './http/body-limits.js';
 import { catalogRoutes } from './http/catalog/index.js';
 import { opsRoutes } from './http/ops.js';
 import { searchEnginePlugin } from './http/plugins/search-engine.js';
+import { placementGroupsPlugin } from './http/plugins/placement-groups.js';
+import { workspacesPlugin } from './http/plugins/workspaces.js';
 import { bearerAuth, createAuthService } from './http/plugins/auth.js';
 import { clientErrorHandler, errorHandling } from './http/plugins/errors.js';
 import { jsonBody } from './http/plugins/json-body.js';
@@ -30,13 +32,13 @@ import { genReqId } from './http/plugins/request-id.js';
 import { idempotencyKeyCheck } from './http/plugins/idempotency.js';
 import { deadlineSweeper } from './workers/deadline-sweeper.js';
 import { linkCheckWorker } from './workers/link-check-worker.js';
-import { configuredLinkChecker, outboundPolicyFor } from './domain/orders/configured-checker.js';
+import { outboundPolicyFor } from './domain/orders/configured-checker.js';
+import { linkCheckerPlugin } from './http/plugins/link-checker.js';
 import { eventWorker } from './workers/event-worker.js';
 import { createOutboundClient } from './outbound/http-client.js';
 import { durationsFrom } from './domain/orders/states.js';
 import { v1Routes } from './http/v1/index.js';
 import { mcpRoutes } from './http/mcp.js';
-import { createWorkspacesModule } from './domain/workspaces/workspaces-module.js';
 import { consoleApp } from './console/index.js';
 import { oauthUrls } from './http/oauth/provider.js';
 import { oauthRoutes } from './http/oauth/routes.js';
@@ -169,7 +171,9 @@ export const marketplaceApp = fp(
     // Outlet search: one engine per process (its index loads now), used by REST, MCP and the planner.
     await app.register(searchEnginePlugin, { pool: deps.database.pool });
     await app.register(opsRoutes, { pool: deps.database.pool, search: app.searchEngine });
-    const workspaces = createWorkspacesModule({ pool: deps.database.pool, clock });
+    // One settings cache and balance reader, and one line of placements, for REST, MCP and the console.
+    await app.register(workspacesPlugin, { pool: deps.database.pool, clock });
+    await app.register(placementGroupsPlugin, { pool: deps.database.pool, clock, durations });
     const catalog = createCatalogModule({
       pool: deps.database.pool,
       clock,
@@ -177,15 +181,14 @@ export const marketplaceApp = fp(
       redisPrefix: deps.config.REDIS_KEY_PREFIX,
     });
     await app.register(catalogRoutes, { catalog, auth });
-    const { checker: linkChecker, close: closeLinkChecks } = configuredLinkChecker(deps.config, deps.database.pool, clock, (err, orderId) =>
-      app.log.error({ err, orderId }, 'link check failed to run'),
-    );
-    app.addHook('onClose', async () => closeLinkChecks());
+    await app.register(linkCheckerPlugin, { config: deps.config, pool: deps.database.pool, clock });
+    const { linkChecker } = app;
     await app.register(v1Routes, {
       prefix: '/api/v1',
       pool: deps.database.pool,
       search: app.searchEngine,
-      workspaces,
+      workspaces: app.workspaces,
+      placementGroups: app.placementGroups,
       publicBaseUrl: deps.config.PUBLIC_BASE_URL,
       clock,
       durations,
@@ -217,7 +220,8 @@ export const marketplaceApp = fp(
       search: app.searchEngine,
       clock,
       durations,
-      settings: workspaces.settings,
+      placementGroups: app.placementGroups,
+      workspaces: app.workspaces,
       confirmationSecret: deps.config.MCP_CONFIRMATION_SECRET,
     });
     await app.register(deadlineSweeper, {
@@ -245,9 +249,10 @@ export const marketplaceApp = fp(
       db: deps.database.db,
       clock,
       config: deps.config,
-      workspaces,
+      workspaces: app.workspaces,
       durations,
       linkChecker,
+      placementGroups: app.placementGroups,
       search: app.searchEngine,
       ...(deps.redis ? { redis: deps.redis } : {}),
       ...(oauth ? { oauth: oauth.interactions } : {}),

@@ -52,5 +52,5 @@ export const linkCheckWorker = fp(
       await Promise.all(inFlight);
     });
   },
-  { name: 'link-check-worker' },
+  { name: 'link-check-worker', dependencies: ['link-checker'] },
 );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { place } from '../../src/domain/orders/place-orders.js';
+import { place, placementGroups } from '../../src/domain/orders/place-orders.js';
 import { durationsFrom } from '../../src/domain/orders/states.js';
 import { addMember, changeRole } from '../../src/domain/users/memberships.js';
 import { createUser } from '../../src/domain/users/user-service.js';
@@ -244,7 +244,7 @@ describe('placing an order in the console', () => {
     await addMember(h.database.db, { workspaceId: own.workspaceId }, boss.user.id, 'owner');
     await addMember(h.database.db, { workspaceId: own.workspaceId }, (await person('Other Owner')).user.id, 'owner');
     await changeRole(h.database.db, { workspaceId: own.workspaceId }, boss.user.id, 'member');
-    const deps = { pool, clock: h.clock, durations: durationsFrom(h.config) };
+    const deps = placementGroups({ pool, clock: h.clock, durations: durationsFrom(h.config) });
     const input = { offer_ids: [p.offers[0]!.id], target_url: TARGET };
     const encode = (o: { ok: boolean }) => (o.ok ? { status: 201, json: '[]' } : undefined);
     await expect(place(deps, { workspaceId: own.workspaceId, userId: boss.user.id }, input, { once: undefined, encode })).rejects.toMatchObject({ code: 'forbidden' });

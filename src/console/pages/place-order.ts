@@ -207,7 +207,7 @@ export async function placeOrderPages(app: FastifyInstance, { deps }: { deps: Co
       const quoted = text(form, 'quoted_cents');
       if (!/^[1-9][0-9]{0,14}$/.test(quoted)) throw invalidInput({ quoted_cents: ['is missing: review the order and confirm it again'] });
       const fingerprint = hash('sha256', canonicalJson([target.id, input, quoted]), 'hex');
-      answer = await place(deps, who, input, {
+      answer = await place(deps.placementGroups, who, input, {
         quotedTotalCents: Number(quoted),
         once: { book: 'person', userId: who.userId, key, fingerprint },
         // Only a success is kept: a refusal may succeed when sent again (after a top-up).

@@ -7,7 +7,7 @@ import type { Answer, OnceOptions } from '../../domain/idempotency/record-once.j
 import { buyerOrders } from '../../domain/orders/buyer-actions.js';
 import { getOrder, listMessages, listOrders } from '../../domain/orders/order-read.js';
 import type { BuyerOrderView } from '../../domain/orders/order-view.js';
-import { place } from '../../domain/orders/place-orders.js';
+import { place, type PlacementGroups } from '../../domain/orders/place-orders.js';
 import type { Durations } from '../../domain/orders/states.js';
 import { workspacePrincipal } from '../plugins/auth.js';
 import { encodeFor, onceFor, requestKey, sendAnswer } from '../plugins/idempotency.js';
@@ -24,8 +24,8 @@ export interface OrderRouteDeps {
   publicBaseUrl: string | undefined;
 }
 
-export const orderRoutes: FastifyPluginAsyncZod<OrderRouteDeps> = async (app, deps) => {
-  const { pool, clock, durations, publicBaseUrl } = deps;
+export const orderRoutes: FastifyPluginAsyncZod<OrderRouteDeps & { placementGroups: PlacementGroups }> = async (app, deps) => {
+  const { pool, clock, durations, placementGroups, publicBaseUrl } = deps;
   const one = (schema = buyerOrder) => z.object({ data: schema });
 
   app.post(
@@ -43,7 +43,7 @@ export const orderRoutes: FastifyPluginAsyncZod<OrderRouteDeps> = async (app, de
       },
     },
     async (request, reply) => {
-      const answer = await place({ pool, clock, durations }, workspacePrincipal(request), request.body, {
+      const answer = await place(placementGroups, workspacePrincipal(request), request.body, {
         once: requestKey(request),
         encode: encodeFor(request, (data: BuyerOrderView[]) => ({ status: 201, body: { data } })),
       });

@@ -86,7 +86,7 @@ export const placeOrders = defineTool({
     const { confirmation_token, ...input } = args;
     if (confirmation_token === undefined) return issueQuote(ctx, 'place-orders', args, await quotePlacement(ctx, input));
     const { once, quotedTotalCents } = confirmationOf(ctx.confirmations, ctx.principal, 'place-orders', args, confirmation_token);
-    const answer = await place(ctx, ctx.principal, input, {
+    const answer = await place(ctx.placementGroups, ctx.principal, input, {
       once,
       quotedTotalCents,
       encode: encodeResult((orders: BuyerOrderView[]) => ({ stage: 'done', orders })),
