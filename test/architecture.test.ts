@@ -41,7 +41,7 @@ const layerOf = (file: string) => file.split('/')[1]!;
  */
 const areaMayImport: Record<string, string[]> = {
   accounts: ['users', 'workspaces'],
-  catalog: [],
+  catalog: ['limits'],
   events: ['outlets'],
   fx: [],
   idempotency: [],

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { httpUrl as linkUrl } from '../domain/http-url.js';
 import { MAX_BALANCE_CENTS } from '../domain/ledger/limits.js';
@@ -7,22 +8,37 @@ import { expiryDate, usdLimit, usdLimitMessage } from '../schemas/key-budget.js'
 
 export type RawFlags = Record<string, string | true | (string | true)[]>;
 
-/** `--name value`, `--flag` (true), repeated flags collect into arrays. */
-export function parseFlags(tokens: string[]): RawFlags {
-  const flags: RawFlags = {};
-  for (let i = 0; i < tokens.length; i++) {
-    const token = tokens[i]!;
-    if (!token.startsWith('--') || token === '--') throw new CliError(`unexpected argument ${JSON.stringify(token)}`);
-    const eq = token.indexOf('=');
-    const name = token.slice(2, eq === -1 ? undefined : eq);
-    let value: string | true;
-    if (eq !== -1) value = token.slice(eq + 1);
-    else if (i + 1 < tokens.length && !tokens[i + 1]!.startsWith('--')) value = tokens[++i]!;
-    else value = true;
-    const prev = flags[name];
-    flags[name] = prev === undefined ? value : Array.isArray(prev) ? [...prev, value] : [prev, value];
+/**
+ * `--name value` or `--name=value`, `--flag` (true); repeated flags collect into arrays. Node's
+ * `parseArgs` splits the arguments; it does not know the command's flags (their schema reads
+ * them later), so it reads `--name value` as a bare flag and a positional, and they are paired
+ * here: the argument after a bare flag is its value unless it starts with `--` (`--cents -5` is a
+ * value, for the schema to name the bound). Anything else is an unexpected argument.
+ */
+export function parseFlags(args: string[]): RawFlags {
+  const { tokens } = parseArgs({ args, strict: false, allowPositionals: true, tokens: true });
+  const given: [name: string, value: string | true][] = [];
+  let bare = false; // whether the last flag was given without a value
+  let seen = -1;
+  for (const token of tokens) {
+    if (token.index === seen) continue; // one argument read as several short options (-abc)
+    seen = token.index;
+    const arg = args[token.index]!;
+    if (token.kind === 'option' && arg.startsWith('--')) {
+      given.push([token.name, token.value ?? true]);
+      bare = token.value === undefined;
+    } else if (bare && !arg.startsWith('--')) {
+      given[given.length - 1]![1] = arg;
+      bare = false;
+    } else throw new CliError(`unexpected argument ${JSON.stringify(arg)}`);
   }
-  return flags;
+  // A Map, so a flag named like an Object property (--constructor, --__proto__) is a flag too.
+  const flags = new Map<string, RawFlags[string]>();
+  for (const [name, value] of given) {
+    const prev = flags.get(name);
+    flags.set(name, prev === undefined ? value : Array.isArray(prev) ? [...prev, value] : [prev, value]);
+  }
+  return Object.fromEntries(flags);
 }
 
 export class CliError extends Error {}

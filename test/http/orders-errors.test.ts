@@ -60,6 +60,8 @@ describe('POST /api/v1/orders — errors', () => {
     ['a NUL in anchor_text', { offer_ids: [1], target_url: 'https://x.example/', anchor_text: 'a\u0000b' }, 'anchor_text'],
     ['a NUL in brief (the batched placement)', { offer_ids: [1], target_url: 'https://x.example/', brief: '\u0000' }, 'brief'],
     ['an unpaired surrogate in content', { offer_ids: [1], target_url: 'https://x.example/', content_title: 'A long enough title', content: 'x\ud800y' }, 'content'],
+    // It has no canonical JSON, so the Idempotency-Key check refuses it before the fingerprint.
+    ['an unpaired surrogate in a field name', { offer_ids: [1], target_url: 'https://x.example/', ['x\udc00']: 1 }, 'body'],
   ];
   for (const [name, body, field] of cases) {
     it(`${name} → 422 naming ${field}`, async () => {

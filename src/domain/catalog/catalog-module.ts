@@ -1,18 +1,24 @@
 import type pg from 'pg';
 import type { Redis } from 'ioredis';
-import type { Clock } from '../clock.js';
 import { DomainError } from '../errors.js';
 import { getAccount, getItemJson, listItemsJson } from './catalog-queries.js';
-import { createCodeGuard } from './code-guard.js';
+import { createFailureLimiter } from '../limits/failure-limiter.js';
 import { purchaseLookups } from './purchase-lookups.js';
 
 export interface CatalogDeps {
   pool: pg.Pool;
-  clock: Clock;
   /** Shares the invalid-code counts between processes; without it each process counts alone. */
   redis?: Redis;
   redisPrefix: string;
 }
+
+/**
+ * The brute-force guard on purchase codes (docs/interface-b.md): at most this many "Invalid
+ * purchase code" answers per key per fixed one-minute window, then every validation by that key
+ * is refused until the window passes, valid codes included, so guessing codes cannot be told apart
+ * from using them.
+ */
+export const INVALID_CODES_PER_MINUTE = 30;
 
 /** Interface B's catalog: a seller's account and items, and purchase-code validation. */
 export function createCatalogModule(deps: CatalogDeps) {
@@ -26,8 +32,14 @@ export function createCatalogModule(deps: CatalogDeps) {
     itemJson: (workspaceId: number, itemId: number) => getItemJson(pool, workspaceId, itemId),
     /** The purchase behind a code as JSON text, when it is a sale of the workspace that was not refunded. */
     purchaseJson: (workspaceId: number, code: string) => findPurchase(workspaceId, code),
-    /** Counts a key's invalid codes and blocks it after too many in a minute. */
-    codeGuard: createCodeGuard({ clock: deps.clock, ...(deps.redis ? { redis: deps.redis } : {}), prefix: deps.redisPrefix }),
+    /** Counts a key's invalid codes (by its id) and blocks it after too many in a minute. */
+    codeGuard: createFailureLimiter({
+      name: 'purchase-code',
+      points: INVALID_CODES_PER_MINUTE,
+      windowSeconds: 60,
+      ...(deps.redis ? { redis: deps.redis } : {}),
+      prefix: deps.redisPrefix,
+    }),
   };
 }
 

@@ -1,6 +1,8 @@
+import { LRUCache } from 'lru-cache';
 import type pg from 'pg';
 import { decimalSql, usdCentsToDecimal } from './money.js';
-import { isoSeconds, mediaRules } from './views.js';
+import { isoSeconds } from '../../common/iso-seconds.js';
+import { mediaRules } from './views.js';
 
 // Interface B's reads. Each is one named (prepared) statement scoped to the key's workspace, so
 // a request costs exactly one round trip once the key is cached (perf-notes: a second round trip
@@ -75,18 +77,14 @@ const purchaseStatement = {
 
 // Items are only ever added (items import), so their JSON can be reused; 5 s bounds any surprise.
 const ITEM_TTL_MS = 5_000;
-const itemJsonCache = new Map<string, { json: string; expiresAt: number }>();
+const itemJsonCache = new LRUCache<string, string>({ max: 10_000, ttl: ITEM_TTL_MS });
 
 async function cachedItemJson(pool: pg.Pool, workspaceId: number, itemId: number): Promise<string | undefined> {
   const key = `${workspaceId}:${itemId}`;
   const hit = itemJsonCache.get(key);
-  const now = Date.now();
-  if (hit && hit.expiresAt > now) return hit.json;
+  if (hit !== undefined) return hit;
   const json = await getItemJson(pool, workspaceId, itemId);
-  if (json !== undefined) {
-    if (itemJsonCache.size > 10_000) itemJsonCache.clear();
-    itemJsonCache.set(key, { json, expiresAt: now + ITEM_TTL_MS });
-  }
+  if (json !== undefined) itemJsonCache.set(key, json);
   return json;
 }
 

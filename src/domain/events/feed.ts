@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Tx } from '../../db/tx.js';
-import { isoSeconds } from '../outlets/outlet-view.js';
+import { isoSeconds } from '../../common/iso-seconds.js';
 import { type EventActor, type EventOwner, type EventType, eventId, ownerColumn, ownerId } from './event-types.js';
 
 type Queryable = pg.Pool | Tx;

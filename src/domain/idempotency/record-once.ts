@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { isoSeconds } from '../../common/iso-seconds.js';
 import { type Tx, withTransaction } from '../../db/tx.js';
 import type { Clock } from '../clock.js';
 import { DomainError, invalidInput } from '../errors.js';
@@ -68,7 +69,6 @@ export const refusedConfirmation = (why: string) =>
     `The confirmation_token was refused: ${why}. Nothing was spent. Call the tool again without confirmation_token for a new quote, show it to the user and get their explicit confirmation.`,
   );
 const mismatch = () => refusedConfirmation('it does not match the call it was used for');
-const isoSeconds = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 const statements = {
   lock: { name: 'once_lock', text: 'SELECT pg_advisory_xact_lock($1, hashtext($2))' },

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { Tx } from '../../db/tx.js';
 import { DomainError } from '../errors.js';
 import { recordEvents } from '../events/record.js';
-import { isoSeconds } from '../outlets/outlet-view.js';
+import { isoSeconds } from '../../common/iso-seconds.js';
 
 /**
  * A spending key's budget (docs/budgets.md): a limit per order, per UTC calendar day and per UTC

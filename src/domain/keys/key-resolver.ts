@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type pg from 'pg';
 import type { Clock } from '../clock.js';
 import { abilitiesFor } from './abilities.js';
@@ -74,10 +75,12 @@ function budgetOf(row: { order_limit_cents: number | null; daily_limit_cents: nu
  * key costs no database round trip and a repeated unknown key neither.
  */
 export class KeyResolver {
-  private readonly cache = new Map<string, Entry>();
-  private readonly lastUsedWrites = new Map<number, number>();
+  // Bounded by count, least recently used out first; each answer's 5 s (or its key's expiry) is
+  // checked against the injected clock in `cached`, so tests move time without sleeping.
+  private readonly cache = new LRUCache<string, Entry>({ max: MAX_ENTRIES });
+  private readonly lastUsedWrites = new LRUCache<number, number>({ max: MAX_ENTRIES });
   /** Hashes of keys that resolved, with when they last did; never used to authorise, only to look up. */
-  private readonly knownValid = new Map<string, number>();
+  private readonly knownValid = new LRUCache<string, number>({ max: MAX_ENTRIES });
   private prefixes: { set: Set<string>; readAt: number; reading: Promise<void> | undefined } | undefined;
 
   constructor(
@@ -180,20 +183,10 @@ export class KeyResolver {
   }
 
   private remember(hash: string, principal: Principal | null, notAfter = Infinity): void {
-    if (this.cache.size >= MAX_ENTRIES) {
-      // Map keeps insertion order: the first key is the oldest.
-      const oldest = this.cache.keys().next().value;
-      if (oldest !== undefined) this.cache.delete(oldest);
-    }
     this.cache.set(hash, { principal, expiresAt: Math.min(this.clock.now() + CACHE_TTL_MS, notAfter) });
   }
 
   private markKnown(hash: string): void {
-    this.knownValid.delete(hash); // re-inserted last, so the first entry is the least recent
-    if (this.knownValid.size >= MAX_ENTRIES) {
-      const oldest = this.knownValid.keys().next().value;
-      if (oldest !== undefined) this.knownValid.delete(oldest);
-    }
     this.knownValid.set(hash, this.clock.now());
   }
 

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { WorkspacePrincipal } from '../keys/principal.js';
+import { isoSeconds } from '../../common/iso-seconds.js';
 import { formatCents } from '../money/format.js';
 
 export interface LedgerLine {
@@ -49,7 +50,7 @@ export async function listLedger(pool: pg.Pool, principal: WorkspacePrincipal, p
     amount_formatted: formatCents(r.amount, r.currency, r.per_usd),
     kind: r.kind,
     order_id: r.order_id,
-    created_at: new Date(r.created_at).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    created_at: isoSeconds(r.created_at),
   }));
   return { items, total };
 }

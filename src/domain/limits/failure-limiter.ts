@@ -2,12 +2,12 @@ import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
 
 /**
- * Counts failures (wrong passwords, sign-ups) per key in a fixed window, with
- * `rate-limiter-flexible`: in Redis when the app has a client (shared by every process), else in
- * memory. While Redis is unreachable each process falls back to its own count in memory, as the
- * request rate limiter and the purchase-code guard do. Once a key has used up its failures every
- * attempt is refused until the window passes, right ones included, so guessing cannot be told
- * apart from knowing.
+ * Counts failures (wrong passwords, sign-ups, invalid purchase codes) per key in a fixed window
+ * that starts at the key's first failure, with `rate-limiter-flexible`: in Redis when the app has
+ * a client (shared by every process), else in memory. While Redis is unreachable each process
+ * falls back to its own count in memory, as the request rate limiter does. Once a key has used up
+ * its failures every attempt is refused until the window passes, right ones included, so guessing
+ * cannot be told apart from knowing.
  */
 export interface FailureLimiter {
   /** Whether the key has used up its failures in the current window. */
@@ -42,8 +42,10 @@ export function createFailureLimiter(opts: { name: string; points: number; windo
         insuranceLimiter: memory,
       })
     : memory;
+  // A window that has passed but whose memory record is not yet dropped (its timer runs late on a
+  // busy process) blocks nothing.
   const state = (res: RateLimiterRes | null, threshold: number): LimitState =>
-    res && res.consumedPoints >= threshold ? { blocked: true, retryAfterSeconds: seconds(res.msBeforeNext) } : { blocked: false, retryAfterSeconds: 0 };
+    res && res.consumedPoints >= threshold && res.msBeforeNext > 0 ? { blocked: true, retryAfterSeconds: seconds(res.msBeforeNext) } : { blocked: false, retryAfterSeconds: 0 };
   return {
     async check(key) {
       let res: RateLimiterRes | null;

@@ -1,4 +1,4 @@
-import { isoSeconds } from '../outlets/outlet-view.js';
+import { isoSeconds } from '../../common/iso-seconds.js';
 import { formatCents } from '../money/format.js';
 import type { OfferFormat } from '../outlets/enums.js';
 import type { ContentCheck } from './content-checks.js';

@@ -1,3 +1,4 @@
+import { isoSeconds } from '../../common/iso-seconds.js';
 import { formatCents } from '../money/format.js';
 import type { OfferFormat, OutletType } from './enums.js';
 
@@ -95,8 +96,6 @@ export interface Money {
   perUsd: number;
 }
 
-export const isoSeconds = (d: Date | string | null): string | null =>
-  d === null ? null : new Date(d).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 export function outletView(r: OutletRow) {
   return {

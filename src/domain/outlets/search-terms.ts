@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type pg from 'pg';
 import { MAX_WORD_LENGTH } from './search-text.js';
 
@@ -30,8 +31,8 @@ export interface Vocabulary {
   completions(prefix: string, max: number): string[];
 }
 
-/** A word's forms (itself and its English stem) do not depend on the catalog: kept for good, up to MAX_REMEMBERED words. */
-const formsOf = new Map<string, string[]>();
+/** A word's forms (itself and its English stem) do not depend on the catalog: kept for good, up to 10,000 words. */
+const formsOf = new LRUCache<string, string[]>({ max: 10_000 });
 
 function fromVocabulary(words: string[], vocabulary: Vocabulary): TermsOfWord[] | undefined {
   const found: TermsOfWord[] = [];
@@ -56,18 +57,12 @@ export async function lookupTerms(pool: pg.Pool, words: string[], vocabulary?: V
   if (words.length === 0) return [];
   const known = vocabulary && fromVocabulary(words, vocabulary);
   if (known) return known;
-  const now = Date.now();
-  const cached = words.map((w) => {
-    const hit = recent.get(w);
-    return hit && now - hit.at <= REMEMBER_MS ? hit.terms : undefined;
-  });
+  const cached = words.map((w) => recent.get(w));
   const missing = words.filter((_, i) => !cached[i]);
   if (missing.length === 0) return cached as TermsOfWord[];
   const looked = await lookup(pool, missing);
   missing.forEach((w, i) => {
-    if (recent.size >= MAX_REMEMBERED) recent.delete(recent.keys().next().value!);
-    recent.set(w, { terms: looked[i]!, at: now });
-    if (formsOf.size >= MAX_REMEMBERED) formsOf.delete(formsOf.keys().next().value!);
+    recent.set(w, looked[i]!);
     formsOf.set(w, looked[i]!.forms);
   });
   let j = 0;
@@ -86,25 +81,24 @@ export async function completionsOf(pool: pg.Pool, word: string, vocabulary?: Vo
   if (vocabulary) return vocabulary.completions(word, MAX_COMPLETIONS);
   const key = `\u0000${word}`;
   const hit = recentCompletions.get(key);
-  if (hit && Date.now() - hit.at <= REMEMBER_MS) return hit.terms;
+  if (hit) return hit;
   const { rows } = await pool.query<{ term: string }>({
     name: 'search_terms_completing',
     text: `SELECT term FROM search_terms WHERE term LIKE $1 AND term <> $2 ORDER BY length(term), term LIMIT ${MAX_COMPLETIONS}`,
     // The word is letters and digits only: nothing in it is a LIKE wildcard.
     values: [`${word}%`, word],
   });
-  if (recentCompletions.size >= MAX_REMEMBERED) recentCompletions.delete(recentCompletions.keys().next().value!);
   const terms = rows.map((r) => r.term);
-  recentCompletions.set(key, { terms, at: Date.now() });
+  recentCompletions.set(key, terms);
   return terms;
 }
-const recentCompletions = new Map<string, { terms: string[]; at: number }>();
 
-// A word's forms and corrections, remembered for a second (a new word in the catalog makes a
-// known word of a typo's correction at most that late), for at most MAX_REMEMBERED words.
-const REMEMBER_MS = 1_000;
-const MAX_REMEMBERED = 10_000;
-const recent = new Map<string, { terms: TermsOfWord; at: number }>();
+// A word's forms and corrections, and a prefix's completions, remembered for a second (a new word
+// in the catalog makes a known word of a typo's correction at most that late), for at most 10,000
+// words each, least recently used out first.
+const remembered = { max: 10_000, ttl: 1_000 } as const;
+const recent = new LRUCache<string, TermsOfWord>(remembered);
+const recentCompletions = new LRUCache<string, string[]>(remembered);
 
 async function lookup(pool: pg.Pool, words: string[]): Promise<TermsOfWord[]> {
   const { rows } = await pool.query<{ forms: string[]; known: boolean; near: string[] | null; distance: number[] | null }>({

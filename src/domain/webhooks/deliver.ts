@@ -4,7 +4,7 @@ import { withTransaction } from '../../db/tx.js';
 import type { OutboundClient, OutboundResult } from '../../outbound/http-client.js';
 import { recordEvents } from '../events/record.js';
 import { eventId, type EventOwner } from '../events/event-types.js';
-import { isoSeconds } from '../outlets/outlet-view.js';
+import { isoSeconds } from '../../common/iso-seconds.js';
 import { type EndpointRow, endpointView } from './endpoints.js';
 
 export interface DeliverySettings {

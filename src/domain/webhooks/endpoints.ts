@@ -5,7 +5,7 @@ import type { Clock } from '../clock.js';
 import { DomainError, invalidInput, notFound } from '../errors.js';
 import { type OnceOptions, runOnce } from '../idempotency/record-once.js';
 import { type EventOwner, type EventType, eventId, ownerColumn, ownerId } from '../events/event-types.js';
-import { isoSeconds } from '../outlets/outlet-view.js';
+import { isoSeconds } from '../../common/iso-seconds.js';
 import { judgeTarget, type OutboundPolicy } from '../../outbound/address-policy.js';
 
 /** Endpoints per workspace or publisher: enough for a few environments, bounded fan-out per event. */

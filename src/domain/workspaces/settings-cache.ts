@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type pg from 'pg';
 import type { Clock } from '../clock.js';
 import { notFound } from '../errors.js';
@@ -40,7 +41,9 @@ const settingsStatement = {
  * Money decisions never use it: spending reads the rules inside its own transaction.
  */
 export class WorkspaceSettingsCache {
-  private readonly entries = new Map<number, { value: WorkspaceSettings; expiresAt: number }>();
+  // At most 10,000 workspaces, least recently read out first; the 5 s is checked against the
+  // injected clock, so tests move time without sleeping.
+  private readonly entries = new LRUCache<number, { value: WorkspaceSettings; expiresAt: number }>({ max: 10_000 });
 
   constructor(
     private readonly pool: pg.Pool,
@@ -63,7 +66,6 @@ export class WorkspaceSettingsCache {
       autoApproveDrafts: r.auto_approve_drafts,
       brandKits: r.brand_kits,
     };
-    if (this.entries.size > 10_000) this.entries.clear();
     this.entries.set(workspaceId, { value, expiresAt: now + TTL_MS });
     return value;
   }

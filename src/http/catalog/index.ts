@@ -226,7 +226,7 @@ export const catalogRoutes: FastifyPluginAsyncZod<CatalogRoutesOptions> = async 
       const principal = await principalOf(auth, request, reply, input);
       const code = purchaseCode(input);
       const [guard, purchase] = await Promise.all([
-        codeGuard.check(principal.keyId),
+        codeGuard.check(String(principal.keyId)),
         code === undefined ? undefined : catalog.purchaseJson(principal.workspaceId, code),
       ]);
       if (guard.blocked) {
@@ -234,7 +234,7 @@ export const catalogRoutes: FastifyPluginAsyncZod<CatalogRoutesOptions> = async 
         throw catalogError('rate_limited', msg.tooManyRequests);
       }
       if (purchase !== undefined) return sendJson(reply, `{"status":"success","data":{"purchase":${purchase}}}`);
-      const after = await codeGuard.recordInvalid(principal.keyId);
+      const after = await codeGuard.fail(String(principal.keyId));
       if (after.blocked) {
         reply.header('retry-after', after.retryAfterSeconds);
         throw catalogError('rate_limited', msg.tooManyRequests);

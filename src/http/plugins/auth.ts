@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { LRUCache } from 'lru-cache';
 import fp from 'fastify-plugin';
 import type { Clock } from '../../domain/clock.js';
 import { DomainError } from '../../domain/errors.js';
@@ -42,7 +43,8 @@ export interface AuthOptions {
  * (Responses are limited separately, per IP, by the limiter's `ip:` bucket.)
  */
 class UnknownKeyGuard {
-  private readonly misses = new Map<string, { count: number; since: number }>();
+  // At most 100,000 addresses, least recently missed out first; the minute is the injected clock's.
+  private readonly misses = new LRUCache<string, { count: number; since: number }>({ max: 100_000 });
   constructor(
     private readonly clock: Clock,
     private readonly max: number,
@@ -55,7 +57,6 @@ class UnknownKeyGuard {
     const now = this.clock.now();
     const m = this.misses.get(ip);
     if (!m || now - m.since >= 60_000) {
-      if (this.misses.size > 100_000) this.misses.clear();
       this.misses.set(ip, { count: 1, since: now });
     } else m.count++;
   }
@@ -128,18 +129,15 @@ export function createAuthService(opts: AuthOptions): AuthService {
       const hit = principal
         ? opts.limiter.hit(`key:${principal.keyId}`, opts.perKeyPerMinute)
         : opts.limiter.hit(`ip:${request.ip}`, opts.unknownPerIpPerMinute);
-      report(reply, hit instanceof Promise ? await hit : hit);
+      report(reply, await hit);
     },
     async countAddress(request) {
       const limit = await opts.limiter.hit(`ip:${request.ip}`, opts.unknownPerIpPerMinute);
       if (limit.exceeded) throw rateLimited(limit);
     },
     async chargeMore(reply, principal, extra) {
-      // One hit per request (the stores count by one); the first refusal ends it, so a huge
-      // batch costs at most a bucket's worth of hits.
-      let last: LimitResult | undefined;
-      for (let i = 0; i < extra && !last?.exceeded; i++) last = await opts.limiter.hit(`key:${principal.keyId}`, opts.perKeyPerMinute);
-      if (last) report(reply, last);
+      // Counted in one step: a batch past the bucket's end is refused whole.
+      if (extra > 0) report(reply, await opts.limiter.hit(`key:${principal.keyId}`, opts.perKeyPerMinute, extra));
     },
   };
 }

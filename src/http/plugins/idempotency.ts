@@ -3,8 +3,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type pg from 'pg';
 import type { Clock } from '../../domain/clock.js';
-import { DomainError } from '../../domain/errors.js';
+import { DomainError, invalidInput } from '../../domain/errors.js';
 import { canonicalJson } from '../../common/canonical-json.js';
+import { UNSTORABLE_TEXT_MESSAGE, unstorableTextPath } from '../../domain/text-input.js';
 import { type Answer, type OnceKey, type OnceOptions, type Outcome as OutcomeOf, recordOnce, type StoredAnswer } from '../../domain/idempotency/record-once.js';
 import { z } from 'zod';
 import { httpStatusOf, v1ErrorBody } from './errors.js';
@@ -148,7 +149,13 @@ export const idempotencyKeyCheck = fp(
         if (typeof key !== 'string' || !KEY_PATTERN.test(key)) {
           throw new DomainError('bad_request', 'The Idempotency-Key header must be 1–255 visible ASCII characters.');
         }
-        fingerprints.set(request, computeFingerprint(request));
+        try {
+          fingerprints.set(request, computeFingerprint(request));
+        } catch {
+          // Only an unpaired UTF-16 surrogate (a key's or a value's) has no canonical JSON; such a
+          // body is refused here as validation would refuse it, naming the field.
+          throw invalidInput({ [unstorableTextPath(request.body) || 'body']: [UNSTORABLE_TEXT_MESSAGE] });
+        }
       };
       const existing = route.preValidation;
       route.preValidation = existing ? [check, ...(Array.isArray(existing) ? existing : [existing])] : [check];

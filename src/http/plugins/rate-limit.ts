@@ -1,5 +1,5 @@
-import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
 
 export interface LimitResult {
   limit: number;
@@ -9,56 +9,53 @@ export interface LimitResult {
 }
 
 export interface Limiter {
-  /** Counts one request in `bucket`; synchronous for the in-memory store. */
-  hit(bucket: string, max: number): LimitResult | Promise<LimitResult>;
+  /** Counts `requests` (one unless a batch) in `bucket`, whose limit is `max` a minute. */
+  hit(bucket: string, max: number, requests?: number): Promise<LimitResult>;
 }
 
-interface StoreResult {
-  current: number;
-  ttl: number;
-}
-interface Store {
-  incr(key: string, cb: (err: Error | null, res: StoreResult) => void, timeWindow: number, max: number): void;
-}
-type StoreClass = new (continueExceeding: boolean, exponentialBackoff: boolean, ...rest: unknown[]) => Store;
+const WINDOW_SECONDS = 60;
 
-// @fastify/rate-limit's own stores, used directly: its route hook would add several awaited
-// layers per request, and the key is only known after authentication.
-const require = createRequire(import.meta.url);
-const LocalStore = require('@fastify/rate-limit/store/LocalStore.js') as StoreClass;
-const RedisStore = require('@fastify/rate-limit/store/RedisStore.js') as StoreClass;
-
-const WINDOW_MS = 60_000;
-const LOCAL_KEYS = 100_000;
-
-function toResult(res: StoreResult, max: number): LimitResult {
+function toResult(res: RateLimiterRes, max: number): LimitResult {
   return {
     limit: max,
-    remaining: Math.max(0, max - res.current),
-    exceeded: res.current > max,
-    retryAfterSeconds: Math.max(1, Math.ceil(res.ttl / 1000)),
+    remaining: Math.max(0, max - res.consumedPoints),
+    exceeded: res.consumedPoints > max,
+    retryAfterSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
   };
 }
 
 /**
- * One fixed one-minute window per bucket (an API key, or a client IP for unknown keys). With
- * Redis the count is shared by every process; while Redis is unreachable each process falls back
- * to its own in-memory count, so limits still hold per process instead of failing open.
+ * One fixed one-minute window per bucket (an API key, or a client IP for unknown keys), counted
+ * with `rate-limiter-flexible`, the library behind the failure limiter too. With Redis the count
+ * is shared by every process (`<prefix>rl:<bucket>`, one script per request); while Redis is
+ * unreachable each process falls back to its own in-memory count (the library's insurance
+ * limiter), so limits still hold per process instead of failing open.
  */
 export function createLimiter(redis?: Redis, prefix = 'mkt:'): Limiter {
-  const local = new LocalStore(false, false, LOCAL_KEYS);
-  const shared = redis ? new RedisStore(false, false, redis, `${prefix}rl:`) : undefined;
-  const localHit = (bucket: string, max: number): LimitResult => {
-    let out: StoreResult = { current: 1, ttl: WINDOW_MS };
-    local.incr(bucket, (_err, res) => (out = res), WINDOW_MS, max); // calls back synchronously
-    return toResult(out, max);
+  const keyPrefix = `${prefix}rl`;
+  // One counter per limit (a key's, an address's): the library fixes a counter's limit, and a
+  // bucket is always counted against the same one (`key:` buckets a key's, `ip:` an address's).
+  const byMax = new Map<number, RateLimiterAbstract>();
+  const limiterFor = (max: number): RateLimiterAbstract => {
+    let limiter = byMax.get(max);
+    if (!limiter) {
+      const memory = new RateLimiterMemory({ keyPrefix, points: max, duration: WINDOW_SECONDS });
+      limiter = redis
+        ? new RateLimiterRedis({ storeClient: redis, keyPrefix, points: max, duration: WINDOW_SECONDS, rejectIfRedisNotReady: true, insuranceLimiter: memory })
+        : memory;
+      byMax.set(max, limiter);
+    }
+    return limiter;
   };
   return {
-    hit(bucket, max) {
-      if (!shared || redis?.status !== 'ready') return localHit(bucket, max);
-      return new Promise((resolve) =>
-        shared.incr(bucket, (err, res) => resolve(err ? localHit(bucket, max) : toResult(res, max)), WINDOW_MS, max),
-      );
+    async hit(bucket, max, requests = 1) {
+      try {
+        return toResult(await limiterFor(max).consume(bucket, requests), max);
+      } catch (err) {
+        // A bucket past its limit is a rejection carrying the count; anything else is a fault.
+        if (err instanceof RateLimiterRes) return toResult(err, max);
+        throw err;
+      }
     },
   };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isoSeconds } from '../../common/iso-seconds.js';
 import { approveConfirmed } from '../../domain/orders/buyer-actions.js';
 import type { BuyerOrderView } from '../../domain/orders/order-view.js';
 import { place } from '../../domain/orders/place-orders.js';
@@ -36,8 +37,6 @@ const quoteFields = (item: z.ZodType) => ({
     .describe('stage done only: true when this token had already been confirmed and this is the stored result; nothing was spent again.'),
 });
 
-const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-
 function issueQuote<Q extends { total_cents: number; shortfall_cents: number; shortfall_cents_formatted: string }>(
   ctx: ToolContext,
   tool: string,
@@ -53,7 +52,7 @@ function issueQuote<Q extends { total_cents: number; shortfall_cents: number; sh
     stage: 'quote' as const,
     quote,
     confirmation_token: token,
-    expires_at: iso(expiresAt),
+    expires_at: isoSeconds(expiresAt),
     next_step:
       `Nothing has been spent. Show the user this quote (items, total_cents_formatted, balance_after_formatted) and ask for explicit confirmation. ` +
       `Only after they agree, call ${tool} again with exactly the same arguments plus confirmation_token, before expires_at.${short}`,

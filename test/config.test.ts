@@ -1,0 +1,45 @@
+import { availableParallelism } from 'node:os';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.js';
+
+describe('configuration', () => {
+  it('treats empty values as unset, so a copied .env.example starts', () => {
+    const config = loadConfig({ PORT: '', MCP_CONFIRMATION_SECRET: '', METRICS_PORT: ' ', DATABASE_URL: '', SEED_DEMO: '' });
+    expect(config.PORT).toBe(3000);
+    expect(config.MCP_CONFIRMATION_SECRET).toBeUndefined();
+    expect(config.METRICS_PORT).toBeUndefined();
+    expect(config.DATABASE_URL).toBeUndefined();
+    expect(config.SEED_DEMO).toBe(false);
+  });
+
+  it('takes PUBLIC_URL as another name for PUBLIC_BASE_URL, and refuses the two disagreeing', () => {
+    expect(loadConfig({ PUBLIC_URL: 'https://market.example' }).PUBLIC_BASE_URL).toBe('https://market.example');
+    expect(loadConfig({ PUBLIC_URL: 'https://market.example', PUBLIC_BASE_URL: 'https://market.example' }).PUBLIC_BASE_URL).toBe('https://market.example');
+    expect(() => loadConfig({ PUBLIC_URL: 'https://a.example', PUBLIC_BASE_URL: 'https://b.example' })).toThrow(/PUBLIC_URL/);
+    expect(() => loadConfig({ PUBLIC_URL: 'not a url' })).toThrow(/PUBLIC_BASE_URL/);
+  });
+
+  it('names the bad variable', () => {
+    expect(() => loadConfig({ PORT: 'abc' })).toThrow(/PORT/);
+    expect(() => loadConfig({ MCP_CONFIRMATION_SECRET: 'short' })).toThrow(/MCP_CONFIRMATION_SECRET/);
+    expect(() => loadConfig({ LOG_LEVEL: 'loud' })).toThrow(/LOG_LEVEL/);
+  });
+
+  it('parses booleans and numbers', () => {
+    const config = loadConfig({ SEED_DEMO: '1', RATE_LIMIT_PER_MINUTE: '500', FEE_RATE: '0.15' });
+    expect(config).toMatchObject({ SEED_DEMO: true, RATE_LIMIT_PER_MINUTE: 500, FEE_RATE: 0.15 });
+  });
+
+  it('sizes the database pool from the CPU cores unless told', () => {
+    expect(loadConfig({ DATABASE_POOL_MAX: '' }).DATABASE_POOL_MAX).toBe(2 * availableParallelism() + 1);
+    expect(loadConfig({ DATABASE_POOL_MAX: '12' }).DATABASE_POOL_MAX).toBe(12);
+  });
+
+  it('reads TRUST_PROXY as Fastify does: false, true, or addresses and ranges', () => {
+    expect(loadConfig({}).TRUST_PROXY).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'true' }).TRUST_PROXY).toBe(true);
+    expect(() => loadConfig({ TRUST_PROXY: '1' })).toThrow(/TRUST_PROXY/); // a hop count makes Fastify trust no proxy
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, loopback' }).TRUST_PROXY).toBe('10.0.0.0/8, loopback');
+    expect(() => loadConfig({ TRUST_PROXY: 'everyone' })).toThrow(/TRUST_PROXY/);
+  });
+});

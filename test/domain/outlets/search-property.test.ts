@@ -1,0 +1,122 @@
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { outletSorts, outletTypes } from '../../../src/domain/outlets/enums.js';
+import { upsertOutlets } from '../../../src/domain/outlets/outlet-upsert.js';
+import type { OutletInput } from '../../../src/domain/outlets/outlet-input.js';
+import { SearchEngine } from '../../../src/domain/outlets/search-engine.js';
+import type { SearchFilter } from '../../../src/domain/outlets/search-filter.js';
+import { createPublisher } from '../../../src/domain/publishers/publisher-service.js';
+import { offerInput, outletInput } from '../../helpers/catalog.js';
+import { createTestDatabase } from '../../helpers/db.js';
+import { oracle } from '../../helpers/search-oracle.js';
+
+// The search engine against a brute-force SQL scan (test/helpers/search-oracle.ts), as a
+// property: over generated catalogs whose names and descriptions share a small vocabulary (so
+// words and phrases collide, in and out of order), a generated query — words, a quoted phrase, a
+// prefix, a typo, any filters, any sort and page — gets the total and the page the scan gets.
+
+const database = await createTestDatabase();
+const engine = new SearchEngine(database.pool);
+engine.start();
+afterAll(async () => {
+  await engine.close();
+  await database.drop();
+});
+
+const VOCABULARY = ['red', 'river', 'blue', 'mountain', 'news', 'travel', 'daily', 'garden', 'rocky', 'coast', 'the', 'of'];
+const TOPICS = ['travel', 'finance', 'gardening', 'news'];
+const COUNTRIES = ['US', 'DE', 'FR'];
+const LANGUAGES = ['en', 'de'];
+const FORMATS = ['guest_post', 'sponsored_article', 'link_insertion'] as const;
+
+const words = (min: number, max: number) => fc.array(fc.constantFrom(...VOCABULARY), { minLength: min, maxLength: max }).map((w) => w.join(' '));
+
+const outletArb = fc.record({
+  name: words(1, 4),
+  description: words(3, 12),
+  type: fc.constantFrom(...outletTypes),
+  country: fc.constantFrom(...COUNTRIES),
+  language: fc.constantFrom(...LANGUAGES),
+  topics: fc.uniqueArray(fc.constantFrom(...TOPICS), { minLength: 1, maxLength: 2 }),
+  visits: fc.integer({ min: 0, max: 50 }).map((v) => v * 1_000),
+  verified: fc.boolean(),
+  offers: fc.uniqueArray(
+    fc.record({ format: fc.constantFrom(...FORMATS), price: fc.integer({ min: 1, max: 20 }).map((p) => p * 2_500) }),
+    { minLength: 1, maxLength: 3, selector: (o) => o.format },
+  ),
+});
+
+const queryArb = fc.record({
+  q: fc.option(
+    fc.oneof(
+      words(1, 2),
+      // A phrase, alone or with a word.
+      fc.tuple(words(2, 3), fc.option(words(1, 1), { nil: undefined })).map(([p, w]) => `"${p}"${w ? ` ${w}` : ''}`),
+      // The start of a word (completed), or a typo.
+      fc.constantFrom('mount', 'riv', 'gard', 'travl', 'mountian', 'rivr news'),
+    ),
+    { nil: undefined },
+  ),
+  type: fc.option(fc.constantFrom(...outletTypes), { nil: undefined }),
+  country: fc.option(fc.constantFrom(...COUNTRIES), { nil: undefined }),
+  language: fc.option(fc.constantFrom(...LANGUAGES), { nil: undefined }),
+  topic: fc.option(fc.constantFrom(...TOPICS), { nil: undefined }),
+  format: fc.option(fc.constantFrom(...FORMATS), { nil: undefined }),
+  maxPrice: fc.option(fc.integer({ min: 1, max: 25 }).map((p) => p * 3_000), { nil: undefined }),
+  verified: fc.option(fc.boolean(), { nil: undefined }),
+  minTraffic: fc.option(fc.integer({ min: 0, max: 50 }).map((v) => v * 1_000), { nil: undefined }),
+  sort: fc.option(fc.constantFrom(...outletSorts), { nil: undefined }),
+  page: fc.integer({ min: 1, max: 3 }),
+  perPage: fc.integer({ min: 3, max: 10 }),
+});
+
+let catalogs = 0;
+
+type GeneratedOutlet = typeof outletArb extends fc.Arbitrary<infer T> ? T : never;
+
+async function addCatalog(outlets: GeneratedOutlet[]): Promise<void> {
+  const n = ++catalogs;
+  const pub = await createPublisher(database.db, `Property publisher ${n}`);
+  const items: OutletInput[] = outlets.map((o, i) =>
+    outletInput(`c${n}-o${i}.example`, {
+      name: o.name,
+      description: o.description,
+      type: o.type,
+      country: o.country,
+      language: o.language,
+      topics: o.topics,
+      traffic: { monthly_visits: o.visits, verified: o.verified },
+      offers: o.offers.map((f) => offerInput({ format: f.format, publisher_price_cents: f.price, title: `Offer ${f.format}` })),
+    }),
+  );
+  await upsertOutlets(database.pool, pub.id, items, 0.2);
+  await engine.catchUp();
+}
+
+describe('the search engine agrees with a brute-force scan', () => {
+  it('for generated catalogs and queries: every filter and sort, phrases and plain words', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(outletArb, { minLength: 20, maxLength: 60 }), fc.array(queryArb, { minLength: 40, maxLength: 40 }), async (outlets, queries) => {
+        await addCatalog(outlets);
+        for (const g of queries) {
+          const filter: SearchFilter = {
+            type: g.type,
+            countries: g.country ? [g.country] : undefined,
+            languages: g.language ? [g.language] : undefined,
+            topic: g.topic,
+            formats: g.format ? [g.format] : undefined,
+            maxPriceCents: g.maxPrice,
+            verifiedTraffic: g.verified,
+            minTraffic: g.minTraffic,
+          };
+          const sort = g.sort ?? (g.q ? 'relevance' : '-traffic');
+          const offset = (g.page - 1) * g.perPage;
+          const found = await engine.search({ q: g.q, filter, sort, offset, limit: g.perPage });
+          const expected = await oracle(database.pool, { q: g.q, filter, sort }, offset, g.perPage);
+          expect(found, JSON.stringify(g)).toEqual(expected);
+        }
+      }),
+      { numRuns: 8, seed: 34 },
+    );
+  });
+});
