@@ -83,8 +83,8 @@ try {
   await app.ready();
 
   // The console's pages, as a signed-in owner of the demo workspace sees them.
-  const person = await createUser(database.db, { email: 'bench-routes@example.com', name: 'Bench', password: 'bench routes password' });
-  await addMember(database.db, { workspaceId: principal.workspaceId }, person.id, 'owner');
+  const person = await createUser(database.pool, { email: 'bench-routes@example.com', name: 'Bench', password: 'bench routes password' });
+  await addMember(database.pool, { workspaceId: principal.workspaceId }, person.id, 'owner');
   const session = await createSessionStore(database.pool, clock).start(person.id);
   const signedIn = { cookie: `mk_session=${session.id}` };
 

@@ -71,7 +71,7 @@ app.get('/one-query', async (_request, reply) => {
 //                         scenario spreads its 50 connections over as many workspaces);
 //   POST /min-order/one   always the same account (every connection on one workspace).
 // The request carries the scenario's JSON body ({ offer_ids, target_url }), parsed, not validated.
-const { withTransaction } = (await import(dist('db/tx.js'))) as typeof import('../src/db/tx.js');
+const { withTransaction } = (await import(dist('db/handle.js'))) as typeof import('../src/db/handle.js');
 const minAccounts = Number(process.env.BENCH_MIN_ORDER_ACCOUNTS ?? '20');
 const MIN_ORDER_PRICE = 1_000;
 await database.pool.query(`

@@ -55,8 +55,8 @@ export async function createBuyers(ctx: BenchContext, count: number, name: strin
     );
     if (offers.length === 0) throw new Error('orders: the demo publisher has no active offer');
     const buyer = async (i: number): Promise<Buyer> => {
-      const ws = await createWorkspace(database.db, { name: `${name} ${String(i).padStart(3, '0')}`, balanceCents: BALANCE_CENTS });
-      const key = await createKey(database.db, { workspaceId: ws.id, name: 'Bench spending key', canPlaceOrders: true });
+      const ws = await createWorkspace(database.pool, { name: `${name} ${String(i).padStart(3, '0')}`, balanceCents: BALANCE_CENTS });
+      const key = await createKey(database.pool, { workspaceId: ws.id, name: 'Bench spending key', canPlaceOrders: true });
       return { key: key.key, offerId: offers[i % offers.length]!.id };
     };
     const all: Buyer[] = [];

@@ -57,7 +57,7 @@ if (!url) {
   const db = createDatabase({ url, max: 4, connectTimeoutMs: 10_000 });
   await migrateOnly(db.pool);
   const n = Number(opts.outlets);
-  const pub = await createPublisher(db.db, 'Refresh bench publisher');
+  const pub = await createPublisher(db.pool, 'Refresh bench publisher');
   process.stderr.write(`generating ${n.toLocaleString('en-US')} outlets…\n`);
   for (let i = 0; i < n; i += 20_000) {
     const chunk = generateOutlets(Math.min(20_000, n - i), JUDGED_SEED + i, { domainTag: `${runDomainTag(pub.id, JUDGED_SEED)}${i}` });

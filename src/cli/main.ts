@@ -64,7 +64,7 @@ async function run(argv: string[], config: Config, progress: ProgressFactory, re
   const database = createDatabase({ url, max: 2 });
   try {
     await prepareDatabase(database.pool);
-    return await command({ db: database.db, pool: database.pool, config, progress, readLine }, flags);
+    return await command({ db: database.pool, pool: database.pool, config, progress, readLine }, flags);
   } catch (err) {
     if (err instanceof DomainError) throw new CliError(domainLine(err, flags));
     throw err;

@@ -12,7 +12,7 @@ import type { PlacementGroups } from '../domain/orders/place-orders.js';
 import type { OAuthInteractions } from '../domain/oauth/interactions.js';
 import type { SearchEngine } from '../domain/outlets/search-engine.js';
 
-/** The database handle the domain's functions take (drizzle over the pool), named without importing the db layer. */
+/** The database handle the domain's functions take (the pool here), named without importing the db layer. */
 export type DomainDb = Parameters<typeof createUser>[0];
 
 /** What the console is built from: the same handles the API's routes get. */

@@ -1,13 +1,7 @@
-import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
-import * as schema from './schema/index.js';
-
-/** Drizzle over the pool; `$client` is the pool itself, for raw statements and transactions. */
-export type Db = NodePgDatabase<typeof schema> & { $client: pg.Pool };
 
 export interface Database {
   pool: pg.Pool;
-  db: Db;
   close(): Promise<void>;
 }
 
@@ -44,10 +38,8 @@ export function createDatabase(opts: DatabaseOptions): Database {
   // error still reaches the client's query (or the next one: the client is no longer queryable),
   // which answers 503, and a client that failed is discarded when released.
   pool.on('connect', (client) => void client.on('error', () => {}));
-  const db = drizzle(pool, { schema });
   return {
     pool,
-    db,
     close: () => pool.end(),
   };
 }

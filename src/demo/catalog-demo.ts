@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
+import { orm } from '../db/handle.js';
 import { workspaces } from '../db/schema/index.js';
 import { createPurchase, importItems, markDownloaded, refundPurchase } from '../domain/catalog/catalog-writes.js';
 
@@ -96,9 +97,10 @@ export interface CatalogDemo {
   itemIds: number[];
 }
 
-export async function seedCatalogDemo(database: Pick<Database, 'db' | 'pool'>, workspaceId: number): Promise<CatalogDemo> {
-  const { db, pool } = database;
-  await db
+export async function seedCatalogDemo(database: Pick<Database, 'pool'>, workspaceId: number): Promise<CatalogDemo> {
+  const { pool } = database;
+  const db = pool;
+  await orm(db)
     .update(workspaces)
     .set({
       profileHeading: 'Pixel & Sound Studio',

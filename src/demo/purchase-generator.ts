@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { withTransaction } from '../db/tx.js';
+import { withTransaction } from '../db/handle.js';
 import { notFound } from '../domain/errors.js';
 
 const GENERATE_BATCH = 100_000;

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { and, count, eq, inArray, isNull } from 'drizzle-orm';
-import type { Database, Db } from '../db/client.js';
+import type { Database } from '../db/client.js';
+import { type Db, orm } from '../db/handle.js';
 import { prepareDatabase } from '../db/migrate.js';
 import { apiKeys, appSecrets, workspaces } from '../db/schema/index.js';
 import { seedCatalogDemo } from './catalog-demo.js';
@@ -56,7 +57,7 @@ const DEMO_KEY_NAMES = { readOnly: 'Demo read-only key', spending: 'Demo spendin
 
 async function recordUnshown(db: Db, demo: UnshownDemo): Promise<void> {
   const value = JSON.stringify(demo);
-  await db.insert(appSecrets).values({ name: DEMO_KEYS_UNSHOWN, value }).onConflictDoUpdate({ target: appSecrets.name, set: { value } });
+  await orm(db).insert(appSecrets).values({ name: DEMO_KEYS_UNSHOWN, value }).onConflictDoUpdate({ target: appSecrets.name, set: { value } });
 }
 
 /**
@@ -64,16 +65,16 @@ async function recordUnshown(db: Db, demo: UnshownDemo): Promise<void> {
  * replacements when earlier demo keys were never shown (those are revoked), else none. Call it
  * under the setup lock, print the keys, then call markDemoShown.
  */
-export async function demoKeysToShow(database: Pick<Database, 'db' | 'pool'>, feeRate: number): Promise<DemoKeys | undefined> {
+export async function demoKeysToShow(database: Pick<Database, 'pool'>, feeRate: number): Promise<DemoKeys | undefined> {
   const seeded = await seedDemoIfEmpty(database, feeRate);
   if (seeded) return seeded;
-  const { db } = database;
-  const [row] = await db.select({ value: appSecrets.value }).from(appSecrets).where(eq(appSecrets.name, DEMO_KEYS_UNSHOWN));
+  const { pool: db } = database;
+  const [row] = await orm(db).select({ value: appSecrets.value }).from(appSecrets).where(eq(appSecrets.name, DEMO_KEYS_UNSHOWN));
   if (!row) return undefined;
   const unshown = JSON.parse(row.value) as UnshownDemo;
   // Revoked first: should this start die half-way, the next one revokes again and issues anew.
   if (unshown.keyIds.length > 0) {
-    await db.update(apiKeys).set({ revokedAt: new Date() }).where(and(inArray(apiKeys.id, unshown.keyIds), isNull(apiKeys.revokedAt)));
+    await orm(db).update(apiKeys).set({ revokedAt: new Date() }).where(and(inArray(apiKeys.id, unshown.keyIds), isNull(apiKeys.revokedAt)));
   }
   const readOnly = await createKey(db, { workspaceId: unshown.workspaceId, name: DEMO_KEY_NAMES.readOnly });
   const spending = await createKey(db, { workspaceId: unshown.workspaceId, name: DEMO_KEY_NAMES.spending, canPlaceOrders: true });
@@ -95,13 +96,14 @@ export async function demoKeysToShow(database: Pick<Database, 'db' | 'pool'>, fe
 
 /** The demo keys have been printed: a later start leaves them alone. */
 export async function markDemoShown(db: Db): Promise<void> {
-  await db.delete(appSecrets).where(eq(appSecrets.name, DEMO_KEYS_UNSHOWN));
+  await orm(db).delete(appSecrets).where(eq(appSecrets.name, DEMO_KEYS_UNSHOWN));
 }
 
 /** Seeds the demo once: only when the database holds no workspace at all. */
-export async function seedDemoIfEmpty(database: Pick<Database, 'db' | 'pool'>, feeRate: number): Promise<DemoKeys | undefined> {
-  const { db, pool } = database;
-  const [row] = await db.select({ n: count() }).from(workspaces);
+export async function seedDemoIfEmpty(database: Pick<Database, 'pool'>, feeRate: number): Promise<DemoKeys | undefined> {
+  const { pool } = database;
+  const db = pool;
+  const [row] = await orm(db).select({ n: count() }).from(workspaces);
   if ((row?.n ?? 0) > 0) return undefined;
   const ws = await createWorkspace(db, {
     name: 'Demo Workspace',
@@ -123,7 +125,7 @@ export async function seedDemoIfEmpty(database: Pick<Database, 'db' | 'pool'>, f
   const readOnly = await createKey(db, { workspaceId: ws.id, name: DEMO_KEY_NAMES.readOnly });
   const spending = await createKey(db, { workspaceId: ws.id, name: DEMO_KEY_NAMES.spending, canPlaceOrders: true });
   const publisher = await createPublisher(db, 'Demo Publisher');
-  const [publisherKey] = await db.select({ id: apiKeys.id }).from(apiKeys).where(eq(apiKeys.publisherId, publisher.id));
+  const [publisherKey] = await orm(db).select({ id: apiKeys.id }).from(apiKeys).where(eq(apiKeys.publisherId, publisher.id));
   const password = demoPassword();
   const user = await createUser(db, { ...DEMO_USER, password });
   await addMember(db, { workspaceId: ws.id }, user.id, 'owner');
@@ -135,7 +137,7 @@ export async function seedDemoIfEmpty(database: Pick<Database, 'db' | 'pool'>, f
   const outlets = generateOutlets(DEMO_OUTLETS, DEMO_OUTLET_SEED, { domainTag: runDomainTag(publisher.id, DEMO_OUTLET_SEED) });
   await upsertOutlets(pool, publisher.id, outlets, feeRate);
   // Interface B: the demo workspace is also a seller of digital items.
-  const catalog = await seedCatalogDemo({ db, pool }, ws.id);
+  const catalog = await seedCatalogDemo({ pool }, ws.id);
   await recordUnshown(db, { ...unshown, purchaseCode: catalog.purchaseCode });
   return {
     workspaceId: ws.id,
@@ -187,7 +189,7 @@ const DEMO_KEYS_SHOWN_BEFORE =
  * the embedded PostgreSQL also says how to get a key when the demo's were printed before.
  */
 export async function showDemoOnStart(
-  database: Pick<Database, 'db' | 'pool'>,
+  database: Pick<Database, 'pool'>,
   opts: { feeRate: number; baseUrl: string; embedded: boolean; out: NodeJS.WritableStream },
 ): Promise<void> {
   const write = (text: string) => new Promise<void>((resolve, reject) => opts.out.write(text, (err) => (err ? reject(err) : resolve())));
@@ -199,6 +201,6 @@ export async function showDemoOnStart(
       return;
     }
     await write(describeDemo(demo, opts.baseUrl) + '\n');
-    await markDemoShown(database.db);
+    await markDemoShown(database.pool);
   });
 }

@@ -1,7 +1,7 @@
 import { createHmac, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../domain/clock.js';
 import { canonicalJson } from '../common/canonical-json.js';
-import { type Answer, type OnceKey, type Outcome, refusedConfirmation, type StoredAnswer } from '../domain/idempotency/record-once.js';
+import { type OnceKey, refusedConfirmation } from '../domain/idempotency/record-once.js';
 
 /**
  * Two-step spending (docs/mcp.md). A quote carries a confirmation token: an HMAC-SHA256,
@@ -92,10 +92,3 @@ export function confirmationOf(
     quotedTotalCents: claims.totalCents,
   };
 }
-
-/** How a confirmed spending's result is kept and answered; refusals are not kept (the token stays unused). */
-export const encodeResult = <T>(result: (value: T) => Record<string, unknown>) => (outcome: Outcome<T>): StoredAnswer | undefined =>
-  outcome.ok ? { status: 200, json: JSON.stringify(result(outcome.value)) } : undefined;
-
-/** The kept result as the tool answers it: `replayed` says whether this call spent. */
-export const resultOf = <R>(answer: Answer): R & { replayed: boolean } => ({ ...(JSON.parse(answer.json) as R), replayed: answer.replayed });

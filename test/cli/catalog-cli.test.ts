@@ -46,7 +46,7 @@ async function q<T = Record<string, unknown>>(sql: string, params: unknown[] = [
 /** The one line `items import` prints for this content (the CLI's rendering of a DomainError). */
 async function importError(content: unknown): Promise<string> {
   try {
-    await importItems(database.db, ws.workspaceId, content);
+    await importItems(database.pool, ws.workspaceId, content);
   } catch (err) {
     if (!(err instanceof DomainError)) throw err;
     const [field, messages] = Object.entries(err.details.errors as Record<string, string[]>)[0]!;
@@ -56,12 +56,12 @@ async function importError(content: unknown): Promise<string> {
 }
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-const ws = await workspaceWithKeys(database.db, { currency: 'GBP' });
+const ws = await workspaceWithKeys(database.pool, { currency: 'GBP' });
 const countItems = async () => Number((await q<{ n: string }>('SELECT count(*) AS n FROM items WHERE workspace_id = $1', [ws.workspaceId]))[0]!.n);
 
 describe('items import', { timeout: 60_000 }, () => {
   it('reads a relative --file from the folder npm was run in (INIT_CWD), not the package root', async () => {
-    const ws = await workspaceWithKeys(database.db);
+    const ws = await workspaceWithKeys(database.pool);
     const path = file([]);
     const r = await runCli(['items', 'import', '--workspace', String(ws.workspaceId), '--file', basename(path)], { ...env, INIT_CWD: dir });
     expect(r.stderr).toBe('');

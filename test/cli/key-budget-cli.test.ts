@@ -23,14 +23,14 @@ const row = async (id: unknown) =>
 
 describe('key budgets in the admin CLI', () => {
   it('key create with limits and an expiry date; dollars round half up to the cent', async () => {
-    const ws = await workspaceWithKeys(database.db);
+    const ws = await workspaceWithKeys(database.pool);
     const r = await admin('key', 'create', '--workspace', String(ws.workspaceId), '--can-place-orders', '--order-limit-usd', '200', '--daily-limit-usd', '500.005', '--monthly-limit-usd', '5000', '--expires', '2099-01-31');
     expect(r.code, r.err).toBe(0);
     expect(await row(r.out.id)).toEqual({ o: 20_000, d: 50_001, m: 500_000, expires_at: new Date('2099-01-31T00:00:00Z') });
   });
 
   it('key update changes, clears and refuses', async () => {
-    const ws = await workspaceWithKeys(database.db);
+    const ws = await workspaceWithKeys(database.pool);
     const id = String(ws.spendKeyId);
     expect((await admin('key', 'update', '--id', id, '--daily-limit-usd', '12.345')).code).toBe(0);
     expect(await row(id)).toMatchObject({ o: null, d: 1235, m: null, expires_at: null });

@@ -16,7 +16,7 @@ describe('admin CLI: orders and fx', () => {
   it('`orders sweep` applies deadlines that have passed and is idempotent', async () => {
     // Placed 30 days ago by the injected clock: its 72-hour respond_by passed long ago.
     h.clock.set(Date.now() - 30 * 86_400_000);
-    const ws = await workspaceWithKeys(database.db, { balanceCents: 100_000 });
+    const ws = await workspaceWithKeys(database.pool, { balanceCents: 100_000 });
     const p = await publisherWithOutlet(database);
     const res = await h.app.inject({
       method: 'POST',
@@ -39,7 +39,7 @@ describe('admin CLI: orders and fx', () => {
     const domain = 'cli-checked.test';
     const site = await startPages({ '/post': html('<p>Read about <a href="https://buyer.example/">our product</a>.</p>') });
     h.clock.set(Date.now() - 60_000); // the check falls due by the CLI's own clock
-    const ws = await workspaceWithKeys(database.db, { balanceCents: 100_000 });
+    const ws = await workspaceWithKeys(database.pool, { balanceCents: 100_000 });
     const p = await publisherWithOutlet(database, [{ content_by: 'buyer', sponsored_label: false }], domain);
     const id = await orderKit(h).accepted(ws.spendKey, p.publisherKey, p.offers[0]!.id, 'https://buyer.example/');
     const published = await h.app.inject({

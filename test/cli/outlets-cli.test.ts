@@ -62,8 +62,8 @@ function jsonl(lines: (object | string)[]): string {
 let pubA = 0;
 let pubB = 0;
 beforeAll(async () => {
-  pubA = (await createPublisher(database.db, 'Generator A')).id;
-  pubB = (await createPublisher(database.db, 'Generator B')).id;
+  pubA = (await createPublisher(database.pool, 'Generator A')).id;
+  pubB = (await createPublisher(database.pool, 'Generator B')).id;
 });
 
 // Each CLI run is a fresh Node process (a second or more on a busy 2-core machine).
@@ -105,7 +105,7 @@ describe('outlets generate', { timeout: 120_000 }, () => {
 describe('outlets import', { timeout: 120_000 }, () => {
   let pub = 0;
   beforeAll(async () => {
-    pub = (await createPublisher(database.db, 'Importer')).id;
+    pub = (await createPublisher(database.pool, 'Importer')).id;
   });
 
   it('imports new outlets with fee-inclusive prices, then updates an existing domain', async () => {

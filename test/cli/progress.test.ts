@@ -68,14 +68,14 @@ const hasScript = spawnSync('script', ['--version'], { stdio: 'ignore' }).status
 
 describe('outlets generate as a process', { timeout: 120_000 }, () => {
   it('piped: stderr stays empty and stdout is the JSON line', async () => {
-    const pub = await createPublisher(database.db, 'Quiet progress');
+    const pub = await createPublisher(database.pool, 'Quiet progress');
     const r = await runCli(['outlets', 'generate', '--publisher', String(pub.id), '--count', '500'], { DATABASE_URL: database.url });
     expect(cliJson(r)).toEqual({ generated: 500 });
   });
 
   // `script` gives the command a terminal; stdout goes to a file, so only stderr is on it.
   it.runIf(hasScript)('on a terminal: progress on stderr, the same JSON on stdout', async () => {
-    const pub = await createPublisher(database.db, 'Shown progress');
+    const pub = await createPublisher(database.pool, 'Shown progress');
     const out = join(dir, 'out.json');
     const command = `exec "${process.execPath}" --import tsx src/cli/run.ts outlets generate --publisher ${pub.id} --count 3000 > "${out}"`;
     const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: projectRoot, env: childEnv({ DATABASE_URL: database.url }), stdio: ['ignore', 'pipe', 'pipe'] });

@@ -18,7 +18,7 @@ afterAll(async () => {
   await cleanupChildren();
   await database.drop();
 }, 30_000);
-const db = database.db;
+const db = database.pool;
 
 const admin = (args: string[], stdin?: string) => runCli(args, env, stdin === undefined ? {} : { stdin });
 const ok = async (args: string[], stdin?: string) => {

@@ -18,7 +18,7 @@ const ok = async (...args: string[]) => cliJson(await admin(...args));
 
 describe('webhook commands', () => {
   it('create shows the secret once; list, rotate-secret and delete by id', async () => {
-    const ws = await workspaceWithKeys(database.db);
+    const ws = await workspaceWithKeys(database.pool);
     const created = await ok('webhook', 'create', '--workspace', String(ws.workspaceId), '--url', 'http://127.0.0.1:9/hook', '--event', 'order.accepted', '--event', 'order.published');
     expect(created).toMatchObject({ url: 'http://127.0.0.1:9/hook', events: ['order.accepted', 'order.published'], disabled_at: null, secret: expect.stringMatching(/^whsec_/) });
     expect(await ok('webhook', 'list', '--workspace', String(ws.workspaceId))).toEqual({ data: [{ id: created.id, url: created.url, events: created.events, disabled_at: null, created_at: created.created_at }] });
@@ -38,7 +38,7 @@ describe('webhook commands', () => {
   });
 
   it('refuses bad input naming the flag', async () => {
-    const ws = await workspaceWithKeys(database.db);
+    const ws = await workspaceWithKeys(database.pool);
     for (const [args, says] of [
       [['webhook', 'create', '--url', 'https://93.184.216.34/'], /exactly one of --workspace or --publisher/],
       [['webhook', 'create', '--workspace', String(ws.workspaceId), '--url', 'https://10.0.0.1/'], /^--url: must resolve to public/],
@@ -52,7 +52,7 @@ describe('webhook commands', () => {
   });
 
   it('refuses a loopback URL without OUTBOUND_ALLOW_LOOPBACK, naming that setting (as the API does)', async () => {
-    const ws = await workspaceWithKeys(database.db);
+    const ws = await workspaceWithKeys(database.pool);
     for (const url of ['http://127.0.0.1:9/hook', 'https://localhost/hook', 'https://[::1]/hook']) {
       const r = await runCli(['webhook', 'create', '--workspace', String(ws.workspaceId), '--url', url], { DATABASE_URL: database.url });
       expect(r.status, url).toBe(1);
@@ -61,7 +61,7 @@ describe('webhook commands', () => {
   });
 
   it('workspace top-up records workspace.topped_up with the money moved', async () => {
-    const ws = await workspaceWithKeys(database.db, { balanceCents: 1_000 });
+    const ws = await workspaceWithKeys(database.pool, { balanceCents: 1_000 });
     expect(await ok('workspace', 'top-up', '--workspace', String(ws.workspaceId), '--cents', '500')).toEqual({ balance_cents: 1_500 });
     const { rows } = await database.pool.query(`SELECT type, actor, data FROM events WHERE workspace_id = $1`, [ws.workspaceId]);
     expect(rows).toEqual([{ type: 'workspace.topped_up', actor: 'system', data: expect.objectContaining({ amount: 500, balance: 1_500 }) }]);

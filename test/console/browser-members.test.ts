@@ -45,10 +45,10 @@ describe.skipIf(skipBrowser)('members, rules and webhooks in Chromium', () => {
   }
 
   it('invite an existing account → sign in through the link → roles, the last owner, remove', async () => {
-    const ws = await createWorkspace(h.database.db, { name: 'Browser team' });
-    const owner = await createUser(h.database.db, { email: 'olga@example.com', name: 'Olga Owner', password });
-    await addMember(h.database.db, { workspaceId: ws.id }, owner.id, 'owner');
-    const miaUser = await createUser(h.database.db, { email: 'Mia@Example.com', name: 'Mia Member', password });
+    const ws = await createWorkspace(h.database.pool, { name: 'Browser team' });
+    const owner = await createUser(h.database.pool, { email: 'olga@example.com', name: 'Olga Owner', password });
+    await addMember(h.database.pool, { workspaceId: ws.id }, owner.id, 'owner');
+    const miaUser = await createUser(h.database.pool, { email: 'Mia@Example.com', name: 'Mia Member', password });
     const home = `/app/w/${ws.id}`;
     const olga = await person();
     await signIn(olga, 'olga@example.com');
@@ -69,7 +69,7 @@ describe.skipIf(skipBrowser)('members, rules and webhooks in Chromium', () => {
     await mia.getByLabel('Password').fill(password);
     await mia.getByRole('button', { name: 'Sign in' }).click();
     await mia.waitForURL(new RegExp(`${home}$`));
-    expect(await roleIn(h.database.db, miaUser.id, { workspaceId: ws.id })).toBe('member');
+    expect(await roleIn(h.database.pool, miaUser.id, { workspaceId: ws.id })).toBe('member');
     // The link is used up.
     expect((await (await person()).goto(link))!.status()).toBe(409);
 
@@ -79,7 +79,7 @@ describe.skipIf(skipBrowser)('members, rules and webhooks in Chromium', () => {
     await olga.getByLabel('Role of Mia Member', { exact: true }).selectOption('viewer');
     await olga.getByRole('button', { name: 'Change role of Mia Member' }).click();
     await expect.poll(() => olga.getByText('Role changed.').count()).toBe(1);
-    expect(await roleIn(h.database.db, miaUser.id, { workspaceId: ws.id })).toBe('viewer');
+    expect(await roleIn(h.database.pool, miaUser.id, { workspaceId: ws.id })).toBe('viewer');
     await olga.getByLabel('Role of Olga Owner', { exact: true }).selectOption('member');
     await olga.getByRole('button', { name: 'Change role of Olga Owner' }).click();
     await expect.poll(() => olga.getByText(/at least one owner/).count()).toBe(1);
@@ -100,9 +100,9 @@ describe.skipIf(skipBrowser)('members, rules and webhooks in Chromium', () => {
   });
 
   it('an owner sets approval rules and manages a webhook (secret once, delivery log)', async () => {
-    const ws = await createWorkspace(h.database.db, { name: 'Rules team' });
-    const owner = await createUser(h.database.db, { email: 'rita@example.com', name: 'Rita Rules', password });
-    await addMember(h.database.db, { workspaceId: ws.id }, owner.id, 'owner');
+    const ws = await createWorkspace(h.database.pool, { name: 'Rules team' });
+    const owner = await createUser(h.database.pool, { email: 'rita@example.com', name: 'Rita Rules', password });
+    await addMember(h.database.pool, { workspaceId: ws.id }, owner.id, 'owner');
     const page = await person();
     await signIn(page, 'rita@example.com');
     await nav(page, 'Approval rules').click();
@@ -110,7 +110,7 @@ describe.skipIf(skipBrowser)('members, rules and webhooks in Chromium', () => {
     await page.getByLabel('Approve drafts automatically').check();
     await page.getByRole('button', { name: 'Save rules' }).click();
     await expect.poll(() => page.getByText('Approval rules saved.', { exact: false }).count()).toBe(1);
-    expect(await getApprovalRules(h.database.db, ws.id)).toMatchObject({ max_order_cents: 30_000, auto_approve_drafts: true });
+    expect(await getApprovalRules(h.database.pool, ws.id)).toMatchObject({ max_order_cents: 30_000, auto_approve_drafts: true });
 
     await nav(page, 'Webhooks').click();
     await page.getByLabel('Endpoint URL').fill('http://127.0.0.1:9/hooks');

@@ -43,8 +43,8 @@ describe.skipIf(skipBrowser)('the orders desk in Chromium', () => {
   });
 
   async function person(email: string, name: string, target: { workspaceId: number } | { publisherId: number }) {
-    const user = await createUser(h.database.db, { email, name, password });
-    await addMember(h.database.db, target, user.id, 'owner');
+    const user = await createUser(h.database.pool, { email, name, password });
+    await addMember(h.database.pool, target, user.id, 'owner');
     const context = await browser.newContext({ bypassCSP: true, viewport: { width: 1200, height: 900 }, baseURL: base });
     const page = await context.newPage();
     await page.goto('/app/sign-in');

@@ -142,7 +142,7 @@ describe.skipIf(skipBrowser)('console in Chromium', () => {
     // An order in the workspace, placed through the API.
     await topUpWorkspace(h.database.pool, workspaceId, 100_000, h.clock.now());
     const pub = await publisherWithOutlet(h.database);
-    const spend = await createKey(h.database.db, { workspaceId, canPlaceOrders: true, name: 'Owner bot' });
+    const spend = await createKey(h.database.pool, { workspaceId, canPlaceOrders: true, name: 'Owner bot' });
     const placed = await api('/api/v1/orders', spend.key, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'idempotency-key': 'browser-order-2' },
@@ -244,7 +244,7 @@ describe.skipIf(skipBrowser)('console in Chromium', () => {
     const page = await person();
     const { email, home } = await signUp(page);
     const { rows } = await h.database.pool.query<{ id: number }>('SELECT id FROM users WHERE email = $1', [email]);
-    await setPassword(h.database.db, rows[0]!.id, 'a brand new password');
+    await setPassword(h.database.pool, rows[0]!.id, 'a brand new password');
     await page.goto(home);
     expect(new URL(page.url()).pathname).toBe('/app/sign-in');
   });

@@ -109,8 +109,8 @@ describe('console pages', () => {
   it('a member sees no "Can place orders" box, and a forged spending key is 403', async () => {
     const owner = await signedUp();
     const wsId = Number(owner.home.split('/').pop());
-    const user = await createUser(h.database.db, { email: 'member@example.com', name: 'Mem Ber', password });
-    await addMember(h.database.db, { workspaceId: wsId }, user.id, 'member');
+    const user = await createUser(h.database.pool, { email: 'member@example.com', name: 'Mem Ber', password });
+    await addMember(h.database.pool, { workspaceId: wsId }, user.id, 'member');
     const c = consoleClient(h, '10.8.0.1');
     expect((await c.post('/app/sign-in', { email: 'member@example.com', password })).statusCode).toBe(303);
     const keys = await c.get(`${owner.home}/settings/api-keys`);
@@ -215,7 +215,7 @@ describe('console pages', () => {
     const { c, home, email } = await signedUp();
     expect((await c.get(home)).statusCode).toBe(200);
     const { rows } = await h.database.pool.query<{ id: number }>('SELECT id FROM users WHERE email = $1', [email]);
-    await setPassword(h.database.db, rows[0]!.id, 'another long password');
+    await setPassword(h.database.pool, rows[0]!.id, 'another long password');
     expect((await c.get(home)).statusCode).toBe(303);
   });
 
@@ -255,8 +255,8 @@ describe('console pages', () => {
   it('a publisher account has its API keys page', async () => {
     const owner = await signedUp();
     const { rows } = await h.database.pool.query<{ id: number }>('SELECT id FROM users WHERE email = $1', [owner.email]);
-    const pub = await createPublisher(h.database.db, 'Pub One');
-    await addMember(h.database.db, { publisherId: pub.id }, rows[0]!.id, 'owner');
+    const pub = await createPublisher(h.database.pool, 'Pub One');
+    await addMember(h.database.pool, { publisherId: pub.id }, rows[0]!.id, 'owner');
     const page = await owner.c.get(`/app/p/${pub.id}/settings/api-keys`);
     expect(page.statusCode).toBe(200);
     expect(page.body).not.toContain('Can place orders');

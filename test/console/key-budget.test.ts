@@ -190,7 +190,7 @@ describe('the key page', () => {
 
   it("a rolled key's grace: the expiry left as shown keeps its instant; the limits change on the whole chain", async () => {
     const s = await spendingKey({ daily_limit_usd: '500' });
-    const rolled = await rollKey(h.database.db, { workspaceId: s.workspaceId }, s.id, 5, h.clock);
+    const rolled = await rollKey(h.database.pool, { workspaceId: s.workspaceId }, s.id, 5, h.clock);
     const graceEnds = new Date(h.clock.now() + 5 * 3_600_000);
     const res = await s.c.post(s.page, { order_limit_usd: '', daily_limit_usd: '20', monthly_limit_usd: '', expires_on: '2027-03-10' });
     expect(res.statusCode, res.body).toBe(200);
@@ -202,8 +202,8 @@ describe('the key page', () => {
     const s = await spendingKey({ daily_limit_usd: '500' });
     for (const role of ['member', 'viewer'] as const) {
       const email = `${role}-${s.id}@example.com`;
-      const user = await createUser(h.database.db, { email, name: role, password });
-      await addMember(h.database.db, { workspaceId: s.workspaceId }, user.id, role);
+      const user = await createUser(h.database.pool, { email, name: role, password });
+      await addMember(h.database.pool, { workspaceId: s.workspaceId }, user.id, role);
       const c = consoleClient(h, `10.41.0.${s.id % 200}`);
       expect((await c.post('/app/sign-in', { email, password })).statusCode).toBe(303);
       const page = await c.get(s.page);

@@ -18,7 +18,7 @@ let n = 0;
 async function person(name: string) {
   n++;
   const email = `member${n}@example.com`;
-  const user = await createUser(h.database.db, { email, name, password });
+  const user = await createUser(h.database.pool, { email, name, password });
   const c = consoleClient(h, `10.3.0.${n}`);
   expect((await c.post('/app/sign-in', { email, password })).statusCode).toBe(303);
   return { c, user, email };
@@ -27,8 +27,8 @@ async function person(name: string) {
 /** A workspace (made as the CLI makes one) owned by a signed-in person. */
 async function ownedWorkspace() {
   const owner = await person('Olga Owner');
-  const ws = await createWorkspace(h.database.db, { name: `Members ${n}` });
-  await addMember(h.database.db, { workspaceId: ws.id }, owner.user.id, 'owner');
+  const ws = await createWorkspace(h.database.pool, { name: `Members ${n}` });
+  await addMember(h.database.pool, { workspaceId: ws.id }, owner.user.id, 'owner');
   return { owner, ws, base: `/app/w/${ws.id}` };
 }
 
@@ -41,7 +41,7 @@ describe('members page', () => {
   it('a viewer sees members but no invite form, and a forged invite or role change is 403', async () => {
     const { ws, base } = await ownedWorkspace();
     const viewer = await person('Vic Viewer');
-    await addMember(h.database.db, { workspaceId: ws.id }, viewer.user.id, 'viewer');
+    await addMember(h.database.pool, { workspaceId: ws.id }, viewer.user.id, 'viewer');
     const page = await viewer.c.get(`${base}/settings/members`);
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('Olga Owner');
@@ -51,7 +51,7 @@ describe('members page', () => {
     expect(forged.statusCode).toBe(403);
     const promote = await viewer.c.post(`${base}/settings/members/${viewer.user.id}/role`, { role: 'owner' }, { from: `${base}/settings/members` });
     expect(promote.statusCode).toBe(403);
-    expect(await roleIn(h.database.db, viewer.user.id, { workspaceId: ws.id })).toBe('viewer');
+    expect(await roleIn(h.database.pool, viewer.user.id, { workspaceId: ws.id })).toBe('viewer');
   });
 
   it("another workspace's members page and actions are 404; a post without its token is 403", async () => {
@@ -72,7 +72,7 @@ describe('members page', () => {
     expect(demote.body).toContain('at least one owner');
     const leave = await owner.c.post(`${base}/settings/members/${owner.user.id}/remove`, {}, { from: `${base}/settings/members/${owner.user.id}/remove` });
     expect(leave.statusCode).toBe(409);
-    expect(await roleIn(h.database.db, owner.user.id, { workspaceId: ws.id })).toBe('owner');
+    expect(await roleIn(h.database.pool, owner.user.id, { workspaceId: ws.id })).toBe('owner');
   });
 
   it('invite → the link (no-store, not in the log) → sign up through it → member → role changed → removed', async () => {
@@ -106,8 +106,8 @@ describe('members page', () => {
     expect(joined.statusCode).toBe(303);
     expect(joined.headers.location).toBe(base);
     expect((await newcomer.get(base)).statusCode).toBe(200);
-    const niaUser = (await findUserByEmail(h.database.db, 'new.person@example.com'))!;
-    expect(await roleIn(h.database.db, niaUser.id, { workspaceId: ws.id })).toBe('member');
+    const niaUser = (await findUserByEmail(h.database.pool, 'new.person@example.com'))!;
+    expect(await roleIn(h.database.pool, niaUser.id, { workspaceId: ws.id })).toBe('member');
 
     // Used up.
     const again = await consoleClient(h, '10.3.9.2').get(`/app/invitation?token=${token}`);
@@ -120,20 +120,20 @@ describe('members page', () => {
     // The owner promotes her, then removes her.
     const promoted = await owner.c.post(`${base}/settings/members/${niaUser.id}/role`, { role: 'owner' }, { from: `${base}/settings/members` });
     expect(promoted.statusCode).toBe(303);
-    expect(await roleIn(h.database.db, niaUser.id, { workspaceId: ws.id })).toBe('owner');
+    expect(await roleIn(h.database.pool, niaUser.id, { workspaceId: ws.id })).toBe('owner');
     const confirm = await owner.c.get(`${base}/settings/members/${niaUser.id}/remove`);
     expect(confirm.body).toContain('>Remove</button>');
     const removed = await owner.c.post(`${base}/settings/members/${niaUser.id}/remove`, {}, { from: `${base}/settings/members/${niaUser.id}/remove` });
     expect(removed.statusCode).toBe(303);
-    expect(await roleIn(h.database.db, niaUser.id, { workspaceId: ws.id })).toBeNull();
+    expect(await roleIn(h.database.pool, niaUser.id, { workspaceId: ws.id })).toBeNull();
     expect((await newcomer.get(base)).statusCode).toBe(404);
   });
 
   it('an existing account signs in through the link (wrong password counted), and an expired link says so', async () => {
     const { owner, base } = await ownedWorkspace();
-    const pub = await createPublisher(h.database.db, 'Members publisher');
-    await addMember(h.database.db, { publisherId: pub.id }, owner.user.id, 'owner');
-    const existing = await createUser(h.database.db, { email: 'existing@example.com', name: 'Ed Existing', password });
+    const pub = await createPublisher(h.database.pool, 'Members publisher');
+    await addMember(h.database.pool, { publisherId: pub.id }, owner.user.id, 'owner');
+    const existing = await createUser(h.database.pool, { email: 'existing@example.com', name: 'Ed Existing', password });
     const invited = await owner.c.post(`/app/p/${pub.id}/settings/members/invite`, { email: 'existing@example.com', role: 'viewer' }, { from: `/app/p/${pub.id}/settings/members` });
     const token = linkIn(invited.body)!.searchParams.get('token')!;
     const ed = consoleClient(h, '10.3.9.3');
@@ -144,7 +144,7 @@ describe('members page', () => {
     const right = await ed.post('/app/invitation/sign-in', { token, password }, { from: `/app/invitation?token=${token}` });
     expect(right.statusCode).toBe(303);
     expect(right.headers.location).toBe(`/app/p/${pub.id}`);
-    expect(await roleIn(h.database.db, existing.id, { publisherId: pub.id })).toBe('viewer');
+    expect(await roleIn(h.database.pool, existing.id, { publisherId: pub.id })).toBe('viewer');
 
     const late = await owner.c.post(`${base}/settings/members/invite`, { email: 'late@example.com', role: 'member' }, { from: `${base}/settings/members` });
     const lateToken = linkIn(late.body)!.searchParams.get('token')!;
@@ -167,16 +167,16 @@ describe('approval rules page', () => {
     const saved = await owner.c.post(url, { max_order: '250.5', auto_approve_drafts: '1' }, { from: url });
     expect(saved.statusCode).toBe(200);
     expect(saved.body).toContain('$250.50');
-    expect(await getApprovalRules(h.database.db, ws.id)).toMatchObject({ max_order_cents: 25_050, auto_approve_drafts: true });
+    expect(await getApprovalRules(h.database.pool, ws.id)).toMatchObject({ max_order_cents: 25_050, auto_approve_drafts: true });
     await owner.c.post(url, { max_order: '' }, { from: url });
-    expect(await getApprovalRules(h.database.db, ws.id)).toMatchObject({ max_order_cents: null, auto_approve_drafts: false });
+    expect(await getApprovalRules(h.database.pool, ws.id)).toMatchObject({ max_order_cents: null, auto_approve_drafts: false });
 
     const member = await person('Mo Member');
-    await addMember(h.database.db, { workspaceId: ws.id }, member.user.id, 'member');
+    await addMember(h.database.pool, { workspaceId: ws.id }, member.user.id, 'member');
     const seen = await member.c.get(url);
     expect(seen.statusCode).toBe(200);
     expect(seen.body).toContain('Only an owner can change these rules');
     expect((await member.c.post(url, { max_order: '1' }, { from: url })).statusCode).toBe(403);
-    expect((await getApprovalRules(h.database.db, ws.id)).max_order_cents).toBeNull();
+    expect((await getApprovalRules(h.database.pool, ws.id)).max_order_cents).toBeNull();
   });
 });

@@ -23,7 +23,7 @@ let n = 0;
 async function person(name: string) {
   n++;
   const email = `placer${n}@example.com`;
-  const user = await createUser(h.database.db, { email, name, password });
+  const user = await createUser(h.database.pool, { email, name, password });
   const c = consoleClient(h, `10.8.0.${n}`);
   expect((await c.post('/app/sign-in', { email, password })).statusCode).toBe(303);
   return { c, user };
@@ -38,7 +38,7 @@ const { ws, p } = await kit.setup(
   'placing-news.test',
 );
 const owner = await person('Olga Owner');
-await addMember(h.database.db, { workspaceId: ws.workspaceId }, owner.user.id, 'owner');
+await addMember(h.database.pool, { workspaceId: ws.workspaceId }, owner.user.id, 'owner');
 const w = `/app/w/${ws.workspaceId}`;
 const outletId = p.outletId;
 const offerUrl = (i: number) => `${w}/outlets/${outletId}/offers/${p.offers[i]!.id}`;
@@ -118,9 +118,9 @@ describe('placing an order in the console', () => {
   });
 
   it('the confirmation sent twice places one order; the second lands on the same order', async () => {
-    const { ws: w2 } = { ws: await workspaceWithKeys(h.database.db, { balanceCents: 1_000_000 }) };
+    const { ws: w2 } = { ws: await workspaceWithKeys(h.database.pool, { balanceCents: 1_000_000 }) };
     const twice = await person('Tess Twice');
-    await addMember(h.database.db, { workspaceId: w2.workspaceId }, twice.user.id, 'owner');
+    await addMember(h.database.pool, { workspaceId: w2.workspaceId }, twice.user.id, 'owner');
     const url = `/app/w/${w2.workspaceId}/outlets/${outletId}/offers/${p.offers[1]!.id}`;
     const confirm = await twice.c.post(url, { ...brief, content_title: 'Our product, reviewed', content: articleFor(TARGET) });
     expect(confirm.statusCode, confirm.body).toBe(200);
@@ -189,9 +189,9 @@ describe('placing an order in the console', () => {
   });
 
   it('a balance too low: the confirmation says so, and placing answers 402 with the domain’s message; nothing is held', async () => {
-    const poor = await workspaceWithKeys(h.database.db, { balanceCents: 100 });
+    const poor = await workspaceWithKeys(h.database.pool, { balanceCents: 100 });
     const who = await person('Pat Poor');
-    await addMember(h.database.db, { workspaceId: poor.workspaceId }, who.user.id, 'owner');
+    await addMember(h.database.pool, { workspaceId: poor.workspaceId }, who.user.id, 'owner');
     const url = `/app/w/${poor.workspaceId}/outlets/${outletId}/offers/${p.offers[0]!.id}`;
     const confirm = await who.c.post(url, brief);
     expect(confirm.statusCode).toBe(200);
@@ -206,10 +206,10 @@ describe('placing an order in the console', () => {
   });
 
   it('the approval rule applies to a person too: above the maximum order, 403 with its message', async () => {
-    const capped = await workspaceWithKeys(h.database.db, { balanceCents: 1_000_000 });
+    const capped = await workspaceWithKeys(h.database.pool, { balanceCents: 1_000_000 });
     await pool.query('UPDATE workspaces SET max_order_cents = 100 WHERE id = $1', [capped.workspaceId]);
     const who = await person('Cap Owner');
-    await addMember(h.database.db, { workspaceId: capped.workspaceId }, who.user.id, 'owner');
+    await addMember(h.database.pool, { workspaceId: capped.workspaceId }, who.user.id, 'owner');
     const res = await who.c.post(`/app/w/${capped.workspaceId}/outlets/${outletId}/offers/${p.offers[0]!.id}`, brief);
     expect(res.statusCode).toBe(403);
     expect(res.body).toMatch(/above the workspace(&#39;|')s approval limit/);
@@ -226,7 +226,7 @@ describe('placing an order in the console', () => {
   it('a member or viewer (no spending) may search but not order: 403 on the brief, the confirmation and placing', async () => {
     for (const role of ['member', 'viewer'] as const) {
       const who = await person(`No Spender ${role}`);
-      await addMember(h.database.db, { workspaceId: ws.workspaceId }, who.user.id, role);
+      await addMember(h.database.pool, { workspaceId: ws.workspaceId }, who.user.id, role);
       expect((await who.c.get(`${w}/outlets`)).statusCode).toBe(200);
       const outlet = await who.c.get(`${w}/outlets/${outletId}`);
       expect(outlet.statusCode).toBe(200);
@@ -240,21 +240,20 @@ describe('placing an order in the console', () => {
 
   it('the role is read again inside the placing transaction: an owner lowered to member places nothing', async () => {
     const boss = await person('Bo Boss');
-    const own = await workspaceWithKeys(h.database.db, { balanceCents: 1_000_000 });
-    await addMember(h.database.db, { workspaceId: own.workspaceId }, boss.user.id, 'owner');
-    await addMember(h.database.db, { workspaceId: own.workspaceId }, (await person('Other Owner')).user.id, 'owner');
-    await changeRole(h.database.db, { workspaceId: own.workspaceId }, boss.user.id, 'member');
+    const own = await workspaceWithKeys(h.database.pool, { balanceCents: 1_000_000 });
+    await addMember(h.database.pool, { workspaceId: own.workspaceId }, boss.user.id, 'owner');
+    await addMember(h.database.pool, { workspaceId: own.workspaceId }, (await person('Other Owner')).user.id, 'owner');
+    await changeRole(h.database.pool, { workspaceId: own.workspaceId }, boss.user.id, 'member');
     const deps = placementGroups({ pool, clock: h.clock, durations: durationsFrom(h.config) });
     const input = { offer_ids: [p.offers[0]!.id], target_url: TARGET };
-    const encode = (o: { ok: boolean }) => (o.ok ? { status: 201, json: '[]' } : undefined);
-    await expect(place(deps, { workspaceId: own.workspaceId, userId: boss.user.id }, input, { once: undefined, encode })).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(place(deps, { workspaceId: own.workspaceId, userId: boss.user.id }, input, { once: undefined })).rejects.toMatchObject({ code: 'forbidden' });
     const stranger = await person('Sy Stranger');
-    await expect(place(deps, { workspaceId: own.workspaceId, userId: stranger.user.id }, input, { once: undefined, encode })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(place(deps, { workspaceId: own.workspaceId, userId: stranger.user.id }, input, { once: undefined })).rejects.toMatchObject({ code: 'not_found' });
     expect(await ordersOf(own.workspaceId)).toEqual([]);
   });
 
   it('an unknown offer, an inactive one, another outlet’s, another workspace’s pages, a publisher account: 404', async () => {
-    const other = await workspaceWithKeys(h.database.db, { balanceCents: 1_000_000 });
+    const other = await workspaceWithKeys(h.database.pool, { balanceCents: 1_000_000 });
     const { p: p2 } = await kit.setup([{}]);
     const outlet2 = p2.outletId;
     await pool.query('UPDATE offers SET active = false WHERE id = $1', [p2.offers[0]!.id]);

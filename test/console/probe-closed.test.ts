@@ -16,9 +16,9 @@ let n = 0;
 async function owner() {
   n++;
   const email = `closed-owner${n}@example.com`;
-  const user = await createUser(h.database.db, { email, name: 'Owner', password });
-  const ws = await createWorkspace(h.database.db, { name: `Closed ${n}` });
-  await addMember(h.database.db, { workspaceId: ws.id }, user.id, 'owner');
+  const user = await createUser(h.database.pool, { email, name: 'Owner', password });
+  const ws = await createWorkspace(h.database.pool, { name: `Closed ${n}` });
+  await addMember(h.database.pool, { workspaceId: ws.id }, user.id, 'owner');
   const c = consoleClient(h, `10.9.1.${n}`);
   expect((await c.post('/app/sign-in', { email, password })).statusCode).toBe(303);
   return { c, user, base: `/app/w/${ws.id}` };
@@ -44,7 +44,7 @@ describe('probe: SIGNUP=closed', () => {
       remoteAddress: '10.9.2.1',
     });
     expect(res.statusCode).toBe(404);
-    expect(await findUserByEmail(h.database.db, 'sneak@example.com')).toBeNull();
+    expect(await findUserByEmail(h.database.pool, 'sneak@example.com')).toBeNull();
   });
 
   it('an invite link makes an account for the invited email only, whatever the form says', async () => {
@@ -56,8 +56,8 @@ describe('probe: SIGNUP=closed', () => {
     expect(page.headers['referrer-policy']).toBe('no-referrer');
     const res = await c.post('/app/invitation/sign-up', { token, name: 'Sneak', email: 'other@example.com', password }, { from: `/app/invitation?token=${token}` });
     expect(res.statusCode).toBe(303);
-    expect(await findUserByEmail(h.database.db, 'other@example.com')).toBeNull();
-    expect(await findUserByEmail(h.database.db, 'invited-only@example.com')).not.toBeNull();
+    expect(await findUserByEmail(h.database.pool, 'other@example.com')).toBeNull();
+    expect(await findUserByEmail(h.database.pool, 'invited-only@example.com')).not.toBeNull();
     const again = await consoleClient(h, '10.9.2.3').post('/app/invitation/sign-up', { token, name: 'Twice', password }, { from: '/app/sign-in' });
     expect(again.statusCode).toBe(409);
   });
@@ -76,7 +76,7 @@ describe('probe: SIGNUP=closed', () => {
       remoteAddress: '10.9.2.4',
     });
     expect(res.statusCode).toBe(409);
-    expect(await findUserByEmail(h.database.db, 'late@example.com')).toBeNull();
+    expect(await findUserByEmail(h.database.pool, 'late@example.com')).toBeNull();
   });
 
   it('a removed member loses every page at their next request', async () => {
@@ -85,7 +85,7 @@ describe('probe: SIGNUP=closed', () => {
     const c = consoleClient(h, '10.9.2.5');
     expect((await c.post('/app/invitation/sign-up', { token, name: 'Leaver', password }, { from: `/app/invitation?token=${token}` })).statusCode).toBe(303);
     expect((await c.get(`${o.base}/settings/api-keys`)).statusCode).toBe(200);
-    const leaver = (await findUserByEmail(h.database.db, 'leaver@example.com'))!;
+    const leaver = (await findUserByEmail(h.database.pool, 'leaver@example.com'))!;
     expect((await o.c.post(`${o.base}/settings/members/${leaver.id}/remove`, {}, { from: `${o.base}/settings/members/${leaver.id}/remove` })).statusCode).toBe(303);
     expect((await c.get(`${o.base}/settings/api-keys`)).statusCode).toBe(404);
     expect((await c.post(`${o.base}/settings/api-access`, { name: 'after' }, { from: '/app/sign-in' })).statusCode).toBe(404);

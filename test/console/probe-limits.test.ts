@@ -11,7 +11,7 @@ const password = 'correct horse battery';
 
 describe('probe: limits', () => {
   it('the sign-up form cannot be used without limit to learn which emails have an account', async () => {
-    for (let i = 0; i < 5; i++) await createUser(h.database.db, { email: `known${i}@example.com`, name: 'Known', password });
+    for (let i = 0; i < 5; i++) await createUser(h.database.pool, { email: `known${i}@example.com`, name: 'Known', password });
     const c = consoleClient(h, '10.8.0.1');
     const codes: number[] = [];
     for (let i = 0; i < 5; i++) {
@@ -26,7 +26,7 @@ describe('probe: limits', () => {
 
   it('wrong passwords sent at once get no more guesses than the per-account limit', async () => {
     const email = 'target@example.com';
-    await createUser(h.database.db, { email, name: 'Target', password });
+    await createUser(h.database.pool, { email, name: 'Target', password });
     const attempts = Array.from({ length: 12 }, (_, i) => consoleClient(h, `10.8.1.${i + 1}`));
     const tokens = await Promise.all(attempts.map((c) => c.token('/app/sign-in')));
     const results = await Promise.all(

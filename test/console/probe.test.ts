@@ -70,9 +70,9 @@ describe('probe: roles and tenants', () => {
   it('a role lowered while the session is open takes effect at the next request', async () => {
     const owner = await signedUp();
     const other = await signedUp();
-    await addMember(h.database.db, { workspaceId: owner.workspaceId }, other.userId, 'owner');
+    await addMember(h.database.pool, { workspaceId: owner.workspaceId }, other.userId, 'owner');
     expect((await other.c.post(`${owner.home}/settings/api-keys`, { name: 'spend', can_place_orders: 'on' })).statusCode).toBe(200);
-    await changeRole(h.database.db, { workspaceId: owner.workspaceId }, other.userId, 'viewer', { actorId: owner.userId });
+    await changeRole(h.database.pool, { workspaceId: owner.workspaceId }, other.userId, 'viewer', { actorId: owner.userId });
     expect((await other.c.post(`${owner.home}/settings/api-keys`, { name: 'spend', can_place_orders: 'on' }, { from: `${owner.home}/settings/api-keys` })).statusCode).toBe(403);
     expect((await other.c.post(`${owner.home}/settings/approval-rules`, { max_order: '1' })).statusCode).toBe(403);
     expect((await other.c.post(`${owner.home}/settings/webhooks`, { url: 'https://example.com/h' })).statusCode).toBe(403);
@@ -83,7 +83,7 @@ describe('probe: roles and tenants', () => {
   it('a member cannot raise themselves, nor invite anyone, nor revoke a spending key', async () => {
     const owner = await signedUp();
     const m = await signedUp();
-    await addMember(h.database.db, { workspaceId: owner.workspaceId }, m.userId, 'member');
+    await addMember(h.database.pool, { workspaceId: owner.workspaceId }, m.userId, 'member');
     const spend = await owner.c.post(`${owner.home}/settings/api-keys`, { name: 'spend', can_place_orders: 'on' });
     expect(spend.statusCode).toBe(200);
     const { rows } = await h.database.pool.query<{ id: number }>('SELECT id FROM api_keys WHERE workspace_id = $1 AND can_place_orders', [owner.workspaceId]);
@@ -216,7 +216,7 @@ describe('probe: invitations', () => {
   it('two acceptances of one link at once: one joins, the other is told it is used', async () => {
     const owner = await signedUp();
     const email = `racer${n}@example.com`;
-    await createUser(h.database.db, { email, name: 'Racer', password });
+    await createUser(h.database.pool, { email, name: 'Racer', password });
     const res = await owner.c.post(`${owner.home}/settings/members/invite`, { email, role: 'member' }, { from: `${owner.home}/settings/members` });
     const token = new URL(/id="invite-link"[^>]*value="([^"]+)"/.exec(res.body)![1]!.replaceAll('&amp;', '&')).searchParams.get('token')!;
     const c1 = consoleClient(h, '10.7.8.5');
@@ -263,7 +263,7 @@ describe('probe: the API behind the console', () => {
   it("a member's read-only key cannot manage the workspace's webhooks through the API, nor can the member roll an owner's key", async () => {
     const owner = await signedUp();
     const m = await signedUp();
-    await addMember(h.database.db, { workspaceId: owner.workspaceId }, m.userId, 'member');
+    await addMember(h.database.pool, { workspaceId: owner.workspaceId }, m.userId, 'member');
     const hooks = `${owner.home}/settings/webhooks`;
     expect((await owner.c.post(hooks, { url: 'http://127.0.0.1:9/owner-hook' })).statusCode).toBe(200);
     expect((await m.c.post(hooks, { url: 'http://127.0.0.1:9/member-hook' })).statusCode).toBe(403);

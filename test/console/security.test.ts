@@ -53,9 +53,9 @@ async function tenant(n: number): Promise<Tenant> {
   const workspaceId = Number(res.headers.location!.split('/').pop());
   const { rows } = await database.pool.query<{ id: number }>('SELECT id FROM users WHERE email = $1', [`tenant${n}@example.com`]);
   const userId = rows[0]!.id;
-  const pub = await createPublisher(database.db, `Publisher of tenant ${n}`);
-  await addMember(database.db, { publisherId: pub.id }, userId, 'owner');
-  const key = await createKey(database.db, { workspaceId, name: 'read' });
+  const pub = await createPublisher(database.pool, `Publisher of tenant ${n}`);
+  await addMember(database.pool, { publisherId: pub.id }, userId, 'owner');
+  const key = await createKey(database.pool, { workspaceId, name: 'read' });
   const { rows: pk } = await database.pool.query<{ id: number }>('SELECT id FROM api_keys WHERE publisher_id = $1', [pub.id]);
   return { c, workspaceId, publisherId: pub.id, userId, keyId: key.id, publisherKeyId: pk[0]!.id };
 }

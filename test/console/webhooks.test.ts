@@ -17,8 +17,8 @@ let n = 0;
 async function member(workspaceId: number, role: 'owner' | 'member' | 'viewer') {
   n++;
   const email = `hooks${n}@example.com`;
-  const user = await createUser(h.database.db, { email, name: `Hook person ${n}`, password });
-  await addMember(h.database.db, { workspaceId }, user.id, role);
+  const user = await createUser(h.database.pool, { email, name: `Hook person ${n}`, password });
+  await addMember(h.database.pool, { workspaceId }, user.id, role);
   const c = consoleClient(h, `10.4.0.${n}`);
   expect((await c.post('/app/sign-in', { email, password })).statusCode).toBe(303);
   return c;
@@ -28,7 +28,7 @@ const secretIn = (body: string) => /id="webhook-secret"[^>]*value="([^"]+)"/.exe
 
 describe('webhooks page', () => {
   it('refuses a private URL naming the field; a member sees endpoints but cannot change them (403)', async () => {
-    const ws = await createWorkspace(h.database.db, { name: 'Hooks A' });
+    const ws = await createWorkspace(h.database.pool, { name: 'Hooks A' });
     const owner = await member(ws.id, 'owner');
     const url = `/app/w/${ws.id}/settings/webhooks`;
     const bad = await owner.post(url, { url: 'http://10.0.0.1/hook' }, { from: url });
@@ -49,7 +49,7 @@ describe('webhooks page', () => {
     expect((await m.get(`${url}/${endpoint!.id}/deliveries`)).statusCode).toBe(200);
 
     // Another workspace's endpoint id is not found, for its owner too.
-    const other = await createWorkspace(h.database.db, { name: 'Hooks B' });
+    const other = await createWorkspace(h.database.pool, { name: 'Hooks B' });
     const otherOwner = await member(other.id, 'owner');
     const otherUrl = `/app/w/${other.id}/settings/webhooks`;
     expect((await otherOwner.get(`${otherUrl}/${endpoint!.id}/deliveries`)).statusCode).toBe(404);
@@ -58,7 +58,7 @@ describe('webhooks page', () => {
   });
 
   it('create (secret shown once, no-store) → delivery log → resend → rotate → delete', async () => {
-    const ws = await createWorkspace(h.database.db, { name: 'Hooks C' });
+    const ws = await createWorkspace(h.database.pool, { name: 'Hooks C' });
     const owner = await member(ws.id, 'owner');
     const url = `/app/w/${ws.id}/settings/webhooks`;
     const created = await owner.post(url, { url: 'http://127.0.0.1:9/hook', events: 'workspace.topped_up' }, { from: url });

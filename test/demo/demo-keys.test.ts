@@ -41,14 +41,14 @@ describe('demo keys to show on start', () => {
     // never shown is replaced like the keys, and the one printed is the one that signs in.
     expect(first!.user!.email).toBe(DEMO_USER.email);
     expect(second!.user!.password).not.toBe(first!.user!.password);
-    expect(await verifyCredentials(h.database.db, DEMO_USER.email, first!.user!.password)).toBeNull();
-    const user = await verifyCredentials(h.database.db, DEMO_USER.email, second!.user!.password);
+    expect(await verifyCredentials(h.database.pool, DEMO_USER.email, first!.user!.password)).toBeNull();
+    const user = await verifyCredentials(h.database.pool, DEMO_USER.email, second!.user!.password);
     expect(user).not.toBeNull();
-    expect((await membershipsOf(h.database.db, user!.id)).map((m) => [m.kind, m.id, m.role])).toEqual([
+    expect((await membershipsOf(h.database.pool, user!.id)).map((m) => [m.kind, m.id, m.role])).toEqual([
       ['workspace', second!.workspaceId, 'owner'],
       ['publisher', second!.publisherId, 'owner'],
     ]);
-    expect((await listMembers(h.database.db, { workspaceId: second!.workspaceId })).map((m) => m.email)).toEqual([DEMO_USER.email]);
+    expect((await listMembers(h.database.pool, { workspaceId: second!.workspaceId })).map((m) => m.email)).toEqual([DEMO_USER.email]);
     const printed = describeDemo(second!, 'http://127.0.0.1:3000');
     expect(printed).toContain(`http://127.0.0.1:3000/app`);
     expect(printed).toContain(DEMO_USER.email);
@@ -56,7 +56,7 @@ describe('demo keys to show on start', () => {
     const users = await h.database.pool.query<{ dump: string }>(`SELECT string_agg(u::text, ' ') AS dump FROM users u`);
     expect(users.rows[0]!.dump).not.toContain(second!.user!.password);
 
-    await markDemoShown(h.database.db);
+    await markDemoShown(h.database.pool);
     expect(await demoKeysToShow(h.database, 0.2)).toBeUndefined();
     expect(await meStatus(second!.readOnlyKey)).toBe(200);
     const left = await h.database.pool.query('SELECT 1 FROM app_secrets WHERE name = $1', [DEMO_KEYS_UNSHOWN]);

@@ -165,7 +165,7 @@ describe('generateOutlets', () => {
   });
 
   it('stores in the database: upsert inserts, a re-run updates with the baseline kept', async () => {
-    const pub = await createPublisher(database.db, 'Generator pub');
+    const pub = await createPublisher(database.pool, 'Generator pub');
     const outlets = generateOutlets(1_000, 5, { domainTag: runDomainTag(pub.id, 5) });
     expect(await upsertOutlets(database.pool, pub.id, outlets, 0.2)).toEqual({ imported: 1_000, updated: 0 });
     expect(await upsertOutlets(database.pool, pub.id, generateOutlets(1_000, 5, { domainTag: runDomainTag(pub.id, 5) }), 0.2)).toEqual({

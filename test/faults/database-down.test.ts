@@ -59,12 +59,12 @@ beforeAll(async () => {
   price = p.offers[0]!.price;
   for (let i = 0; i < ORDER_LOOPS; i++) {
     // The last workspace can pay for two orders, then answers 402.
-    spenders.push(await workspaceWithKeys(database.db, { balanceCents: i === ORDER_LOOPS - 1 ? price * 2 : price * 5_000 }));
+    spenders.push(await workspaceWithKeys(database.pool, { balanceCents: i === ORDER_LOOPS - 1 ? price * 2 : price * 5_000 }));
   }
-  for (let i = 0; i < ME_LOOPS; i++) warmKeys.push((await workspaceWithKeys(database.db)).readKey);
+  for (let i = 0; i < ME_LOOPS; i++) warmKeys.push((await workspaceWithKeys(database.pool)).readKey);
   // Keys used once each, so some /me requests always look their key up in the database.
   for (let i = 0; i < 400; i += 10) {
-    const batch = await Promise.all(Array.from({ length: 10 }, () => createKey(database.db, { workspaceId: spenders[0]!.workspaceId })));
+    const batch = await Promise.all(Array.from({ length: 10 }, () => createKey(database.pool, { workspaceId: spenders[0]!.workspaceId })));
     coldKeys.push(...batch.map((k) => k.key));
   }
   server = await spawnServer({

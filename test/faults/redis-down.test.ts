@@ -91,7 +91,7 @@ describe.skipIf(!hasRedis)('Redis down while REDIS_URL is set', () => {
   const countInRedis = (keyId: number) => onRedis((r) => r.get(`${prefix}rl:key:${keyId}`));
 
   async function freshKey(): Promise<{ id: number; key: string }> {
-    const { id, key } = await createKey(database.db, { workspaceId });
+    const { id, key } = await createKey(database.pool, { workspaceId });
     return { id, key };
   }
 
@@ -126,7 +126,7 @@ describe.skipIf(!hasRedis)('Redis down while REDIS_URL is set', () => {
     redisPort = await freePort();
     await startRedis();
     database = await createTestDatabase();
-    workspaceId = (await workspaceWithKeys(database.db)).workspaceId;
+    workspaceId = (await workspaceWithKeys(database.pool)).workspaceId;
     server = await spawnServer({
       DATABASE_URL: database.url,
       REDIS_URL: `redis://127.0.0.1:${redisPort}`,

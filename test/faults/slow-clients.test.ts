@@ -61,7 +61,7 @@ describe('slow and hostile clients', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    ws = await workspaceWithKeys(database.db);
+    ws = await workspaceWithKeys(database.pool);
     server = await spawnServer({
       DATABASE_URL: database.url,
       RATE_LIMIT_PER_MINUTE: '1000000',

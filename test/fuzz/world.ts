@@ -57,13 +57,13 @@ function bearer(key: string) {
 }
 
 export async function seedWorld(app: App, database: Database): Promise<World> {
-  const a = await workspaceWithKeys(database.db, { name: 'Fuzz A', balanceCents: 5_000_000 });
-  const b = await workspaceWithKeys(database.db, { name: 'Fuzz B', currency: 'EUR', balanceCents: 5_000_000 });
-  const poor = await workspaceWithKeys(database.db, { name: 'Fuzz Poor', balanceCents: 0 });
-  const revoked = await createKey(database.db, { workspaceId: a.workspaceId });
-  const revokedSpend = await createKey(database.db, { workspaceId: a.workspaceId, canPlaceOrders: true });
-  await revokeKey(database.db, revoked.id);
-  await revokeKey(database.db, revokedSpend.id);
+  const a = await workspaceWithKeys(database.pool, { name: 'Fuzz A', balanceCents: 5_000_000 });
+  const b = await workspaceWithKeys(database.pool, { name: 'Fuzz B', currency: 'EUR', balanceCents: 5_000_000 });
+  const poor = await workspaceWithKeys(database.pool, { name: 'Fuzz Poor', balanceCents: 0 });
+  const revoked = await createKey(database.pool, { workspaceId: a.workspaceId });
+  const revokedSpend = await createKey(database.pool, { workspaceId: a.workspaceId, canPlaceOrders: true });
+  await revokeKey(database.pool, revoked.id);
+  await revokeKey(database.pool, revokedSpend.id);
 
   const pa = await publisherWithOutlet(database, [{ content_by: 'publisher' }, { content_by: 'buyer', title: 'Buyer content' }]);
   const pb = await publisherWithOutlet(database, [{ content_by: 'publisher', format: 'sponsored_article' }, { content_by: 'buyer', format: 'link_insertion' }]);
@@ -146,13 +146,13 @@ export async function seedWorld(app: App, database: Database): Promise<World> {
     add(cancelled, 'cancelled');
   }
   // Workspace B needs approval above 50 USD from now on (403 approval_required paths).
-  await setApprovalRules(database.db, b.workspaceId, { maxOrderCents: 5_000 });
+  await setApprovalRules(database.pool, b.workspaceId, { maxOrderCents: 5_000 });
 
   // Items and purchases of A and B.
   const items: World['items'] = [];
   const codes: World['codes'] = [];
   for (const w of [a, b]) {
-    await importItems(database.db, w.workspaceId, itemsOfEachKind(`fuzz${w.workspaceId}`));
+    await importItems(database.pool, w.workspaceId, itemsOfEachKind(`fuzz${w.workspaceId}`));
     const { rows } = await database.pool.query<{ id: number }>('SELECT id FROM items WHERE workspace_id = $1 ORDER BY id', [w.workspaceId]);
     for (const r of rows) items.push({ id: r.id, workspaceId: w.workspaceId });
     const first = rows[0]!.id;
@@ -165,7 +165,7 @@ export async function seedWorld(app: App, database: Database): Promise<World> {
 
   const projects: World['projects'] = [];
   for (const w of [a, b]) {
-    const project = await createProject(database.db, w.workspaceId, `Fuzz project ${w.workspaceId}`);
+    const project = await createProject(database.pool, w.workspaceId, `Fuzz project ${w.workspaceId}`);
     projects.push({ id: (project as { id: number }).id, workspaceId: w.workspaceId });
   }
 

@@ -41,7 +41,7 @@ let n = 0;
  * given, plus a 20% fee.
  */
 export async function publisherWithOutlet(database: Database, offers: Partial<Offer>[] = [{}], domain?: string) {
-  const pub = await createPublisher(database.db, `Publisher ${++n}`);
+  const pub = await createPublisher(database.pool, `Publisher ${++n}`);
   const d = domain ?? `outlet-${n}-${Date.now().toString(36)}.example`;
   await upsertOutlets(
     database.pool,

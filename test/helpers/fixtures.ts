@@ -1,4 +1,4 @@
-import type { Db } from '../../src/db/client.js';
+import type { Db } from '../../src/db/handle.js';
 import { createKey } from '../../src/domain/keys/key-service.js';
 import { createWorkspace } from '../../src/domain/workspaces/workspace-service.js';
 

@@ -5,7 +5,7 @@ import type pg from 'pg';
 import { sweepDeadlines } from '../../src/domain/orders/sweep.js';
 import { durationsFrom, type Durations } from '../../src/domain/orders/states.js';
 import { defaultConfig } from '../../src/config.js';
-import { withTransaction } from '../../src/db/tx.js';
+import { withTransaction } from '../../src/db/handle.js';
 import { lockOrder } from '../../src/domain/orders/transitions.js';
 import { applyCheck, type CheckOutcome } from '../../src/domain/orders/guarantee.js';
 import { type LiveCheck, liveCheckNames } from '../../src/domain/placements/live-checks.js';
@@ -106,7 +106,7 @@ export function orderKit(h: Harness) {
     },
     /** A workspace with a balance and a publisher whose one outlet carries these offers. */
     async setup(offers: Parameters<typeof publisherWithOutlet>[1] = [{}], balance = 1_000_000, domain?: string) {
-      const ws = await workspaceWithKeys(h.database.db, { balanceCents: balance });
+      const ws = await workspaceWithKeys(h.database.pool, { balanceCents: balance });
       const p = await publisherWithOutlet(h.database, offers, domain);
       return { ws, p };
     },

@@ -22,7 +22,7 @@ describe('objects an app shares between its requests', () => {
 
   it("each app places with its own clock, whichever placed first on the pool", async () => {
     const p = await publisherWithOutlet(database);
-    const ws = await workspaceWithKeys(database.db, { balanceCents: 1_000_000 });
+    const ws = await workspaceWithKeys(database.pool, { balanceCents: 1_000_000 });
     const place = (h: typeof first, idem: string) =>
       h.app.inject({
         method: 'POST',

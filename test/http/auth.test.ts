@@ -40,14 +40,14 @@ describe('401 for every way a key can be wrong', () => {
   }
 
   it('a revoked key', async () => {
-    const ws = await workspaceWithKeys(h.database.db);
+    const ws = await workspaceWithKeys(h.database.pool);
     await runCli(['key', 'revoke', '--id', String(ws.readKeyId)], { DATABASE_URL: h.database.url });
     const res = await me(bearer(ws.readKey));
     expectError(res, 401, 'unauthenticated');
   });
 
   it('accepts the scheme case-insensitively', async () => {
-    const ws = await workspaceWithKeys(h.database.db);
+    const ws = await workspaceWithKeys(h.database.pool);
     const res = await me({ authorization: `bearer ${ws.readKey}` });
     expect(res.statusCode).toBe(200);
   });
@@ -55,7 +55,7 @@ describe('401 for every way a key can be wrong', () => {
 
 describe('keys of the wrong kind', () => {
   it('a publisher key on a buyer route is 403 forbidden', async () => {
-    const pub = await createPublisher(h.database.db, 'Pub for auth test');
+    const pub = await createPublisher(h.database.pool, 'Pub for auth test');
     const res = await me(bearer(pub.key));
     expectError(res, 403, 'forbidden');
   });
@@ -63,7 +63,7 @@ describe('keys of the wrong kind', () => {
 
 describe('key cache and revocation', () => {
   it('a cached key revoked with the CLI is refused within 5 s (time injected)', async () => {
-    const ws = await workspaceWithKeys(h.database.db);
+    const ws = await workspaceWithKeys(h.database.pool);
     expect((await me(bearer(ws.readKey))).statusCode).toBe(200); // now cached
     const cli = await runCli(['key', 'revoke', '--id', String(ws.readKeyId)], { DATABASE_URL: h.database.url });
     expect(cli.status).toBe(0);
@@ -75,7 +75,7 @@ describe('key cache and revocation', () => {
   });
 
   it('a cached key costs no database round trip for the key', async () => {
-    const ws = await workspaceWithKeys(h.database.db);
+    const ws = await workspaceWithKeys(h.database.pool);
     await me(bearer(ws.readKey));
     const spy = vi.spyOn(h.database.pool, 'query');
     try {
@@ -88,7 +88,7 @@ describe('key cache and revocation', () => {
   });
 
   it('writes last_used_at at most once a minute', async () => {
-    const ws = await workspaceWithKeys(h.database.db);
+    const ws = await workspaceWithKeys(h.database.pool);
     const lastUsed = async () =>
       (await h.database.pool.query('SELECT last_used_at FROM api_keys WHERE id = $1', [ws.readKeyId])).rows[0].last_used_at as Date | null;
     const waitFor = async (pred: (d: Date | null) => boolean) => {
@@ -161,7 +161,7 @@ describe('unknown keys', () => {
   });
 
   it('a flooding IP gets no lookups for random keys, but its real keys keep working, new ones included', async () => {
-    const ws = await workspaceWithKeys(h.database.db);
+    const ws = await workspaceWithKeys(h.database.pool);
     // A key the process has never seen, from the flooding IP: its visible prefix is a live key's
     // once the prefix set is read again (at most once a second), so it is looked up.
     h.clock.advance(1_000);
@@ -174,7 +174,7 @@ describe('unknown keys', () => {
   });
 
   it("a key that resolved within the day is still looked up for the flooding IP once its cache entry lapses", async () => {
-    const ws = await workspaceWithKeys(h.database.db);
+    const ws = await workspaceWithKeys(h.database.pool);
     expect((await me(bearer(ws.readKey), { remoteAddress: '10.5.5.6' })).statusCode).toBe(200);
     h.clock.advance(6_000); // past the 5-second cache, well inside the flooding IP's minute
     expect((await me({ authorization: `Bearer ${generateRawKey()}` }, { remoteAddress: '10.9.9.9' })).statusCode).toBe(429);
@@ -193,7 +193,7 @@ describe('behind a proxy (TRUST_PROXY)', async () => {
     for (let i = 0; i < 60; i++) expect((await viaProxy('203.0.113.7', { authorization: `Bearer ${generateRawKey()}` })).statusCode).toBe(401);
     expect((await viaProxy('203.0.113.7', { authorization: `Bearer ${generateRawKey()}` })).statusCode).toBe(429);
     // Another client behind the same proxy still gets its keys looked up.
-    const ws = await workspaceWithKeys(proxied.database.db);
+    const ws = await workspaceWithKeys(proxied.database.pool);
     expect((await viaProxy('198.51.100.9', bearer(ws.readKey))).statusCode).toBe(200);
     expect((await viaProxy('198.51.100.9', { authorization: `Bearer ${generateRawKey()}` })).statusCode).toBe(401);
   });
@@ -201,7 +201,7 @@ describe('behind a proxy (TRUST_PROXY)', async () => {
 
 describe('rate limit', () => {
   it('answers 429 with Retry-After on the 121st request of a key within a minute', async () => {
-    const ws = await workspaceWithKeys(h.database.db);
+    const ws = await workspaceWithKeys(h.database.pool);
     for (let i = 1; i <= 120; i++) {
       const res = await me(bearer(ws.readKey));
       expect(res.statusCode).toBe(200);
@@ -220,7 +220,7 @@ describe('rate limit', () => {
 
 describe('request ids', () => {
   it("echoes a caller's safe X-Request-Id and replaces an unsafe one", async () => {
-    const ws = await workspaceWithKeys(h.database.db);
+    const ws = await workspaceWithKeys(h.database.pool);
     const ok = await me({ ...bearer(ws.readKey), 'x-request-id': 'abc.DEF-123_x' });
     expect(ok.headers['x-request-id']).toBe('abc.DEF-123_x');
     const bad = await me({ ...bearer(ws.readKey), 'x-request-id': 'a b<script>' });
@@ -235,7 +235,7 @@ describe('request ids', () => {
 
 describe('logs', () => {
   it('never contain a raw key, from the header or the query string', async () => {
-    const ws = await workspaceWithKeys(h.database.db);
+    const ws = await workspaceWithKeys(h.database.pool);
     const before = h.logs.length;
     await me(bearer(ws.readKey), { url: `/api/v1/me?api_key=${ws.spendKey}&x=1` });
     await me({}, { url: `/api/v1/ledger?API_KEY=${ws.spendKey}`, remoteAddress: '10.6.6.6' });
@@ -257,7 +257,7 @@ describe('logs', () => {
   });
 
   it('writes one line per request with request id, route, status and duration', async () => {
-    const ws = await workspaceWithKeys(h.database.db);
+    const ws = await workspaceWithKeys(h.database.pool);
     const before = h.logs.length;
     const res = await me({ ...bearer(ws.readKey), 'x-request-id': 'log-line-test' });
     const lines = h.logs.slice(before).map((l) => JSON.parse(l)).filter((l) => l.request_id === 'log-line-test');
@@ -269,8 +269,8 @@ describe('logs', () => {
 
 describe('keys at rest', () => {
   it('stores only a hash and a short prefix', async () => {
-    const ws = await workspaceWithKeys(h.database.db);
-    const key = await createKey(h.database.db, { workspaceId: ws.workspaceId, name: 'hash check' });
+    const ws = await workspaceWithKeys(h.database.pool);
+    const key = await createKey(h.database.pool, { workspaceId: ws.workspaceId, name: 'hash check' });
     const { rows } = await h.database.pool.query('SELECT * FROM api_keys WHERE id = $1', [key.id]);
     expect(JSON.stringify(rows[0])).not.toContain(key.key);
     expect(rows[0].key_hash).toMatch(/^[0-9a-f]{64}$/);

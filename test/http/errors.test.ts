@@ -3,7 +3,7 @@ import { setupApp } from '../helpers/app.js';
 import { bearer, workspaceWithKeys } from '../helpers/fixtures.js';
 
 const h = await setupApp();
-const ws = await workspaceWithKeys(h.database.db, { balanceCents: 5_000 });
+const ws = await workspaceWithKeys(h.database.pool, { balanceCents: 5_000 });
 
 describe('unknown routes', () => {
   it('answer 404 in the error shape', async () => {

@@ -9,7 +9,7 @@ import { mcpHeaders } from '../mcp/helpers.js';
 // its address's bucket. (How little they cost is measured by `npm run bench -- hostile`.)
 
 const h = await setupApp();
-const ws = await workspaceWithKeys(h.database.db);
+const ws = await workspaceWithKeys(h.database.pool);
 
 const MB = 1024 * 1024;
 const bodies = {

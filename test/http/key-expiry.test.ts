@@ -10,10 +10,10 @@ const account = (key: string) => h.app.inject({ method: 'GET', url: `/api/accoun
 
 describe('a key past its expiry answers like a revoked key', () => {
   it('on Interface A and Interface B, at the end of a roll grace, with the key in the cache', async () => {
-    const ws = await workspaceWithKeys(h.database.db);
+    const ws = await workspaceWithKeys(h.database.pool);
     expect((await me(ws.readKey)).statusCode).toBe(200);
     expect((await account(ws.readKey)).statusCode).toBe(200);
-    const rolled = await rollKey(h.database.db, { workspaceId: ws.workspaceId }, ws.readKeyId, 1, h.clock);
+    const rolled = await rollKey(h.database.pool, { workspaceId: ws.workspaceId }, ws.readKeyId, 1, h.clock);
     expect((await me(rolled.key)).statusCode).toBe(200);
 
     h.clock.advance(HOUR - 1);

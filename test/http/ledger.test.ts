@@ -3,7 +3,7 @@ import { setupApp } from '../helpers/app.js';
 import { bearer, workspaceWithKeys } from '../helpers/fixtures.js';
 
 const h = await setupApp();
-const ws = await workspaceWithKeys(h.database.db, { balanceCents: 5_000 });
+const ws = await workspaceWithKeys(h.database.pool, { balanceCents: 5_000 });
 
 describe('GET /api/v1/ledger — happy', () => {
   it('lists the top-up as a positive entry on available, newest first, paginated', async () => {
@@ -69,7 +69,7 @@ describe('GET /api/v1/ledger — security', () => {
   });
 
   it('shows only the caller workspace entries', async () => {
-    const other = await workspaceWithKeys(h.database.db, { balanceCents: 7_777 });
+    const other = await workspaceWithKeys(h.database.pool, { balanceCents: 7_777 });
     const res = await h.app.inject({ method: 'GET', url: '/api/v1/ledger', headers: bearer(other.readKey) });
     expect(res.json().data.map((e: { amount: number }) => e.amount)).toEqual([7_777]);
   });

@@ -14,8 +14,8 @@ import { bearer, workspaceWithKeys } from '../helpers/fixtures.js';
 
 const h = await setupApp({ RATE_LIMIT_PER_MINUTE: 100_000 });
 const pool = h.database.pool;
-const ws = await workspaceWithKeys(h.database.db, { balanceCents: 10_000_000 });
-const pub = await createPublisher(h.database.db, 'Survival publisher');
+const ws = await workspaceWithKeys(h.database.pool, { balanceCents: 10_000_000 });
+const pub = await createPublisher(h.database.pool, 'Survival publisher');
 
 const engine = h.app.searchEngine;
 
@@ -178,7 +178,7 @@ describe('the link figures of the track record', () => {
 
 describe('the planner', () => {
   it('prefers the outlet whose links survive, all else equal', async () => {
-    const planPub = await createPublisher(h.database.db, 'Survival plan publisher');
+    const planPub = await createPublisher(h.database.pool, 'Survival plan publisher');
     const twin = (domain: string): OutletInput =>
       outletInput(domain, { name: `Twin ${domain}`, country: 'IS', description: 'Fjord hiking stories.', topics: ['hiking'], traffic: { monthly_visits: 20_000, verified: true } });
     // The outlet written first (the lower id) is the one whose links die: ties would favour it.

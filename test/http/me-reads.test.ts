@@ -12,7 +12,7 @@ afterEach(() => vi.restoreAllMocks());
 
 describe('GET /api/v1/me under concurrency', () => {
   it("answers each workspace's own balances when many reads share queries, and sees a top-up made just before", async () => {
-    const wss = await Promise.all(Array.from({ length: 8 }, (_, i) => workspaceWithKeys(h.database.db, { balanceCents: 1_000 * (i + 1) })));
+    const wss = await Promise.all(Array.from({ length: 8 }, (_, i) => workspaceWithKeys(h.database.pool, { balanceCents: 1_000 * (i + 1) })));
     const query = vi.spyOn(h.database.pool, 'query');
     const many = Array.from({ length: 10 }, () => wss).flat();
     const answers = await Promise.all(many.map((ws) => me(ws.readKey)));

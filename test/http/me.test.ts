@@ -11,7 +11,7 @@ const h = await setupApp();
 
 describe('GET /api/v1/me — happy', () => {
   it('describes the workspace, balances and key for a read-only key', async () => {
-    const ws = await workspaceWithKeys(h.database.db, { balanceCents: 123_456 });
+    const ws = await workspaceWithKeys(h.database.pool, { balanceCents: 123_456 });
     const res = await h.app.inject({ method: 'GET', url: '/api/v1/me', headers: bearer(ws.readKey) });
     expect(res.statusCode).toBe(200);
     const body = res.json();
@@ -27,7 +27,7 @@ describe('GET /api/v1/me — happy', () => {
   });
 
   it('formats amounts in the workspace currency by its FX rate (EUR)', async () => {
-    const ws = await workspaceWithKeys(h.database.db, { currency: 'EUR', balanceCents: 100_000 });
+    const ws = await workspaceWithKeys(h.database.pool, { currency: 'EUR', balanceCents: 100_000 });
     const res = await h.app.inject({ method: 'GET', url: '/api/v1/me', headers: bearer(ws.spendKey) });
     const body = res.json();
     expect(body.data.workspace.currency).toBe('EUR');
@@ -37,15 +37,15 @@ describe('GET /api/v1/me — happy', () => {
   });
 
   it('formats JPY without minor units', async () => {
-    const ws = await workspaceWithKeys(h.database.db, { currency: 'JPY', balanceCents: 1_000 });
+    const ws = await workspaceWithKeys(h.database.pool, { currency: 'JPY', balanceCents: 1_000 });
     const res = await h.app.inject({ method: 'GET', url: '/api/v1/me', headers: bearer(ws.readKey) });
     expect(res.json().data.balance_formatted).toBe('¥1,495');
   });
 
   it('lists brand kits and approval rules', async () => {
-    const ws = await workspaceWithKeys(h.database.db);
-    await createBrandKit(h.database.db, ws.workspaceId, { name: 'Acme', website: 'https://acme.example', anchorTexts: ['acme'] });
-    await setApprovalRules(h.database.db, ws.workspaceId, { maxOrderCents: 50_000, autoApproveDrafts: true });
+    const ws = await workspaceWithKeys(h.database.pool);
+    await createBrandKit(h.database.pool, ws.workspaceId, { name: 'Acme', website: 'https://acme.example', anchorTexts: ['acme'] });
+    await setApprovalRules(h.database.pool, ws.workspaceId, { maxOrderCents: 50_000, autoApproveDrafts: true });
     const res = await h.app.inject({ method: 'GET', url: '/api/v1/me', headers: bearer(ws.readKey) });
     const body = res.json();
     expect(body.data.brand_kits).toEqual([
@@ -55,7 +55,7 @@ describe('GET /api/v1/me — happy', () => {
   });
 
   it('sends rate-limit headers and a request id', async () => {
-    const ws = await workspaceWithKeys(h.database.db);
+    const ws = await workspaceWithKeys(h.database.pool);
     const res = await h.app.inject({ method: 'GET', url: '/api/v1/me', headers: bearer(ws.readKey) });
     expect(res.headers['x-ratelimit-limit']).toBe('120');
     expect(Number(res.headers['x-ratelimit-remaining'])).toBe(119);
@@ -65,8 +65,8 @@ describe('GET /api/v1/me — happy', () => {
 
 describe('GET /api/v1/me — security', () => {
   it('never shows one workspace the balance of another', async () => {
-    const a = await workspaceWithKeys(h.database.db, { balanceCents: 111 });
-    const b = await workspaceWithKeys(h.database.db, { balanceCents: 222 });
+    const a = await workspaceWithKeys(h.database.pool, { balanceCents: 111 });
+    const b = await workspaceWithKeys(h.database.pool, { balanceCents: 222 });
     const ra = await h.app.inject({ method: 'GET', url: '/api/v1/me', headers: bearer(a.readKey) });
     const rb = await h.app.inject({ method: 'GET', url: '/api/v1/me', headers: bearer(b.readKey) });
     expect(ra.json().data.balance).toBe(111);

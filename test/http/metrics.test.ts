@@ -15,7 +15,7 @@ afterAll(async () => {
 
 describe('Prometheus metrics', () => {
   it('count requests by route and status, rate-limit hits, pool use and ledger totals, on loopback only', async () => {
-    const ws = await workspaceWithKeys(database.db, { balanceCents: 4_321 });
+    const ws = await workspaceWithKeys(database.pool, { balanceCents: 4_321 });
     for (let i = 0; i < 3; i++) await h.app.inject({ method: 'GET', url: '/api/v1/me', headers: bearer(ws.readKey) });
     await h.app.inject({ method: 'GET', url: '/no/such/path' });
     const res = await fetch(`http://127.0.0.1:${server.port}/metrics`);

@@ -95,7 +95,7 @@ describe('… security', () => {
   });
 
   it('another workspace or another publisher gets 404, as if the order did not exist', async () => {
-    const stranger = await workspaceWithKeys(h.database.db);
+    const stranger = await workspaceWithKeys(h.database.pool);
     const res = await get(stranger.readKey, buyerUrl);
     expect(res.statusCode).toBe(404);
     expect(res.body).not.toContain('buyer 1');

@@ -17,7 +17,7 @@ let seq = 0;
 async function setup(delta: number) {
   const p = await publisherWithOutlet(h.database, [{ publisher_price_cents: 10_000 }, { publisher_price_cents: 5_000, title: 'Cheap' }]);
   const total = p.offers.reduce((s, o) => s + o.price, 0);
-  const ws = await workspaceWithKeys(h.database.db, { balanceCents: total + delta });
+  const ws = await workspaceWithKeys(h.database.pool, { balanceCents: total + delta });
   return { p, ws, total, args: { offer_ids: p.offers.map((o) => o.id), target_url: TARGET, anchor_text: 'our product' } };
 }
 

@@ -34,8 +34,8 @@ const place = (key: string, offerIds: number[], idem = `b-${++seq}`, app = 0) =>
 /** A workspace with a spending key holding `limits`, and a publisher with one offer (price P). */
 async function setup(limits: BudgetLimits, balanceCents = 10_000_000) {
   const p = await publisherWithOutlet(h.database, [{ publisher_price_cents: 10_000 }]);
-  const ws = await workspaceWithKeys(h.database.db, { balanceCents });
-  const key = await createKey(h.database.db, { workspaceId: ws.workspaceId, canPlaceOrders: true, limits });
+  const ws = await workspaceWithKeys(h.database.pool, { balanceCents });
+  const key = await createKey(h.database.pool, { workspaceId: ws.workspaceId, canPlaceOrders: true, limits });
   const offer = p.offers[0]!;
   return { ws, key, offerId: offer.id, P: offer.price };
 }
@@ -101,7 +101,7 @@ describe.each([
       });
       expect(await orderCount(s.ws.workspaceId)).toBe(1);
       // The refusal was not recorded: with the limit raised, the same Idempotency-Key places.
-      await updateKey(h.database.db, s.key.id, { [field]: 2 * P }, h.clock);
+      await updateKey(h.database.pool, s.key.id, { [field]: 2 * P }, h.clock);
       expect((await place(s.key.key, [s.offerId], idem)).statusCode).toBe(201);
     }
     await expectLedgerInvariants(h.database);
@@ -167,16 +167,16 @@ describe('windows and refunds', () => {
     const { P } = await setup({});
     const s = await setup({ dailyLimitCents: 2 * P });
     expect((await place(s.key.key, [s.offerId])).statusCode).toBe(201);
-    const rolled = await rollKey(h.database.db, { workspaceId: s.ws.workspaceId }, s.key.id, 1, h.clock);
+    const rolled = await rollKey(h.database.pool, { workspaceId: s.ws.workspaceId }, s.key.id, 1, h.clock);
     expect((await place(rolled.key, [s.offerId])).statusCode).toBe(201);
     const refused = await place(rolled.key, [s.offerId]);
     expect(refused.json()).toMatchObject({ code: 'budget_exceeded', budget: { window: 'day', spent_cents: 2 * P } });
     // The old key, still in its grace hour, shares the same budget; so does a key rolled twice.
     expect((await place(s.key.key, [s.offerId])).statusCode).toBe(403);
-    const twice = await rollKey(h.database.db, { workspaceId: s.ws.workspaceId }, rolled.id, 0, h.clock);
+    const twice = await rollKey(h.database.pool, { workspaceId: s.ws.workspaceId }, rolled.id, 0, h.clock);
     expect((await place(twice.key, [s.offerId])).json().budget).toMatchObject({ spent_cents: 2 * P, remaining_cents: 0 });
     // A limit changed on the newest key is the chain's.
-    await updateKey(h.database.db, twice.id, { dailyLimitCents: 3 * P }, h.clock);
+    await updateKey(h.database.pool, twice.id, { dailyLimitCents: 3 * P }, h.clock);
     expect((await place(twice.key, [s.offerId])).statusCode).toBe(201);
   });
 

@@ -9,8 +9,8 @@ import { expectLedgerInvariants } from '../helpers/ledger-invariants.js';
 // POST /api/v1/orders (errors first: they assert ws's untouched balance), then checks that span the order routes; GET /api/v1/orders is in orders-list.test.ts.
 
 const h = await setupApp();
-const ws = await workspaceWithKeys(h.database.db, { balanceCents: 50_000 });
-const other = await workspaceWithKeys(h.database.db, { balanceCents: 50_000 });
+const ws = await workspaceWithKeys(h.database.pool, { balanceCents: 50_000 });
+const other = await workspaceWithKeys(h.database.pool, { balanceCents: 50_000 });
 const p = await publisherWithOutlet(h.database, [{}, { title: 'Inactive', active: false }, { title: 'Pricey', publisher_price_cents: 100_000 }]);
 const otherPub = await publisherWithOutlet(h.database);
 const [offer, inactive, pricey] = p.offers as [typeof p.offers[0], typeof p.offers[0], typeof p.offers[0]];
@@ -73,7 +73,7 @@ describe('POST /api/v1/orders — errors', () => {
   }
 
   it('says what is wrong in words: required, wrong type (once per field), a body that is not an object', async () => {
-    const own = await workspaceWithKeys(h.database.db, { balanceCents: 50_000 });
+    const own = await workspaceWithKeys(h.database.pool, { balanceCents: 50_000 });
     const placed = (await place(valid(), { key: own.spendKey })).json().data[0];
     const content = (payload: unknown) =>
       h.app.inject({ method: 'POST', url: `/api/v1/orders/${placed.id}/content`, headers: bearer(own.readKey), payload: payload as object });
@@ -90,7 +90,7 @@ describe('POST /api/v1/orders — errors', () => {
   });
 
   it('text PostgreSQL cannot store → 422 everywhere: query strings, messages, publisher replies', async () => {
-    const own = await workspaceWithKeys(h.database.db, { balanceCents: 50_000 });
+    const own = await workspaceWithKeys(h.database.pool, { balanceCents: 50_000 });
     const search = await h.app.inject({ method: 'GET', url: '/api/v1/outlets?q=a%00', headers: bearer(own.readKey) });
     expect(search.statusCode).toBe(422);
     expect(search.json().errors).toEqual({ q: ['must not contain NUL characters or unpaired UTF-16 surrogates'] });
@@ -116,7 +116,7 @@ describe('POST /api/v1/orders — errors', () => {
   });
 
   it("another workspace's project → 422", async () => {
-    const project = await createProject(h.database.db, other.workspaceId, 'Theirs');
+    const project = await createProject(h.database.pool, other.workspaceId, 'Theirs');
     const res = await place({ ...valid(), project_id: project.id });
     expect(res.statusCode).toBe(422);
     expect(Object.keys(res.json().errors)).toEqual(['project_id']);
@@ -171,8 +171,8 @@ describe('POST /api/v1/orders — errors', () => {
   });
 
   it('above the approval limit → 403 approval_required', async () => {
-    const limited = await workspaceWithKeys(h.database.db, { balanceCents: 500_000 });
-    await setApprovalRules(h.database.db, limited.workspaceId, { maxOrderCents: 10_000 });
+    const limited = await workspaceWithKeys(h.database.pool, { balanceCents: 500_000 });
+    await setApprovalRules(h.database.pool, limited.workspaceId, { maxOrderCents: 10_000 });
     const res = await place(valid(), { key: limited.spendKey });
     expect(res.statusCode).toBe(403);
     expect(res.json().code).toBe('approval_required');
@@ -180,7 +180,7 @@ describe('POST /api/v1/orders — errors', () => {
   });
 
   it('the same key with another body → 422 idempotency_key_reused', async () => {
-    const w = await workspaceWithKeys(h.database.db, { balanceCents: 100_000 });
+    const w = await workspaceWithKeys(h.database.pool, { balanceCents: 100_000 });
     await place(valid(), { key: w.spendKey, idem: 'k1' });
     const res = await place({ ...valid(), anchor_text: 'changed' }, { key: w.spendKey, idem: 'k1' });
     expect(res.statusCode).toBe(422);
@@ -188,7 +188,7 @@ describe('POST /api/v1/orders — errors', () => {
   });
 
   it('the fingerprint is the body as sent: spaces zod trims make another request; an unknown field is refused by name', async () => {
-    const w = await workspaceWithKeys(h.database.db, { balanceCents: 100_000 });
+    const w = await workspaceWithKeys(h.database.pool, { balanceCents: 100_000 });
     const body = { ...valid(), anchor_text: 'hello' };
     expect((await place(body, { key: w.spendKey, idem: 'as-sent' })).statusCode).toBe(201);
     const trimmed = await place({ ...body, anchor_text: '  hello  ' }, { key: w.spendKey, idem: 'as-sent' });
@@ -233,7 +233,7 @@ describe('POST /api/v1/orders — errors', () => {
   });
 
   it('a 402 is replayed as a 402 even after a top-up; a new key then succeeds', async () => {
-    const w = await workspaceWithKeys(h.database.db, { balanceCents: 1 });
+    const w = await workspaceWithKeys(h.database.pool, { balanceCents: 1 });
     expect((await place(valid(), { key: w.spendKey, idem: 'poor' })).statusCode).toBe(402);
     await h.database.pool.query('SELECT 1');
     const { topUp } = await import('../../src/domain/ledger/ledger-service.js');
@@ -245,7 +245,7 @@ describe('POST /api/v1/orders — errors', () => {
   });
 
   it('a refusal is kept 24 h, then the key runs again; a later refusal replaces the expired record', async () => {
-    const w = await workspaceWithKeys(h.database.db, { balanceCents: 1 });
+    const w = await workspaceWithKeys(h.database.pool, { balanceCents: 1 });
     const first = await place(valid(), { key: w.spendKey, idem: 'poor-twice' });
     expect(first.statusCode).toBe(402);
     h.clock.advance(24 * 3_600_000 + 1);
@@ -253,7 +253,7 @@ describe('POST /api/v1/orders — errors', () => {
     expect(again.statusCode).toBe(402);
     expect(again.headers['idempotent-replayed']).toBeUndefined();
     const { rows } = await h.database.pool.query(
-      `SELECT response_status, created_at FROM idempotency_records WHERE key = 'poor-twice'`,
+      `SELECT outcome, created_at FROM idempotency_records WHERE key = 'poor-twice'`,
     );
     expect(rows).toHaveLength(1);
     expect(rows[0].created_at.getTime()).toBe(h.clock.now());
@@ -263,7 +263,7 @@ describe('POST /api/v1/orders — errors', () => {
   });
 
   it('422s are not stored: fixing the body under the same key works', async () => {
-    const w = await workspaceWithKeys(h.database.db, { balanceCents: 100_000 });
+    const w = await workspaceWithKeys(h.database.pool, { balanceCents: 100_000 });
     expect((await place({ offer_ids: [] , target_url: 'https://x.example/' }, { key: w.spendKey, idem: 'fixme' })).statusCode).toBe(422);
     // A different fingerprint, but nothing was stored for the first attempt.
     expect((await place(valid(), { key: w.spendKey, idem: 'fixme' })).statusCode).toBe(201);
@@ -272,7 +272,7 @@ describe('POST /api/v1/orders — errors', () => {
 
 describe('POST /api/v1/orders — happy', () => {
   it('replays the first response with Idempotent-Replayed and spends once', async () => {
-    const w = await workspaceWithKeys(h.database.db, { balanceCents: 100_000 });
+    const w = await workspaceWithKeys(h.database.pool, { balanceCents: 100_000 });
     const first = await place(valid(), { key: w.spendKey, idem: 'same-key' });
     const second = await place(valid(), { key: w.spendKey, idem: 'same-key' });
     expect(first.statusCode).toBe(201);
@@ -286,7 +286,7 @@ describe('POST /api/v1/orders — happy', () => {
   });
 
   it('takes URLs as browsers show them: IDNs, ports, IPv6, percent-encoding, and | ^ { } in a query', async () => {
-    const w = await workspaceWithKeys(h.database.db, { balanceCents: 1_000_000 });
+    const w = await workspaceWithKeys(h.database.pool, { balanceCents: 1_000_000 });
     for (const target_url of [
       'https://fonts.googleapis.com/css?family=Roboto|Open+Sans',
       'https://bücher.example/straße?q=a^b&t={x}',
@@ -313,7 +313,7 @@ describe('POST /api/v1/orders — security', () => {
   });
 
   it('keys are scoped to the API key', async () => {
-    const w = await workspaceWithKeys(h.database.db, { balanceCents: 100_000 });
+    const w = await workspaceWithKeys(h.database.pool, { balanceCents: 100_000 });
     const a = await place(valid(), { key: w.spendKey, idem: 'common' });
     const b = await place(valid(), { key: ws.spendKey, idem: 'common' });
     expect(a.statusCode).toBe(201);
@@ -324,7 +324,7 @@ describe('POST /api/v1/orders — security', () => {
 
 describe('POST /api/v1/orders/{id}/approve — errors', () => {
   it("the same key on another order's approve → 422, not a replay", async () => {
-    const w = await workspaceWithKeys(h.database.db, { balanceCents: 100_000 });
+    const w = await workspaceWithKeys(h.database.pool, { balanceCents: 100_000 });
     const [a, b] = (await place({ offer_ids: [offer.id, pricey.id].slice(0, 1), target_url: 'https://x.example/' }, { key: w.spendKey })).json().data.concat(
       (await place(valid(), { key: w.spendKey })).json().data,
     );

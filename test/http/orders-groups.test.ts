@@ -58,7 +58,7 @@ describe('placements committed as a group', () => {
   it('answer each request as it would be answered alone: placed, replayed, key reused, key in use (here or elsewhere), unknown offer, short of balance', async () => {
     const p = await publisherWithOutlet(database);
     const offer = p.offers[0]!;
-    const ws = await workspaceWithKeys(database.db, { balanceCents: offer.price * 4 });
+    const ws = await workspaceWithKeys(database.pool, { balanceCents: offer.price * 4 });
     const earlier = await place(ws.spendKey, 'done', [offer.id]);
     expect(earlier.statusCode).toBe(201);
     // Another transaction holds the key 'busy' (as a request still running in another process would).
@@ -118,8 +118,8 @@ describe('placements committed as a group', () => {
     const recordTx = await writers('idempotency_records', `api_key_id = $1 AND key IN ('new-1', 'new-2', 'new-3')`, [ws.spendKeyId]);
     expect(orderTx.size).toBe(1);
     expect(recordTx).toEqual(orderTx);
-    const { rows: keys } = await database.pool.query<{ key: string; response_status: number }>(
-      'SELECT key, response_status FROM idempotency_records WHERE api_key_id = $1 ORDER BY key',
+    const { rows: keys } = await database.pool.query<{ key: string }>(
+      'SELECT key FROM idempotency_records WHERE api_key_id = $1 ORDER BY key',
       [ws.spendKeyId],
     );
     expect(keys.map((k) => k.key)).toEqual(['ahead-2', `ahead-${ws.workspaceId}`, 'done', 'new-1', 'new-2', 'new-3'].sort());
@@ -138,7 +138,7 @@ describe('placements committed as a group', () => {
   it("one request's database error fails only that request: the group runs again one by one", async () => {
     const p = await publisherWithOutlet(database);
     const offer = p.offers[0]!;
-    const ws = await workspaceWithKeys(database.db, { balanceCents: offer.price * 10 });
+    const ws = await workspaceWithKeys(database.pool, { balanceCents: offer.price * 10 });
     const poison = 'https://poison.example/';
     await database.pool.query(`
       CREATE FUNCTION test_poison() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -171,8 +171,8 @@ describe('placements committed as a group', () => {
   it('go together across workspaces: one transaction for all of them', async () => {
     const p = await publisherWithOutlet(database);
     const offer = p.offers[0]!;
-    const first = await workspaceWithKeys(database.db);
-    const others = await Promise.all([1, 2, 3].map(() => workspaceWithKeys(database.db)));
+    const first = await workspaceWithKeys(database.pool);
+    const others = await Promise.all([1, 2, 3].map(() => workspaceWithKeys(database.pool)));
     const hold = await holdWorkspace(first.workspaceId, first.spendKey, offer.id);
     const group = others.map((ws) => place(ws.spendKey, 'across', [offer.id]));
     await sleep(300);
@@ -187,8 +187,8 @@ describe('placements committed as a group', () => {
   it('a workspace locked elsewhere holds up only its own placement: the group gives up after a while and each runs alone', async () => {
     const p = await publisherWithOutlet(database);
     const offer = p.offers[0]!;
-    const first = await workspaceWithKeys(database.db);
-    const [locked, x, y] = await Promise.all([1, 2, 3].map(() => workspaceWithKeys(database.db)));
+    const first = await workspaceWithKeys(database.pool);
+    const [locked, x, y] = await Promise.all([1, 2, 3].map(() => workspaceWithKeys(database.pool)));
     const hold = await holdWorkspace(first.workspaceId, first.spendKey, offer.id);
     const unlockLocked = await holdRows(locked!.workspaceId);
     let lockedAnswered = false;
@@ -213,7 +213,7 @@ describe('placements committed as a group', () => {
   it("a workspace locked elsewhere: its placements run alone, one at a time, on one connection; other workspaces' placements and other routes go on", async () => {
     const p = await publisherWithOutlet(database);
     const offer = p.offers[0]!;
-    const [locked, free] = await Promise.all([1, 2].map(() => workspaceWithKeys(database.db)));
+    const [locked, free] = await Promise.all([1, 2].map(() => workspaceWithKeys(database.pool)));
     const unlock = await holdRows(locked!.workspaceId);
     const waiting = [];
     for (let i = 0; i < 4; i++) {

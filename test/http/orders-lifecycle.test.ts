@@ -242,7 +242,7 @@ describe('POST /api/v1/publisher/orders/{id}/draft — happy', () => {
 
   it('auto_approve_drafts sends a draft straight to publishing', async () => {
     const { ws, p } = await setup();
-    await setApprovalRules(h.database.db, ws.workspaceId, { autoApproveDrafts: true });
+    await setApprovalRules(h.database.pool, ws.workspaceId, { autoApproveDrafts: true });
     const order = (await place(ws.spendKey, { offer_ids: [p.offers[0]!.id], target_url: 'https://buyer.example/' })).json().data[0];
     await pub(p.publisherKey, `${order.id}/accept`);
     const draft = await pub(p.publisherKey, `${order.id}/draft`, { title: 'Auto approved draft', body: articleFor('https://buyer.example/') });
@@ -258,7 +258,7 @@ describe('POST /api/v1/publisher/orders/{id}/draft — happy', () => {
     h.clock.advance(DAY);
     const revised = (await pub(p.publisherKey, `${order.id}/draft`, { title: 'The revised draft', body: articleFor('https://buyer.example/') })).json().data;
     expect(revised).toMatchObject({ status: 'draft_review', content: { version: 2 }, deadlines: { review_by: first.deadlines.review_by } });
-    await setApprovalRules(h.database.db, ws.workspaceId, { autoApproveDrafts: true });
+    await setApprovalRules(h.database.pool, ws.workspaceId, { autoApproveDrafts: true });
     const third = await pub(p.publisherKey, `${order.id}/draft`, { title: 'The third draft', body: articleFor('https://buyer.example/') });
     expect(third.statusCode, third.body).toBe(200);
     expect(third.json().data).toMatchObject({ status: 'publishing', content: { version: 3 } });

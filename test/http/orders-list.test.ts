@@ -13,7 +13,7 @@ const valid = () => ({ offer_ids: [p.offers[0]!.id], target_url: 'https://buyer.
 
 describe('GET /api/v1/orders — happy', () => {
   it('lists filter by status and your_turn, newest first', async () => {
-    const w = await workspaceWithKeys(h.database.db, { balanceCents: 100_000 });
+    const w = await workspaceWithKeys(h.database.pool, { balanceCents: 100_000 });
     const a = (await kit.place(w.spendKey, valid())).json().data[0];
     const b = (await kit.place(w.spendKey, valid())).json().data[0];
     await h.app.inject({ method: 'POST', url: `/api/v1/orders/${a.id}/cancel`, headers: bearer(w.readKey) });

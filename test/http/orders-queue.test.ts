@@ -28,8 +28,8 @@ describe('placements of one workspace', () => {
     const warm = await Promise.all(Array.from({ length: 10 }, () => database.pool.connect()));
     for (const c of warm) c.release();
     const p = await publisherWithOutlet(database);
-    const busy = await workspaceWithKeys(database.db, { balanceCents: 1_000_000 });
-    const other = await workspaceWithKeys(database.db, { balanceCents: 1_000_000 });
+    const busy = await workspaceWithKeys(database.pool, { balanceCents: 1_000_000 });
+    const other = await workspaceWithKeys(database.pool, { balanceCents: 1_000_000 });
     // A slow transaction holds the busy workspace's balance rows.
     const holder = await database.pool.connect();
     await holder.query('BEGIN');

@@ -49,7 +49,7 @@ async function orderAt(
   stage: 'awaiting_content' | 'awaiting_acceptance' | 'writing' | 'draft_review' | 'publishing' | 'live_review',
   parties?: { ws?: Ws; p?: Pub },
 ) {
-  const ws = parties?.ws ?? (await workspaceWithKeys(database.db, { balanceCents: 100_000 }));
+  const ws = parties?.ws ?? (await workspaceWithKeys(database.pool, { balanceCents: 100_000 }));
   const p = parties?.p ?? (await publisherWithOutlet(database, [{ content_by: stage === 'awaiting_content' ? 'buyer' : 'publisher' }]));
   const res = await place(ws.spendKey, [p.offers[0]!.id]);
   expect(res.statusCode, res.body).toBe(201);
@@ -233,7 +233,7 @@ describe('more races', () => {
     const price = p.offers[0]!.price;
     for (let i = 0; i < N; i++) {
       signal.throwIfAborted();
-      const ws = await workspaceWithKeys(database.db, { balanceCents: 10 * price });
+      const ws = await workspaceWithKeys(database.pool, { balanceCents: 10 * price });
       const live = await Promise.all([0, 1, 2].map(() => orderAt('live_review', { ws, p })));
       const waiting = await Promise.all([0, 1, 2].map(() => orderAt('awaiting_acceptance', { ws, p })));
       const results = await Promise.all([
@@ -275,7 +275,7 @@ describe('more races', () => {
     for (let i = 0; i < Math.ceil(N / 3); i++) {
       signal.throwIfAborted();
       // 1 live + 1 waiting already placed; room for 5 more, plus 1 after the cancel.
-      const ws = await workspaceWithKeys(database.db, { balanceCents: 7 * price });
+      const ws = await workspaceWithKeys(database.pool, { balanceCents: 7 * price });
       const live = await orderAt('live_review', { ws, p });
       const waiting = await orderAt('awaiting_acceptance', { ws, p });
       const burst = [
@@ -301,7 +301,7 @@ describe('more races', () => {
     const [a, b] = p.offers as [(typeof p.offers)[0], (typeof p.offers)[0]];
     for (let i = 0; i < Math.ceil(N / 3); i++) {
       signal.throwIfAborted();
-      const ws = await workspaceWithKeys(database.db, { balanceCents: a.price });
+      const ws = await workspaceWithKeys(database.pool, { balanceCents: a.price });
       const ops: Promise<{ kind: string; ok: boolean; amount: number }>[] = [];
       for (let j = 0; j < 10; j++) {
         ops.push(topUp(database.pool, ws.workspaceId, a.price).then(() => ({ kind: 'top', ok: true, amount: a.price })));
@@ -363,7 +363,7 @@ describe('more races', () => {
     expect(a.price).toBe(b.price);
     for (let i = 0; i < 3; i++) {
       signal.throwIfAborted();
-      const ws = await workspaceWithKeys(database.db, { balanceCents: a.price * 15 });
+      const ws = await workspaceWithKeys(database.pool, { balanceCents: a.price * 15 });
       const results = await Promise.all(
         Array.from({ length: 40 }, (_, j) =>
           j % 2 ? place(ws.spendKey, [a.id]) : place(ws.spendKey, [b.id], undefined, { content: content.body, content_title: content.title }),
@@ -380,7 +380,7 @@ describe('more races', () => {
     const p = await publisherWithOutlet(database);
     for (let round = 0; round < 3; round++) {
       signal.throwIfAborted();
-      const wss = await Promise.all(Array.from({ length: 6 }, () => workspaceWithKeys(database.db, { balanceCents: 100_000 })));
+      const wss = await Promise.all(Array.from({ length: 6 }, () => workspaceWithKeys(database.pool, { balanceCents: 100_000 })));
       const due: { ws: Ws; id: number }[] = [];
       for (const ws of wss) for (let k = 0; k < 2; k++) due.push({ ws, id: (await orderAt('live_review', { ws, p })).order.id });
       for (const d of due) await verified(d.id);

@@ -39,7 +39,7 @@ async function orderAt(
   stage: 'awaiting_acceptance' | 'writing' | 'publishing' | 'live_review',
   parties?: { ws: Awaited<ReturnType<typeof workspaceWithKeys>>; p: Awaited<ReturnType<typeof publisherWithOutlet>> },
 ) {
-  const ws = parties?.ws ?? (await workspaceWithKeys(database.db, { balanceCents: 100_000 }));
+  const ws = parties?.ws ?? (await workspaceWithKeys(database.pool, { balanceCents: 100_000 }));
   const p = parties?.p ?? (await publisherWithOutlet(database));
   const order = (await place(ws.spendKey, [p.offers[0]!.id])).json().data[0];
   if (stage !== 'awaiting_acceptance') await pub(p.publisherKey, `${order.id}/accept`);
@@ -55,7 +55,7 @@ describe('races', () => {
   it('100 concurrent orders on a balance that covers exactly 37: 37 orders, 63 × 402, balance 0', async () => {
     const p = await publisherWithOutlet(database);
     const price = p.offers[0]!.price;
-    const ws = await workspaceWithKeys(database.db, { balanceCents: price * 37 });
+    const ws = await workspaceWithKeys(database.pool, { balanceCents: price * 37 });
     const results = await Promise.all(Array.from({ length: 100 }, () => place(ws.spendKey, [p.offers[0]!.id])));
     expect(count(results, 201)).toBe(37);
     expect(count(results, 402)).toBe(63);
@@ -78,7 +78,7 @@ describe('races', () => {
 
   it('50 concurrent requests with one Idempotency-Key: one order; the rest replay it or get 409', async () => {
     const p = await publisherWithOutlet(database);
-    const ws = await workspaceWithKeys(database.db, { balanceCents: 1_000_000 });
+    const ws = await workspaceWithKeys(database.pool, { balanceCents: 1_000_000 });
     const results = await Promise.all(Array.from({ length: 50 }, () => place(ws.spendKey, [p.offers[0]!.id], 'one-key')));
     const created = results.filter((r) => r.statusCode === 201);
     expect(created.length + count(results, 409)).toBe(50);
@@ -93,7 +93,7 @@ describe('races', () => {
 
   it('50 concurrent requests with one Idempotency-Key on too little balance: one refusal stored, the rest replay it or get 409', async () => {
     const p = await publisherWithOutlet(database);
-    const ws = await workspaceWithKeys(database.db, { balanceCents: 1 });
+    const ws = await workspaceWithKeys(database.pool, { balanceCents: 1 });
     const results = await Promise.all(Array.from({ length: 50 }, () => place(ws.spendKey, [p.offers[0]!.id], 'poor-key')));
     expect(count(results, 402) + count(results, 409)).toBe(50);
     // One refusal ran; every other 402 is its replay, the same bytes.
@@ -101,8 +101,8 @@ describe('races', () => {
     expect(refusals.filter((r) => r.headers['idempotent-replayed'] !== 'true')).toHaveLength(1);
     expect(new Set(refusals.map((r) => r.body)).size).toBe(1);
     for (const r of results.filter((x) => x.statusCode === 409)) expect(r.json().code).toBe('idempotency_in_progress');
-    const { rows } = await database.pool.query(`SELECT response_status FROM idempotency_records WHERE key = 'poor-key'`);
-    expect(rows).toEqual([{ response_status: 402 }]);
+    const { rows } = await database.pool.query(`SELECT outcome::json -> 'error' ->> 'code' AS code FROM idempotency_records WHERE key = 'poor-key'`);
+    expect(rows).toEqual([{ code: 'insufficient_balance' }]);
     const replay = await place(ws.spendKey, [p.offers[0]!.id], 'poor-key');
     expect(replay.statusCode).toBe(402);
     expect(replay.headers['idempotent-replayed']).toBe('true');
@@ -116,7 +116,7 @@ describe('races', () => {
     const [a, b] = p.offers as [(typeof p.offers)[0], (typeof p.offers)[0]];
     for (let round = 0; round < 5; round++) {
       // Enough for one order left over plus what a cancel gives back: a + b only after the cancel.
-      const ws = await workspaceWithKeys(database.db, { balanceCents: a.price + b.price + a.price - 1 });
+      const ws = await workspaceWithKeys(database.pool, { balanceCents: a.price + b.price + a.price - 1 });
       const held = (await place(ws.spendKey, [a.id])).json().data[0];
       const key = `freed-${round}`;
       const burst = Array.from({ length: 30 }, (_, i) =>

@@ -19,8 +19,8 @@ import { oracle } from '../helpers/search-oracle.js';
 // (test/helpers/search-oracle.ts), and an import by another process searchable within moments.
 
 const h = await setupApp({ RATE_LIMIT_PER_MINUTE: 100_000 });
-const ws = await workspaceWithKeys(h.database.db);
-const pub = await createPublisher(h.database.db, 'Search fixture publisher');
+const ws = await workspaceWithKeys(h.database.pool);
+const pub = await createPublisher(h.database.pool, 'Search fixture publisher');
 const COUNT = 2_000;
 await upsertOutlets(h.database.pool, pub.id, generateOutlets(COUNT, 11, { domainTag: runDomainTag(pub.id, 11) }), 0.2);
 await h.database.pool.query('ANALYZE outlets');
@@ -198,7 +198,7 @@ describe('every filter and sort: the page a brute-force scan gives', () => {
   // Some outlets have orders with check results (as the link checker writes them), some two, so
   // the sorts by link survival and verification have figures, ties and outlets without any.
   beforeAll(async () => {
-    const buyer = await workspaceWithKeys(h.database.db, { balanceCents: 1_000_000_000 });
+    const buyer = await workspaceWithKeys(h.database.pool, { balanceCents: 1_000_000_000 });
     const { rows } = await h.database.pool.query<{ id: number }>(
       `SELECT DISTINCT ON (f.outlet_id) f.id FROM offers f WHERE f.active AND f.outlet_id % 7 = 0 ORDER BY f.outlet_id, f.price LIMIT 250`,
     );

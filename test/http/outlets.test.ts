@@ -8,9 +8,9 @@ import { bearer, workspaceWithKeys } from '../helpers/fixtures.js';
 import { NO_LINK_FIGURES } from '../helpers/catalog.js';
 
 const h = await setupApp();
-const ws = await workspaceWithKeys(h.database.db);
-const eur = await workspaceWithKeys(h.database.db, { currency: 'EUR' });
-const pub = await createPublisher(h.database.db, 'Search publisher');
+const ws = await workspaceWithKeys(h.database.pool);
+const eur = await workspaceWithKeys(h.database.pool, { currency: 'EUR' });
+const pub = await createPublisher(h.database.pool, 'Search publisher');
 
 type Offer = OutletInput['offers'][number];
 const offer = (format: Offer['format'], dollars: number, over: Partial<Offer> = {}): Offer => ({

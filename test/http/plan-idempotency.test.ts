@@ -8,7 +8,7 @@ const h = await setupApp();
 describe('POST /api/v1/plan with an Idempotency-Key', () => {
   it('replays the first plan and refuses the key for another body', async () => {
     await publisherWithOutlet(h.database);
-    const ws = await workspaceWithKeys(h.database.db);
+    const ws = await workspaceWithKeys(h.database.pool);
     const plan = (body: object, key: string) =>
       h.app.inject({ method: 'POST', url: '/api/v1/plan', headers: { ...bearer(ws.readKey), 'idempotency-key': key }, payload: body });
     const first = await plan({ goal: 'technology reviews', budget_usd: 500 }, 'plan-1');

@@ -27,9 +27,9 @@ const catalog = [
 
 let ws: WorkspaceFixture;
 beforeAll(async () => {
-  const pub = await createPublisher(h.database.db, 'Language publisher');
+  const pub = await createPublisher(h.database.pool, 'Language publisher');
   await upsertOutlets(h.database.pool, pub.id, [...catalog], 0.2);
-  ws = await workspaceWithKeys(h.database.db);
+  ws = await workspaceWithKeys(h.database.pool);
 });
 
 interface Plan {

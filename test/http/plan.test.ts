@@ -40,10 +40,10 @@ let ws: WorkspaceFixture;
 let other: WorkspaceFixture;
 
 beforeAll(async () => {
-  const pub = await createPublisher(h.database.db, 'Plan publisher');
+  const pub = await createPublisher(h.database.pool, 'Plan publisher');
   await upsertOutlets(h.database.pool, pub.id, [...travel, ...unrelated, ...crafted], 0.2);
-  ws = await workspaceWithKeys(h.database.db, { balanceCents: 250_000 });
-  other = await workspaceWithKeys(h.database.db);
+  ws = await workspaceWithKeys(h.database.pool, { balanceCents: 250_000 });
+  other = await workspaceWithKeys(h.database.pool);
 });
 
 const plan = (key: string, payload: unknown) =>
@@ -185,7 +185,7 @@ describe('POST /api/v1/plan — happy', () => {
   });
 
   it('formats amounts in the workspace currency', async () => {
-    const eur = await workspaceWithKeys(h.database.db, { currency: 'EUR' });
+    const eur = await workspaceWithKeys(h.database.pool, { currency: 'EUR' });
     const { data } = (await plan(eur.readKey, { goal: 'travel', budget_usd: 100 })).json();
     expect(data.budget_cents).toBe(10_000);
     expect(data.budget_cents_formatted).toBe('€92.00');
@@ -193,18 +193,18 @@ describe('POST /api/v1/plan — happy', () => {
   });
 
   it("accepts a project of the caller's workspace", async () => {
-    const project = await createProject(h.database.db, ws.workspaceId, 'Spring');
+    const project = await createProject(h.database.pool, ws.workspaceId, 'Spring');
     const res = await plan(ws.spendKey, { goal: 'travel', budget_usd: 100, project_id: project.id, audience: 'parents', countries: [], formats: [] });
     expect(res.statusCode).toBe(200);
   });
 
   it('picks at most 50 outlets, so its offer_ids go to POST /api/v1/orders as they are', async () => {
-    const pub = await createPublisher(h.database.db, 'Many outlets');
+    const pub = await createPublisher(h.database.pool, 'Many outlets');
     const many = Array.from({ length: 60 }, (_, i) =>
       outlet(`fjord-${i}.example`, { name: `Fjord Notes ${i}`, country: 'IS', topics: ['travel'], description: 'Travel in Iceland.', offers: [offer({ publisher_price_cents: 1_000 + i })] }),
     );
     await upsertOutlets(h.database.pool, pub.id, many, 0.2);
-    const buyer = await workspaceWithKeys(h.database.db, { balanceCents: 10_000_000 });
+    const buyer = await workspaceWithKeys(h.database.pool, { balanceCents: 10_000_000 });
     const res = await plan(buyer.readKey, { goal: 'travel in iceland', budget_usd: 100_000, countries: ['IS'] });
     expect(res.statusCode).toBe(200);
     const data = res.json().data;
@@ -296,7 +296,7 @@ describe('POST /api/v1/plan — errors', () => {
   });
 
   it("refuses another workspace's project, and a project that does not exist, on project_id", async () => {
-    const theirs = await createProject(h.database.db, other.workspaceId, 'Not yours');
+    const theirs = await createProject(h.database.pool, other.workspaceId, 'Not yours');
     const res = await plan(ws.readKey, { ...ok, project_id: theirs.id });
     expect(res.statusCode).toBe(422);
     expect(res.json().errors).toEqual({ project_id: ['is not a project of this workspace'] });
@@ -339,7 +339,7 @@ describe('POST /api/v1/plan — security', () => {
   });
 
   it('answers 403 to a publisher key', async () => {
-    const pub = await createPublisher(h.database.db, 'Curious publisher');
+    const pub = await createPublisher(h.database.pool, 'Curious publisher');
     const res = await plan(pub.key, { goal: 'travel app', budget_usd: 100 });
     expect(res.statusCode).toBe(403);
   });

@@ -25,7 +25,7 @@ describe.skipIf(!redisUrl)('rate limit shared through Redis', async () => {
   await Promise.all([redisA, redisB].map((r) => (r.status === 'ready' ? undefined : new Promise((ok) => r.once('ready', ok)))));
 
   it('two app instances on one Redis count one bucket per key', async () => {
-    const ws = await workspaceWithKeys(database.db);
+    const ws = await workspaceWithKeys(database.pool);
     const statuses: number[] = [];
     for (let i = 0; i < 12; i++) {
       const app = i % 2 === 0 ? a.app : b.app;
@@ -38,7 +38,7 @@ describe.skipIf(!redisUrl)('rate limit shared through Redis', async () => {
   });
 
   it('while Redis is unreachable each process falls back to its own in-memory limit', async () => {
-    const ws = await workspaceWithKeys(database.db);
+    const ws = await workspaceWithKeys(database.pool);
     redisA.disconnect(); // as if Redis went away for instance A
     const statuses: number[] = [];
     for (let i = 0; i < 11; i++) {

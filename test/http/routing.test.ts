@@ -6,7 +6,7 @@ import { bearer, workspaceWithKeys } from '../helpers/fixtures.js';
 // know (a misspelt or bracketed filter would otherwise widen the list without a word); a known
 // path asked with another method is a 405.
 const h = await setupApp();
-const ws = await workspaceWithKeys(h.database.db);
+const ws = await workspaceWithKeys(h.database.pool);
 const get = (url: string) => h.app.inject({ method: 'GET', url, headers: bearer(ws.readKey) });
 
 describe('query parameters', () => {
@@ -25,7 +25,7 @@ describe('query parameters', () => {
   });
 
   it('a route that names none takes none: a made-up flag on a POST spends nothing', async () => {
-    const spender = await workspaceWithKeys(h.database.db, { balanceCents: 100_000 });
+    const spender = await workspaceWithKeys(h.database.pool, { balanceCents: 100_000 });
     const res = await h.app.inject({
       method: 'POST',
       url: '/api/v1/orders?dry_run=true',

@@ -10,7 +10,7 @@ import { connect, fails, listen } from '../mcp/helpers.js';
 // held back by a lock on the outlets table taken before the app starts.
 
 const database = await createTestDatabase();
-const ws = await workspaceWithKeys(database.db);
+const ws = await workspaceWithKeys(database.pool);
 const blocker = new pg.Client({ connectionString: database.url });
 await blocker.connect();
 await blocker.query('BEGIN');

@@ -45,7 +45,7 @@ describe('logs of refused requests', async () => {
   const h = await setupApp({ LOG_LEVEL: 'debug' });
 
   it('hold none of the secrets, whatever each request was answered', async () => {
-    const ws = await workspaceWithKeys(h.database.db);
+    const ws = await workspaceWithKeys(h.database.pool);
     const statuses: number[] = [];
     for (const [url] of spellings) {
       for (const method of ['GET', 'POST'] as const) {

@@ -57,15 +57,15 @@ beforeAll(async () => {
       return op && authenticated ? [{ path, method, op, name: `${method.toUpperCase()} ${path}` }] : [];
     }),
   );
-  owner = await workspaceWithKeys(h.database.db, { balanceCents: 1_000_000 });
-  other = await workspaceWithKeys(h.database.db, { balanceCents: 1_000_000 });
-  const gone = await createKey(h.database.db, { workspaceId: owner.workspaceId, canPlaceOrders: true });
-  await revokeKey(h.database.db, gone.id);
+  owner = await workspaceWithKeys(h.database.pool, { balanceCents: 1_000_000 });
+  other = await workspaceWithKeys(h.database.pool, { balanceCents: 1_000_000 });
+  const gone = await createKey(h.database.pool, { workspaceId: owner.workspaceId, canPlaceOrders: true });
+  await revokeKey(h.database.pool, gone.id);
   revoked = gone.key;
   const p = await publisherWithOutlet(h.database);
-  publisherKey = (await createKey(h.database.db, { publisherId: p.publisherId })).key;
+  publisherKey = (await createKey(h.database.pool, { publisherId: p.publisherId })).key;
   const p2 = await publisherWithOutlet(h.database);
-  otherPublisherKey = (await createKey(h.database.db, { publisherId: p2.publisherId })).key;
+  otherPublisherKey = (await createKey(h.database.pool, { publisherId: p2.publisherId })).key;
   const placed = await h.app.inject({
     method: 'POST',
     url: '/api/v1/orders',

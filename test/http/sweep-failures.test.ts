@@ -12,7 +12,7 @@ const DAY = 86_400_000;
 
 describe('deadline sweep', () => {
   it('sweeps every other due order when one of them fails, then says which one failed', async () => {
-    const ws = await workspaceWithKeys(h.database.db, { balanceCents: 100_000 });
+    const ws = await workspaceWithKeys(h.database.pool, { balanceCents: 100_000 });
     const p = await publisherWithOutlet(h.database);
     const ids: number[] = [];
     for (let i = 0; i < 3; i++) {

@@ -10,7 +10,7 @@ const DAY = 86_400_000;
 
 describe('track record', () => {
   it('is the stored baseline until the outlet has orders, then computed from them', async () => {
-    const ws = await workspaceWithKeys(h.database.db, { balanceCents: 1_000_000 });
+    const ws = await workspaceWithKeys(h.database.pool, { balanceCents: 1_000_000 });
     const p = await publisherWithOutlet(h.database, [{ turnaround_days: 3 }]);
     await h.database.pool.query(
       'UPDATE outlets SET base_orders_completed = 40, base_on_time_rate = 0.9, base_acceptance_rate = 0.8, base_avg_turnaround_days = 4.5, base_rating = 4.2 WHERE id = $1',

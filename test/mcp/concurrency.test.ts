@@ -18,7 +18,7 @@ const call = async (key: string, name: string, args: Record<string, unknown>, id
 
 describe('one server for every request', () => {
   it('gives each HTTP request its own reply when their ids collide', async () => {
-    const workspaces = await Promise.all([11_111, 22_222, 33_333, 44_444].map((balanceCents) => workspaceWithKeys(h.database.db, { balanceCents })));
+    const workspaces = await Promise.all([11_111, 22_222, 33_333, 44_444].map((balanceCents) => workspaceWithKeys(h.database.pool, { balanceCents })));
     const calls = workspaces.flatMap((ws, n) =>
       [1, 1, 'same', 1, 'same'].map(async (id) => ({ n, id, reply: await call(ws.readKey, 'get-balance', {}, id) })),
     );
@@ -30,7 +30,7 @@ describe('one server for every request', () => {
   });
 
   it("keeps a tool's error with the request that caused it", async () => {
-    const ws = await workspaceWithKeys(h.database.db, { balanceCents: 5_000 });
+    const ws = await workspaceWithKeys(h.database.pool, { balanceCents: 5_000 });
     const [bad, good, unknown, alsoGood] = await Promise.all([
       call(ws.readKey, 'get-order', { order_id: 'abc' }),
       call(ws.readKey, 'get-balance', {}),
@@ -47,8 +47,8 @@ describe('one server for every request', () => {
   });
 
   it('answers other requests while a tool waits, and the waiting one gets its own reply', async () => {
-    const buyer = await workspaceWithKeys(h.database.db, { balanceCents: 100_000 });
-    const other = await workspaceWithKeys(h.database.db, { balanceCents: 7_000 });
+    const buyer = await workspaceWithKeys(h.database.pool, { balanceCents: 100_000 });
+    const other = await workspaceWithKeys(h.database.pool, { balanceCents: 7_000 });
     const p = await publisherWithOutlet(h.database, [{ publisher_price_cents: 10_000 }]);
     const args = { offer_ids: p.offers.map((o) => o.id), target_url: 'https://buyer.example/', anchor_text: 'buyer' };
     const quote = await call(buyer.spendKey, 'place-orders', args);

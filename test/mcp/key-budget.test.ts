@@ -15,8 +15,8 @@ h.clock.set(Date.parse('2027-06-15T10:00:00Z'));
 
 async function setup(limits: BudgetLimits, expiresAt: Date | null = null) {
   const p = await publisherWithOutlet(h.database, [{ publisher_price_cents: 10_000 }]);
-  const ws = await workspaceWithKeys(h.database.db);
-  const key = await createKey(h.database.db, { workspaceId: ws.workspaceId, canPlaceOrders: true, limits, expiresAt }, h.clock);
+  const ws = await workspaceWithKeys(h.database.pool);
+  const key = await createKey(h.database.pool, { workspaceId: ws.workspaceId, canPlaceOrders: true, limits, expiresAt }, h.clock);
   const offer = p.offers[0]!;
   return { ws, key, P: offer.price, args: { offer_ids: [offer.id], target_url: TARGET } };
 }
@@ -91,7 +91,7 @@ it('a confirmation after the limit was lowered is refused with budget_exceeded',
   const s = await setup({ dailyLimitCents: probe.P });
   const client = await connect(url, s.key.key);
   const q = await ok<{ confirmation_token: string }>(client, 'place-orders', s.args);
-  await updateKey(h.database.db, s.key.id, { dailyLimitCents: probe.P - 1 }, h.clock);
+  await updateKey(h.database.pool, s.key.id, { dailyLimitCents: probe.P - 1 }, h.clock);
   const body = await fails(client, 'place-orders', { ...s.args, confirmation_token: q.confirmation_token }, 'budget_exceeded');
   expect(body.budget).toMatchObject({ window: 'day', limit_cents: probe.P - 1, spent_cents: 0 });
 });

@@ -49,7 +49,7 @@ async function state(workspaceId: number) {
 
 /** A workspace with a spending client and a publisher outlet with two offers (120.00 and 60.00). */
 async function setup(balanceCents = 100_000) {
-  const ws = await workspaceWithKeys(h.database.db, { balanceCents });
+  const ws = await workspaceWithKeys(h.database.pool, { balanceCents });
   const p = await publisherWithOutlet(h.database, [{ publisher_price_cents: 10_000 }, { publisher_price_cents: 5_000, title: 'Cheap' }]);
   const client = await connect(url, ws.spendKey);
   const args = { offer_ids: p.offers.map((o) => o.id), target_url: 'https://buyer.example/', anchor_text: 'buyer' };
@@ -119,8 +119,8 @@ describe('place-orders: the quote', () => {
     body = await fails(client, 'place-orders', { ...args, offer_ids: [] }, 'invalid_input');
     expect(body.message).toContain('offer_ids');
 
-    const limited = await workspaceWithKeys(h.database.db, { balanceCents: 100_000 });
-    await setApprovalRules(h.database.db, limited.workspaceId, { maxOrderCents: 15_000 });
+    const limited = await workspaceWithKeys(h.database.pool, { balanceCents: 100_000 });
+    await setApprovalRules(h.database.pool, limited.workspaceId, { maxOrderCents: 15_000 });
     const limitedClient = await connect(url, limited.spendKey);
     body = await fails(limitedClient, 'place-orders', args, 'approval_required');
     expect(body).toMatchObject({ total_cents: 18_000, max_order_cents: 15_000 });
@@ -219,7 +219,7 @@ describe('place-orders: confirming', () => {
     it('another key, even of the same workspace, or another tool', async () => {
       const { ws, client, args } = await setup();
       const { confirmation_token } = await quote(client, args);
-      const second = await createKey(h.database.db, { workspaceId: ws.workspaceId, canPlaceOrders: true });
+      const second = await createKey(h.database.pool, { workspaceId: ws.workspaceId, canPlaceOrders: true });
       await refused(await connect(url, second.key), { ...args, confirmation_token }, /another API key/, ws.workspaceId);
       const body = await fails(client, 'approve-placement', { order_id: 1, confirmation_token }, 'invalid_input');
       expect((body.errors as Record<string, string[]>).confirmation_token![0]).toMatch(/issued for place-orders/);
@@ -265,7 +265,7 @@ describe('place-orders: confirming', () => {
 
     it('a changed total is quote_changed even when it is now above the approval limit', async () => {
       const { ws, p, client, args } = await setup();
-      await setApprovalRules(h.database.db, ws.workspaceId, { maxOrderCents: 20_000 }); // the $180.00 quoted is within it
+      await setApprovalRules(h.database.pool, ws.workspaceId, { maxOrderCents: 20_000 }); // the $180.00 quoted is within it
       const { confirmation_token } = await quote(client, args);
       await h.database.pool.query('UPDATE offers SET publisher_price_cents = publisher_price_cents + 10000 WHERE id = $1', [p.offers[1]!.id]);
       const body = await fails(client, 'place-orders', { ...args, confirmation_token }, 'quote_changed');

@@ -44,7 +44,7 @@ async function balances(workspaceId: number) {
 describe('tools/list', () => {
   let tools: Tool[];
   beforeAll(async () => {
-    const ws = await workspaceWithKeys(h.database.db);
+    const ws = await workspaceWithKeys(h.database.pool);
     tools = (await (await connect(url, ws.readKey)).listTools()).tools;
   });
 
@@ -127,7 +127,7 @@ describe('tools/list', () => {
 
 describe('read tools answer what REST answers', () => {
   it('get-balance is the data of GET /api/v1/me', async () => {
-    const ws = await workspaceWithKeys(h.database.db, { balanceCents: 54_321 });
+    const ws = await workspaceWithKeys(h.database.pool, { balanceCents: 54_321 });
     const client = await connect(url, ws.readKey);
     const me = await ok(client, 'get-balance');
     expect(meData.parse(me)).toEqual(me);
@@ -136,7 +136,7 @@ describe('read tools answer what REST answers', () => {
   });
 
   it('search-outlets and get-outlet', async () => {
-    const ws = await workspaceWithKeys(h.database.db);
+    const ws = await workspaceWithKeys(h.database.pool);
     const p = await publisherWithOutlet(h.database, [{ publisher_price_cents: 5_000 }, { format: 'link_insertion', publisher_price_cents: 2_000 }]);
     const client = await connect(url, ws.readKey);
     const found = await ok<{ items: { id: number; from_price: number }[]; meta: Record<string, number> }>(client, 'search-outlets', {
@@ -160,7 +160,7 @@ describe('read tools answer what REST answers', () => {
   });
 
   it('plan-campaign plans and buys nothing', async () => {
-    const ws = await workspaceWithKeys(h.database.db, { balanceCents: 1_000_000 });
+    const ws = await workspaceWithKeys(h.database.pool, { balanceCents: 1_000_000 });
     await publisherWithOutlet(h.database, [{ publisher_price_cents: 5_000 }]);
     const client = await connect(url, ws.readKey);
     const args = { goal: 'technology articles for developers', budget_usd: 500 };
@@ -176,8 +176,8 @@ describe('read tools answer what REST answers', () => {
 
 describe('tool errors', () => {
   it('not_found for an unknown outlet and for another workspace’s order', async () => {
-    const mine = await workspaceWithKeys(h.database.db);
-    const theirs = await workspaceWithKeys(h.database.db);
+    const mine = await workspaceWithKeys(h.database.pool);
+    const theirs = await workspaceWithKeys(h.database.pool);
     const p = await publisherWithOutlet(h.database);
     const placed = await h.app.inject({
       method: 'POST',
@@ -197,7 +197,7 @@ describe('tool errors', () => {
   });
 
   it('invalid_input naming each bad argument', async () => {
-    const ws = await workspaceWithKeys(h.database.db);
+    const ws = await workspaceWithKeys(h.database.pool);
     const client = await connect(url, ws.readKey);
     let body = await fails(client, 'get-order', { order_id: 'abc' }, 'invalid_input');
     expect(body.errors).toEqual({ order_id: ['must be an integer id'] });
@@ -234,7 +234,7 @@ describe('tool errors', () => {
   });
 
   it('conflict with the status when the order is not in the right state', async () => {
-    const ws = await workspaceWithKeys(h.database.db);
+    const ws = await workspaceWithKeys(h.database.pool);
     const p = await publisherWithOutlet(h.database, [{ content_by: 'publisher' }]);
     const placed = await h.app.inject({
       method: 'POST',
@@ -255,7 +255,7 @@ describe('tool errors', () => {
   });
 
   it('answers an unexpected failure with a generic internal_error and logs it server-side', async () => {
-    const ws = await workspaceWithKeys(h.database.db);
+    const ws = await workspaceWithKeys(h.database.pool);
     const client = await connect(url, ws.readKey);
     await h.database.pool.query('ALTER TABLE ledger_entries RENAME TO ledger_entries_hidden');
     try {
@@ -272,7 +272,7 @@ describe('tool errors', () => {
 
 describe('an order from search-outlets to approve-placement', () => {
   it('walks both content paths with the publisher acting through its REST API', async () => {
-    const ws = await workspaceWithKeys(h.database.db, { balanceCents: 100_000 });
+    const ws = await workspaceWithKeys(h.database.pool, { balanceCents: 100_000 });
     const p = await publisherWithOutlet(h.database, [
       { content_by: 'buyer', publisher_price_cents: 10_000, title: 'Buyer writes' },
       { content_by: 'publisher', publisher_price_cents: 20_000, title: 'Publisher writes' },

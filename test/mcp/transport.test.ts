@@ -38,7 +38,7 @@ describe('authentication before any MCP work', () => {
 
 describe('transport', () => {
   it('initializes with the instructions and sends the request id and rate-limit headers on the hijacked reply', async () => {
-    const ws = await workspaceWithKeys(h.database.db);
+    const ws = await workspaceWithKeys(h.database.pool);
     const res = await post(
       rpc('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } }),
       { ...mcpHeaders(ws.readKey), 'x-request-id': 'mcp-req-1' },
@@ -59,14 +59,14 @@ describe('transport', () => {
   });
 
   it('answers GET, HEAD, DELETE, PUT, PATCH and OPTIONS with 405 and Allow: POST', async () => {
-    const ws = await workspaceWithKeys(h.database.db);
+    const ws = await workspaceWithKeys(h.database.pool);
     for (const method of ['GET', 'DELETE', 'PUT', 'PATCH', 'OPTIONS'] as const) {
       const res = await h.app.inject({ method, url: '/mcp', headers: { ...bearer(ws.readKey), accept: 'text/event-stream' } });
       expect(res.statusCode, method).toBe(405);
       expect(res.headers.allow).toBe('POST');
       expect(res.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
     }
-    const other = await workspaceWithKeys(h.database.db); // the first key's bucket is used up
+    const other = await workspaceWithKeys(h.database.pool); // the first key's bucket is used up
     const head = await h.app.inject({ method: 'HEAD', url: '/mcp', headers: bearer(other.readKey) });
     expect(head.statusCode).toBe(405);
     expect(head.headers.allow).toBe('POST');
@@ -75,7 +75,7 @@ describe('transport', () => {
   });
 
   it('answers a body that is not JSON with a JSON-RPC parse error', async () => {
-    const ws = await workspaceWithKeys(h.database.db);
+    const ws = await workspaceWithKeys(h.database.pool);
     const res = await post('{"jsonrpc": ', mcpHeaders(ws.readKey));
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32700 }, id: null });
@@ -89,13 +89,13 @@ describe('transport', () => {
   });
 
   it('leaves the Accept check to the SDK (406)', async () => {
-    const ws = await workspaceWithKeys(h.database.db);
+    const ws = await workspaceWithKeys(h.database.pool);
     const res = await post(rpc('tools/list'), { ...mcpHeaders(ws.readKey), accept: 'application/json' });
     expect(res.statusCode).toBe(406);
   });
 
   it('answers an unknown tool with a JSON-RPC invalid-params error', async () => {
-    const ws = await workspaceWithKeys(h.database.db);
+    const ws = await workspaceWithKeys(h.database.pool);
     const res = await post(rpc('tools/call', { name: 'no-such-tool', arguments: {} }), mcpHeaders(ws.readKey));
     expect(res.statusCode).toBe(200);
     // The message as written: clients add their own "MCP error -32602:" prefix.
@@ -103,7 +103,7 @@ describe('transport', () => {
   });
 
   it('answers malformed tools/call params with -32602 naming the problem, not an internal error', async () => {
-    const ws = await workspaceWithKeys(h.database.db);
+    const ws = await workspaceWithKeys(h.database.pool);
     const bodies = [
       { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'get-balance', arguments: null } },
       { jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'get-balance', arguments: [] } },
@@ -118,7 +118,7 @@ describe('transport', () => {
   });
 
   it('answers malformed params of the other methods with -32602 naming the field, not an internal error', async () => {
-    const ws = await workspaceWithKeys(h.database.db);
+    const ws = await workspaceWithKeys(h.database.pool);
     const cases: Array<[object, RegExp]> = [
       [{ jsonrpc: '2.0', id: 11, method: 'initialize' }, /^Invalid params: params: /],
       [{ jsonrpc: '2.0', id: 12, method: 'initialize', params: { capabilities: {}, clientInfo: { name: 'x', version: '1' } } }, /^Invalid params: params\.protocolVersion: /],
@@ -136,7 +136,7 @@ describe('transport', () => {
   });
 
   it('answers the malformed requests of a batch with -32602 and hands the others to the SDK', async () => {
-    const ws = await workspaceWithKeys(h.database.db);
+    const ws = await workspaceWithKeys(h.database.pool);
     const mixed = await post([{ jsonrpc: '2.0', id: 21, method: 'tools/list', params: {} }, { jsonrpc: '2.0', id: 22, method: 'initialize' }], mcpHeaders(ws.readKey));
     expect(mixed.statusCode).toBe(200);
     const answers = mixed.json() as Array<{ id: number; result?: { tools: unknown[] }; error?: { code: number } }>;
@@ -148,7 +148,7 @@ describe('transport', () => {
   });
 
   it('answers a malformed _meta alone, on any method, without refusing the rest of the batch', async () => {
-    const ws = await workspaceWithKeys(h.database.db);
+    const ws = await workspaceWithKeys(h.database.pool);
     // The transport checks _meta on every request and refused the whole body (a 400 parse error)
     // when one was malformed: the valid ping went unanswered.
     const batch = await post(
@@ -178,7 +178,7 @@ describe('transport', () => {
 
 describe('the streamable HTTP checks', () => {
   it('answers notifications alone with 202, and refuses what is not JSON-RPC, oversized batches, a batched initialize and unknown protocol versions', async () => {
-    const ws = await workspaceWithKeys(h.database.db);
+    const ws = await workspaceWithKeys(h.database.pool);
     const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' };
     const note = await post(initialized, mcpHeaders(ws.readKey));
     expect(note.statusCode).toBe(202);
@@ -190,7 +190,7 @@ describe('the streamable HTTP checks', () => {
     expect(many.statusCode).toBe(400);
     expect(many.json()).toMatchObject({ error: { code: -32600, message: expect.stringContaining('100') } });
 
-    const other = await workspaceWithKeys(h.database.db);
+    const other = await workspaceWithKeys(h.database.pool);
     const init = rpc('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } });
     const batched = await post([init, rpc('ping', {}, 2)], mcpHeaders(other.readKey));
     expect(batched.statusCode).toBe(400);
@@ -203,7 +203,7 @@ describe('the streamable HTTP checks', () => {
 
 describe('rate limit', () => {
   it('shares one bucket per key between REST and every HTTP request to /mcp', async () => {
-    const ws = await workspaceWithKeys(h.database.db);
+    const ws = await workspaceWithKeys(h.database.pool);
     const rest1 = await h.app.inject({ method: 'GET', url: '/api/v1/me', headers: bearer(ws.readKey) });
     expect(rest1.headers['x-ratelimit-remaining']).toBe('4');
     const mcp1 = await post(rpc('tools/list'), mcpHeaders(ws.readKey));
@@ -224,12 +224,12 @@ describe('rate limit', () => {
     const rest = await h.app.inject({ method: 'GET', url: '/api/v1/me', headers: bearer(ws.readKey) });
     expect(rest.statusCode).toBe(429);
     // Another key has its own bucket.
-    const other = await workspaceWithKeys(h.database.db);
+    const other = await workspaceWithKeys(h.database.pool);
     expect((await post(rpc('tools/list'), mcpHeaders(other.readKey))).statusCode).toBe(200);
   });
 
   it('counts every request of a batch, and refuses a batch the bucket cannot hold before any of it runs', async () => {
-    const ws = await workspaceWithKeys(h.database.db);
+    const ws = await workspaceWithKeys(h.database.pool);
     const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'get-balance', arguments: {} } });
     const notification = { jsonrpc: '2.0', method: 'notifications/initialized' };
     const three = await post([call(1), call(2), notification, call(3)], mcpHeaders(ws.readKey));

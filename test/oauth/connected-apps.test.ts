@@ -59,7 +59,7 @@ describe('Settings → Connected apps', () => {
     const stranger = await personIn(a, 'owner');
     expect((await stranger.browser.get(`/app/w/${stranger.workspaceId}/settings/connected-apps/${rows[0].id}/revoke`)).statusCode).toBe(404);
     expect((await stranger.browser.get(`/app/w/${stranger.workspaceId}/settings/connected-apps`)).body).not.toContain(g.client.client_id);
-    await addMember(a.database.db, { workspaceId: g.workspaceId }, stranger.userId, 'viewer');
+    await addMember(a.database.pool, { workspaceId: g.workspaceId }, stranger.userId, 'viewer');
     expect(await status(a, g.tokens.access_token)).toBe(200);
   });
 });

@@ -21,7 +21,7 @@ describe('OAuth discovery (MCP authorization, RFC 9728, RFC 8414)', () => {
 
   it('an API key is not an access token on /mcp/oauth', async () => {
     const { workspaceWithKeys } = await import('../helpers/fixtures.js');
-    const ws = await workspaceWithKeys(h.database.db);
+    const ws = await workspaceWithKeys(h.database.pool);
     const res = await h.app.inject({ method: 'POST', url: '/mcp/oauth', headers: { ...mcpHeaders, authorization: `Bearer ${ws.readKey}` }, payload: rpc });
     expect(res.statusCode).toBe(401);
     const ok = await h.app.inject({ method: 'POST', url: '/mcp', headers: { ...mcpHeaders, authorization: `Bearer ${ws.readKey}` }, payload: rpc });

@@ -22,10 +22,10 @@ let people = 0;
 /** A person signed in to the console (a browser without JavaScript), with a role in a funded workspace. */
 export async function personIn(h: Harness, role: MemberRole = 'owner', workspace?: number) {
   people++;
-  const workspaceId = workspace ?? (await workspaceWithKeys(h.database.db, { balanceCents: 500_000 })).workspaceId;
+  const workspaceId = workspace ?? (await workspaceWithKeys(h.database.pool, { balanceCents: 500_000 })).workspaceId;
   const email = `oauth${people}-${randomBytes(3).toString('hex')}@example.com`;
-  const user = await createUser(h.database.db, { email, name: `Person ${people}`, password });
-  await addMember(h.database.db, { workspaceId }, user.id, role);
+  const user = await createUser(h.database.pool, { email, name: `Person ${people}`, password });
+  await addMember(h.database.pool, { workspaceId }, user.id, role);
   const browser = consoleClient(h, `10.9.0.${people % 250}`);
   const signIn = await browser.post('/app/sign-in', { email, password });
   expect(signIn.statusCode).toBe(303);

@@ -107,9 +107,9 @@ describe.skipIf(skipBrowser)('MCP SDK client: OAuth end to end', () => {
     servers.push(https as unknown as Server);
     metadataUrl = `https://127.0.0.1:${await listenOn(https as unknown as Server)}/client.json`;
 
-    const { workspaceId } = await workspaceWithKeys(db.db, { balanceCents: 1_000_000 });
-    const user = await createUser(db.db, { email: person.email, name: 'Sam Owner', password });
-    await addMember(db.db, { workspaceId }, user.id, 'owner');
+    const { workspaceId } = await workspaceWithKeys(db.pool, { balanceCents: 1_000_000 });
+    const user = await createUser(db.pool, { email: person.email, name: 'Sam Owner', password });
+    await addMember(db.pool, { workspaceId }, user.id, 'owner');
     person.workspaceId = workspaceId;
 
     const port = await freePort();

@@ -73,7 +73,7 @@ describe('webhook creation refuses every special-purpose address', async () => {
 
   const h = await setupApp({ OUTBOUND_ALLOW_LOOPBACK: false, RATE_LIMIT_PER_MINUTE: 100_000 });
   it('through the API: 422 naming url, for each range', async () => {
-    const ws = await workspaceWithKeys(h.database.db);
+    const ws = await workspaceWithKeys(h.database.pool);
     for (const r of all) {
       const res = await h.app.inject({ method: 'POST', url: '/api/v1/webhook-endpoints', headers: bearer(ws.readKey), payload: { url: `https://${bracket(r.address)}/hook` } });
       expect(res.statusCode, `${r.name} ${r.address}`).toBe(422);

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { withTransaction } from '../../src/db/tx.js';
+import { withTransaction } from '../../src/db/handle.js';
 import { createEndpoint } from '../../src/domain/webhooks/endpoints.js';
 import { publisherWithOutlet } from '../helpers/catalog.js';
 import { type ServerChild, spawnServer } from '../helpers/child.js';
@@ -59,8 +59,8 @@ const untried = async (endpointId: number) =>
 describe('a silent endpoint’s backlog and another tenant’s feed', () => {
   it('positions the other tenant’s event while the backlog is still being worked through', { timeout: 180_000 }, async () => {
     const silent = await startReceiver(() => 'hang');
-    const noisy = await workspaceWithKeys(database.db);
-    const other = await workspaceWithKeys(database.db);
+    const noisy = await workspaceWithKeys(database.pool);
+    const other = await workspaceWithKeys(database.pool);
     const p = await publisherWithOutlet(database);
     const endpoint = await withTransaction(database.pool, (tx) =>
       createEndpoint(tx, { party: 'buyer', workspaceId: noisy.workspaceId }, { url: silent.url() }, Date.now()),

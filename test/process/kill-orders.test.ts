@@ -36,7 +36,7 @@ describe('SIGKILL in the middle of a burst of orders', () => {
     const p = await publisherWithOutlet(database, Array.from({ length: 20 }, (_, i) => ({ title: `Offer ${i}`, publisher_price_cents: 1_000 })));
     const offerIds = p.offers.map((o) => o.id);
     const price = p.offers.reduce((s, o) => s + o.price, 0);
-    const ws = await workspaceWithKeys(database.db, { balanceCents: price * 1_000 });
+    const ws = await workspaceWithKeys(database.pool, { balanceCents: price * 1_000 });
     const env = { DATABASE_URL: database.url, RATE_LIMIT_PER_MINUTE: '1000000', ORDER_SWEEP_INTERVAL_MS: '0' };
     let committedUnanswered = 0;
     let round = 0;
@@ -85,7 +85,7 @@ describe('SIGKILL in the middle of a burst of orders', () => {
 
     // Every key ended as exactly one placement of all 20 offers: whole orders, charged once.
     const { rows: perKey } = await database.pool.query(
-      `SELECT r.key, jsonb_array_length(r.response_body::jsonb->'data') AS n FROM idempotency_records r WHERE r.key LIKE 'burst-%'`,
+      `SELECT r.key, json_array_length(r.outcome::json -> 'value') AS n FROM idempotency_records r WHERE r.key LIKE 'burst-%'`,
     );
     expect(perKey.length).toBe(firstAnswers.size);
     expect(perKey.every((r) => r.n === 20)).toBe(true);
@@ -104,7 +104,7 @@ describe('SIGKILL in the middle of a burst of orders', () => {
 
 describe('SIGKILL in the middle of a burst of approvals', () => {
   it('pays each publisher once; retries with the same keys replay', async () => {
-    const { withTransaction } = await import('../../src/db/tx.js');
+    const { withTransaction } = await import('../../src/db/handle.js');
     const { placeOrders } = await import('../../src/domain/orders/place-orders.js');
     const { buyerActions } = await import('../../src/domain/orders/buyer-actions.js');
     const { publisherActions } = await import('../../src/domain/orders/publisher-actions.js');
@@ -112,7 +112,7 @@ describe('SIGKILL in the middle of a burst of approvals', () => {
     const { defaultConfig } = await import('../../src/config.js');
     const durations = durationsFrom(defaultConfig());
     const p = await publisherWithOutlet(database, [{ title: 'Approvable', publisher_price_cents: 2_000 }]);
-    const ws = await workspaceWithKeys(database.db, { balanceCents: 10_000_000 });
+    const ws = await workspaceWithKeys(database.pool, { balanceCents: 10_000_000 });
     const principal = {
       keyId: ws.spendKeyId,
       name: 'spend',

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { withTransaction } from '../../src/db/tx.js';
+import { withTransaction } from '../../src/db/handle.js';
 import { createEndpoint } from '../../src/domain/webhooks/endpoints.js';
 import { publisherWithOutlet } from '../helpers/catalog.js';
 import { spawnServer } from '../helpers/child.js';
@@ -34,7 +34,7 @@ describe('SIGKILL between a change’s commit and its delivery', () => {
   it('the restarted server delivers the event', { timeout: 120_000 }, async () => {
     // The first attempt is left hanging: the server dies with it in flight, its outcome unrecorded.
     const hook = await startReceiver((_, n) => (n === 1 ? 'hang' : 200));
-    const ws = await workspaceWithKeys(database.db);
+    const ws = await workspaceWithKeys(database.pool);
     const p = await publisherWithOutlet(database);
     const endpoint = await withTransaction(database.pool, (tx) =>
       createEndpoint(tx, { party: 'buyer', workspaceId: ws.workspaceId }, { url: hook.url(), events: ['order.accepted'] }, Date.now()),

@@ -29,7 +29,7 @@ afterAll(async () => {
 }, 30_000);
 
 await migrateOnly(pool.pool);
-const ws = await workspaceWithKeys(pool.db, { balanceCents: 4_200 });
+const ws = await workspaceWithKeys(pool.pool, { balanceCents: 4_200 });
 const h = await setupApp({ DATABASE_CONNECT_TIMEOUT_MS: CONNECT_TIMEOUT_MS }, { database });
 
 const get = (url: string, key?: string) => h.app.inject({ method: 'GET', url, ...(key ? { headers: bearer(key) } : {}) });

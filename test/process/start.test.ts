@@ -106,7 +106,7 @@ describe('server process on the embedded default', () => {
     locker.on('error', () => {});
     try {
       // A key the server has never seen, so its lookup must query api_keys…
-      const fresh = await createKey(database.db, { workspaceId });
+      const fresh = await createKey(database.pool, { workspaceId });
       await locker.connect();
       // …which this lock holds up until we let it go.
       await locker.query('BEGIN');

@@ -41,9 +41,9 @@ describe('a daily budget over two server processes', () => {
     const offer = p.offers[0]!;
     // The balance is far above the budget, so only the budget can refuse (never 402).
     const balance = offer.price * 100;
-    const ws = await workspaceWithKeys(database.db, { balanceCents: balance });
+    const ws = await workspaceWithKeys(database.pool, { balanceCents: balance });
     // Exactly K orders: the K-th brings the day's remaining to zero (one key.budget_exhausted).
-    const spending = await createKey(database.db, { workspaceId: ws.workspaceId, canPlaceOrders: true, name: 'Raced agent', limits: { dailyLimitCents: K * offer.price } });
+    const spending = await createKey(database.pool, { workspaceId: ws.workspaceId, canPlaceOrders: true, name: 'Raced agent', limits: { dailyLimitCents: K * offer.price } });
 
     const env = { DATABASE_URL: database.url, RATE_LIMIT_PER_MINUTE: '1000000', ORDER_SWEEP_INTERVAL_MS: '0', LINK_CHECK_POLL_MS: '0' };
     // Started together on purpose: migrations run under an advisory lock.

@@ -55,10 +55,10 @@ describe.skipIf(!redisUrl)('two processes, one PostgreSQL, one Redis', () => {
 
     // Each process counts in its memory until its Redis client is ready: wait until a count made
     // on A is seen by B (a fresh key each attempt, so nothing here touches the tests' buckets).
-    const ws = await workspaceWithKeys(database.db);
+    const ws = await workspaceWithKeys(database.pool);
     await eventually(
       async () => {
-        const { key } = await createKey(database.db, { workspaceId: ws.workspaceId });
+        const { key } = await createKey(database.pool, { workspaceId: ws.workspaceId });
         const first = await call(a, 'GET', '/api/v1/me', key);
         const second = await call(b, 'GET', '/api/v1/me', key);
         const third = await call(a, 'GET', '/api/v1/me', key);
@@ -94,7 +94,7 @@ describe.skipIf(!redisUrl)('two processes, one PostgreSQL, one Redis', () => {
 
   /** More spending keys of one workspace: each key has its own bucket of LIMIT requests a minute. */
   const spendKeys = async (ws: WorkspaceFixture, n: number) =>
-    Promise.all(Array.from({ length: n }, async () => (await createKey(database.db, { workspaceId: ws.workspaceId, canPlaceOrders: true })).key));
+    Promise.all(Array.from({ length: n }, async () => (await createKey(database.pool, { workspaceId: ws.workspaceId, canPlaceOrders: true })).key));
 
   const count = (rs: Res[], status: number) => rs.filter((r) => r.status === status).length;
 
@@ -109,7 +109,7 @@ describe.skipIf(!redisUrl)('two processes, one PostgreSQL, one Redis', () => {
   }
 
   it('(a) one key gets LIMIT requests a minute in total, whichever process answers', async () => {
-    const ws = await workspaceWithKeys(database.db);
+    const ws = await workspaceWithKeys(database.pool);
     // One after another, alternating: either process alone sees only 15 requests, under the limit.
     const sequential: Res[] = [];
     for (let i = 0; i < 30; i++) sequential.push(await call(pick(i), 'GET', '/api/v1/me', ws.readKey));
@@ -136,7 +136,7 @@ describe.skipIf(!redisUrl)('two processes, one PostgreSQL, one Redis', () => {
     const N = 15;
     const p = await publisherWithOutlet(database, [{ content_by: 'buyer' }]);
     const offer = p.offers[0]!;
-    const ws = await workspaceWithKeys(database.db, { balanceCents: offer.price * N });
+    const ws = await workspaceWithKeys(database.pool, { balanceCents: offer.price * N });
     const keys = await spendKeys(ws, 6); // 5 requests per key, well under the limit
     const results = await Promise.all(Array.from({ length: 2 * N }, (_, i) => place(pick(i), keys[i % keys.length]!, [offer.id])));
     expect(count(results, 201), JSON.stringify(results.map((r) => r.status))).toBe(N);
@@ -151,7 +151,7 @@ describe.skipIf(!redisUrl)('two processes, one PostgreSQL, one Redis', () => {
   /** An order in live_review through the publisher and buyer routes, the steps split across A and B. */
   async function liveOrder() {
     const p = await publisherWithOutlet(database);
-    const ws = await workspaceWithKeys(database.db, { balanceCents: 1_000_000 });
+    const ws = await workspaceWithKeys(database.pool, { balanceCents: 1_000_000 });
     // awaiting_acceptance lasts ≈ 1.8 s here; if the sweep wins the race to accept, try again.
     for (let attempt = 0; attempt < 3; attempt++) {
       const placed = await place(a, ws.spendKey, [p.offers[0]!.id]);
@@ -211,7 +211,7 @@ describe.skipIf(!redisUrl)('two processes, one PostgreSQL, one Redis', () => {
     const ORDERS = 30;
     const p = await publisherWithOutlet(database, Array.from({ length: ORDERS }, (_, i) => ({ title: `Expiring ${i}` })));
     const total = p.offers.reduce((s, o) => s + o.price, 0);
-    const ws = await workspaceWithKeys(database.db, { balanceCents: total });
+    const ws = await workspaceWithKeys(database.pool, { balanceCents: total });
     // Six waves of five orders, 150 ms apart, alternating processes: deadlines fall due at
     // different moments, so the sweeps of both processes get their turns.
     const ids: number[] = [];
@@ -269,7 +269,7 @@ describe.skipIf(!redisUrl)('two processes, one PostgreSQL, one Redis', () => {
 
   it('(d) an MCP quote minted on one process is confirmed on the other, once', async () => {
     const p = await publisherWithOutlet(database, [{ content_by: 'buyer' }, { content_by: 'buyer', title: 'Second', publisher_price_cents: 5_000 }]);
-    const ws = await workspaceWithKeys(database.db, { balanceCents: 100_000 });
+    const ws = await workspaceWithKeys(database.pool, { balanceCents: 100_000 });
     const onA = await mcpClient(a, ws.spendKey);
     const onB = await mcpClient(b, ws.spendKey);
     try {

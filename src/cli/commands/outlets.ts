@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import type { Db } from '../../db/handle.js';
 import { z } from 'zod';
 import { domainsOfOtherPublishers, upsertOutlets, type OutletWithBaseline } from '../../domain/outlets/outlet-upsert.js';
 import { publisherExists } from '../../domain/publishers/publisher-service.js';
@@ -12,7 +12,7 @@ const MAX_GENERATE = 1_000_000;
 /** Generated outlets are upserted in chunks so a million of them never sit in memory at once. */
 const GENERATE_CHUNK = 50_000;
 
-async function requirePublisher(pool: pg.Pool, publisherId: number): Promise<void> {
+async function requirePublisher(pool: Db, publisherId: number): Promise<void> {
   if (!(await publisherExists(pool, publisherId))) throw new CliError(`--publisher: publisher ${publisherId} not found`);
 }
 

@@ -37,7 +37,7 @@ export const workspaceCommands: Commands = {
 
   'workspace top-up': async ({ db }, raw) => {
     const f = readFlags(z.object({ workspace: id, cents: positiveCents }).strict(), raw);
-    const r = await topUpWorkspace(db.$client, f.workspace, f.cents, Date.now());
+    const r = await topUpWorkspace(db, f.workspace, f.cents, Date.now());
     return { balance_cents: r.balance };
   },
 

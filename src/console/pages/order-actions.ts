@@ -24,7 +24,7 @@ type Form = Record<string, unknown>;
 const text = (form: Form, name: string) => (typeof form[name] === 'string' ? (form[name] as string) : '');
 
 /** The console keeps no answer: it reads the order again after the action. */
-const unkept: OnceOptions<unknown> = { once: undefined, encode: (outcome) => (outcome.ok ? { status: 200, json: '' } : undefined) };
+const unkept: OnceOptions = { once: undefined };
 
 /** The form's fields, judged by the API's own schema for them. */
 function parseFields<S extends z.ZodType>(schema: S, values: Record<string, string>): z.output<S> {

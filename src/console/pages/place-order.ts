@@ -2,7 +2,7 @@ import { hash, randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { canonicalJson } from '../../common/canonical-json.js';
 import { DomainError, type FieldErrors, forbidden, invalidInput, notFound } from '../../domain/errors.js';
-import type { StoredAnswer } from '../../domain/idempotency/record-once.js';
+import { valueOf } from '../../domain/idempotency/record-once.js';
 import { formatCents } from '../../domain/money/format.js';
 import type { WorkspaceMember } from '../../domain/orders/buyer-actor.js';
 import { checkPlacement, place, type PlaceOrdersInput } from '../../domain/orders/place-orders.js';
@@ -197,7 +197,7 @@ export async function placeOrderPages(app: FastifyInstance, { deps }: { deps: Co
     const form = (request.body ?? {}) as Form;
     const values = valuesOf(form);
     const { offer } = await offerOf(deps, request, target.id);
-    let answer: StoredAnswer;
+    let id: number;
     try {
       const key = text(form, 'idempotency_key');
       if (!/^[0-9a-f-]{36}$/.test(key)) throw invalidInput({ idempotency_key: ['is missing: review the order and confirm it again'] });
@@ -207,16 +207,12 @@ export async function placeOrderPages(app: FastifyInstance, { deps }: { deps: Co
       const quoted = text(form, 'quoted_cents');
       if (!/^[1-9][0-9]{0,14}$/.test(quoted)) throw invalidInput({ quoted_cents: ['is missing: review the order and confirm it again'] });
       const fingerprint = hash('sha256', canonicalJson([target.id, input, quoted]), 'hex');
-      answer = await place(deps.placementGroups, who, input, {
-        quotedTotalCents: Number(quoted),
-        once: { book: 'person', userId: who.userId, key, fingerprint },
-        // Only a success is kept: a refusal may succeed when sent again (after a top-up).
-        encode: (o) => (o.ok ? { status: 201, json: JSON.stringify(o.value.map((v) => v.id)) } : undefined),
-      });
+      // Only a success is kept (no `keeps`): a refusal may succeed when sent again (after a top-up).
+      const orders = valueOf(await place(deps.placementGroups, who, input, { quotedTotalCents: Number(quoted), once: { book: 'person', userId: who.userId, key, fingerprint } }));
+      id = orders[0]!.id;
     } catch (err) {
       return refused(request, reply, values, err);
     }
-    const [id] = JSON.parse(answer.json) as number[];
     return reply.redirect(`${target.href}/orders/${id}?done=placed`, 303);
   });
 }

@@ -15,8 +15,9 @@ export const mcpConfirmations = pgTable(
       .references(() => apiKeys.id),
     tool: text('tool').notNull(),
     argumentsHash: text('arguments_hash').notNull(),
-    // json, not jsonb: a replay sends the result's keys in the order the first call did.
-    result: json('result').notNull(),
+    // The domain's outcome, as for idempotency_records; json, not jsonb: a replay reads back the
+    // keys in the order the first call wrote them.
+    outcome: json('outcome').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
   },
   (t) => [index('mcp_confirmations_key_idx').on(t.apiKeyId)],

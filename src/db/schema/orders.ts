@@ -159,10 +159,9 @@ export const idempotencyRecords = pgTable(
     apiKeyId: integer('api_key_id').notNull(),
     key: text('key').notNull(),
     fingerprint: text('fingerprint').notNull(),
-    responseStatus: integer('response_status').notNull(),
-    // The response exactly as it was sent (JSON text): a replay sends the same bytes, and nothing
-    // parses it on the way in or out.
-    responseBody: text('response_body').notNull(),
+    // The domain's outcome as JSON text (`{"value":…}` or `{"error":…}`, src/domain/idempotency/record-once.ts):
+    // text, not jsonb, so a replay reads back the keys in the order the first call wrote them.
+    outcome: text('outcome').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
   },
@@ -181,8 +180,8 @@ export const personIdempotencyRecords = pgTable(
     userId: integer('user_id').notNull(),
     key: text('key').notNull(),
     fingerprint: text('fingerprint').notNull(),
-    responseStatus: integer('response_status').notNull(),
-    responseBody: text('response_body').notNull(),
+    // The domain's outcome as JSON text, as in idempotency_records.
+    outcome: text('outcome').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
   },

@@ -1,5 +1,4 @@
-import type { Db } from '../../db/client.js';
-import { withTransaction } from '../../db/tx.js';
+import { type Db, withTransaction } from '../../db/handle.js';
 import { insertUser, prepareUser } from '../users/user-service.js';
 import { insertMembership } from '../users/memberships.js';
 import { assertCurrency, insertWorkspace } from '../workspaces/workspace-service.js';
@@ -13,7 +12,7 @@ import { assertCurrency, insertWorkspace } from '../workspaces/workspace-service
 export async function signUp(db: Db, input: { name: string; email: string; password: string }) {
   const ready = await prepareUser(db, input);
   await assertCurrency(db, 'USD');
-  return withTransaction(db.$client, async (tx) => {
+  return withTransaction(db, async (tx) => {
     const user = await insertUser(tx, ready);
     const [first, ...rest] = user.name.split(/\s+/);
     const workspace = await insertWorkspace(db, tx, {

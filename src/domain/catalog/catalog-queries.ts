@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type pg from 'pg';
+import type { Db } from '../../db/handle.js';
 import { decimalSql, usdCentsToDecimal } from './money.js';
 import { isoSeconds } from '../../common/iso-seconds.js';
 import { mediaRules } from './views.js';
@@ -82,7 +82,7 @@ const ITEM_TTL_MS = 5_000;
 export type ItemJsonReader = (workspaceId: number, itemId: number) => Promise<string | undefined>;
 
 /** Items' JSON from a short cache of its own, for one pool: the catalog module makes one. */
-export function cachedItemJson(pool: pg.Pool): ItemJsonReader {
+export function cachedItemJson(pool: Db): ItemJsonReader {
   const cache = new LRUCache<string, string>({ max: 10_000, ttl: ITEM_TTL_MS });
   return async (workspaceId, itemId) => {
     const key = `${workspaceId}:${itemId}`;
@@ -128,7 +128,7 @@ interface AccountRow {
 }
 
 /** The workspace owner's profile; undefined only if the workspace vanished under a cached key. */
-export async function getAccount(pool: pg.Pool, workspaceId: number): Promise<Account | undefined> {
+export async function getAccount(pool: Db, workspaceId: number): Promise<Account | undefined> {
   const { rows } = await pool.query<AccountRow>({ ...accountStatement, values: [workspaceId] });
   const r = rows[0];
   if (!r) return undefined;
@@ -150,13 +150,13 @@ export async function getAccount(pool: pg.Pool, workspaceId: number): Promise<Ac
 }
 
 /** The workspace's items as a JSON array (text), oldest first; undefined when it has none. */
-export async function listItemsJson(pool: pg.Pool, workspaceId: number): Promise<string | undefined> {
+export async function listItemsJson(pool: Db, workspaceId: number): Promise<string | undefined> {
   const { rows } = await pool.query<{ items: string | null }>({ ...itemsStatement, values: [workspaceId] });
   return rows[0]?.items ?? undefined;
 }
 
 /** One item of the workspace as JSON (text). */
-export async function getItemJson(pool: pg.Pool, workspaceId: number, itemId: number): Promise<string | undefined> {
+export async function getItemJson(pool: Db, workspaceId: number, itemId: number): Promise<string | undefined> {
   const { rows } = await pool.query<{ item: string }>({ ...itemStatement, values: [itemId, workspaceId] });
   return rows[0]?.item;
 }
@@ -197,7 +197,7 @@ export interface PurchaseLookup {
  * refunded: one query for all of them. Ill-formed codes are answered without a query (and
  * without a cast error from PostgreSQL).
  */
-export async function findPurchaseRows(pool: pg.Pool, lookups: PurchaseLookup[]): Promise<Array<PurchaseRow | undefined>> {
+export async function findPurchaseRows(pool: Db, lookups: PurchaseLookup[]): Promise<Array<PurchaseRow | undefined>> {
   const asked = lookups.flatMap((l, i) => (PURCHASE_CODE_PATTERN.test(l.code) ? [{ ...l, i }] : []));
   const found: Array<PurchaseRow | undefined> = new Array(lookups.length).fill(undefined);
   if (asked.length === 1) {
@@ -228,12 +228,12 @@ export async function purchaseJson(items: ItemJsonReader, lookup: PurchaseLookup
 }
 
 /** The purchase behind each code as JSON (text), in order: `findPurchaseRows`, then `purchaseJson`. */
-export async function findPurchasesJson(pool: pg.Pool, items: ItemJsonReader, lookups: PurchaseLookup[]): Promise<Array<string | undefined>> {
+export async function findPurchasesJson(pool: Db, items: ItemJsonReader, lookups: PurchaseLookup[]): Promise<Array<string | undefined>> {
   const rows = await findPurchaseRows(pool, lookups);
   return Promise.all(lookups.map((l, i) => purchaseJson(items, l, rows[i])));
 }
 
 /** The purchase behind one code: see `findPurchasesJson`. */
-export async function findPurchaseJson(pool: pg.Pool, items: ItemJsonReader, workspaceId: number, code: string): Promise<string | undefined> {
+export async function findPurchaseJson(pool: Db, items: ItemJsonReader, workspaceId: number, code: string): Promise<string | undefined> {
   return (await findPurchasesJson(pool, items, [{ workspaceId, code }]))[0];
 }

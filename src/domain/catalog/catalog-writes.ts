@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import type pg from 'pg';
-import type { Db } from '../../db/client.js';
-import { withTransaction } from '../../db/tx.js';
+import { type Db, orm, withTransaction } from '../../db/handle.js';
 import { fxRates, items, workspaces } from '../../db/schema/index.js';
 import { DomainError, invalidInput, notFound } from '../errors.js';
 import { type ItemInput, itemInput, type NewItem, toNewItem } from './item-input.js';
@@ -24,9 +22,9 @@ export async function importItems(
   onProgress?: (written: number) => void,
 ): Promise<{ imported: number }> {
   if (!Array.isArray(input)) throw invalidInput({ file: ['must hold a JSON array of items'] });
-  const [ws] = await db.select({ currency: workspaces.currency }).from(workspaces).where(eq(workspaces.id, workspaceId));
+  const [ws] = await orm(db).select({ currency: workspaces.currency }).from(workspaces).where(eq(workspaces.id, workspaceId));
   if (!ws) throw notFound('Workspace');
-  const known = new Set((await db.select({ c: fxRates.currency }).from(fxRates)).map((r) => r.c));
+  const known = new Set((await orm(db).select({ c: fxRates.currency }).from(fxRates)).map((r) => r.c));
 
   const rows: NewItem[] = [];
   for (let i = 0; i < input.length; i++) {
@@ -51,11 +49,11 @@ export async function importItems(
     rows.push(row);
   }
 
-  await withTransaction(db.$client, async (tx) => {
+  await withTransaction(db, async (tx) => {
     for (let i = 0; i < rows.length; i += IMPORT_CHUNK) {
       const chunk = rows.slice(i, i + IMPORT_CHUNK);
       // Drizzle writes the statement; it runs on the transaction's connection.
-      const insert = db.insert(items).values(chunk.map(({ publishedAt, ...r }) => ({ ...r, workspaceId, ...(publishedAt ? { publishedAt } : {}) })));
+      const insert = orm(db).insert(items).values(chunk.map(({ publishedAt, ...r }) => ({ ...r, workspaceId, ...(publishedAt ? { publishedAt } : {}) })));
       const { sql, params } = insert.toSQL();
       await tx.query(sql, params);
       onProgress?.(chunk.length);
@@ -72,7 +70,7 @@ export const DEFAULT_SUPPORT_MONTHS = 6;
  * and support until purchase date + `supportMonths` (null: no support).
  */
 export async function createPurchase(
-  pool: pg.Pool,
+  pool: Db,
   input: { itemId: number; license: License; supportMonths: number | null },
 ): Promise<{ purchase_code: string }> {
   const code = randomUUID();
@@ -94,7 +92,7 @@ function requireCode(code: string): void {
 }
 
 /** The buyer downloaded the item; refunded purchases cannot be downloaded. Idempotent. */
-export async function markDownloaded(pool: pg.Pool, code: string): Promise<{ purchase_code: string; downloaded: true }> {
+export async function markDownloaded(pool: Db, code: string): Promise<{ purchase_code: string; downloaded: true }> {
   requireCode(code);
   const { rows } = await pool.query<{ code: string; refunded: boolean }>(
     `UPDATE purchases SET downloaded = true WHERE code = $1 AND refunded_at IS NULL RETURNING code, false AS refunded`,
@@ -107,7 +105,7 @@ export async function markDownloaded(pool: pg.Pool, code: string): Promise<{ pur
 }
 
 /** Refunds a purchase: its code stops validating at once. Refunding twice keeps the first date. */
-export async function refundPurchase(pool: pg.Pool, code: string): Promise<{ purchase_code: string; refunded: true }> {
+export async function refundPurchase(pool: Db, code: string): Promise<{ purchase_code: string; refunded: true }> {
   requireCode(code);
   const { rows } = await pool.query<{ code: string }>(
     'UPDATE purchases SET refunded_at = COALESCE(refunded_at, now()) WHERE code = $1 RETURNING code',

@@ -1,9 +1,6 @@
-import type pg from 'pg';
-import type { Tx } from '../../db/tx.js';
+import type { Db } from '../../db/handle.js';
 import { isoSeconds } from '../../common/iso-seconds.js';
 import { type EventActor, type EventOwner, type EventType, eventId, ownerColumn, ownerId } from './event-types.js';
-
-type Queryable = pg.Pool | Tx;
 
 export interface EventView {
   id: string;
@@ -55,7 +52,7 @@ function where(owner: EventOwner, f: EventFilters) {
 }
 
 /** The owner's events, newest first, a page at a time. */
-export async function listEvents(q: Queryable, owner: EventOwner, f: EventFilters, page: number, perPage: number) {
+export async function listEvents(q: Db, owner: EventOwner, f: EventFilters, page: number, perPage: number) {
   const w = where(owner, f);
   const n = w.values.length;
   const [rows, count] = await Promise.all([
@@ -73,7 +70,7 @@ export async function listEvents(q: Queryable, owner: EventOwner, f: EventFilter
  * The owner's events after a position, oldest first: what a follower has not seen yet. Positions
  * only grow as events become visible (domain/events/sequencer.ts), so nothing is skipped.
  */
-export async function followEvents(q: Queryable, owner: EventOwner, f: EventFilters, after: number, limit: number) {
+export async function followEvents(q: Db, owner: EventOwner, f: EventFilters, after: number, limit: number) {
   const w = where(owner, f);
   const n = w.values.length;
   // One more than asked tells whether there is more to read.
@@ -86,7 +83,7 @@ export async function followEvents(q: Queryable, owner: EventOwner, f: EventFilt
 }
 
 /** The owner's latest events, oldest first: where a new follower starts. */
-export async function latestEvents(q: Queryable, owner: EventOwner, f: EventFilters, limit: number) {
+export async function latestEvents(q: Db, owner: EventOwner, f: EventFilters, limit: number) {
   const w = where(owner, f);
   const n = w.values.length;
   const { rows } = await q.query<EventRow>({
@@ -104,7 +101,7 @@ const PURGE_BATCH = 1000;
  * first, a batch at a time. Positions follow commit order and creation times nearly so, which
  * lets the walk stop at the first batch that is not entirely old, without an index on created_at.
  */
-export async function purgeOldEvents(pool: pg.Pool, now: number, retentionDays: number): Promise<number> {
+export async function purgeOldEvents(pool: Db, now: number, retentionDays: number): Promise<number> {
   const cutoff = new Date(now - retentionDays * 86_400_000);
   let purged = 0;
   for (;;) {

@@ -1,4 +1,4 @@
-import type { Tx } from '../../db/tx.js';
+import type { Db } from '../../db/handle.js';
 import type { OrderStatus } from '../../common/enums.js';
 import type { EventActor, EventOwner, EventType } from './event-types.js';
 
@@ -16,7 +16,7 @@ export interface NewEvent {
  * Writes events in the caller's transaction (the outbox): they exist if and only if the change
  * they describe commits. Nothing is sent from here; the sequencer positions them after commit.
  */
-export async function recordEvents(tx: Tx, list: NewEvent[], now: number): Promise<void> {
+export async function recordEvents(tx: Db, list: NewEvent[], now: number): Promise<void> {
   if (list.length === 0) return;
   await tx.query({
     name: 'events_record',

@@ -1,5 +1,4 @@
-import type pg from 'pg';
-import { withTransaction } from '../../db/tx.js';
+import { withTransaction, type Db } from '../../db/handle.js';
 
 // Any constant shared by every process: one sequencer at a time, whichever process runs it.
 const SEQUENCER_LOCK = 72_616_022;
@@ -21,7 +20,7 @@ export interface SequencerResult {
  * reading `position > after` never skips one. Safe in every process: a run that cannot take the
  * lock does nothing, another process's run is positioning the same events.
  */
-export async function sequenceEvents(pool: pg.Pool, now: number): Promise<SequencerResult> {
+export async function sequenceEvents(pool: Db, now: number): Promise<SequencerResult> {
   let total: SequencerResult = { positioned: 0, deliveries: 0 };
   for (;;) {
     const run = await withTransaction(pool, async (tx) => {

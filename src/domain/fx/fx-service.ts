@@ -1,5 +1,5 @@
 import { asc, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
+import { type Db, orm } from '../../db/handle.js';
 import { fxRates } from '../../db/schema/index.js';
 import { invalidInput } from '../errors.js';
 
@@ -16,7 +16,7 @@ export async function setFxRate(db: Db, currency: string, perUsd: number) {
   // Rates are units per US dollar and balances are US cents: a USD rate other than 1 would show
   // every USD workspace a balance it does not have.
   if (code === 'USD' && perUsd !== 1) throw invalidInput({ per_usd: ['must be 1 for USD: rates are units of a currency per US dollar'] });
-  const [stored] = await db
+  const [stored] = await orm(db)
     .insert(fxRates)
     .values({ currency: code, perUsd: String(perUsd) })
     .onConflictDoUpdate({ target: fxRates.currency, set: { perUsd: String(perUsd), updatedAt: sql`now()` } })
@@ -27,6 +27,6 @@ export async function setFxRate(db: Db, currency: string, perUsd: number) {
 
 /** The FX table: every currency a workspace or an item may use, with its rate per US dollar. */
 export async function listFxRates(db: Db) {
-  const rows = await db.select({ currency: fxRates.currency, perUsd: fxRates.perUsd }).from(fxRates).orderBy(asc(fxRates.currency));
+  const rows = await orm(db).select({ currency: fxRates.currency, perUsd: fxRates.perUsd }).from(fxRates).orderBy(asc(fxRates.currency));
   return rows.map((r) => ({ currency: r.currency, per_usd: Number(r.perUsd) }));
 }

@@ -1,22 +1,22 @@
 import type pg from 'pg';
 import { isoSeconds } from '../../common/iso-seconds.js';
-import { type Tx, withTransaction } from '../../db/tx.js';
+import { type Db, withTransaction } from '../../db/handle.js';
 import type { Clock } from '../clock.js';
 import { DomainError, invalidInput } from '../errors.js';
 
 /**
  * Record once: a piece of work runs in one transaction with the record of its outcome, under a
  * lock on the record's key, so a crash keeps both or neither and a repeat gets the stored answer
- * instead of running the work again. Two books keep records:
+ * instead of running the work again. What is kept is the domain's outcome, which each adapter
+ * encodes as it encodes a first answer. Three books keep records:
  *
  * - `request`: a REST `Idempotency-Key`, scoped to the API key, kept 24 h. A repeat while the
  *   first still runs is refused at once (409 `idempotency_in_progress`); the same key with
  *   another fingerprint is 422 `idempotency_key_reused`.
  * - `confirmation`: an MCP quote's confirmation token, kept for good. A repeat while the first
  *   still runs waits for it and then answers its stored result.
- * - `person`: the idempotency key a console confirmation form carries, scoped to the signed-in
- *   person, kept 24 h. A form sent twice (a double click) waits for the first and answers its
- *   result, as a confirmation does: the browser shows the second answer, so it must be the first's.
+ * - `person`: a console form's idempotency key, scoped to the signed-in person, kept 24 h. A
+ *   repeat while the first still runs waits for it, then answers its outcome.
  *
  * The key's lock is a transaction-scoped advisory lock; the lookup is a statement of its own after
  * it, so its snapshot sees the record of a transaction that held the lock until just now.
@@ -25,37 +25,64 @@ import { DomainError, invalidInput } from '../errors.js';
 export const RETENTION_MS = 24 * 3_600_000;
 
 export type OnceKey =
-  | { book: 'request'; apiKeyId: number; key: string; fingerprint: string }
+  | {
+      book: 'request';
+      apiKeyId: number;
+      key: string;
+      fingerprint: string;
+      /** The request that runs the work: a kept refusal names it, on its replays too. */
+      requestId: string;
+    }
   | { book: 'confirmation'; apiKeyId: number; tokenId: string; tool: string; argumentsHash: string; expiresAt: number }
   | { book: 'person'; userId: number; key: string; fingerprint: string };
-
-/** What a repeat gets back: a status and the exact JSON text of the first answer. */
-export interface StoredAnswer {
-  status: number;
-  json: string;
-}
-
-export interface Answer extends StoredAnswer {
-  replayed: boolean;
-}
 
 /** The work's result or its refusal. */
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: DomainError };
 
-export interface RecordOnceOptions<T> {
+/**
+ * What a call answers: its outcome (a refusal here is one that was kept; others are thrown),
+ * whether it is the replay of a kept one, and the request that ran it (REST names it in a
+ * refusal). A replay's value is the first call's, read back from its JSON text.
+ */
+export type Kept<T> = Outcome<T> & { replayed: boolean; requestId?: string | undefined };
+
+export interface RecordOnceOptions {
   /** None: the work runs in a plain transaction and its outcome is answered, not kept. */
   key: OnceKey | undefined;
   now: number;
-  /**
-   * How an outcome is answered and kept; `undefined` for a refusal that is not kept (it is thrown,
-   * and the transaction rolls back). Successes are always kept.
-   */
-  encode: (outcome: Outcome<T>) => StoredAnswer | undefined;
+  /** Which refusals are kept (answered again to a repeat); none unless said. Successes are always kept. */
+  keeps?: ((error: DomainError) => boolean) | undefined;
   /**
    * The work refuses (throws a DomainError) only before its first write: a kept refusal then
    * needs no savepoint to undo its work.
    */
   refusesBeforeWriting?: boolean;
+}
+
+/**
+ * The record of an outcome, as JSON text: `{"value":…}` or `{"error":{code,message,details},
+ * "request_id":…}`. It holds the domain's result, not an answer: each adapter encodes it as it
+ * encodes the first, and JSON text read back gives the same value, so a replay's bytes are the
+ * first answer's.
+ */
+function recordOf<T>(outcome: Outcome<T>, requestId: string | undefined): string {
+  if (outcome.ok) return JSON.stringify({ value: outcome.value });
+  const { code, message, details } = outcome.error;
+  return JSON.stringify({ error: { code, message, details }, request_id: requestId });
+}
+
+function keptOf<T>(record: string): Kept<T> {
+  const r = JSON.parse(record) as { value: T } | { error: Pick<DomainError, 'code' | 'message' | 'details'>; request_id?: string };
+  if ('value' in r) return { ok: true, value: r.value, replayed: true };
+  return { ok: false, error: new DomainError(r.error.code, r.error.message, r.error.details), replayed: true, requestId: r.request_id };
+}
+
+const requestIdOf = (key: OnceKey | undefined) => (key?.book === 'request' ? key.requestId : undefined);
+
+/** The value of a call whose refusals are not kept (they are thrown, so `kept` is a success). */
+export function valueOf<T>(kept: Kept<T>): T {
+  if (!kept.ok) throw kept.error;
+  return kept.value;
 }
 
 export const inProgress = () =>
@@ -84,40 +111,40 @@ const statements = {
   },
   findRequests: {
     name: 'once_find_requests',
-    text: `SELECT x.n::int AS n, r.fingerprint, r.response_status, r.response_body
+    text: `SELECT x.n::int AS n, r.fingerprint, r.outcome
              FROM unnest($1::int[], $2::text[]) WITH ORDINALITY AS x(api_key_id, key, n)
              JOIN idempotency_records r ON r.api_key_id = x.api_key_id AND r.key = x.key AND r.expires_at > $3`,
   },
   storeRequests: {
     name: 'once_store_requests',
-    text: `INSERT INTO idempotency_records (api_key_id, key, fingerprint, response_status, response_body, created_at, expires_at)
-           SELECT x.api_key_id, x.key, x.fingerprint, x.status, x.body, $6, $7
-             FROM unnest($1::int[], $2::text[], $3::text[], $4::int[], $5::text[]) AS x(api_key_id, key, fingerprint, status, body)
+    text: `INSERT INTO idempotency_records (api_key_id, key, fingerprint, outcome, created_at, expires_at)
+           SELECT x.api_key_id, x.key, x.fingerprint, x.outcome, $5, $6
+             FROM unnest($1::int[], $2::text[], $3::text[], $4::text[]) AS x(api_key_id, key, fingerprint, outcome)
            ON CONFLICT (api_key_id, key) DO UPDATE
-              SET fingerprint = EXCLUDED.fingerprint, response_status = EXCLUDED.response_status,
-                  response_body = EXCLUDED.response_body, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+              SET fingerprint = EXCLUDED.fingerprint, outcome = EXCLUDED.outcome,
+                  created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
             WHERE idempotency_records.expires_at <= EXCLUDED.created_at`,
   },
   findConfirmation: {
     name: 'once_find_confirmation',
-    text: 'SELECT api_key_id, tool, arguments_hash, result::text AS result FROM mcp_confirmations WHERE token_id = $1',
+    text: 'SELECT api_key_id, tool, arguments_hash, outcome::text AS outcome FROM mcp_confirmations WHERE token_id = $1',
   },
   findPerson: {
     name: 'once_find_person',
-    text: 'SELECT fingerprint, response_status, response_body FROM person_idempotency_records WHERE user_id = $1 AND key = $2 AND expires_at > $3',
+    text: 'SELECT fingerprint, outcome FROM person_idempotency_records WHERE user_id = $1 AND key = $2 AND expires_at > $3',
   },
   storePerson: {
     name: 'once_store_person',
-    text: `INSERT INTO person_idempotency_records (user_id, key, fingerprint, response_status, response_body, created_at, expires_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7)
+    text: `INSERT INTO person_idempotency_records (user_id, key, fingerprint, outcome, created_at, expires_at)
+           VALUES ($1, $2, $3, $4, $5, $6)
            ON CONFLICT (user_id, key) DO UPDATE
-              SET fingerprint = EXCLUDED.fingerprint, response_status = EXCLUDED.response_status,
-                  response_body = EXCLUDED.response_body, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+              SET fingerprint = EXCLUDED.fingerprint, outcome = EXCLUDED.outcome,
+                  created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
             WHERE person_idempotency_records.expires_at <= EXCLUDED.created_at`,
   },
   storeConfirmation: {
     name: 'once_store_confirmation',
-    text: `INSERT INTO mcp_confirmations (token_id, api_key_id, tool, arguments_hash, result, created_at) VALUES ($1, $2, $3, $4, $5::json, $6)`,
+    text: `INSERT INTO mcp_confirmations (token_id, api_key_id, tool, arguments_hash, outcome, created_at) VALUES ($1, $2, $3, $4, $5::json, $6)`,
   },
 };
 
@@ -126,51 +153,51 @@ const statements = {
 const lockText = (key: OnceKey) => (key.book === 'request' ? key.key : key.book === 'person' ? `person:${key.key}` : `confirmation:${key.tokenId}`);
 const lockSpace = (key: OnceKey) => (key.book === 'person' ? key.userId : key.apiKeyId);
 
-/** The stored answer of a key, read outside any transaction (a used, expired token still replays). */
-export async function findAnswer(q: pg.Pool | Tx, key: OnceKey, now: number): Promise<StoredAnswer | undefined> {
+/** The kept outcome of a key, read outside any transaction (a used, expired token still replays). */
+export async function findKept<T>(q: Db, key: OnceKey, now: number): Promise<Kept<T> | undefined> {
   if (key.book === 'request') {
-    const { rows } = await q.query<{ fingerprint: string; response_status: number; response_body: string }>({
+    const { rows } = await q.query<{ fingerprint: string; outcome: string }>({
       ...statements.findRequests,
       values: [[key.apiKeyId], [key.key], new Date(now)],
     });
     const r = rows[0];
     if (!r) return undefined;
     if (r.fingerprint !== key.fingerprint) throw reusedKey();
-    return { status: r.response_status, json: r.response_body };
+    return keptOf(r.outcome);
   }
   if (key.book === 'person') {
-    const { rows } = await q.query<{ fingerprint: string; response_status: number; response_body: string }>({
+    const { rows } = await q.query<{ fingerprint: string; outcome: string }>({
       ...statements.findPerson,
       values: [key.userId, key.key, new Date(now)],
     });
     const r = rows[0];
     if (!r) return undefined;
     if (r.fingerprint !== key.fingerprint) throw reusedKey();
-    return { status: r.response_status, json: r.response_body };
+    return keptOf(r.outcome);
   }
-  const { rows } = await q.query<{ api_key_id: number; tool: string; arguments_hash: string; result: string }>({
+  const { rows } = await q.query<{ api_key_id: number; tool: string; arguments_hash: string; outcome: string }>({
     ...statements.findConfirmation,
     values: [key.tokenId],
   });
   const r = rows[0];
   if (!r) return undefined;
   if (r.api_key_id !== key.apiKeyId || r.tool !== key.tool || r.arguments_hash !== key.argumentsHash) throw mismatch();
-  return { status: 200, json: r.result };
+  return keptOf(r.outcome);
 }
 
-async function store(tx: Tx, key: OnceKey, answer: StoredAnswer, now: number): Promise<void> {
+async function store(tx: Db, key: OnceKey, record: string, now: number): Promise<void> {
   if (key.book === 'request') {
     await tx.query({
       ...statements.storeRequests,
-      values: [[key.apiKeyId], [key.key], [key.fingerprint], [answer.status], [answer.json], new Date(now), new Date(now + RETENTION_MS)],
+      values: [[key.apiKeyId], [key.key], [key.fingerprint], [record], new Date(now), new Date(now + RETENTION_MS)],
     });
   } else if (key.book === 'person') {
     await tx.query({
       ...statements.storePerson,
-      values: [key.userId, key.key, key.fingerprint, answer.status, answer.json, new Date(now), new Date(now + RETENTION_MS)],
+      values: [key.userId, key.key, key.fingerprint, record, new Date(now), new Date(now + RETENTION_MS)],
     });
   } else {
-    await tx.query({ ...statements.storeConfirmation, values: [key.tokenId, key.apiKeyId, key.tool, key.argumentsHash, answer.json, new Date(now)] });
+    await tx.query({ ...statements.storeConfirmation, values: [key.tokenId, key.apiKeyId, key.tool, key.argumentsHash, record, new Date(now)] });
   }
 }
 
@@ -178,18 +205,17 @@ const SAVEPOINT = 'record_once_work';
 
 /**
  * Runs `work` in one transaction and answers its outcome, kept under `key` in that transaction:
- * a success with what it wrote, a kept refusal (the caller's `encode` says which) with none of
- * the refused work. A repeat of a kept key answers the stored bytes with `replayed: true` and
- * runs nothing.
+ * a success with what it wrote, a kept refusal (`keeps` says which) with none of the refused
+ * work. A repeat of a kept key answers the kept outcome with `replayed: true` and runs nothing.
  */
-export async function recordOnce<T>(pool: pg.Pool, opts: RecordOnceOptions<T>, work: (tx: Tx) => Promise<T>): Promise<Answer> {
-  const { key, now, encode } = opts;
+export async function recordOnce<T>(pool: Db, opts: RecordOnceOptions, work: (tx: Db) => Promise<T>): Promise<Kept<T>> {
+  const { key, now } = opts;
   // Without a key nothing is kept: a refusal is thrown and its transaction rolls back.
-  if (!key) return { ...(await withTransaction(pool, async (tx) => encode({ ok: true, value: await work(tx) })!)), replayed: false };
+  if (!key) return { ok: true, value: await withTransaction(pool, work), replayed: false };
   if (key.book === 'confirmation' && key.expiresAt <= now) {
     // A used token still answers its result once expired; an unused one spends nothing.
-    const found = await findAnswer(pool, key, now);
-    if (found) return { ...found, replayed: true };
+    const found = await findKept<T>(pool, key, now);
+    if (found) return found;
     throw refusedConfirmation(`it expired at ${isoSeconds(key.expiresAt)} (quotes are valid for 10 minutes)`);
   }
   return withTransaction(pool, async (tx) => {
@@ -199,67 +225,66 @@ export async function recordOnce<T>(pool: pg.Pool, opts: RecordOnceOptions<T>, w
     } else {
       await tx.query({ ...statements.lock, values: [lockSpace(key), lockText(key)] });
     }
-    const found = await findAnswer(tx, key, now);
-    if (found) return { ...found, replayed: true };
+    const found = await findKept<T>(tx, key, now);
+    if (found) return found;
     const undoable = !opts.refusesBeforeWriting;
     if (undoable) await tx.query(`SAVEPOINT ${SAVEPOINT}`);
-    let answer: StoredAnswer;
+    let outcome: Outcome<T>;
     try {
-      answer = encode({ ok: true, value: await work(tx) })!;
+      outcome = { ok: true, value: await work(tx) };
     } catch (error) {
-      const kept = error instanceof DomainError ? encode({ ok: false, error }) : undefined;
-      if (!kept) throw error;
+      if (!(error instanceof DomainError && opts.keeps?.(error))) throw error;
       // A kept refusal is recorded in this transaction, under the key's lock, so no retry can
       // run between the refusal and its record; what the work wrote before refusing is undone.
       if (undoable) await tx.query(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}`);
-      answer = kept;
+      outcome = { ok: false, error };
     }
-    await store(tx, key, answer, now);
-    return { ...answer, replayed: false };
+    await store(tx, key, recordOf(outcome, requestIdOf(key)), now);
+    return { ...outcome, replayed: false, requestId: requestIdOf(key) };
   });
 }
 
-/** Where an action's outcome is kept (none: nowhere, it just runs) and how it is answered. */
-export interface OnceOptions<T> {
+/** Where an action's outcome is kept (none: nowhere, it just runs) and which refusals are kept with it. */
+export interface OnceOptions {
   once: OnceKey | undefined;
-  encode: (outcome: Outcome<T>) => StoredAnswer | undefined;
+  keeps?: ((error: DomainError) => boolean) | undefined;
 }
 
 /**
  * One action as an adapter calls it: its own transaction at the clock's time, kept once under
- * `options.once` (`recordOnce`), answered as `options.encode` says.
+ * `options.once` (`recordOnce`).
  */
-export function runOnce<T>(deps: { pool: pg.Pool; clock: Clock }, options: OnceOptions<T>, work: (tx: Tx, now: number) => Promise<T>): Promise<Answer> {
+export function runOnce<T>(deps: { pool: Db; clock: Clock }, options: OnceOptions, work: (tx: Db, now: number) => Promise<T>): Promise<Kept<T>> {
   const now = deps.clock.now();
-  return recordOnce(deps.pool, { key: options.once, now, encode: options.encode }, (tx) => work(tx, now));
+  return recordOnce(deps.pool, { key: options.once, now, keeps: options.keeps }, (tx) => work(tx, now));
 }
 
 export type RequestKey = Extract<OnceKey, { book: 'request' }>;
 
-/** One item of `recordEach`: its key and how its outcome is answered and kept. */
-export interface EachItem<T> {
+/** One item of `recordEach`: its key and which of its refusals are kept. */
+export interface EachItem {
   key: RequestKey;
-  encode: (outcome: Outcome<T>) => StoredAnswer | undefined;
+  keeps?: ((error: DomainError) => boolean) | undefined;
 }
 
-/** An item's own result: its answer, or the error it alone gets (key in use, key reused, a refusal not kept). */
-export type EachResult = { ok: true; value: Answer } | { ok: false; error: unknown };
+/** An item's own result: its outcome, or the error it alone gets (key in use, key reused, a refusal not kept). */
+export type EachResult<T> = { ok: true; value: Kept<T> } | { ok: false; error: unknown };
 
 /**
  * `recordOnce` for several REST requests in one transaction: their keys are claimed and looked up
  * in one statement each, the work runs for those neither replayed nor refused, and every record
- * goes in one statement before COMMIT. Each item gets the answer it would get alone. The work
+ * goes in one statement before COMMIT. Each item gets the outcome it would get alone. The work
  * answers each admitted item's outcome; it must refuse only before its first write (nothing is
  * undone for one item), and anything it throws fails every item.
  */
 export async function recordEach<T>(
-  pool: pg.Pool,
-  items: Array<EachItem<T>>,
+  pool: Db,
+  items: EachItem[],
   now: number,
-  work: (tx: Tx, admitted: number[]) => Promise<Array<Outcome<T>>>,
+  work: (tx: Db, admitted: number[]) => Promise<Array<Outcome<T>>>,
   /** How long the transaction may wait for any one lock (none: the statement timeout). */
   lockTimeoutMs?: number,
-): Promise<EachResult[]> {
+): Promise<Array<EachResult<T>>> {
   const apiKeyIds = items.map((i) => i.key.apiKeyId);
   const keys = items.map((i) => i.key.key);
   return withTransaction(pool, async (tx) => {
@@ -269,33 +294,33 @@ export async function recordEach<T>(
     // their database time. Their generic plans, made once per connection, are as good.
     const locked = (await tx.query<{ ok: boolean }>({ ...statements.tryLockRequests, values: [apiKeyIds, keys, timeout, 'force_generic_plan'] })).rows;
     const found = new Map(
-      (await tx.query<{ n: number; fingerprint: string; response_status: number; response_body: string }>({
+      (await tx.query<{ n: number; fingerprint: string; outcome: string }>({
         ...statements.findRequests,
         values: [apiKeyIds, keys, new Date(now)],
       })).rows.map((r) => [r.n - 1, r]),
     );
-    const results: EachResult[] = [];
+    const results: Array<EachResult<T>> = [];
     const admitted: number[] = [];
     items.forEach((item, i) => {
       const record = found.get(i);
       if (!locked[i]!.ok) results[i] = { ok: false, error: inProgress() };
       else if (record && record.fingerprint !== item.key.fingerprint) results[i] = { ok: false, error: reusedKey() };
-      else if (record) results[i] = { ok: true, value: { status: record.response_status, json: record.response_body, replayed: true } };
+      else if (record) results[i] = { ok: true, value: keptOf<T>(record.outcome) };
       else admitted.push(i);
     });
     const outcomes = admitted.length ? await work(tx, admitted) : [];
     const kept: number[] = [];
-    const answers: StoredAnswer[] = [];
+    const records: string[] = [];
     admitted.forEach((i, k) => {
       const outcome = outcomes[k]!;
-      const answer = items[i]!.encode(outcome);
-      if (!answer) {
-        results[i] = { ok: false, error: outcome.ok ? new Error('a success must be kept') : outcome.error };
+      const { key, keeps } = items[i]!;
+      if (!outcome.ok && !keeps?.(outcome.error)) {
+        results[i] = { ok: false, error: outcome.error };
         return;
       }
-      results[i] = { ok: true, value: { ...answer, replayed: false } };
+      results[i] = { ok: true, value: { ...outcome, replayed: false, requestId: key.requestId } };
       kept.push(i);
-      answers.push(answer);
+      records.push(recordOf(outcome, key.requestId));
     });
     if (kept.length) {
       await tx.query({
@@ -304,8 +329,7 @@ export async function recordEach<T>(
           kept.map((i) => apiKeyIds[i]),
           kept.map((i) => keys[i]),
           kept.map((i) => items[i]!.key.fingerprint),
-          answers.map((a) => a.status),
-          answers.map((a) => a.json),
+          records,
           new Date(now),
           new Date(now + RETENTION_MS),
         ],

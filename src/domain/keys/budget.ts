@@ -1,5 +1,4 @@
-import type pg from 'pg';
-import type { Tx } from '../../db/tx.js';
+import type { Db } from '../../db/handle.js';
 import { DomainError } from '../errors.js';
 import { recordEvents } from '../events/record.js';
 import { isoSeconds } from '../../common/iso-seconds.js';
@@ -56,7 +55,7 @@ const spentStatement = {
 };
 
 /** What each budget spent in the current day and month: one statement, whatever the number of budgets. */
-export async function readSpent(q: pg.Pool | Tx, budgetIds: number[], now: number): Promise<Map<number, Spent>> {
+export async function readSpent(q: Db, budgetIds: number[], now: number): Promise<Map<number, Spent>> {
   const spent = new Map<number, Spent>();
   if (budgetIds.length === 0) return spent;
   const { rows } = await q.query<{ budget_id: number; day: number; month: number }>({
@@ -171,7 +170,7 @@ const exhaustedColumn = { day: 'budget_day_exhausted_at', month: 'budget_month_e
  * remembers when each window last ran out, so a refund and a second run-out in the same window
  * send nothing more. In the placement's transaction, under its lock.
  */
-export async function recordExhausted(tx: Tx, list: Exhausted[], now: number): Promise<void> {
+export async function recordExhausted(tx: Db, list: Exhausted[], now: number): Promise<void> {
   for (const e of list) {
     const start = e.window === 'day' ? dayStart(now) : monthStart(now);
     const column = exhaustedColumn[e.window];

@@ -1,4 +1,4 @@
-import type { Db } from '../../db/client.js';
+import type { Db } from '../../db/handle.js';
 import { systemClock, type Clock } from '../clock.js';
 import { nextDay, nextMonth, readSpent, windowView } from './budget.js';
 import { findKey, keyListing, type KeyListing, type KeyScope } from './key-service.js';
@@ -27,7 +27,7 @@ export async function keyDetail(db: Db, scope: KeyScope, id: number, clock: Cloc
   const listing = keyListing(row, now);
   if (!row.canPlaceOrders) return { ...listing, budget: null };
   const budgetId = row.budgetKeyId ?? row.id;
-  const spent = (await readSpent(db.$client, [budgetId], now)).get(budgetId) ?? { day: 0, month: 0 };
+  const spent = (await readSpent(db, [budgetId], now)).get(budgetId) ?? { day: 0, month: 0 };
   const window = (limit: number | null, used: number, resetsAt: number): WindowDetail => {
     const w = windowView(limit ?? 0, used, resetsAt);
     return { limit_cents: limit, spent_cents: used, remaining_cents: limit === null ? null : w.remaining_cents, resets_at: w.resets_at! };

@@ -1,7 +1,6 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
+import { type Db, orm, withTransaction } from '../../db/handle.js';
 import { apiKeys, publishers, workspaces } from '../../db/schema/index.js';
-import { withTransaction } from '../../db/tx.js';
 import { systemClock, type Clock } from '../clock.js';
 import { DomainError, invalidInput, notFound } from '../errors.js';
 import { generateRawKey, hashKey, visiblePrefix } from './key-format.js';
@@ -32,15 +31,15 @@ export async function createKey(
   }
   // The owner must exist: a key for a missing workspace or publisher is a 404, not a foreign-key error.
   if ('workspaceId' in owner) {
-    const [w] = await db.select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.id, owner.workspaceId));
+    const [w] = await orm(db).select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.id, owner.workspaceId));
     if (!w) throw notFound('Workspace');
   } else {
-    const [p] = await db.select({ id: publishers.id }).from(publishers).where(eq(publishers.id, owner.publisherId));
+    const [p] = await orm(db).select({ id: publishers.id }).from(publishers).where(eq(publishers.id, owner.publisherId));
     if (!p) throw notFound('Publisher');
   }
   const raw = generateRawKey();
   const canPlaceOrders = 'workspaceId' in owner ? Boolean(owner.canPlaceOrders) : false;
-  const [row] = await db
+  const [row] = await orm(db)
     .insert(apiKeys)
     .values({
       workspaceId: 'workspaceId' in owner ? owner.workspaceId : null,
@@ -100,7 +99,8 @@ export async function updateKey(
   if (expiresAt && !(expiresAt.getTime() > clock.now())) throw invalidInput({ expires_at: ['must be in the future'] });
   const set = Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined));
   if (Object.keys(set).length === 0 && expiresAt === undefined) throw invalidInput({ key: ['nothing to change: give a limit or an expiry'] });
-  return db.transaction(async (t) => {
+  return withTransaction(db, async (tx) => {
+    const t = orm(tx);
     const where = scope ? and(eq(apiKeys.id, id), scopeCondition(scope)) : eq(apiKeys.id, id);
     const [key] = await t.select().from(apiKeys).where(where).for('update');
     if (!key) throw notFound('Key');
@@ -133,13 +133,13 @@ const scopeCondition = (scope: KeyScope) =>
  */
 export async function revokeKey(db: Db, id: number, scope?: KeyScope) {
   const where = scope ? and(eq(apiKeys.id, id), scopeCondition(scope)) : eq(apiKeys.id, id);
-  const [row] = await db
+  const [row] = await orm(db)
     .update(apiKeys)
     .set({ revokedAt: new Date() })
     .where(and(where, isNull(apiKeys.revokedAt)))
     .returning({ id: apiKeys.id });
   if (!row) {
-    const [exists] = await db.select({ id: apiKeys.id }).from(apiKeys).where(where);
+    const [exists] = await orm(db).select({ id: apiKeys.id }).from(apiKeys).where(where);
     if (!exists) throw notFound('Key');
   }
   return { id, revoked: true as const };
@@ -173,7 +173,7 @@ export function keyState(key: { revokedAt: Date | null; expiresAt: Date | null }
 /** Every key of a workspace or publisher, newest first, for the console's API keys page. */
 export async function listKeys(db: Db, scope: KeyScope, clock: Clock = systemClock): Promise<KeyListing[]> {
   // An OAuth grant's row is listed under Connected apps, not with the keys (docs/oauth.md).
-  const rows = await db.select().from(apiKeys).where(and(scopeCondition(scope), isNull(apiKeys.oauthGrantId))).orderBy(sql`${apiKeys.createdAt} DESC, ${apiKeys.id} DESC`);
+  const rows = await orm(db).select().from(apiKeys).where(and(scopeCondition(scope), isNull(apiKeys.oauthGrantId))).orderBy(sql`${apiKeys.createdAt} DESC, ${apiKeys.id} DESC`);
   const now = clock.now();
   return rows.map((k) => keyListing(k, now));
 }
@@ -196,7 +196,7 @@ export function keyListing(k: typeof apiKeys.$inferSelect, now: number): KeyList
 
 /** One key of a workspace or publisher; a key of another, or an OAuth grant's row (Connected apps), is "not found". */
 export async function findKey(db: Db, scope: KeyScope, id: number) {
-  const [row] = await db.select().from(apiKeys).where(and(eq(apiKeys.id, id), scopeCondition(scope), isNull(apiKeys.oauthGrantId)));
+  const [row] = await orm(db).select().from(apiKeys).where(and(eq(apiKeys.id, id), scopeCondition(scope), isNull(apiKeys.oauthGrantId)));
   if (!row) throw notFound('Key');
   return row;
 }
@@ -213,9 +213,9 @@ export async function rollKey(db: Db, scope: KeyScope, keyId: number, graceHours
     throw invalidInput({ grace_hours: [`must be a whole number of hours from 0 to ${MAX_ROLL_GRACE_HOURS}`] });
   }
   const now = clock.now();
-  const { column, id: scopeId } = 'workspaceId' in scope ? { column: 'workspace_id', id: scope.workspaceId } : { column: 'publisher_id', id: scope.publisherId };
+  const { column, id: scopeId } = 'workspaceId' in scope ? ({ column: 'workspace_id', id: scope.workspaceId } as const) : ({ column: 'publisher_id', id: scope.publisherId } as const);
   const raw = generateRawKey();
-  return withTransaction(db.$client, async (tx) => {
+  return withTransaction(db, async (tx) => {
     const { rows } = await tx.query<{ name: string; can_place_orders: boolean; can_manage_webhooks: boolean; revoked_at: Date | null; expires_at: Date | null }>(
       `SELECT name, can_place_orders, can_manage_webhooks, revoked_at, expires_at FROM api_keys WHERE id = $1 AND ${column} = $2 AND oauth_grant_id IS NULL FOR UPDATE`,
       [keyId, scopeId],

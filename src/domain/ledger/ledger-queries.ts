@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import type { Db } from '../../db/handle.js';
 import type { WorkspacePrincipal } from '../keys/principal.js';
 import { isoSeconds } from '../../common/iso-seconds.js';
 import { formatCents } from '../money/format.js';
@@ -27,7 +27,7 @@ const listStatement = `
    LIMIT $2 OFFSET $3`;
 
 /** The workspace's own ledger entries (available and held), newest first. */
-export async function listLedger(pool: pg.Pool, principal: WorkspacePrincipal, page: number, perPage: number) {
+export async function listLedger(pool: Db, principal: WorkspacePrincipal, page: number, perPage: number) {
   const { rows } = await pool.query({
     name: 'ledger_list',
     text: listStatement,

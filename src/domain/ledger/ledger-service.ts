@@ -1,8 +1,6 @@
 import { and, eq, inArray, isNull } from 'drizzle-orm';
-import type pg from 'pg';
-import type { Db } from '../../db/client.js';
 import { ledgerAccounts } from '../../db/schema/index.js';
-import { type Tx, withTransaction } from '../../db/tx.js';
+import { type Db, orm, withTransaction } from '../../db/handle.js';
 import { constraintOf, pgErrorCode } from '../../db/errors.js';
 import { DomainError } from '../errors.js';
 import { MAX_BALANCE_CENTS } from './limits.js';
@@ -10,11 +8,11 @@ import * as ledger from './ledger.js';
 
 export type { AccountKind, TransactionKind } from './ledger.js';
 
-export async function createWorkspaceAccounts(tx: Tx, workspaceId: number): Promise<void> {
+export async function createWorkspaceAccounts(tx: Db, workspaceId: number): Promise<void> {
   await tx.query(`INSERT INTO ledger_accounts (kind, workspace_id) VALUES ('available', $1), ('held', $1) ON CONFLICT DO NOTHING`, [workspaceId]);
 }
 
-export async function createPublisherAccount(tx: Tx, publisherId: number): Promise<void> {
+export async function createPublisherAccount(tx: Db, publisherId: number): Promise<void> {
   await tx.query(`INSERT INTO ledger_accounts (kind, publisher_id) VALUES ('pending', $1), ('payable', $1) ON CONFLICT DO NOTHING`, [publisherId]);
 }
 
@@ -22,7 +20,7 @@ export async function workspaceAccountIds(
   db: Db,
   workspaceId: number,
 ): Promise<{ available: number; held: number }> {
-  const rows = await db
+  const rows = await orm(db)
     .select({ id: ledgerAccounts.id, kind: ledgerAccounts.kind })
     .from(ledgerAccounts)
     .where(and(eq(ledgerAccounts.workspaceId, workspaceId), inArray(ledgerAccounts.kind, ['available', 'held'])));
@@ -33,7 +31,7 @@ export async function workspaceAccountIds(
 }
 
 export async function platformAccountId(db: Db, kind: 'fees' | 'external'): Promise<number> {
-  const [row] = await db
+  const [row] = await orm(db)
     .select({ id: ledgerAccounts.id })
     .from(ledgerAccounts)
     .where(and(eq(ledgerAccounts.kind, kind), isNull(ledgerAccounts.workspaceId), isNull(ledgerAccounts.publisherId)));
@@ -42,7 +40,7 @@ export async function platformAccountId(db: Db, kind: 'fees' | 'external'): Prom
 }
 
 /** Money entering the system: external → the workspace's available balance. */
-export async function topUp(pool: pg.Pool, workspaceId: number, cents: number): Promise<{ balanceCents: number }> {
+export async function topUp(pool: Db, workspaceId: number, cents: number): Promise<{ balanceCents: number }> {
   return withTransaction(pool, (tx) => creditTopUp(tx, workspaceId, cents));
 }
 
@@ -55,7 +53,7 @@ const tooMuch = (what: string, field: string) =>
  * A top-up inside the caller's transaction (creating a workspace with its opening balance).
  * `field` names the amount in refusals, as the caller's input calls it.
  */
-export async function creditTopUp(tx: Tx, workspaceId: number, cents: number, field = 'cents'): Promise<{ balanceCents: number }> {
+export async function creditTopUp(tx: Db, workspaceId: number, cents: number, field = 'cents'): Promise<{ balanceCents: number }> {
   if (!Number.isSafeInteger(cents) || cents <= 0) {
     throw new DomainError('invalid_input', 'The top-up must be a positive whole number of cents.', {
       errors: { [field]: ['must be a positive integer'] },

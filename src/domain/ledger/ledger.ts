@@ -1,4 +1,4 @@
-import type { Tx } from '../../db/tx.js';
+import type { Db } from '../../db/handle.js';
 
 /**
  * The ledger's one writer and its posting rules. Every balance change in the code base is a
@@ -117,7 +117,7 @@ export const guaranteeRefund = (w: WorkspaceAccounts, order: FrozenAmounts, pend
  * Locks a workspace's balance rows (available, then held: the contract's lock order) in the
  * caller's transaction. Every spend of a workspace takes this lock first, so two never overlap.
  */
-export async function lockWorkspace(tx: Tx, workspaceId: number): Promise<WorkspaceAccounts> {
+export async function lockWorkspace(tx: Db, workspaceId: number): Promise<WorkspaceAccounts> {
   const { rows } = await tx.query<{ id: number; kind: 'available' | 'held'; balance: number }>({
     name: 'ledger_lock_workspace',
     text: `SELECT id, kind, balance FROM ledger_accounts WHERE workspace_id = $1 AND kind IN ('available', 'held') ORDER BY kind FOR UPDATE`,
@@ -160,7 +160,7 @@ export function lockedAccounts(workspaceIds: number[], rows: BalanceRow[]): Map<
 }
 
 /** A publisher's two accounts: pending (still under the link guarantee) and payable. */
-export async function publisherAccounts(tx: Tx, publisherId: number): Promise<{ pending: number; payable: number }> {
+export async function publisherAccounts(tx: Db, publisherId: number): Promise<{ pending: number; payable: number }> {
   const { rows } = await tx.query<{ id: number; kind: 'pending' | 'payable' }>({
     name: 'ledger_publisher_accounts',
     text: `SELECT id, kind FROM ledger_accounts WHERE publisher_id = $1 AND kind IN ('pending', 'payable')`,
@@ -172,7 +172,7 @@ export async function publisherAccounts(tx: Tx, publisherId: number): Promise<{ 
   return { pending: pending.id, payable: payable.id };
 }
 
-export async function platformAccount(tx: Tx, kind: 'fees' | 'external'): Promise<number> {
+export async function platformAccount(tx: Db, kind: 'fees' | 'external'): Promise<number> {
   const { rows } = await tx.query<{ id: number }>({
     name: 'ledger_platform',
     text: `SELECT id FROM ledger_accounts WHERE kind = $1 AND workspace_id IS NULL AND publisher_id IS NULL`,
@@ -211,7 +211,7 @@ const postStatement = {
  * follow, one at a time in the contract's lock order. UNIQUE (order_id, kind) rejects a second
  * placement, release or refund of an order; the balance CHECK rejects an overdraft.
  */
-export async function post(tx: Tx, movements: Movement[]): Promise<void> {
+export async function post(tx: Db, movements: Movement[]): Promise<void> {
   if (movements.length === 0) return;
   const seen = new Set<string>();
   for (const m of movements) {

@@ -1,6 +1,4 @@
-import type pg from 'pg';
-import type { Db } from '../../db/client.js';
-import { withTransaction } from '../../db/tx.js';
+import { type Db, withTransaction } from '../../db/handle.js';
 import type { Clock } from '../clock.js';
 import { forbidden, invalidInput, notFound } from '../errors.js';
 import { type BudgetLimits, checkLimits, keyState, type KeyState } from '../keys/key-service.js';
@@ -46,7 +44,7 @@ export async function recordGrant(db: Db, terms: GrantTerms, clock: Clock): Prom
   if (!can(role, terms.canPlaceOrders ? 'manage_spending_keys' : 'manage_read_only_keys')) {
     throw forbidden(terms.canPlaceOrders ? 'Only an owner may let an app place orders.' : 'Your role cannot connect apps to this workspace.');
   }
-  const { rows } = await db.$client.query<{ id: number }>(
+  const { rows } = await db.query<{ id: number }>(
     `INSERT INTO api_keys (workspace_id, name, prefix, key_hash, can_place_orders, can_manage_webhooks, expires_at,
                            order_limit_cents, daily_limit_cents, monthly_limit_cents, oauth_grant_id, oauth_client_id, oauth_user_id)
      VALUES ($1, $2, $3, $4, $5, false, $6, $7, $8, $9, $10, $11, $12) RETURNING id`,
@@ -87,7 +85,7 @@ export interface GrantListing {
 
 /** The workspace's connected apps (live grants first, newest first), for Settings → Connected apps. */
 export async function listGrants(db: Db, workspaceId: number, clock: Clock): Promise<GrantListing[]> {
-  const { rows } = await db.$client.query<{
+  const { rows } = await db.query<{
     id: number;
     name: string;
     oauth_client_id: string;
@@ -135,7 +133,7 @@ export async function listGrants(db: Db, workspaceId: number, clock: Clock): Pro
  * workspace's grant is "not found".
  */
 export async function revokeGrant(db: Db, workspaceId: number, keyId: number, clock: Clock): Promise<void> {
-  await withTransaction(db.$client, async (tx) => {
+  await withTransaction(db, async (tx) => {
     const { rows } = await tx.query<{ oauth_grant_id: string }>(
       `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, to_timestamp($3::double precision / 1000))
         WHERE id = $1 AND workspace_id = $2 AND oauth_grant_id IS NOT NULL RETURNING oauth_grant_id`,
@@ -148,7 +146,7 @@ export async function revokeGrant(db: Db, workspaceId: number, keyId: number, cl
 }
 
 /** The OAuth server revoked a grant itself (a refresh token used twice): its row goes with it. */
-export async function grantRevoked(pool: pg.Pool, grantId: string): Promise<void> {
+export async function grantRevoked(pool: Db, grantId: string): Promise<void> {
   await pool.query('UPDATE api_keys SET revoked_at = now() WHERE oauth_grant_id = $1 AND revoked_at IS NULL', [grantId]);
 }
 

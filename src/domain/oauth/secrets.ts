@@ -1,5 +1,5 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import type pg from 'pg';
+import type { Db } from '../../db/handle.js';
 
 const COOKIE_KEYS = 'oauth_cookie_keys';
 const SIGNING_KEY = 'oauth_signing_jwk';
@@ -11,7 +11,7 @@ export interface OAuthKeys {
   signingJwk: Record<string, unknown>;
 }
 
-async function readSecrets(pool: pg.Pool): Promise<Map<string, string>> {
+async function readSecrets(pool: Db): Promise<Map<string, string>> {
   const { rows } = await pool.query<{ name: string; value: string }>('SELECT name, value FROM app_secrets WHERE name = ANY($1)', [[COOKIE_KEYS, SIGNING_KEY]]);
   return new Map(rows.map((r) => [r.name, r.value]));
 }
@@ -20,7 +20,7 @@ async function readSecrets(pool: pg.Pool): Promise<Map<string, string>> {
  * The OAuth server's cookie and signing keys: made by the first process that needs them and
  * stored in app_secrets; a process that lost the race reads the winner's, so all share them.
  */
-export async function oauthKeys(pool: pg.Pool): Promise<OAuthKeys> {
+export async function oauthKeys(pool: Db): Promise<OAuthKeys> {
   let found = await readSecrets(pool);
   if (!found.has(COOKIE_KEYS) || !found.has(SIGNING_KEY)) {
     const cookie = JSON.stringify([randomBytes(32).toString('base64url')]);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type pg from 'pg';
+import type { Db } from '../../db/handle.js';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 
 /**
@@ -26,7 +26,7 @@ const PURGE_EVERY_WRITES = 200;
  * whose instances serve one model each). Every process shares it, so any process answers any
  * step of a flow another one began.
  */
-export function oauthStore(pool: pg.Pool): new (name: string) => Adapter {
+export function oauthStore(pool: Db): new (name: string) => Adapter {
   let writes = 0;
   return class PgOAuthAdapter implements Adapter {
     constructor(private readonly name: string) {}

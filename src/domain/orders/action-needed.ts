@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import type { Db } from '../../db/handle.js';
 import { orderStatuses, turnOf } from './states.js';
 import { type EventView, eventView } from '../events/feed.js';
 import { type EventOwner, ownerColumn, ownerId } from '../events/event-types.js';
@@ -13,7 +13,7 @@ export const ACTION_WINDOW_MS = 7 * 86_400_000;
  * An event whose step has been taken since (the order moved on) no longer needs anything, and
  * neither does one the owner caused itself, except a placement (the buyer's content may be due).
  */
-export async function eventsNeedingAction(pool: pg.Pool, owner: EventOwner, now: number, limit: number): Promise<Array<EventView & { order_id: number }>> {
+export async function eventsNeedingAction(pool: Db, owner: EventOwner, now: number, limit: number): Promise<Array<EventView & { order_id: number }>> {
   const mine = orderStatuses.filter((s) => turnOf[s] === owner.party);
   const open = orderStatuses.filter((s) => turnOf[s] !== null);
   const { rows } = await pool.query({

@@ -1,7 +1,7 @@
 import type pg from 'pg';
-import type { Tx } from '../../db/tx.js';
+import type { Db } from '../../db/handle.js';
 import type { Clock } from '../clock.js';
-import { type Answer, type OnceKey, type OnceOptions, type Outcome, runOnce, type StoredAnswer } from '../idempotency/record-once.js';
+import { type Kept, type OnceKey, type OnceOptions, runOnce } from '../idempotency/record-once.js';
 import type { WorkspacePrincipal } from '../keys/principal.js';
 import { type BuyerActor, isMember } from './buyer-actor.js';
 import { recordMessageReceived, recordOrderEvent } from './order-events.js';
@@ -23,7 +23,7 @@ const buyer = (p: BuyerActor) => ({ party: 'buyer' as const, workspaceId: p.work
  * Paying needs a spending key, or a member whose role may spend, checked inside the paying
  * transaction: a key revoked or a role lowered a moment ago no longer pays.
  */
-async function recheckSpender(tx: Tx, p: BuyerActor): Promise<void> {
+async function recheckSpender(tx: Db, p: BuyerActor): Promise<void> {
   if (!isMember(p)) return recheckSpendingKey(tx, p.keyId);
   const role = await roleIn(tx, p.userId, { workspaceId: p.workspaceId });
   if (!role) throw notFound('Order');
@@ -34,7 +34,7 @@ async function recheckSpender(tx: Tx, p: BuyerActor): Promise<void> {
 export function buyerActions(durations: Durations) {
   return {
     /** awaiting_content → awaiting_acceptance with the buyer's content. */
-    async submitContent(tx: Tx, p: BuyerActor, orderId: number, content: { title: string; body: string }, now: number) {
+    async submitContent(tx: Db, p: BuyerActor, orderId: number, content: { title: string; body: string }, now: number) {
       const order = await lockOrder(tx, orderId, buyer(p));
       requireStatus(order, statesFor('submitContent'), 'submit content');
       await addContent(tx, order, content, 'buyer', now);
@@ -43,7 +43,7 @@ export function buyerActions(durations: Durations) {
     },
 
     /** draft_review → publishing. */
-    async approveDraft(tx: Tx, p: BuyerActor, orderId: number, now: number) {
+    async approveDraft(tx: Db, p: BuyerActor, orderId: number, now: number) {
       const order = await lockOrder(tx, orderId, buyer(p));
       requireStatus(order, statesFor('approveDraft'), 'approve the draft');
       await enterState(tx, order, 'publishing', now, durations, { publishingBuyerContent: false });
@@ -51,7 +51,7 @@ export function buyerActions(durations: Durations) {
     },
 
     /** live_review → completed, paying the publisher and the fee from escrow. */
-    async approvePlacement(tx: Tx, p: BuyerActor, orderId: number, now: number) {
+    async approvePlacement(tx: Db, p: BuyerActor, orderId: number, now: number) {
       await recheckSpender(tx, p);
       const order = await lockOrder(tx, orderId, buyer(p));
       requireStatus(order, statesFor('approvePlacement'), 'approve the placement');
@@ -60,7 +60,7 @@ export function buyerActions(durations: Durations) {
     },
 
     /** Before the publisher has started: cancelled, with the price back in the available balance. */
-    async cancel(tx: Tx, p: BuyerActor, orderId: number, now: number) {
+    async cancel(tx: Db, p: BuyerActor, orderId: number, now: number) {
       const order = await lockOrder(tx, orderId, buyer(p));
       requireStatus(order, statesFor('cancel'), 'cancel');
       const previousStatus = order.status;
@@ -69,7 +69,7 @@ export function buyerActions(durations: Durations) {
       return (await recordOrderEvent(tx, 'order.cancelled', orderId, { actor: 'buyer', previousStatus }, now)).buyer;
     },
 
-    async message(tx: Tx, p: BuyerActor, orderId: number, body: string, now: number) {
+    async message(tx: Db, p: BuyerActor, orderId: number, body: string, now: number) {
       const order = await lockOrder(tx, orderId, buyer(p));
       const message = await addMessage(tx, orderId, 'buyer', body, now);
       await recordMessageReceived(tx, order, message, now);
@@ -91,18 +91,18 @@ export interface OrderActionDeps {
 /**
  * The buyer's actions as routes and tools call them: one call each, in its own transaction, kept
  * once under `options.once` (a REST Idempotency-Key; none: not kept) and answered as
- * `options.encode` says.
+ * its outcome; each adapter encodes it.
  */
 export const buyerOrders = {
-  submitContent: (deps: OrderActionDeps, p: BuyerActor, orderId: number, content: { title: string; body: string }, options: OnceOptions<ResultOf<'submitContent'>>) =>
+  submitContent: (deps: OrderActionDeps, p: BuyerActor, orderId: number, content: { title: string; body: string }, options: OnceOptions) =>
     runOnce(deps, options, (tx, now) => buyerActions(deps.durations).submitContent(tx, p, orderId, content, now)),
-  approveDraft: (deps: OrderActionDeps, p: BuyerActor, orderId: number, options: OnceOptions<ResultOf<'approveDraft'>>) =>
+  approveDraft: (deps: OrderActionDeps, p: BuyerActor, orderId: number, options: OnceOptions) =>
     runOnce(deps, options, (tx, now) => buyerActions(deps.durations).approveDraft(tx, p, orderId, now)),
-  approve: (deps: OrderActionDeps, p: BuyerActor, orderId: number, options: OnceOptions<ApprovedOrder>) =>
+  approve: (deps: OrderActionDeps, p: BuyerActor, orderId: number, options: OnceOptions) =>
     runOnce(deps, options, (tx, now) => buyerActions(deps.durations).approvePlacement(tx, p, orderId, now)),
-  cancel: (deps: OrderActionDeps, p: BuyerActor, orderId: number, options: OnceOptions<ResultOf<'cancel'>>) =>
+  cancel: (deps: OrderActionDeps, p: BuyerActor, orderId: number, options: OnceOptions) =>
     runOnce(deps, options, (tx, now) => buyerActions(deps.durations).cancel(tx, p, orderId, now)),
-  message: (deps: OrderActionDeps, p: BuyerActor, orderId: number, body: string, options: OnceOptions<ResultOf<'message'>>) =>
+  message: (deps: OrderActionDeps, p: BuyerActor, orderId: number, body: string, options: OnceOptions) =>
     runOnce(deps, options, (tx, now) => buyerActions(deps.durations).message(tx, p, orderId, body, now)),
 };
 
@@ -118,9 +118,8 @@ export async function approveConfirmed(
     once: OnceKey;
     quotedTotalCents: number;
     fmt: (cents: number) => string;
-    encode: (outcome: Outcome<ApprovedOrder>) => StoredAnswer | undefined;
   },
-): Promise<Answer> {
+): Promise<Kept<ApprovedOrder>> {
   return runOnce(deps, options, async (tx, now) => {
     const order = await buyerActions(deps.durations).approvePlacement(tx, p, orderId, now);
     if (order.price !== options.quotedTotalCents) throw quoteChanged(options.quotedTotalCents, order.price, options.fmt);

@@ -1,4 +1,4 @@
-import type { Tx } from '../../db/tx.js';
+import type { Db } from '../../db/handle.js';
 import { recordOrderEvent } from './order-events.js';
 import { enterState, type LockedOrder, payOut, refund, refundGuarantee, release } from './transitions.js';
 import { DAY, type Durations } from './states.js';
@@ -22,7 +22,7 @@ export function nextCheckAt(now: number, d: Durations, until: number): Date | nu
 }
 
 /** A placement was just published: its first check is due at once, and the last results are gone. */
-export async function scheduleFirstCheck(tx: Tx, orderId: number, now: number): Promise<void> {
+export async function scheduleFirstCheck(tx: Db, orderId: number, now: number): Promise<void> {
   await tx.query({
     name: 'link_schedule_first',
     text: `UPDATE orders SET link_check_due_at = $2, live_checks = NULL, live_checked_at = NULL, live_passed = NULL WHERE id = $1`,
@@ -31,7 +31,7 @@ export async function scheduleFirstCheck(tx: Tx, orderId: number, now: number): 
 }
 
 /** A placement was approved: its guarantee window starts, with a check planned in it. */
-export async function startGuarantee(tx: Tx, order: LockedOrder, now: number, d: Durations): Promise<void> {
+export async function startGuarantee(tx: Db, order: LockedOrder, now: number, d: Durations): Promise<void> {
   const ends = now + d.guaranteeMs;
   const due = nextCheckAt(now, d, ends);
   await tx.query({
@@ -44,7 +44,7 @@ export async function startGuarantee(tx: Tx, order: LockedOrder, now: number, d:
 }
 
 /** An approved placement (by the buyer, or at the review deadline): paid into pending, window open. */
-export async function completePlacement(tx: Tx, order: LockedOrder, now: number, d: Durations): Promise<void> {
+export async function completePlacement(tx: Db, order: LockedOrder, now: number, d: Durations): Promise<void> {
   await enterState(tx, order, 'completed', now, d);
   await release(tx, order);
   await startGuarantee(tx, order, now, d);
@@ -54,7 +54,7 @@ export async function completePlacement(tx: Tx, order: LockedOrder, now: number,
  * The review deadline of a placement whose last check did not pass: back to the publisher with
  * a fresh deadline the first time, expired with a refund the second.
  */
-export async function failedAtReview(tx: Tx, order: LockedOrder, now: number, d: Durations): Promise<'returned' | 'expired'> {
+export async function failedAtReview(tx: Db, order: LockedOrder, now: number, d: Durations): Promise<'returned' | 'expired'> {
   await stopChecks(tx, order.id);
   if (order.live_returns === 0) {
     await enterState(tx, order, 'publishing', now, d, { publishingBuyerContent: false });
@@ -70,7 +70,7 @@ export async function failedAtReview(tx: Tx, order: LockedOrder, now: number, d:
 }
 
 /** `restore_by` passed with the link still lost: the buyer gets the full price back. */
-export async function refundLostLink(tx: Tx, order: LockedOrder, now: number, d: Durations): Promise<void> {
+export async function refundLostLink(tx: Db, order: LockedOrder, now: number, d: Durations): Promise<void> {
   await enterState(tx, order, 'link_refunded', now, d);
   await refundGuarantee(tx, order);
   await markLinkGone(tx, order.id);
@@ -78,12 +78,12 @@ export async function refundLostLink(tx: Tx, order: LockedOrder, now: number, d:
 }
 
 /** Stops planning checks of an order (it left the states that are checked). */
-export async function stopChecks(tx: Tx, orderId: number): Promise<void> {
+export async function stopChecks(tx: Db, orderId: number): Promise<void> {
   await tx.query({ name: 'link_stop_checks', text: 'UPDATE orders SET link_check_due_at = NULL WHERE id = $1', values: [orderId] });
 }
 
 /** A lost link not restored by its deadline: survival not yet judged counts as lost. */
-export async function markLinkGone(tx: Tx, orderId: number): Promise<void> {
+export async function markLinkGone(tx: Db, orderId: number): Promise<void> {
   await tx.query({
     name: 'link_mark_gone',
     text: `UPDATE orders SET link_check_due_at = NULL, alive_30d = COALESCE(alive_30d, false), alive_60d = COALESCE(alive_60d, false)
@@ -101,7 +101,7 @@ export type CheckOutcome = 'checked' | 'failed' | 'lost' | 'restored' | 'paid_ou
  * payout becomes payable; gone, it is `link_lost` until `restore_by`. `link_lost`: alive again,
  * it is `completed` once more and nothing moves. Any other state: the check came too late.
  */
-export async function applyCheck(tx: Tx, order: LockedOrder, checks: LiveCheck[], now: number, d: Durations): Promise<CheckOutcome> {
+export async function applyCheck(tx: Db, order: LockedOrder, checks: LiveCheck[], now: number, d: Durations): Promise<CheckOutcome> {
   const passed = livePassed(checks);
   const inWindow = order.guarantee_ends_at !== null && order.payout_released_at === null;
   const checked = order.status === 'live_review' || (inWindow && (order.status === 'completed' || order.status === 'link_lost'));
@@ -160,13 +160,13 @@ export async function applyCheck(tx: Tx, order: LockedOrder, checks: LiveCheck[]
   return 'checked';
 }
 
-async function planCheck(tx: Tx, order: LockedOrder, due: Date | null): Promise<void> {
+async function planCheck(tx: Db, order: LockedOrder, due: Date | null): Promise<void> {
   await tx.query({ name: 'link_plan_check', text: 'UPDATE orders SET link_check_due_at = $2 WHERE id = $1', values: [order.id, due] });
   order.link_check_due_at = due;
 }
 
 /** The window ended with the link alive: pending → payable, once. */
-async function releasePayout(tx: Tx, order: LockedOrder, now: number): Promise<void> {
+async function releasePayout(tx: Db, order: LockedOrder, now: number): Promise<void> {
   await payOut(tx, order);
   await tx.query({
     name: 'link_payout_released',

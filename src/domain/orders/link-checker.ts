@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { withTransaction } from '../../db/tx.js';
+import { withTransaction } from '../../db/handle.js';
 import type { Clock } from '../clock.js';
 import { getOrder } from './order-read.js';
 import type { PublisherOrderView } from './order-view.js';

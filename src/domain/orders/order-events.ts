@@ -1,4 +1,4 @@
-import type { Tx } from '../../db/tx.js';
+import type { Db } from '../../db/handle.js';
 import { type NewEvent, recordEvents } from '../events/record.js';
 import type { EventActor, EventOwner, OrderEventType } from '../events/event-types.js';
 import { getOrderViews, type OrderViews } from './order-read.js';
@@ -20,7 +20,7 @@ function perParty(views: OrderViews[], type: OrderEventType, actor: EventActor, 
  * views so the caller answers with the same state the events carry.
  */
 export async function recordOrderEvent(
-  tx: Tx,
+  tx: Db,
   type: OrderEventType,
   orderId: number,
   change: { actor: EventActor; previousStatus: OrderStatus | null },
@@ -38,7 +38,7 @@ export async function recordOrderEvent(
  * read back.
  */
 export async function recordOrderPlaced(
-  tx: Tx,
+  tx: Db,
   placed: Array<{ workspaceId: number; publisherId: number; row: OrderRow }>,
   now: number,
 ): Promise<void> {
@@ -53,7 +53,7 @@ export async function recordOrderPlaced(
 
 /** `order.message_received`, to the party the message is for (the author knows it sent it). */
 export async function recordMessageReceived(
-  tx: Tx,
+  tx: Db,
   order: { id: number; workspace_id: number; publisher_id: number },
   message: MessageRow,
   now: number,

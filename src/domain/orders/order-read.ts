@@ -1,11 +1,9 @@
-import type pg from 'pg';
-import type { Tx } from '../../db/tx.js';
+import type { Db } from '../../db/handle.js';
 import { notFound } from '../errors.js';
 import { type BuyerOrderView, type MessageRow, messageView, type OrderRow, orderView, type PublisherOrderView } from './order-view.js';
 import type { Viewer } from '../parties.js';
 import { type OrderStatus, type Party, turnOf, orderStatuses } from './states.js';
 
-type Queryable = pg.Pool | Tx;
 
 export type { Viewer };
 
@@ -31,7 +29,7 @@ function ownerClause(viewer: Viewer, param: string): string {
 }
 const ownerId = (viewer: Viewer) => (viewer.party === 'buyer' ? viewer.workspaceId : viewer.publisherId);
 
-async function messagesOf(q: Queryable, orderId: number): Promise<MessageRow[]> {
+async function messagesOf(q: Db, orderId: number): Promise<MessageRow[]> {
   const { rows } = await q.query<MessageRow>({
     name: 'order_messages_last_100',
     text: `SELECT * FROM (SELECT id, body, author, created_at FROM order_messages WHERE order_id = $1
@@ -42,7 +40,7 @@ async function messagesOf(q: Queryable, orderId: number): Promise<MessageRow[]> 
 }
 
 /** An order's messages, oldest first, a page at a time, if the viewer may see the order; otherwise 404. */
-export async function listMessages(q: Queryable, viewer: Viewer, orderId: number, page: number, perPage: number) {
+export async function listMessages(q: Db, viewer: Viewer, orderId: number, page: number, perPage: number) {
   const { rows } = await q.query<{ total: number }>({
     name: `order_messages_count_${viewer.party}`,
     text: `SELECT (SELECT count(*) FROM order_messages m WHERE m.order_id = o.id)::int AS total
@@ -59,10 +57,10 @@ export async function listMessages(q: Queryable, viewer: Viewer, orderId: number
 }
 
 /** One order with its messages, if the viewer may see it; otherwise 404. */
-export async function getOrder(q: Queryable, viewer: Viewer & { party: 'buyer' }, orderId: number): Promise<BuyerOrderView>;
-export async function getOrder(q: Queryable, viewer: Viewer & { party: 'publisher' }, orderId: number): Promise<PublisherOrderView>;
-export async function getOrder(q: Queryable, viewer: Viewer, orderId: number): Promise<BuyerOrderView | PublisherOrderView>;
-export async function getOrder(q: Queryable, viewer: Viewer, orderId: number) {
+export async function getOrder(q: Db, viewer: Viewer & { party: 'buyer' }, orderId: number): Promise<BuyerOrderView>;
+export async function getOrder(q: Db, viewer: Viewer & { party: 'publisher' }, orderId: number): Promise<PublisherOrderView>;
+export async function getOrder(q: Db, viewer: Viewer, orderId: number): Promise<BuyerOrderView | PublisherOrderView>;
+export async function getOrder(q: Db, viewer: Viewer, orderId: number) {
   const { rows } = await q.query<OrderRow>({
     name: `order_get_${viewer.party}`,
     text: `${SELECT} WHERE o.id = $1 AND ${ownerClause(viewer, '$2')}`,
@@ -73,7 +71,7 @@ export async function getOrder(q: Queryable, viewer: Viewer, orderId: number) {
 }
 
 /** Several orders by id, in id order, for the response of a placement. */
-export async function getOrders(q: Queryable, viewer: Viewer & { party: 'buyer' }, ids: number[]): Promise<BuyerOrderView[]> {
+export async function getOrders(q: Db, viewer: Viewer & { party: 'buyer' }, ids: number[]): Promise<BuyerOrderView[]> {
   const { rows } = await q.query<OrderRow>({
     name: `order_get_many_${viewer.party}`,
     text: `${SELECT} WHERE o.id = ANY($1::bigint[]) AND ${ownerClause(viewer, '$2')} ORDER BY o.id`,
@@ -93,7 +91,7 @@ export interface OrderViews {
  * Both parties' views of several orders as a single-order read shows them (with the last 100
  * messages), in id order, whoever owns them: for events, which each party receives in its own view.
  */
-export async function getOrderViews(q: Queryable, ids: number[]): Promise<OrderViews[]> {
+export async function getOrderViews(q: Db, ids: number[]): Promise<OrderViews[]> {
   const [orders, messages] = await Promise.all([
     q.query<OrderRow & { workspace_id: number; publisher_id: number }>({
       name: 'order_views_many',
@@ -129,9 +127,9 @@ export interface OrderListFilters {
 }
 
 /** The viewer's orders, newest first. */
-export async function listOrders(q: Queryable, viewer: Viewer & { party: 'buyer' }, f: OrderListFilters, page: number, perPage: number): Promise<{ items: BuyerOrderView[]; total: number }>;
-export async function listOrders(q: Queryable, viewer: Viewer & { party: 'publisher' }, f: OrderListFilters, page: number, perPage: number): Promise<{ items: PublisherOrderView[]; total: number }>;
-export async function listOrders(q: Queryable, viewer: Viewer, f: OrderListFilters, page: number, perPage: number) {
+export async function listOrders(q: Db, viewer: Viewer & { party: 'buyer' }, f: OrderListFilters, page: number, perPage: number): Promise<{ items: BuyerOrderView[]; total: number }>;
+export async function listOrders(q: Db, viewer: Viewer & { party: 'publisher' }, f: OrderListFilters, page: number, perPage: number): Promise<{ items: PublisherOrderView[]; total: number }>;
+export async function listOrders(q: Db, viewer: Viewer, f: OrderListFilters, page: number, perPage: number) {
   const values: unknown[] = [ownerId(viewer)];
   const where = [ownerClause(viewer, '$1')];
   if (f.status) {

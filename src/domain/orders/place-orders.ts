@@ -1,10 +1,10 @@
 import type pg from 'pg';
-import type { Tx } from '../../db/tx.js';
+import type { Db } from '../../db/handle.js';
 import type { Clock } from '../clock.js';
 import { DomainError, forbidden, invalidInput, notFound } from '../errors.js';
 import { GroupCommit } from '../../db/group-commit.js';
 import { isDatabaseUnavailable } from '../../db/errors.js';
-import { type Answer, inProgress, type OnceKey, type Outcome, recordEach, recordOnce, type RequestKey, type StoredAnswer } from '../idempotency/record-once.js';
+import { inProgress, type Kept, type OnceKey, type Outcome, recordEach, recordOnce, type RequestKey } from '../idempotency/record-once.js';
 import type { MemberRole } from '../../common/enums.js';
 import { can } from '../users/permissions.js';
 import { type BuyerActor, isMember } from './buyer-actor.js';
@@ -40,8 +40,8 @@ export interface PlaceDeps {
 export interface PlaceOptions {
   /** Where the outcome is kept once: a REST Idempotency-Key or an MCP confirmation. */
   once: OnceKey | undefined;
-  /** How the new orders, or a refusal worth keeping, are answered (status and JSON text). */
-  encode: (outcome: Outcome<BuyerOrderView[]>) => StoredAnswer | undefined;
+  /** Which refusals are kept with it (none unless said; the new orders always are). */
+  keeps?: ((error: DomainError) => boolean) | undefined;
   /** The total a quote showed the user: any other total is refused (quote_changed). */
   quotedTotalCents?: number;
 }
@@ -53,7 +53,7 @@ export interface PlaceOptions {
  * the balance, check, insert the orders, post the ledger movements. Placements that arrive while
  * others run are committed together (`groups`, made once by `placementGroups`).
  */
-export async function place(groups: PlacementGroups, principal: BuyerActor, input: PlaceOrdersInput, options: PlaceOptions): Promise<Answer> {
+export async function place(groups: PlacementGroups, principal: BuyerActor, input: PlaceOrdersInput, options: PlaceOptions): Promise<Kept<BuyerOrderView[]>> {
   const content = contentOf(input);
   const { once } = options;
   const job: PlacementJob = {
@@ -67,7 +67,7 @@ export async function place(groups: PlacementGroups, principal: BuyerActor, inpu
     grouped: once?.book === 'request' && content === undefined ? once : undefined,
     placement: { principal, input, content, quotedTotalCents: options.quotedTotalCents },
     once,
-    encode: options.encode,
+    keeps: options.keeps,
   };
   return groups.run(job);
 }
@@ -81,7 +81,7 @@ interface PlacementJob {
   grouped: RequestKey | undefined;
   placement: Placement;
   once: OnceKey | undefined;
-  encode: PlaceOptions['encode'];
+  keeps: PlaceOptions['keeps'];
 }
 
 /** The most orders a group places (a placement may hold up to 50). */
@@ -105,7 +105,7 @@ export type PlacementGroups = ReturnType<typeof placementGroups>;
  * longer than GROUP_LOCK_TIMEOUT_MS, or fails, puts its placements back to run alone. Waiting
  * here longer than a request may wait for a connection is the same 503.
  */
-export function placementGroups(deps: PlaceDeps): GroupCommit<PlacementJob, Answer> {
+export function placementGroups(deps: PlaceDeps): GroupCommit<PlacementJob, Kept<BuyerOrderView[]>> {
   const { pool, clock, durations } = deps;
   const runAlone = (job: PlacementJob) => {
     // The order's time is when it is placed, not when it arrived.
@@ -113,11 +113,11 @@ export function placementGroups(deps: PlaceDeps): GroupCommit<PlacementJob, Answ
     return recordOnce(
       pool,
       // Every refusal comes before the first write, so a kept one has nothing to undo.
-      { key: job.once, now, encode: job.encode, refusesBeforeWriting: true },
+      { key: job.once, now, keeps: job.keeps, refusesBeforeWriting: true },
       (tx) => placeOrders(tx, job.placement.principal, job.placement.input, now, durations, job.placement),
     );
   };
-  const created = new GroupCommit<PlacementJob, Answer>({
+  const created = new GroupCommit<PlacementJob, Kept<BuyerOrderView[]>>({
     // Every connection but one for groups: the one left serves lone placements and other routes.
     inFlight: Math.max(1, (pool.options.max ?? 10) - 1),
     maxWeight: MAX_GROUP_ORDERS,
@@ -135,7 +135,7 @@ export function placementGroups(deps: PlaceDeps): GroupCommit<PlacementJob, Answ
       const now = clock.now();
       return recordEach(
         pool,
-        batch.map((job) => ({ key: job.grouped!, encode: job.encode })),
+        batch.map((job) => ({ key: job.grouped!, keeps: job.keeps })),
         now,
         (tx, admitted) => placeAll(tx, admitted.map((i) => batch[i]!.placement), now, durations),
         GROUP_LOCK_TIMEOUT_MS,
@@ -165,7 +165,7 @@ export interface Placement {
  * insert the orders (with the buyer's content), post their escrow movements.
  */
 export async function placeOrders(
-  tx: Tx,
+  tx: Db,
   principal: BuyerActor,
   input: PlaceOrdersInput,
   now: number,
@@ -185,7 +185,7 @@ export async function placeOrders(
  * events. A refusal is that
  * placement's outcome and writes nothing; the others go on.
  */
-export async function placeAll(tx: Tx, placements: Placement[], now: number, durations: Durations): Promise<Array<Outcome<BuyerOrderView[]>>> {
+export async function placeAll(tx: Db, placements: Placement[], now: number, durations: Durations): Promise<Array<Outcome<BuyerOrderView[]>>> {
   const { accounts, contexts } = await lockAndReadContexts(tx, placements);
   // What each limited key's budget spent, read after the lock (a key without limits reads
   // nothing); each accepted order below adds to it, so the ones after count it.
@@ -248,12 +248,12 @@ export async function placeAll(tx: Tx, placements: Placement[], now: number, dur
  * Everything placement refuses, except the balance, for a quote (MCP's first step): a revoked
  * key, unknown or inactive offers, another workspace's project, a total above the approval limit.
  */
-export async function checkPlacement(q: pg.Pool | Tx, principal: BuyerActor, input: PlaceOrdersInput) {
+export async function checkPlacement(q: Db, principal: BuyerActor, input: PlaceOrdersInput) {
   return judge((await readContexts(q, [{ principal, input }]))[0], principal, input, undefined);
 }
 
 /** A spending key must still be valid inside the transaction that spends (the cache may lag 5 s). */
-export async function recheckSpendingKey(tx: Tx, keyId: number): Promise<void> {
+export async function recheckSpendingKey(tx: Db, keyId: number): Promise<void> {
   const { rows } = await tx.query<{ ok: boolean }>({
     name: 'key_recheck_spending',
     text: 'SELECT (revoked_at IS NULL AND can_place_orders) AS ok FROM api_keys WHERE id = $1',
@@ -332,7 +332,7 @@ const lockStatement = { name: 'orders_placement_lock_contexts', text: contextsTe
 
 type ContextRow = PlacementContext & { balances: ledger.BalanceRow[] | null };
 
-async function readContexts(q: pg.Pool | Tx, placements: Array<Pick<Placement, 'principal' | 'input'>>, lock = false): Promise<ContextRow[]> {
+async function readContexts(q: Db, placements: Array<Pick<Placement, 'principal' | 'input'>>, lock = false): Promise<ContextRow[]> {
   const { rows } = await q.query<ContextRow>({
     ...(lock ? lockStatement : contextStatement),
     values: [
@@ -348,7 +348,7 @@ async function readContexts(q: pg.Pool | Tx, placements: Array<Pick<Placement, '
 }
 
 /** Locks every placement's balance rows and reads the placements' contexts, in one statement. */
-async function lockAndReadContexts(tx: Tx, placements: Placement[]) {
+async function lockAndReadContexts(tx: Db, placements: Placement[]) {
   const contexts = await readContexts(tx, placements, true);
   const accounts = ledger.lockedAccounts(
     placements.map((p) => p.principal.workspaceId),
@@ -414,60 +414,57 @@ interface NewOrder {
 
 type Row = { p: Placement; order: NewOrder };
 
-// One row per new order, in the placements' order; ids come from the column default as rows are
-// inserted, in that order, so sorted they match the rows.
+// One row per new order, in the placements' order, sent as one JSON parameter of named fields
+// (nothing to count); ids come from the column default as rows are inserted, in that order, so
+// sorted they match the rows.
 const insertStatement = {
   name: 'orders_insert',
   text: `INSERT INTO orders (workspace_id, project_id, placed_by_key_id, placed_by_user_id, target_url, anchor_text, brief,
            outlet_id, offer_id, publisher_id, status, publisher_price_cents, fee_cents, price, content_by, turnaround_days,
            min_words, max_words, max_links, link_type, sponsored_label, deadline_at, state_entered_at, created_at, updated_at)
-         SELECT t.workspace_id, t.project_id, t.key_id, t.user_id, t.target_url, t.anchor_text, t.brief,
-                t.outlet_id, t.offer_id, t.publisher_id, t.status::order_status, t.pp, t.fee, t.price, t.content_by::content_by,
-                t.turnaround, t.min_words, t.max_words, t.max_links, t.link_type::link_type, t.sponsored_label, t.deadline, $20, $20, $20
-           FROM unnest($1::int[], $2::int[], $3::int[], $4::text[], $5::text[], $6::text[], $7::int[], $8::int[], $9::int[],
-                       $10::text[], $11::bigint[], $12::bigint[], $13::bigint[], $14::text[], $15::int[], $16::int[], $17::int[],
-                       $18::int[], $19::timestamptz[], $21::text[], $22::boolean[], $23::int[]) WITH ORDINALITY
-                AS t(workspace_id, project_id, key_id, target_url, anchor_text, brief, outlet_id, offer_id, publisher_id, status,
-                     pp, fee, price, content_by, turnaround, min_words, max_words, max_links, deadline, link_type, sponsored_label, user_id, n)
+         SELECT t.workspace_id, t.project_id, t.placed_by_key_id, t.placed_by_user_id, t.target_url, t.anchor_text, t.brief,
+                t.outlet_id, t.offer_id, t.publisher_id, t.status, t.publisher_price_cents, t.fee_cents, t.price, t.content_by,
+                t.turnaround_days, t.min_words, t.max_words, t.max_links, t.link_type, t.sponsored_label, t.deadline_at, $2, $2, $2
+           FROM json_to_recordset($1::json) AS t(
+                  n int, workspace_id int, project_id int, placed_by_key_id int, placed_by_user_id int, target_url text, anchor_text text,
+                  brief text, outlet_id int, offer_id int, publisher_id int, status order_status, publisher_price_cents bigint,
+                  fee_cents bigint, price bigint, content_by content_by, turnaround_days int, min_words int, max_words int, max_links int,
+                  link_type link_type, sponsored_label boolean, deadline_at timestamptz)
           ORDER BY t.n
          RETURNING id`,
 };
 
-async function insertOrders(tx: Tx, rows: Row[], now: number): Promise<number[]> {
-  const input = <K extends keyof PlaceOrdersInput>(k: K) => rows.map((r) => r.p.input[k] ?? null);
-  const offer = <K extends keyof OfferRow>(k: K) => rows.map((r) => r.order.offer[k]);
-  const { rows: inserted } = await tx.query<{ id: number }>({
-    ...insertStatement,
-    values: [
-      rows.map((r) => r.p.principal.workspaceId),
-      input('project_id'),
-      rows.map((r) => keyIdOf(r.p.principal)),
-      input('target_url'),
-      input('anchor_text'),
-      input('brief'),
-      offer('outlet_id'),
-      offer('id'),
-      offer('publisher_id'),
-      rows.map((r) => r.order.status),
-      offer('publisher_price_cents'),
-      offer('fee_cents'),
-      offer('price'),
-      offer('content_by'),
-      offer('turnaround_days'),
-      offer('min_words'),
-      offer('max_words'),
-      offer('max_links'),
-      rows.map((r) => r.order.deadline),
-      new Date(now),
-      offer('link_type'),
-      offer('sponsored_label'),
-      rows.map((r) => (isMember(r.p.principal) ? r.p.principal.userId : null)),
-    ],
-  });
+async function insertOrders(tx: Db, rows: Row[], now: number): Promise<number[]> {
+  const named = rows.map(({ p, order: { offer, status, deadline } }, n) => ({
+    n,
+    workspace_id: p.principal.workspaceId,
+    project_id: p.input.project_id ?? null,
+    placed_by_key_id: keyIdOf(p.principal),
+    placed_by_user_id: isMember(p.principal) ? p.principal.userId : null,
+    target_url: p.input.target_url,
+    anchor_text: p.input.anchor_text ?? null,
+    brief: p.input.brief ?? null,
+    outlet_id: offer.outlet_id,
+    offer_id: offer.id,
+    publisher_id: offer.publisher_id,
+    status,
+    publisher_price_cents: offer.publisher_price_cents,
+    fee_cents: offer.fee_cents,
+    price: offer.price,
+    content_by: offer.content_by,
+    turnaround_days: offer.turnaround_days,
+    min_words: offer.min_words,
+    max_words: offer.max_words,
+    max_links: offer.max_links,
+    link_type: offer.link_type,
+    sponsored_label: offer.sponsored_label,
+    deadline_at: deadline,
+  }));
+  const { rows: inserted } = await tx.query<{ id: number }>({ ...insertStatement, values: [JSON.stringify(named), new Date(now)] });
   return inserted.map((r) => Number(r.id)).sort((a, b) => a - b);
 }
 
-async function insertContent(tx: Tx, rows: Row[], ids: number[], now: number) {
+async function insertContent(tx: Db, rows: Row[], ids: number[], now: number) {
   const withContent = rows.flatMap((r, k) => (r.p.content ? [{ id: ids[k]!, content: r.p.content, checks: r.order.checks }] : []));
   await tx.query({
     name: 'orders_insert_content',

@@ -1,4 +1,4 @@
-import type { Tx } from '../../db/tx.js';
+import type { Db } from '../../db/handle.js';
 import { type OnceOptions, runOnce } from '../idempotency/record-once.js';
 import type { OrderActionDeps } from './buyer-actions.js';
 import { invalidInput } from '../errors.js';
@@ -39,7 +39,7 @@ export function liveUrlOn(liveUrl: string, domain: string): string | undefined {
 export function publisherActions(durations: Durations) {
   return {
     /** awaiting_acceptance → writing, or publishing when the buyer supplied the content. */
-    async accept(tx: Tx, publisherId: number, orderId: number, now: number) {
+    async accept(tx: Db, publisherId: number, orderId: number, now: number) {
       const order = await lockOrder(tx, orderId, publisher(publisherId));
       requireStatus(order, statesFor('accept'), 'accept');
       if (order.has_content) await enterState(tx, order, 'publishing', now, durations, { publishingBuyerContent: true });
@@ -48,7 +48,7 @@ export function publisherActions(durations: Durations) {
     },
 
     /** awaiting_acceptance → declined, refunding the buyer. */
-    async decline(tx: Tx, publisherId: number, orderId: number, reason: string, now: number) {
+    async decline(tx: Db, publisherId: number, orderId: number, reason: string, now: number) {
       const order = await lockOrder(tx, orderId, publisher(publisherId));
       requireStatus(order, statesFor('decline'), 'decline');
       await enterState(tx, order, 'declined', now, durations, { declineReason: reason });
@@ -62,7 +62,7 @@ export function publisherActions(durations: Durations) {
      * when the buyer switched the rule on during the review). Otherwise a revised draft is a new
      * version in the same state, whose review_by stays where entering draft_review set it (docs/orders.md).
      */
-    async submitDraft(tx: Tx, publisherId: number, orderId: number, draft: { title: string; body: string }, now: number) {
+    async submitDraft(tx: Db, publisherId: number, orderId: number, draft: { title: string; body: string }, now: number) {
       const order = await lockOrder(tx, orderId, publisher(publisherId));
       requireStatus(order, statesFor('submitDraft'), 'submit a draft');
       await addContent(tx, order, draft, 'publisher', now);
@@ -85,7 +85,7 @@ export function publisherActions(durations: Durations) {
     },
 
     /** publishing → live_review with the live URL. */
-    async publish(tx: Tx, publisherId: number, orderId: number, liveUrl: string, now: number) {
+    async publish(tx: Db, publisherId: number, orderId: number, liveUrl: string, now: number) {
       const order = await lockOrder(tx, orderId, publisher(publisherId));
       // A bad URL is a 422 whatever the state (docs/http.md: 422 before 409).
       const url = liveUrlOn(liveUrl, order.outlet_domain);
@@ -100,7 +100,7 @@ export function publisherActions(durations: Durations) {
       return (await recordOrderEvent(tx, 'order.published', orderId, { actor: 'publisher', previousStatus: 'publishing' }, now)).publisher;
     },
 
-    async message(tx: Tx, publisherId: number, orderId: number, body: string, now: number) {
+    async message(tx: Db, publisherId: number, orderId: number, body: string, now: number) {
       const order = await lockOrder(tx, orderId, publisher(publisherId));
       const message = await addMessage(tx, orderId, 'publisher', body, now);
       await recordMessageReceived(tx, order, message, now);
@@ -114,17 +114,17 @@ type ResultOf<K extends keyof Steps> = Awaited<ReturnType<Steps[K]>>;
 
 /**
  * The publisher's actions as routes call them: one call each, in its own transaction, kept once
- * under `options.once` (a REST Idempotency-Key; none: not kept) and answered as `options.encode` says.
+ * under `options.once` (a REST Idempotency-Key; none: not kept) and answered as its outcome; each adapter encodes it.
  */
 export const publisherOrders = {
-  accept: (deps: OrderActionDeps, publisherId: number, orderId: number, options: OnceOptions<ResultOf<'accept'>>) =>
+  accept: (deps: OrderActionDeps, publisherId: number, orderId: number, options: OnceOptions) =>
     runOnce(deps, options, (tx, now) => publisherActions(deps.durations).accept(tx, publisherId, orderId, now)),
-  decline: (deps: OrderActionDeps, publisherId: number, orderId: number, reason: string, options: OnceOptions<ResultOf<'decline'>>) =>
+  decline: (deps: OrderActionDeps, publisherId: number, orderId: number, reason: string, options: OnceOptions) =>
     runOnce(deps, options, (tx, now) => publisherActions(deps.durations).decline(tx, publisherId, orderId, reason, now)),
-  submitDraft: (deps: OrderActionDeps, publisherId: number, orderId: number, draft: { title: string; body: string }, options: OnceOptions<ResultOf<'submitDraft'>>) =>
+  submitDraft: (deps: OrderActionDeps, publisherId: number, orderId: number, draft: { title: string; body: string }, options: OnceOptions) =>
     runOnce(deps, options, (tx, now) => publisherActions(deps.durations).submitDraft(tx, publisherId, orderId, draft, now)),
-  publish: (deps: OrderActionDeps, publisherId: number, orderId: number, liveUrl: string, options: OnceOptions<ResultOf<'publish'>>) =>
+  publish: (deps: OrderActionDeps, publisherId: number, orderId: number, liveUrl: string, options: OnceOptions) =>
     runOnce(deps, options, (tx, now) => publisherActions(deps.durations).publish(tx, publisherId, orderId, liveUrl, now)),
-  message: (deps: OrderActionDeps, publisherId: number, orderId: number, body: string, options: OnceOptions<ResultOf<'message'>>) =>
+  message: (deps: OrderActionDeps, publisherId: number, orderId: number, body: string, options: OnceOptions) =>
     runOnce(deps, options, (tx, now) => publisherActions(deps.durations).message(tx, publisherId, orderId, body, now)),
 };

@@ -1,6 +1,5 @@
-import type pg from 'pg';
 import { isDatabaseUnavailable } from '../../db/errors.js';
-import { withTransaction } from '../../db/tx.js';
+import { withTransaction, type Db } from '../../db/handle.js';
 import type { Durations } from './states.js';
 import { recordOrderEvent } from './order-events.js';
 import { enterState, lockOrder, refund } from './transitions.js';
@@ -29,7 +28,7 @@ const OPEN = `status NOT IN ('completed', 'declined', 'expired', 'cancelled')`;
  * and re-read under its lock, so an order another process (or a buyer's click) holds or just
  * moved is skipped.
  */
-export async function sweepDeadlines(pool: pg.Pool, now: number, durations: Durations): Promise<SweepResult> {
+export async function sweepDeadlines(pool: Db, now: number, durations: Durations): Promise<SweepResult> {
   const result: SweepResult = { expired: 0, auto_approved: 0, drafts_auto_approved: 0, returned: 0, link_refunded: 0 };
   const failed: Array<{ id: number; err: unknown }> = [];
   const at = new Date(now);
@@ -83,7 +82,7 @@ export class SweepIncomplete extends Error {
 }
 
 /** Applies one order's passed deadline, if it still has one; says what it did once committed. */
-function sweepOne(pool: pg.Pool, id: number, now: number, durations: Durations): Promise<keyof SweepResult | null> {
+function sweepOne(pool: Db, id: number, now: number, durations: Durations): Promise<keyof SweepResult | null> {
   return withTransaction(pool, async (tx): Promise<keyof SweepResult | null> => {
     const { rows } = await tx.query({
       name: 'sweep_claim',

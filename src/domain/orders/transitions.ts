@@ -1,4 +1,4 @@
-import type { Tx } from '../../db/tx.js';
+import type { Db } from '../../db/handle.js';
 import { conflict, notFound } from '../errors.js';
 import * as ledger from '../ledger/ledger.js';
 import { checkContent } from './content-checks.js';
@@ -37,7 +37,7 @@ export interface LockedOrder {
  * Locks one order for a state change — the first lock of the contract's lock order (order, then
  * workspace, then publisher). Someone else's order answers 404, like a missing one.
  */
-export async function lockOrder(tx: Tx, orderId: number, viewer: Viewer | null): Promise<LockedOrder> {
+export async function lockOrder(tx: Db, orderId: number, viewer: Viewer | null): Promise<LockedOrder> {
   const owner = viewer === null ? 'true' : viewer.party === 'buyer' ? 'o.workspace_id = $2' : 'o.publisher_id = $2';
   const values = viewer === null ? [orderId] : [orderId, viewer.party === 'buyer' ? viewer.workspaceId : viewer.publisherId];
   // Lock first, read after: a statement that waited for the lock re-reads only the order row
@@ -74,7 +74,7 @@ export function requireStatus(order: LockedOrder, allowed: OrderStatus[], action
 
 /** Moves the order into `status`, starting that state's deadline at `now`. */
 export async function enterState(
-  tx: Tx,
+  tx: Db,
   order: LockedOrder,
   status: OrderStatus,
   now: number,
@@ -102,13 +102,13 @@ export async function enterState(
 }
 
 /** Held → available at the frozen price: declined, expired or cancelled orders. */
-export async function refund(tx: Tx, order: LockedOrder): Promise<void> {
+export async function refund(tx: Db, order: LockedOrder): Promise<void> {
   const accounts = await ledger.lockWorkspace(tx, order.workspace_id);
   await ledger.post(tx, [ledger.refund(accounts, order)]);
 }
 
 /** Held → the publisher's pending + platform fees at the frozen amounts: approved placements. */
-export async function release(tx: Tx, order: LockedOrder): Promise<void> {
+export async function release(tx: Db, order: LockedOrder): Promise<void> {
   const accounts = await ledger.lockWorkspace(tx, order.workspace_id);
   const { pending } = await ledger.publisherAccounts(tx, order.publisher_id);
   const fees = order.fee_cents > 0 ? await ledger.platformAccount(tx, 'fees') : 0;
@@ -116,13 +116,13 @@ export async function release(tx: Tx, order: LockedOrder): Promise<void> {
 }
 
 /** The guarantee ended with the link alive: the publisher's pending → payable. */
-export async function payOut(tx: Tx, order: LockedOrder): Promise<void> {
+export async function payOut(tx: Db, order: LockedOrder): Promise<void> {
   const { pending, payable } = await ledger.publisherAccounts(tx, order.publisher_id);
   await ledger.post(tx, [ledger.payout(order, pending, payable)]);
 }
 
 /** A lost link not restored in time: pending + fees → the buyer's available, the full price. */
-export async function refundGuarantee(tx: Tx, order: LockedOrder): Promise<void> {
+export async function refundGuarantee(tx: Db, order: LockedOrder): Promise<void> {
   const accounts = await ledger.lockWorkspace(tx, order.workspace_id);
   const { pending } = await ledger.publisherAccounts(tx, order.publisher_id);
   const fees = order.fee_cents > 0 ? await ledger.platformAccount(tx, 'fees') : 0;
@@ -131,7 +131,7 @@ export async function refundGuarantee(tx: Tx, order: LockedOrder): Promise<void>
 
 /** Stores a new content version with its checks. */
 export async function addContent(
-  tx: Tx,
+  tx: Db,
   order: Pick<LockedOrder, 'id' | 'target_url' | 'anchor_text' | 'min_words' | 'max_words' | 'max_links'>,
   content: { title: string; body: string },
   by: Party,
@@ -153,7 +153,7 @@ export async function addContent(
   });
 }
 
-export async function addMessage(tx: Tx, orderId: number, author: Party, body: string, now: number) {
+export async function addMessage(tx: Db, orderId: number, author: Party, body: string, now: number) {
   const { rows } = await tx.query<{ id: number; body: string; author: Party; created_at: Date }>({
     name: 'order_add_message',
     text: `INSERT INTO order_messages (order_id, author, body, created_at) VALUES ($1, $2::order_party, $3, $4)

@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import type { Db } from '../../db/handle.js';
 import { notFound } from '../errors.js';
 import { type Money, offerView, outletColumns, type OfferRow, type OutletRow, outletView, trackRecordJoin } from './outlet-view.js';
 
@@ -15,7 +15,7 @@ const detailStatement = `
    WHERE o.id = $1`;
 
 /** One outlet with every active offer, prices fee-inclusive in the workspace currency. */
-export async function getOutlet(pool: pg.Pool, workspaceId: number, outletId: number) {
+export async function getOutlet(pool: Db, workspaceId: number, outletId: number) {
   const { rows } = await pool.query({ name: 'outlet_detail', text: detailStatement, values: [outletId, workspaceId] });
   const r = rows[0] as (OutletRow & { currency: string; per_usd: number; offers: OfferRow[] }) | undefined;
   if (!r) throw notFound('Outlet');

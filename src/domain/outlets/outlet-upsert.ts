@@ -1,5 +1,4 @@
-import type pg from 'pg';
-import { type Tx, withTransaction } from '../../db/tx.js';
+import { type Db, withTransaction } from '../../db/handle.js';
 import { DomainError } from '../errors.js';
 import { feeCents } from './fees.js';
 import type { OutletInput } from './outlet-input.js';
@@ -39,7 +38,7 @@ export interface OutletWithBaseline extends OutletInput {
  * set, in batches of set-based statements, so 100,000 outlets take seconds, not minutes.
  */
 export async function upsertOutlets(
-  pool: pg.Pool,
+  pool: Db,
   publisherId: number,
   items: OutletWithBaseline[],
   feeRate: number,
@@ -64,7 +63,7 @@ export async function upsertOutlets(
 }
 
 /** Which of these domains are already another publisher's outlets (an upsert would refuse them). */
-export async function domainsOfOtherPublishers(pool: pg.Pool, publisherId: number, domains: string[]): Promise<string[]> {
+export async function domainsOfOtherPublishers(pool: Db, publisherId: number, domains: string[]): Promise<string[]> {
   const { rows } = await pool.query<{ domain: string }>(
     'SELECT domain FROM outlets WHERE domain = ANY($1::text[]) AND publisher_id <> $2',
     [domains, publisherId],
@@ -86,7 +85,7 @@ function minPrices(o: OutletWithBaseline, feeRate: number): (number | null)[] {
   return [min(prices.map((p) => p.price)), ...FORMATS.map((fmt) => min(prices.filter((p) => p.format === fmt).map((p) => p.price)))];
 }
 
-async function upsertBatch(tx: Tx, publisherId: number, items: OutletWithBaseline[], feeRate: number, now: Date): Promise<UpsertResult & { ids: number[] }> {
+async function upsertBatch(tx: Db, publisherId: number, items: OutletWithBaseline[], feeRate: number, now: Date): Promise<UpsertResult & { ids: number[] }> {
   const col = <T>(f: (o: OutletWithBaseline) => T) => items.map(f);
   const mins = items.map((o) => minPrices(o, feeRate));
   const minCol = (i: number) => mins.map((m) => m[i]);

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type pg from 'pg';
+import type { Db } from '../../db/handle.js';
 import type { OfferFormat, OutletSort } from './enums.js';
 import { type FilterView, narrowings, type SearchFilter } from './search-filter.js';
 import { SlotOrder } from './search-order.js';
@@ -342,7 +342,7 @@ export class SearchIndex implements Vocabulary, FilterView {
    * 100,000 outlets about half again); a check written meanwhile sends its outlet's id, read again
    * once loaded.
    */
-  async load(pool: pg.Pool): Promise<void> {
+  async load(pool: Db): Promise<void> {
     const checked = new Map<number, CheckCounts>();
     const { rows: counts } = await pool.query<CheckCounts & { id: number }>(
       `SELECT outlet_id AS id, ${CHECK_COUNTS} FROM orders
@@ -405,7 +405,7 @@ export class SearchIndex implements Vocabulary, FilterView {
   }
 
   /** Reads these outlets again (they were written). */
-  async refresh(pool: pg.Pool, ids: number[]): Promise<void> {
+  async refresh(pool: Db, ids: number[]): Promise<void> {
     for (let i = 0; i < ids.length; i += LOAD_BATCH) {
       // With the check results of each outlet's orders (by orders_outlet_idx).
       const { rows } = await pool.query<Row & CheckCounts>({

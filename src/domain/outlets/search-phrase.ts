@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import type { Db } from '../../db/handle.js';
 
 // A quoted phrase ("rocky mountain") must appear as written: its words at consecutive positions.
 // The index keeps no positions (they would double its memory for a rare kind of query), so it
@@ -34,7 +34,7 @@ const STATEMENT = `WITH w AS MATERIALIZED (SELECT * FROM unnest($2::text[], $3::
    WHERE in_any OR in_name`;
 
 /** Of `ids`, the outlets in which every phrase appears as written. */
-export async function confirmPhrases(pool: pg.Pool, ids: number[], phrases: Phrase[]): Promise<Confirmed> {
+export async function confirmPhrases(pool: Db, ids: number[], phrases: Phrase[]): Promise<Confirmed> {
   const lexemes: string[] = [];
   const phraseOf: number[] = [];
   const at: number[] = [];

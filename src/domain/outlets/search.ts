@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import type { Db } from '../../db/handle.js';
 import { formatCents } from '../money/format.js';
 import type { OfferFormat, OutletSort } from './enums.js';
 import { type Money, outletColumns, type OutletRow, outletView, trackRecordJoin } from './outlet-view.js';
@@ -61,7 +61,7 @@ export function hydrateStatement(ids: number[], format: OfferFormat | 'any', wor
 
 type PageRow = OutletRow & { from_price: number; currency: string; per_usd: number };
 
-export async function searchOutlets(engine: SearchEngine, pool: pg.Pool, workspaceId: number, s: OutletSearch, page: number, perPage: number) {
+export async function searchOutlets(engine: SearchEngine, pool: Db, workspaceId: number, s: OutletSearch, page: number, perPage: number) {
   const sort = s.sort ?? (s.q ? 'relevance' : '-traffic');
   const { ids, total } = await engine.search({ q: s.q, filter: s.filter, sort, offset: (page - 1) * perPage, limit: perPage });
   if (ids.length === 0) return { items: [], total };

@@ -1,6 +1,4 @@
-import type pg from 'pg';
-import type { Db } from '../../db/client.js';
-import { withTransaction } from '../../db/tx.js';
+import { type Db, withTransaction } from '../../db/handle.js';
 import { createKey } from '../keys/key-service.js';
 import { createPublisherAccount } from '../ledger/ledger-service.js';
 import { notFound } from '../errors.js';
@@ -8,7 +6,7 @@ import { formatCents } from '../money/format.js';
 
 /** A publisher with its pending and payable accounts and a first publisher key (shown once). */
 export async function createPublisher(db: Db, name: string) {
-  const id = await withTransaction(db.$client, async (tx) => {
+  const id = await withTransaction(db, async (tx) => {
     const { rows } = await tx.query<{ id: number }>('INSERT INTO publishers (name) VALUES ($1) RETURNING id', [name]);
     await createPublisherAccount(tx, rows[0]!.id);
     return rows[0]!.id;
@@ -17,13 +15,13 @@ export async function createPublisher(db: Db, name: string) {
   return { id, key: key.key };
 }
 
-export async function publisherExists(pool: pg.Pool, publisherId: number): Promise<boolean> {
+export async function publisherExists(pool: Db, publisherId: number): Promise<boolean> {
   const { rowCount } = await pool.query('SELECT 1 FROM publishers WHERE id = $1', [publisherId]);
   return rowCount !== 0;
 }
 
 /** The publisher behind a key and its two balances (docs/link-guarantee.md). */
-export async function publisherMe(pool: pg.Pool, publisherId: number) {
+export async function publisherMe(pool: Db, publisherId: number) {
   const { rows } = await pool.query<{ id: number; name: string; pending: number; payable: number }>({
     name: 'publisher_me',
     text: `SELECT p.id, p.name,

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type pg from 'pg';
+import type { Db } from '../../db/handle.js';
 import type { Clock } from '../clock.js';
 
 /**
@@ -23,7 +23,7 @@ export interface SessionRecord {
 const hashOf = (id: string) => createHash('sha256').update(id).digest('hex');
 const WELL_FORMED = /^[A-Za-z0-9_-]{43}$/;
 
-export function createSessionStore(pool: pg.Pool, clock: Clock) {
+export function createSessionStore(pool: Db, clock: Clock) {
   return {
     /** Starts a session for the user; the raw id is returned here only, for the cookie. */
     async start(userId: number, data: Record<string, unknown> = {}): Promise<{ id: string; endsAt: number }> {

@@ -1,7 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { MemberRole } from '../../common/enums.js';
-import type { Db } from '../../db/client.js';
-import { withTransaction } from '../../db/tx.js';
+import { type Db, withTransaction } from '../../db/handle.js';
 import { systemClock, type Clock } from '../clock.js';
 import { DomainError, forbidden, notFound } from '../errors.js';
 import { alreadyMember, insertMembership, requireTarget, roleIn, targetColumn, type Target } from './memberships.js';
@@ -38,7 +37,7 @@ export async function createInvitation(
   const valid = parseUserInput(invitationInput, { email, role });
   const token = randomBytes(32).toString('base64url');
   const { column, id } = targetColumn(target);
-  return withTransaction(db.$client, async (tx) => {
+  return withTransaction(db, async (tx) => {
     await requireTarget(tx, target);
     const actorRole = await roleIn(tx, actorId, target);
     if (!actorRole) throw notFound('workspaceId' in target ? 'Workspace' : 'Publisher');
@@ -86,7 +85,7 @@ const targetOf = (row: Pick<InvitationRow, 'workspace_id' | 'publisher_id'>): Ta
 /** What an invite link is for (the accept page shows it before sign-up or sign-in); null when unknown. */
 export async function describeInvitation(db: Db, token: string, clock: Clock = systemClock): Promise<InvitationView | null> {
   if (typeof token !== 'string' || token.length === 0 || token.length > 200) return null;
-  const { rows } = await db.$client.query<InvitationRow & { target_name: string; invited_by: string }>(
+  const { rows } = await db.query<InvitationRow & { target_name: string; invited_by: string }>(
     `SELECT i.*, COALESCE(w.name, p.name) AS target_name, u.name AS invited_by
        FROM invitations i JOIN users u ON u.id = i.invited_by
        LEFT JOIN workspaces w ON w.id = i.workspace_id LEFT JOIN publishers p ON p.id = i.publisher_id
@@ -124,7 +123,7 @@ export async function acceptInvitation(
   clock: Clock = systemClock,
 ): Promise<{ kind: 'workspace' | 'publisher'; id: number; role: MemberRole }> {
   if (typeof token !== 'string' || token.length === 0 || token.length > 200) throw notFound('Invitation');
-  return withTransaction(db.$client, async (tx) => {
+  return withTransaction(db, async (tx) => {
     const { rows } = await tx.query<InvitationRow>('SELECT * FROM invitations WHERE token_hash = $1 FOR UPDATE', [hashToken(token)]);
     const inv = rows[0];
     if (!inv) throw notFound('Invitation');
@@ -161,9 +160,9 @@ export interface PendingInvitation {
 
 /** Invitations of the target not yet accepted nor expired (the Members page). */
 export async function listPendingInvitations(db: Db, target: Target, clock: Clock = systemClock): Promise<PendingInvitation[]> {
-  await requireTarget(db.$client, target);
+  await requireTarget(db, target);
   const { column, id } = targetColumn(target);
-  const { rows } = await db.$client.query<PendingInvitation>(
+  const { rows } = await db.query<PendingInvitation>(
     `SELECT i.id, i.email, i.role, u.name AS "invitedBy", i.created_at AS "createdAt", i.expires_at AS "expiresAt"
        FROM invitations i JOIN users u ON u.id = i.invited_by
       WHERE i.${column} = $1 AND i.accepted_at IS NULL AND i.expires_at > to_timestamp($2::double precision / 1000)

@@ -1,7 +1,6 @@
 import type { MemberRole } from '../../common/enums.js';
-import type { Db } from '../../db/client.js';
 import { constraintOf, pgErrorCode } from '../../db/errors.js';
-import { withTransaction, type Tx } from '../../db/tx.js';
+import { type Db, withTransaction } from '../../db/handle.js';
 import { DomainError, forbidden, notFound } from '../errors.js';
 import { can } from './permissions.js';
 import { parseUserInput, roleField } from './user-input.js';
@@ -24,8 +23,6 @@ export interface MembershipOf {
   role: MemberRole;
 }
 
-type Q = Pick<Tx, 'query'>;
-
 /** The column and value a target is found by; the column is one of two fixed names, never input. */
 export function targetColumn(target: Target): { column: 'workspace_id' | 'publisher_id'; id: number } {
   return 'workspaceId' in target ? { column: 'workspace_id', id: target.workspaceId } : { column: 'publisher_id', id: target.publisherId };
@@ -33,7 +30,7 @@ export function targetColumn(target: Target): { column: 'workspace_id' | 'publis
 
 const targetWord = (target: Target) => ('workspaceId' in target ? 'Workspace' : 'Publisher');
 
-export async function requireTarget(q: Q, target: Target): Promise<{ name: string }> {
+export async function requireTarget(q: Db, target: Target): Promise<{ name: string }> {
   const table = 'workspaceId' in target ? 'workspaces' : 'publishers';
   const { rows } = await q.query<{ name: string }>(`SELECT name FROM ${table} WHERE id = $1`, [targetColumn(target).id]);
   if (!rows[0]) throw notFound(targetWord(target));
@@ -49,8 +46,7 @@ export const alreadyMember = () =>
   new DomainError('conflict', 'This person is already a member.', { reason: 'already_member', errors: { email: ['is already a member'] } });
 
 /** The user's role in the target, or null when they are not a member. */
-export async function roleIn(db: Db | Q, userId: number, target: Target): Promise<MemberRole | null> {
-  const q: Q = '$client' in db ? db.$client : db;
+export async function roleIn(q: Db, userId: number, target: Target): Promise<MemberRole | null> {
   const { column, id } = targetColumn(target);
   const { rows } = await q.query<{ role: MemberRole }>(`SELECT role FROM memberships WHERE user_id = $1 AND ${column} = $2`, [userId, id]);
   return rows[0]?.role ?? null;
@@ -60,7 +56,7 @@ export async function roleIn(db: Db | Q, userId: number, target: Target): Promis
  * When an actor acts, they must be a member (else the target is "not found", as another
  * tenant's is) with the permission to manage members (else forbidden).
  */
-async function checkActor(q: Q, actorId: number | undefined, target: Target, allowSelf?: number): Promise<void> {
+async function checkActor(q: Db, actorId: number | undefined, target: Target, allowSelf?: number): Promise<void> {
   if (actorId === undefined) return; // the operator, from the admin CLI
   const role = await roleIn(q, actorId, target);
   if (!role) throw notFound(targetWord(target));
@@ -70,7 +66,7 @@ async function checkActor(q: Q, actorId: number | undefined, target: Target, all
 /** Adds a user to a target with a role (the admin CLI; invitations use the same insert). */
 export async function addMember(db: Db, target: Target, userId: number, role: MemberRole, opts: { actorId?: number } = {}): Promise<Member> {
   const valid = parseUserInput(roleField, role);
-  return withTransaction(db.$client, async (tx) => {
+  return withTransaction(db, async (tx) => {
     await requireTarget(tx, target);
     await checkActor(tx, opts.actorId, target);
     await insertMembership(tx, target, userId, valid);
@@ -78,7 +74,7 @@ export async function addMember(db: Db, target: Target, userId: number, role: Me
   });
 }
 
-export async function insertMembership(tx: Q, target: Target, userId: number, role: MemberRole): Promise<void> {
+export async function insertMembership(tx: Db, target: Target, userId: number, role: MemberRole): Promise<void> {
   const { column, id } = targetColumn(target);
   try {
     await tx.query(`INSERT INTO memberships (user_id, ${column}, role) VALUES ($1, $2, $3)`, [userId, id, role]);
@@ -94,7 +90,7 @@ export async function insertMembership(tx: Q, target: Target, userId: number, ro
  * Locks the target's owner rows and the user's own membership, so two changes that each leave
  * one owner cannot both pass: the second waits, then sees the first's change.
  */
-async function lockForChange(tx: Tx, target: Target, userId: number): Promise<{ role: MemberRole; owners: number }> {
+async function lockForChange(tx: Db, target: Target, userId: number): Promise<{ role: MemberRole; owners: number }> {
   const { column, id } = targetColumn(target);
   const { rows } = await tx.query<{ user_id: number; role: MemberRole }>(
     `SELECT user_id, role FROM memberships WHERE ${column} = $1 AND (role = 'owner' OR user_id = $2) ORDER BY id FOR UPDATE`,
@@ -107,7 +103,7 @@ async function lockForChange(tx: Tx, target: Target, userId: number): Promise<{ 
 
 export async function changeRole(db: Db, target: Target, userId: number, role: MemberRole, opts: { actorId?: number } = {}): Promise<Member> {
   const valid = parseUserInput(roleField, role);
-  return withTransaction(db.$client, async (tx) => {
+  return withTransaction(db, async (tx) => {
     await requireTarget(tx, target);
     await checkActor(tx, opts.actorId, target);
     const current = await lockForChange(tx, target, userId);
@@ -120,7 +116,7 @@ export async function changeRole(db: Db, target: Target, userId: number, role: M
 
 /** Removes a member; anyone may leave, only an owner may remove someone else. */
 export async function removeMember(db: Db, target: Target, userId: number, opts: { actorId?: number } = {}): Promise<{ removed: true }> {
-  return withTransaction(db.$client, async (tx) => {
+  return withTransaction(db, async (tx) => {
     await requireTarget(tx, target);
     await checkActor(tx, opts.actorId, target, userId);
     const current = await lockForChange(tx, target, userId);
@@ -131,7 +127,7 @@ export async function removeMember(db: Db, target: Target, userId: number, opts:
   });
 }
 
-async function listMembersOn(q: Q, target: Target): Promise<Member[]> {
+async function listMembersOn(q: Db, target: Target): Promise<Member[]> {
   const { column, id } = targetColumn(target);
   const { rows } = await q.query<Member>(
     `SELECT u.id AS "userId", u.email, u.name, m.role, m.created_at AS since
@@ -145,13 +141,13 @@ async function listMembersOn(q: Q, target: Target): Promise<Member[]> {
 
 /** The target's members, owners first, then by name. */
 export async function listMembers(db: Db, target: Target): Promise<Member[]> {
-  await requireTarget(db.$client, target);
-  return listMembersOn(db.$client, target);
+  await requireTarget(db, target);
+  return listMembersOn(db, target);
 }
 
 /** Every workspace and publisher account the user belongs to (the console's switcher). */
 export async function membershipsOf(db: Db, userId: number): Promise<MembershipOf[]> {
-  const { rows } = await db.$client.query<MembershipOf>(
+  const { rows } = await db.query<MembershipOf>(
     `SELECT 'workspace' AS kind, w.id, w.name, m.role FROM memberships m JOIN workspaces w ON w.id = m.workspace_id WHERE m.user_id = $1
      UNION ALL
      SELECT 'publisher' AS kind, p.id, p.name, m.role FROM memberships m JOIN publishers p ON p.id = m.publisher_id WHERE m.user_id = $1

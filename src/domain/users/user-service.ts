@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import type { Db } from '../../db/client.js';
 import { constraintOf, pgErrorCode } from '../../db/errors.js';
-import { type Tx, withTransaction } from '../../db/tx.js';
+import { type Db, withTransaction } from '../../db/handle.js';
 import { systemClock, type Clock } from '../clock.js';
 import { DomainError, notFound } from '../errors.js';
 import { hashPassword, verifyAgainstDummy, verifyPassword } from './passwords.js';
@@ -29,7 +28,7 @@ export const emailTaken = () =>
 /** A new user; the email is kept as typed (trimmed) and unique whatever its case. */
 export async function createUser(db: Db, input: { email: string; name: string; password: string }): Promise<User> {
   const ready = await prepareUser(db, input);
-  return insertUser(db.$client, ready);
+  return insertUser(db, ready);
 }
 
 /** A new user's input checked and its password hashed: slow work done before any transaction. */
@@ -41,7 +40,7 @@ export async function prepareUser(db: Db, input: { email: string; name: string; 
 }
 
 /** Writes a prepared user, on the pool or in the caller's transaction. */
-export async function insertUser(q: Pick<Tx, 'query'>, user: Awaited<ReturnType<typeof prepareUser>>): Promise<User> {
+export async function insertUser(q: Pick<Db, 'query'>, user: Awaited<ReturnType<typeof prepareUser>>): Promise<User> {
   try {
     const { rows } = await q.query<User>(
       `INSERT INTO users (email, name, password_hash) VALUES ($1, $2, $3) RETURNING ${USER_COLUMNS}`,
@@ -55,7 +54,7 @@ export async function insertUser(q: Pick<Tx, 'query'>, user: Awaited<ReturnType<
 }
 
 export async function findUserByEmail(db: Db, email: string): Promise<User | null> {
-  const { rows } = await db.$client.query<User>(`SELECT ${USER_COLUMNS} FROM users WHERE lower(email) = lower($1)`, [email.trim()]);
+  const { rows } = await db.query<User>(`SELECT ${USER_COLUMNS} FROM users WHERE lower(email) = lower($1)`, [email.trim()]);
   return rows[0] ?? null;
 }
 
@@ -67,7 +66,7 @@ export async function requireUserByEmail(db: Db, email: string): Promise<User> {
 }
 
 export async function getUser(db: Db, userId: number): Promise<User> {
-  const { rows } = await db.$client.query<User>(`SELECT ${USER_COLUMNS} FROM users WHERE id = $1`, [userId]);
+  const { rows } = await db.query<User>(`SELECT ${USER_COLUMNS} FROM users WHERE id = $1`, [userId]);
   if (!rows[0]) throw notFound('User');
   return rows[0];
 }
@@ -80,7 +79,7 @@ export async function verifyCredentials(db: Db, email: string, password: string)
   if (typeof email !== 'string' || typeof password !== 'string' || email.length > 254 || password.length > 256) {
     return verifyAgainstDummy(typeof password === 'string' ? password.slice(0, 256) : '').then(() => null);
   }
-  const { rows } = await db.$client.query<User & { passwordHash: string }>(
+  const { rows } = await db.query<User & { passwordHash: string }>(
     `SELECT ${USER_COLUMNS}, password_hash AS "passwordHash" FROM users WHERE lower(email) = lower($1)`,
     [email.trim()],
   );
@@ -95,7 +94,7 @@ export async function verifyCredentials(db: Db, email: string, password: string)
 export async function setPassword(db: Db, userId: number, password: string): Promise<{ sessionsEnded: number }> {
   const valid = parseUserInput(z.object({ password: passwordField }), { password }).password;
   const passwordHash = await hashPassword(valid); // before the transaction: it takes tens of milliseconds
-  return withTransaction(db.$client, async (tx) => {
+  return withTransaction(db, async (tx) => {
     const updated = await tx.query('UPDATE users SET password_hash = $2 WHERE id = $1', [userId, passwordHash]);
     if (updated.rowCount === 0) throw notFound('User');
     const ended = await tx.query('DELETE FROM sessions WHERE user_id = $1', [userId]);
@@ -104,5 +103,5 @@ export async function setPassword(db: Db, userId: number, password: string): Pro
 }
 
 export async function recordSignIn(db: Db, userId: number, clock: Clock = systemClock): Promise<void> {
-  await db.$client.query('UPDATE users SET last_sign_in_at = to_timestamp($2::double precision / 1000) WHERE id = $1', [userId, clock.now()]);
+  await db.query('UPDATE users SET last_sign_in_at = to_timestamp($2::double precision / 1000) WHERE id = $1', [userId, clock.now()]);
 }

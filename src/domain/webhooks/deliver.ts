@@ -1,6 +1,5 @@
-import type pg from 'pg';
 import { Webhook } from 'standardwebhooks';
-import { withTransaction } from '../../db/tx.js';
+import { withTransaction, type Db } from '../../db/handle.js';
 import type { OutboundClient, OutboundResult } from '../../outbound/http-client.js';
 import { recordEvents } from '../events/record.js';
 import { eventId, type EventOwner } from '../events/event-types.js';
@@ -72,7 +71,7 @@ export function retryDelay(attempts: number, baseMs: number): number {
  * timeout), and if this process dies mid-send the claim lapses and the delivery is sent again
  * (at least once). Then sends each and records the outcome. Returns how many it attempted.
  */
-export async function deliverDue(pool: pg.Pool, client: OutboundClient, settings: DeliverySettings, now: () => number): Promise<number> {
+export async function deliverDue(pool: Db, client: OutboundClient, settings: DeliverySettings, now: () => number): Promise<number> {
   const claimedAt = now();
   const { rows } = await pool.query<Claimed>({
     name: 'webhook_deliveries_claim',
@@ -94,7 +93,7 @@ export async function deliverDue(pool: pg.Pool, client: OutboundClient, settings
   return rows.length;
 }
 
-async function attempt(pool: pg.Pool, client: OutboundClient, settings: DeliverySettings, now: () => number, d: Claimed): Promise<void> {
+async function attempt(pool: Db, client: OutboundClient, settings: DeliverySettings, now: () => number, d: Claimed): Promise<void> {
   const result = await send(client, settings, now, d);
   const at = now();
   const delivered = result.status !== null && result.status >= 200 && result.status < 300;
@@ -150,7 +149,7 @@ async function send(client: OutboundClient, settings: DeliverySettings, now: () 
  * Disables an endpoint whose deliveries kept failing: its pending deliveries fail with it, and
  * its owner gets `webhook_endpoint.disabled` (on the feed and their other endpoints).
  */
-async function disableEndpoint(tx: pg.PoolClient, endpointId: number, now: number): Promise<void> {
+async function disableEndpoint(tx: Db, endpointId: number, now: number): Promise<void> {
   const { rows } = await tx.query<EndpointRow & { workspace_id: number | null; publisher_id: number | null }>({
     name: 'webhook_endpoints_disable',
     text: `UPDATE webhook_endpoints SET disabled_at = $2 WHERE id = $1 AND disabled_at IS NULL

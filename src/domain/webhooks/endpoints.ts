@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
-import { type Tx, withTransaction } from '../../db/tx.js';
+import { type Db, withTransaction } from '../../db/handle.js';
 import type { Clock } from '../clock.js';
 import { DomainError, invalidInput, notFound } from '../errors.js';
 import { type OnceOptions, runOnce } from '../idempotency/record-once.js';
@@ -53,7 +53,7 @@ export async function checkEndpointUrl(url: string, policy: OutboundPolicy): Pro
 
 /** Stores a new endpoint whose URL `checkEndpointUrl` accepted; the answer is the only one showing its secret. */
 export async function createEndpoint(
-  tx: Tx,
+  tx: Db,
   owner: EventOwner,
   input: { url: string; events?: EventType[] | undefined },
   now: number,
@@ -84,7 +84,7 @@ export async function createEndpoint(
   }
 }
 
-export async function listEndpoints(pool: pg.Pool, owner: EventOwner): Promise<EndpointView[]> {
+export async function listEndpoints(pool: Db, owner: EventOwner): Promise<EndpointView[]> {
   const { rows } = await pool.query<EndpointRow>({
     name: `webhook_endpoints_list_${owner.party}`,
     text: `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE ${ownerColumn(owner)} = $1 ORDER BY id`,
@@ -94,7 +94,7 @@ export async function listEndpoints(pool: pg.Pool, owner: EventOwner): Promise<E
 }
 
 /** Whose endpoint this is (for the admin CLI, which names endpoints by id alone). */
-export async function endpointOwner(pool: pg.Pool, id: number): Promise<EventOwner> {
+export async function endpointOwner(pool: Db, id: number): Promise<EventOwner> {
   const { rows } = await pool.query<{ workspace_id: number | null; publisher_id: number | null }>(
     'SELECT workspace_id, publisher_id FROM webhook_endpoints WHERE id = $1',
     [id],
@@ -104,7 +104,7 @@ export async function endpointOwner(pool: pg.Pool, id: number): Promise<EventOwn
 }
 
 /** Deletes an endpoint with its delivery log; another owner's endpoint answers 404, like a missing one. */
-export async function deleteEndpoint(pool: pg.Pool, owner: EventOwner, id: number): Promise<void> {
+export async function deleteEndpoint(pool: Db, owner: EventOwner, id: number): Promise<void> {
   const { rowCount } = await pool.query({
     name: `webhook_endpoints_delete_${owner.party}`,
     text: `DELETE FROM webhook_endpoints WHERE id = $1 AND ${ownerColumn(owner)} = $2`,
@@ -114,7 +114,7 @@ export async function deleteEndpoint(pool: pg.Pool, owner: EventOwner, id: numbe
 }
 
 /** A new secret; the current one keeps signing beside it for a day, so receivers can switch. */
-export async function rotateSecret(pool: pg.Pool | Tx, owner: EventOwner, id: number, now: number): Promise<EndpointView & { secret: string }> {
+export async function rotateSecret(pool: Db, owner: EventOwner, id: number, now: number): Promise<EndpointView & { secret: string }> {
   const secret = newSecret();
   const { rows } = await pool.query<EndpointRow>({
     name: `webhook_endpoints_rotate_${owner.party}`,
@@ -162,7 +162,7 @@ export type DeliveryView = ReturnType<typeof deliveryView>;
 const DELIVERY_COLUMNS = `d.id, e.position, e.type, d.status, d.attempts, d.next_attempt_at, d.first_attempt_at, d.last_attempt_at,
   d.last_status_code, d.last_duration_ms, d.last_error, d.delivered_at, d.created_at`;
 
-async function requireEndpoint(q: pg.Pool | pg.PoolClient, owner: EventOwner, id: number): Promise<{ disabled: boolean }> {
+async function requireEndpoint(q: Db, owner: EventOwner, id: number): Promise<{ disabled: boolean }> {
   const { rows } = await q.query<{ disabled: boolean }>({
     name: `webhook_endpoint_owned_${owner.party}`,
     text: `SELECT disabled_at IS NOT NULL AS disabled FROM webhook_endpoints WHERE id = $1 AND ${ownerColumn(owner)} = $2`,
@@ -173,7 +173,7 @@ async function requireEndpoint(q: pg.Pool | pg.PoolClient, owner: EventOwner, id
 }
 
 /** An endpoint's delivery log, newest first. */
-export async function listDeliveries(pool: pg.Pool, owner: EventOwner, endpointId: number, page: number, perPage: number) {
+export async function listDeliveries(pool: Db, owner: EventOwner, endpointId: number, page: number, perPage: number) {
   await requireEndpoint(pool, owner, endpointId);
   const [rows, count] = await Promise.all([
     pool.query<DeliveryRow>({
@@ -192,7 +192,7 @@ export async function listDeliveries(pool: pg.Pool, owner: EventOwner, endpointI
 }
 
 /** Sends a delivery's event again, as a new delivery due now (same webhook-id: the receiver can tell). */
-export async function resendDelivery(pool: pg.Pool | Tx, owner: EventOwner, endpointId: number, deliveryId: number, now: number): Promise<DeliveryView> {
+export async function resendDelivery(pool: Db, owner: EventOwner, endpointId: number, deliveryId: number, now: number): Promise<DeliveryView> {
   const { disabled } = await requireEndpoint(pool, owner, endpointId);
   if (disabled) throw new DomainError('conflict', 'The endpoint is disabled; create a new one to receive events again.', { status: 'disabled' });
   const { rows } = await pool.query<DeliveryRow>({
@@ -213,7 +213,7 @@ type Created = EndpointView & { secret: string };
 type EndpointInput = { url: string; events?: EventType[] | undefined };
 
 /** Checks the URL, then stores the endpoint in a transaction of its own. */
-export async function addEndpoint(pool: pg.Pool, owner: EventOwner, input: EndpointInput, policy: OutboundPolicy, now: number): Promise<Created> {
+export async function addEndpoint(pool: Db, owner: EventOwner, input: EndpointInput, policy: OutboundPolicy, now: number): Promise<Created> {
   const url = await checkEndpointUrl(input.url, policy);
   return withTransaction(pool, (tx) => createEndpoint(tx, owner, { ...input, url }, now));
 }
@@ -226,16 +226,16 @@ export interface EndpointActionDeps {
 
 /**
  * The endpoint changes as routes call them: one call each, in its own transaction, kept once
- * under `options.once` (a REST Idempotency-Key; none: not kept) and answered as `options.encode` says.
+ * under `options.once` (a REST Idempotency-Key; none: not kept) and answered as its outcome; each adapter encodes it.
  */
 export const webhookEndpoints = {
   /** The URL is checked first, outside any transaction: resolving its host may take a while. */
-  async create(deps: EndpointActionDeps, owner: EventOwner, input: EndpointInput, options: OnceOptions<Created>) {
+  async create(deps: EndpointActionDeps, owner: EventOwner, input: EndpointInput, options: OnceOptions) {
     const url = await checkEndpointUrl(input.url, deps.outboundPolicy);
     return runOnce(deps, options, (tx, now) => createEndpoint(tx, owner, { ...input, url }, now));
   },
-  rotateSecret: (deps: EndpointActionDeps, owner: EventOwner, id: number, options: OnceOptions<Created>) =>
+  rotateSecret: (deps: EndpointActionDeps, owner: EventOwner, id: number, options: OnceOptions) =>
     runOnce(deps, options, (tx, now) => rotateSecret(tx, owner, id, now)),
-  resend: (deps: EndpointActionDeps, owner: EventOwner, endpointId: number, deliveryId: number, options: OnceOptions<DeliveryView>) =>
+  resend: (deps: EndpointActionDeps, owner: EventOwner, endpointId: number, deliveryId: number, options: OnceOptions) =>
     runOnce(deps, options, (tx, now) => resendDelivery(tx, owner, endpointId, deliveryId, now)),
 };

@@ -1,4 +1,4 @@
-import type { Db } from '../../db/client.js';
+import { type Db, orm } from '../../db/handle.js';
 import { brandKits } from '../../db/schema/index.js';
 import { requireWorkspace } from './workspace-service.js';
 
@@ -12,7 +12,7 @@ export interface NewBrandKit {
 
 export async function createBrandKit(db: Db, workspaceId: number, kit: NewBrandKit) {
   await requireWorkspace(db, workspaceId);
-  const [row] = await db
+  const [row] = await orm(db)
     .insert(brandKits)
     .values({
       workspaceId,

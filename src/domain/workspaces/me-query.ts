@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import type { Db } from '../../db/handle.js';
 import { gatheredReads } from '../../db/gathered-reads.js';
 import { DomainError } from '../errors.js';
 import { budgetView, hasSpendLimits, readSpent } from '../keys/budget.js';
@@ -23,7 +24,7 @@ interface Balances {
   held: number;
 }
 
-async function readBalances(pool: pg.Pool, workspaceIds: number[]): Promise<Balances[]> {
+async function readBalances(pool: Db, workspaceIds: number[]): Promise<Balances[]> {
   const byWorkspace = new Map<number, Balances>(workspaceIds.map((id) => [id, { available: 0, held: 0 }]));
   const put = (id: number, kind: string, balance: number) => {
     const b = byWorkspace.get(id)!;

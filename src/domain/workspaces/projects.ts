@@ -1,4 +1,4 @@
-import type { Db } from '../../db/client.js';
+import { type Db, orm } from '../../db/handle.js';
 import { projects } from '../../db/schema/index.js';
 import { invalidInput } from '../errors.js';
 import { requireWorkspace } from './workspace-service.js';
@@ -8,6 +8,6 @@ export const notOwnProject = () => invalidInput({ project_id: ['is not a project
 
 export async function createProject(db: Db, workspaceId: number, name: string) {
   await requireWorkspace(db, workspaceId);
-  const [row] = await db.insert(projects).values({ workspaceId, name }).returning();
+  const [row] = await orm(db).insert(projects).values({ workspaceId, name }).returning();
   return { id: row!.id, name: row!.name };
 }

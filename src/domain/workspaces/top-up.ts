@@ -1,5 +1,4 @@
-import type pg from 'pg';
-import { withTransaction } from '../../db/tx.js';
+import { withTransaction, type Db } from '../../db/handle.js';
 import { recordEvents } from '../events/record.js';
 import { creditTopUp } from '../ledger/ledger-service.js';
 import { formatCents } from '../money/format.js';
@@ -14,7 +13,7 @@ export interface TopUpView {
 }
 
 /** Money entering a workspace (the admin's top-up), with its `workspace.topped_up` event in the same transaction. */
-export function topUpWorkspace(pool: pg.Pool, workspaceId: number, cents: number, now: number): Promise<TopUpView> {
+export function topUpWorkspace(pool: Db, workspaceId: number, cents: number, now: number): Promise<TopUpView> {
   return withTransaction(pool, async (tx) => {
     const { balanceCents } = await creditTopUp(tx, workspaceId, cents);
     const { rows } = await tx.query<{ currency: string; per_usd: number }>({

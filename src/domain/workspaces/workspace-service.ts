@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import type { Db } from '../../db/client.js';
 import { fxRates, workspaces } from '../../db/schema/index.js';
 import { DomainError, invalidInput, notFound } from '../errors.js';
-import { type Tx, withTransaction } from '../../db/tx.js';
+import { type Db, orm, withTransaction } from '../../db/handle.js';
 import { createWorkspaceAccounts, creditTopUp } from '../ledger/ledger-service.js';
 
 export interface NewWorkspace {
@@ -54,20 +53,20 @@ function ownerDefaults(input: NewWorkspace) {
 }
 
 export async function assertCurrency(db: Db, currency: string): Promise<void> {
-  const [row] = await db.select({ c: fxRates.currency }).from(fxRates).where(eq(fxRates.currency, currency));
+  const [row] = await orm(db).select({ c: fxRates.currency }).from(fxRates).where(eq(fxRates.currency, currency));
   if (!row) throw invalidInput({ currency: [`unknown currency ${currency}; \`fx list\` shows the FX table, \`fx set\` adds to it`] });
 }
 
 /** The workspace, its two accounts and its opening balance: all of them or, when one fails, none. */
 export async function createWorkspace(db: Db, input: NewWorkspace) {
   await assertCurrency(db, (input.currency ?? 'USD').toUpperCase());
-  return withTransaction(db.$client, (tx) => insertWorkspace(db, tx, input));
+  return withTransaction(db, (tx) => insertWorkspace(db, tx, input));
 }
 
 /** createWorkspace's writes, in the caller's transaction (sign-up makes the user and the workspace together). */
-export async function insertWorkspace(db: Db, tx: Tx, input: NewWorkspace) {
+export async function insertWorkspace(db: Db, tx: Db, input: NewWorkspace) {
   const currency = (input.currency ?? 'USD').toUpperCase();
-  const insert = db.insert(workspaces).values({ name: input.name, currency, ...ownerDefaults(input) }).returning({ id: workspaces.id }).toSQL();
+  const insert = orm(db).insert(workspaces).values({ name: input.name, currency, ...ownerDefaults(input) }).returning({ id: workspaces.id }).toSQL();
   const { rows } = await tx.query<{ id: number }>(insert.sql, insert.params);
   const id = rows[0]!.id;
   await createWorkspaceAccounts(tx, id);
@@ -88,14 +87,14 @@ export async function setApprovalRules(
       errors: { rules: ['give --max-order-cents or --auto-approve-drafts'] },
     });
   }
-  const [row] = await db.update(workspaces).set(patch).where(eq(workspaces.id, workspaceId)).returning();
+  const [row] = await orm(db).update(workspaces).set(patch).where(eq(workspaces.id, workspaceId)).returning();
   if (!row) throw notFound('Workspace');
   return { approval_rules: { max_order_cents: row.maxOrderCents, auto_approve_drafts: row.autoApproveDrafts } };
 }
 
 /** The approval rules and the currency they are written in (the console's Approval rules page). */
 export async function getApprovalRules(db: Db, workspaceId: number): Promise<ApprovalRules & { currency: string }> {
-  const [row] = await db
+  const [row] = await orm(db)
     .select({ max: workspaces.maxOrderCents, auto: workspaces.autoApproveDrafts, currency: workspaces.currency })
     .from(workspaces)
     .where(eq(workspaces.id, workspaceId));
@@ -104,6 +103,6 @@ export async function getApprovalRules(db: Db, workspaceId: number): Promise<App
 }
 
 export async function requireWorkspace(db: Db, workspaceId: number): Promise<void> {
-  const [row] = await db.select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.id, workspaceId));
+  const [row] = await orm(db).select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.id, workspaceId));
   if (!row) throw notFound('Workspace');
 }

@@ -40,7 +40,8 @@ export interface ErrorBody {
 /** Renders an error in Interface A's shape. Other surfaces (Interface B) swap this out. */
 export type ErrorRenderer = (request: FastifyRequest, reply: FastifyReply, error: DomainError) => unknown;
 
-export function v1ErrorBody(request: FastifyRequest, error: DomainError): ErrorBody {
+/** The error's body; `request` is the one it names (a kept refusal's replay names the first). */
+export function v1ErrorBody(request: Pick<FastifyRequest, 'id'>, error: DomainError): ErrorBody {
   return { message: error.message, code: error.code, request_id: request.id, ...error.details };
 }
 

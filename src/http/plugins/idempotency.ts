@@ -6,7 +6,7 @@ import type { Clock } from '../../domain/clock.js';
 import { DomainError, invalidInput } from '../../domain/errors.js';
 import { canonicalJson } from '../../common/canonical-json.js';
 import { UNSTORABLE_TEXT_MESSAGE, unstorableTextPath } from '../../domain/text-input.js';
-import { type Answer, type OnceKey, type OnceOptions, type Outcome as OutcomeOf, recordOnce, type StoredAnswer } from '../../domain/idempotency/record-once.js';
+import { type Kept, type OnceKey, type OnceOptions, recordOnce } from '../../domain/idempotency/record-once.js';
 import { z } from 'zod';
 import { httpStatusOf, v1ErrorBody } from './errors.js';
 
@@ -26,11 +26,6 @@ const idempotencyHeaders = {
   optional: z.looseObject({ 'idempotency-key': keyHeader.optional() }),
 };
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
-
-export interface Outcome {
-  status: number;
-  body: unknown;
-}
 
 // Taken before validation: the body as the client sent it, not as zod left it (unknown keys
 // dropped, strings trimmed), so a request that differs only there is another request (422).
@@ -67,28 +62,23 @@ function idempotencyKeyOf(request: FastifyRequest): string | undefined {
 /** Where a request's outcome is kept: its API key's record of its Idempotency-Key, if it sent one. */
 export function requestKey(request: FastifyRequest): OnceKey | undefined {
   const key = idempotencyKeyOf(request);
-  return key === undefined ? undefined : { book: 'request', apiKeyId: request.principal!.keyId, key, fingerprint: fingerprintOf(request) };
+  return key === undefined
+    ? undefined
+    : { book: 'request', apiKeyId: request.principal!.keyId, key, fingerprint: fingerprintOf(request), requestId: request.id };
 }
+
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
- * How a request's outcome is answered and kept: a success as its body's JSON text, a refusal
- * worth keeping (402, 409) in the error shape with this request's id; other refusals are not kept.
+ * Sends a call's outcome as JSON text: a success as `{ data }` with `status`, a kept refusal in
+ * the error shape naming the request that ran it. A replay is encoded the same way from the kept
+ * value, so it sends the first answer's bytes, with `Idempotent-Replayed: true`.
  */
-export function encodeFor<T>(request: FastifyRequest, success: (value: T) => Outcome) {
-  return (outcome: OutcomeOf<T>): StoredAnswer | undefined => {
-    if (outcome.ok) {
-      const out = success(outcome.value);
-      return { status: out.status, json: JSON.stringify(out.body) };
-    }
-    if (!storable(outcome.error)) return undefined;
-    return { status: httpStatusOf[outcome.error.code], json: JSON.stringify(v1ErrorBody(request, outcome.error)) };
-  };
-}
-
-/** Sends an answer as its stored JSON text, so a replay sends the same bytes. */
-export function sendAnswer(reply: FastifyReply, answer: Answer) {
-  if (answer.replayed) reply.header('idempotent-replayed', 'true');
-  return reply.code(answer.status).type('application/json; charset=utf-8').send(answer.json);
+export function sendKept<T>(request: FastifyRequest, reply: FastifyReply, kept: Kept<T>, status: number) {
+  if (kept.replayed) reply.header('idempotent-replayed', 'true');
+  if (kept.ok) return reply.code(status).type(JSON_TYPE).send(JSON.stringify({ data: kept.value }));
+  const body = v1ErrorBody({ id: kept.requestId ?? request.id }, kept.error);
+  return reply.code(httpStatusOf[kept.error.code]).type(JSON_TYPE).send(JSON.stringify(body));
 }
 
 export interface IdempotencyDeps {
@@ -97,27 +87,24 @@ export interface IdempotencyDeps {
 }
 
 /**
- * Where and how a POST's outcome is kept, for the one domain call its route makes: under its
- * Idempotency-Key when it sent one (a repeat with the same key and fingerprint replays the stored
- * status and body), answered as `success` shapes it.
+ * Where a POST's outcome is kept, for the one domain call its route makes: under its
+ * Idempotency-Key when it sent one (a repeat with the same key and fingerprint replays it), with
+ * the refusals worth keeping.
  */
-export function onceFor<T>(request: FastifyRequest, success: (value: T) => Outcome): OnceOptions<T> {
-  return { once: requestKey(request), encode: encodeFor(request, success) };
+export function onceFor(request: FastifyRequest): OnceOptions {
+  return { once: requestKey(request), keeps: storable };
 }
 
 /**
  * A POST that changes nothing (the planner): without an Idempotency-Key it runs outside any
- * transaction; with one, its response is still kept and replayed.
+ * transaction; with one, its result is still kept and replayed.
  */
-export function idempotentRead(deps: IdempotencyDeps, handler: (request: FastifyRequest) => Promise<Outcome>) {
+export function idempotentRead<T>(deps: IdempotencyDeps, handler: (request: FastifyRequest) => Promise<T>) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const key = requestKey(request);
-    if (!key) {
-      const out = await handler(request);
-      return reply.code(out.status).send(out.body);
-    }
-    const answer = await recordOnce(deps.pool, { key, now: deps.clock.now(), encode: encodeFor<Outcome>(request, (out) => out) }, () => handler(request));
-    return sendAnswer(reply, answer);
+    if (!key) return reply.code(200).send({ data: await handler(request) });
+    const kept = await recordOnce(deps.pool, { key, now: deps.clock.now(), keeps: storable }, () => handler(request));
+    return sendKept(request, reply, kept, 200);
   };
 }
 

@@ -3,14 +3,13 @@ import type { FastifyRequest } from 'fastify';
 import type pg from 'pg';
 import { z } from 'zod';
 import type { Clock } from '../../domain/clock.js';
-import type { Answer, OnceOptions } from '../../domain/idempotency/record-once.js';
+import type { Kept, OnceOptions } from '../../domain/idempotency/record-once.js';
 import { buyerOrders } from '../../domain/orders/buyer-actions.js';
 import { getOrder, listMessages, listOrders } from '../../domain/orders/order-read.js';
-import type { BuyerOrderView } from '../../domain/orders/order-view.js';
 import { place, type PlacementGroups } from '../../domain/orders/place-orders.js';
 import type { Durations } from '../../domain/orders/states.js';
 import { workspacePrincipal } from '../plugins/auth.js';
-import { encodeFor, onceFor, requestKey, sendAnswer } from '../plugins/idempotency.js';
+import { onceFor, sendKept } from '../plugins/idempotency.js';
 import { authErrors, bearerSecurity, errorResponses } from '../../schemas/common.js';
 import { buyerOrder, contentBody, emptyBody, messageBody, messageSchema, orderListQuery, placeOrdersBody } from '../../schemas/orders.js';
 import { idParam } from '../../schemas/outlets.js';
@@ -43,11 +42,8 @@ export const orderRoutes: FastifyPluginAsyncZod<OrderRouteDeps & { placementGrou
       },
     },
     async (request, reply) => {
-      const answer = await place(placementGroups, workspacePrincipal(request), request.body, {
-        once: requestKey(request),
-        encode: encodeFor(request, (data: BuyerOrderView[]) => ({ status: 201, body: { data } })),
-      });
-      return sendAnswer(reply, answer);
+      const kept = await place(placementGroups, workspacePrincipal(request), request.body, onceFor(request));
+      return sendKept(request, reply, kept, 201);
     },
   );
 
@@ -112,7 +108,7 @@ export const orderRoutes: FastifyPluginAsyncZod<OrderRouteDeps & { placementGrou
     path: string,
     operationId: string,
     summary: string,
-    run: (request: ActionRequest, options: OnceOptions<unknown>) => Promise<Answer>,
+    run: (request: ActionRequest, options: OnceOptions) => Promise<Kept<unknown>>,
     opts: { spending?: boolean; body?: z.ZodType; status?: number; response?: z.ZodType } = {},
   ) =>
     app.post(
@@ -131,8 +127,7 @@ export const orderRoutes: FastifyPluginAsyncZod<OrderRouteDeps & { placementGrou
         },
       },
       async (request, reply) => {
-        const status = opts.status ?? 200;
-        return sendAnswer(reply, await run(request as ActionRequest, onceFor(request, (data) => ({ status, body: { data } }))));
+        return sendKept(request, reply, await run(request as ActionRequest, onceFor(request)), opts.status ?? 200);
       },
     );
   const actions = { pool, clock, durations };

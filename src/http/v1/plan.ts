@@ -52,7 +52,7 @@ export const planRoutes: FastifyPluginAsyncZod<{ pool: pg.Pool; search: SearchEn
         formats,
         projectId: project_id,
       });
-      return { status: 200, body: { data } };
+      return data;
     }),
   );
 };

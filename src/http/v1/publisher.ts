@@ -3,9 +3,9 @@ import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { DomainError } from '../../domain/errors.js';
 import { getOrder, listMessages, listOrders } from '../../domain/orders/order-read.js';
-import type { Answer, OnceOptions } from '../../domain/idempotency/record-once.js';
+import type { Kept, OnceOptions } from '../../domain/idempotency/record-once.js';
 import { publisherOrders } from '../../domain/orders/publisher-actions.js';
-import { onceFor, sendAnswer } from '../plugins/idempotency.js';
+import { onceFor, sendKept } from '../plugins/idempotency.js';
 import { authErrors, bearerSecurity, errorResponses } from '../../schemas/common.js';
 import { contentBody, declineBody, emptyBody, messageBody, messageSchema, orderListQuery, publishBody, publisherOrder } from '../../schemas/orders.js';
 import { idParam } from '../../schemas/outlets.js';
@@ -115,7 +115,7 @@ export const publisherRoutes: FastifyPluginAsyncZod<OrderRouteDeps & { linkCheck
     path: string,
     operationId: string,
     summary: string,
-    run: (pub: number, id: number, body: never, options: OnceOptions<unknown>) => Promise<Answer>,
+    run: (pub: number, id: number, body: never, options: OnceOptions) => Promise<Kept<unknown>>,
     opts: { body?: z.ZodType; status?: number; response?: z.ZodType } = {},
   ) =>
     app.post(
@@ -134,9 +134,8 @@ export const publisherRoutes: FastifyPluginAsyncZod<OrderRouteDeps & { linkCheck
         },
       },
       async (request, reply) => {
-        const status = opts.status ?? 200;
-        const once = onceFor(request, (data) => ({ status, body: { data } }));
-        return sendAnswer(reply, await run(publisherId(request), (request as ActionRequest).params.id, request.body as never, once));
+        const kept = await run(publisherId(request), (request as ActionRequest).params.id, request.body as never, onceFor(request));
+        return sendKept(request, reply, kept, opts.status ?? 200);
       },
     );
 

@@ -10,7 +10,7 @@ import { DomainError } from '../../domain/errors.js';
 import { ownerId } from '../../domain/events/event-types.js';
 import type { Limiter } from '../plugins/rate-limit.js';
 import type { OutboundPolicy } from '../../outbound/address-policy.js';
-import { onceFor, sendAnswer } from '../plugins/idempotency.js';
+import { onceFor, sendKept } from '../plugins/idempotency.js';
 import { authErrors, bearerSecurity, errorResponses } from '../../schemas/common.js';
 import { webhookDelivery, webhookEndpoint, webhookEndpointBody, webhookEndpointWithSecret } from '../../schemas/events.js';
 import { idParam } from '../../schemas/outlets.js';
@@ -56,8 +56,8 @@ export const webhookEndpointRoutes: FastifyPluginAsyncZod<WebhookRouteDeps> = as
       },
     },
     async (request, reply) => {
-      const once = onceFor(request, (data) => ({ status: 201, body: { data } }));
-      return sendAnswer(reply, await webhookEndpoints.create(actions, owner(request), request.body, once));
+      const once = onceFor(request);
+      return sendKept(request, reply, await webhookEndpoints.create(actions, owner(request), request.body, once), 201);
     },
   );
 
@@ -109,8 +109,8 @@ export const webhookEndpointRoutes: FastifyPluginAsyncZod<WebhookRouteDeps> = as
       },
     },
     async (request, reply) => {
-      const once = onceFor(request, (data) => ({ status: 200, body: { data } }));
-      return sendAnswer(reply, await webhookEndpoints.rotateSecret(actions, owner(request), request.params.id, once));
+      const once = onceFor(request);
+      return sendKept(request, reply, await webhookEndpoints.rotateSecret(actions, owner(request), request.params.id, once), 200);
     },
   );
 
@@ -158,8 +158,8 @@ export const webhookEndpointRoutes: FastifyPluginAsyncZod<WebhookRouteDeps> = as
           retry_after: limit.retryAfterSeconds,
         });
       }
-      const once = onceFor(request, (data) => ({ status: 202, body: { data } }));
-      return sendAnswer(reply, await webhookEndpoints.resend(actions, who, request.params.id, request.params.delivery_id, once));
+      const once = onceFor(request);
+      return sendKept(request, reply, await webhookEndpoints.resend(actions, who, request.params.id, request.params.delivery_id, once), 202);
     },
   );
 };

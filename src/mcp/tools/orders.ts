@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Answer, OnceOptions } from '../../domain/idempotency/record-once.js';
+import { type Kept, type OnceOptions, valueOf } from '../../domain/idempotency/record-once.js';
 import { buyerOrders } from '../../domain/orders/buyer-actions.js';
 import type { BuyerOrderView, MessageView } from '../../domain/orders/order-view.js';
 import { getOrder as readOrder, listOrders as readOrders } from '../../domain/orders/order-read.js';
@@ -12,8 +12,8 @@ const buyer = (ctx: ToolContext) => ({ party: 'buyer' as const, workspaceId: ctx
 const one = z.object({ order: buyerOrder });
 
 /** These tools keep no record: each call is the action once, answered as its result. */
-const unkept: OnceOptions<unknown> = { once: undefined, encode: (outcome) => (outcome.ok ? { status: 200, json: JSON.stringify(outcome.value) } : undefined) };
-const resultOf = async <T>(answer: Promise<Answer>): Promise<T> => JSON.parse((await answer).json) as T;
+const unkept: OnceOptions = { once: undefined };
+const resultOf = async <T>(kept: Promise<Kept<T>>): Promise<T> => valueOf(await kept);
 
 export const listOrders = defineTool({
   name: 'list-orders',
@@ -67,7 +67,7 @@ export const submitContent = defineTool({
   output: one,
   annotations: annotations.step,
   run: async (ctx, { order_id, title, body }) => ({
-    order: await resultOf<BuyerOrderView>(buyerOrders.submitContent(ctx, ctx.principal, order_id, { title, body }, unkept)),
+    order: await resultOf(buyerOrders.submitContent(ctx, ctx.principal, order_id, { title, body }, unkept)),
   }),
 });
 
@@ -81,7 +81,7 @@ export const approveDraft = defineTool({
   input: z.strictObject({ order_id: orderId }),
   output: one,
   annotations: annotations.step,
-  run: async (ctx, { order_id }) => ({ order: await resultOf<BuyerOrderView>(buyerOrders.approveDraft(ctx, ctx.principal, order_id, unkept)) }),
+  run: async (ctx, { order_id }) => ({ order: await resultOf(buyerOrders.approveDraft(ctx, ctx.principal, order_id, unkept)) }),
 });
 
 export const sendMessage = defineTool({
@@ -97,7 +97,7 @@ export const sendMessage = defineTool({
   output: z.object({ message: messageSchema }),
   annotations: annotations.append,
   run: async (ctx, { order_id, body }) => ({
-    message: await resultOf<MessageView>(buyerOrders.message(ctx, ctx.principal, order_id, body, unkept)),
+    message: await resultOf(buyerOrders.message(ctx, ctx.principal, order_id, body, unkept)),
   }),
 });
 
@@ -111,5 +111,5 @@ export const cancelOrder = defineTool({
   input: z.strictObject({ order_id: orderId }),
   output: one,
   annotations: annotations.destructive,
-  run: async (ctx, { order_id }) => ({ order: await resultOf<BuyerOrderView>(buyerOrders.cancel(ctx, ctx.principal, order_id, unkept)) }),
+  run: async (ctx, { order_id }) => ({ order: await resultOf(buyerOrders.cancel(ctx, ctx.principal, order_id, unkept)) }),
 });

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { isoSeconds } from '../../common/iso-seconds.js';
+import { valueOf } from '../../domain/idempotency/record-once.js';
 import { approveConfirmed } from '../../domain/orders/buyer-actions.js';
-import type { BuyerOrderView } from '../../domain/orders/order-view.js';
 import { place } from '../../domain/orders/place-orders.js';
 import { buyerOrder, placeOrdersBody } from '../../schemas/orders.js';
-import { confirmationOf, encodeResult, resultOf } from '../confirmation.js';
+import { confirmationOf } from '../confirmation.js';
 import { approvalItem, moneyOf, placementItem, quoteApproval, quotePlacement, quoteSchema } from '../quotes.js';
 import { annotations, defineTool, type ToolContext } from '../tool.js';
 import { orderId } from './orders.js';
@@ -85,12 +85,9 @@ export const placeOrders = defineTool({
     const { confirmation_token, ...input } = args;
     if (confirmation_token === undefined) return issueQuote(ctx, 'place-orders', args, await quotePlacement(ctx, input));
     const { once, quotedTotalCents } = confirmationOf(ctx.confirmations, ctx.principal, 'place-orders', args, confirmation_token);
-    const answer = await place(ctx.placementGroups, ctx.principal, input, {
-      once,
-      quotedTotalCents,
-      encode: encodeResult((orders: BuyerOrderView[]) => ({ stage: 'done', orders })),
-    });
-    return resultOf<{ stage: 'done'; orders: BuyerOrderView[] }>(answer);
+    const kept = await place(ctx.placementGroups, ctx.principal, input, { once, quotedTotalCents });
+    // A repeat of a confirmed call answers the first one's orders; `replayed` says it spent nothing.
+    return { stage: 'done' as const, orders: valueOf(kept), replayed: kept.replayed };
   },
 });
 
@@ -114,12 +111,7 @@ export const approvePlacement = defineTool({
     if (confirmation_token === undefined) return issueQuote(ctx, 'approve-placement', args, await quoteApproval(ctx, order_id));
     const fmt = await moneyOf(ctx);
     const { once, quotedTotalCents } = confirmationOf(ctx.confirmations, ctx.principal, 'approve-placement', args, confirmation_token);
-    const answer = await approveConfirmed(ctx, ctx.principal, order_id, {
-      once,
-      quotedTotalCents,
-      fmt,
-      encode: encodeResult((order) => ({ stage: 'done', order })),
-    });
-    return resultOf<{ stage: 'done'; order: BuyerOrderView }>(answer);
+    const kept = await approveConfirmed(ctx, ctx.principal, order_id, { once, quotedTotalCents, fmt });
+    return { stage: 'done' as const, order: valueOf(kept), replayed: kept.replayed };
   },
 });

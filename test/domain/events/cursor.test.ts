@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { withTransaction } from '../../../src/db/tx.js';
+import { withTransaction } from '../../../src/db/handle.js';
 import { sequenceEvents } from '../../../src/domain/events/sequencer.js';
 import { publisherActions } from '../../../src/domain/orders/publisher-actions.js';
 import { durationsFrom } from '../../../src/domain/orders/states.js';

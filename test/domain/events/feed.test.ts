@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { withTransaction } from '../../../src/db/tx.js';
+import { withTransaction } from '../../../src/db/handle.js';
 import { purgeOldEvents } from '../../../src/domain/events/feed.js';
 import { sequenceEvents } from '../../../src/domain/events/sequencer.js';
 import { publisherActions } from '../../../src/domain/orders/publisher-actions.js';
@@ -113,7 +113,7 @@ describe('GET /api/v1/events and /api/v1/publisher/events — happy', () => {
 
   it('a workspace that auto-approves drafts gets draft_submitted then draft_approved by the system', async () => {
     const { ws, p } = await setup();
-    await setApprovalRules(h.database.db, ws.workspaceId, { autoApproveDrafts: true });
+    await setApprovalRules(h.database.pool, ws.workspaceId, { autoApproveDrafts: true });
     const order = (await place(ws.spendKey, { offer_ids: [p.offers[0]!.id], target_url: target })).json().data[0];
     await pub(p.publisherKey, `${order.id}/accept`);
     await pub(p.publisherKey, `${order.id}/draft`, { title: 'A draft for review', body: articleFor(target) });

@@ -20,7 +20,7 @@ describe('an attempt that throws is a failed attempt (deliverDue on its own)', a
   const settings = { timeoutMs: 1000, retryBaseMs: 60_000, disableAfterMs: 72 * HOUR };
 
   async function pendingDelivery(url: string, at: number) {
-    const ws = await workspaceWithKeys(database.db);
+    const ws = await workspaceWithKeys(database.pool);
     const { rows: ep } = await database.pool.query(
       `INSERT INTO webhook_endpoints (workspace_id, url, secret, created_at) VALUES ($1, $2, 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', $3) RETURNING id`,
       [ws.workspaceId, url, new Date(at)],

@@ -71,7 +71,7 @@ describe('webhooks — every event type, signed', () => {
     await recordLiveCheck(unchecked.id, FAILING_LIVE_CHECKS);
     await topUpWorkspace(h.database.pool, ws.workspaceId, 1_000, h.clock.now());
     // A budgeted key whose one order uses up its day.
-    const budgeted = await createKey(h.database.db, { workspaceId: ws.workspaceId, canPlaceOrders: true, limits: { dailyLimitCents: p.offers[0]!.price } });
+    const budgeted = await createKey(h.database.pool, { workspaceId: ws.workspaceId, canPlaceOrders: true, limits: { dailyLimitCents: p.offers[0]!.price } });
     expect((await place(budgeted.key, { offer_ids: [p.offers[0]!.id], target_url: target })).statusCode).toBe(201);
     h.clock.advance(4 * DAY);
     await sweep();

@@ -8,7 +8,7 @@ import { workspaceWithKeys } from '../../helpers/fixtures.js';
 
 const database = await createTestDatabase();
 afterAll(() => database.drop());
-const db = database.db;
+const db = database.pool;
 const HOUR = 3_600_000;
 
 // The database's clock and the test clock differ (the test clock is set where a test wants it):

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { topUp, workspaceAccountIds } from '../../../src/domain/ledger/ledger-service.js';
 import { MAX_BALANCE_CENTS } from '../../../src/domain/ledger/limits.js';
 import { post as postMovements } from '../../../src/domain/ledger/ledger.js';
-import { withTransaction } from '../../../src/db/tx.js';
+import { withTransaction } from '../../../src/db/handle.js';
 import { createWorkspace } from '../../../src/domain/workspaces/workspace-service.js';
 import { createTestDatabase } from '../../helpers/db.js';
 import { expectLedgerInvariants } from '../../helpers/ledger-invariants.js';
@@ -12,7 +12,7 @@ afterAll(() => database.drop());
 
 describe('ledger', () => {
   it('a top-up moves money from external to available in one balanced transaction', async () => {
-    const ws = await createWorkspace(database.db, { name: 'Ledger A' });
+    const ws = await createWorkspace(database.pool, { name: 'Ledger A' });
     const r = await topUp(database.pool, ws.id, 12_345);
     expect(r.balanceCents).toBe(12_345);
     const { rows } = await database.pool.query(
@@ -29,7 +29,7 @@ describe('ledger', () => {
   });
 
   it('50 concurrent top-ups lose nothing', async () => {
-    const ws = await createWorkspace(database.db, { name: 'Ledger B' });
+    const ws = await createWorkspace(database.pool, { name: 'Ledger B' });
     await Promise.all(Array.from({ length: 50 }, (_, i) => topUp(database.pool, ws.id, 100 + i)));
     const { rows } = await database.pool.query(`SELECT balance FROM ledger_accounts WHERE workspace_id = $1 AND kind = 'available'`, [ws.id]);
     expect(rows[0].balance).toBe(50 * 100 + (49 * 50) / 2);
@@ -37,15 +37,15 @@ describe('ledger', () => {
   });
 
   it('rejects a non-positive or fractional top-up', async () => {
-    const ws = await createWorkspace(database.db, { name: 'Ledger C' });
+    const ws = await createWorkspace(database.pool, { name: 'Ledger C' });
     for (const cents of [0, -5, 1.5, Number.NaN]) {
       await expect(topUp(database.pool, ws.id, cents)).rejects.toMatchObject({ code: 'invalid_input' });
     }
   });
 
   it('refuses an unbalanced movement and leaves nothing behind', async () => {
-    const ws = await createWorkspace(database.db, { name: 'Ledger D' });
-    const acc = await workspaceAccountIds(database.db, ws.id);
+    const ws = await createWorkspace(database.pool, { name: 'Ledger D' });
+    const acc = await workspaceAccountIds(database.pool, ws.id);
     await expect(
       withTransaction(database.pool, (tx) =>
         postMovements(tx, [{ kind: 'top_up', orderId: null, workspaceId: ws.id, postings: [{ accountId: acc.available, kind: 'available', amount: 10 }] }]),
@@ -55,8 +55,8 @@ describe('ledger', () => {
   });
 
   it('the CHECK constraint stops a balance going below zero, rolling back the whole movement', async () => {
-    const ws = await createWorkspace(database.db, { name: 'Ledger E', balanceCents: 100 });
-    const acc = await workspaceAccountIds(database.db, ws.id);
+    const ws = await createWorkspace(database.pool, { name: 'Ledger E', balanceCents: 100 });
+    const acc = await workspaceAccountIds(database.pool, ws.id);
     await expect(
       withTransaction(database.pool, (tx) =>
         postMovements(tx, [
@@ -87,8 +87,8 @@ describe('ledger', () => {
     const balance = async (id: number) =>
       (await database.pool.query(`SELECT balance FROM ledger_accounts WHERE workspace_id = $1 AND kind = 'available'`, [id])).rows[0].balance;
     const e0 = await external();
-    const a = await createWorkspace(database.db, { name: 'Ledger F' });
-    const b = await createWorkspace(database.db, { name: 'Ledger G' });
+    const a = await createWorkspace(database.pool, { name: 'Ledger F' });
+    const b = await createWorkspace(database.pool, { name: 'Ledger G' });
     await topUp(database.pool, a.id, MAX_BALANCE_CENTS + e0 - 5);
     expect(await external()).toBe(-MAX_BALANCE_CENTS + 5);
 
@@ -99,7 +99,7 @@ describe('ledger', () => {
     });
     expect(await balance(b.id)).toBe(0);
     // A workspace created with an opening balance the ledger cannot take is not created at all.
-    await expect(createWorkspace(database.db, { name: 'Ledger H', balanceCents: 10 })).rejects.toMatchObject({ code: 'invalid_input' });
+    await expect(createWorkspace(database.pool, { name: 'Ledger H', balanceCents: 10 })).rejects.toMatchObject({ code: 'invalid_input' });
     expect((await database.pool.query(`SELECT count(*)::int AS n FROM workspaces WHERE name = 'Ledger H'`)).rows[0].n).toBe(0);
 
     // One workspace: refused before anything is written.

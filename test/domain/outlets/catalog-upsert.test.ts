@@ -26,7 +26,7 @@ describe('fees', () => {
 
 describe('upsertOutlets', () => {
   it('inserts outlets with fee-inclusive offers and their cheapest prices', async () => {
-    const pub = await createPublisher(database.db, 'Upsert pub');
+    const pub = await createPublisher(database.pool, 'Upsert pub');
     const r = await upsertOutlets(database.pool, pub.id, [
       outlet('a.example', { offers: [offer(), offer({ format: 'link_insertion', title: 'Link', publisher_price_cents: 5_000 })] }),
       outlet('b.example'),
@@ -48,7 +48,7 @@ describe('upsertOutlets', () => {
   });
 
   it('updates an existing domain in place, keeps matched offer ids and deactivates dropped offers', async () => {
-    const pub = await createPublisher(database.db, 'Upsert pub 2');
+    const pub = await createPublisher(database.pool, 'Upsert pub 2');
     await upsertOutlets(database.pool, pub.id, [outlet('c.example', { offers: [offer(), offer({ format: 'press_release', title: 'PR' })] })], 0.2);
     const before = await database.pool.query(`SELECT f.id, f.format FROM offers f JOIN outlets o ON o.id = f.outlet_id WHERE o.domain = 'c.example' ORDER BY f.id`);
     const r = await upsertOutlets(database.pool, pub.id, [outlet('c.example', { name: 'Renamed', offers: [offer({ publisher_price_cents: 20_000 })] })], 0.2);
@@ -65,8 +65,8 @@ describe('upsertOutlets', () => {
   });
 
   it("refuses to take over another publisher's domain and imports nothing", async () => {
-    const p1 = await createPublisher(database.db, 'Owner');
-    const p2 = await createPublisher(database.db, 'Intruder');
+    const p1 = await createPublisher(database.pool, 'Owner');
+    const p2 = await createPublisher(database.pool, 'Intruder');
     await upsertOutlets(database.pool, p1.id, [outlet('d.example')], 0.2);
     await expect(upsertOutlets(database.pool, p2.id, [outlet('e.example'), outlet('d.example')], 0.2)).rejects.toMatchObject({ code: 'invalid_input' });
     const { rows } = await database.pool.query(`SELECT domain FROM outlets WHERE domain IN ('d.example', 'e.example')`);

@@ -17,8 +17,8 @@ const database = await createTestDatabase();
 afterAll(() => database.drop());
 
 const COUNT = 100_000;
-const pub = await createPublisher(database.db, 'Explain publisher');
-const ws = await createWorkspace(database.db, { name: 'Explain workspace' });
+const pub = await createPublisher(database.pool, 'Explain publisher');
+const ws = await createWorkspace(database.pool, { name: 'Explain workspace' });
 await upsertOutlets(database.pool, pub.id, generateOutlets(COUNT, 7, { domainTag: runDomainTag(pub.id, 7) }), 0.2);
 // Counts of broad filters are index-only scans, which the planner picks once the visibility map
 // is current (autovacuum's job in production). Another test's open transaction can keep VACUUM

@@ -76,7 +76,7 @@ type GeneratedOutlet = typeof outletArb extends fc.Arbitrary<infer T> ? T : neve
 
 async function addCatalog(outlets: GeneratedOutlet[]): Promise<void> {
   const n = ++catalogs;
-  const pub = await createPublisher(database.db, `Property publisher ${n}`);
+  const pub = await createPublisher(database.pool, `Property publisher ${n}`);
   const items: OutletInput[] = outlets.map((o, i) =>
     outletInput(`c${n}-o${i}.example`, {
       name: o.name,

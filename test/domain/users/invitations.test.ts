@@ -8,7 +8,7 @@ import { createTestDatabase } from '../../helpers/db.js';
 
 const database = await createTestDatabase({ max: 20 });
 afterAll(() => database.drop());
-const db = database.db;
+const db = database.pool;
 const DAY = 86_400_000;
 
 let n = 0;

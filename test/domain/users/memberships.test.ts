@@ -8,7 +8,7 @@ import { createTestDatabase } from '../../helpers/db.js';
 
 const database = await createTestDatabase({ max: 20 });
 afterAll(() => database.drop());
-const db = database.db;
+const db = database.pool;
 
 let n = 0;
 const user = (name = `User ${++n}`) => createUser(db, { email: `m${n}-${Date.now()}@example.com`, name, password: 'member password' });

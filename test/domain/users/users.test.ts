@@ -6,7 +6,7 @@ import { ManualClock } from '../../helpers/clock.js';
 
 const database = await createTestDatabase();
 afterAll(() => database.drop());
-const db = database.db;
+const db = database.pool;
 
 describe('users', () => {
   it('refuses an email already taken in another case, naming the field', async () => {

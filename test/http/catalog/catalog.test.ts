@@ -53,21 +53,21 @@ describe('GET /api/account/details — happy', () => {
   });
 
   it('converts the balance to the workspace currency, rounded to its minor unit', async () => {
-    const eur = await workspaceWithKeys(h.database.db, { currency: 'EUR', balanceCents: 12_345 });
+    const eur = await workspaceWithKeys(h.database.pool, { currency: 'EUR', balanceCents: 12_345 });
     const { rows } = await h.database.pool.query<{ per_usd: string }>("SELECT per_usd::text FROM fx_rates WHERE currency = 'EUR'");
     const expected = Math.round(123.45 * Number(rows[0]!.per_usd) * 100) / 100;
     const res = await get(`/api/account/details?api_key=${eur.readKey}`);
     expect(res.json().data).toMatchObject({ currency: 'EUR', balance: expected });
 
     await h.database.pool.query("INSERT INTO fx_rates (currency, per_usd) VALUES ('JPY', 151.237) ON CONFLICT (currency) DO UPDATE SET per_usd = 151.237");
-    const jpy = await workspaceWithKeys(h.database.db, { currency: 'JPY', balanceCents: 12_345 });
+    const jpy = await workspaceWithKeys(h.database.pool, { currency: 'JPY', balanceCents: 12_345 });
     const yen = await get(`/api/account/details?api_key=${jpy.readKey}`);
     expect(yen.json().data).toMatchObject({ currency: 'JPY', balance: 18_670 }); // 123.45 × 151.237 = 18670.2
   });
 
   it('rounds half away from zero exactly (no binary-fraction error)', async () => {
     await h.database.pool.query("INSERT INTO fx_rates (currency, per_usd) VALUES ('SEK', 10.5) ON CONFLICT (currency) DO UPDATE SET per_usd = 10.5");
-    const sek = await workspaceWithKeys(h.database.db, { currency: 'SEK', balanceCents: 1 }); // 0.105 SEK
+    const sek = await workspaceWithKeys(h.database.pool, { currency: 'SEK', balanceCents: 1 }); // 0.105 SEK
     expect((await get(`/api/account/details?api_key=${sek.readKey}`)).json().data.balance).toBe(0.11);
   });
 });

@@ -45,7 +45,7 @@ describe('Every Interface B endpoint: 401 Invalid request for every way the key 
   }
 
   it('a revoked key', async () => {
-    const ws = await workspaceWithKeys(h.database.db);
+    const ws = await workspaceWithKeys(h.database.pool);
     await runCli(['key', 'revoke', '--id', String(ws.readKeyId)], { DATABASE_URL: h.database.url });
     invalidRequest(await get(`/api/account/details?api_key=${ws.readKey}`));
   });
@@ -58,12 +58,12 @@ describe('Every Interface B endpoint: 401 Invalid request for every way the key 
   });
 
   it('a publisher key', async () => {
-    const pub = await createPublisher(h.database.db, 'Catalog test publisher');
+    const pub = await createPublisher(h.database.pool, 'Catalog test publisher');
     invalidRequest(await get(`/api/items/all?api_key=${pub.key}`));
   });
 
   it('the key twice with different values (query + body, query + bearer, repeated query)', async () => {
-    const ws = await workspaceWithKeys(h.database.db);
+    const ws = await workspaceWithKeys(h.database.pool);
     invalidRequest(await validate({ api_key: s.readKey, purchase_code: s.code }, { query: { api_key: ws.readKey } }));
     invalidRequest(await get(`/api/items/all?api_key=${s.readKey}`, { headers: { authorization: `Bearer ${ws.readKey}` } }));
     invalidRequest(await get(`/api/items/all?api_key=${s.readKey}&api_key=${ws.readKey}`));
@@ -172,7 +172,7 @@ describe('GET /api/items/item — errors', () => {
 
 describe('GET /api/items/all — errors', () => {
   it('no items for the key → No items found', async () => {
-    const empty = await workspaceWithKeys(h.database.db);
+    const empty = await workspaceWithKeys(h.database.pool);
     expectError(await get(`/api/items/all?api_key=${empty.readKey}`), 404, 'No items found');
     expectError(await get(`/api/items/item?api_key=${empty.readKey}&item_id=1`), 404, 'Item Not Found');
   });

@@ -62,9 +62,9 @@ export interface Seller extends WorkspaceFixture {
 }
 
 /** A workspace with a key pair, one item of each kind and one purchase. */
-export async function seller(database: Pick<Database, 'db' | 'pool'>, opts: { currency?: string; balanceCents?: number } = {}): Promise<Seller> {
-  const ws = await workspaceWithKeys(database.db, opts);
-  await importItems(database.db, ws.workspaceId, itemsOfEachKind(`ws${ws.workspaceId}`));
+export async function seller(database: Pick<Database, 'pool'>, opts: { currency?: string; balanceCents?: number } = {}): Promise<Seller> {
+  const ws = await workspaceWithKeys(database.pool, opts);
+  await importItems(database.pool, ws.workspaceId, itemsOfEachKind(`ws${ws.workspaceId}`));
   const { rows } = await database.pool.query<{ id: number }>('SELECT id FROM items WHERE workspace_id = $1 ORDER BY id', [ws.workspaceId]);
   const itemIds = rows.map((r) => r.id);
   const { purchase_code } = await createPurchase(database.pool, { itemId: itemIds[0]!, license: 'regular', supportMonths: 6 });

@@ -44,7 +44,7 @@ describe('brute-force guard: 30 invalid codes per key per minute', () => {
     expect(valid.json()).toEqual({ status: 'error', msg: 'Too many requests' });
 
     // Another key of the same workspace has its own count; the other endpoints are not blocked.
-    const second = await createKey(h.database.db, { workspaceId: s.workspaceId });
+    const second = await createKey(h.database.pool, { workspaceId: s.workspaceId });
     expect((await validate(h.app, second.key, s.code)).statusCode).toBe(200);
     expect((await h.app.inject({ method: 'GET', url: `/api/items/all?api_key=${s.readKey}` })).statusCode).toBe(200);
 

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { migrateOnly } from '../../src/db/migrate.js';
+import { setupApp } from '../helpers/app.js';
+import { publisherWithOutlet } from '../helpers/catalog.js';
+import { bearer, workspaceWithKeys } from '../helpers/fixtures.js';
+import { mcpHeaders, rpc } from '../mcp/helpers.js';
+
+// Records written before migration 0031 held the answer as sent (status and JSON text; MCP: the
+// tool's result); 0031 rewrites them as the domain's outcome. A retry that arrives after the
+// upgrade must still get the first answer's bytes. Here the answers are recorded, the records put
+// back in the old shape holding exactly those bytes, 0031 applied again, and the retries sent.
+const h = await setupApp();
+const q = (sql: string, values: unknown[] = []) => h.database.pool.query(sql, values);
+
+describe('a record kept before the outcome migration replays the same bytes after it', () => {
+  it('REST 201 and 402, MCP confirmed placement', async () => {
+    const p = await publisherWithOutlet(h.database, [{ publisher_price_cents: 10_000 }, { publisher_price_cents: 5_000, title: 'Cheap' }]);
+    const rich = await workspaceWithKeys(h.database.pool, { balanceCents: 1_000_000 });
+    const poor = await workspaceWithKeys(h.database.pool, { balanceCents: 100 });
+    const args = { offer_ids: p.offers.map((o) => o.id), target_url: 'https://buyer.example/', anchor_text: 'our "product"' };
+    const rest = (key: string, idem: string) =>
+      h.app.inject({ method: 'POST', url: '/api/v1/orders', headers: { ...bearer(key), 'idempotency-key': idem }, payload: args });
+    const mcp = (a: object) =>
+      h.app.inject({ method: 'POST', url: '/mcp', headers: mcpHeaders(rich.spendKey), payload: rpc('tools/call', { name: 'place-orders', arguments: a }, 5) });
+
+    const placed = await rest(rich.spendKey, 'before-201');
+    const refused = await rest(poor.spendKey, 'before-402');
+    expect([placed.statusCode, refused.statusCode]).toEqual([201, 402]);
+    const token = (await mcp(args)).json().result.structuredContent.confirmation_token as string;
+    const confirmed = await mcp({ ...args, confirmation_token: token });
+    const { replayed: _r, ...result } = confirmed.json().result.structuredContent;
+
+    // The tables as they were before 0031, holding what the old code stored: the bytes sent.
+    await q(`ALTER TABLE idempotency_records ADD COLUMN response_status int, ADD COLUMN response_body text`);
+    await q(`UPDATE idempotency_records SET response_status = $2, response_body = $3 WHERE key = $1`, ['before-201', 201, placed.body]);
+    await q(`UPDATE idempotency_records SET response_status = $2, response_body = $3 WHERE key = $1`, ['before-402', 402, refused.body]);
+    await q(`ALTER TABLE idempotency_records DROP COLUMN outcome`);
+    await q(`ALTER TABLE mcp_confirmations ADD COLUMN result json`);
+    await q(`UPDATE mcp_confirmations SET result = $1::json`, [JSON.stringify(result)]);
+    await q(`ALTER TABLE mcp_confirmations DROP COLUMN outcome`);
+    // The console's book kept the new orders' ids ([5,6]); a replay reads each order's id.
+    await q(`ALTER TABLE person_idempotency_records ADD COLUMN response_status int, ADD COLUMN response_body text, DROP COLUMN outcome`);
+    await q(
+      `INSERT INTO person_idempotency_records (user_id, key, fingerprint, response_status, response_body, created_at, expires_at)
+       VALUES (1, 'before-person', 'f', 201, '[5,6]', now(), now() + interval '1 day')`,
+    );
+    await q(`DELETE FROM drizzle.__drizzle_migrations WHERE created_at = (SELECT max(created_at) FROM drizzle.__drizzle_migrations)`);
+    await migrateOnly(h.database.pool);
+    const { rows } = await q(`SELECT count(*)::int AS n FROM idempotency_records WHERE outcome IS NOT NULL AND key LIKE 'before-%'`);
+    expect(rows[0].n).toBe(2);
+    const person = await q(`SELECT outcome FROM person_idempotency_records WHERE key = 'before-person'`);
+    expect(JSON.parse(person.rows[0].outcome)).toEqual({ value: [{ id: 5 }, { id: 6 }] });
+
+    for (const [first, again] of [
+      [placed, await rest(rich.spendKey, 'before-201')],
+      [refused, await rest(poor.spendKey, 'before-402')],
+    ] as const) {
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(again.statusCode).toBe(first.statusCode);
+      expect(again.body).toBe(first.body);
+    }
+    const replayed = await mcp({ ...args, confirmation_token: token });
+    expect(replayed.json().result.structuredContent.replayed).toBe(true);
+    expect(replayed.body.replaceAll('"replayed":true', '"replayed":false').replaceAll('\\"replayed\\":true', '\\"replayed\\":false')).toBe(confirmed.body);
+  });
+});
