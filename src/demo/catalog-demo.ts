@@ -5,7 +5,7 @@ import { workspaces } from '../db/schema/index.js';
 import { createPurchase, importItems, markDownloaded, refundPurchase } from '../domain/catalog/catalog-writes.js';
 
 // The demo seller (docs/interface-b.md): the demo workspace's public profile, one item of each
-// kind and a few purchases in every state, so Interface B can be tried with the demo's read-only key.
+// kind and a few purchases in every state, so the seller API can be tried with the demo's read-only key.
 
 const cdn = (path: string) => `https://cdn.demo.example/${path}`;
 

@@ -21,7 +21,7 @@ export interface DemoKeys {
   spendingKey: string;
   publisherId: number;
   publisherKey: string;
-  /** Interface B: a valid purchase code of the demo workspace (the seller). */
+  /** The seller API: a valid purchase code of the demo workspace (the seller). */
   purchaseCode?: string;
   /** The console's demo user, owner of the demo workspace (also the demo seller) and publisher. */
   user?: { email: string; password: string };
@@ -136,7 +136,7 @@ export async function seedDemoIfEmpty(database: Pick<Database, 'pool'>, feeRate:
   // domains can't collide with outlets other publishers generated before the demo was seeded.
   const outlets = generateOutlets(DEMO_OUTLETS, DEMO_OUTLET_SEED, { domainTag: runDomainTag(publisher.id, DEMO_OUTLET_SEED) });
   await upsertOutlets(pool, publisher.id, outlets, feeRate);
-  // Interface B: the demo workspace is also a seller of digital items.
+  // The seller API: the demo workspace is also a seller of digital items.
   const catalog = await seedCatalogDemo({ pool }, ws.id);
   await recordUnshown(db, { ...unshown, purchaseCode: catalog.purchaseCode });
   return {
@@ -169,7 +169,7 @@ export function describeDemo(keys: DemoKeys, baseUrl: string): string {
     ...(keys.purchaseCode
       ? [
           `  curl -s ${baseUrl}/api/purchases/validation -d api_key=${keys.readOnlyKey} -d purchase_code=${keys.purchaseCode}`,
-          `  (Interface B; demo purchase code: ${keys.purchaseCode})`,
+          `  (the seller API; demo purchase code: ${keys.purchaseCode})`,
         ]
       : []),
     '',

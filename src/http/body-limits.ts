@@ -6,9 +6,9 @@
 export const BODY_LIMITS = {
   /** Routes that take an article (200,000 characters of Markdown): POST /orders, content, drafts, /mcp. */
   content: 1024 * 1024,
-  /** Every other Interface A route: its largest field is a few thousand characters. */
+  /** Every other buyer API route: its largest field is a few thousand characters. */
   standard: 64 * 1024,
-  /** Interface B: three scalar parameters (api_key, item_id, purchase_code). */
+  /** The seller API: three scalar parameters (api_key, item_id, purchase_code). */
   catalog: 8 * 1024,
 } as const;
 

@@ -36,7 +36,7 @@ export interface McpOAuth {
   resourceMetadata: string;
 }
 
-// Authentication, rate limiting and body limits answer in Interface A's shape (docs/http.md);
+// Authentication, rate limiting and body limits answer in the buyer API's shape (docs/http.md);
 // a body that is not JSON is a transport problem, answered as JSON-RPC does (-32700).
 const renderMcpError: ErrorRenderer = (request, reply, error) =>
   error.code === 'bad_request' ? reply.code(400).send(jsonRpcError(-32700, `Parse error: ${error.message}`)) : renderV1Error(request, reply, error);

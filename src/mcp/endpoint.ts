@@ -78,7 +78,7 @@ export async function createMcpEndpoint(deps: McpServerDeps, log: FastifyBaseLog
     }
 
     const requests = messages.filter(isRequest);
-    const replies = (await transport.exchange(messages, callerAuthInfo(caller))).map((reply, i) => inContractTerms(requests[i]!, reply, caller));
+    const replies = (await transport.exchange(messages, callerAuthInfo(caller))).map((reply, i) => inDocumentedTerms(requests[i]!, reply, caller));
     if (refused.length) return { status: 200, body: [...replies, ...refused] };
     if (!replies.length) return { status: 202 };
     return { status: 200, body: replies.length === 1 ? replies[0] : replies };
@@ -88,12 +88,12 @@ export async function createMcpEndpoint(deps: McpServerDeps, log: FastifyBaseLog
 }
 
 /**
- * A reply as this server's contract words it. The SDK answers a tools/call it refuses before
+ * A reply as this server's docs word it. The SDK answers a tools/call it refuses before
  * the tool runs (unknown tool, arguments that fail the schema) as a tool error holding its own
  * sentence, where every tool error here holds the JSON `{code, message, ...}` and an unknown tool
  * is a JSON-RPC error: those are reworded. Every other reply goes out as the SDK wrote it.
  */
-function inContractTerms(request: JSONRPCRequest, reply: JsonRpcReply, caller: Caller): JsonRpcReply {
+function inDocumentedTerms(request: JSONRPCRequest, reply: JsonRpcReply, caller: Caller): JsonRpcReply {
   if (request.method !== 'tools/call' || !('result' in reply) || reply.result.isError !== true) return reply;
   const text = (reply.result as CallToolResult).content[0];
   if (text?.type !== 'text' || text.text.startsWith('{')) return reply;

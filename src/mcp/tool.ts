@@ -160,7 +160,7 @@ export function describeTool(def: ToolDef): Tool {
  * Runs one tools/call once the SDK has validated its arguments against the tool's input schema
  * (`args` is what that schema parsed, defaults filled in): the spending check, the tool, then the
  * result as structuredContent plus its JSON as text. Every failure becomes a tool error in
- * Interface A's terms (errors.ts); nothing thrown reaches the SDK.
+ * The buyer API's terms (errors.ts); nothing thrown reaches the SDK.
  */
 export async function callTool(def: ToolDef, context: () => Promise<ToolContext>, caller: ErrorContext, args: unknown): Promise<CallToolResult> {
   try {

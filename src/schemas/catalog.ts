@@ -1,10 +1,10 @@
 import { z } from 'zod';
 
-// Zod schemas of Interface B, used for the OpenAPI document (route validation is done by hand:
+// Zod schemas of the seller API, used for the OpenAPI document (route validation is done by hand:
 // parameters may come from the query, a form or JSON body, or a bearer header). The examples
 // follow the seed's tables.
 
-/** Interface B's error messages, exactly as it answers them (`{"status":"error","msg":…}`). */
+/** The seller API's error messages, exactly as it answers them (`{"status":"error","msg":…}`). */
 export const msg = {
   invalidRequest: 'Invalid request',
   itemIdRequired: 'The item_id field is required.',
@@ -173,7 +173,7 @@ export const itemsResponse = z.object({ status: success, items: z.array(itemSche
 export const itemResponse = z.object({ status: success, item: itemSchema });
 export const validationResponse = z.object({ status: success, data: z.object({ purchase: purchaseSchema }) });
 
-/** Errors every Interface B operation can answer. */
+/** Errors every seller API operation can answer. */
 export const commonErrors = {
   400: errorResponse('Unparseable JSON or form body, or a JSON body that is not an object.', msg.invalidRequest),
   401: errorResponse(
@@ -181,7 +181,7 @@ export const commonErrors = {
     msg.invalidRequest,
   ),
   413: errorResponse('Body over 8 KB.', msg.payloadTooLarge),
-  429: errorResponse('Rate limit (shared with Interface A) exceeded; retry after Retry-After seconds.', msg.tooManyRequests),
+  429: errorResponse('Rate limit (shared with the buyer API) exceeded; retry after Retry-After seconds.', msg.tooManyRequests),
   503: errorResponse('The database is unreachable; retry shortly.', msg.unavailable),
 };
 

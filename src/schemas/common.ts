@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { errorCodes } from '../domain/errors.js';
 
 /**
- * Every Interface A error body. Registered in zod's global registry under the id `Error`, so the
+ * Every buyer API error body. Registered in zod's global registry under the id `Error`, so the
  * OpenAPI document holds it once (`#/components/schemas/Error`) and each error response refers to
  * it (see http/plugins/openapi.ts).
  */
@@ -46,7 +46,7 @@ export const errorBody = z
   .meta({
     id: 'Error',
     description:
-      'Every error answer of Interface A. Fields beyond message, code and request_id appear only with the codes that name them.',
+      'Every error answer of the buyer API. Fields beyond message, code and request_id appear only with the codes that name them.',
   });
 
 const errorDescriptions = {
@@ -81,7 +81,7 @@ export function errorResponses(...statuses: ErrorStatus[]) {
   ) as Record<ErrorStatus, typeof errorBody>;
 }
 
-/** Error responses of every authenticated Interface A route. */
+/** Error responses of every authenticated buyer API route. */
 export const authErrors = [401, 403] as const;
 
 export const bearerSecurity = [{ bearerAuth: [] }];

@@ -77,7 +77,7 @@ export const messageSchema = z.object({
 
 const orderCommon = {
   id: z.number().int(),
-  status: z.enum(orderStatuses).describe("link_lost and link_refunded are this service's, beyond the contract: the link guarantee (docs/link-guarantee.md)."),
+  status: z.enum(orderStatuses).describe("link_lost and link_refunded are this service's, beyond the specification: the link guarantee (docs/link-guarantee.md)."),
   turn: z.enum(['buyer', 'publisher']).nullable().describe('Whose move it is; null once finished.'),
   your_turn: z.boolean(),
   outlet: z.object({ id: z.number().int(), name: z.string(), domain: z.string() }),

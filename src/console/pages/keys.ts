@@ -8,7 +8,7 @@ import { asDate, asDollars, budgetFormValues, type BudgetFormValues, budgetRows,
 
 type Form = Record<string, unknown>;
 
-/** The two key pages: API keys (every key of the target) and API access (a workspace's read-only keys, for Interface B). */
+/** The two key pages: API keys (every key of the target) and API access (a workspace's read-only keys, for the seller API). */
 type Section = 'api-keys' | 'api-access';
 
 const ownerOf = (t: ConsoleTarget) => (t.kind === 'workspace' ? { workspaceId: t.id } : { publisherId: t.id });
@@ -56,7 +56,7 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
       ? {
           heading: 'API access',
           intro:
-            'Read-only keys for the seller API (Interface B: account details, items, purchase validation). Keys are stored hashed, so an existing key cannot be shown again: see its prefix and last use here, or generate a new one.',
+            'Read-only keys for the seller API (account details, items, purchase validation). Keys are stored hashed, so an existing key cannot be shown again: see its prefix and last use here, or generate a new one.',
           createHeading: 'Generate a key',
           createButton: 'Generate key',
         }

@@ -17,7 +17,7 @@ import {
 import { fxRates } from './fx.js';
 import { workspaces } from './workspaces.js';
 
-// Interface B: the digital goods a workspace sells, and the purchases of them.
+// The seller API: the digital goods a workspace sells, and the purchases of them.
 
 export const itemKind = pgEnum('item_kind', ['software', 'graphics', 'video', 'audio', 'other']);
 export const licenseType = pgEnum('license_type', ['regular', 'extended']);

@@ -13,7 +13,7 @@ export const workspaces = pgTable(
     // Approval rules (docs/orders.md). null = no limit.
     maxOrderCents: bigint('max_order_cents', { mode: 'number' }),
     autoApproveDrafts: boolean('auto_approve_drafts').notNull().default(false),
-    // Owner profile, shown by Interface B's account details.
+    // Owner profile, shown by the seller API's account details.
     ownerFirstName: text('owner_first_name').notNull(),
     ownerLastName: text('owner_last_name').notNull(),
     username: text('username').notNull(),

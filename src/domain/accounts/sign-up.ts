@@ -6,7 +6,7 @@ import { assertCurrency, insertWorkspace } from '../workspaces/workspace-service
 /**
  * Open sign-up (SIGNUP=open): a new user and a new workspace they own, with a balance of zero
  * (top-ups stay an operator's action). The workspace is named after the person, and its
- * Interface B owner fields (email, names) are theirs. The user, the workspace and the membership
+ * The seller API owner fields (email, names) are theirs. The user, the workspace and the membership
  * are written in one transaction: a failure leaves no user without a workspace.
  */
 export async function signUp(db: Db, input: { name: string; email: string; password: string }) {

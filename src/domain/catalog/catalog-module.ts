@@ -21,9 +21,8 @@ export interface CatalogDeps {
 export const INVALID_CODES_PER_MINUTE = 30;
 
 /**
- * Interface B's catalog: a seller's account and items, and purchase-code validation, with the
- * item cache and gathered lookups its validations share. Made once per pool (the app's `catalog`
- * plugin).
+ * The seller API's catalog: a seller's account and items, and purchase-code validation, with the
+ * item cache and gathered lookups its validations share. Made once per app (`marketplaceApp`).
  */
 export function createCatalogModule(deps: CatalogDeps) {
   const { pool } = deps;

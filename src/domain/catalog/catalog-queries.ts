@@ -4,7 +4,7 @@ import { decimalSql, usdCentsToDecimal } from './money.js';
 import { isoSeconds } from '../../common/iso-seconds.js';
 import { mediaRules } from './views.js';
 
-// Interface B's reads. Each is one named (prepared) statement scoped to the key's workspace, so
+// The seller API's reads. Each is one named (prepared) statement scoped to the key's workspace, so
 // a request costs exactly one round trip once the key is cached (perf-notes: a second round trip
 // costs about as much as the whole route). Items and purchases come back as ready JSON text:
 // parsing two dozen columns (arrays, timestamps) and re-serialising them cost the Node process
@@ -20,7 +20,7 @@ const kindsWith = (rule: keyof (typeof mediaRules)['video']) =>
 const isoSql = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
 
 /**
- * An item as Interface B's JSON, built by PostgreSQL. row_to_json keeps the seed's key order and
+ * An item as the seller API's JSON, built by PostgreSQL. row_to_json keeps the seed's key order and
  * writes compact JSON. Optional media fields are left out, not null (json_strip_nulls): no preview
  * image for audio, a video preview only for video, an audio preview only for audio (mediaRules),
  * screenshots only when there are some.

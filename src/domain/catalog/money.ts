@@ -1,4 +1,4 @@
-// Interface B shows money as decimal numbers in a currency (19.99), never strings, never cents.
+// The seller API shows money as decimal numbers in a currency (19.99), never strings, never cents.
 // Amounts are stored as integers in the currency's minor unit (ISO 4217 exponent: 2 for USD,
 // 0 for JPY), so turning them into decimals is one exact division by a power of ten.
 

@@ -1,4 +1,4 @@
-// Shared vocabulary of Interface B's catalog. The JSON itself is built by PostgreSQL
+// Shared vocabulary of the seller API's catalog. The JSON itself is built by PostgreSQL
 // (catalog-queries.ts); field order and presence follow the seed's tables.
 
 export type ItemKind = 'software' | 'graphics' | 'video' | 'audio' | 'other';

@@ -5,7 +5,7 @@ import { abilitiesFor } from './abilities.js';
 import { hashKey, isWellFormedKey, visiblePrefix } from './key-format.js';
 import type { Principal } from './principal.js';
 
-const CACHE_TTL_MS = 5_000; // contract: revocation takes effect within 5 s on every process
+const CACHE_TTL_MS = 5_000; // documented: revocation takes effect within 5 s on every process
 // A key past its `expires_at` answers like a revoked one, at once: its cache entry ends with it.
 const MAX_ENTRIES = 50_000;
 const LAST_USED_EVERY_MS = 60_000;

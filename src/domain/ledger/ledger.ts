@@ -114,7 +114,7 @@ export const guaranteeRefund = (w: WorkspaceAccounts, order: FrozenAmounts, pend
 // ---- Locks and accounts -----------------------------------------------------------------------
 
 /**
- * Locks a workspace's balance rows (available, then held: the contract's lock order) in the
+ * Locks a workspace's balance rows (available, then held: the documented lock order) in the
  * caller's transaction. Every spend of a workspace takes this lock first, so two never overlap.
  */
 export async function lockWorkspace(tx: Db, workspaceId: number): Promise<WorkspaceAccounts> {
@@ -132,7 +132,7 @@ export async function lockWorkspace(tx: Db, workspaceId: number): Promise<Worksp
 /**
  * The lock of several workspaces' balance rows, as the WITH query `locked` of a caller's
  * statement that also reads what it needs under the lock (one round trip): `ids` names the
- * statement's parameter holding the workspace ids. The rows are locked in the contract's lock
+ * statement's parameter holding the workspace ids. The rows are locked in the documented lock
  * order between workspaces (by id), so two callers never wait for each other in opposite orders;
  * MATERIALIZED so the whole lock is taken the first time the statement reads `locked`.
  */
@@ -185,7 +185,7 @@ export async function platformAccount(tx: Db, kind: 'fees' | 'external'): Promis
 // ---- The writer -------------------------------------------------------------------------------
 
 // Balance rows are updated in this order (workspace rows, then publisher, then platform) — the
-// contract's lock order — so two movements never wait on each other in opposite orders.
+// documented lock order — so two movements never wait on each other in opposite orders.
 const KIND_ORDER: Record<AccountKind, number> = { available: 0, held: 1, pending: 2, payable: 3, fees: 4, external: 5 };
 
 // The transactions, their entries and the workspace's own balance rows in one statement: the
@@ -208,7 +208,7 @@ const postStatement = {
 /**
  * Writes balanced movements and applies them to the balance rows, in the caller's transaction.
  * The workspace's rows must be locked already (`lockWorkspace`); publisher and platform rows
- * follow, one at a time in the contract's lock order. UNIQUE (order_id, kind) rejects a second
+ * follow, one at a time in the documented lock order. UNIQUE (order_id, kind) rejects a second
  * placement, release or refund of an order; the balance CHECK rejects an overdraft.
  */
 export async function post(tx: Db, movements: Movement[]): Promise<void> {

@@ -20,7 +20,7 @@ const OPEN = `status NOT IN ('completed', 'declined', 'expired', 'cancelled')`;
 
 /**
  * Applies every passed deadline: refunds expired orders, auto-approves drafts and placements.
- * Each order is handled in a transaction of its own, taking its locks in the contract's order
+ * Each order is handled in a transaction of its own, taking its locks in the documented order
  * (the order, its workspace, the publisher, the platform) and holding none of another order's:
  * one transaction for many orders would hold one order's publisher and fee rows while waiting
  * for the next order's workspace, which a buyer's approval can hold while it waits for those rows

@@ -34,7 +34,7 @@ export interface LockedOrder {
 }
 
 /**
- * Locks one order for a state change — the first lock of the contract's lock order (order, then
+ * Locks one order for a state change — the first lock of the documented lock order (order, then
  * workspace, then publisher). Someone else's order answers 404, like a missing one.
  */
 export async function lockOrder(tx: Db, orderId: number, viewer: Viewer | null): Promise<LockedOrder> {

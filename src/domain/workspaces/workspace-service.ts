@@ -27,7 +27,7 @@ function slug(name: string): string {
 }
 
 /**
- * The profile pictures Interface B's account details show (URLs, per the seed), when none are
+ * The profile pictures the seller API's account details show (URLs, per the seed), when none are
  * given: the owner's Gravatar, which answers for any address (an identicon when it has none).
  */
 export function gravatarUrl(email: string, size: number): string {

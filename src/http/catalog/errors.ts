@@ -3,11 +3,11 @@ import { DomainError, type ErrorCode } from '../../domain/errors.js';
 import { type CatalogMessage, msg } from '../../schemas/catalog.js';
 import { type ClientErrorBody, type ErrorRenderer, httpStatusOf, renderV1Error, toDomainError } from '../plugins/errors.js';
 
-// Interface B answers every error as {"status":"error","msg":"..."} with the contract's status
+// The seller API answers every error as {"status":"error","msg":"..."} with the documented status
 // and message (docs/interface-b.md), whatever raised it: a route, the body parser, the auth
 // service, the database or the router.
 
-/** An error that Interface B answers with exactly this `msg`. */
+/** An error that the seller API answers with exactly this `msg`. */
 export function catalogError(code: ErrorCode, message: CatalogMessage, details: Record<string, unknown> = {}): DomainError {
   return new DomainError(code, message, { ...details, catalog_msg: message });
 }
@@ -40,7 +40,7 @@ export const renderCatalogError: ErrorRenderer = (_request, reply, error) => {
   return reply.code(status).send(body);
 };
 
-/** Interface B's routes and the methods each answers (HEAD comes with GET). */
+/** The seller API's routes and the methods each answers (HEAD comes with GET). */
 export const catalogRoutesAllow: Record<string, string> = {
   '/api/account/details': 'GET, HEAD',
   '/api/items/all': 'GET, HEAD',
@@ -55,7 +55,7 @@ export function isCatalogUrl(url: string): boolean {
   return CATALOG_PREFIX.test(url);
 }
 
-/** Unknown paths under Interface B's prefixes: 405 for a known path with another method, else 404. */
+/** Unknown paths under the seller API's prefixes: 405 for a known path with another method, else 404. */
 export const renderCatalogNotFound: ErrorRenderer = (request, reply) => {
   let path = request.url.split('?')[0] ?? '';
   if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1); // the router ignores trailing slashes
@@ -64,10 +64,10 @@ export const renderCatalogNotFound: ErrorRenderer = (request, reply) => {
   return reply.code(404).send({ status: 'error', msg: msg.notFound });
 };
 
-/** For the HTTP parser's errors (`clientErrorHandler`): Interface B's shape under its prefixes. */
+/** For the HTTP parser's errors (`clientErrorHandler`): the seller API's shape under its prefixes. */
 export const catalogClientErrorBody: ClientErrorBody = (url, error) => (isCatalogUrl(url) ? catalogErrorResponse(error) : undefined);
 
-/** For errorHandling's `notFoundRenderer`: Interface B's shape under its prefixes, Interface A's elsewhere. */
+/** For errorHandling's `notFoundRenderer`: the seller API's shape under its prefixes, the buyer API's elsewhere. */
 export function catalogNotFoundRenderer(request: FastifyRequest): ErrorRenderer {
   return isCatalogUrl(request.url) ? renderCatalogNotFound : renderV1Error;
 }
@@ -75,8 +75,8 @@ export function catalogNotFoundRenderer(request: FastifyRequest): ErrorRenderer 
 /**
  * Fastify's `frameworkErrors`: errors the router raises before any route or hook runs (a path
  * with malformed percent-encoding, an over-long path parameter). Without it Fastify answers in
- * its own shape; with it, Interface B's paths answer 400 Invalid request and the others in
- * Interface A's shape, both with the request id.
+ * its own shape; with it, the seller API's paths answer 400 Invalid request and the others in
+ * The buyer API's shape, both with the request id.
  */
 export function renderFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   reply.header('x-request-id', request.id);

@@ -26,7 +26,7 @@ export interface CatalogRoutesOptions {
 }
 
 // Parameters may arrive in the query, a form or JSON body or a header, so the route schemas only
-// document them; params.ts validates them in the order the contract gives (401, then 400, then 404).
+// document them; params.ts validates them in the documented order (401, then 400, then 404).
 const documentOnly = () => (data: unknown) => ({ value: data });
 
 const config = { auth: 'catalog' as const, renderError: renderCatalogError };
@@ -75,7 +75,7 @@ export const catalogRoutes: FastifyPluginAsyncZod<CatalogRoutesOptions> = async 
     const length = Number(request.headers['content-length']);
     if (length > request.routeOptions.bodyLimit) await refuseBeforeKey(request, catalogError('payload_too_large', msg.payloadTooLarge));
   });
-  // JSON as Interface A reads it, except that a parameter given twice is seen (parseJson).
+  // JSON as the buyer API reads it, except that a parameter given twice is seen (parseJson).
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) =>
     parsed(request, () => parseJson(body as string), done),
@@ -86,13 +86,13 @@ export const catalogRoutes: FastifyPluginAsyncZod<CatalogRoutesOptions> = async 
     parsed(
       request,
       () => {
-        if ((body as Buffer).toString('utf8').trim() !== '') throw new Error('a body in a media type Interface B does not read');
+        if ((body as Buffer).toString('utf8').trim() !== '') throw new Error('a body in a media type the seller API does not read');
         return undefined;
       },
       done,
     ),
   );
-  // Forms are read only here: Interface A keeps refusing them (this plugin is encapsulated).
+  // Forms are read only here: the buyer API keeps refusing them (this plugin is encapsulated).
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (request, body, done) =>
     parsed(request, () => parseForm(body as string), done),
   );

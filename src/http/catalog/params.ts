@@ -6,7 +6,7 @@ import { badlyEncodedNames, parseQueryString } from '../plugins/query-string.js'
 import { msg } from '../../schemas/catalog.js';
 import { catalogError } from './errors.js';
 
-// Interface B reads every parameter (api_key, item_id, purchase_code) from the query string, a
+// The seller API reads every parameter (api_key, item_id, purchase_code) from the query string, a
 // form body or a JSON body, on GET and POST alike, and api_key also from Authorization: Bearer
 // (docs/interface-b.md). Values are trimmed; the same parameter given twice with different values
 // is a conflict, not a choice.
@@ -45,7 +45,7 @@ export function parseForm(text: string): Record<string, string | string[]> {
   return parsed as Record<string, string | string[]>;
 }
 
-/** The parameters Interface B reads from a body. */
+/** The parameters the seller API reads from a body. */
 const PARAMETERS = ['api_key', 'item_id', 'purchase_code'] as const;
 
 /**
@@ -63,7 +63,7 @@ export function parseJson(text: string): unknown {
   return parsed;
 }
 
-/** Interface B's parameters named more than once, with different values, in a valid JSON object's text. */
+/** The seller API's parameters named more than once, with different values, in a valid JSON object's text. */
 function conflictingMembers(t: string): string[] {
   const values = new Map<string, string[]>();
   for (const { name, valueText } of topLevelMembers(t)) {
@@ -89,7 +89,7 @@ function parseBody(type: string, text: string): unknown {
 }
 
 /**
- * Fastify parses bodies only for methods that carry one, so a GET's body (which Interface B
+ * Fastify parses bodies only for methods that carry one, so a GET's body (which the seller API
  * accepts) is read here, with the route's own limit (8 KB).
  */
 async function readGetBody(request: FastifyRequest): Promise<unknown> {
@@ -174,7 +174,7 @@ export function apiKey(input: CatalogInput): string | undefined {
   return p.kind === 'value' && typeof p.value === 'string' && p.value !== '' ? p.value : undefined;
 }
 
-/** item_id as an integer in 1..2147483647, or the contract's 400. */
+/** item_id as an integer in 1..2147483647, or the documented 400. */
 export function itemId(input: CatalogInput): number {
   const p = param(input, 'item_id');
   if (p.kind === 'missing' || (p.kind === 'value' && p.value === '')) throw catalogError('bad_request', msg.itemIdRequired);
