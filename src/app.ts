@@ -65,7 +65,7 @@ function httpServerOptions(config: Config): ServerOptions {
 }
 
 /**
- * Every query parameter of Interface A takes one value (`?page=1&page=2` says which is wrong),
+ * Every query parameter of the buyer API takes one value (`?page=1&page=2` says which is wrong),
  * written as percent-encoded UTF-8 (`?q=%ED%A0%80` names q rather than searching for its text).
  */
 function refuseBadQuery(query: unknown): void {
@@ -87,7 +87,7 @@ export function serverOptions(config: Config, logger: Logger): FastifyHttpOption
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
     genReqId,
     requestIdHeader: false,
-    // Routes that take an article raise it (http/body-limits.ts); Interface B lowers it.
+    // Routes that take an article raise it (http/body-limits.ts); the seller API lowers it.
     bodyLimit: BODY_LIMITS.standard,
     // Slow or hostile clients (docs/http.md, "Slow clients"; HTTP_*_TIMEOUT_MS).
     connectionTimeout: config.HTTP_CONNECTION_TIMEOUT_MS,
@@ -96,10 +96,10 @@ export function serverOptions(config: Config, logger: Logger): FastifyHttpOption
     http: httpServerOptions(config),
     // TRUST_PROXY: behind a reverse proxy, request.ip (the per-IP limits) is the real client's.
     trustProxy: config.TRUST_PROXY,
-    // While closing, requests on open keep-alive sockets get the contract's 503 (hook below).
+    // While closing, requests on open keep-alive sockets get the documented 503 (hook below).
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true, querystringParser: parseQueryString },
-    // Router errors (malformed percent-encoding in the path) in the contract's shapes, not Fastify's.
+    // Router errors (malformed percent-encoding in the path) in the documented shapes, not Fastify's.
     frameworkErrors: renderFrameworkError,
     // Errors before any request exists (a deadline passed while headers or body trickled in).
     clientErrorHandler: clientErrorHandler(catalogClientErrorBody),
@@ -119,7 +119,7 @@ export const marketplaceApp = fp(
     const outboundPolicy = outboundPolicyFor(deps.config);
 
     // Every zod-validated part (body, query, params) is first searched for strings PostgreSQL cannot
-    // store; Interface B's routes validate their own parameters.
+    // store; the seller API's routes validate their own parameters.
     app.setValidatorCompiler((route) => {
       const validate = validatorCompiler(route as Parameters<typeof validatorCompiler>[0]);
       return (data: unknown) => {
@@ -151,7 +151,7 @@ export const marketplaceApp = fp(
     await app.register(sensible);
     await app.register(requestLogging);
     if (deps.metrics) await app.register(requestMetrics, { metrics: deps.metrics });
-    // Unknown paths under Interface B's prefixes answer in its shape (and 405 for a known path).
+    // Unknown paths under the seller API's prefixes answer in its shape (and 405 for a known path).
     await app.register(errorHandling, { notFoundRenderer: catalogNotFoundRenderer });
     await app.register(jsonBody);
     await app.register(openApi, { serverUrl: deps.config.PUBLIC_BASE_URL, secure: deps.config.PUBLIC_BASE_URL?.startsWith('https:') ?? false });

@@ -62,7 +62,7 @@ const buyerAndPublisherRoutes: FastifyPluginAsyncZod<{
   }
 };
 
-/** Interface A, encapsulated; the app's plugins whose objects its routes are handed come first. */
+/** The buyer API, encapsulated; the app's plugins whose objects its routes are handed come first. */
 export const v1Routes = fp(buyerAndPublisherRoutes, {
   name: 'v1-routes',
   encapsulate: true,
