@@ -22,12 +22,11 @@ const { prepareDatabase } = (await import(dist('db/migrate.js'))) as typeof impo
 const { seedDemoIfEmpty } = (await import(dist('demo/seed.js'))) as typeof import('../src/demo/seed.js');
 const { createLogger } = (await import(dist('logger.js'))) as typeof import('../src/logger.js');
 const { KeyResolver } = (await import(dist('domain/keys/key-resolver.js'))) as typeof import('../src/domain/keys/key-resolver.js');
-const { getMe } = (await import(dist('domain/workspaces/me-query.js'))) as typeof import('../src/domain/workspaces/me-query.js');
-const { WorkspaceSettingsCache } = (await import(dist('domain/workspaces/settings-cache.js'))) as typeof import('../src/domain/workspaces/settings-cache.js');
+const { createWorkspacesModule } = (await import(dist('domain/workspaces/workspaces-module.js'))) as typeof import('../src/domain/workspaces/workspaces-module.js');
 const { createUser } = (await import(dist('domain/users/user-service.js'))) as typeof import('../src/domain/users/user-service.js');
 const { addMember } = (await import(dist('domain/users/memberships.js'))) as typeof import('../src/domain/users/memberships.js');
 const { createSessionStore } = (await import(dist('domain/sessions/session-store.js'))) as typeof import('../src/domain/sessions/session-store.js');
-const { findPurchaseJson } = (await import(dist('domain/catalog/catalog-queries.js'))) as typeof import('../src/domain/catalog/catalog-queries.js');
+const { cachedItemJson, findPurchaseJson } = (await import(dist('domain/catalog/catalog-queries.js'))) as typeof import('../src/domain/catalog/catalog-queries.js');
 
 const { values: opts, positionals } = parseArgs({
   allowPositionals: true,
@@ -68,16 +67,17 @@ try {
   const resolved = await new KeyResolver(database.pool, clock).resolve(demo.readOnlyKey);
   if (!resolved?.workspaceId) throw new Error('the demo key did not resolve');
   const principal = resolved as WorkspacePrincipal;
-  const settings = new WorkspaceSettingsCache(database.pool, clock);
+  const workspaces = createWorkspacesModule({ pool: database.pool, clock });
+  const items = cachedItemJson(database.pool);
   const oneQuery = async () => {
     const { rows } = await database.pool.query({ name: 'bench_workspace_by_id', text: 'SELECT id, name, currency FROM workspaces WHERE id = $1', values: [principal.workspaceId] });
     return { data: rows[0] };
   };
   app.get('/_alt/one-query', { config: { auth: 'public' } }, oneQuery);
   app.get('/_alt/one-query-auth', { config: { auth: 'buyer' } }, oneQuery);
-  app.get('/_alt/me-handler', { config: { auth: 'public' } }, async () => ({ data: await getMe(database.pool, settings, principal) }));
+  app.get('/_alt/me-handler', { config: { auth: 'public' } }, async () => ({ data: await workspaces.me(principal) }));
   app.get('/_alt/validation-query', { config: { auth: 'public' } }, async (_request, reply) => {
-    const purchase = await findPurchaseJson(database.pool, principal.workspaceId, demo.purchaseCode!);
+    const purchase = await findPurchaseJson(database.pool, items, principal.workspaceId, demo.purchaseCode!);
     return reply.type('application/json; charset=utf-8').send(`{"status":"success","data":{"purchase":${purchase}}}`);
   });
   await app.ready();

@@ -18,6 +18,8 @@ import { BODY_LIMITS } from './http/body-limits.js';
 import { catalogRoutes } from './http/catalog/index.js';
 import { opsRoutes } from './http/ops.js';
 import { searchEnginePlugin } from './http/plugins/search-engine.js';
+import { placementGroupsPlugin } from './http/plugins/placement-groups.js';
+import { workspacesPlugin } from './http/plugins/workspaces.js';
 import { bearerAuth, createAuthService } from './http/plugins/auth.js';
 import { clientErrorHandler, errorHandling } from './http/plugins/errors.js';
 import { jsonBody } from './http/plugins/json-body.js';
@@ -28,15 +30,15 @@ import { openApi } from './http/plugins/openapi.js';
 import { createLimiter } from './http/plugins/rate-limit.js';
 import { genReqId } from './http/plugins/request-id.js';
 import { idempotencyKeyCheck } from './http/plugins/idempotency.js';
-import { deadlineSweeper } from './http/plugins/sweeper.js';
-import { linkCheckWorker } from './http/plugins/link-check-worker.js';
-import { configuredLinkChecker, outboundPolicyFor } from './domain/orders/configured-checker.js';
-import { eventWorker } from './http/plugins/event-worker.js';
+import { deadlineSweeper } from './workers/deadline-sweeper.js';
+import { linkCheckWorker } from './workers/link-check-worker.js';
+import { outboundPolicyFor } from './domain/orders/configured-checker.js';
+import { linkCheckerPlugin } from './http/plugins/link-checker.js';
+import { eventWorker } from './workers/event-worker.js';
 import { createOutboundClient } from './outbound/http-client.js';
 import { durationsFrom } from './domain/orders/states.js';
 import { v1Routes } from './http/v1/index.js';
 import { mcpRoutes } from './http/mcp.js';
-import { createWorkspacesModule } from './domain/workspaces/workspaces-module.js';
 import { consoleApp } from './console/index.js';
 import { oauthUrls } from './http/oauth/provider.js';
 import { oauthRoutes } from './http/oauth/routes.js';
@@ -63,7 +65,7 @@ function httpServerOptions(config: Config): ServerOptions {
 }
 
 /**
- * Every query parameter of Interface A takes one value (`?page=1&page=2` says which is wrong),
+ * Every query parameter of the buyer API takes one value (`?page=1&page=2` says which is wrong),
  * written as percent-encoded UTF-8 (`?q=%ED%A0%80` names q rather than searching for its text).
  */
 function refuseBadQuery(query: unknown): void {
@@ -85,7 +87,7 @@ export function serverOptions(config: Config, logger: Logger): FastifyHttpOption
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
     genReqId,
     requestIdHeader: false,
-    // Routes that take an article raise it (http/body-limits.ts); Interface B lowers it.
+    // Routes that take an article raise it (http/body-limits.ts); the seller API lowers it.
     bodyLimit: BODY_LIMITS.standard,
     // Slow or hostile clients (docs/http.md, "Slow clients"; HTTP_*_TIMEOUT_MS).
     connectionTimeout: config.HTTP_CONNECTION_TIMEOUT_MS,
@@ -94,10 +96,10 @@ export function serverOptions(config: Config, logger: Logger): FastifyHttpOption
     http: httpServerOptions(config),
     // TRUST_PROXY: behind a reverse proxy, request.ip (the per-IP limits) is the real client's.
     trustProxy: config.TRUST_PROXY,
-    // While closing, requests on open keep-alive sockets get the contract's 503 (hook below).
+    // While closing, requests on open keep-alive sockets get the documented 503 (hook below).
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true, querystringParser: parseQueryString },
-    // Router errors (malformed percent-encoding in the path) in the contract's shapes, not Fastify's.
+    // Router errors (malformed percent-encoding in the path) in the documented shapes, not Fastify's.
     frameworkErrors: renderFrameworkError,
     // Errors before any request exists (a deadline passed while headers or body trickled in).
     clientErrorHandler: clientErrorHandler(catalogClientErrorBody),
@@ -117,7 +119,7 @@ export const marketplaceApp = fp(
     const outboundPolicy = outboundPolicyFor(deps.config);
 
     // Every zod-validated part (body, query, params) is first searched for strings PostgreSQL cannot
-    // store; Interface B's routes validate their own parameters.
+    // store; the seller API's routes validate their own parameters.
     app.setValidatorCompiler((route) => {
       const validate = validatorCompiler(route as Parameters<typeof validatorCompiler>[0]);
       return (data: unknown) => {
@@ -149,7 +151,7 @@ export const marketplaceApp = fp(
     await app.register(sensible);
     await app.register(requestLogging);
     if (deps.metrics) await app.register(requestMetrics, { metrics: deps.metrics });
-    // Unknown paths under Interface B's prefixes answer in its shape (and 405 for a known path).
+    // Unknown paths under the seller API's prefixes answer in its shape (and 405 for a known path).
     await app.register(errorHandling, { notFoundRenderer: catalogNotFoundRenderer });
     await app.register(jsonBody);
     await app.register(openApi, { serverUrl: deps.config.PUBLIC_BASE_URL, secure: deps.config.PUBLIC_BASE_URL?.startsWith('https:') ?? false });
@@ -169,22 +171,23 @@ export const marketplaceApp = fp(
     // Outlet search: one engine per process (its index loads now), used by REST, MCP and the planner.
     await app.register(searchEnginePlugin, { pool: deps.database.pool });
     await app.register(opsRoutes, { pool: deps.database.pool, search: app.searchEngine });
-    const workspaces = createWorkspacesModule({ pool: deps.database.pool, clock });
+    // One settings cache and balance reader, and one line of placements, for REST, MCP and the console.
+    await app.register(workspacesPlugin, { pool: deps.database.pool, clock });
+    await app.register(placementGroupsPlugin, { pool: deps.database.pool, clock, durations });
     const catalog = createCatalogModule({
       pool: deps.database.pool,
       ...(deps.redis ? { redis: deps.redis } : {}),
       redisPrefix: deps.config.REDIS_KEY_PREFIX,
     });
     await app.register(catalogRoutes, { catalog, auth });
-    const { checker: linkChecker, close: closeLinkChecks } = configuredLinkChecker(deps.config, deps.database.pool, clock, (err, orderId) =>
-      app.log.error({ err, orderId }, 'link check failed to run'),
-    );
-    app.addHook('onClose', async () => closeLinkChecks());
+    await app.register(linkCheckerPlugin, { config: deps.config, pool: deps.database.pool, clock });
+    const { linkChecker } = app;
     await app.register(v1Routes, {
       prefix: '/api/v1',
       pool: deps.database.pool,
       search: app.searchEngine,
-      workspaces,
+      workspaces: app.workspaces,
+      placementGroups: app.placementGroups,
       publicBaseUrl: deps.config.PUBLIC_BASE_URL,
       clock,
       durations,
@@ -216,7 +219,8 @@ export const marketplaceApp = fp(
       search: app.searchEngine,
       clock,
       durations,
-      settings: workspaces.settings,
+      placementGroups: app.placementGroups,
+      workspaces: app.workspaces,
       confirmationSecret: deps.config.MCP_CONFIRMATION_SECRET,
     });
     await app.register(deadlineSweeper, {
@@ -244,9 +248,10 @@ export const marketplaceApp = fp(
       db: deps.database.pool,
       clock,
       config: deps.config,
-      workspaces,
+      workspaces: app.workspaces,
       durations,
       linkChecker,
+      placementGroups: app.placementGroups,
       search: app.searchEngine,
       ...(deps.redis ? { redis: deps.redis } : {}),
       ...(oauth ? { oauth: oauth.interactions } : {}),

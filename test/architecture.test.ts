@@ -7,10 +7,11 @@ import { importCycles, importGraph } from './helpers/imports.js';
 
 const mayImport: Record<string, string[]> = {
   'server.ts': ['app.ts', 'infra', 'demo', 'config.ts', 'logger.ts'],
-  'app.ts': ['http', 'mcp', 'console', 'domain', 'schemas', 'db', 'outbound', 'common', 'config.ts'],
+  'app.ts': ['http', 'mcp', 'console', 'workers', 'domain', 'schemas', 'db', 'outbound', 'common', 'config.ts'],
   infra: ['db', 'domain', 'common', 'config.ts'],
   cli: ['demo', 'domain', 'schemas', 'db', 'common', 'config.ts', 'paths.ts', 'logger.ts'],
   http: ['mcp', 'domain', 'schemas', 'outbound', 'common'],
+  workers: ['domain', 'outbound', 'common'],
   mcp: ['domain', 'schemas', 'common'],
   console: ['domain', 'schemas', 'common', 'config.ts', 'paths.ts'],
   demo: ['domain', 'db', 'common'],

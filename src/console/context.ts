@@ -8,6 +8,7 @@ import type { Durations } from '../domain/orders/states.js';
 import type { LinkChecker } from '../domain/orders/link-checker.js';
 import type { createUser } from '../domain/users/user-service.js';
 import type { WorkspacesModule } from '../domain/workspaces/workspaces-module.js';
+import type { PlacementGroups } from '../domain/orders/place-orders.js';
 import type { OAuthInteractions } from '../domain/oauth/interactions.js';
 import type { SearchEngine } from '../domain/outlets/search-engine.js';
 
@@ -25,6 +26,8 @@ export interface ConsoleDeps {
   /** The orders' deadlines and the link checker, as the order routes get them (the orders desk). */
   durations: Durations;
   linkChecker: LinkChecker;
+  /** The placements of the app's pool, the ones the order routes place through (placing an order). */
+  placementGroups: PlacementGroups;
   /** Outlet search, the engine GET /api/v1/outlets uses (placing an order). */
   search: SearchEngine;
   /** The OAuth server's interactions (docs/oauth.md); absent when PUBLIC_BASE_URL is unset. */

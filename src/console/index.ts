@@ -7,6 +7,7 @@ import helmet from '@fastify/helmet';
 import view from '@fastify/view';
 import { Eta } from 'eta';
 import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
 import { DomainError } from '../domain/errors.js';
 import { createFailureLimiter } from '../domain/limits/failure-limiter.js';
 import { createSessionStore } from '../domain/sessions/session-store.js';
@@ -60,7 +61,7 @@ const assets: Record<string, { type: string; body: string }> = {
  * Registered by app.ts with the prefix /app, encapsulated: its form parser, cookies, CSRF,
  * security headers and error pages apply to its routes only.
  */
-export async function consoleApp(app: FastifyInstance, deps: ConsoleDeps) {
+async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps) {
   const secure = isSecure(deps);
   // Console routes carry no API key (bearer auth skips them) and are not in the OpenAPI document.
   app.addHook('onRoute', (route) => {
@@ -139,3 +140,10 @@ export async function consoleApp(app: FastifyInstance, deps: ConsoleDeps) {
     }
   });
 }
+
+/** The console, encapsulated; what it is handed from the app's own plugins must be registered first. */
+export const consoleApp = fp(consoleRoutes, {
+  name: 'console',
+  encapsulate: true,
+  dependencies: ['search-engine', 'workspaces', 'placement-groups', 'link-checker'],
+});

@@ -1,9 +1,11 @@
 import type { SearchEngine } from '../domain/outlets/search-engine.js';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
 import type pg from 'pg';
 import type { Clock } from '../domain/clock.js';
 import type { Durations } from '../domain/orders/states.js';
-import type { WorkspaceSettingsCache } from '../domain/workspaces/settings-cache.js';
+import type { PlacementGroups } from '../domain/orders/place-orders.js';
+import type { WorkspacesModule } from '../domain/workspaces/workspaces-module.js';
 import { lazyConfirmations } from '../mcp/confirmation-secret.js';
 import { createMcpEndpoint } from '../mcp/endpoint.js';
 import { isJsonRpcRequest, jsonRpcError } from '../mcp/json-rpc.js';
@@ -19,7 +21,8 @@ export interface McpRouteDeps {
   search: SearchEngine;
   clock: Clock;
   durations: Durations;
-  settings: WorkspaceSettingsCache;
+  placementGroups: PlacementGroups;
+  workspaces: WorkspacesModule;
   /** MCP_CONFIRMATION_SECRET; when unset, the secret generated into app_secrets at migration. */
   confirmationSecret: string | undefined;
   /** The OAuth-authorized twin at /mcp/oauth (docs/oauth.md); absent when PUBLIC_BASE_URL is unset. */
@@ -46,13 +49,14 @@ const header = (value: string | string[] | undefined) => (Array.isArray(value) ?
  * request in the key's rate-limit bucket, shared with REST. One server and transport, built
  * here at boot, answer every request; the caller travels with its messages.
  */
-export const mcpRoutes: FastifyPluginAsync<McpRouteDeps> = async (app, deps) => {
+const mcpEndpointRoutes: FastifyPluginAsync<McpRouteDeps> = async (app, deps) => {
   const endpoint = await createMcpEndpoint({
     pool: deps.pool,
     search: deps.search,
     clock: deps.clock,
     durations: deps.durations,
-    settings: deps.settings,
+    placementGroups: deps.placementGroups,
+    workspaces: deps.workspaces,
     confirmations: lazyConfirmations(deps.confirmationSecret, deps.pool, deps.clock),
   }, app.log);
   app.addHook('onClose', () => endpoint.close());
@@ -135,3 +139,6 @@ function mcpOAuthRoutes(
       reply.code(405).header('allow', 'POST').send(jsonRpcError(-32000, 'Method not allowed: this MCP endpoint is stateless; send JSON-RPC with POST.')),
   });
 }
+
+/** The MCP routes, encapsulated; the app's plugins whose objects the tools are handed come first. */
+export const mcpRoutes = fp(mcpEndpointRoutes, { name: 'mcp-routes', encapsulate: true, dependencies: ['search-engine', 'workspaces', 'placement-groups'] });

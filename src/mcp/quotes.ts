@@ -5,7 +5,6 @@ import { formatCents } from '../domain/money/format.js';
 import { getOrder } from '../domain/orders/order-read.js';
 import { checkPlacement, type PlaceOrdersInput } from '../domain/orders/place-orders.js';
 import { contentByValues, offerFormat } from '../domain/outlets/enums.js';
-import { getMe } from '../domain/workspaces/me-query.js';
 import { keyBudget } from '../schemas/me.js';
 import type { ToolContext } from './tool.js';
 
@@ -79,14 +78,14 @@ function totals(total: number, balance: number, paidFrom: 'available' | 'held', 
 }
 
 export async function moneyOf(ctx: ToolContext): Promise<Money> {
-  const w = await ctx.settings.get(ctx.principal.workspaceId);
+  const w = await ctx.workspaces.settings.get(ctx.principal.workspaceId);
   return (c) => formatCents(c, w.currency, w.perUsd);
 }
 
 /** The price of placing these orders now; refuses exactly what placement would refuse outright. */
 export async function quotePlacement(ctx: ToolContext, input: PlaceOrdersInput) {
   const now = ctx.clock.now();
-  const [checked, me] = await Promise.all([checkPlacement(ctx.pool, ctx.principal, input), getMe(ctx.pool, ctx.settings, ctx.principal, now)]);
+  const [checked, me] = await Promise.all([checkPlacement(ctx.pool, ctx.principal, input), ctx.workspaces.me(ctx.principal, now)]);
   const { offers, total, fmt } = checked;
   // Refused here as placement would refuse it (no token); else the budget left after the order.
   const budget = me.key.budget && ctx.principal.budget ? budgetAfter(ctx.principal.budget.limits, me.key.budget, total, now, fmt) : null;
@@ -107,7 +106,7 @@ export async function quotePlacement(ctx: ToolContext, input: PlaceOrdersInput) 
 export async function quoteApproval(ctx: ToolContext, orderId: number) {
   const [order, me] = await Promise.all([
     getOrder(ctx.pool, { party: 'buyer', workspaceId: ctx.principal.workspaceId }, orderId),
-    getMe(ctx.pool, ctx.settings, ctx.principal, ctx.clock.now()),
+    ctx.workspaces.me(ctx.principal, ctx.clock.now()),
   ]);
   const fmt = await moneyOf(ctx); // cached by getMe
   if (order.status !== 'live_review') {

@@ -6,7 +6,8 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import type pg from 'pg';
 import type { Clock } from '../domain/clock.js';
 import type { Durations } from '../domain/orders/states.js';
-import type { WorkspaceSettingsCache } from '../domain/workspaces/settings-cache.js';
+import type { PlacementGroups } from '../domain/orders/place-orders.js';
+import type { WorkspacesModule } from '../domain/workspaces/workspaces-module.js';
 import { type Caller, callerOf } from './caller.js';
 import type { Confirmations } from './confirmation.js';
 import { callTool, type ToolContext } from './tool.js';
@@ -50,7 +51,8 @@ export interface McpServerDeps {
   search: SearchEngine;
   clock: Clock;
   durations: Durations;
-  settings: WorkspaceSettingsCache;
+  placementGroups: PlacementGroups;
+  workspaces: WorkspacesModule;
   /** The confirmation tokens' signer, read on first use. */
   confirmations: () => Promise<Confirmations>;
 }

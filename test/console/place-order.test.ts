@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { place } from '../../src/domain/orders/place-orders.js';
+import { place, placementGroups } from '../../src/domain/orders/place-orders.js';
 import { durationsFrom } from '../../src/domain/orders/states.js';
 import { addMember, changeRole } from '../../src/domain/users/memberships.js';
 import { createUser } from '../../src/domain/users/user-service.js';
@@ -248,7 +248,7 @@ describe('Console order placing (/app/w/{id}/outlets/…/place): tokens, roles, 
     await addMember(h.database.pool, { workspaceId: own.workspaceId }, boss.user.id, 'owner');
     await addMember(h.database.pool, { workspaceId: own.workspaceId }, (await person('Other Owner')).user.id, 'owner');
     await changeRole(h.database.pool, { workspaceId: own.workspaceId }, boss.user.id, 'member');
-    const deps = { pool, clock: h.clock, durations: durationsFrom(h.config) };
+    const deps = placementGroups({ pool, clock: h.clock, durations: durationsFrom(h.config) });
     const input = { offer_ids: [p.offers[0]!.id], target_url: TARGET };
     await expect(place(deps, { workspaceId: own.workspaceId, userId: boss.user.id }, input, { once: undefined })).rejects.toMatchObject({ code: 'forbidden' });
     const stranger = await person('Sy Stranger');

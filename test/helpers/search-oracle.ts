@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { OutletSort } from '../../src/domain/outlets/enums.js';
 import type { SearchFilter } from '../../src/domain/outlets/search-filter.js';
-import { completionsOf, lexemesOfWord, lookupTerms } from '../../src/domain/outlets/search-terms.js';
+import { lexemesOfWord, SearchTerms } from '../../src/domain/outlets/search-terms.js';
 import { parseQuery } from '../../src/domain/outlets/search-text.js';
 
 // What a search should answer, computed the slow, obvious way: one SQL statement over every
@@ -40,8 +40,10 @@ async function tsquery(pool: pg.Pool, q: string): Promise<{ text: string | undef
   const words = parsed.words;
   if (words.length === 0 && !parsed.domain) return undefined;
   const last = words.at(-1);
-  const terms = await lookupTerms(pool, words.map((w) => w.text));
-  const completions = parsed.prefixLast && last && last.text.length >= 3 ? await completionsOf(pool, last.text) : [];
+  // Read afresh, without the index's vocabulary or anything remembered from another search.
+  const searchTerms = new SearchTerms(pool);
+  const terms = await searchTerms.lookup(words.map((w) => w.text));
+  const completions = parsed.prefixLast && last && last.text.length >= 3 ? await searchTerms.completions(last.text) : [];
   const operands = words.map((_, i) => {
     const lexemes = [...new Set([...lexemesOfWord(terms[i]!), ...(i === words.length - 1 ? completions : [])])];
     return lexemes.length === 1 ? quote(lexemes[0]!) : `(${lexemes.map(quote).join(' | ')})`;

@@ -49,6 +49,8 @@ await upsertOutlets(h.database.pool, pub.id, [
   outlet('Press Wire Global', 'presswire.example', { type: 'press', country: 'GB', topics: ['business'], traffic: { monthly_visits: 2_000_000, verified: true }, offers: [offer('press_release', 1_200)] }),
   outlet('Dormant Blog', 'dormant.example', { offers: [offer('guest_post', 10, { active: false })] }),
 ], 0.2);
+// A search never waits for the index to read a write; the tests below search what was just written.
+await h.app.searchEngine.catchUp();
 
 const list = async (query: string, key = ws.readKey) => {
   const res = await h.app.inject({ method: 'GET', url: `/api/v1/outlets${query ? `?${query}` : ''}`, headers: bearer(key) });

@@ -138,6 +138,8 @@ describe('MCP get-balance, search-outlets, get-outlet and plan-campaign: what RE
   it('search-outlets and get-outlet', async () => {
     const ws = await workspaceWithKeys(h.database.pool);
     const p = await publisherWithOutlet(h.database, [{ publisher_price_cents: 5_000 }, { format: 'link_insertion', publisher_price_cents: 2_000 }]);
+    // A search never waits for the index to read a write: this one searches what was just written.
+    await h.app.searchEngine.catchUp();
     const client = await connect(url, ws.readKey);
     const found = await ok<{ items: { id: number; from_price: number }[]; meta: Record<string, number> }>(client, 'search-outlets', {
       format: 'link_insertion',

@@ -208,7 +208,7 @@ export async function placeOrderPages(app: FastifyInstance, { deps }: { deps: Co
       if (!/^[1-9][0-9]{0,14}$/.test(quoted)) throw invalidInput({ quoted_cents: ['is missing: review the order and confirm it again'] });
       const fingerprint = hash('sha256', canonicalJson([target.id, input, quoted]), 'hex');
       // Only a success is kept (no `keeps`): a refusal may succeed when sent again (after a top-up).
-      const orders = valueOf(await place(deps, who, input, { quotedTotalCents: Number(quoted), once: { book: 'person', userId: who.userId, key, fingerprint } }));
+      const orders = valueOf(await place(deps.placementGroups, who, input, { quotedTotalCents: Number(quoted), once: { book: 'person', userId: who.userId, key, fingerprint } }));
       id = orders[0]!.id;
     } catch (err) {
       return refused(request, reply, values, err);

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Redis } from 'ioredis';
 import { DomainError } from '../errors.js';
-import { getAccount, getItemJson, listItemsJson } from './catalog-queries.js';
+import { cachedItemJson, getAccount, getItemJson, listItemsJson } from './catalog-queries.js';
 import { createFailureLimiter } from '../limits/failure-limiter.js';
 import { purchaseLookups } from './purchase-lookups.js';
 
@@ -20,11 +20,14 @@ export interface CatalogDeps {
  */
 export const INVALID_CODES_PER_MINUTE = 30;
 
-/** The seller API's catalog: a seller's account and items, and purchase-code validation. */
+/**
+ * The seller API's catalog: a seller's account and items, and purchase-code validation, with the
+ * item cache and gathered lookups its validations share. Made once per app (`marketplaceApp`).
+ */
 export function createCatalogModule(deps: CatalogDeps) {
   const { pool } = deps;
   // A lookup the database is too busy to answer in time.
-  const findPurchase = purchaseLookups(pool, () => new DomainError('unavailable', 'The service is busy. Retry shortly.'));
+  const findPurchase = purchaseLookups(pool, cachedItemJson(pool), () => new DomainError('unavailable', 'The service is busy. Retry shortly.'));
   return {
     account: (workspaceId: number) => getAccount(pool, workspaceId),
     /** The workspace's items as JSON text, oldest first; undefined when it has none. */

@@ -77,15 +77,21 @@ const purchaseStatement = {
 
 // Items are only ever added (items import), so their JSON can be reused; 5 s bounds any surprise.
 const ITEM_TTL_MS = 5_000;
-const itemJsonCache = new LRUCache<string, string>({ max: 10_000, ttl: ITEM_TTL_MS });
 
-async function cachedItemJson(pool: Db, workspaceId: number, itemId: number): Promise<string | undefined> {
-  const key = `${workspaceId}:${itemId}`;
-  const hit = itemJsonCache.get(key);
-  if (hit !== undefined) return hit;
-  const json = await getItemJson(pool, workspaceId, itemId);
-  if (json !== undefined) itemJsonCache.set(key, json);
-  return json;
+/** An item's JSON (text) by workspace and id; undefined when there is no such item. */
+export type ItemJsonReader = (workspaceId: number, itemId: number) => Promise<string | undefined>;
+
+/** Items' JSON from a short cache of its own, for one pool: the catalog module makes one. */
+export function cachedItemJson(pool: Db): ItemJsonReader {
+  const cache = new LRUCache<string, string>({ max: 10_000, ttl: ITEM_TTL_MS });
+  return async (workspaceId, itemId) => {
+    const key = `${workspaceId}:${itemId}`;
+    const hit = cache.get(key);
+    if (hit !== undefined) return hit;
+    const json = await getItemJson(pool, workspaceId, itemId);
+    if (json !== undefined) cache.set(key, json);
+    return json;
+  };
 }
 
 export interface Account {
@@ -208,9 +214,9 @@ export async function findPurchaseRows(pool: Db, lookups: PurchaseLookup[]): Pro
 }
 
 /** A purchase row with its item, as the JSON (text) a validation answers; none when the item is gone. */
-export async function purchaseJson(pool: Db, lookup: PurchaseLookup, p: PurchaseRow | undefined): Promise<string | undefined> {
+export async function purchaseJson(items: ItemJsonReader, lookup: PurchaseLookup, p: PurchaseRow | undefined): Promise<string | undefined> {
   if (!p) return undefined;
-  const item = await cachedItemJson(pool, lookup.workspaceId, p.item_id);
+  const item = await items(lookup.workspaceId, p.item_id);
   if (item === undefined) return undefined;
   // The seed's key order; supported_until only when the purchase has support.
   return (
@@ -222,12 +228,12 @@ export async function purchaseJson(pool: Db, lookup: PurchaseLookup, p: Purchase
 }
 
 /** The purchase behind each code as JSON (text), in order: `findPurchaseRows`, then `purchaseJson`. */
-export async function findPurchasesJson(pool: Db, lookups: PurchaseLookup[]): Promise<Array<string | undefined>> {
+export async function findPurchasesJson(pool: Db, items: ItemJsonReader, lookups: PurchaseLookup[]): Promise<Array<string | undefined>> {
   const rows = await findPurchaseRows(pool, lookups);
-  return Promise.all(lookups.map((l, i) => purchaseJson(pool, l, rows[i])));
+  return Promise.all(lookups.map((l, i) => purchaseJson(items, l, rows[i])));
 }
 
 /** The purchase behind one code: see `findPurchasesJson`. */
-export async function findPurchaseJson(pool: Db, workspaceId: number, code: string): Promise<string | undefined> {
-  return (await findPurchasesJson(pool, [{ workspaceId, code }]))[0];
+export async function findPurchaseJson(pool: Db, items: ItemJsonReader, workspaceId: number, code: string): Promise<string | undefined> {
+  return (await findPurchasesJson(pool, items, [{ workspaceId, code }]))[0];
 }

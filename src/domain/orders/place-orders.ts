@@ -51,9 +51,9 @@ export interface PlaceOptions {
  * total moving from the workspace's available balance into escrow. The content checks run first,
  * before any lock; then one transaction that also keeps the outcome once (`options.once`): lock
  * the balance, check, insert the orders, post the ledger movements. Placements that arrive while
- * others run are committed together (`placementGroups`).
+ * others run are committed together (`groups`, made once by `placementGroups`).
  */
-export async function place(deps: PlaceDeps, principal: BuyerActor, input: PlaceOrdersInput, options: PlaceOptions): Promise<Kept<BuyerOrderView[]>> {
+export async function place(groups: PlacementGroups, principal: BuyerActor, input: PlaceOrdersInput, options: PlaceOptions): Promise<Kept<BuyerOrderView[]>> {
   const content = contentOf(input);
   const { once } = options;
   const job: PlacementJob = {
@@ -69,7 +69,7 @@ export async function place(deps: PlaceDeps, principal: BuyerActor, input: Place
     once,
     keeps: options.keeps,
   };
-  return placementGroups(deps).run(job);
+  return groups.run(job);
 }
 
 let jobs = 0;
@@ -92,7 +92,8 @@ const MAX_GROUP_ORDERS = 100;
  */
 const GROUP_LOCK_TIMEOUT_MS = 250;
 
-const groups = new WeakMap<pg.Pool, GroupCommit<PlacementJob, Kept<BuyerOrderView[]>>>();
+/** The placements of one pool, waiting and running: one per pool, made by whoever owns the pool. */
+export type PlacementGroups = ReturnType<typeof placementGroups>;
 
 /**
  * Group commit, per pool: placements that arrive while the groups running take all but one of the
@@ -104,9 +105,7 @@ const groups = new WeakMap<pg.Pool, GroupCommit<PlacementJob, Kept<BuyerOrderVie
  * longer than GROUP_LOCK_TIMEOUT_MS, or fails, puts its placements back to run alone. Waiting
  * here longer than a request may wait for a connection is the same 503.
  */
-function placementGroups(deps: PlaceDeps): GroupCommit<PlacementJob, Kept<BuyerOrderView[]>> {
-  const existing = groups.get(deps.pool);
-  if (existing) return existing;
+export function placementGroups(deps: PlaceDeps): GroupCommit<PlacementJob, Kept<BuyerOrderView[]>> {
   const { pool, clock, durations } = deps;
   const runAlone = (job: PlacementJob) => {
     // The order's time is when it is placed, not when it arrived.
@@ -143,7 +142,6 @@ function placementGroups(deps: PlaceDeps): GroupCommit<PlacementJob, Kept<BuyerO
       );
     },
   });
-  groups.set(pool, created);
   return created;
 }
 

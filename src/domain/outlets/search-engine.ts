@@ -6,7 +6,7 @@ import { filterKey, type SearchFilter } from './search-filter.js';
 import { type Matched, SearchIndex, type TextQuery } from './search-index.js';
 import { confirmPhrases, type Phrase } from './search-phrase.js';
 import { popcount } from './search-rules.js';
-import { completionsOf, lexemesOfWord, lookupTerms } from './search-terms.js';
+import { lexemesOfWord, SearchTerms } from './search-terms.js';
 import { parseQuery } from './search-text.js';
 
 // The one search engine of a process: its in-memory index answers every search (quoted phrases
@@ -61,10 +61,15 @@ export class SearchEngine {
   /** Pages and totals, remembered while the index they came from has not been written. */
   private readonly remembered = new LRUCache<string, { index: SearchIndex; version: number; found: Found }>({ max: 2_000 });
 
+  /** The catalog's words as PostgreSQL holds them, for a word the index does not know (and the planner). */
+  readonly terms: SearchTerms;
+
   constructor(
     private readonly pool: pg.Pool,
     private readonly onError: (err: Error, what: string) => void = () => {},
-  ) {}
+  ) {
+    this.terms = new SearchTerms(pool);
+  }
 
   /** Whether searches can be answered (the index is loaded). */
   get ready(): boolean {
@@ -127,8 +132,8 @@ export class SearchEngine {
     if (words.length === 0 && !parsed.domain) return undefined;
     const last = words.at(-1);
     const [terms, completions] = await Promise.all([
-      lookupTerms(this.pool, words.map((w) => w.text), index),
-      parsed.prefixLast && last && last.text.length >= 3 ? completionsOf(this.pool, last.text, index) : Promise.resolve([]),
+      this.terms.lookup(words.map((w) => w.text), index),
+      parsed.prefixLast && last && last.text.length >= 3 ? this.terms.completions(last.text, index) : Promise.resolve([]),
     ]);
     const groups = words.map((_, i) => ({
       lexemes: [...new Set([...lexemesOfWord(terms[i]!), ...(i === words.length - 1 ? completions : [])])],

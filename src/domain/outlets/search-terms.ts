@@ -47,58 +47,68 @@ function fromVocabulary(words: string[], vocabulary: Vocabulary): TermsOfWord[] 
   return found;
 }
 
-/**
- * The forms of each word, whether the catalog knows it (search_terms, kept by a trigger on
- * outlets) and, when it does not, the nearest terms. One statement for all words; the candidates
- * of a correction are the terms of about the same length (an index range), so the cost grows with
- * the vocabulary, not with the number of outlets.
- */
-export async function lookupTerms(pool: pg.Pool, words: string[], vocabulary?: Vocabulary): Promise<TermsOfWord[]> {
-  if (words.length === 0) return [];
-  const known = vocabulary && fromVocabulary(words, vocabulary);
-  if (known) return known;
-  const cached = words.map((w) => recent.get(w));
-  const missing = words.filter((_, i) => !cached[i]);
-  if (missing.length === 0) return cached as TermsOfWord[];
-  const looked = await lookup(pool, missing);
-  missing.forEach((w, i) => {
-    recent.set(w, looked[i]!);
-    formsOf.set(w, looked[i]!.forms);
-  });
-  let j = 0;
-  return cached.map((c) => c ?? looked[j++]!);
-}
-
 /** At most this many completions of the last word. */
 const MAX_COMPLETIONS = 20;
-
-/**
- * The catalog's words that start with `word` (the last word typed, which may be unfinished),
- * shortest first: explicit lexemes, so neither PostgreSQL nor the search index scans every lexeme
- * with that prefix (at 1M outlets a short prefix starts tens of thousands of domain labels).
- */
-export async function completionsOf(pool: pg.Pool, word: string, vocabulary?: Vocabulary): Promise<string[]> {
-  if (vocabulary) return vocabulary.completions(word, MAX_COMPLETIONS);
-  const key = `\u0000${word}`;
-  const hit = recentCompletions.get(key);
-  if (hit) return hit;
-  const { rows } = await pool.query<{ term: string }>({
-    name: 'search_terms_completing',
-    text: `SELECT term FROM search_terms WHERE term LIKE $1 AND term <> $2 ORDER BY length(term), term LIMIT ${MAX_COMPLETIONS}`,
-    // The word is letters and digits only: nothing in it is a LIKE wildcard.
-    values: [`${word}%`, word],
-  });
-  const terms = rows.map((r) => r.term);
-  recentCompletions.set(key, terms);
-  return terms;
-}
 
 // A word's forms and corrections, and a prefix's completions, remembered for a second (a new word
 // in the catalog makes a known word of a typo's correction at most that late), for at most 10,000
 // words each, least recently used out first.
 const remembered = { max: 10_000, ttl: 1_000 } as const;
-const recent = new LRUCache<string, TermsOfWord>(remembered);
-const recentCompletions = new LRUCache<string, string[]>(remembered);
+
+/**
+ * The catalog's words as PostgreSQL holds them (search_terms), read through one pool with what
+ * was read in the last second remembered: the search engine makes one for its pool, and the
+ * planner reads through the engine's.
+ */
+export class SearchTerms {
+  private readonly recent = new LRUCache<string, TermsOfWord>(remembered);
+  private readonly recentCompletions = new LRUCache<string, string[]>(remembered);
+
+  constructor(private readonly pool: pg.Pool) {}
+
+  /**
+   * The forms of each word, whether the catalog knows it (search_terms, kept by a trigger on
+   * outlets) and, when it does not, the nearest terms. One statement for all words; the candidates
+   * of a correction are the terms of about the same length (an index range), so the cost grows with
+   * the vocabulary, not with the number of outlets.
+   */
+  async lookup(words: string[], vocabulary?: Vocabulary): Promise<TermsOfWord[]> {
+    if (words.length === 0) return [];
+    const known = vocabulary && fromVocabulary(words, vocabulary);
+    if (known) return known;
+    const cached = words.map((w) => this.recent.get(w));
+    const missing = words.filter((_, i) => !cached[i]);
+    if (missing.length === 0) return cached as TermsOfWord[];
+    const looked = await lookup(this.pool, missing);
+    missing.forEach((w, i) => {
+      this.recent.set(w, looked[i]!);
+      formsOf.set(w, looked[i]!.forms);
+    });
+    let j = 0;
+    return cached.map((c) => c ?? looked[j++]!);
+  }
+
+  /**
+   * The catalog's words that start with `word` (the last word typed, which may be unfinished),
+   * shortest first: explicit lexemes, so neither PostgreSQL nor the search index scans every lexeme
+   * with that prefix (at 1M outlets a short prefix starts tens of thousands of domain labels).
+   */
+  async completions(word: string, vocabulary?: Vocabulary): Promise<string[]> {
+    if (vocabulary) return vocabulary.completions(word, MAX_COMPLETIONS);
+    const key = `\u0000${word}`;
+    const hit = this.recentCompletions.get(key);
+    if (hit) return hit;
+    const { rows } = await this.pool.query<{ term: string }>({
+      name: 'search_terms_completing',
+      text: `SELECT term FROM search_terms WHERE term LIKE $1 AND term <> $2 ORDER BY length(term), term LIMIT ${MAX_COMPLETIONS}`,
+      // The word is letters and digits only: nothing in it is a LIKE wildcard.
+      values: [`${word}%`, word],
+    });
+    const terms = rows.map((r) => r.term);
+    this.recentCompletions.set(key, terms);
+    return terms;
+  }
+}
 
 async function lookup(pool: pg.Pool, words: string[]): Promise<TermsOfWord[]> {
   const { rows } = await pool.query<{ forms: string[]; known: boolean; near: string[] | null; distance: number[] | null }>({

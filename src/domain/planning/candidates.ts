@@ -5,7 +5,7 @@ import type { SearchEngine } from '../outlets/search-engine.js';
 import type { SearchFilter } from '../outlets/search-filter.js';
 import type { SearchIndex } from '../outlets/search-index.js';
 import { MATCH_STRENGTH, relevancePart, trafficPart, UNKNOWN_TRACK_RECORD, WEIGHTS, type WordMatch } from './score.js';
-import { lexemesOfWord, lookupTerms, type Vocabulary } from '../outlets/search-terms.js';
+import { lexemesOfWord, type SearchTerms, type Vocabulary } from '../outlets/search-terms.js';
 import { parseQuery } from '../outlets/search-text.js';
 import { hasSlot, slotsOf } from '../outlets/slot-bits.js';
 
@@ -109,8 +109,8 @@ export interface LookedUpTerm extends Term {
  * Each term's lexemes, from the search's own lookup (search_terms: forms, and corrections of a
  * word the catalog does not use), with the term's singular/plural added. One statement.
  */
-export async function lookUpTerms(pool: pg.Pool, terms: Term[], vocabulary?: Vocabulary): Promise<LookedUpTerm[]> {
-  const looked = await lookupTerms(pool, terms.map((t) => t.word), vocabulary);
+export async function lookUpTerms(searchTerms: SearchTerms, terms: Term[], vocabulary?: Vocabulary): Promise<LookedUpTerm[]> {
+  const looked = await searchTerms.lookup(terms.map((t) => t.word), vocabulary);
   return terms.map((t, i) => ({ ...t, lexemes: [...new Set([...lexemesOfWord(looked[i]!), ...t.forms])] }));
 }
 

@@ -130,7 +130,7 @@ async function candidatesIn(
 ): Promise<{ set: CandidateSet; languages: Languages }> {
   const given = asked?.length ? [...new Set(asked)] : undefined;
   const [terms, detected] = await Promise.all([
-    lookUpTerms(pool, termsOf(query.goal, query.audience), search.current()),
+    lookUpTerms(search.terms, termsOf(query.goal, query.audience), search.current()),
     given ? Promise.resolve(undefined) : detectLanguage(query.goal),
   ]);
   const codes = given ?? (detected ? [detected] : undefined);

@@ -41,20 +41,27 @@ async function readBalances(pool: Db, workspaceIds: number[]): Promise<Balances[
   return workspaceIds.map((id) => ({ ...byWorkspace.get(id)! }));
 }
 
-// Balance reads of concurrent requests share queries (`gatheredReads`), one reader per pool.
-const readers = new WeakMap<pg.Pool, (workspaceId: number) => Promise<Balances>>();
-function balancesOf(pool: pg.Pool): (workspaceId: number) => Promise<Balances> {
-  let read = readers.get(pool);
-  if (!read) {
-    read = gatheredReads(pool, () => new DomainError('unavailable', 'The service is busy. Retry shortly.'), (ids: number[]) => readBalances(pool, ids));
-    readers.set(pool, read);
-  }
-  return read;
+/** A workspace's two balances, read with those of concurrent requests. */
+export type BalanceReader = (workspaceId: number) => Promise<Balances>;
+
+/**
+ * Balance reads of concurrent requests share queries (`gatheredReads`): one reader for a pool,
+ * made by whoever owns the pool (the workspaces module) so that all its requests gather.
+ */
+export function balanceReader(pool: pg.Pool): BalanceReader {
+  return gatheredReads(pool, () => new DomainError('unavailable', 'The service is busy. Retry shortly.'), (ids: number[]) => readBalances(pool, ids));
+}
+
+/** What the reads below run on: the pool, and the settings cache and balance reader made for it. */
+export interface WorkspaceReads {
+  pool: pg.Pool;
+  settings: WorkspaceSettingsCache;
+  balances: BalanceReader;
 }
 
 /** The workspace's settings and balances, formatted in its currency: /me and the console's overview. */
-export async function workspaceSummary(pool: pg.Pool, settings: WorkspaceSettingsCache, workspaceId: number) {
-  const [w, { available, held }] = await Promise.all([settings.get(workspaceId), balancesOf(pool)(workspaceId)]);
+export async function workspaceSummary({ settings, balances }: WorkspaceReads, workspaceId: number) {
+  const [w, { available, held }] = await Promise.all([settings.get(workspaceId), balances(workspaceId)]);
   return {
     workspace: {
       id: w.id,
@@ -74,7 +81,7 @@ export async function workspaceSummary(pool: pg.Pool, settings: WorkspaceSetting
  * The calling key's budget (docs/budgets.md): null for a key without limits or expiry, and then
  * no statement; otherwise what its budget spent this UTC day and month, one indexed read.
  */
-export async function keyBudget(pool: pg.Pool, settings: WorkspaceSettingsCache, principal: WorkspacePrincipal, now: number) {
+export async function keyBudget({ pool, settings }: WorkspaceReads, principal: WorkspacePrincipal, now: number) {
   const b = principal.budget;
   if (!b) return null;
   const [w, spent] = await Promise.all([
@@ -84,8 +91,8 @@ export async function keyBudget(pool: pg.Pool, settings: WorkspaceSettingsCache,
   return budgetView(b.limits, b.expiresAt, spent, now, (c) => formatCents(c, w.currency, w.perUsd));
 }
 
-export async function getMe(pool: pg.Pool, settings: WorkspaceSettingsCache, principal: WorkspacePrincipal, now: number = Date.now()) {
-  const [summary, budget] = await Promise.all([workspaceSummary(pool, settings, principal.workspaceId), keyBudget(pool, settings, principal, now)]);
+export async function getMe(reads: WorkspaceReads, principal: WorkspacePrincipal, now: number = Date.now()) {
+  const [summary, budget] = await Promise.all([workspaceSummary(reads, principal.workspaceId), keyBudget(reads, principal, now)]);
   return {
     ...summary,
     key: {

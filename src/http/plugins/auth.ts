@@ -10,10 +10,10 @@ import type { Limiter, LimitResult } from './rate-limit.js';
 /**
  * - `public`: no key (health, docs);
  * - `buyer` (the default, so a route without config is never open): a workspace key;
- * - `buyer-or-401`: a workspace key, any other key being treated as no key at all (/mcp, whose
- *   contract answers a publisher key with 401 before any MCP work);
+ * - `buyer-or-401`: a workspace key, any other key being treated as no key at all (/mcp, which
+ *   answers a publisher key with 401 before any MCP work, as documented);
  * - `publisher`: a publisher key;
- * - `catalog`: Interface B, which reads `api_key` itself once the body is parsed.
+ * - `catalog`: the seller API, which reads `api_key` itself once the body is parsed.
  */
 export type AuthMode = 'public' | 'buyer' | 'buyer-or-401' | 'publisher' | 'catalog';
 
@@ -82,7 +82,7 @@ export interface AuthService {
    */
   chargeMore(reply: FastifyReply, principal: Principal, extra: number): Promise<void>;
   /**
-   * Counts a request refused before its key could be read (an Interface B body too large or
+   * Counts a request refused before its key could be read (a seller API body too large or
    * unparseable) in its address's bucket, as a request without a key; a 429 error when that
    * bucket has run out.
    */
@@ -144,7 +144,7 @@ export function createAuthService(opts: AuthOptions): AuthService {
 
 /**
  * The Authorization header, or undefined when it is given twice with different values: Node keeps
- * only the first, so which key acted would depend on the order of the headers (Interface B refuses
+ * only the first, so which key acted would depend on the order of the headers (the seller API refuses
  * the same, docs/interface-b.md).
  */
 export function oneAuthorization(request: FastifyRequest): string | undefined {
@@ -158,7 +158,7 @@ export function oneAuthorization(request: FastifyRequest): string | undefined {
   return first;
 }
 
-/** Bearer authentication for Interface A and the publisher API, then the spending check. */
+/** Bearer authentication for the buyer API and the publisher API, then the spending check. */
 export const bearerAuth = fp(
   async function bearerAuth(app: FastifyInstance, opts: { auth: AuthService }) {
     app.decorateRequest('principal', null);

@@ -37,7 +37,7 @@ export interface ErrorBody {
   [extra: string]: unknown;
 }
 
-/** Renders an error in Interface A's shape. Other surfaces (Interface B) swap this out. */
+/** Renders an error in the buyer API's shape. Other surfaces (the seller API) swap this out. */
 export type ErrorRenderer = (request: FastifyRequest, reply: FastifyReply, error: DomainError) => unknown;
 
 /** The error's body; `request` is the one it names (a kept refusal's replay names the first). */
@@ -107,7 +107,7 @@ export function toDomainError(err: unknown, bodyLimit?: number): DomainError {
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** Which error shape this route answers in; Interface A's by default. */
+    /** Which error shape this route answers in; the buyer API's by default. */
     renderError?: ErrorRenderer;
   }
 }
@@ -154,7 +154,7 @@ export const errorHandling = fp(
   { name: 'error-handling' },
 );
 
-/** A surface's own error body for a path, when it has one (Interface B under its prefixes). */
+/** A surface's own error body for a path, when it has one (the seller API under its prefixes). */
 export type ClientErrorBody = (url: string, error: DomainError) => { status: number; body: object } | undefined;
 
 /** The request target of what Node's parser refused, read from its request line when there is one. */

@@ -53,7 +53,7 @@ function computeFingerprint(request: FastifyRequest): string {
 // order's state. Anything else (400, 401, 403, 404, 422, 429, 5xx) may succeed on a retry.
 export const storable = (e: DomainError) => e.code === 'insufficient_balance' || e.code === 'conflict';
 
-/** The request's Idempotency-Key; an empty or blank header sends none (the contract's answer for a missing one). */
+/** The request's Idempotency-Key; an empty or blank header sends none (the documented answer for a missing one). */
 function idempotencyKeyOf(request: FastifyRequest): string | undefined {
   const key = request.headers['idempotency-key'];
   return typeof key === 'string' && key.trim() !== '' ? key : undefined;

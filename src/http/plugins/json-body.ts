@@ -25,11 +25,11 @@ function missingBodyAsEmpty(request: FastifyRequest, _reply: FastifyReply, done:
 
 export const jsonBody = fp(
   async function jsonBody(app: FastifyInstance) {
-    // Interface A speaks JSON only: other media types answer 400 instead of reaching validation.
+    // The buyer API speaks JSON only: other media types answer 400 instead of reaching validation.
     app.removeContentTypeParser(['application/json', 'text/plain']);
     // ...but a body of zero bytes in another type is no body (`curl -X POST -d ''` sends a form
     // type): Fastify then parses nothing (docs/http.md: body-less POSTs accept an empty
-    // body; Interface B reads an empty body of any type as none, as it does on GET).
+    // body; the seller API reads an empty body of any type as none, as it does on GET).
     app.addHook('preParsing', async (request) => {
       const { headers } = request;
       const length = headers['content-length'];
@@ -37,9 +37,9 @@ export const jsonBody = fp(
       // An empty JSON body stays: the parsers read it as {}.
       if (empty && !/^\s*application\/json\s*(?:;|$)/i.test(headers['content-type'] ?? '')) delete headers['content-type'];
     });
-    // No body (or JSON null) where an Interface A route takes one reads as {}, so the answer names
+    // No body (or JSON null) where a buyer API route takes one reads as {}, so the answer names
     // the fields that are missing ("reason: is required") rather than the body as a whole.
-    // Interface B keeps its own reading of a missing body.
+    // The seller API keeps its own reading of a missing body.
     app.addHook('onRoute', (route) => {
       if (!route.schema?.body || !route.url.startsWith('/api/v1/')) return;
       const own = route.preValidation ? [route.preValidation].flat() : [];

@@ -72,7 +72,7 @@ const responseHeaders = {
 };
 
 /**
- * Interface B reads api_key, item_id and purchase_code from the query string, a form body or a
+ * The seller API reads api_key, item_id and purchase_code from the query string, a form body or a
  * JSON body, GET included (docs/interface-b.md). OpenAPI 3.1 allows a body on GET, so a catalog
  * operation without one gets an optional body naming api_key and every parameter its query takes,
  * and no query parameter is required on its own. A key in a body is no security scheme OpenAPI can
@@ -125,11 +125,11 @@ function finishDocument(doc: Document): void {
     const security = op.security ?? doc.security ?? [];
     const authenticated = security.some((req) => Object.keys(req).length > 0);
     const bearer = security.some((req) => 'bearerAuth' in req);
-    // Interface B reads its body before its key: a 400 or 413 there counts in the address's bucket
+    // The seller API reads its body before its key: a 400 or 413 there counts in the address's bucket
     // and carries no key's rate-limit headers.
     const catalog = op.tags?.includes('Catalog') ?? false;
     const idempotency = op.parameters?.find((p): p is Parameter => !('$ref' in p) && p.in === 'header' && p.name === 'idempotency-key');
-    // A body that may be null may be left out (the no-body actions); Interface B takes every
+    // A body that may be null may be left out (the no-body actions); the seller API takes every
     // parameter from the query string as well as from a body.
     const content = Object.values(op.requestBody?.content ?? {});
     if (op.requestBody && (catalog || (content.length > 0 && content.every((c) => c.schema?.anyOf?.some((s) => s.type === 'null'))))) {
@@ -242,9 +242,9 @@ export const openApi = fp(
           title: 'Marketplace API',
           version: '1.0.0',
           description:
-            'Interface A (/api/v1, /mcp): buy sponsored content from verified publications. Amounts are integer US cents, fees included; *_formatted strings use the workspace currency.\n\n' +
-            'Interface B (/api/account, /api/items, /api/purchases): a digital-goods seller reads its account and items and validates purchase codes.\n\n' +
-            'Departures from the contract, for the link guarantee (docs/link-guarantee.md): order states link_lost (the publisher restores the link by deadlines.restore_by) and link_refunded (final); order fields live_checks, live_checked_at, guarantee_ends_at and deadlines.restore_by; at review_by a placement is paid only if its last link check passed, otherwise it returns to publishing once and then expires with a refund; approval pays the publisher into pending, which becomes payable when the guarantee window ends with the link alive (GET /api/v1/publisher/me).\n\n' +
+            'The buyer API (/api/v1, /mcp): buy sponsored content from verified publications. Amounts are integer US cents, fees included; *_formatted strings use the workspace currency.\n\n' +
+            'The seller API (/api/account, /api/items, /api/purchases): a digital-goods seller reads its account and items and validates purchase codes.\n\n' +
+            'Departures from the specification, for the link guarantee (docs/link-guarantee.md): order states link_lost (the publisher restores the link by deadlines.restore_by) and link_refunded (final); order fields live_checks, live_checked_at, guarantee_ends_at and deadlines.restore_by; at review_by a placement is paid only if its last link check passed, otherwise it returns to publishing once and then expires with a refund; approval pays the publisher into pending, which becomes payable when the guarantee window ends with the link alive (GET /api/v1/publisher/me).\n\n' +
             'Every response carries X-Request-Id. Authenticated responses carry X-RateLimit-Limit and X-RateLimit-Remaining (one bucket per key, per minute); a 429 carries Retry-After.',
           license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
         },
@@ -260,13 +260,13 @@ export const openApi = fp(
           { name: 'Events', description: 'What happened, as a feed to page or follow, and as signed webhooks (docs/events.md).' },
           { name: 'Publisher', description: "A publisher's side of its orders, events and webhooks (publisher keys)." },
           { name: 'MCP', description: 'The Model Context Protocol endpoint (stateless streamable HTTP).' },
-          { name: 'Catalog', description: 'Interface B: the seller account, its items and purchase-code validation.' },
+          { name: 'Catalog', description: 'The seller API: the seller account, its items and purchase-code validation.' },
           { name: 'Operations', description: 'Health and readiness.' },
         ],
         components: {
           securitySchemes: {
             bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: mk_ followed by 32 characters.' },
-            // Interface B: the same keys (non-spending only), sent as the api_key parameter (query, or a
+            // The seller API: the same keys (non-spending only), sent as the api_key parameter (query, or a
             // form or JSON body, which OpenAPI cannot name as a scheme: each catalog operation adds
             // the empty requirement {} for it, describeCatalogInputs) or as a bearer token.
             apiKeyQuery: {
@@ -274,12 +274,12 @@ export const openApi = fp(
               in: 'query',
               name: 'api_key',
               description:
-                'Interface B: the API key as the api_key parameter. It is also accepted in a form or JSON body, which no security scheme can name: the empty requirement {} of each Interface B operation stands for it. Spending keys are refused.',
+                'The seller API: the API key as the api_key parameter. It is also accepted in a form or JSON body, which no security scheme can name: the empty requirement {} of each seller API operation stands for it. Spending keys are refused.',
             },
             apiKeyBearer: {
               type: 'http',
               scheme: 'bearer',
-              description: 'Interface B: the same api_key as Authorization: Bearer. Errors keep Interface B\'s shape.',
+              description: 'The seller API: the same api_key as Authorization: Bearer. Errors keep the seller API\'s shape.',
             },
           },
         },

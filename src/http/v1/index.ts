@@ -1,5 +1,6 @@
 import type { SearchEngine } from '../../domain/outlets/search-engine.js';
 import type { FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type pg from 'pg';
 import { z } from 'zod';
@@ -18,19 +19,21 @@ import { workspacePrincipal } from '../plugins/auth.js';
 import type { Clock } from '../../domain/clock.js';
 import type { Durations } from '../../domain/orders/states.js';
 import type { LinkChecker } from '../../domain/orders/link-checker.js';
+import type { PlacementGroups } from '../../domain/orders/place-orders.js';
 import type { Limiter } from '../plugins/rate-limit.js';
 
-export const v1Routes: FastifyPluginAsyncZod<{
+const buyerAndPublisherRoutes: FastifyPluginAsyncZod<{
   pool: pg.Pool;
   search: SearchEngine;
   workspaces: WorkspacesModule;
   publicBaseUrl: string | undefined;
   clock: Clock;
   durations: Durations;
+  placementGroups: PlacementGroups;
   outboundPolicy: OutboundPolicy;
   linkChecker: LinkChecker;
   limiter: Limiter;
-}> = async (app, { pool, search, workspaces, publicBaseUrl, clock, durations, outboundPolicy, linkChecker, limiter }) => {
+}> = async (app, { pool, search, workspaces, publicBaseUrl, clock, durations, placementGroups, outboundPolicy, linkChecker, limiter }) => {
   // A route that names no query parameters takes none: `POST /orders?dry_run=true` must not place
   // an order as if the parameter meant something (list endpoints name theirs, strictly too).
   app.addHook('onRoute', (route) => {
@@ -47,7 +50,7 @@ export const v1Routes: FastifyPluginAsyncZod<{
   await app.register(ledgerRoutes, { pool, publicBaseUrl });
   await app.register(outletRoutes, { pool, search, publicBaseUrl });
   await app.register(planRoutes, { pool, search, clock });
-  await app.register(orderRoutes, { pool, clock, durations, publicBaseUrl });
+  await app.register(orderRoutes, { pool, clock, durations, placementGroups, publicBaseUrl });
   await app.register(publisherRoutes, { prefix: '/publisher', pool, clock, durations, publicBaseUrl, linkChecker });
   const parties = [
     { party: 'buyer' as const, owner: (request: FastifyRequest) => ({ party: 'buyer' as const, workspaceId: workspacePrincipal(request).workspaceId }) },
@@ -58,3 +61,10 @@ export const v1Routes: FastifyPluginAsyncZod<{
     await app.register(webhookEndpointRoutes, { ...p, pool, clock, publicBaseUrl, outboundPolicy, limiter });
   }
 };
+
+/** The buyer API, encapsulated; the app's plugins whose objects its routes are handed come first. */
+export const v1Routes = fp(buyerAndPublisherRoutes, {
+  name: 'v1-routes',
+  encapsulate: true,
+  dependencies: ['search-engine', 'workspaces', 'placement-groups', 'link-checker'],
+});

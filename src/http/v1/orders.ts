@@ -6,7 +6,7 @@ import type { Clock } from '../../domain/clock.js';
 import type { Kept, OnceOptions } from '../../domain/idempotency/record-once.js';
 import { buyerOrders } from '../../domain/orders/buyer-actions.js';
 import { getOrder, listMessages, listOrders } from '../../domain/orders/order-read.js';
-import { place } from '../../domain/orders/place-orders.js';
+import { place, type PlacementGroups } from '../../domain/orders/place-orders.js';
 import type { Durations } from '../../domain/orders/states.js';
 import { workspacePrincipal } from '../plugins/auth.js';
 import { onceFor, sendKept } from '../plugins/idempotency.js';
@@ -23,8 +23,8 @@ export interface OrderRouteDeps {
   publicBaseUrl: string | undefined;
 }
 
-export const orderRoutes: FastifyPluginAsyncZod<OrderRouteDeps> = async (app, deps) => {
-  const { pool, clock, durations, publicBaseUrl } = deps;
+export const orderRoutes: FastifyPluginAsyncZod<OrderRouteDeps & { placementGroups: PlacementGroups }> = async (app, deps) => {
+  const { pool, clock, durations, placementGroups, publicBaseUrl } = deps;
   const one = (schema = buyerOrder) => z.object({ data: schema });
 
   app.post(
@@ -42,7 +42,7 @@ export const orderRoutes: FastifyPluginAsyncZod<OrderRouteDeps> = async (app, de
       },
     },
     async (request, reply) => {
-      const kept = await place({ pool, clock, durations }, workspacePrincipal(request), request.body, onceFor(request));
+      const kept = await place(placementGroups, workspacePrincipal(request), request.body, onceFor(request));
       return sendKept(request, reply, kept, 201);
     },
   );

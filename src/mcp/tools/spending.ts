@@ -85,7 +85,7 @@ export const placeOrders = defineTool({
     const { confirmation_token, ...input } = args;
     if (confirmation_token === undefined) return issueQuote(ctx, 'place-orders', args, await quotePlacement(ctx, input));
     const { once, quotedTotalCents } = confirmationOf(ctx.confirmations, ctx.principal, 'place-orders', args, confirmation_token);
-    const kept = await place(ctx, ctx.principal, input, { once, quotedTotalCents });
+    const kept = await place(ctx.placementGroups, ctx.principal, input, { once, quotedTotalCents });
     // A repeat of a confirmed call answers the first one's orders; `replayed` says it spent nothing.
     return { stage: 'done' as const, orders: valueOf(kept), replayed: kept.replayed };
   },

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { listLedger } from '../../domain/ledger/ledger-queries.js';
-import { getMe } from '../../domain/workspaces/me-query.js';
 import { ledgerEntry } from '../../schemas/ledger.js';
 import { meData } from '../../schemas/me.js';
 import { annotations, defineTool, pageArgs, pageMeta, pageMetaSchema } from '../tool.js';
@@ -18,7 +17,7 @@ export const getBalance = defineTool({
   input: z.strictObject({}),
   output: meData,
   annotations: annotations.read,
-  run: (ctx) => getMe(ctx.pool, ctx.settings, ctx.principal, ctx.clock.now()),
+  run: (ctx) => ctx.workspaces.me(ctx.principal, ctx.clock.now()),
 });
 
 export const getLedger = defineTool({

@@ -93,7 +93,7 @@ describe(`what a search reads in PostgreSQL, over ${COUNT.toLocaleString('en-US'
   it("the planner's candidates' rows are read by primary key", async () => {
     let statement: { text: string; values: unknown[] } | undefined;
     const spy = { query: (st: { text: string; values: unknown[] }) => ((statement = st), database.pool.query(st)) } as unknown as typeof database.pool;
-    const terms = await lookUpTerms(database.pool, termsOf('travel news for families'));
+    const terms = await lookUpTerms(engine.terms, termsOf('travel news for families'));
     const set = await fetchCandidates(spy, engine, { goal: 'travel news', budgetCents: 50_000 }, terms);
     expect(set.candidates.length).toBeGreaterThan(0);
     expect(seqScans(await explain(statement!.text, statement!.values))).toEqual([]);

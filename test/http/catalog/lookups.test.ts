@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { findPurchaseJson, findPurchasesJson } from '../../../src/domain/catalog/catalog-queries.js';
+import { cachedItemJson, findPurchaseJson, findPurchasesJson } from '../../../src/domain/catalog/catalog-queries.js';
 import { createPurchase, refundPurchase } from '../../../src/domain/catalog/catalog-writes.js';
 import { setupApp } from '../../helpers/app.js';
 import { seller } from './fixtures.js';
@@ -29,15 +29,19 @@ const cases: Array<[number, string]> = [
   [a.workspaceId, a.code], // the same code twice
 ];
 
+// The test's own item cache (the app has its own, which the validations below fill).
+const items = cachedItemJson(h.database.pool);
+
 afterEach(() => vi.restoreAllMocks());
 
 describe('POST /api/purchases/validation: purchase lookups together — happy', () => {
   it('one query for several codes answers each as its own lookup does', async () => {
     const alone = [];
-    for (const [ws, code] of cases) alone.push(await findPurchaseJson(h.database.pool, ws, code));
+    for (const [ws, code] of cases) alone.push(await findPurchaseJson(h.database.pool, items, ws, code));
     expect(alone.filter((x) => x !== undefined)).toHaveLength(5);
     const together = await findPurchasesJson(
       h.database.pool,
+      items,
       cases.map(([workspaceId, code]) => ({ workspaceId, code })),
     );
     expect(together).toEqual(alone);
@@ -48,7 +52,7 @@ describe('POST /api/purchases/validation: purchase lookups together — happy', 
     const keyOf = (ws: number) => (ws === a.workspaceId ? a.readKey : b.readKey);
     const validate = (ws: number, code: string) =>
       h.app.inject({ method: 'POST', url: '/api/purchases/validation', payload: { api_key: keyOf(ws), purchase_code: code } });
-    const expected = await Promise.all(cases.map(async ([ws, code]) => (await findPurchaseJson(h.database.pool, ws, code)) ?? null));
+    const expected = await Promise.all(cases.map(async ([ws, code]) => (await findPurchaseJson(h.database.pool, items, ws, code)) ?? null));
     const many = Array.from({ length: 6 }, () => cases).flat();
     const answers = await Promise.all(many.map(([ws, code]) => validate(ws, code)));
     answers.forEach((res, i) => {

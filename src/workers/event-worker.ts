@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type pg from 'pg';
-import type { Clock } from '../../domain/clock.js';
-import { sequenceEvents } from '../../domain/events/sequencer.js';
-import { type DeliverySettings, deliverDue } from '../../domain/webhooks/deliver.js';
-import type { OutboundClient } from '../../outbound/http-client.js';
+import type { Clock } from '../domain/clock.js';
+import { sequenceEvents } from '../domain/events/sequencer.js';
+import { type DeliverySettings, deliverDue } from '../domain/webhooks/deliver.js';
+import type { OutboundClient } from '../outbound/http-client.js';
 import { repeatInBackground } from './repeat.js';
 
 /**

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type pg from 'pg';
-import type { Clock } from '../../domain/clock.js';
-import type { Durations } from '../../domain/orders/states.js';
-import { sweepDeadlines } from '../../domain/orders/sweep.js';
-import { purgeOldEvents } from '../../domain/events/feed.js';
+import type { Clock } from '../domain/clock.js';
+import type { Durations } from '../domain/orders/states.js';
+import { sweepDeadlines } from '../domain/orders/sweep.js';
+import { purgeOldEvents } from '../domain/events/feed.js';
 import { repeatInBackground } from './repeat.js';
 
 /**

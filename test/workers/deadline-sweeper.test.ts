@@ -4,7 +4,7 @@ import { afterAll, expect, it, vi } from 'vitest';
 import { defaultConfig } from '../../src/config.js';
 import { ManualClock } from '../helpers/clock.js';
 import { durationsFrom } from '../../src/domain/orders/states.js';
-import { deadlineSweeper } from '../../src/http/plugins/sweeper.js';
+import { deadlineSweeper } from '../../src/workers/deadline-sweeper.js';
 import { createTestDatabase } from '../helpers/db.js';
 
 // The in-server sweeper never runs two sweeps at once in one process: a sweep that outlasts the

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { LINK_CHECK_CONCURRENCY, type LinkChecker } from '../../domain/orders/link-checker.js';
+import { LINK_CHECK_CONCURRENCY, type LinkChecker } from '../domain/orders/link-checker.js';
 
 /**
  * Every `intervalMs`, claims the link checks that are due (first checks of new placements,
@@ -52,5 +52,5 @@ export const linkCheckWorker = fp(
       await Promise.all(inFlight);
     });
   },
-  { name: 'link-check-worker' },
+  { name: 'link-check-worker', dependencies: ['link-checker'] },
 );
