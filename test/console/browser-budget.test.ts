@@ -12,7 +12,7 @@ import { checkPage, requireBrowser, skipBrowser } from './browser-harness.js';
 if (skipBrowser) console.log('browser tests skipped: no Chromium found (apt-get install chromium, or set CHROMIUM_PATH)');
 const password = 'correct horse battery';
 
-describe.skipIf(skipBrowser)('key budgets in Chromium', () => {
+describe.skipIf(skipBrowser)('Console key budgets in Chromium — happy', () => {
   let browser: Browser;
   let h: Awaited<ReturnType<typeof setupApp>>;
   let base: string;

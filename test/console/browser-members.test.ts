@@ -13,7 +13,7 @@ import { checkPage, requireBrowser, skipBrowser } from './browser-harness.js';
 if (skipBrowser) console.log('browser tests skipped: no Chromium found (apt-get install chromium, or set CHROMIUM_PATH)');
 const password = 'correct horse battery';
 
-describe.skipIf(skipBrowser)('members, rules and webhooks in Chromium', () => {
+describe.skipIf(skipBrowser)('Console members, rules and webhooks in Chromium — happy', () => {
   let browser: Browser;
   let h: Awaited<ReturnType<typeof setupApp>>;
   let base: string;

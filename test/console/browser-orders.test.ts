@@ -19,7 +19,7 @@ const password = 'correct horse battery';
 const DOMAIN = 'browser-news.test';
 const TARGET = 'https://buyer.example/product';
 
-describe.skipIf(skipBrowser)('the orders desk in Chromium', () => {
+describe.skipIf(skipBrowser)('Console orders desk in Chromium — happy', () => {
   let browser: Browser;
   let h: Awaited<ReturnType<typeof setupApp>>;
   let base: string;

@@ -26,7 +26,7 @@ const keyIn = (body: string) => {
 };
 const me = (key: string) => h.app.inject({ url: '/api/v1/me', headers: { authorization: `Bearer ${key}` } });
 
-describe('console pages', () => {
+describe('Console pages (/app/…): sign-up, sign-in, keys, API access — happy', () => {
   it('sign-in: a CSP without inline scripts, labelled fields, the CLI way back in', async () => {
     const res = await consoleClient(h).get('/app/sign-in');
     expect(res.statusCode).toBe(200);
@@ -66,60 +66,6 @@ describe('console pages', () => {
     const overview = await c.get(res.headers.location!);
     expect(overview.statusCode).toBe(200);
     expect(overview.body).toContain('$0.00');
-  });
-
-  it('no session: every signed-in page redirects to sign-in', async () => {
-    const c = consoleClient(h);
-    for (const url of ['/app/w/1', '/app/w/1/settings', '/app/w/1/settings/api-keys', '/app/w/1/settings/api-access', '/app/p/1/settings/api-keys', '/app/w/1/settings/members']) {
-      const res = await c.get(url);
-      expect(res.statusCode, url).toBe(303);
-      expect(res.headers.location).toBe(`/app/sign-in?next=${encodeURIComponent(url)}`);
-    }
-    const post = await c.post('/app/w/1/settings/api-keys', { name: 'x' }, { csrf: false });
-    expect(post.statusCode).toBe(303);
-  });
-
-  it('a form without its token is refused with 403', async () => {
-    const { c, home } = await signedUp();
-    await c.get(home);
-    const res = await c.post(`${home}/settings/api-keys`, { name: 'forged' }, { csrf: false });
-    expect(res.statusCode).toBe(403);
-    expect(res.body).toContain('Form expired');
-    const wrong = await c.post(`${home}/settings/api-keys`, { name: 'forged', _csrf: 'not-a-token' }, { csrf: false });
-    expect(wrong.statusCode).toBe(403);
-    const signIn = await consoleClient(h).post('/app/sign-in', { email: 'x@example.com', password }, { csrf: false });
-    expect(signIn.statusCode).toBe(403);
-  });
-
-  it("another tenant's pages and keys answer 404", async () => {
-    const a = await signedUp();
-    const b = await signedUp();
-    const created = await a.c.post(`${a.home}/settings/api-keys`, { name: 'A key' });
-    const aKeyId = /\/settings\/api-keys\/(\d+)\/revoke/.exec((await a.c.get(`${a.home}/settings/api-keys`)).body)![1]!;
-    expect(keyIn(created.body)).toBeDefined();
-    for (const url of [a.home, `${a.home}/settings`, `${a.home}/settings/api-keys`, `${a.home}/settings/api-access`, `${a.home}/settings/api-keys/${aKeyId}/revoke`, '/app/w/999999', '/app/w/abc']) {
-      expect((await b.c.get(url)).statusCode, url).toBe(404);
-    }
-    expect((await b.c.post(`${a.home}/settings/api-keys/${aKeyId}/revoke`, {}, { from: b.home })).statusCode).toBe(404);
-    // B's own page asked for A's key id: 404 too, and A's key still works.
-    expect((await b.c.get(`${b.home}/settings/api-keys/${aKeyId}/revoke`)).statusCode).toBe(404);
-    expect((await me(keyIn(created.body)!)).statusCode).toBe(200);
-  });
-
-  it('a member sees no "Can place orders" box, and a forged spending key is 403', async () => {
-    const owner = await signedUp();
-    const wsId = Number(owner.home.split('/').pop());
-    const user = await createUser(h.database.pool, { email: 'member@example.com', name: 'Mem Ber', password });
-    await addMember(h.database.pool, { workspaceId: wsId }, user.id, 'member');
-    const c = consoleClient(h, '10.8.0.1');
-    expect((await c.post('/app/sign-in', { email: 'member@example.com', password })).statusCode).toBe(303);
-    const keys = await c.get(`${owner.home}/settings/api-keys`);
-    expect(keys.statusCode).toBe(200);
-    expect(keys.body).not.toContain('Can place orders</label>');
-    expect((await c.post(`${owner.home}/settings/api-keys`, { name: 'spend', can_place_orders: '1' })).statusCode).toBe(403);
-    const readOnly = await c.post(`${owner.home}/settings/api-keys`, { name: 'read' });
-    expect(readOnly.statusCode).toBe(200);
-    expect((await me(keyIn(readOnly.body)!)).json().data.key.can_place_orders).toBe(false);
   });
 
   it('keys: create with expiry, no-store, revoke through a confirmation page, roll with a grace', async () => {
@@ -174,6 +120,78 @@ describe('console pages', () => {
     expect(details.statusCode).toBe(200);
     const page = await c.get(`${home}/settings/api-access`);
     expect(page.body).toContain(key.slice(0, 8));
+  });
+
+  it('a publisher account has its API keys page', async () => {
+    const owner = await signedUp();
+    const { rows } = await h.database.pool.query<{ id: number }>('SELECT id FROM users WHERE email = $1', [owner.email]);
+    const pub = await createPublisher(h.database.pool, 'Pub One');
+    await addMember(h.database.pool, { publisherId: pub.id }, rows[0]!.id, 'owner');
+    const page = await owner.c.get(`/app/p/${pub.id}/settings/api-keys`);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).not.toContain('Can place orders');
+    const res = await owner.c.post(`/app/p/${pub.id}/settings/api-keys`, { name: 'Pub key' });
+    const key = keyIn(res.body)!;
+    expect(res.body).toContain('/api/v1/publisher/me');
+    expect((await h.app.inject({ url: '/api/v1/publisher/me', headers: { authorization: `Bearer ${key}` } })).statusCode).toBe(200);
+    expect((await owner.c.get(`/app/p/${pub.id}/settings/api-access`)).statusCode).toBe(404);
+    expect((await owner.c.get(`/app/p/${pub.id}`)).statusCode).toBe(200);
+  });
+});
+
+describe('Console pages (/app/…): sessions, tokens, tenants, limits, redirects, logs — security', () => {
+  it('no session: every signed-in page redirects to sign-in', async () => {
+    const c = consoleClient(h);
+    for (const url of ['/app/w/1', '/app/w/1/settings', '/app/w/1/settings/api-keys', '/app/w/1/settings/api-access', '/app/p/1/settings/api-keys', '/app/w/1/settings/members']) {
+      const res = await c.get(url);
+      expect(res.statusCode, url).toBe(303);
+      expect(res.headers.location).toBe(`/app/sign-in?next=${encodeURIComponent(url)}`);
+    }
+    const post = await c.post('/app/w/1/settings/api-keys', { name: 'x' }, { csrf: false });
+    expect(post.statusCode).toBe(303);
+  });
+
+  it('a form without its token is refused with 403', async () => {
+    const { c, home } = await signedUp();
+    await c.get(home);
+    const res = await c.post(`${home}/settings/api-keys`, { name: 'forged' }, { csrf: false });
+    expect(res.statusCode).toBe(403);
+    expect(res.body).toContain('Form expired');
+    const wrong = await c.post(`${home}/settings/api-keys`, { name: 'forged', _csrf: 'not-a-token' }, { csrf: false });
+    expect(wrong.statusCode).toBe(403);
+    const signIn = await consoleClient(h).post('/app/sign-in', { email: 'x@example.com', password }, { csrf: false });
+    expect(signIn.statusCode).toBe(403);
+  });
+
+  it("another tenant's pages and keys answer 404", async () => {
+    const a = await signedUp();
+    const b = await signedUp();
+    const created = await a.c.post(`${a.home}/settings/api-keys`, { name: 'A key' });
+    const aKeyId = /\/settings\/api-keys\/(\d+)\/revoke/.exec((await a.c.get(`${a.home}/settings/api-keys`)).body)![1]!;
+    expect(keyIn(created.body)).toBeDefined();
+    for (const url of [a.home, `${a.home}/settings`, `${a.home}/settings/api-keys`, `${a.home}/settings/api-access`, `${a.home}/settings/api-keys/${aKeyId}/revoke`, '/app/w/999999', '/app/w/abc']) {
+      expect((await b.c.get(url)).statusCode, url).toBe(404);
+    }
+    expect((await b.c.post(`${a.home}/settings/api-keys/${aKeyId}/revoke`, {}, { from: b.home })).statusCode).toBe(404);
+    // B's own page asked for A's key id: 404 too, and A's key still works.
+    expect((await b.c.get(`${b.home}/settings/api-keys/${aKeyId}/revoke`)).statusCode).toBe(404);
+    expect((await me(keyIn(created.body)!)).statusCode).toBe(200);
+  });
+
+  it('a member sees no "Can place orders" box, and a forged spending key is 403', async () => {
+    const owner = await signedUp();
+    const wsId = Number(owner.home.split('/').pop());
+    const user = await createUser(h.database.pool, { email: 'member@example.com', name: 'Mem Ber', password });
+    await addMember(h.database.pool, { workspaceId: wsId }, user.id, 'member');
+    const c = consoleClient(h, '10.8.0.1');
+    expect((await c.post('/app/sign-in', { email: 'member@example.com', password })).statusCode).toBe(303);
+    const keys = await c.get(`${owner.home}/settings/api-keys`);
+    expect(keys.statusCode).toBe(200);
+    expect(keys.body).not.toContain('Can place orders</label>');
+    expect((await c.post(`${owner.home}/settings/api-keys`, { name: 'spend', can_place_orders: '1' })).statusCode).toBe(403);
+    const readOnly = await c.post(`${owner.home}/settings/api-keys`, { name: 'read' });
+    expect(readOnly.statusCode).toBe(200);
+    expect((await me(keyIn(readOnly.body)!)).json().data.key.can_place_orders).toBe(false);
   });
 
   it('sign-in: one message for unknown email and wrong password, then 429 with Retry-After per account', async () => {
@@ -250,22 +268,6 @@ describe('console pages', () => {
     expect((await c.post('/app/sign-out', {}, { from: home })).statusCode).toBe(303);
     c.jar.set('mk_session', session);
     expect((await c.get(home)).statusCode).toBe(303);
-  });
-
-  it('a publisher account has its API keys page', async () => {
-    const owner = await signedUp();
-    const { rows } = await h.database.pool.query<{ id: number }>('SELECT id FROM users WHERE email = $1', [owner.email]);
-    const pub = await createPublisher(h.database.pool, 'Pub One');
-    await addMember(h.database.pool, { publisherId: pub.id }, rows[0]!.id, 'owner');
-    const page = await owner.c.get(`/app/p/${pub.id}/settings/api-keys`);
-    expect(page.statusCode).toBe(200);
-    expect(page.body).not.toContain('Can place orders');
-    const res = await owner.c.post(`/app/p/${pub.id}/settings/api-keys`, { name: 'Pub key' });
-    const key = keyIn(res.body)!;
-    expect(res.body).toContain('/api/v1/publisher/me');
-    expect((await h.app.inject({ url: '/api/v1/publisher/me', headers: { authorization: `Bearer ${key}` } })).statusCode).toBe(200);
-    expect((await owner.c.get(`/app/p/${pub.id}/settings/api-access`)).statusCode).toBe(404);
-    expect((await owner.c.get(`/app/p/${pub.id}`)).statusCode).toBe(200);
   });
 
   // Last: everything above used passwords, session ids, CSRF tokens and raw keys.

@@ -5,7 +5,7 @@ import { consoleClient } from './helpers.js';
 // Behind https (PUBLIC_BASE_URL), the session cookie is Secure and the headers say https.
 const h = await setupApp({ SIGNUP: 'open', PUBLIC_BASE_URL: 'https://console.example' });
 
-describe('console behind https', () => {
+describe('Console pages behind https: Secure cookie, HSTS — security', () => {
   it('sets a Secure session cookie, HSTS, and upgrades insecure requests', async () => {
     const c = consoleClient(h);
     const res = await c.post('/app/sign-up', { name: 'Sec Ure', email: 'secure@example.com', password: 'correct horse battery' });

@@ -37,44 +37,7 @@ const linkIn = (body: string) => {
   return m ? new URL(m[1]!.replaceAll('&amp;', '&')) : undefined;
 };
 
-describe('members page', () => {
-  it('a viewer sees members but no invite form, and a forged invite or role change is 403', async () => {
-    const { ws, base } = await ownedWorkspace();
-    const viewer = await person('Vic Viewer');
-    await addMember(h.database.pool, { workspaceId: ws.id }, viewer.user.id, 'viewer');
-    const page = await viewer.c.get(`${base}/settings/members`);
-    expect(page.statusCode).toBe(200);
-    expect(page.body).toContain('Olga Owner');
-    expect(page.body).not.toContain('>Invite</button>');
-    expect(page.body).not.toContain('Change role');
-    const forged = await viewer.c.post(`${base}/settings/members/invite`, { email: 'x@example.com', role: 'owner' }, { from: `${base}/settings/members` });
-    expect(forged.statusCode).toBe(403);
-    const promote = await viewer.c.post(`${base}/settings/members/${viewer.user.id}/role`, { role: 'owner' }, { from: `${base}/settings/members` });
-    expect(promote.statusCode).toBe(403);
-    expect(await roleIn(h.database.pool, viewer.user.id, { workspaceId: ws.id })).toBe('viewer');
-  });
-
-  it("another workspace's members page and actions are 404; a post without its token is 403", async () => {
-    const { base } = await ownedWorkspace();
-    const stranger = await person('Sam Stranger');
-    expect((await stranger.c.get(`${base}/settings/members`)).statusCode).toBe(404);
-    expect((await stranger.c.post(`${base}/settings/members/invite`, { email: 'x@example.com', role: 'owner' }, { from: '/app/sign-in' })).statusCode).toBe(404);
-    const mine = await ownedWorkspace();
-    const noToken = await mine.owner.c.post(`${mine.base}/settings/members/invite`, { email: 'x@example.com', role: 'member' }, { csrf: false });
-    expect(noToken.statusCode).toBe(403);
-    expect((await h.database.pool.query(`SELECT 1 FROM invitations WHERE email = 'x@example.com'`)).rowCount).toBe(0);
-  });
-
-  it('the last owner cannot demote or remove themselves; the page says why', async () => {
-    const { owner, ws, base } = await ownedWorkspace();
-    const demote = await owner.c.post(`${base}/settings/members/${owner.user.id}/role`, { role: 'member' }, { from: `${base}/settings/members` });
-    expect(demote.statusCode).toBe(409);
-    expect(demote.body).toContain('at least one owner');
-    const leave = await owner.c.post(`${base}/settings/members/${owner.user.id}/remove`, {}, { from: `${base}/settings/members/${owner.user.id}/remove` });
-    expect(leave.statusCode).toBe(409);
-    expect(await roleIn(h.database.pool, owner.user.id, { workspaceId: ws.id })).toBe('owner');
-  });
-
+describe('Console members page (/app/w/{id}/settings/members) and invitation links — happy', () => {
   it('invite → the link (no-store, not in the log) → sign up through it → member → role changed → removed', async () => {
     const { owner, ws, base } = await ownedWorkspace();
     const bad = await owner.c.post(`${base}/settings/members/invite`, { email: 'not an email', role: 'boss' }, { from: `${base}/settings/members` });
@@ -156,7 +119,48 @@ describe('members page', () => {
   });
 });
 
-describe('approval rules page', () => {
+describe('Console members page (/app/w/{id}/settings/members): roles, tenants, tokens — security', () => {
+  it('a viewer sees members but no invite form, and a forged invite or role change is 403', async () => {
+    const { ws, base } = await ownedWorkspace();
+    const viewer = await person('Vic Viewer');
+    await addMember(h.database.pool, { workspaceId: ws.id }, viewer.user.id, 'viewer');
+    const page = await viewer.c.get(`${base}/settings/members`);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('Olga Owner');
+    expect(page.body).not.toContain('>Invite</button>');
+    expect(page.body).not.toContain('Change role');
+    const forged = await viewer.c.post(`${base}/settings/members/invite`, { email: 'x@example.com', role: 'owner' }, { from: `${base}/settings/members` });
+    expect(forged.statusCode).toBe(403);
+    const promote = await viewer.c.post(`${base}/settings/members/${viewer.user.id}/role`, { role: 'owner' }, { from: `${base}/settings/members` });
+    expect(promote.statusCode).toBe(403);
+    expect(await roleIn(h.database.pool, viewer.user.id, { workspaceId: ws.id })).toBe('viewer');
+  });
+
+  it("another workspace's members page and actions are 404; a post without its token is 403", async () => {
+    const { base } = await ownedWorkspace();
+    const stranger = await person('Sam Stranger');
+    expect((await stranger.c.get(`${base}/settings/members`)).statusCode).toBe(404);
+    expect((await stranger.c.post(`${base}/settings/members/invite`, { email: 'x@example.com', role: 'owner' }, { from: '/app/sign-in' })).statusCode).toBe(404);
+    const mine = await ownedWorkspace();
+    const noToken = await mine.owner.c.post(`${mine.base}/settings/members/invite`, { email: 'x@example.com', role: 'member' }, { csrf: false });
+    expect(noToken.statusCode).toBe(403);
+    expect((await h.database.pool.query(`SELECT 1 FROM invitations WHERE email = 'x@example.com'`)).rowCount).toBe(0);
+  });
+});
+
+describe('Console members page (/app/w/{id}/settings/members): the last owner — errors', () => {
+  it('the last owner cannot demote or remove themselves; the page says why', async () => {
+    const { owner, ws, base } = await ownedWorkspace();
+    const demote = await owner.c.post(`${base}/settings/members/${owner.user.id}/role`, { role: 'member' }, { from: `${base}/settings/members` });
+    expect(demote.statusCode).toBe(409);
+    expect(demote.body).toContain('at least one owner');
+    const leave = await owner.c.post(`${base}/settings/members/${owner.user.id}/remove`, {}, { from: `${base}/settings/members/${owner.user.id}/remove` });
+    expect(leave.statusCode).toBe(409);
+    expect(await roleIn(h.database.pool, owner.user.id, { workspaceId: ws.id })).toBe('owner');
+  });
+});
+
+describe('Console approval rules page (/app/w/{id}/settings/rules) — happy', () => {
   it('an owner saves the rules (the same domain call as the CLI); a bad amount names the field; a member cannot', async () => {
     const { owner, ws, base } = await ownedWorkspace();
     const url = `${base}/settings/approval-rules`;

@@ -67,7 +67,7 @@ const redirectedTo = (res: { statusCode: number; headers: Record<string, unknown
 
 const m = await market();
 
-describe('the orders desk', () => {
+describe('Console orders desk (/app/w/{id}/orders and /app/p/{id}/orders) — happy', () => {
   it('a whole order: the publisher accepts, previews and submits a draft, publishes, re-checks; the buyer approves the draft and the placement', async () => {
     const id = await place(m, 0);
     const desk = await m.writer.c.get(`${m.pp}/orders`);
@@ -178,6 +178,16 @@ describe('the orders desk', () => {
     await expectLedgerInvariants(h.database);
   });
 
+  it('the list filters by state and pages the rest', async () => {
+    const list = await m.owner.c.get(`${m.w}/orders?status=cancelled`);
+    expect(list.statusCode).toBe(200);
+    expect(list.body).toContain('<option value="cancelled" selected>');
+    expect(list.body).not.toMatch(/<td>awaiting acceptance<\/td>/);
+    expect((await m.owner.c.get(`${m.w}/orders?status=nonsense&page=-1`)).statusCode).toBe(200);
+  });
+});
+
+describe('Console orders desk (/app/w/{id}/orders and /app/p/{id}/orders): a state that moved on — errors', () => {
   it('a state that moved on answers 409 on the order page, with the order as it is now', async () => {
     const id = await place(m, 0);
     const order = `${m.pp}/orders/${id}`;
@@ -201,7 +211,9 @@ describe('the orders desk', () => {
     expect(gone.statusCode).toBe(409);
     expect(gone.body).toContain('This order has moved on');
   });
+});
 
+describe('Console orders desk (/app/w/{id}/orders and /app/p/{id}/orders): parties, tokens, roles — security', () => {
   it("another party's order is 404 on every page and action; a publisher's action under a workspace is 404", async () => {
     const id = await place(m, 0);
     const stranger = await market();
@@ -284,13 +296,5 @@ describe('the orders desk', () => {
     await expect(buyerOrders.approve(deps, { workspaceId: m.ws.workspaceId, userId: stranger.user.id }, id, unkept)).rejects.toMatchObject({ code: 'not_found' });
     expect(await statusOf(id)).toBe('live_review');
     await expectLedgerInvariants(h.database);
-  });
-
-  it('the list filters by state and pages the rest', async () => {
-    const list = await m.owner.c.get(`${m.w}/orders?status=cancelled`);
-    expect(list.statusCode).toBe(200);
-    expect(list.body).toContain('<option value="cancelled" selected>');
-    expect(list.body).not.toMatch(/<td>awaiting acceptance<\/td>/);
-    expect((await m.owner.c.get(`${m.w}/orders?status=nonsense&page=-1`)).statusCode).toBe(200);
   });
 });

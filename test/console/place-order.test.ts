@@ -68,7 +68,7 @@ async function review(who: Awaited<ReturnType<typeof person>>, i: number, fields
   return { page: confirm.body, fields: hiddenFields(confirm.body) };
 }
 
-describe('placing an order in the console', () => {
+describe('Console order placing (/app/w/{id}/outlets/…/place) — happy', () => {
   it('search, the offers, the brief, the confirmation (price, balance now and after), then the order page', async () => {
     // The search is the REST route's engine: the new outlet shows once the index has it.
     let found = '';
@@ -148,7 +148,9 @@ describe('placing an order in the console', () => {
     await kit.sweep();
     expect((await pool.query(kept, [twice.user.id])).rows[0].n).toBe(0);
   });
+});
 
+describe('Console order placing (/app/w/{id}/outlets/…/place): prices, fields, balance, rules — errors', () => {
   it('a price changed after the confirmation page was shown: 409, nothing placed, the new price on the brief', async () => {
     const { p: p3 } = await kit.setup([{ publisher_price_cents: 10_000 }]);
     const url = `${w}/outlets/${p3.outletId}/offers/${p3.offers[0]!.id}`;
@@ -214,7 +216,9 @@ describe('placing an order in the console', () => {
     expect(res.statusCode).toBe(403);
     expect(res.body).toMatch(/above the workspace(&#39;|')s approval limit/);
   });
+});
 
+describe('Console order placing (/app/w/{id}/outlets/…/place): tokens, roles, tenants — security', () => {
   it('forms without their token are 403 and place nothing', async () => {
     const before = (await ordersOf(ws.workspaceId)).length;
     expect((await owner.c.post(offerUrl(0), brief, { csrf: false })).statusCode).toBe(403);

@@ -31,7 +31,7 @@ async function invite(o: Awaited<ReturnType<typeof owner>>, email: string, role 
   return new URL(link).searchParams.get('token')!;
 }
 
-describe('probe: SIGNUP=closed', () => {
+describe('Console sign-up and invitation links with SIGNUP=closed (probe) — security', () => {
   it('the sign-up form is closed both ways and makes no account', async () => {
     const c = consoleClient(h, '10.9.2.1');
     expect((await c.get('/app/sign-up')).statusCode).toBe(404);

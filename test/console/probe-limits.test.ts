@@ -9,7 +9,7 @@ import { consoleClient } from './helpers.js';
 const h = await setupApp({ SIGNUP: 'open', SIGNIN_FAILURES_PER_ACCOUNT: 3, SIGNIN_FAILURES_PER_ADDRESS: 1000, SIGNUPS_PER_ADDRESS_PER_HOUR: 2 });
 const password = 'correct horse battery';
 
-describe('probe: limits', () => {
+describe('Console sign-up and sign-in limits (probe) — security', () => {
   it('the sign-up form cannot be used without limit to learn which emails have an account', async () => {
     for (let i = 0; i < 5; i++) await createUser(h.database.pool, { email: `known${i}@example.com`, name: 'Known', password });
     const c = consoleClient(h, '10.8.0.1');

@@ -39,7 +39,7 @@ const noStack = (body: string) => {
   expect(body).not.toMatch(/SELECT|INSERT|syntax error/);
 };
 
-describe('probe: CSRF', () => {
+describe('Console forms: CSRF (probe) — security', () => {
   it('a token in the query string instead of the body is refused (403)', async () => {
     const a = await signedUp();
     const token = await a.c.token(`${a.home}/settings/api-keys`);
@@ -66,7 +66,7 @@ describe('probe: CSRF', () => {
   });
 });
 
-describe('probe: roles and tenants', () => {
+describe('Console pages: roles and tenants (probe) — security', () => {
   it('a role lowered while the session is open takes effect at the next request', async () => {
     const owner = await signedUp();
     const other = await signedUp();
@@ -104,7 +104,37 @@ describe('probe: roles and tenants', () => {
   });
 });
 
-describe('probe: hostile inputs', () => {
+describe('Console pages: hostile names, redirects (probe) — security', () => {
+  it('hostile names, key names and webhook URLs are escaped on every page', async () => {
+    const a = await signedUp(XSS);
+    const keys = `${a.home}/settings/api-keys`;
+    const created = await a.c.post(keys, { name: XSS });
+    expect(created.statusCode).toBe(200);
+    const { rows } = await h.database.pool.query<{ id: number }>('SELECT id FROM api_keys WHERE workspace_id = $1', [a.workspaceId]);
+    const pages = [a.home, keys, `${keys}/${rows[0]!.id}`, `${keys}/${rows[0]!.id}/revoke`, `${keys}/${rows[0]!.id}/roll`, `${a.home}/settings/members`, `${a.home}/settings/webhooks`];
+    await a.c.post(`${a.home}/settings/webhooks`, { url: `https://example.com/"><script>alert(3)</script>` });
+    for (const url of pages) {
+      const res = await a.c.get(url);
+      expect(res.statusCode, url).toBe(200);
+      expect(res.body, url).not.toContain('<script>alert');
+      expect(res.body, url).not.toContain('<img src=x');
+    }
+    expect(created.body).not.toContain('<script>alert');
+  });
+
+  it('an open redirect through next is not possible, in any spelling', async () => {
+    const a = await signedUp();
+    for (const next of ['/app\\@evil.example', '/app/%2F%2Fevil.example', '/app?x=//evil.example', '/\\evil.example', '/app\t//evil.example', ' //evil.example']) {
+      const res = await consoleClient(h, '10.7.8.1').post('/app/sign-in', { email: a.email, password, next }, { from: '/app/sign-in' });
+      const loc = res.headers.location!;
+      expect(new URL(loc, 'https://market.example').host, next).toBe('market.example');
+    }
+    const page = await consoleClient(h, '10.7.8.2').get(`/app/sign-in?next=${encodeURIComponent('"><script>alert(1)</script>')}`);
+    expect(page.body).not.toContain('<script>alert');
+  });
+});
+
+describe('Console forms: arrays, huge, empty and unicode fields (probe) — errors', () => {
   it('arrays, huge, empty and unicode fields answer 4xx or a page, never 500', async () => {
     const a = await signedUp();
     const keys = `${a.home}/settings/api-keys`;
@@ -145,37 +175,9 @@ describe('probe: hostile inputs', () => {
       noStack(res.body);
     }
   });
-
-  it('hostile names, key names and webhook URLs are escaped on every page', async () => {
-    const a = await signedUp(XSS);
-    const keys = `${a.home}/settings/api-keys`;
-    const created = await a.c.post(keys, { name: XSS });
-    expect(created.statusCode).toBe(200);
-    const { rows } = await h.database.pool.query<{ id: number }>('SELECT id FROM api_keys WHERE workspace_id = $1', [a.workspaceId]);
-    const pages = [a.home, keys, `${keys}/${rows[0]!.id}`, `${keys}/${rows[0]!.id}/revoke`, `${keys}/${rows[0]!.id}/roll`, `${a.home}/settings/members`, `${a.home}/settings/webhooks`];
-    await a.c.post(`${a.home}/settings/webhooks`, { url: `https://example.com/"><script>alert(3)</script>` });
-    for (const url of pages) {
-      const res = await a.c.get(url);
-      expect(res.statusCode, url).toBe(200);
-      expect(res.body, url).not.toContain('<script>alert');
-      expect(res.body, url).not.toContain('<img src=x');
-    }
-    expect(created.body).not.toContain('<script>alert');
-  });
-
-  it('an open redirect through next is not possible, in any spelling', async () => {
-    const a = await signedUp();
-    for (const next of ['/app\\@evil.example', '/app/%2F%2Fevil.example', '/app?x=//evil.example', '/\\evil.example', '/app\t//evil.example', ' //evil.example']) {
-      const res = await consoleClient(h, '10.7.8.1').post('/app/sign-in', { email: a.email, password, next }, { from: '/app/sign-in' });
-      const loc = res.headers.location!;
-      expect(new URL(loc, 'https://market.example').host, next).toBe('market.example');
-    }
-    const page = await consoleClient(h, '10.7.8.2').get(`/app/sign-in?next=${encodeURIComponent('"><script>alert(1)</script>')}`);
-    expect(page.body).not.toContain('<script>alert');
-  });
 });
 
-describe('probe: sessions', () => {
+describe('Console sign-in and sign-out: sessions (probe) — security', () => {
   it("a session id planted before sign-in is not the one after, and a planted live session of someone else is ended", async () => {
     const victim = await signedUp();
     const attacker = await signedUp();
@@ -212,7 +214,19 @@ describe('probe: sessions', () => {
   });
 });
 
-describe('probe: invitations', () => {
+describe('Console invitation links: another address (probe) — security', () => {
+  it('someone signed in as another address cannot use the link to join', async () => {
+    const owner = await signedUp();
+    const intruder = await signedUp();
+    const res = await owner.c.post(`${owner.home}/settings/members/invite`, { email: 'someone-else@example.com', role: 'owner' }, { from: `${owner.home}/settings/members` });
+    const token = new URL(/id="invite-link"[^>]*value="([^"]+)"/.exec(res.body)![1]!.replaceAll('&amp;', '&')).searchParams.get('token')!;
+    const r = await intruder.c.post('/app/invitation', { token }, { from: `/app/invitation?token=${token}` });
+    expect(r.statusCode).toBe(403);
+    expect((await intruder.c.get(owner.home)).statusCode).toBe(404);
+  });
+});
+
+describe('Console invitation links: used twice at once (probe) — errors', () => {
   it('two acceptances of one link at once: one joins, the other is told it is used', async () => {
     const owner = await signedUp();
     const email = `racer${n}@example.com`;
@@ -244,19 +258,9 @@ describe('probe: invitations', () => {
     ]);
     expect([r1.statusCode, r2.statusCode].sort()).toEqual([303, 409]);
   });
-
-  it('someone signed in as another address cannot use the link to join', async () => {
-    const owner = await signedUp();
-    const intruder = await signedUp();
-    const res = await owner.c.post(`${owner.home}/settings/members/invite`, { email: 'someone-else@example.com', role: 'owner' }, { from: `${owner.home}/settings/members` });
-    const token = new URL(/id="invite-link"[^>]*value="([^"]+)"/.exec(res.body)![1]!.replaceAll('&amp;', '&')).searchParams.get('token')!;
-    const r = await intruder.c.post('/app/invitation', { token }, { from: `/app/invitation?token=${token}` });
-    expect(r.statusCode).toBe(403);
-    expect((await intruder.c.get(owner.home)).statusCode).toBe(404);
-  });
 });
 
-describe('probe: the API behind the console', () => {
+describe("Buyer API behind the console: a member's key (probe) — security", () => {
   // Left open (a policy decision, reported): the API lets any key of a workspace manage its
   // webhook endpoints, and a `member` may create read-only keys, so a member (or a seller holding
   // an Interface B key) manages the webhooks the console keeps for owners.

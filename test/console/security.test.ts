@@ -77,7 +77,7 @@ beforeAll(async () => {
   b = await tenant(2);
 });
 
-describe('console security, every signed-in route', () => {
+describe('Every signed-in console route — security', () => {
   it('walks the router (a broken walk would pass vacuously)', () => {
     const urls = gated().map((r) => `${r.method} ${r.url}`);
     for (const known of ['GET /app/w/:targetId', 'POST /app/w/:targetId/settings/api-keys', 'GET /app/p/:targetId/settings/api-keys', 'POST /app/w/:targetId/settings/api-keys/:keyId/revoke']) {

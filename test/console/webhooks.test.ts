@@ -26,37 +26,7 @@ async function member(workspaceId: number, role: 'owner' | 'member' | 'viewer') 
 
 const secretIn = (body: string) => /id="webhook-secret"[^>]*value="([^"]+)"/.exec(body)?.[1];
 
-describe('webhooks page', () => {
-  it('refuses a private URL naming the field; a member sees endpoints but cannot change them (403)', async () => {
-    const ws = await createWorkspace(h.database.pool, { name: 'Hooks A' });
-    const owner = await member(ws.id, 'owner');
-    const url = `/app/w/${ws.id}/settings/webhooks`;
-    const bad = await owner.post(url, { url: 'http://10.0.0.1/hook' }, { from: url });
-    expect(bad.statusCode).toBe(422);
-    expect(bad.body).toContain('The endpoint was not created');
-    expect(bad.body).toContain('aria-invalid="true"');
-    expect(await listEndpoints(h.database.pool, { party: 'buyer', workspaceId: ws.id })).toEqual([]);
-
-    await owner.post(url, { url: 'http://127.0.0.1:9/hook' }, { from: url });
-    const [endpoint] = await listEndpoints(h.database.pool, { party: 'buyer', workspaceId: ws.id });
-    const m = await member(ws.id, 'member');
-    const seen = await m.get(url);
-    expect(seen.body).toContain('http://127.0.0.1:9/hook');
-    expect(seen.body).not.toContain('Create endpoint');
-    expect((await m.post(url, { url: 'http://127.0.0.1:9/other' }, { from: url })).statusCode).toBe(403);
-    expect((await m.post(`${url}/${endpoint!.id}/delete`, {}, { from: url })).statusCode).toBe(403);
-    expect((await m.post(`${url}/${endpoint!.id}/rotate`, {}, { from: url })).statusCode).toBe(403);
-    expect((await m.get(`${url}/${endpoint!.id}/deliveries`)).statusCode).toBe(200);
-
-    // Another workspace's endpoint id is not found, for its owner too.
-    const other = await createWorkspace(h.database.pool, { name: 'Hooks B' });
-    const otherOwner = await member(other.id, 'owner');
-    const otherUrl = `/app/w/${other.id}/settings/webhooks`;
-    expect((await otherOwner.get(`${otherUrl}/${endpoint!.id}/deliveries`)).statusCode).toBe(404);
-    expect((await otherOwner.post(`${otherUrl}/${endpoint!.id}/delete`, {}, { from: otherUrl })).statusCode).toBe(404);
-    expect(await listEndpoints(h.database.pool, { party: 'buyer', workspaceId: ws.id })).toHaveLength(1);
-  });
-
+describe('Console webhooks page (/app/w/{id}/settings/webhooks) — happy', () => {
   it('create (secret shown once, no-store) → delivery log → resend → rotate → delete', async () => {
     const ws = await createWorkspace(h.database.pool, { name: 'Hooks C' });
     const owner = await member(ws.id, 'owner');
@@ -93,5 +63,37 @@ describe('webhooks page', () => {
     const deleted = await owner.post(`${url}/${endpoint!.id}/delete`, {}, { from: `${url}/${endpoint!.id}/delete` });
     expect(deleted.body).toContain('Endpoint deleted');
     expect(await listEndpoints(h.database.pool, { party: 'buyer', workspaceId: ws.id })).toEqual([]);
+  });
+});
+
+describe('Console webhooks page (/app/w/{id}/settings/webhooks): private URLs and roles — security', () => {
+  it('refuses a private URL naming the field; a member sees endpoints but cannot change them (403)', async () => {
+    const ws = await createWorkspace(h.database.pool, { name: 'Hooks A' });
+    const owner = await member(ws.id, 'owner');
+    const url = `/app/w/${ws.id}/settings/webhooks`;
+    const bad = await owner.post(url, { url: 'http://10.0.0.1/hook' }, { from: url });
+    expect(bad.statusCode).toBe(422);
+    expect(bad.body).toContain('The endpoint was not created');
+    expect(bad.body).toContain('aria-invalid="true"');
+    expect(await listEndpoints(h.database.pool, { party: 'buyer', workspaceId: ws.id })).toEqual([]);
+
+    await owner.post(url, { url: 'http://127.0.0.1:9/hook' }, { from: url });
+    const [endpoint] = await listEndpoints(h.database.pool, { party: 'buyer', workspaceId: ws.id });
+    const m = await member(ws.id, 'member');
+    const seen = await m.get(url);
+    expect(seen.body).toContain('http://127.0.0.1:9/hook');
+    expect(seen.body).not.toContain('Create endpoint');
+    expect((await m.post(url, { url: 'http://127.0.0.1:9/other' }, { from: url })).statusCode).toBe(403);
+    expect((await m.post(`${url}/${endpoint!.id}/delete`, {}, { from: url })).statusCode).toBe(403);
+    expect((await m.post(`${url}/${endpoint!.id}/rotate`, {}, { from: url })).statusCode).toBe(403);
+    expect((await m.get(`${url}/${endpoint!.id}/deliveries`)).statusCode).toBe(200);
+
+    // Another workspace's endpoint id is not found, for its owner too.
+    const other = await createWorkspace(h.database.pool, { name: 'Hooks B' });
+    const otherOwner = await member(other.id, 'owner');
+    const otherUrl = `/app/w/${other.id}/settings/webhooks`;
+    expect((await otherOwner.get(`${otherUrl}/${endpoint!.id}/deliveries`)).statusCode).toBe(404);
+    expect((await otherOwner.post(`${otherUrl}/${endpoint!.id}/delete`, {}, { from: otherUrl })).statusCode).toBe(404);
+    expect(await listEndpoints(h.database.pool, { party: 'buyer', workspaceId: ws.id })).toHaveLength(1);
   });
 });

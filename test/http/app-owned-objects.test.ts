@@ -13,7 +13,7 @@ const database = await createTestDatabase();
 const first = await setupApp({ RATE_LIMIT_PER_MINUTE: 100_000 }, { database, clock: new ManualClock(Date.parse('2026-03-01T08:00:00Z')) });
 const second = await setupApp({ RATE_LIMIT_PER_MINUTE: 100_000 }, { database, clock: new ManualClock(Date.parse('2026-04-01T08:00:00Z')) });
 
-describe('objects an app shares between its requests', () => {
+describe('POST /api/v1/orders and every app: objects an app shares between its requests — happy', () => {
   it('are its own: two apps on one pool have their own placement groups, workspaces module and link checker', () => {
     expect(first.app.placementGroups).not.toBe(second.app.placementGroups);
     expect(first.app.workspaces).not.toBe(second.app.workspaces);

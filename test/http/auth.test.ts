@@ -20,7 +20,7 @@ function expectError(res: Awaited<ReturnType<typeof me>>, status: number, code: 
   return body;
 }
 
-describe('401 for every way a key can be wrong', () => {
+describe('GET /api/v1/me: 401 for every way a key can be wrong — security', () => {
   const cases: [string, Record<string, string>][] = [
     ['no Authorization header', {}],
     ['empty header', { authorization: '' }],
@@ -45,7 +45,9 @@ describe('401 for every way a key can be wrong', () => {
     const res = await me(bearer(ws.readKey));
     expectError(res, 401, 'unauthenticated');
   });
+});
 
+describe('GET /api/v1/me: the Bearer scheme in any case — happy', () => {
   it('accepts the scheme case-insensitively', async () => {
     const ws = await workspaceWithKeys(h.database.pool);
     const res = await me({ authorization: `bearer ${ws.readKey}` });
@@ -53,7 +55,7 @@ describe('401 for every way a key can be wrong', () => {
   });
 });
 
-describe('keys of the wrong kind', () => {
+describe('Buyer API routes: a key of the wrong kind — security', () => {
   it('a publisher key on a buyer route is 403 forbidden', async () => {
     const pub = await createPublisher(h.database.pool, 'Pub for auth test');
     const res = await me(bearer(pub.key));
@@ -61,7 +63,7 @@ describe('keys of the wrong kind', () => {
   });
 });
 
-describe('key cache and revocation', () => {
+describe('GET /api/v1/me: a cached key revoked with the CLI — security', () => {
   it('a cached key revoked with the CLI is refused within 5 s (time injected)', async () => {
     const ws = await workspaceWithKeys(h.database.pool);
     expect((await me(bearer(ws.readKey))).statusCode).toBe(200); // now cached
@@ -73,7 +75,9 @@ describe('key cache and revocation', () => {
     h.clock.advance(1_001);
     expectError(await me(bearer(ws.readKey)), 401, 'unauthenticated');
   });
+});
 
+describe('GET /api/v1/me: the key cache and last_used_at — happy', () => {
   it('a cached key costs no database round trip for the key', async () => {
     const ws = await workspaceWithKeys(h.database.pool);
     await me(bearer(ws.readKey));
@@ -115,7 +119,7 @@ describe('key cache and revocation', () => {
   });
 });
 
-describe('unknown keys', () => {
+describe('GET /api/v1/me and the seller API: unknown keys and floods — security', () => {
   it('a flood of random keys from one IP is answered without a database round trip each', async () => {
     const spy = vi.spyOn(h.database.pool, 'query');
     try {
@@ -184,7 +188,7 @@ describe('unknown keys', () => {
   });
 });
 
-describe('behind a proxy (TRUST_PROXY)', async () => {
+describe('GET /api/v1/me behind a proxy (TRUST_PROXY): unknown keys counted per client — security', async () => {
   const proxied = await setupApp({ TRUST_PROXY: 'uniquelocal' });
   const viaProxy = (client: string, headers: Record<string, string> = {}) =>
     proxied.app.inject({ method: 'GET', url: '/api/v1/me', headers: { ...headers, 'x-forwarded-for': client }, remoteAddress: '172.18.0.5' });
@@ -199,7 +203,7 @@ describe('behind a proxy (TRUST_PROXY)', async () => {
   });
 });
 
-describe('rate limit', () => {
+describe('GET /api/v1/me: rate limit per key — security', () => {
   it('answers 429 with Retry-After on the 121st request of a key within a minute', async () => {
     const ws = await workspaceWithKeys(h.database.pool);
     for (let i = 1; i <= 120; i++) {
@@ -218,7 +222,7 @@ describe('rate limit', () => {
   });
 });
 
-describe('request ids', () => {
+describe('Every route: request ids — happy', () => {
   it("echoes a caller's safe X-Request-Id and replaces an unsafe one", async () => {
     const ws = await workspaceWithKeys(h.database.pool);
     const ok = await me({ ...bearer(ws.readKey), 'x-request-id': 'abc.DEF-123_x' });
@@ -233,7 +237,7 @@ describe('request ids', () => {
   });
 });
 
-describe('logs', () => {
+describe('Every route: logs hold no raw key — security', () => {
   it('never contain a raw key, from the header or the query string', async () => {
     const ws = await workspaceWithKeys(h.database.pool);
     const before = h.logs.length;
@@ -255,7 +259,9 @@ describe('logs', () => {
     expect(redactUrl('/api/v1/me')).toBe('/api/v1/me');
     expect(redactUrl('/x?api_keys=1&my_api_key=2&api_key&page=2')).toBe('/x?api_keys=[REDACTED]&my_api_key=[REDACTED]&api_key=[REDACTED]&page=2');
   });
+});
 
+describe('Every route: one log line per request — happy', () => {
   it('writes one line per request with request id, route, status and duration', async () => {
     const ws = await workspaceWithKeys(h.database.pool);
     const before = h.logs.length;
@@ -267,7 +273,7 @@ describe('logs', () => {
   });
 });
 
-describe('keys at rest', () => {
+describe('Keys at rest (no route): only a hash and a prefix stored — security', () => {
   it('stores only a hash and a short prefix', async () => {
     const ws = await workspaceWithKeys(h.database.pool);
     const key = await createKey(h.database.pool, { workspaceId: ws.workspaceId, name: 'hash check' });

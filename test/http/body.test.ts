@@ -18,7 +18,7 @@ app.post('/bodyless', async (req) => ({ data: req.body ?? null }));
 await app.ready();
 afterAll(() => app.close());
 
-describe('JSON bodies', () => {
+describe('Every JSON route (test routes /probe and /strict): bad JSON bodies — errors', () => {
   it('unparseable JSON is 400 bad_request', async () => {
     const res = await app.inject({ method: 'POST', url: '/probe', headers: { 'content-type': 'application/json' }, payload: '{"goal": ' });
     expect(res.statusCode).toBe(400);
@@ -117,7 +117,9 @@ describe('JSON bodies', () => {
     expect(res.statusCode).toBe(422);
     expect(Object.keys(res.json().errors)).toEqual(['body']);
   });
+});
 
+describe('Every JSON route (test routes /probe and /strict): prototype keys — security', () => {
   it('refuses __proto__ and constructor.prototype keys at any depth, rather than dropping or trusting them', async () => {
     for (const payload of ['{"a":1,"__proto__":{"polluted":true}}', '{"a":{"b":[{"__proto__":{"polluted":true}}]}}', '{"constructor":{"prototype":{"polluted":true}}}']) {
       const res = await app.inject({ method: 'POST', url: '/bodyless', headers: { 'content-type': 'application/json' }, payload });
@@ -131,7 +133,7 @@ describe('JSON bodies', () => {
   });
 });
 
-describe('body-less POSTs', () => {
+describe('Every body-less POST (test route /bodyless) — happy', () => {
   it('accept no Content-Type, an empty JSON body, or {}', async () => {
     const none = await app.inject({ method: 'POST', url: '/bodyless' });
     expect(none.statusCode).toBe(200);

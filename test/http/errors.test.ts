@@ -5,7 +5,7 @@ import { bearer, workspaceWithKeys } from '../helpers/fixtures.js';
 const h = await setupApp();
 const ws = await workspaceWithKeys(h.database.pool, { balanceCents: 5_000 });
 
-describe('unknown routes', () => {
+describe('Unknown /api/v1 routes and methods: 404 and 405 — errors', () => {
   it('answer 404 in the error shape', async () => {
     const res = await h.app.inject({ method: 'GET', url: '/api/v1/does-not-exist', headers: bearer(ws.readKey) });
     expect(res.statusCode).toBe(404);

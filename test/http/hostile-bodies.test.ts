@@ -24,21 +24,12 @@ type Status = number;
 const post = (url: string, body: { type: string; payload: string }, headers: Record<string, string> = {}, remoteAddress = '127.0.0.1') =>
   h.app.inject({ method: 'POST', url, headers: { 'content-type': body.type, ...headers }, payload: body.payload, remoteAddress });
 
-describe('hostile bodies', () => {
+describe('POST /api/v1/orders, /api/v1/plan and /api/purchases/validation: hostile bodies — errors', () => {
   it('Interface B refuses each with 413 before reading it (8 KB is its limit)', async () => {
     for (const [name, body] of named) {
       const res = await post('/api/purchases/validation', body, {}, `10.20.0.${named.findIndex(([n]) => n === name) + 1}`);
       expect(res.statusCode, name).toBe(413);
       expect(res.json(), name).toEqual({ status: 'error', msg: 'Payload too large' });
-    }
-  });
-
-  it('Interface A without a key: 401 before the body is read', async () => {
-    for (const [name, body] of named) {
-      for (const url of ['/api/v1/plan', '/api/v1/orders', '/mcp']) {
-        const res = await post(url, body, url === '/mcp' ? { accept: mcpHeaders().accept } : {}, '10.21.0.1');
-        expect(res.statusCode, `${name} ${url}`).toBe(401);
-      }
     }
   });
 
@@ -71,26 +62,6 @@ describe('hostile bodies', () => {
     expect(res.json().errors_omitted).toBe(1_980);
   });
 
-  it('refusals of requests without a valid key count in the address bucket; a valid key from it still works', async () => {
-    const address = '10.22.0.1';
-    const statuses: Status[] = [];
-    for (let i = 0; i < h.config.UNKNOWN_KEY_RATE_LIMIT_PER_MINUTE; i++) {
-      statuses.push((await post('/api/purchases/validation', i % 2 ? bodies.deep : bodies.form, {}, address)).statusCode);
-    }
-    expect(new Set(statuses)).toEqual(new Set([413]));
-    const limited = await post('/api/purchases/validation', bodies.deep, {}, address);
-    expect(limited.statusCode).toBe(429);
-    expect(limited.headers['retry-after']).toBeDefined();
-    // An unparseable small body and no key at all are limited there too, on both interfaces.
-    expect((await post('/api/purchases/validation', { type: 'application/json', payload: '{"a' }, {}, address)).statusCode).toBe(429);
-    expect((await h.app.inject({ method: 'GET', url: '/api/v1/me', remoteAddress: address })).statusCode).toBe(429);
-    // A valid key counts in its own bucket, never the address's.
-    const me = await h.app.inject({ method: 'GET', url: '/api/v1/me', headers: bearer(ws.readKey), remoteAddress: address });
-    expect(me.statusCode).toBe(200);
-    const account = await h.app.inject({ method: 'GET', url: '/api/account/details', remoteAddress: address, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `api_key=${ws.readKey}` });
-    expect(account.statusCode).toBe(200);
-  });
-
   it('closes the connection rather than read a body it refused unread', async () => {
     if (!h.app.server.listening) await h.app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = h.app.server.address() as { port: number };
@@ -112,5 +83,36 @@ describe('hostile bodies', () => {
     const catalog = await exchange('POST /api/purchases/validation HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n');
     expect(catalog.received).toMatch(/^HTTP\/1\.1 413 /);
     expect(catalog.closed).toBe(true);
+  });
+});
+
+describe('POST /api/v1/orders, /api/v1/plan and /api/purchases/validation: hostile bodies without a valid key — security', () => {
+  it('Interface A without a key: 401 before the body is read', async () => {
+    for (const [name, body] of named) {
+      for (const url of ['/api/v1/plan', '/api/v1/orders', '/mcp']) {
+        const res = await post(url, body, url === '/mcp' ? { accept: mcpHeaders().accept } : {}, '10.21.0.1');
+        expect(res.statusCode, `${name} ${url}`).toBe(401);
+      }
+    }
+  });
+
+  it('refusals of requests without a valid key count in the address bucket; a valid key from it still works', async () => {
+    const address = '10.22.0.1';
+    const statuses: Status[] = [];
+    for (let i = 0; i < h.config.UNKNOWN_KEY_RATE_LIMIT_PER_MINUTE; i++) {
+      statuses.push((await post('/api/purchases/validation', i % 2 ? bodies.deep : bodies.form, {}, address)).statusCode);
+    }
+    expect(new Set(statuses)).toEqual(new Set([413]));
+    const limited = await post('/api/purchases/validation', bodies.deep, {}, address);
+    expect(limited.statusCode).toBe(429);
+    expect(limited.headers['retry-after']).toBeDefined();
+    // An unparseable small body and no key at all are limited there too, on both interfaces.
+    expect((await post('/api/purchases/validation', { type: 'application/json', payload: '{"a' }, {}, address)).statusCode).toBe(429);
+    expect((await h.app.inject({ method: 'GET', url: '/api/v1/me', remoteAddress: address })).statusCode).toBe(429);
+    // A valid key counts in its own bucket, never the address's.
+    const me = await h.app.inject({ method: 'GET', url: '/api/v1/me', headers: bearer(ws.readKey), remoteAddress: address });
+    expect(me.statusCode).toBe(200);
+    const account = await h.app.inject({ method: 'GET', url: '/api/account/details', remoteAddress: address, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `api_key=${ws.readKey}` });
+    expect(account.statusCode).toBe(200);
   });
 });

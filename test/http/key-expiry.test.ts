@@ -8,7 +8,7 @@ const HOUR = 3_600_000;
 const me = (key: string) => h.app.inject({ method: 'GET', url: '/api/v1/me', headers: bearer(key) });
 const account = (key: string) => h.app.inject({ method: 'GET', url: `/api/account/details?api_key=${key}` });
 
-describe('a key past its expiry answers like a revoked key', () => {
+describe('Buyer and seller API routes: a key past its expiry answers like a revoked key — security', () => {
   it('on Interface A and Interface B, at the end of a roll grace, with the key in the cache', async () => {
     const ws = await workspaceWithKeys(h.database.pool);
     expect((await me(ws.readKey)).statusCode).toBe(200);

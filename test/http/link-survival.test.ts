@@ -92,7 +92,7 @@ async function eventually(query: string, expected: string[]) {
 
 
 
-describe('the link figures of the track record', () => {
+describe('GET /api/v1/outlets, GET /api/v1/outlets/{id} and MCP search-outlets: the link figures of the track record — happy', () => {
   it('are null with no check made, then computed from the orders checked (3 decimals), in detail and in search', async () => {
     expect(await record('a')).toEqual({ orders_completed: 0, on_time_rate: null, acceptance_rate: null, avg_turnaround_days: null, rating: null, ...NO_LINK_FIGURES });
     // An order placed but never checked changes none of them.
@@ -176,7 +176,7 @@ describe('the link figures of the track record', () => {
   });
 });
 
-describe('the planner', () => {
+describe('POST /api/v1/plan: links that survive — happy', () => {
   it('prefers the outlet whose links survive, all else equal', async () => {
     const planPub = await createPublisher(h.database.pool, 'Survival plan publisher');
     const twin = (domain: string): OutletInput =>

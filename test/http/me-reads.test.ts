@@ -10,7 +10,7 @@ const me = (key: string) => h.app.inject({ method: 'GET', url: '/api/v1/me', hea
 
 afterEach(() => vi.restoreAllMocks());
 
-describe('GET /api/v1/me under concurrency', () => {
+describe('GET /api/v1/me under concurrency — happy', () => {
   it("answers each workspace's own balances when many reads share queries, and sees a top-up made just before", async () => {
     const wss = await Promise.all(Array.from({ length: 8 }, (_, i) => workspaceWithKeys(h.database.pool, { balanceCents: 1_000 * (i + 1) })));
     const query = vi.spyOn(h.database.pool, 'query');

@@ -13,7 +13,7 @@ afterAll(async () => {
   await database.drop();
 });
 
-describe('Prometheus metrics', () => {
+describe('GET /metrics (Prometheus) — happy', () => {
   it('count requests by route and status, rate-limit hits, pool use and ledger totals, on loopback only', async () => {
     const ws = await workspaceWithKeys(database.pool, { balanceCents: 4_321 });
     for (let i = 0; i < 3; i++) await h.app.inject({ method: 'GET', url: '/api/v1/me', headers: bearer(ws.readKey) });

@@ -87,7 +87,7 @@ function routerOperations(): Set<string> {
 const isPublic = (op: Operation) => Array.isArray(op.security) && op.security.length === 0;
 const usesBearer = (op: Operation) => (op.security ?? []).some((req) => 'bearerAuth' in req);
 
-describe('GET /openapi.json', () => {
+describe('GET /openapi.json — happy', () => {
   it('is OpenAPI 3.1 and documents exactly the routes the app serves, minus /openapi.json and /docs', () => {
     expect(doc.openapi).toBe('3.1.0');
     // No PUBLIC_BASE_URL here: the server is wherever the document was fetched from.
@@ -313,7 +313,7 @@ describe('GET /openapi.json', () => {
   });
 });
 
-describe('GET /docs', () => {
+describe('GET /docs — happy', () => {
   it('serves the reference page without a key', async () => {
     const res = await h.app.inject({ method: 'GET', url: '/docs' });
     expect(res.statusCode).toBe(200);

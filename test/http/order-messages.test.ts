@@ -22,7 +22,7 @@ for (let i = 1; i <= 3; i++) {
 const buyerUrl = `/api/v1/orders/${orderId}/messages`;
 const publisherUrl = `/api/v1/publisher/orders/${orderId}/messages`;
 
-describe('GET /api/v1/orders/{id}/messages and /api/v1/publisher/orders/{id}/messages: happy path', () => {
+describe('GET /api/v1/orders/{id}/messages and /api/v1/publisher/orders/{id}/messages — happy', () => {
   it('lists both sides’ messages oldest first, paginated, the same for buyer and publisher', async () => {
     const all = await get(ws.readKey, buyerUrl);
     expect(all.statusCode, all.body).toBe(200);
@@ -56,7 +56,7 @@ describe('GET /api/v1/orders/{id}/messages and /api/v1/publisher/orders/{id}/mes
   });
 });
 
-describe('… errors', () => {
+describe('GET /api/v1/orders/{id}/messages and /api/v1/publisher/orders/{id}/messages — errors', () => {
   it('answers 422 naming the parameter for a bad id, page or per_page, or an unknown parameter', async () => {
     for (const [url, field] of [
       ['/api/v1/orders/abc/messages', 'id'],
@@ -86,7 +86,7 @@ describe('… errors', () => {
   });
 });
 
-describe('… security', () => {
+describe('GET /api/v1/orders/{id}/messages and /api/v1/publisher/orders/{id}/messages — security', () => {
   it('needs a key: 401 without one or with an unknown one', async () => {
     for (const url of [buyerUrl, publisherUrl]) {
       expect((await get(undefined, url)).statusCode, url).toBe(401);

@@ -44,32 +44,36 @@ const cases = [
   { name: 'with content', extra: withContent },
 ];
 
-describe.each(cases)('REST POST /orders at the balance boundary, $name', ({ extra }) => {
+describe.each(cases)('POST /api/v1/orders at the balance boundary, $name', ({ extra }) => {
   const place = (key: string, body: object) =>
     h.app.inject({ method: 'POST', url: '/api/v1/orders', headers: { ...bearer(key), 'idempotency-key': `edge-${++seq}` }, payload: body });
 
-  it('one cent short: 402 with needed_cents 1, and nothing written', async () => {
-    const { ws, total, args } = await setup(-1);
-    const before = await written(ws.workspaceId);
-    const res = await place(ws.spendKey, { ...args, ...extra });
-    expect(res.statusCode, res.body).toBe(402);
-    expect(res.json()).toMatchObject({ code: 'insufficient_balance', needed_cents: 1, balance: total - 1 });
-    expect(await written(ws.workspaceId)).toEqual(before);
-    expect(before).toMatchObject({ balances: { available: total - 1, held: 0 }, orders: 0, contents: 0 });
-    await expectLedgerInvariants(h.database);
+  describe('one cent short — errors', () => {
+    it('one cent short: 402 with needed_cents 1, and nothing written', async () => {
+      const { ws, total, args } = await setup(-1);
+      const before = await written(ws.workspaceId);
+      const res = await place(ws.spendKey, { ...args, ...extra });
+      expect(res.statusCode, res.body).toBe(402);
+      expect(res.json()).toMatchObject({ code: 'insufficient_balance', needed_cents: 1, balance: total - 1 });
+      expect(await written(ws.workspaceId)).toEqual(before);
+      expect(before).toMatchObject({ balances: { available: total - 1, held: 0 }, orders: 0, contents: 0 });
+      await expectLedgerInvariants(h.database);
+    });
   });
 
-  it('exactly enough: 201, the whole balance in escrow', async () => {
-    const { ws, total, args } = await setup(0);
-    const res = await place(ws.spendKey, { ...args, ...extra });
-    expect(res.statusCode, res.body).toBe(201);
-    expect(res.json().data).toHaveLength(2);
-    expect(await written(ws.workspaceId)).toMatchObject({
-      balances: { available: 0, held: total },
-      orders: 2,
-      contents: 'content' in extra ? 2 : 0,
+  describe('exactly enough — happy', () => {
+    it('exactly enough: 201, the whole balance in escrow', async () => {
+      const { ws, total, args } = await setup(0);
+      const res = await place(ws.spendKey, { ...args, ...extra });
+      expect(res.statusCode, res.body).toBe(201);
+      expect(res.json().data).toHaveLength(2);
+      expect(await written(ws.workspaceId)).toMatchObject({
+        balances: { available: 0, held: total },
+        orders: 2,
+        contents: 'content' in extra ? 2 : 0,
+      });
+      await expectLedgerInvariants(h.database);
     });
-    await expectLedgerInvariants(h.database);
   });
 });
 
@@ -80,32 +84,36 @@ describe.each(cases)('MCP place-orders at the balance boundary, $name', ({ extra
     return { client, token: q.confirmation_token, shortfall: q.quote.shortfall_cents };
   };
 
-  it('one cent short: insufficient_balance with needed_cents 1, and nothing written', async () => {
-    const { ws, total, args } = await setup(-1);
-    const full = { ...args, ...extra };
-    const { client, token, shortfall } = await confirmWith(ws.spendKey, full);
-    expect(shortfall).toBe(1);
-    const before = await written(ws.workspaceId);
-    const body = await fails(client, 'place-orders', { ...full, confirmation_token: token }, 'insufficient_balance');
-    expect(body).toMatchObject({ needed_cents: 1, balance: total - 1 });
-    expect(await written(ws.workspaceId)).toEqual(before);
-    expect(before).toMatchObject({ balances: { available: total - 1, held: 0 }, orders: 0, contents: 0 });
-    await expectLedgerInvariants(h.database);
+  describe('one cent short — errors', () => {
+    it('one cent short: insufficient_balance with needed_cents 1, and nothing written', async () => {
+      const { ws, total, args } = await setup(-1);
+      const full = { ...args, ...extra };
+      const { client, token, shortfall } = await confirmWith(ws.spendKey, full);
+      expect(shortfall).toBe(1);
+      const before = await written(ws.workspaceId);
+      const body = await fails(client, 'place-orders', { ...full, confirmation_token: token }, 'insufficient_balance');
+      expect(body).toMatchObject({ needed_cents: 1, balance: total - 1 });
+      expect(await written(ws.workspaceId)).toEqual(before);
+      expect(before).toMatchObject({ balances: { available: total - 1, held: 0 }, orders: 0, contents: 0 });
+      await expectLedgerInvariants(h.database);
+    });
   });
 
-  it('exactly enough: done, the whole balance in escrow', async () => {
-    const { ws, total, args } = await setup(0);
-    const full = { ...args, ...extra };
-    const { client, token, shortfall } = await confirmWith(ws.spendKey, full);
-    expect(shortfall).toBe(0);
-    const done = await ok<{ stage: string; orders: unknown[]; replayed: boolean }>(client, 'place-orders', { ...full, confirmation_token: token });
-    expect(done).toMatchObject({ stage: 'done', replayed: false });
-    expect(done.orders).toHaveLength(2);
-    expect(await written(ws.workspaceId)).toMatchObject({
-      balances: { available: 0, held: total },
-      orders: 2,
-      contents: 'content' in extra ? 2 : 0,
+  describe('exactly enough — happy', () => {
+    it('exactly enough: done, the whole balance in escrow', async () => {
+      const { ws, total, args } = await setup(0);
+      const full = { ...args, ...extra };
+      const { client, token, shortfall } = await confirmWith(ws.spendKey, full);
+      expect(shortfall).toBe(0);
+      const done = await ok<{ stage: string; orders: unknown[]; replayed: boolean }>(client, 'place-orders', { ...full, confirmation_token: token });
+      expect(done).toMatchObject({ stage: 'done', replayed: false });
+      expect(done.orders).toHaveLength(2);
+      expect(await written(ws.workspaceId)).toMatchObject({
+        balances: { available: 0, held: total },
+        orders: 2,
+        contents: 'content' in extra ? 2 : 0,
+      });
+      await expectLedgerInvariants(h.database);
     });
-    await expectLedgerInvariants(h.database);
   });
 });

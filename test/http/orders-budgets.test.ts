@@ -47,7 +47,7 @@ async function orderCount(workspaceId: number) {
 
 const at = (iso: string) => h.clock.set(Date.parse(iso));
 
-describe('per order', () => {
+describe("POST /api/v1/orders: the key's per-order limit, at the boundary — errors", () => {
   it.each([
     [+1, 201],
     [0, 201],
@@ -71,7 +71,7 @@ describe('per order', () => {
 describe.each([
   { window: 'day', field: 'dailyLimitCents', resets: '2027-03-11T00:00:00Z' },
   { window: 'month', field: 'monthlyLimitCents', resets: '2027-04-01T00:00:00Z' },
-] as const)('per $window', ({ window, field, resets }) => {
+] as const)("POST /api/v1/orders: the key's per-$window limit, at the boundary — errors", ({ window, field, resets }) => {
   it.each([
     [+1, 201],
     [0, 201],
@@ -108,7 +108,7 @@ describe.each([
   });
 });
 
-describe('windows and refunds', () => {
+describe('POST /api/v1/orders and POST /api/v1/orders/{id}/cancel: key budget windows and refunds — happy', () => {
   it('the day turns at UTC midnight, the month at the first of the month', async () => {
     at('2027-03-31T23:59:59Z');
     const { P } = await setup({});
@@ -139,15 +139,6 @@ describe('windows and refunds', () => {
     expect(cancel.statusCode, cancel.body).toBe(200);
     expect((await place(s.key.key, [s.offerId])).statusCode).toBe(201);
     await expectLedgerInvariants(h.database);
-  });
-
-  it('approval_required comes before the budget, the budget before 402', async () => {
-    at('2027-03-12T10:00:00Z');
-    const { P } = await setup({});
-    const s = await setup({ orderLimitCents: P - 1 }, P - 1);
-    expect((await place(s.key.key, [s.offerId])).json().code).toBe('budget_exceeded');
-    await h.database.pool.query('UPDATE workspaces SET max_order_cents = $2 WHERE id = $1', [s.ws.workspaceId, P - 1]);
-    expect((await place(s.key.key, [s.offerId])).json().code).toBe('approval_required');
   });
 
   it('a placement that succeeded replays after the budget is spent', async () => {
@@ -190,7 +181,18 @@ describe('windows and refunds', () => {
   });
 });
 
-describe('key.budget_exhausted', () => {
+describe('POST /api/v1/orders: approval_required, then the budget, then 402 — errors', () => {
+  it('approval_required comes before the budget, the budget before 402', async () => {
+    at('2027-03-12T10:00:00Z');
+    const { P } = await setup({});
+    const s = await setup({ orderLimitCents: P - 1 }, P - 1);
+    expect((await place(s.key.key, [s.offerId])).json().code).toBe('budget_exceeded');
+    await h.database.pool.query('UPDATE workspaces SET max_order_cents = $2 WHERE id = $1', [s.ws.workspaceId, P - 1]);
+    expect((await place(s.key.key, [s.offerId])).json().code).toBe('approval_required');
+  });
+});
+
+describe('POST /api/v1/orders: the key.budget_exhausted event — happy', () => {
   const exhaustedEvents = async (workspaceId: number) =>
     (await h.database.pool.query(`SELECT data FROM events WHERE type = 'key.budget_exhausted' AND workspace_id = $1 ORDER BY id`, [workspaceId])).rows.map((r) => r.data);
 
@@ -225,7 +227,7 @@ describe('key.budget_exhausted', () => {
   });
 });
 
-describe('race', () => {
+describe('POST /api/v1/orders: a key budget under 50 concurrent placements — happy', () => {
   it('50 concurrent placements by one key over two app instances: exactly k pass', { timeout: 120_000 }, async () => {
     at('2027-03-15T10:00:00Z');
     const K = 7;

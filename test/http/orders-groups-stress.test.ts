@@ -42,7 +42,7 @@ interface Sent {
   json?: { code?: string; data?: Array<{ id: number }> };
 }
 
-describe('group commit under load', () => {
+describe('POST /api/v1/orders: group commit under load — happy', () => {
   it('200 placements over 5 workspaces from two instances, with rows held from outside, cancels, approvals, top-ups and sweeps', async () => {
     const p = await publisherWithOutlet(database, [{ publisher_price_cents: 1000 }, { publisher_price_cents: 1500 }]);
     const [o1, o2] = p.offers;

@@ -54,7 +54,7 @@ async function holdWorkspace(workspaceId: number, key: string, offerId: number, 
 const writers = async (table: 'orders' | 'idempotency_records', where: string, values: unknown[]) =>
   new Set((await database.pool.query<{ x: string }>(`SELECT xmin::text AS x FROM ${table} WHERE ${where}`, values)).rows.map((r) => r.x));
 
-describe('placements committed as a group', () => {
+describe('POST /api/v1/orders: placements committed as a group — happy', () => {
   it('answer each request as it would be answered alone: placed, replayed, key reused, key in use (here or elsewhere), unknown offer, short of balance', async () => {
     const p = await publisherWithOutlet(database);
     const offer = p.offers[0]!;

@@ -112,7 +112,7 @@ describe('POST /api/v1/orders, then every buyer and publisher action to completi
   });
 });
 
-describe('the live review deadline without a passing link check', () => {
+describe('POST /api/v1/publisher/orders/{id}/publish, then the live review deadline without a passing link check — happy', () => {
   it('returns the placement to publishing once, then expires it with a refund; the publisher is never paid', async () => {
     const { ws, p } = await setup([{ content_by: 'buyer' }]);
     const order = (await place(ws.spendKey, { offer_ids: [p.offers[0]!.id], target_url: 'https://buyer.example/', content: articleFor('https://buyer.example/'), content_title: 'A fine title' })).json().data[0];

@@ -21,7 +21,7 @@ const place = (key: string, offerId: number) =>
 const lockWaiters = async () =>
   (await database.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`)).rows[0]!.n;
 
-describe('placements of one workspace', () => {
+describe('POST /api/v1/orders: placements of one workspace queue in the process — happy', () => {
   it('reach the database one group at a time; the rest wait in the process, and past the connect timeout answer 503; other workspaces go on', async () => {
     // Open the connections the test will use now: under load, opening one can itself take longer
     // than the short timeout.

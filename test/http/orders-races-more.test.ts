@@ -81,7 +81,7 @@ function race(name: string, body: (signal: AbortSignal) => Promise<void>) {
   });
 }
 
-describe('more races', () => {
+describe('POST /api/v1/orders and every order action: more races — happy', () => {
   race('buyer cancel racing publisher accept: exactly one wins, refund iff cancelled', async (signal) => {
     const tally = { cancel: 0, accept: 0 };
     for (let i = 0; i < N; i++) {

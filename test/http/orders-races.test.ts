@@ -51,7 +51,7 @@ async function orderAt(
   return { ws, p, order };
 }
 
-describe('races', () => {
+describe('POST /api/v1/orders, the order actions and the sweep: races — happy', () => {
   it('100 concurrent orders on a balance that covers exactly 37: 37 orders, 63 × 402, balance 0', async () => {
     const p = await publisherWithOutlet(database);
     const price = p.offers[0]!.price;

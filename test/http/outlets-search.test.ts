@@ -91,7 +91,7 @@ async function list(query: Record<string, string | number | boolean>): Promise<P
 
 const words = (item: Item) => `${item.name} ${item.topics.join(' ')} ${item.description}`.toLowerCase();
 
-describe('words', () => {
+describe('GET /api/v1/outlets?q=: words — happy', () => {
   it('every word must match, anywhere', async () => {
     const both = await list({ q: 'travel germany', per_page: 100 });
     expect(both.meta.total).toBeGreaterThan(0);
@@ -125,7 +125,7 @@ describe('words', () => {
   });
 });
 
-describe('typos', () => {
+describe('GET /api/v1/outlets?q=: typos — happy', () => {
   it('a topic word with one letter missing finds at least half of what the word finds, with a country too', async () => {
     for (const country of [undefined, 'DE']) {
       const c: Record<string, string> = country ? { country } : {};
@@ -154,7 +154,7 @@ describe('typos', () => {
   });
 });
 
-describe('language', () => {
+describe('GET /api/v1/outlets?language= (REST and MCP search-outlets) — happy', () => {
   it('filters REST and MCP alike, with and without text', async () => {
     const de = await list({ language: 'de', per_page: 100 });
     expect(de.meta.total).toBeGreaterThan(0);
@@ -170,7 +170,9 @@ describe('language', () => {
     expect(viaMcp.items).toEqual(text.data);
     expect(viaMcp.meta.total).toBe(text.meta.total);
   });
+});
 
+describe('GET /api/v1/outlets?language=: not a language code — errors', () => {
   it('refuses what is not a language code', async () => {
     const res = await h.app.inject({ method: 'GET', url: '/api/v1/outlets?language=deu', headers: bearer(ws.readKey) });
     expect(res.statusCode).toBe(422);
@@ -178,13 +180,15 @@ describe('language', () => {
   });
 });
 
-describe('odd input', () => {
+describe('GET /api/v1/outlets?q=: odd input — errors', () => {
   it('1,000 characters: 422 naming q', async () => {
     const res = await h.app.inject({ method: 'GET', url: `/api/v1/outlets?q=${'travel '.repeat(143).slice(0, 1000)}`, headers: bearer(ws.readKey) });
     expect(res.statusCode).toBe(422);
     expect(res.json().errors.q).toBeDefined();
   });
+});
 
+describe('GET /api/v1/outlets?q=: only punctuation or stop words — happy', () => {
   it('only punctuation or only stop words: an empty page', async () => {
     for (const q of ['?!.,;:-()[]', 'the and of to with', '"" ""', '-']) {
       const page = await list({ q });
@@ -194,7 +198,7 @@ describe('odd input', () => {
   });
 });
 
-describe('every filter and sort: the page a brute-force scan gives', () => {
+describe('GET /api/v1/outlets, every filter and sort: the page a brute-force scan gives — happy', () => {
   // Some outlets have orders with check results (as the link checker writes them), some two, so
   // the sorts by link survival and verification have figures, ties and outlets without any.
   beforeAll(async () => {
@@ -267,7 +271,7 @@ describe('every filter and sort: the page a brute-force scan gives', () => {
   });
 });
 
-describe('meta.total', () => {
+describe('GET /api/v1/outlets meta.total and GET /readyz — happy', () => {
   it('/readyz says 200 once the search index is loaded, and its totals are those of a brute-force count', async () => {
     for (let i = 0; ; i++) {
       const res = await h.app.inject({ method: 'GET', url: '/readyz' });
@@ -293,7 +297,7 @@ describe('meta.total', () => {
   });
 });
 
-describe('freshness', () => {
+describe('GET /api/v1/outlets: freshness of the search index — happy', () => {
   const dir = mkdtempSync(join(tmpdir(), 'search-fresh-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -58,7 +58,7 @@ const list = async (query: string, key = ws.readKey) => {
 };
 const names = (body: { data: { name: string }[] }) => body.data.map((o) => o.name);
 
-describe('GET /api/v1/outlets', () => {
+describe('GET /api/v1/outlets — happy', () => {
   it('lists outlets with an active offer, most traffic first, in the contract shape', async () => {
     const { res, body } = await list('');
     expect(res.statusCode).toBe(200);
@@ -170,7 +170,9 @@ describe('GET /api/v1/outlets', () => {
       expect((await list('per_page=100')).body.data).toHaveLength(6);
     });
   });
+});
 
+describe('GET /api/v1/outlets — errors', () => {
   describe('bad input → 422 naming the field', () => {
     const cases: [string, string][] = [
       ['type=podcast', 'type'],
@@ -212,14 +214,16 @@ describe('GET /api/v1/outlets', () => {
     const fine = await list('q=%25off%20travel&per_page=5');
     expect(fine.res.statusCode).toBe(200);
   });
+});
 
+describe('GET /api/v1/outlets — security', () => {
   it('401 without a key', async () => {
     const res = await h.app.inject({ method: 'GET', url: '/api/v1/outlets', remoteAddress: '10.2.2.2' });
     expect(res.statusCode).toBe(401);
   });
 });
 
-describe('GET /api/v1/outlets/{id}', () => {
+describe('GET /api/v1/outlets/{id} — happy', () => {
   it('shows every active offer with fee-inclusive prices', async () => {
     const { body: listed } = await list('q=TechCrunch%20Daily');
     const id = listed.data[0].id;
@@ -239,7 +243,9 @@ describe('GET /api/v1/outlets/{id}', () => {
     const res = await h.app.inject({ method: 'GET', url: `/api/v1/outlets/${rows[0].id}`, headers: bearer(ws.readKey) });
     expect(res.json().data.offers).toEqual([]);
   });
+});
 
+describe('GET /api/v1/outlets/{id} — errors', () => {
   it('404 for an unknown id, 422 for a malformed one', async () => {
     const missing = await h.app.inject({ method: 'GET', url: '/api/v1/outlets/999999', headers: bearer(ws.readKey) });
     expect(missing.statusCode).toBe(404);

@@ -5,7 +5,7 @@ import { bearer, workspaceWithKeys } from '../helpers/fixtures.js';
 
 const h = await setupApp();
 
-describe('POST /api/v1/plan with an Idempotency-Key', () => {
+describe('POST /api/v1/plan with an Idempotency-Key — happy', () => {
   it('replays the first plan and refuses the key for another body', async () => {
     await publisherWithOutlet(h.database);
     const ws = await workspaceWithKeys(h.database.pool);

@@ -44,7 +44,7 @@ const plan = async (payload: Record<string, unknown>): Promise<Plan> => {
 const languages = (p: Plan) => [...new Set(p.items.map((i) => i.outlet.language))].sort();
 const domains = (p: Plan) => p.items.map((i) => i.outlet.domain).sort();
 
-describe('languages asked for', () => {
+describe('POST /api/v1/plan and MCP plan-campaign: languages asked for — happy', () => {
   it('keeps a REST plan to the languages given (any case), and says so', async () => {
     const p = await plan({ goal: 'travel', budget_usd: 1_000, languages: ['DE', 'fr'] });
     expect(domains(p)).toEqual(['reisen-kinder.example', 'urlaub.example', 'voyage-famille.example']);
@@ -67,7 +67,9 @@ describe('languages asked for', () => {
       'Empty plan: no outlet writing in Japanese (ja) has an active offer. Widen the countries, languages or formats. Outlets in Japanese (ja), as asked.',
     );
   });
+});
 
+describe('POST /api/v1/plan and MCP plan-campaign: language codes that are not ISO 639-1 — errors', () => {
   it('refuses codes that are not ISO 639-1, naming the element (REST and MCP)', async () => {
     const fieldsOf = async (value: unknown) => {
       const res = await h.app.inject({
@@ -91,7 +93,7 @@ describe('languages asked for', () => {
   });
 });
 
-describe('the goal’s language, when none is asked for', () => {
+describe('POST /api/v1/plan and MCP plan-campaign: the goal’s language, when none is asked for — happy', () => {
   it('detects a German goal and an English one; a short or mixed goal gets no language', async () => {
     expect(await detectLanguage('Wir suchen Reiseblogs für Familien mit Kindern')).toBe('de');
     expect(await detectLanguage('Unsere neue Travel App für Familien mit Kindern bekannt machen')).toBe('de');
@@ -139,7 +141,7 @@ describe('the goal’s language, when none is asked for', () => {
   });
 });
 
-describe('the goal’s words, read as outlet search reads them', () => {
+describe('POST /api/v1/plan: the goal’s words, read as outlet search reads them — happy', () => {
   it('finds candidates for a word with a typo through its nearest catalog words', async () => {
     const right = await plan({ goal: 'travel', budget_usd: 1_000 });
     const typo = await plan({ goal: 'travl', budget_usd: 1_000 });
@@ -158,10 +160,12 @@ describe('the goal’s words, read as outlet search reads them', () => {
   });
 });
 
-it('documents languages in the OpenAPI document', async () => {
-  const doc = (await h.app.inject({ method: 'GET', url: '/openapi.json' })).json();
-  const body = doc.paths['/api/v1/plan'].post.requestBody.content['application/json'].schema;
-  const props = body.properties ?? doc.components.schemas[body.$ref.split('/').pop()].properties;
-  expect(props.languages).toMatchObject({ type: 'array', items: { type: 'string' } });
-  expect(props.languages.description).toMatch(/ISO 639-1/);
+describe('GET /openapi.json: languages of POST /api/v1/plan — happy', () => {
+  it('documents languages in the OpenAPI document', async () => {
+    const doc = (await h.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const body = doc.paths['/api/v1/plan'].post.requestBody.content['application/json'].schema;
+    const props = body.properties ?? doc.components.schemas[body.$ref.split('/').pop()].properties;
+    expect(props.languages).toMatchObject({ type: 'array', items: { type: 'string' } });
+    expect(props.languages.description).toMatch(/ISO 639-1/);
+  });
 });

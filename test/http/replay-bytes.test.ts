@@ -33,7 +33,7 @@ async function expectReplayed(send: () => ReturnType<typeof post>) {
   return first;
 }
 
-describe('REST: a replay sends the first answer again', () => {
+describe('POST /api/v1/orders and POST /api/v1/orders/{id}/cancel: a replay sends the first answer again — happy', () => {
   it('a placement (201), its orders as placed', async () => {
     const { ws, args } = await buyer(1_000_000);
     const idem = `replay-${++seq}`;
@@ -70,7 +70,7 @@ describe('REST: a replay sends the first answer again', () => {
   });
 });
 
-describe('MCP: a confirmed placement called again answers the first result', () => {
+describe('MCP place-orders: a confirmed placement called again answers the first result — happy', () => {
   it('same status and bytes, but for `replayed` and the call id', async () => {
     const { ws, args } = await buyer(1_000_000);
     const call = (id: number, a: object) =>

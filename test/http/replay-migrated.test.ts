@@ -12,7 +12,7 @@ import { mcpHeaders, rpc } from '../mcp/helpers.js';
 const h = await setupApp();
 const q = (sql: string, values: unknown[] = []) => h.database.pool.query(sql, values);
 
-describe('a record kept before the outcome migration replays the same bytes after it', () => {
+describe('POST /api/v1/orders and MCP place-orders: a record kept before the outcome migration replays the same bytes after it — happy', () => {
   it('REST 201 and 402, MCP confirmed placement', async () => {
     const p = await publisherWithOutlet(h.database, [{ publisher_price_cents: 10_000 }, { publisher_price_cents: 5_000, title: 'Cheap' }]);
     const rich = await workspaceWithKeys(h.database.pool, { balanceCents: 1_000_000 });

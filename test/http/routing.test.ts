@@ -9,7 +9,7 @@ const h = await setupApp();
 const ws = await workspaceWithKeys(h.database.pool);
 const get = (url: string) => h.app.inject({ method: 'GET', url, headers: bearer(ws.readKey) });
 
-describe('query parameters', () => {
+describe('Every /api/v1 route: unknown or repeated query parameters — errors', () => {
   it('an unknown one is a 422 naming it', async () => {
     for (const [url, name] of [
       ['/api/v1/outlets?type[]=blog', 'type[]'],
@@ -49,7 +49,9 @@ describe('query parameters', () => {
       expect(res.json().errors, url).toEqual({ [name]: ['is given more than once'] });
     }
   });
+});
 
+describe('Every /api/v1 route: known query parameters — happy', () => {
   it('known ones still work', async () => {
     expect((await get('/api/v1/outlets?q=travel&per_page=2&page=1&sort=-traffic')).statusCode).toBe(200);
     expect((await get('/api/v1/ledger?per_page=5')).statusCode).toBe(200);
@@ -57,7 +59,7 @@ describe('query parameters', () => {
   });
 });
 
-describe('methods', () => {
+describe('Every /api/v1 path: another method is 405 with Allow — errors', () => {
   it('a known path asked with another method is a 405 with Allow, in Interface A shape', async () => {
     for (const [method, url, allow] of [
       ['DELETE', '/api/v1/outlets', 'GET, HEAD'],

@@ -17,7 +17,7 @@ await blocker.query('BEGIN');
 await blocker.query('LOCK TABLE outlets IN ACCESS EXCLUSIVE MODE');
 const h = await setupApp({}, { database, searchLoaded: false });
 
-describe('while the search index loads', () => {
+describe('GET /api/v1/outlets, POST /api/v1/plan and GET /readyz while the search index loads: 503 — errors', () => {
   it('is not ready, and searches and plans answer 503 with Retry-After; once loaded, 200', async () => {
     expect(h.app.searchEngine.ready).toBe(false);
     expect((await h.app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(503);

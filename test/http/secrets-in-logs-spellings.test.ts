@@ -24,7 +24,7 @@ const spellings: Array<[string, string]> = [
   [`/api/v1/me/%2561pi_key=${S(15)}`, S(15)],
 ];
 
-describe('redactUrl', () => {
+describe("Every route's log line (redactUrl): every spelling of a secret parameter — security", () => {
   it('redacts every spelling of a secret parameter, in the path and the query', () => {
     for (const [url, secret] of spellings) {
       const out = redactUrl(url);
@@ -41,7 +41,7 @@ describe('redactUrl', () => {
   });
 });
 
-describe('logs of refused requests', async () => {
+describe('Every route: logs of refused requests — security', async () => {
   const h = await setupApp({ LOG_LEVEL: 'debug' });
 
   it('hold none of the secrets, whatever each request was answered', async () => {

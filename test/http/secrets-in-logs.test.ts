@@ -12,7 +12,7 @@ import { seller } from './catalog/fixtures.js';
 const h = await setupApp({ LOG_LEVEL: 'debug' });
 const kit = orderKit(h);
 
-describe('logs', () => {
+describe('Every route: logs hold no key, purchase code, idempotency key or confirmation token — security', () => {
   it('hold no key, purchase code, idempotency key or confirmation token, wherever they were sent', async () => {
     const s = await seller(h.database);
     const form = { 'content-type': 'application/x-www-form-urlencoded' };

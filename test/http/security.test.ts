@@ -100,7 +100,7 @@ function expectRefused(o: Op, res: Awaited<ReturnType<typeof call>>, status: num
   else if (code) expect(res.json(), o.name).toMatchObject({ code });
 }
 
-describe('every authenticated route', () => {
+describe('Every authenticated route in the OpenAPI document — security', () => {
   it('is walked from the document, Interface A and B alike', () => {
     expect(ops.length).toBeGreaterThan(15);
     expect(ops.some(isCatalog)).toBe(true);

@@ -8,7 +8,7 @@ import { bearer, workspaceWithKeys } from '../helpers/fixtures.js';
 const h = await setupApp();
 const DAY = 86_400_000;
 
-describe('track record', () => {
+describe('GET /api/v1/outlets/{id}: the track record — happy', () => {
   it('is the stored baseline until the outlet has orders, then computed from them', async () => {
     const ws = await workspaceWithKeys(h.database.pool, { balanceCents: 1_000_000 });
     const p = await publisherWithOutlet(h.database, [{ turnaround_days: 3 }]);

@@ -16,7 +16,7 @@ const call = async (key: string, name: string, args: Record<string, unknown>, id
   return res.json() as Reply;
 };
 
-describe('one server for every request', () => {
+describe('POST /mcp: one server for every request — happy', () => {
   it('gives each HTTP request its own reply when their ids collide', async () => {
     const workspaces = await Promise.all([11_111, 22_222, 33_333, 44_444].map((balanceCents) => workspaceWithKeys(h.database.pool, { balanceCents })));
     const calls = workspaces.flatMap((ws, n) =>

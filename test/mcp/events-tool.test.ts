@@ -14,7 +14,7 @@ const { place, pub, setup } = orderKit(h);
 
 type Page = { events: Array<{ id: string; type: string; data: { id?: number; body?: string } }>; has_more: boolean; next_after: string };
 
-describe('MCP list-events', () => {
+describe('MCP list-events — happy', () => {
   it('answers what changed since the last call, once each, in the buyer’s view', async () => {
     const { ws, p } = await setup();
     const client = await connect(url, ws.readKey);
@@ -37,7 +37,9 @@ describe('MCP list-events', () => {
     expect((await ok<Page>(client, 'list-events', { limit: 5 })).events.map((e) => e.type)).toEqual(['order.placed', 'order.accepted', 'order.message_received']);
     expect((await ok<Page>(client, 'list-events', { type: 'order.accepted' })).events).toHaveLength(1);
   });
+});
 
+describe('MCP list-events: a bad cursor — errors', () => {
   it('refuses a bad cursor naming it, and the instructions point agents to it', async () => {
     const { ws } = await setup();
     const client = await connect(url, ws.readKey);

@@ -22,7 +22,7 @@ async function setup(limits: BudgetLimits, expiresAt: Date | null = null) {
 }
 const me = async (key: string) => (await h.app.inject({ method: 'GET', url: '/api/v1/me', headers: bearer(key) })).json().data;
 
-describe('GET /me and get-balance', () => {
+describe("GET /api/v1/me and MCP get-balance: the key's budget — happy", () => {
   it('null for a key without limits or expiry', async () => {
     const s = await setup({});
     expect((await me(s.key.key)).key.budget).toBeNull();
@@ -59,7 +59,7 @@ describe.each([
   { window: 'order', field: 'orderLimitCents', before: 0 },
   { window: 'day', field: 'dailyLimitCents', before: 1 },
   { window: 'month', field: 'monthlyLimitCents', before: 1 },
-] as const)('MCP place-orders, $window limit', ({ window, field, before }) => {
+] as const)("MCP place-orders: the key's $window limit, at the boundary — errors", ({ window, field, before }) => {
   it.each([+1, 0, -1])('limit = what it allows %+d cents', async (delta) => {
     const probe = await setup({});
     const limit = (before + 1) * probe.P + delta;
@@ -86,12 +86,14 @@ describe.each([
   });
 });
 
-it('a confirmation after the limit was lowered is refused with budget_exceeded', async () => {
-  const probe = await setup({});
-  const s = await setup({ dailyLimitCents: probe.P });
-  const client = await connect(url, s.key.key);
-  const q = await ok<{ confirmation_token: string }>(client, 'place-orders', s.args);
-  await updateKey(h.database.pool, s.key.id, { dailyLimitCents: probe.P - 1 }, h.clock);
-  const body = await fails(client, 'place-orders', { ...s.args, confirmation_token: q.confirmation_token }, 'budget_exceeded');
-  expect(body.budget).toMatchObject({ window: 'day', limit_cents: probe.P - 1, spent_cents: 0 });
+describe('MCP place-orders: a limit lowered after the quote — errors', () => {
+  it('a confirmation after the limit was lowered is refused with budget_exceeded', async () => {
+    const probe = await setup({});
+    const s = await setup({ dailyLimitCents: probe.P });
+    const client = await connect(url, s.key.key);
+    const q = await ok<{ confirmation_token: string }>(client, 'place-orders', s.args);
+    await updateKey(h.database.pool, s.key.id, { dailyLimitCents: probe.P - 1 }, h.clock);
+    const body = await fails(client, 'place-orders', { ...s.args, confirmation_token: q.confirmation_token }, 'budget_exceeded');
+    expect(body.budget).toMatchObject({ window: 'day', limit_cents: probe.P - 1, spent_cents: 0 });
+  });
 });

@@ -59,7 +59,7 @@ async function setup(balanceCents = 100_000) {
 const quote = (client: Client, args: Record<string, unknown>) => ok<Quote>(client, 'place-orders', args);
 const confirm = (client: Client, args: Record<string, unknown>, token: string) => ok<Done>(client, 'place-orders', { ...args, confirmation_token: token });
 
-describe('place-orders: the quote', () => {
+describe('MCP place-orders: the quote — happy', () => {
   it('spends nothing and says what confirming would do', async () => {
     const { ws, client, args } = await setup();
     const before = await state(ws.workspaceId);
@@ -94,7 +94,9 @@ describe('place-orders: the quote', () => {
     expect(await state(ws.workspaceId)).toMatchObject({ available: 0, held: 18_000, orders: 2, confirmations: 1 });
     await expectLedgerInvariants(h.database);
   });
+});
 
+describe('MCP place-orders: the quote for a read-only key — security', () => {
   it('refuses a read-only key with forbidden at the quote step, naming "Can place orders"', async () => {
     const { ws, client: spender, args } = await setup();
     const reader = await connect(url, ws.readKey);
@@ -107,7 +109,9 @@ describe('place-orders: the quote', () => {
     await fails(reader, 'approve-placement', { order_id: 1 }, 'forbidden');
     expect(await state(ws.workspaceId)).toMatchObject({ orders: 0, held: 0 });
   });
+});
 
+describe('MCP place-orders: the quote refuses what placement would refuse — errors', () => {
   it('refuses what placement would refuse: unknown offers, another workspace’s project, bad arguments, the approval limit', async () => {
     const { ws, client, args } = await setup();
     let body = await fails(client, 'place-orders', { ...args, offer_ids: [...args.offer_ids, 2_000_000_000] }, 'invalid_input');
@@ -128,7 +132,7 @@ describe('place-orders: the quote', () => {
   });
 });
 
-describe('place-orders: confirming', () => {
+describe('MCP place-orders: confirming — happy', () => {
   it('places the orders once; the same token and arguments replay the stored result', async () => {
     const { ws, client, args } = await setup();
     const q = await quote(client, args);
@@ -165,6 +169,19 @@ describe('place-orders: confirming', () => {
     await expectLedgerInvariants(h.database);
   });
 
+  it('accepts on a second app instance on the same database a token minted by the first', async () => {
+    const { ws, client, args } = await setup();
+    const second = await setupApp({}, { database: h.database });
+    const otherClient = await connect(await listen(second), ws.spendKey);
+    const q = await quote(client, args);
+    const done = await confirm(otherClient, args, q.confirmation_token);
+    expect(done.replayed).toBe(false);
+    expect(await confirm(client, args, q.confirmation_token)).toEqual({ ...done, replayed: true });
+    expect(await state(ws.workspaceId)).toMatchObject({ orders: 2, held: 18_000 });
+  });
+});
+
+describe('MCP place-orders: confirming with a wrong token — security', () => {
   describe('refuses every wrong token and spends nothing', () => {
     const refused = async (client: Client, toolArgs: Record<string, unknown>, reason: RegExp, workspaceId: number) => {
       const before = await state(workspaceId);
@@ -273,20 +290,9 @@ describe('place-orders: confirming', () => {
       expect(body.total_cents).toBeGreaterThan(20_000);
     });
   });
-
-  it('accepts on a second app instance on the same database a token minted by the first', async () => {
-    const { ws, client, args } = await setup();
-    const second = await setupApp({}, { database: h.database });
-    const otherClient = await connect(await listen(second), ws.spendKey);
-    const q = await quote(client, args);
-    const done = await confirm(otherClient, args, q.confirmation_token);
-    expect(done.replayed).toBe(false);
-    expect(await confirm(client, args, q.confirmation_token)).toEqual({ ...done, replayed: true });
-    expect(await state(ws.workspaceId)).toMatchObject({ orders: 2, held: 18_000 });
-  });
 });
 
-describe('approve-placement', () => {
+describe('MCP approve-placement', () => {
   async function liveOrder() {
     const { ws, p, client, args } = await setup();
     const q = await quote(client, { ...args, offer_ids: [p.offers[0]!.id] });
@@ -297,47 +303,51 @@ describe('approve-placement', () => {
     return { ws, p, client, id, publisher };
   }
 
-  it('quotes nothing but a live placement (409 with the status), then pays the publisher once', async () => {
-    const { ws, p, client, id, publisher } = await liveOrder();
-    expect((await fails(client, 'approve-placement', { order_id: id }, 'conflict')).status).toBe('awaiting_acceptance');
-    await publisher('accept');
-    await publisher('draft', { title: 'A draft by the publisher', body: articleFor('https://buyer.example/', 'buyer') });
-    await ok(client, 'approve-draft', { order_id: id });
-    await publisher('publish', { live_url: `https://${p.domain}/live` });
+  describe('a live placement, paid once — happy', () => {
+    it('quotes nothing but a live placement (409 with the status), then pays the publisher once', async () => {
+      const { ws, p, client, id, publisher } = await liveOrder();
+      expect((await fails(client, 'approve-placement', { order_id: id }, 'conflict')).status).toBe('awaiting_acceptance');
+      await publisher('accept');
+      await publisher('draft', { title: 'A draft by the publisher', body: articleFor('https://buyer.example/', 'buyer') });
+      await ok(client, 'approve-draft', { order_id: id });
+      await publisher('publish', { live_url: `https://${p.domain}/live` });
 
-    const before = await state(ws.workspaceId);
-    const q = await ok<Quote>(client, 'approve-placement', { order_id: id });
-    expect(q.quote).toMatchObject({ total_cents: 12_000, paid_from: 'held', balance: before.available, balance_after: before.available, shortfall_cents: 0 });
-    expect(q.quote.items).toEqual([expect.objectContaining({ order_id: id, live_url: `https://${p.domain}/live`, price: 12_000 })]);
-    expect(await state(ws.workspaceId)).toEqual(before);
+      const before = await state(ws.workspaceId);
+      const q = await ok<Quote>(client, 'approve-placement', { order_id: id });
+      expect(q.quote).toMatchObject({ total_cents: 12_000, paid_from: 'held', balance: before.available, balance_after: before.available, shortfall_cents: 0 });
+      expect(q.quote.items).toEqual([expect.objectContaining({ order_id: id, live_url: `https://${p.domain}/live`, price: 12_000 })]);
+      expect(await state(ws.workspaceId)).toEqual(before);
 
-    await fails(client, 'approve-placement', { order_id: id + 1, confirmation_token: q.confirmation_token }, 'invalid_input');
-    const done = await ok<Done>(client, 'approve-placement', { order_id: id, confirmation_token: q.confirmation_token });
-    expect(done).toMatchObject({ stage: 'done', replayed: false, order: { id, status: 'completed' } });
-    expect(await state(ws.workspaceId)).toMatchObject({ available: before.available, held: before.held - 12_000 });
-    // Paid into pending: payable waits for the end of the link guarantee.
-    const paid = () => publisherBalances(h.database.pool, p.publisherId);
-    expect(await paid()).toEqual({ pending: 10_000, payable: 0 });
+      await fails(client, 'approve-placement', { order_id: id + 1, confirmation_token: q.confirmation_token }, 'invalid_input');
+      const done = await ok<Done>(client, 'approve-placement', { order_id: id, confirmation_token: q.confirmation_token });
+      expect(done).toMatchObject({ stage: 'done', replayed: false, order: { id, status: 'completed' } });
+      expect(await state(ws.workspaceId)).toMatchObject({ available: before.available, held: before.held - 12_000 });
+      // Paid into pending: payable waits for the end of the link guarantee.
+      const paid = () => publisherBalances(h.database.pool, p.publisherId);
+      expect(await paid()).toEqual({ pending: 10_000, payable: 0 });
 
-    const again = await ok<Done>(client, 'approve-placement', { order_id: id, confirmation_token: q.confirmation_token });
-    expect(again).toEqual({ ...done, replayed: true });
-    expect(await paid()).toEqual({ pending: 10_000, payable: 0 });
-    await expectLedgerInvariants(h.database);
-    // A new quote for a completed order: the order has moved on.
-    expect((await fails(client, 'approve-placement', { order_id: id }, 'conflict')).status).toBe('completed');
+      const again = await ok<Done>(client, 'approve-placement', { order_id: id, confirmation_token: q.confirmation_token });
+      expect(again).toEqual({ ...done, replayed: true });
+      expect(await paid()).toEqual({ pending: 10_000, payable: 0 });
+      await expectLedgerInvariants(h.database);
+      // A new quote for a completed order: the order has moved on.
+      expect((await fails(client, 'approve-placement', { order_id: id }, 'conflict')).status).toBe('completed');
+    });
   });
 
-  it('re-checks the key inside the spending transaction (revoked after the quote)', async () => {
-    const { ws, p, client, id, publisher } = await liveOrder();
-    await publisher('accept');
-    await publisher('draft', { title: 'A draft by the publisher', body: articleFor('https://buyer.example/', 'buyer') });
-    await ok(client, 'approve-draft', { order_id: id });
-    await publisher('publish', { live_url: `https://${p.domain}/live` });
-    const q = await ok<Quote>(client, 'approve-placement', { order_id: id });
-    await h.database.pool.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [ws.spendKeyId]);
-    // The key cache still knows the key (up to 5 s); the spending transaction does not.
-    await fails(client, 'approve-placement', { order_id: id, confirmation_token: q.confirmation_token }, 'unauthenticated');
-    expect((await h.database.pool.query('SELECT status FROM orders WHERE id = $1', [id])).rows[0].status).toBe('live_review');
-    await expectLedgerInvariants(h.database);
+  describe('a key revoked after the quote — security', () => {
+    it('re-checks the key inside the spending transaction (revoked after the quote)', async () => {
+      const { ws, p, client, id, publisher } = await liveOrder();
+      await publisher('accept');
+      await publisher('draft', { title: 'A draft by the publisher', body: articleFor('https://buyer.example/', 'buyer') });
+      await ok(client, 'approve-draft', { order_id: id });
+      await publisher('publish', { live_url: `https://${p.domain}/live` });
+      const q = await ok<Quote>(client, 'approve-placement', { order_id: id });
+      await h.database.pool.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [ws.spendKeyId]);
+      // The key cache still knows the key (up to 5 s); the spending transaction does not.
+      await fails(client, 'approve-placement', { order_id: id, confirmation_token: q.confirmation_token }, 'unauthenticated');
+      expect((await h.database.pool.query('SELECT status FROM orders WHERE id = $1', [id])).rows[0].status).toBe('live_review');
+      await expectLedgerInvariants(h.database);
+    });
   });
 });

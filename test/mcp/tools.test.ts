@@ -41,7 +41,7 @@ async function balances(workspaceId: number) {
   return Object.fromEntries(rows.map((r) => [r.kind, Number(r.balance)])) as { available: number; held: number };
 }
 
-describe('tools/list', () => {
+describe('POST /mcp tools/list — happy', () => {
   let tools: Tool[];
   beforeAll(async () => {
     const ws = await workspaceWithKeys(h.database.pool);
@@ -125,7 +125,7 @@ describe('tools/list', () => {
   });
 });
 
-describe('read tools answer what REST answers', () => {
+describe('MCP get-balance, search-outlets, get-outlet and plan-campaign: what REST answers — happy', () => {
   it('get-balance is the data of GET /api/v1/me', async () => {
     const ws = await workspaceWithKeys(h.database.pool, { balanceCents: 54_321 });
     const client = await connect(url, ws.readKey);
@@ -176,28 +176,7 @@ describe('read tools answer what REST answers', () => {
   });
 });
 
-describe('tool errors', () => {
-  it('not_found for an unknown outlet and for another workspace’s order', async () => {
-    const mine = await workspaceWithKeys(h.database.pool);
-    const theirs = await workspaceWithKeys(h.database.pool);
-    const p = await publisherWithOutlet(h.database);
-    const placed = await h.app.inject({
-      method: 'POST',
-      url: '/api/v1/orders',
-      headers: { ...bearer(theirs.spendKey), 'idempotency-key': 'theirs-1' },
-      payload: { offer_ids: [p.offers[0]!.id], target_url: 'https://theirs.example/' },
-    });
-    const theirOrder = placed.json().data[0].id as number;
-    const client = await connect(url, mine.spendKey);
-    await fails(client, 'get-outlet', { outlet_id: 2_000_000_000 }, 'not_found');
-    for (const name of ['get-order', 'approve-draft', 'cancel-order', 'approve-placement']) {
-      const body = await fails(client, name, { order_id: theirOrder }, 'not_found');
-      expect(JSON.stringify(body), name).not.toContain('theirs.example');
-    }
-    await fails(client, 'send-message', { order_id: theirOrder, body: 'hi' }, 'not_found');
-    await fails(client, 'submit-content', { order_id: theirOrder, title: 'A title', body: 'x' }, 'not_found');
-  });
-
+describe('MCP get-outlet, get-order and the order tools: tool errors — errors', () => {
   it('invalid_input naming each bad argument', async () => {
     const ws = await workspaceWithKeys(h.database.pool);
     const client = await connect(url, ws.readKey);
@@ -272,7 +251,30 @@ describe('tool errors', () => {
   });
 });
 
-describe('an order from search-outlets to approve-placement', () => {
+describe('MCP get-order and the order tools: another workspace’s order — security', () => {
+  it('not_found for an unknown outlet and for another workspace’s order', async () => {
+    const mine = await workspaceWithKeys(h.database.pool);
+    const theirs = await workspaceWithKeys(h.database.pool);
+    const p = await publisherWithOutlet(h.database);
+    const placed = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/orders',
+      headers: { ...bearer(theirs.spendKey), 'idempotency-key': 'theirs-1' },
+      payload: { offer_ids: [p.offers[0]!.id], target_url: 'https://theirs.example/' },
+    });
+    const theirOrder = placed.json().data[0].id as number;
+    const client = await connect(url, mine.spendKey);
+    await fails(client, 'get-outlet', { outlet_id: 2_000_000_000 }, 'not_found');
+    for (const name of ['get-order', 'approve-draft', 'cancel-order', 'approve-placement']) {
+      const body = await fails(client, name, { order_id: theirOrder }, 'not_found');
+      expect(JSON.stringify(body), name).not.toContain('theirs.example');
+    }
+    await fails(client, 'send-message', { order_id: theirOrder, body: 'hi' }, 'not_found');
+    await fails(client, 'submit-content', { order_id: theirOrder, title: 'A title', body: 'x' }, 'not_found');
+  });
+});
+
+describe('MCP search-outlets to approve-placement: a whole order — happy', () => {
   it('walks both content paths with the publisher acting through its REST API', async () => {
     const ws = await workspaceWithKeys(h.database.pool, { balanceCents: 100_000 });
     const p = await publisherWithOutlet(h.database, [

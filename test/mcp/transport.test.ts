@@ -11,7 +11,7 @@ const h = await setupApp({ RATE_LIMIT_PER_MINUTE: 5, UNKNOWN_KEY_RATE_LIMIT_PER_
 const post = (payload: unknown, headers: Record<string, string>) =>
   h.app.inject({ method: 'POST', url: '/mcp', headers, payload: typeof payload === 'string' ? payload : JSON.stringify(payload) });
 
-describe('authentication before any MCP work', () => {
+describe('POST /mcp: authentication before any MCP work — security', () => {
   const cases: [string, () => Promise<Record<string, string>>][] = [
     ['no key', async () => mcpHeaders()],
     ['an unknown key', async () => mcpHeaders(generateRawKey())],
@@ -36,7 +36,7 @@ describe('authentication before any MCP work', () => {
   });
 });
 
-describe('transport', () => {
+describe('POST /mcp: transport — happy', () => {
   it('initializes with the instructions and sends the request id and rate-limit headers on the hijacked reply', async () => {
     const ws = await workspaceWithKeys(h.database.pool);
     const res = await post(
@@ -58,6 +58,13 @@ describe('transport', () => {
     expect(result.instructions).toMatch(/quote/);
   });
 
+  it('is left out of the OpenAPI document', async () => {
+    const doc = (await h.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    expect(Object.keys(doc.paths)).not.toContain('/mcp');
+  });
+});
+
+describe('POST /mcp: transport refusals — errors', () => {
   it('answers GET, HEAD, DELETE, PUT, PATCH and OPTIONS with 405 and Allow: POST', async () => {
     const ws = await workspaceWithKeys(h.database.pool);
     for (const method of ['GET', 'DELETE', 'PUT', 'PATCH', 'OPTIONS'] as const) {
@@ -169,14 +176,9 @@ describe('transport', () => {
     const withMeta = await post({ jsonrpc: '2.0', id: 34, method: 'tools/call', params: { name: 'get-balance', _meta: { progressToken: 'p1' } } }, mcpHeaders(ws.readKey));
     expect(withMeta.json().result.structuredContent).toBeDefined();
   });
-
-  it('is left out of the OpenAPI document', async () => {
-    const doc = (await h.app.inject({ method: 'GET', url: '/openapi.json' })).json();
-    expect(Object.keys(doc.paths)).not.toContain('/mcp');
-  });
 });
 
-describe('the streamable HTTP checks', () => {
+describe('POST /mcp: the streamable HTTP checks — errors', () => {
   it('answers notifications alone with 202, and refuses what is not JSON-RPC, oversized batches, a batched initialize and unknown protocol versions', async () => {
     const ws = await workspaceWithKeys(h.database.pool);
     const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' };
@@ -201,7 +203,7 @@ describe('the streamable HTTP checks', () => {
   });
 });
 
-describe('rate limit', () => {
+describe('POST /mcp: one rate-limit bucket per key with REST — security', () => {
   it('shares one bucket per key between REST and every HTTP request to /mcp', async () => {
     const ws = await workspaceWithKeys(h.database.pool);
     const rest1 = await h.app.inject({ method: 'GET', url: '/api/v1/me', headers: bearer(ws.readKey) });

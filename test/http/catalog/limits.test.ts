@@ -15,7 +15,7 @@ const validate = (app: TestApp, key: string, code: string) =>
   app.inject({ method: 'POST', url: '/api/purchases/validation', payload: { api_key: key, purchase_code: code } });
 const unknownCode = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
 
-describe('brute-force guard: 30 invalid codes per key per minute', () => {
+describe('POST /api/purchases/validation: brute-force guard, 30 invalid codes per key per minute — security', () => {
   it('answers the 31st invalid code with 429, then valid codes too, until the window passes', async () => {
     // The guard's window follows the wall clock (its library keeps time so), so the test moves that.
     vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
@@ -69,7 +69,7 @@ describe('brute-force guard: 30 invalid codes per key per minute', () => {
   });
 });
 
-describe('one rate-limit bucket per key, shared with Interface A', async () => {
+describe('GET /api/v1/me and the seller API: one rate-limit bucket per key — security', async () => {
   const limited = await setupApp({ RATE_LIMIT_PER_MINUTE: 5 }, { database: h.database });
 
   it('mixing /api/v1/me and Interface B calls with the same key', async () => {
@@ -107,7 +107,7 @@ describe('one rate-limit bucket per key, shared with Interface A', async () => {
 
 const redisUrl = await testRedisUrl();
 
-describe.skipIf(!redisUrl)('brute-force guard counted in Redis', async () => {
+describe.skipIf(!redisUrl)('POST /api/purchases/validation: brute-force guard counted in Redis — security', async () => {
   const log = createLogger('silent');
   const redisA = createRedis(redisUrl!, log);
   const redisB = createRedis(redisUrl!, log);

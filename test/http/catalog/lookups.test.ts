@@ -34,7 +34,7 @@ const items = cachedItemJson(h.database.pool);
 
 afterEach(() => vi.restoreAllMocks());
 
-describe('purchase lookups together', () => {
+describe('POST /api/purchases/validation: purchase lookups together — happy', () => {
   it('one query for several codes answers each as its own lookup does', async () => {
     const alone = [];
     for (const [ws, code] of cases) alone.push(await findPurchaseJson(h.database.pool, items, ws, code));

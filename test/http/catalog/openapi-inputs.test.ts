@@ -25,7 +25,7 @@ const operations = [
 const pointer = (path: string, method: string, type: string) =>
   `/paths/${path.replaceAll('/', '~1')}/${method.toLowerCase()}/requestBody/content/${type.replaceAll('/', '~1')}/schema`;
 
-describe('Interface B in the OpenAPI document: what the server accepts', () => {
+describe('Every seller API endpoint in the OpenAPI document: what the server accepts — happy', () => {
   it.each(operations)('$method $path: query, form body, JSON body and bearer key all answer 200 and match the document', async ({ method, path, params }) => {
     const op = doc.paths[path]![method.toLowerCase()]!;
     const key = s.readKey;
@@ -50,7 +50,9 @@ describe('Interface B in the OpenAPI document: what the server accepts', () => {
     expect(asJson.statusCode, asJson.body).toBe(200);
     expect(schemaAt(pointer(path, method, 'application/json'))(json)).toEqual([]);
   });
+});
 
+describe('GET /api/account/details, /api/items/all and /api/items/item: POST answers 405 — errors', () => {
   it('POST exists only for validation: the GET routes answer POST with 405', async () => {
     for (const path of ['/api/account/details', '/api/items/all', '/api/items/item']) {
       const res = await h.app.inject({ method: 'POST', url: path, payload: { api_key: s.readKey } });
