@@ -4,6 +4,7 @@ import { outletSorts, outletTypes } from '../../src/domain/outlets/enums.js';
 import { upsertOutlets } from '../../src/domain/outlets/outlet-upsert.js';
 import type { OutletInput } from '../../src/domain/outlets/outlet-input.js';
 import { SearchEngine } from '../../src/domain/outlets/search-engine.js';
+import type { SearchIndex } from '../../src/domain/outlets/search-index.js';
 import type { SearchFilter } from '../../src/domain/outlets/search-filter.js';
 import { createPublisher } from '../../src/domain/publishers/publisher-service.js';
 import { offerInput, outletInput } from '../helpers/catalog.js';
@@ -24,16 +25,24 @@ afterAll(async () => {
 });
 
 const VOCABULARY = ['red', 'river', 'blue', 'mountain', 'news', 'travel', 'daily', 'garden', 'rocky', 'coast', 'the', 'of'];
+// Words few outlets have: a search with one of them takes the index's listed way (its candidates
+// are that word's few slots, each tested against the other words and the filters).
+const RARE = ['quokka', 'zephyr', 'yonder', 'walrus'];
 const TOPICS = ['travel', 'finance', 'gardening', 'news'];
 const COUNTRIES = ['US', 'DE', 'FR'];
 const LANGUAGES = ['en', 'de'];
 const FORMATS = ['guest_post', 'sponsored_article', 'link_insertion'] as const;
 
 const words = (min: number, max: number) => fc.array(fc.constantFrom(...VOCABULARY), { minLength: min, maxLength: max }).map((w) => w.join(' '));
+/** Broad words, and now and then (one in 150) a rare one. */
+const someRare = (min: number, max: number) =>
+  fc
+    .array(fc.oneof({ weight: 149, arbitrary: fc.constantFrom(...VOCABULARY) }, { weight: 1, arbitrary: fc.constantFrom(...RARE) }), { minLength: min, maxLength: max })
+    .map((w) => w.join(' '));
 
 const outletArb = fc.record({
-  name: words(1, 4),
-  description: words(3, 12),
+  name: someRare(1, 4),
+  description: someRare(3, 12),
   type: fc.constantFrom(...outletTypes),
   country: fc.constantFrom(...COUNTRIES),
   language: fc.constantFrom(...LANGUAGES),
@@ -54,6 +63,9 @@ const queryArb = fc.record({
       fc.tuple(words(2, 3), fc.option(words(1, 1), { nil: undefined })).map(([p, w]) => `"${p}"${w ? ` ${w}` : ''}`),
       // The start of a word (completed), or a typo.
       fc.constantFrom('mount', 'riv', 'gard', 'travl', 'mountian', 'rivr news'),
+      // A rare word, alone, with a broad one, in a phrase, completed, as a typo.
+      fc.tuple(fc.constantFrom(...RARE), fc.option(words(1, 1), { nil: undefined })).map(([r, w]) => (w ? `${w} ${r}` : r)),
+      fc.constantFrom('"red quokka"', 'quokka "river news"', 'news zeph', 'yondr', 'walrus quokka'),
     ),
     { nil: undefined },
   ),
@@ -118,5 +130,10 @@ describe('the search engine agrees with a brute-force scan', () => {
       }),
       { numRuns: 8, seed: 34 },
     );
+    // Both ways were taken: a rare word's few slots listed, a broad word's bitsets.
+    const index = engine.loaded as SearchIndex;
+    const kind = (lexeme: string) => index.match({ exactName: lexeme, domain: undefined, groups: [{ lexemes: [lexeme] }] }, {}).kind;
+    expect(RARE.map(kind)).toContain('slots');
+    expect(kind('news')).toBe('bits');
   });
 });

@@ -5,7 +5,6 @@ import type { OutletSort } from './enums.js';
 import { filterKey, type SearchFilter } from './search-filter.js';
 import { type Matched, SearchIndex, type TextQuery } from './search-index.js';
 import { confirmPhrases, type Phrase } from './search-phrase.js';
-import { popcount } from './search-rules.js';
 import { completionsOf, lexemesOfWord, lookupTerms } from './search-terms.js';
 import { parseQuery } from './search-text.js';
 
@@ -112,8 +111,7 @@ export class SearchEngine {
     const text = await this.textQuery(index, req.q);
     if (!text) return { total: 0, ids: [] };
     const m = index.match(text.query, req.filter);
-    if (text.phrases.length) await this.confirm(index, m, text.phrases);
-    return pick(index, m, req, true, n);
+    return pick(index, text.phrases.length ? await this.confirm(index, m, text.phrases) : m, req, true, n);
   }
 
   /**
@@ -143,17 +141,9 @@ export class SearchEngine {
   }
 
   /** Keeps the matches in which every phrase appears as written (and in the name tier, in the name). */
-  private async confirm(index: SearchIndex, m: Matched, phrases: Phrase[]): Promise<void> {
-    const candidates = new Uint32Array(m.universe.length);
-    for (let i = 0; i < candidates.length; i++) candidates[i] = m.universe[i]! & ~m.exact[i]!;
-    const confirmed = await confirmPhrases(this.pool, index.idsOf(candidates), phrases);
-    const anywhere = index.bitsOfIds(confirmed.anywhere);
-    const inName = index.bitsOfIds(confirmed.inName);
-    for (let i = 0; i < m.universe.length; i++) {
-      m.universe[i]! &= m.exact[i]! | anywhere[i]!;
-      m.inName[i]! &= inName[i]!;
-      m.anywhere[i]! &= anywhere[i]!;
-    }
+  private async confirm(index: SearchIndex, m: Matched, phrases: Phrase[]): Promise<Matched> {
+    const confirmed = await confirmPhrases(this.pool, index.phraseCandidates(m), phrases);
+    return index.confirmed(m, confirmed.anywhere, confirmed.inName);
   }
 
   /**
@@ -260,7 +250,7 @@ export class SearchEngine {
 }
 
 function pick(index: SearchIndex, m: Matched, req: SearchRequest, text: boolean, n: number): Found {
-  return { total: popcount(m.universe), ids: index.page(m, req.sort, req.filter, text, n) };
+  return { total: index.total(m), ids: index.page(m, req.sort, req.filter, text, n) };
 }
 
 const page = (found: Found, offset: number): Found => ({ total: found.total, ids: found.ids.slice(offset) });

@@ -3,10 +3,10 @@ import type pg from 'pg';
 import type { OfferFormat, OutletSort } from './enums.js';
 import { type FilterView, narrowings, type SearchFilter } from './search-filter.js';
 import { SlotOrder } from './search-order.js';
-import { SlotLists } from './search-postings.js';
-import { figured, having, type Ordering, rank, type RankingRule } from './search-rules.js';
+import { runHas, SlotLists } from './search-postings.js';
+import { figured, having, type Ordering, popcount, rank, type RankingRule, rankSlots } from './search-rules.js';
 import type { Vocabulary } from './search-terms.js';
-import { slotsOf } from './slot-bits.js';
+import { hasSlot, slotsOf } from './slot-bits.js';
 
 // What outlet search tests, per outlet, in this process's memory: the lexemes of its search_vector
 // and name_vector exactly as PostgreSQL made them (read with tsvector_to_array, so stemming and
@@ -125,8 +125,14 @@ class Codes {
   }
 }
 
-/** What a search matches, as bitsets over slots: `universe` with the filters applied. */
-export interface Matched {
+/**
+ * What a search matches: as bitsets over every slot (`universe`, with the filters applied), or, when
+ * its rarest word is rare, as the matching slots themselves (`Listed`).
+ */
+export type Matched = Bits | Listed;
+
+export interface Bits {
+  kind: 'bits';
   universe: Uint32Array;
   /** The exact name or domain. */
   exact: Uint32Array;
@@ -135,6 +141,26 @@ export interface Matched {
   /** Every word anywhere (search_vector). */
   anywhere: Uint32Array;
 }
+
+/** The relevance tiers of a listed slot, as bits. */
+const EXACT = 1;
+const IN_NAME = 2;
+const ANYWHERE = 4;
+
+export interface Listed {
+  kind: 'slots';
+  /** The matching slots (filters applied), ascending. */
+  slots: number[];
+  /** Per slot (same position): EXACT | IN_NAME | ANYWHERE. */
+  tiers: Uint8Array;
+}
+
+/**
+ * A search takes the listed way when its candidates (the slots of its rarest word, and the exact
+ * name or domain) are at most this share of the slots: each is then tested against the other
+ * words and the filters, instead of building bitsets over every slot.
+ */
+const LISTED_SHARE = 1 / 32;
 
 /** What search_terms holds: lexemes of letters only (not numbers, not domain labels with digits or hyphens). */
 const WORD = /^\p{L}+$/u;
@@ -169,7 +195,7 @@ export class SearchIndex implements Vocabulary, FilterView {
   private readonly exacts = new SlotLists();
   /**
    * One bit per slot for each filter value (`type:<code>`, `country:<code>`, `language:<code>`,
-   * `verified:<0|1>`), for being alive (`alive`) and for having an active offer of a format
+   * `topic:<code>`, `verified:<0|1>`), for being alive (`alive`) and for having an active offer of a format
    * (`price:<index>`): a search ANDs these word by word instead of testing each match.
    */
   private readonly bitsets = new Map<string, Uint32Array>();
@@ -215,6 +241,7 @@ export class SearchIndex implements Vocabulary, FilterView {
   private newWords: string[] = [];
   /** Bumped by every write: what was remembered of an older version is stale. */
   version = 0;
+  private scratch = new Int32Array(0);
   /** Slots of outlets written again since (the engine reloads when they are many). */
   dead = 0;
   /** Completions of a prefix, remembered until the next write. */
@@ -331,7 +358,13 @@ export class SearchIndex implements Vocabulary, FilterView {
     }
     if (r.name_terms) for (const t of r.name_terms.split(SEP)) this.nameTerms.add(this.lexemeId(t), s);
     if (r.topic_terms) for (const t of r.topic_terms.split(SEP)) this.topicTerms.add(this.lexemeId(t), s);
-    if (r.topics) for (const t of r.topics.split(SEP)) this.topics.add(this.topicCodes.code(t), s);
+    if (r.topics) {
+      for (const t of r.topics.split(SEP)) {
+        const code = this.topicCodes.code(t);
+        this.topics.add(code, s);
+        this.flag(`topic:${code}`, s, true);
+      }
+    }
     this.exacts.add(nameKey(r.name), s);
     this.exacts.add(domainKey(r.domain), s);
   }
@@ -436,14 +469,7 @@ export class SearchIndex implements Vocabulary, FilterView {
 
   // FilterView: what the filters (search-filter.ts) read.
   valueBits(column: 'type' | 'country' | 'language' | 'topic', value: string): Uint32Array | undefined {
-    if (column === 'topic') {
-      const code = this.topicCodes.find(value);
-      if (code === undefined) return undefined;
-      const bits = new Uint32Array((this.size + 31) >>> 5);
-      this.topics.setBits(bits, code);
-      return bits;
-    }
-    const code = this.codes[column].find(value);
+    const code = (column === 'topic' ? this.topicCodes : this.codes[column]).find(value);
     return code === undefined ? undefined : this.bitsets.get(`${column}:${code}`);
   }
 
@@ -465,6 +491,112 @@ export class SearchIndex implements Vocabulary, FilterView {
 
   /** The outlets matching the words (or the exact name or domain; every outlet without words) and the filter. */
   match(q: TextQuery | undefined, f: SearchFilter): Matched {
+    return (q && this.listed(q, f)) || this.bits(q, f);
+  }
+
+  /** The outlets passing the filter (no words), as a bitset: the planner's candidates. */
+  passing(f: SearchFilter): Uint32Array {
+    return this.bits(undefined, f).universe;
+  }
+
+  /**
+   * The listed way (undefined when the candidates are too many for it): the slots of the word
+   * whose lexemes hold fewest (in search_vector or name_vector), with the exact name or domain,
+   * each tested for being alive, the filters and, per word, its lexemes' slot runs (a binary
+   * search each). The same matches and tiers as the bitsets give.
+   */
+  private listed(q: TextQuery, f: SearchFilter): Listed | undefined {
+    const groups = q.groups.map((g) => {
+      const ids = g.lexemes.map((l) => this.lexicon.get(l)).filter((id) => id !== undefined);
+      return { terms: ids.flatMap((id) => this.terms.runs(id)), name: ids.flatMap((id) => this.nameTerms.runs(id)) };
+    });
+    const exact = this.exacts.runs(nameKey(q.exactName));
+    if (q.domain !== undefined) exact.push(...this.exacts.runs(domainKey(q.domain)));
+    const count = (runs: Int32Array[]) => runs.reduce((n, r) => n + r.length, 0);
+    let driver: Int32Array[] = [];
+    let fewest = Infinity;
+    for (const g of groups) {
+      const n = count(g.terms) + count(g.name);
+      if (n < fewest) [driver, fewest] = [[...g.terms, ...g.name], n];
+    }
+    const sources = [...exact, ...driver];
+    if (count(sources) > this.size * LISTED_SHARE) return undefined;
+    const alive = this.bitset('alive');
+    // Filters of values are bit tests (all of one filter's sets: any of them), made first; bounds
+    // are tests, made last, on the slots the words match.
+    const sets: Uint32Array[][] = [];
+    const bounds: ((s: number) => boolean)[] = [];
+    for (const nw of narrowings(f, this)) {
+      if ('test' in nw) bounds.push(nw.test);
+      else sets.push(nw.anyOf.filter((b): b is Uint32Array => b !== undefined));
+    }
+    // Each candidate once (a slot is in several runs): its place + 1 in `place`, or -1 when a
+    // filter turned it away; every slot set is cleared again below.
+    const place = this.places();
+    const candidates: number[] = [];
+    const refused: number[] = [];
+    for (const run of sources) {
+      next: for (let i = 0; i < run.length; i++) {
+        const s = run[i]!;
+        if (place[s] !== 0) continue;
+        if (hasSlot(alive, s)) {
+          let pass = true;
+          for (const anyOf of sets) if (!anyOfHas(anyOf, s)) pass = false;
+          if (pass) {
+            place[s] = candidates.push(s);
+            continue next;
+          }
+        }
+        place[s] = -1;
+        refused.push(s);
+      }
+    }
+    // Each word's runs marked on the candidates, run by run (the last word's completions are
+    // twenty runs, most of a few slots): a run's slots looked up in `place`, or for a run much
+    // longer than the candidates, each candidate looked up in the run.
+    const c = candidates.length;
+    const markRun = (run: Int32Array, marks: Uint8Array, bit: number) => {
+      if (run.length <= c * 16) {
+        for (let i = 0; i < run.length; i++) {
+          const at = place[run[i]!]!;
+          if (at > 0) marks[at - 1]! |= bit;
+        }
+      } else for (let i = 0; i < c; i++) if (runHas(run, candidates[i]!)) marks[i]! |= bit;
+    };
+    const tier = new Uint8Array(c);
+    if (groups.length) {
+      tier.fill(IN_NAME | ANYWHERE);
+      const hit = new Uint8Array(c);
+      for (const g of groups) {
+        hit.fill(0);
+        for (const run of g.terms) markRun(run, hit, ANYWHERE);
+        for (const run of g.name) markRun(run, hit, IN_NAME);
+        for (let i = 0; i < c; i++) tier[i]! &= hit[i]!;
+      }
+    }
+    for (const run of exact) markRun(run, tier, EXACT);
+    for (const s of candidates) place[s] = 0;
+    for (const s of refused) place[s] = 0;
+    const slots: number[] = [];
+    const tiers: number[] = [];
+    next: for (let i = 0; i < c; i++) {
+      const s = candidates[i]!;
+      if (tier[i] === 0) continue;
+      for (const test of bounds) if (!test(s)) continue next;
+      slots.push(s);
+      tiers.push(tier[i]!);
+    }
+    return { kind: 'slots', slots, tiers: Uint8Array.from(tiers) };
+  }
+
+  /** A slot-indexed scratch array, all zero between searches (the listed way's places). */
+  private places(): Int32Array {
+    if (this.scratch.length < this.size) this.scratch = new Int32Array(this.capacity);
+    return this.scratch;
+  }
+
+  /** The bitsets' way: every word's slots, the tiers and the filters as bitsets over every slot. */
+  private bits(q: TextQuery | undefined, f: SearchFilter): Bits {
     const n = (this.size + 31) >>> 5;
     const anywhere = q ? this.matchBits(q.groups, this.terms) : new Uint32Array(n).fill(0xffffffff);
     const inName = q && q.groups.length ? this.matchBits(q.groups, this.nameTerms) : new Uint32Array(n);
@@ -498,7 +630,7 @@ export class SearchIndex implements Vocabulary, FilterView {
         }
       }
     }
-    return { universe, exact, inName, anywhere };
+    return { kind: 'bits', universe, exact, inName, anywhere };
   }
 
   /**
@@ -509,8 +641,12 @@ export class SearchIndex implements Vocabulary, FilterView {
   private rulesOf(m: Matched, sort: OutletSort, f: SearchFilter, text: boolean): { rules: RankingRule[]; ordering: Ordering } {
     const traffic = { order: this.byTraffic, reverse: false };
     switch (sort) {
-      case 'relevance':
-        return { rules: text ? [having(m.exact), having(m.inName), having(m.anywhere)] : [], ordering: traffic };
+      case 'relevance': {
+        if (!text) return { rules: [], ordering: traffic };
+        if (m.kind === 'bits') return { rules: [having(m.exact), having(m.inName), having(m.anywhere)], ordering: traffic };
+        const tier = (bit: number) => (_s: number, at: number) => (m.tiers[at]! & bit) !== 0;
+        return { rules: [having(tier(EXACT)), having(tier(IN_NAME)), having(tier(ANYWHERE))], ordering: traffic };
+      }
       case '-traffic':
         return { rules: [], ordering: traffic };
       case 'traffic':
@@ -528,7 +664,50 @@ export class SearchIndex implements Vocabulary, FilterView {
   /** The ids of the first `n` matches in the sort's order. */
   page(m: Matched, sort: OutletSort, f: SearchFilter, text: boolean, n: number): number[] {
     const { rules, ordering } = this.rulesOf(m, sort, f, text);
-    return rank(m.universe, rules, ordering, n).map((s) => this.ids[s]!);
+    const slots = m.kind === 'bits' ? rank(m.universe, rules, ordering, n) : rankSlots(m.slots, rules, ordering, n);
+    return slots.map((s) => this.ids[s]!);
+  }
+
+  /** How many outlets a search matches (meta.total). */
+  total(m: Matched): number {
+    return m.kind === 'bits' ? popcount(m.universe) : m.slots.length;
+  }
+
+  /** The outlet ids a phrase is confirmed on: the matches other than the exact name or domain. */
+  phraseCandidates(m: Matched): number[] {
+    if (m.kind === 'slots') return m.slots.filter((_, i) => (m.tiers[i]! & EXACT) === 0).map((s) => this.ids[s]!);
+    const candidates = new Uint32Array(m.universe.length);
+    for (let i = 0; i < candidates.length; i++) candidates[i] = m.universe[i]! & ~m.exact[i]!;
+    return this.idsOf(candidates);
+  }
+
+  /**
+   * Keeps the matches whose rows have every phrase (`anywhere`: outlet ids), or the exact name or
+   * domain; the name tier keeps those with every phrase in the name (`inName`).
+   */
+  confirmed(m: Matched, anywhere: Set<number>, inName: Set<number>): Matched {
+    if (m.kind === 'slots') {
+      const slots: number[] = [];
+      const tiers: number[] = [];
+      m.slots.forEach((s, i) => {
+        const id = this.ids[s]!;
+        let tier = m.tiers[i]!;
+        if (!inName.has(id)) tier &= ~IN_NAME;
+        if (!anywhere.has(id)) tier &= ~ANYWHERE;
+        if ((tier & EXACT) === 0 && !anywhere.has(id)) return;
+        slots.push(s);
+        tiers.push(tier);
+      });
+      return { kind: 'slots', slots, tiers: Uint8Array.from(tiers) };
+    }
+    const any = this.bitsOfIds(anywhere);
+    const name = this.bitsOfIds(inName);
+    for (let i = 0; i < m.universe.length; i++) {
+      m.universe[i]! &= m.exact[i]! | any[i]!;
+      m.inName[i]! &= name[i]!;
+      m.anywhere[i]! &= any[i]!;
+    }
+    return m;
   }
 
   // For the planner (planning/candidates.ts): which outlets a word matches where, and their figures.
@@ -605,6 +784,12 @@ async function yielding<T>(rows: T[], fn: (row: T) => void): Promise<void> {
     if (i > 0) await new Promise((r) => setImmediate(r));
     for (const row of rows.slice(i, i + 1_000)) fn(row);
   }
+}
+
+/** Whether any of the bitsets has the slot. */
+function anyOfHas(sets: Uint32Array[], s: number): boolean {
+  for (const b of sets) if (hasSlot(b, s)) return true;
+  return false;
 }
 
 /** The format whose cheapest offer a price order reads: the one asked for, else any. */

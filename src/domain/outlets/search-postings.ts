@@ -119,6 +119,20 @@ export class SlotLists {
     setPost(bits, this.added.get(key));
   }
 
+  /**
+   * The key's slots as ascending runs (those packed, those added since; each run ascending, as
+   * slots are handed out in ascending order): read in place, not copied.
+   */
+  runs(key: number): Int32Array[] {
+    const out: Int32Array[] = [];
+    const at = this.find(key);
+    if (at >= 0) out.push(this.slots.subarray(this.starts[at]!, this.starts[at + 1]!));
+    const p = this.added.get(key);
+    if (typeof p === 'number') out.push(Int32Array.of(p));
+    else if (p) out.push(p.items.subarray(0, p.length));
+    return out;
+  }
+
   /** Packs the slots added so far with those packed before. */
   pack(): void {
     if (this.loading) {
@@ -207,4 +221,16 @@ export class SlotLists {
     this.starts = starts;
     this.slots = slots;
   }
+}
+
+/** Whether an ascending run holds the slot (a binary search). */
+export function runHas(run: Int32Array, slot: number): boolean {
+  let lo = 0;
+  let hi = run.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (run[mid]! < slot) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < run.length && run[lo] === slot;
 }
