@@ -136,4 +136,59 @@ describe('the search engine agrees with a brute-force scan', () => {
     expect(RARE.map(kind)).toContain('slots');
     expect(kind('news')).toBe('bits');
   });
+
+  it('after writes from outside the service: a search asked before sees each write at once', async () => {
+    // Pages and totals are remembered across writes that cannot change them (a written outlet
+    // matching neither as it was nor as it is): each round asks the same searches, rewrites a few
+    // outlets in plain SQL (traffic, and now and then a name), and asks them again.
+    await addCatalog(fc.sample(outletArb, { numRuns: 80, seed: 342 }));
+    // Broad searches (a word or none, at most one filter), so that the writes change their pages.
+    const searches = fc.sample(
+      fc.record({
+        q: fc.option(fc.constantFrom('news', 'red', 'river travel', 'quokka', 'mount', '"red river"'), { nil: undefined }),
+        country: fc.option(fc.constantFrom(...COUNTRIES), { nil: undefined, freq: 3 }),
+        type: fc.constant(undefined),
+        language: fc.constant(undefined),
+        topic: fc.constant(undefined),
+        format: fc.constant(undefined),
+        maxPrice: fc.constant(undefined),
+        verified: fc.constant(undefined),
+        minTraffic: fc.option(fc.constant(20_000), { nil: undefined, freq: 4 }),
+        sort: fc.option(fc.constantFrom(...outletSorts), { nil: undefined }),
+        page: fc.integer({ min: 1, max: 2 }),
+        perPage: fc.integer({ min: 3, max: 10 }),
+      }),
+      { numRuns: 40, seed: 341 },
+    );
+    const { rows } = await database.pool.query<{ id: number }>('SELECT id FROM outlets ORDER BY id');
+    const ids = rows.map((r) => r.id);
+    const check = async () => {
+      for (const g of searches) {
+        const filter: SearchFilter = {
+          type: g.type,
+          countries: g.country ? [g.country] : undefined,
+          languages: g.language ? [g.language] : undefined,
+          topic: g.topic,
+          formats: g.format ? [g.format] : undefined,
+          maxPriceCents: g.maxPrice,
+          verifiedTraffic: g.verified,
+          minTraffic: g.minTraffic,
+        };
+        const sort = g.sort ?? (g.q ? 'relevance' : '-traffic');
+        const offset = (g.page - 1) * g.perPage;
+        const found = await engine.search({ q: g.q, filter, sort, offset, limit: g.perPage });
+        expect(found, JSON.stringify(g)).toEqual(await oracle(database.pool, { q: g.q, filter, sort }, offset, g.perPage));
+      }
+    };
+    await check();
+    for (let round = 0; round < 6; round++) {
+      // A few outlets (one in nine) get new traffic; some rounds also a new country or a rare word in the name.
+      const written = ids.filter((_, i) => (i * 7 + round * 13) % 9 === 0);
+      await database.pool.query('UPDATE outlets SET monthly_visits = (id * 7919 + $2::int * 104729) % 60000 WHERE id = ANY($1::int[])', [written, round]);
+      if (round % 3 === 1) await database.pool.query(`UPDATE outlets SET name = name || ' quokka' WHERE id = ANY($1::int[])`, [written.slice(0, 3)]);
+      if (round % 3 === 2) await database.pool.query(`UPDATE outlets SET country = 'FR' WHERE id = ANY($1::int[])`, [written.slice(0, 3)]);
+      await engine.catchUp();
+      await check();
+    }
+  });
 });

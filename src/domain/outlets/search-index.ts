@@ -4,6 +4,7 @@ import type { OfferFormat, OutletSort } from './enums.js';
 import { type FilterView, narrowings, type SearchFilter } from './search-filter.js';
 import { SlotOrder } from './search-order.js';
 import { runHas, SlotLists } from './search-postings.js';
+import { type Write, WriteLog } from './search-writes.js';
 import { figured, having, type Ordering, popcount, rank, type RankingRule, rankSlots } from './search-rules.js';
 import type { Vocabulary } from './search-terms.js';
 import { hasSlot, slotsOf } from './slot-bits.js';
@@ -188,6 +189,11 @@ export class SearchIndex implements Vocabulary, FilterView {
   private onTime = new Float64Array(0);
   private acceptance = new Float64Array(0);
   private rating = new Float64Array(0);
+  /** How many lexemes a slot's search_vector and name_vector hold (a write that keeps the words is told by them). */
+  private termCount = new Uint16Array(0);
+  private nameCount = new Uint16Array(0);
+  /** The writes since the load (the last few thousand), for the engine's remembered searches. */
+  private readonly writes = new WriteLog();
   /** Topics, by their code. */
   private readonly topics = new SlotLists();
   private readonly topicCodes = new Codes();
@@ -273,6 +279,8 @@ export class SearchIndex implements Vocabulary, FilterView {
     this.visitsOf = copy(this.visitsOf, (n) => new Float64Array(n));
     this.onTime = copy(this.onTime, (n) => new Float64Array(n));
     this.acceptance = copy(this.acceptance, (n) => new Float64Array(n));
+    this.termCount = copy(this.termCount, (n) => new Uint16Array(n));
+    this.nameCount = copy(this.nameCount, (n) => new Uint16Array(n));
     this.rating = copy(this.rating, (n) => new Float64Array(n));
     this.prices = [0, 1, 2, 3, 4].map((i) => copy(this.prices[i] ?? new Float64Array(0), (n) => new Float64Array(n)));
     for (const [key, bits] of this.bitsets) {
@@ -349,14 +357,32 @@ export class SearchIndex implements Vocabulary, FilterView {
         this.byVerification.add(s);
       }
     }
-    if (r.terms) {
-      for (const t of r.terms.split(SEP)) {
-        const id = this.lexemeId(t);
-        if (this.ready && !this.terms.has(id) && WORD.test(t)) this.newWords.push(t);
-        this.terms.add(id, s);
-      }
+    const terms = r.terms ? r.terms.split(SEP) : [];
+    const names = r.name_terms ? r.name_terms.split(SEP) : [];
+    // After the load, what the write could change is recorded (search-writes.ts): first whether
+    // the old version had the same words (the same number of lexemes, each of them, the same name
+    // and domain), read before the new slot is added to the lists.
+    const write = this.ready ? this.sameWords(old, terms, names, r) : false;
+    const known = this.newWords.length;
+    for (const t of terms) {
+      const id = this.lexemeId(t);
+      if (this.ready && !this.terms.has(id) && WORD.test(t)) this.newWords.push(t);
+      this.terms.add(id, s);
     }
-    if (r.name_terms) for (const t of r.name_terms.split(SEP)) this.nameTerms.add(this.lexemeId(t), s);
+    for (const t of names) this.nameTerms.add(this.lexemeId(t), s);
+    this.termCount[s] = Math.min(terms.length, 0xffff);
+    this.nameCount[s] = Math.min(names.length, 0xffff);
+    if (this.ready) {
+      this.writes.record(this.version, {
+        slot: s,
+        old,
+        terms: new Set(terms),
+        names: new Set(names),
+        name: nameKey(r.name),
+        domain: domainKey(r.domain),
+        any: !write || this.newWords.length > known,
+      });
+    }
     if (r.topic_terms) for (const t of r.topic_terms.split(SEP)) this.topicTerms.add(this.lexemeId(t), s);
     if (r.topics) {
       for (const t of r.topics.split(SEP)) {
@@ -367,6 +393,46 @@ export class SearchIndex implements Vocabulary, FilterView {
     }
     this.exacts.add(nameKey(r.name), s);
     this.exacts.add(domainKey(r.domain), s);
+  }
+
+  /** Whether the outlet's old slot (-1: none) had exactly these lexemes and this name and domain. */
+  private sameWords(old: number, terms: string[], names: string[], r: Row): boolean {
+    if (old < 0 || this.termCount[old] !== terms.length || this.nameCount[old] !== names.length) return false;
+    const holds = (lists: SlotLists, key: number | undefined) => key !== undefined && lists.runs(key).some((run) => runHas(run, old));
+    return (
+      terms.every((t) => holds(this.terms, this.lexicon.get(t))) &&
+      names.every((t) => holds(this.nameTerms, this.lexicon.get(t))) &&
+      holds(this.exacts, nameKey(r.name)) &&
+      holds(this.exacts, domainKey(r.domain))
+    );
+  }
+
+  /**
+   * Whether no write after `version` can have changed what the search (its words, none for a
+   * browse, and filter) finds: none of the written outlets matches it, as it was or as it is.
+   * False when the writes since are no longer all kept.
+   */
+  unchangedSince(version: number, q: TextQuery | undefined, f: SearchFilter): boolean {
+    if (version === this.version) return true;
+    const writes = this.writes.between(version, this.version);
+    if (!writes) return false;
+    let filters: ((s: number) => boolean)[] | undefined;
+    for (const w of writes) {
+      if (w.any) return false;
+      if (q && !this.wordsMatch(w, q)) continue;
+      filters ??= narrowings(f, this).map((nw) => ('test' in nw ? nw.test : (s: number) => nw.anyOf.some((b) => b !== undefined && hasSlot(b, s))));
+      const passes = (s: number) => filters!.every((t) => t(s));
+      if (passes(w.slot) || (w.old >= 0 && passes(w.old))) return false;
+    }
+    return true;
+  }
+
+  /** Whether a written outlet's words match the search's (as the universe counts them: exact, in the name, anywhere). */
+  private wordsMatch(w: Write, q: TextQuery): boolean {
+    if (w.name === nameKey(q.exactName) || (q.domain !== undefined && w.domain === domainKey(q.domain))) return true;
+    if (q.groups.length === 0) return false;
+    const every = (lexemes: ReadonlySet<string>) => q.groups.every((g) => g.lexemes.some((l) => lexemes.has(l)));
+    return every(w.terms) || every(w.names);
   }
 
   /**
