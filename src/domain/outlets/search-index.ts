@@ -3,6 +3,7 @@ import type pg from 'pg';
 import type { OfferFormat, OutletSort } from './enums.js';
 import { type FilterView, narrowings, type SearchFilter } from './search-filter.js';
 import { SlotOrder } from './search-order.js';
+import { ANYWHERE, EXACT, IN_NAME, type Listed, listMatches } from './search-listed.js';
 import { runHas, SlotLists } from './search-postings.js';
 import { type Write, WriteLog } from './search-writes.js';
 import { figured, having, type Ordering, popcount, rank, type RankingRule, rankSlots } from './search-rules.js';
@@ -131,6 +132,7 @@ class Codes {
  * its rarest word is rare, as the matching slots themselves (`Listed`).
  */
 export type Matched = Bits | Listed;
+export type { Listed } from './search-listed.js';
 
 export interface Bits {
   kind: 'bits';
@@ -143,25 +145,6 @@ export interface Bits {
   anywhere: Uint32Array;
 }
 
-/** The relevance tiers of a listed slot, as bits. */
-const EXACT = 1;
-const IN_NAME = 2;
-const ANYWHERE = 4;
-
-export interface Listed {
-  kind: 'slots';
-  /** The matching slots (filters applied), ascending. */
-  slots: number[];
-  /** Per slot (same position): EXACT | IN_NAME | ANYWHERE. */
-  tiers: Uint8Array;
-}
-
-/**
- * A search takes the listed way when its candidates (the slots of its rarest word, and the exact
- * name or domain) are at most this share of the slots: each is then tested against the other
- * words and the filters, instead of building bitsets over every slot.
- */
-const LISTED_SHARE = 1 / 32;
 
 /** What search_terms holds: lexemes of letters only (not numbers, not domain labels with digits or hyphens). */
 const WORD = /^\p{L}+$/u;
@@ -578,81 +561,7 @@ export class SearchIndex implements Vocabulary, FilterView {
     });
     const exact = this.exacts.runs(nameKey(q.exactName));
     if (q.domain !== undefined) exact.push(...this.exacts.runs(domainKey(q.domain)));
-    const count = (runs: Int32Array[]) => runs.reduce((n, r) => n + r.length, 0);
-    let driver: Int32Array[] = [];
-    let fewest = Infinity;
-    for (const g of groups) {
-      const n = count(g.terms) + count(g.name);
-      if (n < fewest) [driver, fewest] = [[...g.terms, ...g.name], n];
-    }
-    const sources = [...exact, ...driver];
-    if (count(sources) > this.size * LISTED_SHARE) return undefined;
-    const alive = this.bitset('alive');
-    // Filters of values are bit tests (all of one filter's sets: any of them), made first; bounds
-    // are tests, made last, on the slots the words match.
-    const sets: Uint32Array[][] = [];
-    const bounds: ((s: number) => boolean)[] = [];
-    for (const nw of narrowings(f, this)) {
-      if ('test' in nw) bounds.push(nw.test);
-      else sets.push(nw.anyOf.filter((b): b is Uint32Array => b !== undefined));
-    }
-    // Each candidate once (a slot is in several runs): its place + 1 in `place`, or -1 when a
-    // filter turned it away; every slot set is cleared again below.
-    const place = this.places();
-    const candidates: number[] = [];
-    const refused: number[] = [];
-    for (const run of sources) {
-      next: for (let i = 0; i < run.length; i++) {
-        const s = run[i]!;
-        if (place[s] !== 0) continue;
-        if (hasSlot(alive, s)) {
-          let pass = true;
-          for (const anyOf of sets) if (!anyOfHas(anyOf, s)) pass = false;
-          if (pass) {
-            place[s] = candidates.push(s);
-            continue next;
-          }
-        }
-        place[s] = -1;
-        refused.push(s);
-      }
-    }
-    // Each word's runs marked on the candidates, run by run (the last word's completions are
-    // twenty runs, most of a few slots): a run's slots looked up in `place`, or for a run much
-    // longer than the candidates, each candidate looked up in the run.
-    const c = candidates.length;
-    const markRun = (run: Int32Array, marks: Uint8Array, bit: number) => {
-      if (run.length <= c * 16) {
-        for (let i = 0; i < run.length; i++) {
-          const at = place[run[i]!]!;
-          if (at > 0) marks[at - 1]! |= bit;
-        }
-      } else for (let i = 0; i < c; i++) if (runHas(run, candidates[i]!)) marks[i]! |= bit;
-    };
-    const tier = new Uint8Array(c);
-    if (groups.length) {
-      tier.fill(IN_NAME | ANYWHERE);
-      const hit = new Uint8Array(c);
-      for (const g of groups) {
-        hit.fill(0);
-        for (const run of g.terms) markRun(run, hit, ANYWHERE);
-        for (const run of g.name) markRun(run, hit, IN_NAME);
-        for (let i = 0; i < c; i++) tier[i]! &= hit[i]!;
-      }
-    }
-    for (const run of exact) markRun(run, tier, EXACT);
-    for (const s of candidates) place[s] = 0;
-    for (const s of refused) place[s] = 0;
-    const slots: number[] = [];
-    const tiers: number[] = [];
-    next: for (let i = 0; i < c; i++) {
-      const s = candidates[i]!;
-      if (tier[i] === 0) continue;
-      for (const test of bounds) if (!test(s)) continue next;
-      slots.push(s);
-      tiers.push(tier[i]!);
-    }
-    return { kind: 'slots', slots, tiers: Uint8Array.from(tiers) };
+    return listMatches({ groups, exact }, this.size, this.bitset('alive'), () => narrowings(f, this), () => this.places());
   }
 
   /** A slot-indexed scratch array, all zero between searches (the listed way's places). */
@@ -850,12 +759,6 @@ async function yielding<T>(rows: T[], fn: (row: T) => void): Promise<void> {
     if (i > 0) await new Promise((r) => setImmediate(r));
     for (const row of rows.slice(i, i + 1_000)) fn(row);
   }
-}
-
-/** Whether any of the bitsets has the slot. */
-function anyOfHas(sets: Uint32Array[], s: number): boolean {
-  for (const b of sets) if (hasSlot(b, s)) return true;
-  return false;
 }
 
 /** The format whose cheapest offer a price order reads: the one asked for, else any. */
