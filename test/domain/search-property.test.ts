@@ -34,10 +34,10 @@ const LANGUAGES = ['en', 'de'];
 const FORMATS = ['guest_post', 'sponsored_article', 'link_insertion'] as const;
 
 const words = (min: number, max: number) => fc.array(fc.constantFrom(...VOCABULARY), { minLength: min, maxLength: max }).map((w) => w.join(' '));
-/** Broad words, and now and then (one in 150) a rare one. */
+/** Broad words, and now and then (one in 400) a rare one. */
 const someRare = (min: number, max: number) =>
   fc
-    .array(fc.oneof({ weight: 149, arbitrary: fc.constantFrom(...VOCABULARY) }, { weight: 1, arbitrary: fc.constantFrom(...RARE) }), { minLength: min, maxLength: max })
+    .array(fc.oneof({ weight: 399, arbitrary: fc.constantFrom(...VOCABULARY) }, { weight: 1, arbitrary: fc.constantFrom(...RARE) }), { minLength: min, maxLength: max })
     .map((w) => w.join(' '));
 
 const outletArb = fc.record({

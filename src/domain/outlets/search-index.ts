@@ -557,10 +557,10 @@ export class SearchIndex implements Vocabulary, FilterView {
   private listed(q: TextQuery, f: SearchFilter): Listed | undefined {
     const groups = q.groups.map((g) => {
       const ids = g.lexemes.map((l) => this.lexicon.get(l)).filter((id) => id !== undefined);
-      return { terms: ids.flatMap((id) => this.terms.runs(id)), name: ids.flatMap((id) => this.nameTerms.runs(id)) };
+      const of = (lists: SlotLists) => ids.map((id) => ({ runs: lists.runs(id), bits: lists.bitsOf(id) }));
+      return { terms: of(this.terms), name: of(this.nameTerms) };
     });
-    const exact = this.exacts.runs(nameKey(q.exactName));
-    if (q.domain !== undefined) exact.push(...this.exacts.runs(domainKey(q.domain)));
+    const exact = [nameKey(q.exactName), ...(q.domain === undefined ? [] : [domainKey(q.domain)])].map((k) => ({ runs: this.exacts.runs(k), bits: undefined }));
     return listMatches({ groups, exact }, this.size, this.bitset('alive'), () => narrowings(f, this), () => this.places());
   }
 

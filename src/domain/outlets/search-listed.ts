@@ -22,12 +22,18 @@ export interface Listed {
   tiers: Uint8Array;
 }
 
-/** The slot runs (ascending) of what a search's words may match. */
+/** One lexeme's (or name's, domain's) slots: ascending runs, and for a broad one also a bitset. */
+export interface Posting {
+  runs: Int32Array[];
+  bits: Uint32Array | undefined;
+}
+
+/** What a search's words may match. */
 export interface ListedSources {
-  /** Per word: its lexemes' runs in search_vector and in name_vector. */
-  groups: { terms: Int32Array[]; name: Int32Array[] }[];
-  /** The runs of the exact name and of the domain. */
-  exact: Int32Array[];
+  /** Per word: its lexemes' slots in search_vector and in name_vector. */
+  groups: { terms: Posting[]; name: Posting[] }[];
+  /** The exact name's and the domain's. */
+  exact: Posting[];
 }
 
 /**
@@ -36,7 +42,7 @@ export interface ListedSources {
  * candidate costs about what the bitsets' way spends on 30–50 slots (a dozen passes over every
  * slot's bit), so below this share the list is the cheaper way and above it the bitsets.
  */
-const LISTED_SHARE = 1 / 32;
+const LISTED_SHARE = 1 / 64;
 
 /**
  * The matches, or undefined when the candidates are too many for this way. `places` is a
@@ -49,15 +55,15 @@ export function listMatches(
   narrowings: () => Narrowing[],
   places: () => Int32Array,
 ): Listed | undefined {
-  const count = (runs: Int32Array[]) => runs.reduce((n, r) => n + r.length, 0);
-  let driver: Int32Array[] = [];
+  const count = (ps: Posting[]) => ps.reduce((n, p) => n + p.runs.reduce((m, r) => m + r.length, 0), 0);
+  let driver: Posting[] = [];
   let fewest = Infinity;
   for (const g of groups) {
     const n = count(g.terms) + count(g.name);
     if (n < fewest) [driver, fewest] = [[...g.terms, ...g.name], n];
   }
-  const sources = [...exact, ...driver];
-  if (count(sources) > size * LISTED_SHARE) return undefined;
+  if (count(exact) + fewest > size * LISTED_SHARE) return undefined;
+  const sources = [...exact, ...driver].flatMap((p) => p.runs);
   // Filters of values are bit tests (all of one filter's sets: any of them), made first; bounds
   // are tests, made last, on the slots the words match.
   const sets: Uint32Array[][] = [];
@@ -87,9 +93,10 @@ export function listMatches(
       refused.push(s);
     }
   }
-  // Each word's runs marked on the candidates, run by run (the last word's completions are
-  // twenty runs, most of a few slots): a run's slots looked up in `place`, or for a run much
-  // longer than the candidates, each candidate looked up in the run.
+  // Each word's slots marked on the candidates, lexeme by lexeme (the last word's completions are
+  // twenty lexemes, most of a few slots): a short run's slots looked up in `place`; for a lexeme
+  // with many more slots than there are candidates, each candidate tested in its bitset (a broad
+  // word) or searched in its runs.
   const c = candidates.length;
   const markRun = (run: Int32Array, marks: Uint8Array, bit: number) => {
     if (run.length <= c * 16) {
@@ -99,18 +106,24 @@ export function listMatches(
       }
     } else for (let i = 0; i < c; i++) if (runHas(run, candidates[i]!)) marks[i]! |= bit;
   };
+  // The bitset holds all the lexeme's slots, those added since the load too.
+  const markPosting = ({ runs, bits }: Posting, marks: Uint8Array, bit: number) => {
+    if (bits) {
+      for (let i = 0; i < c; i++) if (hasSlot(bits, candidates[i]!)) marks[i]! |= bit;
+    } else for (const run of runs) markRun(run, marks, bit);
+  };
   const tier = new Uint8Array(c);
   if (groups.length) {
     tier.fill(IN_NAME | ANYWHERE);
     const hit = new Uint8Array(c);
     for (const g of groups) {
       hit.fill(0);
-      for (const run of g.terms) markRun(run, hit, ANYWHERE);
-      for (const run of g.name) markRun(run, hit, IN_NAME);
+      for (const p of g.terms) markPosting(p, hit, ANYWHERE);
+      for (const p of g.name) markPosting(p, hit, IN_NAME);
       for (let i = 0; i < c; i++) tier[i]! &= hit[i]!;
     }
   }
-  for (const run of exact) markRun(run, tier, EXACT);
+  for (const p of exact) markPosting(p, tier, EXACT);
   for (const s of candidates) place[s] = 0;
   for (const s of refused) place[s] = 0;
   const slots: number[] = [];

@@ -142,6 +142,11 @@ export class SlotLists {
     setPost(bits, this.added.get(key));
   }
 
+  /** The key's bitset, when it holds many slots (see `dense`). */
+  bitsOf(key: number): Uint32Array | undefined {
+    return this.dense.get(key);
+  }
+
   /**
    * The key's slots as ascending runs (those packed, those added since; each run ascending, as
    * slots are handed out in ascending order): read in place, not copied.
