@@ -38,9 +38,10 @@ export interface ListedSources {
 
 /**
  * A search takes the listed way when its candidates (the slots of its rarest word, and the exact
- * name or domain) are at most this share of the slots. Measured (bench/search/cost.ts), a
- * candidate costs about what the bitsets' way spends on 30–50 slots (a dozen passes over every
- * slot's bit), so below this share the list is the cheaper way and above it the bitsets.
+ * name or domain) are at most this share of the slots. Measured at 1M outlets
+ * (bench/RESULTS.md), a candidate costs about what the bitsets' way spends on 60–80 slots (a dozen
+ * passes over every slot's bit): at one in 64 the listed searches took about half the CPU the
+ * bitsets take for them; at one in 32 they took more.
  */
 const LISTED_SHARE = 1 / 64;
 
