@@ -5,7 +5,6 @@ import type { OutletSort } from './enums.js';
 import { filterKey, type SearchFilter } from './search-filter.js';
 import { type Matched, SearchIndex, type TextQuery } from './search-index.js';
 import { confirmPhrases, type Phrase } from './search-phrase.js';
-import { popcount } from './search-rules.js';
 import { lexemesOfWord, SearchTerms } from './search-terms.js';
 import { parseQuery } from './search-text.js';
 
@@ -58,8 +57,11 @@ export class SearchEngine {
   private readonly marks = new Map<string, () => void>();
   private readonly drained: (() => void)[] = [];
   private markCount = 0;
-  /** Pages and totals, remembered while the index they came from has not been written. */
-  private readonly remembered = new LRUCache<string, { index: SearchIndex; version: number; found: Found }>({ max: 2_000 });
+  /**
+   * Pages and totals, remembered with the index version they were found at; reused while no write
+   * since could have changed them (SearchIndex.unchangedSince: no written outlet matches them).
+   */
+  private readonly remembered = new LRUCache<string, Remembered>({ max: 2_000 });
 
   /** The catalog's words as PostgreSQL holds them, for a word the index does not know (and the planner). */
   readonly terms: SearchTerms;
@@ -104,21 +106,26 @@ export class SearchEngine {
     const n = req.offset + req.limit;
     const key = JSON.stringify([req.q ?? null, filterKey(req.filter), req.sort, n]);
     const hit = this.remembered.get(key);
-    if (hit && hit.index === index && hit.version === index.version) return page(hit.found, req.offset);
+    if (hit && hit.index === index && index.unchangedSince(hit.version, hit.query, req.filter)) {
+      hit.version = index.version;
+      return page(hit.found, req.offset);
+    }
     const version = index.version;
-    const found = await this.find(index, req, n);
-    // Remembered only if nothing was written meanwhile (a phrase waits for PostgreSQL).
-    if (index.version === version) this.remembered.set(key, { index, version, found });
+    const { found, query } = await this.find(index, req, n);
+    // Remembered only if nothing was written meanwhile (the words' lookups and a phrase's check
+    // wait for PostgreSQL).
+    if (index.version === version && query !== null) this.remembered.set(key, { index, version, query, found });
     return page(found, req.offset);
   }
 
-  private async find(index: SearchIndex, req: SearchRequest, n: number): Promise<Found> {
-    if (!req.q) return pick(index, index.match(undefined, req.filter), req, false, n);
+  /** The search's page and total, and the words it was matched with (null: none, no outlet matches). */
+  private async find(index: SearchIndex, req: SearchRequest, n: number): Promise<{ found: Found; query: TextQuery | undefined | null }> {
+    if (!req.q) return { found: pick(index, index.match(undefined, req.filter), req, false, n), query: undefined };
     const text = await this.textQuery(index, req.q);
-    if (!text) return { total: 0, ids: [] };
+    if (!text) return { found: { total: 0, ids: [] }, query: null };
     const m = index.match(text.query, req.filter);
-    if (text.phrases.length) await this.confirm(index, m, text.phrases);
-    return pick(index, m, req, true, n);
+    const matched = text.phrases.length ? await this.confirm(index, m, text.phrases) : m;
+    return { found: pick(index, matched, req, true, n), query: text.query };
   }
 
   /**
@@ -148,17 +155,9 @@ export class SearchEngine {
   }
 
   /** Keeps the matches in which every phrase appears as written (and in the name tier, in the name). */
-  private async confirm(index: SearchIndex, m: Matched, phrases: Phrase[]): Promise<void> {
-    const candidates = new Uint32Array(m.universe.length);
-    for (let i = 0; i < candidates.length; i++) candidates[i] = m.universe[i]! & ~m.exact[i]!;
-    const confirmed = await confirmPhrases(this.pool, index.idsOf(candidates), phrases);
-    const anywhere = index.bitsOfIds(confirmed.anywhere);
-    const inName = index.bitsOfIds(confirmed.inName);
-    for (let i = 0; i < m.universe.length; i++) {
-      m.universe[i]! &= m.exact[i]! | anywhere[i]!;
-      m.inName[i]! &= inName[i]!;
-      m.anywhere[i]! &= anywhere[i]!;
-    }
+  private async confirm(index: SearchIndex, m: Matched, phrases: Phrase[]): Promise<Matched> {
+    const confirmed = await confirmPhrases(this.pool, index.phraseCandidates(m), phrases);
+    return index.confirmed(m, confirmed.anywhere, confirmed.inName);
   }
 
   /**
@@ -265,7 +264,15 @@ export class SearchEngine {
 }
 
 function pick(index: SearchIndex, m: Matched, req: SearchRequest, text: boolean, n: number): Found {
-  return { total: popcount(m.universe), ids: index.page(m, req.sort, req.filter, text, n) };
+  return { total: index.total(m), ids: index.page(m, req.sort, req.filter, text, n) };
+}
+
+/** A remembered search: the index and version it was found at, the words it was matched with. */
+interface Remembered {
+  index: SearchIndex;
+  version: number;
+  query: TextQuery | undefined;
+  found: Found;
 }
 
 const page = (found: Found, offset: number): Found => ({ total: found.total, ids: found.ids.slice(offset) });

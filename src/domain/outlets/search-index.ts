@@ -3,10 +3,12 @@ import type { Db } from '../../db/handle.js';
 import type { OfferFormat, OutletSort } from './enums.js';
 import { type FilterView, narrowings, type SearchFilter } from './search-filter.js';
 import { SlotOrder } from './search-order.js';
-import { SlotLists } from './search-postings.js';
-import { figured, having, type Ordering, rank, type RankingRule } from './search-rules.js';
+import { ANYWHERE, EXACT, IN_NAME, type Listed, listMatches } from './search-listed.js';
+import { runHas, SlotLists } from './search-postings.js';
+import { type Write, WriteLog } from './search-writes.js';
+import { figured, having, type Ordering, popcount, rank, type RankingRule, rankSlots } from './search-rules.js';
 import type { Vocabulary } from './search-terms.js';
-import { slotsOf } from './slot-bits.js';
+import { hasSlot, slotsOf } from './slot-bits.js';
 
 // What outlet search tests, per outlet, in this process's memory: the lexemes of its search_vector
 // and name_vector exactly as PostgreSQL made them (read with tsvector_to_array, so stemming and
@@ -125,8 +127,15 @@ class Codes {
   }
 }
 
-/** What a search matches, as bitsets over slots: `universe` with the filters applied. */
-export interface Matched {
+/**
+ * What a search matches: as bitsets over every slot (`universe`, with the filters applied), or, when
+ * its rarest word is rare, as the matching slots themselves (`Listed`).
+ */
+export type Matched = Bits | Listed;
+export type { Listed } from './search-listed.js';
+
+export interface Bits {
+  kind: 'bits';
   universe: Uint32Array;
   /** The exact name or domain. */
   exact: Uint32Array;
@@ -135,6 +144,7 @@ export interface Matched {
   /** Every word anywhere (search_vector). */
   anywhere: Uint32Array;
 }
+
 
 /** What search_terms holds: lexemes of letters only (not numbers, not domain labels with digits or hyphens). */
 const WORD = /^\p{L}+$/u;
@@ -162,6 +172,11 @@ export class SearchIndex implements Vocabulary, FilterView {
   private onTime = new Float64Array(0);
   private acceptance = new Float64Array(0);
   private rating = new Float64Array(0);
+  /** How many lexemes a slot's search_vector and name_vector hold (a write that keeps the words is told by them). */
+  private termCount = new Uint16Array(0);
+  private nameCount = new Uint16Array(0);
+  /** The writes since the load (the last few thousand), for the engine's remembered searches. */
+  private readonly writes = new WriteLog();
   /** Topics, by their code. */
   private readonly topics = new SlotLists();
   private readonly topicCodes = new Codes();
@@ -169,7 +184,7 @@ export class SearchIndex implements Vocabulary, FilterView {
   private readonly exacts = new SlotLists();
   /**
    * One bit per slot for each filter value (`type:<code>`, `country:<code>`, `language:<code>`,
-   * `verified:<0|1>`), for being alive (`alive`) and for having an active offer of a format
+   * `topic:<code>`, `verified:<0|1>`), for being alive (`alive`) and for having an active offer of a format
    * (`price:<index>`): a search ANDs these word by word instead of testing each match.
    */
   private readonly bitsets = new Map<string, Uint32Array>();
@@ -215,6 +230,7 @@ export class SearchIndex implements Vocabulary, FilterView {
   private newWords: string[] = [];
   /** Bumped by every write: what was remembered of an older version is stale. */
   version = 0;
+  private scratch = new Int32Array(0);
   /** Slots of outlets written again since (the engine reloads when they are many). */
   dead = 0;
   /** Completions of a prefix, remembered until the next write. */
@@ -246,6 +262,8 @@ export class SearchIndex implements Vocabulary, FilterView {
     this.visitsOf = copy(this.visitsOf, (n) => new Float64Array(n));
     this.onTime = copy(this.onTime, (n) => new Float64Array(n));
     this.acceptance = copy(this.acceptance, (n) => new Float64Array(n));
+    this.termCount = copy(this.termCount, (n) => new Uint16Array(n));
+    this.nameCount = copy(this.nameCount, (n) => new Uint16Array(n));
     this.rating = copy(this.rating, (n) => new Float64Array(n));
     this.prices = [0, 1, 2, 3, 4].map((i) => copy(this.prices[i] ?? new Float64Array(0), (n) => new Float64Array(n)));
     for (const [key, bits] of this.bitsets) {
@@ -322,18 +340,82 @@ export class SearchIndex implements Vocabulary, FilterView {
         this.byVerification.add(s);
       }
     }
-    if (r.terms) {
-      for (const t of r.terms.split(SEP)) {
-        const id = this.lexemeId(t);
-        if (this.ready && !this.terms.has(id) && WORD.test(t)) this.newWords.push(t);
-        this.terms.add(id, s);
+    const terms = r.terms ? r.terms.split(SEP) : [];
+    const names = r.name_terms ? r.name_terms.split(SEP) : [];
+    // After the load, what the write could change is recorded (search-writes.ts): first whether
+    // the old version had the same words (the same number of lexemes, each of them, the same name
+    // and domain), read before the new slot is added to the lists.
+    const write = this.ready ? this.sameWords(old, terms, names, r) : false;
+    const known = this.newWords.length;
+    for (const t of terms) {
+      const id = this.lexemeId(t);
+      if (this.ready && !this.terms.has(id) && WORD.test(t)) this.newWords.push(t);
+      this.terms.add(id, s);
+    }
+    for (const t of names) this.nameTerms.add(this.lexemeId(t), s);
+    this.termCount[s] = Math.min(terms.length, 0xffff);
+    this.nameCount[s] = Math.min(names.length, 0xffff);
+    if (this.ready) {
+      this.writes.record(this.version, {
+        slot: s,
+        old,
+        terms: new Set(terms),
+        names: new Set(names),
+        name: nameKey(r.name),
+        domain: domainKey(r.domain),
+        any: !write || this.newWords.length > known,
+      });
+    }
+    if (r.topic_terms) for (const t of r.topic_terms.split(SEP)) this.topicTerms.add(this.lexemeId(t), s);
+    if (r.topics) {
+      for (const t of r.topics.split(SEP)) {
+        const code = this.topicCodes.code(t);
+        this.topics.add(code, s);
+        this.flag(`topic:${code}`, s, true);
       }
     }
-    if (r.name_terms) for (const t of r.name_terms.split(SEP)) this.nameTerms.add(this.lexemeId(t), s);
-    if (r.topic_terms) for (const t of r.topic_terms.split(SEP)) this.topicTerms.add(this.lexemeId(t), s);
-    if (r.topics) for (const t of r.topics.split(SEP)) this.topics.add(this.topicCodes.code(t), s);
     this.exacts.add(nameKey(r.name), s);
     this.exacts.add(domainKey(r.domain), s);
+  }
+
+  /** Whether the outlet's old slot (-1: none) had exactly these lexemes and this name and domain. */
+  private sameWords(old: number, terms: string[], names: string[], r: Row): boolean {
+    if (old < 0 || this.termCount[old] !== terms.length || this.nameCount[old] !== names.length) return false;
+    const holds = (lists: SlotLists, key: number | undefined) => key !== undefined && lists.runs(key).some((run) => runHas(run, old));
+    return (
+      terms.every((t) => holds(this.terms, this.lexicon.get(t))) &&
+      names.every((t) => holds(this.nameTerms, this.lexicon.get(t))) &&
+      holds(this.exacts, nameKey(r.name)) &&
+      holds(this.exacts, domainKey(r.domain))
+    );
+  }
+
+  /**
+   * Whether no write after `version` can have changed what the search (its words, none for a
+   * browse, and filter) finds: none of the written outlets matches it, as it was or as it is.
+   * False when the writes since are no longer all kept.
+   */
+  unchangedSince(version: number, q: TextQuery | undefined, f: SearchFilter): boolean {
+    if (version === this.version) return true;
+    const writes = this.writes.between(version, this.version);
+    if (!writes) return false;
+    let filters: ((s: number) => boolean)[] | undefined;
+    for (const w of writes) {
+      if (w.any) return false;
+      if (q && !this.wordsMatch(w, q)) continue;
+      filters ??= narrowings(f, this).map((nw) => ('test' in nw ? nw.test : (s: number) => nw.anyOf.some((b) => b !== undefined && hasSlot(b, s))));
+      const passes = (s: number) => filters!.every((t) => t(s));
+      if (passes(w.slot) || (w.old >= 0 && passes(w.old))) return false;
+    }
+    return true;
+  }
+
+  /** Whether a written outlet's words match the search's (as the universe counts them: exact, in the name, anywhere). */
+  private wordsMatch(w: Write, q: TextQuery): boolean {
+    if (w.name === nameKey(q.exactName) || (q.domain !== undefined && w.domain === domainKey(q.domain))) return true;
+    if (q.groups.length === 0) return false;
+    const every = (lexemes: ReadonlySet<string>) => q.groups.every((g) => g.lexemes.some((l) => lexemes.has(l)));
+    return every(w.terms) || every(w.names);
   }
 
   /**
@@ -436,14 +518,7 @@ export class SearchIndex implements Vocabulary, FilterView {
 
   // FilterView: what the filters (search-filter.ts) read.
   valueBits(column: 'type' | 'country' | 'language' | 'topic', value: string): Uint32Array | undefined {
-    if (column === 'topic') {
-      const code = this.topicCodes.find(value);
-      if (code === undefined) return undefined;
-      const bits = new Uint32Array((this.size + 31) >>> 5);
-      this.topics.setBits(bits, code);
-      return bits;
-    }
-    const code = this.codes[column].find(value);
+    const code = (column === 'topic' ? this.topicCodes : this.codes[column]).find(value);
     return code === undefined ? undefined : this.bitsets.get(`${column}:${code}`);
   }
 
@@ -465,6 +540,38 @@ export class SearchIndex implements Vocabulary, FilterView {
 
   /** The outlets matching the words (or the exact name or domain; every outlet without words) and the filter. */
   match(q: TextQuery | undefined, f: SearchFilter): Matched {
+    return (q && this.listed(q, f)) || this.bits(q, f);
+  }
+
+  /** The outlets passing the filter (no words), as a bitset: the planner's candidates. */
+  passing(f: SearchFilter): Uint32Array {
+    return this.bits(undefined, f).universe;
+  }
+
+  /**
+   * The listed way (undefined when the candidates are too many for it): the slots of the word
+   * whose lexemes hold fewest (in search_vector or name_vector), with the exact name or domain,
+   * each tested for being alive, the filters and, per word, its lexemes' slot runs (a binary
+   * search each). The same matches and tiers as the bitsets give.
+   */
+  private listed(q: TextQuery, f: SearchFilter): Listed | undefined {
+    const groups = q.groups.map((g) => {
+      const ids = g.lexemes.map((l) => this.lexicon.get(l)).filter((id) => id !== undefined);
+      const of = (lists: SlotLists) => ids.map((id) => ({ runs: lists.runs(id), bits: lists.bitsOf(id) }));
+      return { terms: of(this.terms), name: of(this.nameTerms) };
+    });
+    const exact = [nameKey(q.exactName), ...(q.domain === undefined ? [] : [domainKey(q.domain)])].map((k) => ({ runs: this.exacts.runs(k), bits: undefined }));
+    return listMatches({ groups, exact }, this.size, this.bitset('alive'), () => narrowings(f, this), () => this.places());
+  }
+
+  /** A slot-indexed scratch array, all zero between searches (the listed way's places). */
+  private places(): Int32Array {
+    if (this.scratch.length < this.size) this.scratch = new Int32Array(this.capacity);
+    return this.scratch;
+  }
+
+  /** The bitsets' way: every word's slots, the tiers and the filters as bitsets over every slot. */
+  private bits(q: TextQuery | undefined, f: SearchFilter): Bits {
     const n = (this.size + 31) >>> 5;
     const anywhere = q ? this.matchBits(q.groups, this.terms) : new Uint32Array(n).fill(0xffffffff);
     const inName = q && q.groups.length ? this.matchBits(q.groups, this.nameTerms) : new Uint32Array(n);
@@ -498,7 +605,7 @@ export class SearchIndex implements Vocabulary, FilterView {
         }
       }
     }
-    return { universe, exact, inName, anywhere };
+    return { kind: 'bits', universe, exact, inName, anywhere };
   }
 
   /**
@@ -509,8 +616,12 @@ export class SearchIndex implements Vocabulary, FilterView {
   private rulesOf(m: Matched, sort: OutletSort, f: SearchFilter, text: boolean): { rules: RankingRule[]; ordering: Ordering } {
     const traffic = { order: this.byTraffic, reverse: false };
     switch (sort) {
-      case 'relevance':
-        return { rules: text ? [having(m.exact), having(m.inName), having(m.anywhere)] : [], ordering: traffic };
+      case 'relevance': {
+        if (!text) return { rules: [], ordering: traffic };
+        if (m.kind === 'bits') return { rules: [having(m.exact), having(m.inName), having(m.anywhere)], ordering: traffic };
+        const tier = (bit: number) => (_s: number, at: number) => (m.tiers[at]! & bit) !== 0;
+        return { rules: [having(tier(EXACT)), having(tier(IN_NAME)), having(tier(ANYWHERE))], ordering: traffic };
+      }
       case '-traffic':
         return { rules: [], ordering: traffic };
       case 'traffic':
@@ -528,7 +639,50 @@ export class SearchIndex implements Vocabulary, FilterView {
   /** The ids of the first `n` matches in the sort's order. */
   page(m: Matched, sort: OutletSort, f: SearchFilter, text: boolean, n: number): number[] {
     const { rules, ordering } = this.rulesOf(m, sort, f, text);
-    return rank(m.universe, rules, ordering, n).map((s) => this.ids[s]!);
+    const slots = m.kind === 'bits' ? rank(m.universe, rules, ordering, n) : rankSlots(m.slots, rules, ordering, n);
+    return slots.map((s) => this.ids[s]!);
+  }
+
+  /** How many outlets a search matches (meta.total). */
+  total(m: Matched): number {
+    return m.kind === 'bits' ? popcount(m.universe) : m.slots.length;
+  }
+
+  /** The outlet ids a phrase is confirmed on: the matches other than the exact name or domain. */
+  phraseCandidates(m: Matched): number[] {
+    if (m.kind === 'slots') return m.slots.filter((_, i) => (m.tiers[i]! & EXACT) === 0).map((s) => this.ids[s]!);
+    const candidates = new Uint32Array(m.universe.length);
+    for (let i = 0; i < candidates.length; i++) candidates[i] = m.universe[i]! & ~m.exact[i]!;
+    return this.idsOf(candidates);
+  }
+
+  /**
+   * Keeps the matches whose rows have every phrase (`anywhere`: outlet ids), or the exact name or
+   * domain; the name tier keeps those with every phrase in the name (`inName`).
+   */
+  confirmed(m: Matched, anywhere: Set<number>, inName: Set<number>): Matched {
+    if (m.kind === 'slots') {
+      const slots: number[] = [];
+      const tiers: number[] = [];
+      m.slots.forEach((s, i) => {
+        const id = this.ids[s]!;
+        let tier = m.tiers[i]!;
+        if (!inName.has(id)) tier &= ~IN_NAME;
+        if (!anywhere.has(id)) tier &= ~ANYWHERE;
+        if ((tier & EXACT) === 0 && !anywhere.has(id)) return;
+        slots.push(s);
+        tiers.push(tier);
+      });
+      return { kind: 'slots', slots, tiers: Uint8Array.from(tiers) };
+    }
+    const any = this.bitsOfIds(anywhere);
+    const name = this.bitsOfIds(inName);
+    for (let i = 0; i < m.universe.length; i++) {
+      m.universe[i]! &= m.exact[i]! | any[i]!;
+      m.inName[i]! &= name[i]!;
+      m.anywhere[i]! &= any[i]!;
+    }
+    return m;
   }
 
   // For the planner (planning/candidates.ts): which outlets a word matches where, and their figures.

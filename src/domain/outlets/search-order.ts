@@ -12,6 +12,12 @@ import { hasSlot } from './slot-bits.js';
 export class SlotOrder {
   private main = new Int32Array(0);
   private tail: number[] = [];
+  /**
+   * Per tail slot, where it goes in `main` (how many of main's slots come before it): found once
+   * when it is added, so that a walk merges the two without calling `before` at each slot it passes
+   * (a page of rare matches passes hundreds of thousands).
+   */
+  private tailAt: number[] = [];
   /** Before the first settle() (the load) the tail is only appended to, and sorted then. */
   private loading = true;
 
@@ -37,6 +43,18 @@ export class SlotOrder {
       else hi = mid;
     }
     this.tail.splice(lo, 0, slot);
+    this.tailAt.splice(lo, 0, this.placeInMain(slot));
+  }
+
+  private placeInMain(slot: number): number {
+    let lo = 0;
+    let hi = this.main.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.before(this.main[mid]!, slot) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 
   /** Slots in the order (those of the tail included). */
@@ -68,6 +86,7 @@ export class SlotOrder {
       this.main = merged.slice(0, k);
       this.tail = [];
     }
+    if (this.tailAt.length !== this.tail.length) this.tailAt = this.tail.map((s) => this.placeInMain(s));
   }
 
   /**
@@ -88,18 +107,18 @@ export class SlotOrder {
       for (; i >= 0 && i < main.length && slots.length < m; i += step, passed++) if (has(main[i]!)) slots.push(main[i]!);
       return { slots, passed };
     }
+    // A tail slot goes just before main[tailAt[j]]: forwards it is taken once i reaches that place,
+    // backwards as soon as main[i] is one of those before it.
+    const at = this.tailAt;
     while (slots.length < m) {
-      const a = main[i];
-      const b = tail[j];
-      if (a === undefined && b === undefined) break;
       let s: number;
-      if (b === undefined || (a !== undefined && step * this.before(a, b) < 0)) {
-        s = a!;
-        i += step;
-      } else {
-        s = b;
+      if (reverse ? j >= 0 && at[j]! > i : j < tail.length && at[j]! <= i) {
+        s = tail[j]!;
         j += step;
-      }
+      } else if (i >= 0 && i < main.length) {
+        s = main[i]!;
+        i += step;
+      } else break;
       passed++;
       if (has(s)) slots.push(s);
     }

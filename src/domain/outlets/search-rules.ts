@@ -1,6 +1,6 @@
 import { TypedFastBitSet } from 'typedfastbitset';
 import type { SlotOrder } from './search-order.js';
-import { slotsOf } from './slot-bits.js';
+import { hasSlot, slotsOf } from './slot-bits.js';
 
 // Ranking as rules over one universe of matches (a bitset over the index's slots), the way
 // Meilisearch's ranking rules work: each rule splits the bucket it is given into smaller buckets,
@@ -14,14 +14,20 @@ export interface Ordering {
   reverse: boolean;
 }
 
-/** One bucket of a rule: its slots, and (for a rule that decides the order within it) the order. */
-export interface Bucket {
-  bits: Uint32Array;
+/**
+ * A set of slots a rule tests: a bitset over every slot, or (for a search whose matches are few
+ * and kept as a list) a test of one slot, given with its place in that list.
+ */
+export type SlotTest = Uint32Array | ((slot: number, at: number) => boolean);
+
+/**
+ * A rule splits the bucket it is given in two: the slots in `first` (in `ordering` when the rule
+ * decides their order, as a track-record figure does), then the rest.
+ */
+export interface RankingRule {
+  first: SlotTest;
   ordering?: Ordering;
 }
-
-/** Splits a bucket into disjoint buckets, best first, together holding all its slots. */
-export type RankingRule = (bucket: Uint32Array) => Bucket[];
 
 /** How many slots a bitset holds. */
 export function popcount(bits: Uint32Array): number {
@@ -35,21 +41,11 @@ function split(bucket: Uint32Array, bits: Uint32Array): [Uint32Array, Uint32Arra
   return [b.new_intersection(other).words, b.new_difference(other).words];
 }
 
-/** Those in `bits` first (a relevance tier: the exact name, every word in the name, …), then the rest. */
-export const having =
-  (bits: Uint32Array): RankingRule =>
-  (bucket) => {
-    const [inside, outside] = split(bucket, bits);
-    return [{ bits: inside }, { bits: outside }];
-  };
+/** Those in `first` first (a relevance tier: the exact name, every word in the name, …), then the rest. */
+export const having = (first: SlotTest): RankingRule => ({ first });
 
 /** Those with a track-record figure (`bits`) first, in the figure's own order; then the rest. */
-export const figured =
-  (bits: Uint32Array, ordering: Ordering): RankingRule =>
-  (bucket) => {
-    const [inside, outside] = split(bucket, bits);
-    return [{ bits: inside, ordering }, { bits: outside }];
-  };
+export const figured = (bits: Uint32Array, ordering: Ordering): RankingRule => ({ first: bits, ordering });
 
 /**
  * The first `m` of a bucket's `size` slots in the ordering. Walking the order costs a bit test per
@@ -73,8 +69,8 @@ export function sortFirst(bits: Uint32Array, m: number, order: SlotOrder, revers
 }
 
 /**
- * The first `m` slots of `universe` under the rules, then `ordering` (unless a rule's bucket set
- * its own).
+ * The first `m` slots of `universe` (a bitset) under the rules, then `ordering` (unless a rule's
+ * bucket set its own).
  */
 export function rank(universe: Uint32Array, rules: readonly RankingRule[], ordering: Ordering, m: number): number[] {
   const out: number[] = [];
@@ -85,11 +81,60 @@ export function rank(universe: Uint32Array, rules: readonly RankingRule[], order
       out.push(...firstOf(bits, size, Math.min(m - out.length, size), within));
       return;
     }
-    for (const b of rules[rule]!(bits)) {
-      if (out.length >= m) return;
-      visit(b.bits, rule + 1, b.ordering ?? within);
-    }
+    const { first, ordering: own } = rules[rule]!;
+    if (!(first instanceof Uint32Array)) throw new Error('a bitset bucket is split by a bitset');
+    const [inside, outside] = split(bits, first);
+    visit(inside, rule + 1, own ?? within);
+    if (out.length < m) visit(outside, rule + 1, within);
   };
   if (m > 0) visit(universe, 0, ordering);
   return out;
+}
+
+/**
+ * The same rules over a search's matches kept as a list of slots (few of them): each rule
+ * partitions its bucket by a test per slot, and the last bucket's first slots are picked by the
+ * ordering's comparison, keeping only the best `m` seen (no sort of the whole bucket).
+ */
+export function rankSlots(slots: readonly number[], rules: readonly RankingRule[], ordering: Ordering, m: number): number[] {
+  const out: number[] = [];
+  // Buckets hold places in `slots`, so that a rule's test is told where a slot is.
+  const visit = (bucket: readonly number[], rule: number, within: Ordering) => {
+    if (bucket.length === 0) return;
+    if (rule === rules.length) {
+      out.push(...bestOf(bucket.map((at) => slots[at]!), m - out.length, within));
+      return;
+    }
+    const { first, ordering: own } = rules[rule]!;
+    const inside: number[] = [];
+    const outside: number[] = [];
+    for (const at of bucket) {
+      const s = slots[at]!;
+      ((first instanceof Uint32Array ? hasSlot(first, s) : first(s, at)) ? inside : outside).push(at);
+    }
+    visit(inside, rule + 1, own ?? within);
+    if (out.length < m) visit(outside, rule + 1, within);
+  };
+  if (m > 0) visit(Array.from(slots.keys()), 0, ordering);
+  return out;
+}
+
+/** The first `m` of the slots in the ordering: a sorted buffer of the best seen, most slots rejected by one comparison. */
+function bestOf(slots: readonly number[], m: number, { order, reverse }: Ordering): number[] {
+  const cmp = reverse ? (a: number, b: number) => order.before(b, a) : order.before;
+  const best: number[] = [];
+  if (m <= 0) return best;
+  for (const s of slots) {
+    if (best.length === m && cmp(s, best[m - 1]!) >= 0) continue;
+    let lo = 0;
+    let hi = best.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (cmp(best[mid]!, s) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    best.splice(lo, 0, s);
+    if (best.length > m) best.pop();
+  }
+  return best;
 }

@@ -150,7 +150,7 @@ interface Ranked {
  */
 function rankCandidates(index: SearchIndex, q: CandidateQuery, terms: LookedUpTerm[]): Ranked[] {
   const filter: SearchFilter = { countries: q.countries, languages: q.languages, formats: q.formats, maxPriceCents: q.budgetCents };
-  const passing = index.match(undefined, filter).universe;
+  const passing = index.passing(filter);
   const perTerm = terms.map((t) => index.lexemeBits(t.lexemes));
   const matching = new Uint32Array(passing.length);
   for (const bits of perTerm) for (let i = 0; i < matching.length; i++) matching[i]! |= bits.anywhere[i]! & passing[i]!;

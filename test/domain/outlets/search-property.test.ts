@@ -4,6 +4,7 @@ import { outletSorts, outletTypes } from '../../../src/domain/outlets/enums.js';
 import { upsertOutlets } from '../../../src/domain/outlets/outlet-upsert.js';
 import type { OutletInput } from '../../../src/domain/outlets/outlet-input.js';
 import { SearchEngine } from '../../../src/domain/outlets/search-engine.js';
+import type { SearchIndex } from '../../../src/domain/outlets/search-index.js';
 import type { SearchFilter } from '../../../src/domain/outlets/search-filter.js';
 import { createPublisher } from '../../../src/domain/publishers/publisher-service.js';
 import { offerInput, outletInput } from '../../helpers/catalog.js';
@@ -24,16 +25,24 @@ afterAll(async () => {
 });
 
 const VOCABULARY = ['red', 'river', 'blue', 'mountain', 'news', 'travel', 'daily', 'garden', 'rocky', 'coast', 'the', 'of'];
+// Words few outlets have: a search with one of them takes the index's listed way (its candidates
+// are that word's few slots, each tested against the other words and the filters).
+const RARE = ['quokka', 'zephyr', 'yonder', 'walrus'];
 const TOPICS = ['travel', 'finance', 'gardening', 'news'];
 const COUNTRIES = ['US', 'DE', 'FR'];
 const LANGUAGES = ['en', 'de'];
 const FORMATS = ['guest_post', 'sponsored_article', 'link_insertion'] as const;
 
 const words = (min: number, max: number) => fc.array(fc.constantFrom(...VOCABULARY), { minLength: min, maxLength: max }).map((w) => w.join(' '));
+/** Broad words, and now and then (one in 400) a rare one. */
+const someRare = (min: number, max: number) =>
+  fc
+    .array(fc.oneof({ weight: 399, arbitrary: fc.constantFrom(...VOCABULARY) }, { weight: 1, arbitrary: fc.constantFrom(...RARE) }), { minLength: min, maxLength: max })
+    .map((w) => w.join(' '));
 
 const outletArb = fc.record({
-  name: words(1, 4),
-  description: words(3, 12),
+  name: someRare(1, 4),
+  description: someRare(3, 12),
   type: fc.constantFrom(...outletTypes),
   country: fc.constantFrom(...COUNTRIES),
   language: fc.constantFrom(...LANGUAGES),
@@ -54,6 +63,9 @@ const queryArb = fc.record({
       fc.tuple(words(2, 3), fc.option(words(1, 1), { nil: undefined })).map(([p, w]) => `"${p}"${w ? ` ${w}` : ''}`),
       // The start of a word (completed), or a typo.
       fc.constantFrom('mount', 'riv', 'gard', 'travl', 'mountian', 'rivr news'),
+      // A rare word, alone, with a broad one, in a phrase, completed, as a typo.
+      fc.tuple(fc.constantFrom(...RARE), fc.option(words(1, 1), { nil: undefined })).map(([r, w]) => (w ? `${w} ${r}` : r)),
+      fc.constantFrom('"red quokka"', 'quokka "river news"', 'news zeph', 'yondr', 'walrus quokka'),
     ),
     { nil: undefined },
   ),
@@ -118,5 +130,71 @@ describe('the search engine agrees with a brute-force scan', () => {
       }),
       { numRuns: 8, seed: 34 },
     );
+    // Both ways were taken: a rare word's few slots listed, a broad word's bitsets.
+    const index = engine.loaded as SearchIndex;
+    const kind = (lexeme: string) => index.match({ exactName: lexeme, domain: undefined, groups: [{ lexemes: [lexeme] }] }, {}).kind;
+    expect(RARE.map(kind)).toContain('slots');
+    expect(kind('news')).toBe('bits');
+  });
+
+  it('after writes from outside the service: a search asked before sees each write at once', async () => {
+    // Pages and totals are remembered across writes that cannot change them (a written outlet
+    // matching neither as it was nor as it is): each round asks the same searches, rewrites a few
+    // outlets in plain SQL (traffic, and now and then a name), and asks them again.
+    await addCatalog(fc.sample(outletArb, { numRuns: 80, seed: 342 }));
+    // Broad searches (a word or none, at most one filter), so that the writes change their pages.
+    const searches = fc.sample(
+      fc.record({
+        q: fc.option(fc.constantFrom('news', 'red', 'river travel', 'quokka', 'mount', '"red river"'), { nil: undefined }),
+        country: fc.option(fc.constantFrom(...COUNTRIES), { nil: undefined, freq: 3 }),
+        type: fc.constant(undefined),
+        language: fc.constant(undefined),
+        topic: fc.constant(undefined),
+        format: fc.constant(undefined),
+        maxPrice: fc.constant(undefined),
+        verified: fc.constant(undefined),
+        minTraffic: fc.option(fc.constant(20_000), { nil: undefined, freq: 4 }),
+        sort: fc.option(fc.constantFrom(...outletSorts), { nil: undefined }),
+        page: fc.integer({ min: 1, max: 2 }),
+        perPage: fc.integer({ min: 3, max: 10 }),
+      }),
+      { numRuns: 40, seed: 341 },
+    );
+    const { rows } = await database.pool.query<{ id: number }>('SELECT id FROM outlets ORDER BY id');
+    // And an engine loading the catalog as it now is: a load keeps the broad words also as bitsets.
+    const loaded = new SearchEngine(database.pool);
+    loaded.start();
+    await loaded.catchUp();
+    const ids = rows.map((r) => r.id);
+    const check = async () => {
+      for (const g of searches) {
+        const filter: SearchFilter = {
+          type: g.type,
+          countries: g.country ? [g.country] : undefined,
+          languages: g.language ? [g.language] : undefined,
+          topic: g.topic,
+          formats: g.format ? [g.format] : undefined,
+          maxPriceCents: g.maxPrice,
+          verifiedTraffic: g.verified,
+          minTraffic: g.minTraffic,
+        };
+        const sort = g.sort ?? (g.q ? 'relevance' : '-traffic');
+        const offset = (g.page - 1) * g.perPage;
+        const expected = await oracle(database.pool, { q: g.q, filter, sort }, offset, g.perPage);
+        for (const e of [engine, loaded]) expect(await e.search({ q: g.q, filter, sort, offset, limit: g.perPage }), JSON.stringify(g)).toEqual(expected);
+      }
+    };
+    await check();
+    for (let round = 0; round < 6; round++) {
+      // A few outlets (one in nine) get new traffic; some rounds also a new country or a rare word in the name.
+      const written = ids.filter((_, i) => (i * 7 + round * 13) % 9 === 0);
+      await database.pool.query('UPDATE outlets SET monthly_visits = (id * 7919 + $2::int * 104729) % 60000 WHERE id = ANY($1::int[])', [written, round]);
+      if (round % 3 === 1) await database.pool.query(`UPDATE outlets SET name = name || ' quokka' WHERE id = ANY($1::int[])`, [written.slice(0, 3)]);
+      if (round % 3 === 2) await database.pool.query(`UPDATE outlets SET country = 'FR' WHERE id = ANY($1::int[])`, [written.slice(0, 3)]);
+      await engine.catchUp();
+      await loaded.catchUp();
+      await check();
+    }
+    await loaded.close();
   });
 });

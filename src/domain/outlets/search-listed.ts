@@ -1,0 +1,146 @@
+import type { Narrowing } from './search-filter.js';
+import { runHas } from './search-postings.js';
+import { hasSlot } from './slot-bits.js';
+
+// The listed way of matching a search (search-index.ts takes it when the query's rarest word is
+// rare): instead of bitsets over every slot, the candidates are that word's slots (and those of
+// the exact name or domain), each tested for being alive and against the filters, then marked by
+// the other words' slot runs. It finds the same matches and relevance tiers as the bitsets; only
+// what it costs differs (with the candidates, not with the catalog).
+
+/** The relevance tiers of a listed slot, as bits. */
+export const EXACT = 1;
+export const IN_NAME = 2;
+export const ANYWHERE = 4;
+
+/** A search's matches as a list of slots. */
+export interface Listed {
+  kind: 'slots';
+  /** The matching slots (filters applied), in no particular order. */
+  slots: number[];
+  /** Per slot (same position): EXACT | IN_NAME | ANYWHERE. */
+  tiers: Uint8Array;
+}
+
+/** One lexeme's (or name's, domain's) slots: ascending runs, and for a broad one also a bitset. */
+export interface Posting {
+  runs: Int32Array[];
+  bits: Uint32Array | undefined;
+}
+
+/** What a search's words may match. */
+export interface ListedSources {
+  /** Per word: its lexemes' slots in search_vector and in name_vector. */
+  groups: { terms: Posting[]; name: Posting[] }[];
+  /** The exact name's and the domain's. */
+  exact: Posting[];
+}
+
+/**
+ * A search takes the listed way when its candidates (the slots of its rarest word, and the exact
+ * name or domain) are at most this share of the slots. Measured at 1M outlets
+ * (bench/RESULTS.md), a candidate costs about what the bitsets' way spends on 60–80 slots (a dozen
+ * passes over every slot's bit): at one in 64 the listed searches took about half the CPU the
+ * bitsets take for them; at one in 32 they took more.
+ */
+const LISTED_SHARE = 1 / 64;
+
+/**
+ * The matches, or undefined when the candidates are too many for this way. `places` is a
+ * slot-indexed scratch array, all zero, left all zero.
+ */
+export function listMatches(
+  { groups, exact }: ListedSources,
+  size: number,
+  alive: Uint32Array,
+  narrowings: () => Narrowing[],
+  places: () => Int32Array,
+): Listed | undefined {
+  const count = (ps: Posting[]) => ps.reduce((n, p) => n + p.runs.reduce((m, r) => m + r.length, 0), 0);
+  let driver: Posting[] = [];
+  let fewest = Infinity;
+  for (const g of groups) {
+    const n = count(g.terms) + count(g.name);
+    if (n < fewest) [driver, fewest] = [[...g.terms, ...g.name], n];
+  }
+  if (count(exact) + fewest > size * LISTED_SHARE) return undefined;
+  const sources = [...exact, ...driver].flatMap((p) => p.runs);
+  // Filters of values are bit tests (all of one filter's sets: any of them), made first; bounds
+  // are tests, made last, on the slots the words match.
+  const sets: Uint32Array[][] = [];
+  const bounds: ((s: number) => boolean)[] = [];
+  for (const nw of narrowings()) {
+    if ('test' in nw) bounds.push(nw.test);
+    else sets.push(nw.anyOf.filter((b): b is Uint32Array => b !== undefined));
+  }
+  // Each candidate once (a slot is in several runs): its place + 1 in `place`, or -1 when a
+  // filter turned it away; every slot set is cleared again below.
+  const place = places();
+  const candidates: number[] = [];
+  const refused: number[] = [];
+  for (const run of sources) {
+    next: for (let i = 0; i < run.length; i++) {
+      const s = run[i]!;
+      if (place[s] !== 0) continue;
+      if (hasSlot(alive, s)) {
+        let pass = true;
+        for (const anyOf of sets) if (!anyOfHas(anyOf, s)) pass = false;
+        if (pass) {
+          place[s] = candidates.push(s);
+          continue next;
+        }
+      }
+      place[s] = -1;
+      refused.push(s);
+    }
+  }
+  // Each word's slots marked on the candidates, lexeme by lexeme (the last word's completions are
+  // twenty lexemes, most of a few slots): a short run's slots looked up in `place`; for a lexeme
+  // with many more slots than there are candidates, each candidate tested in its bitset (a broad
+  // word) or searched in its runs.
+  const c = candidates.length;
+  const markRun = (run: Int32Array, marks: Uint8Array, bit: number) => {
+    if (run.length <= c * 16) {
+      for (let i = 0; i < run.length; i++) {
+        const at = place[run[i]!]!;
+        if (at > 0) marks[at - 1]! |= bit;
+      }
+    } else for (let i = 0; i < c; i++) if (runHas(run, candidates[i]!)) marks[i]! |= bit;
+  };
+  // The bitset holds all the lexeme's slots, those added since the load too.
+  const markPosting = ({ runs, bits }: Posting, marks: Uint8Array, bit: number) => {
+    if (bits) {
+      for (let i = 0; i < c; i++) if (hasSlot(bits, candidates[i]!)) marks[i]! |= bit;
+    } else for (const run of runs) markRun(run, marks, bit);
+  };
+  const tier = new Uint8Array(c);
+  if (groups.length) {
+    tier.fill(IN_NAME | ANYWHERE);
+    const hit = new Uint8Array(c);
+    for (const g of groups) {
+      hit.fill(0);
+      for (const p of g.terms) markPosting(p, hit, ANYWHERE);
+      for (const p of g.name) markPosting(p, hit, IN_NAME);
+      for (let i = 0; i < c; i++) tier[i]! &= hit[i]!;
+    }
+  }
+  for (const p of exact) markPosting(p, tier, EXACT);
+  for (const s of candidates) place[s] = 0;
+  for (const s of refused) place[s] = 0;
+  const slots: number[] = [];
+  const tiers: number[] = [];
+  next: for (let i = 0; i < c; i++) {
+    const s = candidates[i]!;
+    if (tier[i] === 0) continue;
+    for (const test of bounds) if (!test(s)) continue next;
+    slots.push(s);
+    tiers.push(tier[i]!);
+  }
+  return { kind: 'slots', slots, tiers: Uint8Array.from(tiers) };
+}
+
+/** Whether any of the bitsets has the slot. */
+function anyOfHas(sets: Uint32Array[], s: number): boolean {
+  for (const b of sets) if (hasSlot(b, s)) return true;
+  return false;
+}
