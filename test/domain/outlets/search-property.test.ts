@@ -105,24 +105,30 @@ async function addCatalog(outlets: GeneratedOutlet[]): Promise<void> {
   await engine.catchUp();
 }
 
+type GeneratedQuery = typeof queryArb extends fc.Arbitrary<infer T> ? T : never;
+
+/** A generated query as the engine and the oracle take it. */
+function searchOf(g: GeneratedQuery) {
+  const filter: SearchFilter = {
+    type: g.type,
+    countries: g.country ? [g.country] : undefined,
+    languages: g.language ? [g.language] : undefined,
+    topic: g.topic,
+    formats: g.format ? [g.format] : undefined,
+    maxPriceCents: g.maxPrice,
+    verifiedTraffic: g.verified,
+    minTraffic: g.minTraffic,
+  };
+  return { filter, sort: g.sort ?? (g.q ? 'relevance' : '-traffic'), offset: (g.page - 1) * g.perPage };
+}
+
 describe('the search engine agrees with a brute-force scan', () => {
   it('for generated catalogs and queries: every filter and sort, phrases and plain words', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(outletArb, { minLength: 20, maxLength: 60 }), fc.array(queryArb, { minLength: 40, maxLength: 40 }), async (outlets, queries) => {
         await addCatalog(outlets);
         for (const g of queries) {
-          const filter: SearchFilter = {
-            type: g.type,
-            countries: g.country ? [g.country] : undefined,
-            languages: g.language ? [g.language] : undefined,
-            topic: g.topic,
-            formats: g.format ? [g.format] : undefined,
-            maxPriceCents: g.maxPrice,
-            verifiedTraffic: g.verified,
-            minTraffic: g.minTraffic,
-          };
-          const sort = g.sort ?? (g.q ? 'relevance' : '-traffic');
-          const offset = (g.page - 1) * g.perPage;
+          const { filter, sort, offset } = searchOf(g);
           const found = await engine.search({ q: g.q, filter, sort, offset, limit: g.perPage });
           const expected = await oracle(database.pool, { q: g.q, filter, sort }, offset, g.perPage);
           expect(found, JSON.stringify(g)).toEqual(expected);
@@ -168,18 +174,7 @@ describe('the search engine agrees with a brute-force scan', () => {
     const ids = rows.map((r) => r.id);
     const check = async () => {
       for (const g of searches) {
-        const filter: SearchFilter = {
-          type: g.type,
-          countries: g.country ? [g.country] : undefined,
-          languages: g.language ? [g.language] : undefined,
-          topic: g.topic,
-          formats: g.format ? [g.format] : undefined,
-          maxPriceCents: g.maxPrice,
-          verifiedTraffic: g.verified,
-          minTraffic: g.minTraffic,
-        };
-        const sort = g.sort ?? (g.q ? 'relevance' : '-traffic');
-        const offset = (g.page - 1) * g.perPage;
+        const { filter, sort, offset } = searchOf(g);
         const expected = await oracle(database.pool, { q: g.q, filter, sort }, offset, g.perPage);
         for (const e of [engine, loaded]) expect(await e.search({ q: g.q, filter, sort, offset, limit: g.perPage }), JSON.stringify(g)).toEqual(expected);
       }
