@@ -46,6 +46,9 @@ export async function createBuyers(ctx: BenchContext, count: number, name: strin
   const { createWorkspace } = (await import(dist('domain/workspaces/workspace-service.js'))) as typeof import('../../src/domain/workspaces/workspace-service.js');
   const { createKey } = (await import(dist('domain/keys/key-service.js'))) as typeof import('../../src/domain/keys/key-service.js');
   const database = createDatabase({ url: ctx.databaseUrl, max: 8 });
+  // Servers before the one database handle type (--server-root of an older commit) took drizzle's
+  // handle, which their createDatabase returned as `db`; today's take the pool.
+  const handle = (database as { db?: unknown }).db ?? database.pool;
   try {
     const { rows: offers } = await database.pool.query<{ id: number }>(
       `SELECT DISTINCT ON (f.outlet_id) f.id FROM offers f JOIN outlets o ON o.id = f.outlet_id
@@ -55,8 +58,8 @@ export async function createBuyers(ctx: BenchContext, count: number, name: strin
     );
     if (offers.length === 0) throw new Error('orders: the demo publisher has no active offer');
     const buyer = async (i: number): Promise<Buyer> => {
-      const ws = await createWorkspace(database.pool, { name: `${name} ${String(i).padStart(3, '0')}`, balanceCents: BALANCE_CENTS });
-      const key = await createKey(database.pool, { workspaceId: ws.id, name: 'Bench spending key', canPlaceOrders: true });
+      const ws = await createWorkspace(handle as typeof database.pool, { name: `${name} ${String(i).padStart(3, '0')}`, balanceCents: BALANCE_CENTS });
+      const key = await createKey(handle as typeof database.pool, { workspaceId: ws.id, name: 'Bench spending key', canPlaceOrders: true });
       return { key: key.key, offerId: offers[i % offers.length]!.id };
     };
     const all: Buyer[] = [];

@@ -4,6 +4,14 @@ export type JobResult<R> = { ok: true; value: R } | { ok: false; error: unknown 
 export interface GroupCommitOptions<J, R> {
   /** Groups running at once. Jobs running alone do not count. */
   inFlight: number;
+  /**
+   * While a group runs, the next may start only once the youngest running group has run this
+   * long (0: as soon as there is room). Each group's statements cost about the same whatever its
+   * size, so groups started the moment a slot frees hold one or two jobs each; a short wait lets
+   * the jobs arriving meanwhile go together, and a group stuck on a lock still holds up the others
+   * no longer than this.
+   */
+  staggerMs?: number;
   /** The most a group may weigh; a group always takes its first job, whatever it weighs. */
   maxWeight: number;
   weightOf: (job: J) => number;
@@ -51,6 +59,10 @@ export class GroupCommit<J, R> {
   /** Lanes with jobs running, and how many. */
   private readonly busyLanes = new Map<number, number>();
   private running = 0;
+  /** When the youngest running group started (performance.now()). */
+  private lastStart = 0;
+  /** Set while jobs wait for the stagger (`staggerMs`) to let another group start. */
+  private staggered: NodeJS.Timeout | undefined;
   private alive = 0;
   /** Identities of the jobs waiting or running. */
   private readonly identities = new Set<string>();
@@ -88,7 +100,10 @@ export class GroupCommit<J, R> {
 
   private pump(): void {
     const o = this.options;
+    const stagger = o.staggerMs ?? 0;
     for (;;) {
+      const wait = this.running === 0 ? 0 : stagger - (performance.now() - this.lastStart);
+      const mayStart = this.running < o.inFlight && wait <= 0;
       const held = new Set(this.busyLanes.keys());
       const grouped = new Set<number>();
       const group: Array<Waiting<J, R>> = [];
@@ -102,7 +117,7 @@ export class GroupCommit<J, R> {
           held.add(lane);
           if (grouped.has(lane)) i++;
           else void this.runAlone(this.take(i));
-        } else if (this.running < o.inFlight && (group.length === 0 || weight + o.weightOf(w.job) <= o.maxWeight)) {
+        } else if (mayStart && (group.length === 0 || weight + o.weightOf(w.job) <= o.maxWeight)) {
           group.push(this.take(i));
           grouped.add(lane);
           weight += o.weightOf(w.job);
@@ -111,8 +126,20 @@ export class GroupCommit<J, R> {
           i++;
         }
       }
-      if (group.length === 0) return;
+      if (group.length === 0) {
+        // Jobs that could go in a group once the stagger is up: look again then (a group ending
+        // first looks again too).
+        if (this.running < o.inFlight && wait > 0 && this.waiting.some((w) => !w.alone) && !this.staggered) {
+          this.staggered = setTimeout(() => {
+            this.staggered = undefined;
+            this.pump();
+          }, Math.ceil(wait));
+          this.staggered.unref();
+        }
+        return;
+      }
       this.running++;
+      this.lastStart = performance.now();
       void this.runGroup(group).finally(() => {
         this.running--;
         this.pump();

@@ -8,6 +8,7 @@ const tick = () => new Promise((resolve) => setImmediate(resolve));
 function groups(
   opts: {
     inFlight?: number;
+    staggerMs?: number;
     maxWeight?: number;
     maxWaitMs?: number;
     fail?: (jobs: string[], mode: 'group' | 'alone') => boolean;
@@ -20,6 +21,7 @@ function groups(
   let most = 0;
   const g = new GroupCommit<string, string>({
     inFlight: opts.inFlight ?? 1,
+    staggerMs: opts.staggerMs ?? 0,
     maxWeight: opts.maxWeight ?? 10,
     weightOf: (job) => Number(job.split('*')[1] ?? 1),
     maxWaitMs: opts.maxWaitMs ?? 10_000,
@@ -148,5 +150,40 @@ describe('GroupCommit', () => {
     expect(ran).toEqual([['1:slow'], ['2:after']]);
     await tick();
     expect(g.pending).toBe(0);
+  });
+
+  it('with a stagger, jobs arriving while a group runs wait for it and go together; a stuck group holds the others up no longer than the stagger', async () => {
+    const releases = new Map<string, () => void>();
+    const { g, ran, most } = groups({
+      inFlight: 3,
+      staggerMs: 200,
+      // The first job of a group holds it until released.
+      hold: (jobs) => new Promise<void>((resolve) => releases.set(jobs[0]!, resolve)),
+    });
+    const started = performance.now();
+    const first = g.run('1:stuck');
+    const later = ['2:a', '3:b', '4:c'].map((j) => g.run(j));
+    await tick();
+    // Without the stagger each would have started a group of its own at once (inFlight 3).
+    expect(ran).toEqual([['1:stuck']]);
+    // 1:stuck is still running when the stagger is up: the waiting jobs start one group.
+    await expect.poll(() => ran.length, { timeout: 2_000, interval: 5 }).toBe(2);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(199);
+    expect(ran[1]).toEqual(['2:a', '3:b', '4:c']);
+    releases.get('2:a')!();
+    expect(await Promise.all(later)).toEqual(['done 2:a', 'done 3:b', 'done 4:c']);
+    releases.get('1:stuck')!();
+    expect(await first).toBe('done 1:stuck');
+    expect(most()).toBe(2);
+    await tick();
+    expect(g.pending).toBe(0);
+  });
+
+  it('with a stagger, a job arriving when nothing runs starts at once', async () => {
+    const { g, ran } = groups({ inFlight: 2, staggerMs: 10_000 });
+    expect(await g.run('1:a')).toBe('done 1:a');
+    await tick();
+    expect(await g.run('2:b')).toBe('done 2:b');
+    expect(ran).toEqual([['1:a'], ['2:b']]);
   });
 });

@@ -18,19 +18,25 @@ export interface NewEvent {
  */
 export async function recordEvents(tx: Db, list: NewEvent[], now: number): Promise<void> {
   if (list.length === 0) return;
+  // One JSON parameter of named rows: each event's data is encoded once, with the list, instead
+  // of as an element of a jsonb[] array that the driver would escape again character by character.
   await tx.query({
     name: 'events_record',
     text: `INSERT INTO events (type, workspace_id, publisher_id, order_id, actor, previous_status, data, created_at)
-           SELECT t, w, p, o, a, s, d, $8 FROM unnest($1::text[], $2::int[], $3::int[], $4::bigint[], $5::text[], $6::text[], $7::jsonb[])
-             AS e(t, w, p, o, a, s, d)`,
+           SELECT e.type, e.workspace_id, e.publisher_id, e.order_id, e.actor, e.previous_status, e.data, $2
+             FROM json_to_recordset($1::json) AS e(type text, workspace_id int, publisher_id int, order_id bigint, actor text, previous_status text, data jsonb)`,
     values: [
-      list.map((e) => e.type),
-      list.map((e) => (e.owner.party === 'buyer' ? e.owner.workspaceId : null)),
-      list.map((e) => (e.owner.party === 'publisher' ? e.owner.publisherId : null)),
-      list.map((e) => e.orderId ?? null),
-      list.map((e) => e.actor),
-      list.map((e) => e.previousStatus ?? null),
-      list.map((e) => JSON.stringify(e.data)),
+      JSON.stringify(
+        list.map((e) => ({
+          type: e.type,
+          workspace_id: e.owner.party === 'buyer' ? e.owner.workspaceId : null,
+          publisher_id: e.owner.party === 'publisher' ? e.owner.publisherId : null,
+          order_id: e.orderId ?? null,
+          actor: e.actor,
+          previous_status: e.previousStatus ?? null,
+          data: e.data,
+        })),
+      ),
       new Date(now),
     ],
   });
