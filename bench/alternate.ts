@@ -26,7 +26,8 @@ const { createWorkspacesModule } = (await import(dist('domain/workspaces/workspa
 const { createUser } = (await import(dist('domain/users/user-service.js'))) as typeof import('../src/domain/users/user-service.js');
 const { addMember } = (await import(dist('domain/users/memberships.js'))) as typeof import('../src/domain/users/memberships.js');
 const { createSessionStore } = (await import(dist('domain/sessions/session-store.js'))) as typeof import('../src/domain/sessions/session-store.js');
-const { cachedItemJson, findPurchaseJson } = (await import(dist('domain/catalog/catalog-queries.js'))) as typeof import('../src/domain/catalog/catalog-queries.js');
+const { cachedItems, findPurchase } = (await import(dist('domain/catalog/catalog-queries.js'))) as typeof import('../src/domain/catalog/catalog-queries.js');
+const { purchaseBodies } = (await import(dist('http/catalog/encode.js'))) as typeof import('../src/http/catalog/encode.js');
 
 const { values: opts, positionals } = parseArgs({
   allowPositionals: true,
@@ -68,7 +69,8 @@ try {
   if (!resolved?.workspaceId) throw new Error('the demo key did not resolve');
   const principal = resolved as WorkspacePrincipal;
   const workspaces = createWorkspacesModule({ pool: database.pool, clock });
-  const items = cachedItemJson(database.pool);
+  const items = cachedItems(database.pool);
+  const purchaseBody = purchaseBodies();
   const oneQuery = async () => {
     const { rows } = await database.pool.query({ name: 'bench_workspace_by_id', text: 'SELECT id, name, currency FROM workspaces WHERE id = $1', values: [principal.workspaceId] });
     return { data: rows[0] };
@@ -77,8 +79,8 @@ try {
   app.get('/_alt/one-query-auth', { config: { auth: 'buyer' } }, oneQuery);
   app.get('/_alt/me-handler', { config: { auth: 'public' } }, async () => ({ data: await workspaces.me(principal) }));
   app.get('/_alt/validation-query', { config: { auth: 'public' } }, async (_request, reply) => {
-    const purchase = await findPurchaseJson(database.pool, items, principal.workspaceId, demo.purchaseCode!);
-    return reply.type('application/json; charset=utf-8').send(`{"status":"success","data":{"purchase":${purchase}}}`);
+    const purchase = await findPurchase(database.pool, items, principal.workspaceId, demo.purchaseCode!);
+    return reply.type('application/json; charset=utf-8').send(purchaseBody(purchase!));
   });
   await app.ready();
 

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Redis } from 'ioredis';
 import { DomainError } from '../errors.js';
-import { cachedItemJson, getAccount, getItemJson, listItemsJson } from './catalog-queries.js';
+import { cachedItems, getAccount, getItem, listItems } from './catalog-queries.js';
 import { createFailureLimiter } from '../limits/failure-limiter.js';
 import { purchaseLookups } from './purchase-lookups.js';
 
@@ -27,14 +27,14 @@ export const INVALID_CODES_PER_MINUTE = 30;
 export function createCatalogModule(deps: CatalogDeps) {
   const { pool } = deps;
   // A lookup the database is too busy to answer in time.
-  const findPurchase = purchaseLookups(pool, cachedItemJson(pool), () => new DomainError('unavailable', 'The service is busy. Retry shortly.'));
+  const findPurchase = purchaseLookups(pool, cachedItems(pool), () => new DomainError('unavailable', 'The service is busy. Retry shortly.'));
   return {
     account: (workspaceId: number) => getAccount(pool, workspaceId),
-    /** The workspace's items as JSON text, oldest first; undefined when it has none. */
-    itemsJson: (workspaceId: number) => listItemsJson(pool, workspaceId),
-    itemJson: (workspaceId: number, itemId: number) => getItemJson(pool, workspaceId, itemId),
-    /** The purchase behind a code as JSON text, when it is a sale of the workspace that was not refunded. */
-    purchaseJson: (workspaceId: number, code: string) => findPurchase(workspaceId, code),
+    /** The workspace's items, oldest first (none when it has none). */
+    items: (workspaceId: number) => listItems(pool, workspaceId),
+    item: (workspaceId: number, itemId: number) => getItem(pool, workspaceId, itemId),
+    /** The purchase behind a code, when it is a sale of the workspace that was not refunded. */
+    purchase: (workspaceId: number, code: string) => findPurchase(workspaceId, code),
     /** Counts a key's invalid codes (by its id) and blocks it after too many in a minute. */
     codeGuard: createFailureLimiter({
       name: 'purchase-code',

@@ -1,43 +1,121 @@
 import { LRUCache } from 'lru-cache';
 import type { Db } from '../../db/handle.js';
-import { decimalSql, usdCentsToDecimal } from './money.js';
+import { minorToDecimal, usdCentsToDecimal } from './money.js';
 import { isoSeconds } from '../../common/iso-seconds.js';
-import { mediaRules } from './views.js';
+import { type ItemKind, type License, mediaRules } from './views.js';
 
 // The seller API's reads. Each is one named (prepared) statement scoped to the key's workspace, so
 // a request costs exactly one round trip once the key is cached (perf-notes: a second round trip
-// costs about as much as the whole route). Items and purchases come back as ready JSON text:
-// parsing two dozen columns (arrays, timestamps) and re-serialising them cost the Node process
-// more than building the JSON costs PostgreSQL.
+// costs about as much as the whole route). Items and purchases come back as typed values, built
+// here from plain columns in the seed's key order; the HTTP adapter encodes them. Times are
+// written by PostgreSQL (to_char) and read as text, so no timestamp is parsed into a Date and
+// back on a request.
 
-/** The item kinds that carry an optional media field, as an SQL list: 'video', 'audio'. */
-const kindsWith = (rule: keyof (typeof mediaRules)['video']) =>
-  Object.entries(mediaRules)
-    .filter(([, r]) => r[rule])
-    .map(([kind]) => `'${kind}'`)
-    .join(', ');
+/** An item's media: the optional fields are left out (never null) when the item has none. */
+export interface ItemMedia {
+  readonly thumbnail: string;
+  /** Not for audio items. */
+  readonly preview_image?: string;
+  /** Only for video items. */
+  readonly preview_video?: string;
+  /** Only for audio items. */
+  readonly preview_audio?: string;
+  /** Only when there are some. */
+  readonly screenshots?: string[];
+}
+
+/**
+ * A digital product the workspace sells, as the seller API shows it: keys in the seed's order,
+ * prices as decimals in the item's currency, published_at ISO 8601 UTC to the second. Never
+ * changed once built, its arrays included (typed plain only so that the routes' response schemas
+ * accept them): one value is shared by every validation while it is cached.
+ */
+export interface Item {
+  readonly id: number;
+  readonly name: string;
+  readonly description: string;
+  readonly category: string;
+  readonly sub_category: string;
+  readonly options: string[];
+  readonly version: string;
+  readonly demo_link: string;
+  readonly tags: string[];
+  readonly media: ItemMedia;
+  readonly price: { readonly regular: number; readonly extended: number };
+  readonly currency: string;
+  readonly published_at: string;
+}
+
+/** A sale, as a validation answers it: keys in the seed's order, supported_until only when it has support. */
+export interface Purchase {
+  readonly purchase_code: string;
+  readonly license_type: 'Regular' | 'Extended';
+  readonly price: number;
+  readonly currency: string;
+  readonly item: Item;
+  readonly supported_until?: string;
+  readonly downloaded: boolean;
+  readonly date: string;
+}
 
 const isoSql = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
 
+// An item's plain columns; the media fields its kind may not carry are dropped in `toItem`.
+const ITEM_COLUMNS = `i.id, i.name, i.description, i.category, i.sub_category, i.options, i.version, i.demo_link, i.tags, i.kind,
+    i.thumbnail_url, i.preview_image_url, i.preview_video_url, i.preview_audio_url, i.screenshots,
+    i.price_regular_cents, i.price_extended_cents, i.currency, ${isoSql('i.published_at')} AS published_at`;
+
+interface ItemRow {
+  id: number;
+  name: string;
+  description: string;
+  category: string;
+  sub_category: string;
+  options: string[];
+  version: string;
+  demo_link: string;
+  tags: string[];
+  kind: ItemKind;
+  thumbnail_url: string;
+  preview_image_url: string | null;
+  preview_video_url: string | null;
+  preview_audio_url: string | null;
+  screenshots: string[];
+  price_regular_cents: number;
+  price_extended_cents: number;
+  currency: string;
+  published_at: string;
+}
+
 /**
- * An item as the seller API's JSON, built by PostgreSQL. row_to_json keeps the seed's key order and
- * writes compact JSON. Optional media fields are left out, not null (json_strip_nulls): no preview
- * image for audio, a video preview only for video, an audio preview only for audio (mediaRules),
- * screenshots only when there are some.
+ * An item row as the API's value. Media: no preview image for audio, a video preview only for
+ * video, an audio preview only for audio (mediaRules), screenshots only when there are some;
+ * a field the item lacks is left out. Prices are exact: an import keeps them at most 10^9 units,
+ * so a decimal has at most 15 significant digits and prints as PostgreSQL's numeric would.
  */
-const ITEM_JSON = `(SELECT row_to_json(r) FROM (SELECT
-    i.id, i.name, i.description, i.category, i.sub_category, i.options, i.version, i.demo_link, i.tags,
-    json_strip_nulls(json_build_object(
-      'thumbnail', i.thumbnail_url,
-      'preview_image', CASE WHEN i.kind IN (${kindsWith('previewImage')}) THEN i.preview_image_url END,
-      'preview_video', CASE WHEN i.kind IN (${kindsWith('previewVideo')}) THEN i.preview_video_url END,
-      'preview_audio', CASE WHEN i.kind IN (${kindsWith('previewAudio')}) THEN i.preview_audio_url END,
-      'screenshots', CASE WHEN cardinality(i.screenshots) > 0 THEN i.screenshots END)) AS media,
-    (SELECT row_to_json(m) FROM (SELECT
-      ${decimalSql('i.price_regular_cents', 'i.currency')} AS regular,
-      ${decimalSql('i.price_extended_cents', 'i.currency')} AS extended) m) AS price,
-    i.currency,
-    ${isoSql('i.published_at')} AS published_at) r)`;
+function toItem(r: ItemRow): Item {
+  const rules = mediaRules[r.kind];
+  const media: { -readonly [K in keyof ItemMedia]: ItemMedia[K] } = { thumbnail: r.thumbnail_url };
+  if (rules.previewImage && r.preview_image_url !== null) media.preview_image = r.preview_image_url;
+  if (rules.previewVideo && r.preview_video_url !== null) media.preview_video = r.preview_video_url;
+  if (rules.previewAudio && r.preview_audio_url !== null) media.preview_audio = r.preview_audio_url;
+  if (r.screenshots.length > 0) media.screenshots = r.screenshots;
+  return {
+    id: r.id,
+    name: r.name,
+    description: r.description,
+    category: r.category,
+    sub_category: r.sub_category,
+    options: r.options,
+    version: r.version,
+    demo_link: r.demo_link,
+    tags: r.tags,
+    media,
+    price: { regular: minorToDecimal(r.price_regular_cents, r.currency), extended: minorToDecimal(r.price_extended_cents, r.currency) },
+    currency: r.currency,
+    published_at: r.published_at,
+  };
+}
 
 const accountStatement = {
   name: 'catalog_account',
@@ -50,47 +128,45 @@ const accountStatement = {
     WHERE w.id = $1`,
 };
 
-// JSON comes back as text: handed to the client as is, never parsed and re-serialised in Node.
 const itemsStatement = {
   name: 'catalog_items',
-  text: `SELECT json_agg(${ITEM_JSON} ORDER BY i.id)::text AS items FROM items i WHERE i.workspace_id = $1`,
+  text: `SELECT ${ITEM_COLUMNS} FROM items i WHERE i.workspace_id = $1 ORDER BY i.id`,
 };
 
 const itemStatement = {
   name: 'catalog_item',
-  text: `SELECT ${ITEM_JSON}::text AS item FROM items i WHERE i.id = $1 AND i.workspace_id = $2`,
+  text: `SELECT ${ITEM_COLUMNS} FROM items i WHERE i.id = $1 AND i.workspace_id = $2`,
 };
 
 // The unique index on purchases.code finds the row; the workspace and refund conditions then
-// decide whether this key may see it. The item's JSON comes from a short per-process cache, so a
+// decide whether this key may see it. The item comes from a short per-process cache, so a
 // validation costs one index lookup of a few scalar columns.
 const purchaseStatement = {
   name: 'catalog_purchase',
   text: `
-    SELECT p.item_id, CASE p.license WHEN 'extended' THEN 'Extended' ELSE 'Regular' END AS license_type,
-           ${decimalSql('p.price_cents', 'p.currency')}::text AS price, p.currency, p.downloaded,
+    SELECT p.item_id, p.license, p.price_cents, p.currency, p.downloaded,
            CASE WHEN p.supported_until IS NOT NULL THEN ${isoSql('p.supported_until')} END AS supported_until,
            ${isoSql('p.purchased_at')} AS date
       FROM purchases p
      WHERE p.code = $1 AND p.workspace_id = $2 AND p.refunded_at IS NULL`,
 };
 
-// Items are only ever added (items import), so their JSON can be reused; 5 s bounds any surprise.
+// Items are only ever added (items import), so a read one can be reused; 5 s bounds any surprise.
 const ITEM_TTL_MS = 5_000;
 
-/** An item's JSON (text) by workspace and id; undefined when there is no such item. */
-export type ItemJsonReader = (workspaceId: number, itemId: number) => Promise<string | undefined>;
+/** An item by workspace and id; undefined when there is no such item. */
+export type ItemReader = (workspaceId: number, itemId: number) => Promise<Item | undefined>;
 
-/** Items' JSON from a short cache of its own, for one pool: the catalog module makes one. */
-export function cachedItemJson(pool: Db): ItemJsonReader {
-  const cache = new LRUCache<string, string>({ max: 10_000, ttl: ITEM_TTL_MS });
+/** Items from a short cache of its own, for one pool: the catalog module makes one. */
+export function cachedItems(pool: Db): ItemReader {
+  const cache = new LRUCache<string, Item>({ max: 10_000, ttl: ITEM_TTL_MS });
   return async (workspaceId, itemId) => {
     const key = `${workspaceId}:${itemId}`;
     const hit = cache.get(key);
     if (hit !== undefined) return hit;
-    const json = await getItemJson(pool, workspaceId, itemId);
-    if (json !== undefined) cache.set(key, json);
-    return json;
+    const item = await getItem(pool, workspaceId, itemId);
+    if (item !== undefined) cache.set(key, item);
+    return item;
   };
 }
 
@@ -149,16 +225,16 @@ export async function getAccount(pool: Db, workspaceId: number): Promise<Account
   };
 }
 
-/** The workspace's items as a JSON array (text), oldest first; undefined when it has none. */
-export async function listItemsJson(pool: Db, workspaceId: number): Promise<string | undefined> {
-  const { rows } = await pool.query<{ items: string | null }>({ ...itemsStatement, values: [workspaceId] });
-  return rows[0]?.items ?? undefined;
+/** The workspace's items, oldest first (none when it has none). */
+export async function listItems(pool: Db, workspaceId: number): Promise<Item[]> {
+  const { rows } = await pool.query<ItemRow>({ ...itemsStatement, values: [workspaceId] });
+  return rows.map(toItem);
 }
 
-/** One item of the workspace as JSON (text). */
-export async function getItemJson(pool: Db, workspaceId: number, itemId: number): Promise<string | undefined> {
-  const { rows } = await pool.query<{ item: string }>({ ...itemStatement, values: [itemId, workspaceId] });
-  return rows[0]?.item;
+/** One item of the workspace; undefined when it has no such item. */
+export async function getItem(pool: Db, workspaceId: number, itemId: number): Promise<Item | undefined> {
+  const { rows } = await pool.query<ItemRow>({ ...itemStatement, values: [itemId, workspaceId] });
+  return rows[0] && toItem(rows[0]);
 }
 
 /** A UUID in its usual 8-4-4-4-12 hex form; anything else cannot be a purchase code. */
@@ -166,8 +242,8 @@ export const PURCHASE_CODE_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a
 
 export interface PurchaseRow {
   item_id: number;
-  license_type: string;
-  price: string;
+  license: License;
+  price_cents: number;
   currency: string;
   downloaded: boolean;
   supported_until: string | null;
@@ -179,8 +255,7 @@ export interface PurchaseRow {
 const purchasesStatement = {
   name: 'catalog_purchases',
   text: `
-    SELECT q.n, p.item_id, CASE p.license WHEN 'extended' THEN 'Extended' ELSE 'Regular' END AS license_type,
-           ${decimalSql('p.price_cents', 'p.currency')}::text AS price, p.currency, p.downloaded,
+    SELECT q.n, p.item_id, p.license, p.price_cents, p.currency, p.downloaded,
            CASE WHEN p.supported_until IS NOT NULL THEN ${isoSql('p.supported_until')} END AS supported_until,
            ${isoSql('p.purchased_at')} AS date
       FROM unnest($1::uuid[], $2::int[]) WITH ORDINALITY AS q(code, workspace_id, n)
@@ -213,27 +288,27 @@ export async function findPurchaseRows(pool: Db, lookups: PurchaseLookup[]): Pro
   return found;
 }
 
-/** A purchase row with its item, as the JSON (text) a validation answers; none when the item is gone. */
-export async function purchaseJson(items: ItemJsonReader, lookup: PurchaseLookup, p: PurchaseRow | undefined): Promise<string | undefined> {
+/** A purchase row with its item, as a validation answers it; none when the item is gone. */
+export async function purchaseOf(items: ItemReader, lookup: PurchaseLookup, p: PurchaseRow | undefined): Promise<Purchase | undefined> {
   if (!p) return undefined;
   const item = await items(lookup.workspaceId, p.item_id);
   if (item === undefined) return undefined;
+  const purchase_code = lookup.code.toLowerCase();
+  const license_type = p.license === 'extended' ? 'Extended' : 'Regular';
+  const price = minorToDecimal(p.price_cents, p.currency);
   // The seed's key order; supported_until only when the purchase has support.
-  return (
-    `{"purchase_code":${JSON.stringify(lookup.code.toLowerCase())},"license_type":"${p.license_type}","price":${p.price},` +
-    `"currency":${JSON.stringify(p.currency)},"item":${item}` +
-    (p.supported_until ? `,"supported_until":"${p.supported_until}"` : '') +
-    `,"downloaded":${p.downloaded},"date":"${p.date}"}`
-  );
+  return p.supported_until === null
+    ? { purchase_code, license_type, price, currency: p.currency, item, downloaded: p.downloaded, date: p.date }
+    : { purchase_code, license_type, price, currency: p.currency, item, supported_until: p.supported_until, downloaded: p.downloaded, date: p.date };
 }
 
-/** The purchase behind each code as JSON (text), in order: `findPurchaseRows`, then `purchaseJson`. */
-export async function findPurchasesJson(pool: Db, items: ItemJsonReader, lookups: PurchaseLookup[]): Promise<Array<string | undefined>> {
+/** The purchase behind each code, in order: `findPurchaseRows`, then `purchaseOf`. */
+export async function findPurchases(pool: Db, items: ItemReader, lookups: PurchaseLookup[]): Promise<Array<Purchase | undefined>> {
   const rows = await findPurchaseRows(pool, lookups);
-  return Promise.all(lookups.map((l, i) => purchaseJson(items, l, rows[i])));
+  return Promise.all(lookups.map((l, i) => purchaseOf(items, l, rows[i])));
 }
 
-/** The purchase behind one code: see `findPurchasesJson`. */
-export async function findPurchaseJson(pool: Db, items: ItemJsonReader, workspaceId: number, code: string): Promise<string | undefined> {
-  return (await findPurchasesJson(pool, items, [{ workspaceId, code }]))[0];
+/** The purchase behind one code: see `findPurchases`. */
+export async function findPurchase(pool: Db, items: ItemReader, workspaceId: number, code: string): Promise<Purchase | undefined> {
+  return (await findPurchases(pool, items, [{ workspaceId, code }]))[0];
 }

@@ -50,19 +50,3 @@ export function usdCentsToDecimal(usdCents: number, perUsd: string, currency: st
   const value = Number(negative ? -minor : minor);
   return d === 0 ? value : value / 10 ** d;
 }
-
-/**
- * SQL for the decimal value of `minorColumn` in `currencyColumn`, with the same minor-unit digits
- * as minorDigits() (generated from Intl's currency list, so JavaScript and SQL cannot disagree):
- * 1999 USD → 19.99, 9900 USD → 99, 1999 JPY → 1999.
- */
-export function decimalSql(minorColumn: string, currencyColumn: string): string {
-  const byDigits = new Map<number, string[]>();
-  for (const c of Intl.supportedValuesOf('currency')) {
-    const d = minorDigits(c);
-    if (d !== 2 && /^[A-Z]{3}$/.test(c)) byDigits.set(d, [...(byDigits.get(d) ?? []), `'${c}'`]);
-  }
-  const cases = [...byDigits].map(([d, list]) => `WHEN ${currencyColumn} IN (${list.join(',')}) THEN ${d}`).join(' ');
-  const digits = cases ? `CASE ${cases} ELSE 2 END` : '2';
-  return `trim_scale(${minorColumn}::numeric / power(10::numeric, ${digits}))`;
-}

@@ -1,5 +1,5 @@
-// Shared vocabulary of the seller API's catalog. The JSON itself is built by PostgreSQL
-// (catalog-queries.ts); field order and presence follow the seed's tables.
+// Shared vocabulary of the seller API's catalog. Its values are built in catalog-queries.ts; field
+// order and presence follow the seed's tables.
 
 export type ItemKind = 'software' | 'graphics' | 'video' | 'audio' | 'other';
 export type License = 'regular' | 'extended';

@@ -7,6 +7,7 @@ import type { WorkspacePrincipal } from '../../domain/keys/principal.js';
 import type { AuthService } from '../plugins/auth.js';
 import { BODY_LIMITS } from '../body-limits.js';
 import { msg } from '../../schemas/catalog.js';
+import { itemsBody, purchaseBodies } from './encode.js';
 import { catalogError, renderCatalogError } from './errors.js';
 import { apiKey, type CatalogInput, catalogInput, itemId, parseForm, parseJson, purchaseCode } from './params.js';
 import {
@@ -36,8 +37,8 @@ const bodyLimit = BODY_LIMITS.catalog;
 const paramNote = 'Every parameter may also be sent in a form or JSON body (GET included); api_key also as Authorization: Bearer.';
 
 /**
- * Sends a body assembled around JSON text that PostgreSQL built (see catalog-queries.ts); a string
- * with a JSON content type is sent as is by Fastify, without a second serialisation.
+ * Sends a body already encoded (encode.ts); a string with a JSON content type is sent as is by
+ * Fastify, without a second serialisation.
  */
 function sendJson(reply: FastifyReply, body: string): FastifyReply {
   return reply.type('application/json; charset=utf-8').send(body);
@@ -54,6 +55,7 @@ async function principalOf(auth: AuthService, request: FastifyRequest, reply: Fa
 
 export const catalogRoutes: FastifyPluginAsyncZod<CatalogRoutesOptions> = async (app, { catalog, auth }) => {
   const { codeGuard } = catalog;
+  const purchaseBody = purchaseBodies();
   // Refused before its key is read (a body too large or unparseable): counted in the address's
   // bucket like a request without a key, so such a flood is answered 429 too.
   const refuseBeforeKey = async (request: FastifyRequest, error: DomainError): Promise<never> => {
@@ -141,9 +143,9 @@ export const catalogRoutes: FastifyPluginAsyncZod<CatalogRoutesOptions> = async 
     },
     async (request, reply) => {
       const principal = await principalOf(auth, request, reply, await catalogInput(request));
-      const items = await catalog.itemsJson(principal.workspaceId);
-      if (items === undefined) throw catalogError('not_found', msg.noItems);
-      return sendJson(reply, `{"status":"success","items":${items}}`);
+      const items = await catalog.items(principal.workspaceId);
+      if (items.length === 0) throw catalogError('not_found', msg.noItems);
+      return sendJson(reply, itemsBody(items));
     },
   );
 
@@ -178,9 +180,9 @@ export const catalogRoutes: FastifyPluginAsyncZod<CatalogRoutesOptions> = async 
     async (request, reply) => {
       const input = await catalogInput(request);
       const principal = await principalOf(auth, request, reply, input);
-      const item = await catalog.itemJson(principal.workspaceId, itemId(input));
+      const item = await catalog.item(principal.workspaceId, itemId(input));
       if (item === undefined) throw catalogError('not_found', msg.itemNotFound);
-      return sendJson(reply, `{"status":"success","item":${item}}`);
+      return { status: 'success' as const, item };
     },
   );
 
@@ -227,13 +229,13 @@ export const catalogRoutes: FastifyPluginAsyncZod<CatalogRoutesOptions> = async 
       const code = purchaseCode(input);
       const [guard, purchase] = await Promise.all([
         codeGuard.check(String(principal.keyId)),
-        code === undefined ? undefined : catalog.purchaseJson(principal.workspaceId, code),
+        code === undefined ? undefined : catalog.purchase(principal.workspaceId, code),
       ]);
       if (guard.blocked) {
         reply.header('retry-after', guard.retryAfterSeconds);
         throw catalogError('rate_limited', msg.tooManyRequests);
       }
-      if (purchase !== undefined) return sendJson(reply, `{"status":"success","data":{"purchase":${purchase}}}`);
+      if (purchase !== undefined) return sendJson(reply, purchaseBody(purchase));
       const after = await codeGuard.fail(String(principal.keyId));
       if (after.blocked) {
         reply.header('retry-after', after.retryAfterSeconds);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { cachedItemJson, findPurchaseJson, findPurchasesJson } from '../../../src/domain/catalog/catalog-queries.js';
+import { cachedItems, findPurchase, findPurchases } from '../../../src/domain/catalog/catalog-queries.js';
 import { createPurchase, refundPurchase } from '../../../src/domain/catalog/catalog-writes.js';
 import { setupApp } from '../../helpers/app.js';
 import { seller } from './fixtures.js';
@@ -13,7 +13,7 @@ const b = await seller(h.database);
 const extended = (await createPurchase(h.database.pool, { itemId: a.itemIds[4]!, license: 'extended', supportMonths: null })).purchase_code;
 const refunded = (await createPurchase(h.database.pool, { itemId: a.itemIds[1]!, license: 'regular', supportMonths: 6 })).purchase_code;
 await refundPurchase(h.database.pool, refunded);
-// b's purchase of an item no validation has read yet (its JSON not cached).
+// b's purchase of an item no validation has read yet (not cached).
 const cold = (await createPurchase(h.database.pool, { itemId: b.itemIds[3]!, license: 'regular', supportMonths: null })).purchase_code;
 
 // Each (workspace, code) pair with what it should find.
@@ -30,16 +30,16 @@ const cases: Array<[number, string]> = [
 ];
 
 // The test's own item cache (the app has its own, which the validations below fill).
-const items = cachedItemJson(h.database.pool);
+const items = cachedItems(h.database.pool);
 
 afterEach(() => vi.restoreAllMocks());
 
 describe('POST /api/purchases/validation: purchase lookups together — happy', () => {
   it('one query for several codes answers each as its own lookup does', async () => {
     const alone = [];
-    for (const [ws, code] of cases) alone.push(await findPurchaseJson(h.database.pool, items, ws, code));
+    for (const [ws, code] of cases) alone.push(await findPurchase(h.database.pool, items, ws, code));
     expect(alone.filter((x) => x !== undefined)).toHaveLength(5);
-    const together = await findPurchasesJson(
+    const together = await findPurchases(
       h.database.pool,
       items,
       cases.map(([workspaceId, code]) => ({ workspaceId, code })),
@@ -52,7 +52,7 @@ describe('POST /api/purchases/validation: purchase lookups together — happy', 
     const keyOf = (ws: number) => (ws === a.workspaceId ? a.readKey : b.readKey);
     const validate = (ws: number, code: string) =>
       h.app.inject({ method: 'POST', url: '/api/purchases/validation', payload: { api_key: keyOf(ws), purchase_code: code } });
-    const expected = await Promise.all(cases.map(async ([ws, code]) => (await findPurchaseJson(h.database.pool, items, ws, code)) ?? null));
+    const expected = await Promise.all(cases.map(async ([ws, code]) => (await findPurchase(h.database.pool, items, ws, code)) ?? null));
     const many = Array.from({ length: 6 }, () => cases).flat();
     const answers = await Promise.all(many.map(([ws, code]) => validate(ws, code)));
     answers.forEach((res, i) => {
@@ -60,7 +60,7 @@ describe('POST /api/purchases/validation: purchase lookups together — happy', 
       if (want === null) expect(res.statusCode, `${i}`).toBe(404);
       else {
         expect(res.statusCode, `${i}`).toBe(200);
-        expect(res.json().data.purchase).toEqual(JSON.parse(want!));
+        expect(res.json().data.purchase).toEqual(want);
       }
     });
     const named = (name: string) => query.mock.calls.filter(([config]) => (config as { name?: string }).name === name).length;
