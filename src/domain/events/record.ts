@@ -18,13 +18,15 @@ export interface NewEvent {
  */
 export async function recordEvents(tx: Db, list: NewEvent[], now: number): Promise<void> {
   if (list.length === 0) return;
-  // One JSON parameter of named rows: each event's data is encoded once, with the list, instead
-  // of as an element of a jsonb[] array that the driver would escape again character by character.
+  // One jsonb parameter of named rows: each event's data is encoded once, with the list, instead
+  // of as an element of a jsonb[] array that the driver escapes again character by character
+  // (half the Node CPU of the INSERT, the same database time; json_to_recordset would parse each
+  // event's data twice).
   await tx.query({
     name: 'events_record',
     text: `INSERT INTO events (type, workspace_id, publisher_id, order_id, actor, previous_status, data, created_at)
            SELECT e.type, e.workspace_id, e.publisher_id, e.order_id, e.actor, e.previous_status, e.data, $2
-             FROM json_to_recordset($1::json) AS e(type text, workspace_id int, publisher_id int, order_id bigint, actor text, previous_status text, data jsonb)`,
+             FROM jsonb_to_recordset($1::jsonb) AS e(type text, workspace_id int, publisher_id int, order_id bigint, actor text, previous_status text, data jsonb)`,
     values: [
       JSON.stringify(
         list.map((e) => ({

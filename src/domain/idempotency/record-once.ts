@@ -117,11 +117,9 @@ const statements = {
   },
   storeRequests: {
     name: 'once_store_requests',
-    // One JSON parameter of named rows ($1): the outcomes, JSON text themselves, are escaped once
-    // by JSON.stringify rather than as elements of a text[] array.
     text: `INSERT INTO idempotency_records (api_key_id, key, fingerprint, outcome, created_at, expires_at)
-           SELECT x.api_key_id, x.key, x.fingerprint, x.outcome, $2, $3
-             FROM json_to_recordset($1::json) AS x(api_key_id int, key text, fingerprint text, outcome text)
+           SELECT x.api_key_id, x.key, x.fingerprint, x.outcome, $5, $6
+             FROM unnest($1::int[], $2::text[], $3::text[], $4::text[]) AS x(api_key_id, key, fingerprint, outcome)
            ON CONFLICT (api_key_id, key) DO UPDATE
               SET fingerprint = EXCLUDED.fingerprint, outcome = EXCLUDED.outcome,
                   created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
@@ -187,15 +185,11 @@ export async function findKept<T>(q: Db, key: OnceKey, now: number): Promise<Kep
   return keptOf(r.outcome);
 }
 
-/** The rows `storeRequests` inserts, as its one JSON parameter. */
-const requestRecords = (rows: Array<{ apiKeyId: number; key: string; fingerprint: string; outcome: string }>) =>
-  JSON.stringify(rows.map((r) => ({ api_key_id: r.apiKeyId, key: r.key, fingerprint: r.fingerprint, outcome: r.outcome })));
-
 async function store(tx: Db, key: OnceKey, record: string, now: number): Promise<void> {
   if (key.book === 'request') {
     await tx.query({
       ...statements.storeRequests,
-      values: [requestRecords([{ apiKeyId: key.apiKeyId, key: key.key, fingerprint: key.fingerprint, outcome: record }]), new Date(now), new Date(now + RETENTION_MS)],
+      values: [[key.apiKeyId], [key.key], [key.fingerprint], [record], new Date(now), new Date(now + RETENTION_MS)],
     });
   } else if (key.book === 'person') {
     await tx.query({
@@ -332,7 +326,10 @@ export async function recordEach<T>(
       await tx.query({
         ...statements.storeRequests,
         values: [
-          requestRecords(kept.map((i, k) => ({ apiKeyId: apiKeyIds[i]!, key: keys[i]!, fingerprint: items[i]!.key.fingerprint, outcome: records[k]! }))),
+          kept.map((i) => apiKeyIds[i]),
+          kept.map((i) => keys[i]),
+          kept.map((i) => items[i]!.key.fingerprint),
+          records,
           new Date(now),
           new Date(now + RETENTION_MS),
         ],

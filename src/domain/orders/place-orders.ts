@@ -94,7 +94,7 @@ const GROUP_LOCK_TIMEOUT_MS = 250;
 /**
  * While a group runs, the next starts only after this long (GroupCommit's `staggerMs`). Started
  * the moment a connection was free, groups held 1.7 placements each under ten clients, and every
- * group pays its ten round trips whatever its size; waiting a few milliseconds made them about
+ * group pays its nine round trips whatever its size; waiting a few milliseconds made them about
  * five, for two thirds of the CPU per order (bench/RESULTS.md, "Groups that wait").
  */
 const GROUP_STAGGER_MS = 3;
