@@ -26,7 +26,7 @@ const dist = (file: string) => pathToFileURL(join(projectRoot, 'dist', 'src', fi
 // The config caps RATE_LIMIT_PER_MINUTE at 10,000,000: far above what one process can serve.
 const NO_RATE_LIMIT = '10000000';
 
-const USAGE = `usage: npm run bench -- <scenario…|all> [--duration 5] [--slice 1] [--warmup 2] [--rounds 2] [--connections 50] [--pick best|median] [--profile DIR] [--pg-stats] [--server-root DIR]
+const USAGE = `usage: npm run bench -- <scenario…|all> [--duration 5] [--slice 1] [--warmup 2] [--rounds 2] [--connections 50] [--pick best|median] [--profile DIR] [--pg-stats] [--server-root DIR] [--keep-database NAME]
 scenarios: ${scenarios.map((s) => s.name).join(', ')}
 groups: ${Object.entries(scenarioGroups).map(([g, ss]) => `${g} (${ss.map((s) => s.name).join(', ')})`).join(', ')}`;
 
@@ -45,6 +45,7 @@ const { values: opts, positionals } = parseArgs({
     profile: { type: 'string' },
     'pg-stats': { type: 'boolean', default: false },
     'server-root': { type: 'string' },
+    'keep-database': { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -103,6 +104,19 @@ const chosen = [...new Set(selected)];
 if (opts['pg-stats'] && process.env.DATABASE_URL?.trim()) {
   process.stderr.write('--pg-stats needs the embedded PostgreSQL: unset DATABASE_URL\n');
   process.exit(2);
+}
+// --keep-database NAME: database NAME on DATABASE_URL's server, created when missing and never
+// dropped, so a catalog that takes minutes to generate is generated once and reused.
+const keptDatabase = opts['keep-database'];
+if (keptDatabase !== undefined) {
+  if (!process.env.DATABASE_URL?.trim()) {
+    process.stderr.write('--keep-database needs DATABASE_URL (the server that keeps it)\n');
+    process.exit(2);
+  }
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(keptDatabase)) {
+    process.stderr.write('--keep-database: a plain name (lower-case letters, digits, _)\n');
+    process.exit(2);
+  }
 }
 const referenceName = (s: Scenario) => (typeof s.target.against === 'object' ? s.target.against.scenario : s.target.against);
 
@@ -240,15 +254,17 @@ async function serverVersion(url: string): Promise<string> {
 async function provisionDatabase(): Promise<BenchDatabase> {
   const given = process.env.DATABASE_URL?.trim();
   if (given) {
-    const name = `bench_${process.pid}_${Date.now().toString(36)}`;
+    const name = keptDatabase ?? `bench_${process.pid}_${Date.now().toString(36)}`;
     const admin = new pg.Client({ connectionString: given });
     await admin.connect();
+    let created = true;
     try {
-      await admin.query(`CREATE DATABASE ${admin.escapeIdentifier(name)}`);
+      if (keptDatabase) created = (await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 0;
+      if (created) await admin.query(`CREATE DATABASE ${admin.escapeIdentifier(name)}`);
     } finally {
       await admin.end();
     }
-    cleanups.push(async () => {
+    if (!keptDatabase) cleanups.push(async () => {
       const c = new pg.Client({ connectionString: given });
       await c.connect();
       try {
@@ -262,7 +278,7 @@ async function provisionDatabase(): Promise<BenchDatabase> {
     const postmasterPid = await findPostmaster(url.href);
     return {
       url: url.href,
-      description: `PostgreSQL ${await serverVersion(url.href)} from DATABASE_URL, fresh database ${name}`,
+      description: `PostgreSQL ${await serverVersion(url.href)} from DATABASE_URL, ${keptDatabase ? `kept database ${name} (${created ? 'created' : 'reused'})` : `fresh database ${name}`}`,
       ...(postmasterPid ? { postmasterPid } : {}),
     };
   }
@@ -339,6 +355,48 @@ async function seedAndReadKeys(databaseUrl: string): Promise<DemoKeys> {
   });
   await stopChild(s.child);
   return keys;
+}
+
+/**
+ * --keep-database on a database seeded by an earlier run: the demo keys were printed then and
+ * only their hashes are stored, so the bench migrates it and issues keys of its own for the demo
+ * workspace and publisher. Undefined when the database holds no workspace yet (the seed runs).
+ */
+async function reusedDemoKeys(databaseUrl: string): Promise<DemoKeys | undefined> {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+  try {
+    const { rows: tables } = await pool.query<{ t: string | null }>(`SELECT to_regclass('workspaces')::text AS t`);
+    if (!tables[0]?.t) return undefined;
+    const { rows } = await pool.query<{ ws: number | null; pub: number | null }>(
+      `SELECT (SELECT min(id) FROM workspaces WHERE name = 'Demo Workspace') AS ws, (SELECT min(id) FROM publishers WHERE name = 'Demo Publisher') AS pub`,
+    );
+    const { ws, pub } = rows[0]!;
+    if (ws === null || pub === null) {
+      if ((await pool.query('SELECT 1 FROM workspaces LIMIT 1')).rowCount === 0) return undefined;
+      throw new Error('--keep-database: the database holds workspaces but not the demo: give another name');
+    }
+    const { migrateOnly } = (await import(dist('db/migrate.js'))) as typeof import('../src/db/migrate.js');
+    const { createKey } = (await import(dist('domain/keys/key-service.js'))) as typeof import('../src/domain/keys/key-service.js');
+    await migrateOnly(pool);
+    const readOnly = await createKey(pool, { workspaceId: ws, name: 'Bench read-only key' });
+    const spending = await createKey(pool, { workspaceId: ws, name: 'Bench spending key', canPlaceOrders: true });
+    const publisher = await createKey(pool, { publisherId: pub, name: 'Bench publisher key' });
+    // The demo seed's first purchase is the valid one it prints (src/demo/catalog-demo.ts).
+    const { rows: codes } = await pool.query<{ code: string }>(
+      'SELECT p.code FROM purchases p JOIN items i ON i.id = p.item_id WHERE i.workspace_id = $1 ORDER BY p.id LIMIT 1',
+      [ws],
+    );
+    return {
+      workspaceId: ws,
+      readOnlyKey: readOnly.key,
+      spendingKey: spending.key,
+      publisherId: pub,
+      publisherKey: publisher.key,
+      ...(codes[0] ? { purchaseCode: codes[0].code } : {}),
+    };
+  } finally {
+    await pool.end();
+  }
 }
 
 interface Server {
@@ -623,7 +681,7 @@ function table(rows: string[][]): string {
 async function main(): Promise<number> {
   const db = await provisionDatabase();
   process.stderr.write('Migrating and seeding the demo…\n');
-  const keys = await seedAndReadKeys(db.url);
+  const keys = (keptDatabase ? await reusedDemoKeys(db.url) : undefined) ?? (await seedAndReadKeys(db.url));
   process.stderr.write('Starting the server under test and the ceiling server…\n');
   const [app, ceiling] = await Promise.all([startApp(db.url), startCeiling(db.url, keys.workspaceId)]);
   const ctx: BenchContext = { ...keys, baseUrl: app.baseUrl, databaseUrl: db.url };
