@@ -181,7 +181,9 @@ export function freshQueries(outletNames: readonly string[], seed: number, count
 /**
  * A traffic refresh while the fresh workload runs: every 500 ms, ten random outlets get new
  * monthly_visits, written in SQL from outside the service (its index reads them from the
- * notifications). Runs only inside that scenario's measured windows.
+ * notifications). It starts with the scenario's first measured window and keeps its pace until the
+ * run ends, through the other targets' slices too: started and stopped with each 1 s window, its
+ * 500 ms timer wrote about once a window instead of twice.
  */
 function trafficWriter(): { observer: ScenarioObserver; attach(ctx: BenchContext): void } {
   let ctx: BenchContext | undefined;
@@ -190,6 +192,10 @@ function trafficWriter(): { observer: ScenarioObserver; attach(ctx: BenchContext
   let timer: NodeJS.Timeout | undefined;
   let writes = 0;
   let failed = 0;
+  let started = 0;
+  /** Each written outlet's monthly_visits before the writer first changed it. */
+  const original = new Map<number, string>();
+  let ticking: Promise<void> = Promise.resolve();
   const tick = async () => {
     if (!ctx) return;
     if (!client) {
@@ -199,23 +205,45 @@ function trafficWriter(): { observer: ScenarioObserver; attach(ctx: BenchContext
       range = rows[0]!;
     }
     const ids = Array.from({ length: 10 }, () => range!.lo + Math.floor(Math.random() * (range!.hi - range!.lo + 1)));
-    await client.query('UPDATE outlets SET monthly_visits = (random() * 5000000)::bigint WHERE id = ANY($1::int[])', [ids]);
+    const { rows } = await client.query<{ id: number; was: string }>(
+      `WITH old AS (SELECT id, monthly_visits FROM outlets WHERE id = ANY($1::int[]) FOR UPDATE)
+       UPDATE outlets o SET monthly_visits = (random() * 5000000)::bigint FROM old WHERE o.id = old.id
+       RETURNING o.id, old.monthly_visits::text AS was`,
+      [ids],
+    );
+    for (const r of rows) if (!original.has(r.id)) original.set(r.id, r.was);
     writes++;
+  };
+  // A kept database (--keep-database) gets back the figures the writer replaced, so the next run's
+  // ranking, and the judged set's score, start from the catalog as generated.
+  const restore = async () => {
+    await ticking;
+    if (!client || original.size === 0) return;
+    await client.query('UPDATE outlets o SET monthly_visits = r.was FROM unnest($1::int[], $2::bigint[]) AS r(id, was) WHERE o.id = r.id', [
+      [...original.keys()],
+      [...original.values()],
+    ]);
+    original.clear();
   };
   return {
     attach: (c) => (ctx = c),
     observer: {
       windowStart() {
-        timer ??= setInterval(() => void tick().catch(() => failed++), 500);
+        if (timer) return;
+        started = Date.now();
+        timer = setInterval(() => {
+          ticking = tick().catch(() => void failed++);
+        }, 500);
       },
-      windowEnd() {
+      windowEnd() {},
+      async report() {
         clearInterval(timer);
         timer = undefined;
-      },
-      async report() {
+        await restore();
         await client?.end();
         client = undefined;
-        return [`traffic writer: ${writes} writes of 10 outlets' monthly_visits during the fresh workload's windows${failed ? `, ${failed} failed` : ''}`];
+        const seconds = ((Date.now() - started) / 1000).toFixed(0);
+        return [`traffic writer: ${writes} writes of 10 outlets' monthly_visits in ${seconds} s, from the fresh workload's first window on${failed ? `, ${failed} failed` : ''}`];
       },
     },
   };
