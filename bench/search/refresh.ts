@@ -32,6 +32,12 @@ const rss = () => {
   gc();
   return process.memoryUsage().rss;
 };
+// Where the resident memory is: V8's heap, or typed arrays' buffers (the index's bitsets and
+// columns) outside it; what neither holds is memory the allocator kept but nothing uses.
+const breakdown = () => {
+  const m = process.memoryUsage();
+  return `heap used ${mb(m.heapUsed)}, array buffers ${mb(m.arrayBuffers)}, other external ${mb(m.external - m.arrayBuffers)}`;
+};
 
 let url = opts['database-url'];
 let stop = async () => {};
@@ -75,7 +81,7 @@ engine.start();
 await engine.catchUp();
 const fresh = rss();
 const { rows: count } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM outlets');
-console.log(`${count[0]!.n.toLocaleString('en-US')} outlets: loaded in ${((Date.now() - started) / 1000).toFixed(1)} s; resident memory ${mb(fresh)} (+${mb(fresh - before)} for the index)`);
+console.log(`${count[0]!.n.toLocaleString('en-US')} outlets: loaded in ${((Date.now() - started) / 1000).toFixed(1)} s; resident memory ${mb(fresh)} (+${mb(fresh - before)} for the index; ${breakdown()})`);
 
 // Searches, one at a time, each drawn afresh; latencies kept per phase.
 const names = [...outletStream(2_000, JUDGED_SEED)].map((o) => o.name);
@@ -121,7 +127,7 @@ await new Promise((r) => setTimeout(r, 15_000));
 running = false;
 await searching;
 const settled = rss();
-console.log(`resident memory after: ${mb(settled)} (${(((settled - fresh) / fresh) * 100).toFixed(1)}% against the fresh start)`);
+console.log(`resident memory after: ${mb(settled)} (${(((settled - fresh) / fresh) * 100).toFixed(1)}% against the fresh start; ${breakdown()})`);
 for (const [name, ms] of Object.entries(latencies)) {
   const s = [...ms].sort((a, b) => a - b);
   const at = (q: number) => (s.length ? s[Math.min(s.length - 1, Math.floor(q * s.length))]!.toFixed(1) : '-');
