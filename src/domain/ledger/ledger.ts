@@ -2,7 +2,8 @@ import type { Db } from '../../db/handle.js';
 
 /**
  * The ledger's one writer and its posting rules. Every balance change in the code base is a
- * movement built by a rule below and written by `post`, in the transaction of the state change
+ * movement built by a rule below and written by `post`, or by `postingWith` as a part of the
+ * statement that makes the change (placement's escrow), in the transaction of the state change
  * it pays for: balanced transactions, their entries and the balance rows, together.
  */
 
