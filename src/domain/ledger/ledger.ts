@@ -2,7 +2,8 @@ import type { Db } from '../../db/handle.js';
 
 /**
  * The ledger's one writer and its posting rules. Every balance change in the code base is a
- * movement built by a rule below and written by `post`, in the transaction of the state change
+ * movement built by a rule below and written by `post`, or by `postingWith` as a part of the
+ * statement that makes the change (placement's escrow), in the transaction of the state change
  * it pays for: balanced transactions, their entries and the balance rows, together.
  */
 
@@ -188,31 +189,31 @@ export async function platformAccount(tx: Db, kind: 'fees' | 'external'): Promis
 // documented lock order — so two movements never wait on each other in opposite orders.
 const KIND_ORDER: Record<AccountKind, number> = { available: 0, held: 1, pending: 2, payable: 3, fees: 4, external: 5 };
 
-// The transactions, their entries and the workspace's own balance rows in one statement: the
-// rows are already locked (`lockWorkspace`), so it takes no new lock. The entries find their
+// The transactions, their entries and the workspace's own balance rows, as WITH queries of one
+// statement: `post`'s own, or a caller's that writes the change they pay for in the same round
+// trip (`first` numbers the nine parameters `posting` gives, in order). The rows are already
+// locked (`lockWorkspace`, `balanceLock`), so it takes no new lock. The entries find their
 // transaction by (kind, order_id), which UNIQUE (order_id, kind) makes one.
-const postStatement = {
-  name: 'ledger_post',
-  text: `WITH
-  m AS (SELECT * FROM unnest($1::ledger_transaction_kind[], $2::bigint[], $3::int[], $4::int[]) AS m(kind, order_id, workspace_id, n)),
-  t AS (INSERT INTO ledger_transactions (kind, order_id, workspace_id)
-        SELECT kind, order_id, workspace_id FROM m ORDER BY n RETURNING id, kind, order_id),
-  e AS (INSERT INTO ledger_entries (transaction_id, account_id, amount)
+export const postingWith = (first: number) => `ledger_m AS (SELECT * FROM unnest($${first}::ledger_transaction_kind[], $${first + 1}::bigint[], $${first + 2}::int[], $${first + 3}::int[]) AS m(kind, order_id, workspace_id, n)),
+  ledger_t AS (INSERT INTO ledger_transactions (kind, order_id, workspace_id)
+        SELECT kind, order_id, workspace_id FROM ledger_m ORDER BY n RETURNING id, kind, order_id),
+  ledger_e AS (INSERT INTO ledger_entries (transaction_id, account_id, amount)
         SELECT t.id, p.account_id, p.amount
-          FROM unnest($5::int[], $6::int[], $7::bigint[]) AS p(n, account_id, amount)
-          JOIN m ON m.n = p.n JOIN t ON t.kind = m.kind AND t.order_id IS NOT DISTINCT FROM m.order_id)
-  UPDATE ledger_accounts a SET balance = a.balance + d.delta
-    FROM unnest($8::int[], $9::bigint[]) AS d(id, delta) WHERE a.id = d.id`,
-};
+          FROM unnest($${first + 4}::int[], $${first + 5}::int[], $${first + 6}::bigint[]) AS p(n, account_id, amount)
+          JOIN ledger_m m ON m.n = p.n JOIN ledger_t t ON t.kind = m.kind AND t.order_id IS NOT DISTINCT FROM m.order_id),
+  ledger_b AS (UPDATE ledger_accounts a SET balance = a.balance + d.delta
+    FROM unnest($${first + 7}::int[], $${first + 8}::bigint[]) AS d(id, delta) WHERE a.id = d.id)`;
+
+const postStatement = { name: 'ledger_post', text: `WITH ${postingWith(1)}\nSELECT 1` };
+
+type Delta = { kind: AccountKind; amount: number };
 
 /**
- * Writes balanced movements and applies them to the balance rows, in the caller's transaction.
- * The workspace's rows must be locked already (`lockWorkspace`); publisher and platform rows
- * follow, one at a time in the documented lock order. UNIQUE (order_id, kind) rejects a second
- * placement, release or refund of an order; the balance CHECK rejects an overdraft.
+ * Checks movements (each balanced, in safe integers, none twice) and turns them into the
+ * parameters of `postingWith` and the changes of other accounts than the workspace's own, which
+ * `post` applies one at a time.
  */
-export async function post(tx: Db, movements: Movement[]): Promise<void> {
-  if (movements.length === 0) return;
+function prepare(movements: Movement[]): { values: unknown[]; others: Array<[number, Delta]> } {
   const seen = new Set<string>();
   for (const m of movements) {
     const sum = m.postings.reduce((s, p) => s + p.amount, 0);
@@ -224,7 +225,7 @@ export async function post(tx: Db, movements: Movement[]): Promise<void> {
     seen.add(id);
   }
   const postings = movements.flatMap((m, n) => m.postings.map((p) => ({ n, ...p })));
-  const deltas = new Map<number, { kind: AccountKind; amount: number }>();
+  const deltas = new Map<number, Delta>();
   for (const p of postings) {
     const d = deltas.get(p.accountId) ?? { kind: p.kind, amount: 0 };
     d.amount += p.amount;
@@ -232,23 +233,33 @@ export async function post(tx: Db, movements: Movement[]): Promise<void> {
   }
   const all = [...deltas.entries()].filter(([, d]) => d.amount !== 0);
   const own = all.filter(([, d]) => d.kind === 'available' || d.kind === 'held');
-  await tx.query({
-    ...postStatement,
-    values: [
-      movements.map((m) => m.kind),
-      movements.map((m) => m.orderId),
-      movements.map((m) => m.workspaceId),
-      movements.map((_, n) => n),
-      postings.map((p) => p.n),
-      postings.map((p) => p.accountId),
-      postings.map((p) => p.amount),
-      own.map(([id]) => id),
-      own.map(([, d]) => d.amount),
-    ],
-  });
   const others = all
     .filter(([, d]) => d.kind !== 'available' && d.kind !== 'held')
     .sort(([ia, a], [ib, b]) => KIND_ORDER[a.kind] - KIND_ORDER[b.kind] || ia - ib);
+  const values = [
+    movements.map((m) => m.kind),
+    movements.map((m) => m.orderId),
+    movements.map((m) => m.workspaceId),
+    movements.map((_, n) => n),
+    postings.map((p) => p.n),
+    postings.map((p) => p.accountId),
+    postings.map((p) => p.amount),
+    own.map(([id]) => id),
+    own.map(([, d]) => d.amount),
+  ];
+  return { values, others };
+}
+
+/**
+ * Writes balanced movements and applies them to the balance rows, in the caller's transaction.
+ * The workspace's rows must be locked already (`lockWorkspace`); publisher and platform rows
+ * follow, one at a time in the documented lock order. UNIQUE (order_id, kind) rejects a second
+ * placement, release or refund of an order; the balance CHECK rejects an overdraft.
+ */
+export async function post(tx: Db, movements: Movement[]): Promise<void> {
+  if (movements.length === 0) return;
+  const { values, others } = prepare(movements);
+  await tx.query({ ...postStatement, values });
   for (const [accountId, d] of others) {
     await tx.query({
       name: 'ledger_apply',
@@ -256,4 +267,16 @@ export async function post(tx: Db, movements: Movement[]): Promise<void> {
       values: [accountId, d.amount],
     });
   }
+}
+
+/**
+ * The parameters of `postingWith` for movements written by a caller's statement, checked as
+ * `post` checks them. Only movements between workspace accounts the caller has locked (escrow
+ * on placement): a publisher's or the platform's row is locked and changed one at a time, in
+ * the lock order, by `post` alone.
+ */
+export function posting(movements: Movement[]): unknown[] {
+  const { values, others } = prepare(movements);
+  if (others.length > 0) throw new Error('a movement of publisher or platform accounts goes through post');
+  return values;
 }

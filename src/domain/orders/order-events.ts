@@ -33,22 +33,18 @@ export async function recordOrderEvent(
 }
 
 /**
- * `order.placed` for newly placed orders, in the placing transaction (both parties, each its own
- * view). The placement knows the rows it wrote (a new order has no message yet), so nothing is
- * read back.
+ * `order.placed` for newly placed orders (both parties, each its own view), for the placing
+ * statement to write (`eventsInsert`). The placement knows the rows it writes (a new order has
+ * no message yet), so nothing is read back.
  */
-export async function recordOrderPlaced(
-  tx: Db,
-  placed: Array<{ workspaceId: number; publisherId: number; row: OrderRow }>,
-  now: number,
-): Promise<void> {
+export function orderPlacedEvents(placed: Array<{ workspaceId: number; publisherId: number; row: OrderRow }>): NewEvent[] {
   const views = placed.map((p) => ({
     workspaceId: p.workspaceId,
     publisherId: p.publisherId,
     buyer: orderView(p.row, 'buyer', []),
     publisher: orderView(p.row, 'publisher', []),
   }));
-  await recordEvents(tx, perParty(views, 'order.placed', 'buyer', null), now);
+  return perParty(views, 'order.placed', 'buyer', null);
 }
 
 /** `order.message_received`, to the party the message is for (the author knows it sent it). */

@@ -8,7 +8,8 @@ import { inProgress, type Kept, type OnceKey, type Outcome, recordEach, recordOn
 import type { MemberRole } from '../../common/enums.js';
 import { can } from '../users/permissions.js';
 import { type BuyerActor, isMember } from './buyer-actor.js';
-import { recordOrderPlaced } from './order-events.js';
+import { orderPlacedEvents } from './order-events.js';
+import { eventRows, eventsInsert, type NewEvent } from '../events/record.js';
 import { budgetExceeded, type Exhausted, hasSpendLimits, type KeyLimits, overrun, readSpent, recordExhausted, windowsRunOut } from '../keys/budget.js';
 import * as ledger from '../ledger/ledger.js';
 import { formatCents } from '../money/format.js';
@@ -94,8 +95,9 @@ const GROUP_LOCK_TIMEOUT_MS = 250;
 /**
  * While a group runs, the next starts only after this long (GroupCommit's `staggerMs`). Started
  * the moment a connection was free, groups held 1.7 placements each under ten clients, and every
- * group pays its nine round trips whatever its size; waiting a few milliseconds made them about
- * five, for two thirds of the CPU per order (bench/RESULTS.md, "Groups that wait").
+ * group pays the same round trips whatever its size (nine then, seven now); waiting a few
+ * milliseconds made them about five, for two thirds of the CPU per order (bench/RESULTS.md,
+ * "Groups that wait").
  */
 const GROUP_STAGGER_MS = 3;
 
@@ -188,10 +190,10 @@ export async function placeOrders(
 
 /**
  * Several placements in the caller's transaction, each answered as if it ran alone, in their
- * order: lock every workspace's balance, check each placement against what the ones before it
- * spent, insert all their orders, post all their escrow movements, record their `order.placed`
- * events. A refusal is that
- * placement's outcome and writes nothing; the others go on.
+ * order: lock every workspace's balance (taking the new orders' ids), check each placement
+ * against what the ones before it spent, then in one statement insert all their orders, post all
+ * their escrow movements and record their `order.placed` events. A refusal is that placement's
+ * outcome and writes nothing; the others go on.
  */
 export async function placeAll(tx: Db, placements: Placement[], now: number, durations: Durations): Promise<Array<Outcome<BuyerOrderView[]>>> {
   const { accounts, contexts } = await lockAndReadContexts(tx, placements);
@@ -229,22 +231,24 @@ export async function placeAll(tx: Db, placements: Placement[], now: number, dur
     }
   }
   if (accepted.length === 0) return outcomes;
-  const rows = accepted.flatMap((a) => a.orders.map((order) => ({ p: a.p, order })));
-  const ids = await insertOrders(tx, rows, now);
-  if (rows.some((r) => r.p.content)) await insertContent(tx, rows, ids, now);
-  await ledger.post(
-    tx,
-    rows.map((r, k) => ledger.escrow(accounts.get(r.p.principal.workspaceId)!, { id: ids[k]!, price: r.order.offer.price })),
-  );
-  // The orders as written, known without reading them back under the lock: the answer and both
-  // parties' `order.placed` events are views of the same rows.
+  // The ids the accepted placements took, given in ascending order down their orders, as the
+  // column default gave them: orders placed together list in arrival order.
+  const ids = accepted.flatMap((a) => contexts[a.at]!.order_ids!.map(Number)).sort((x, y) => x - y);
   let k = 0;
-  const placed = accepted.map((a) => a.orders.map((o) => newOrderRow(a.p.input, a.ctx, o, ids[k++]!, now, a.p.content)));
-  await recordOrderPlaced(
+  const rows = accepted.flatMap((a) => a.orders.map((order) => ({ p: a.p, order, id: ids[k++]! })));
+  if (k !== ids.length) throw new Error('the placements took another number of order ids than they have orders');
+  // The orders as they will be written, known without reading them back under the lock: the
+  // answer and both parties' `order.placed` events are views of the same rows.
+  k = 0;
+  const placed = accepted.map((a) => a.orders.map((o) => newOrderRow(a.p.input, a.ctx, o, rows[k++]!.id, now, a.p.content)));
+  await writeOrders(
     tx,
-    accepted.flatMap((a, i) => placed[i]!.map((row) => ({ workspaceId: a.p.principal.workspaceId, publisherId: row.publisher_id, row }))),
+    rows,
+    rows.map((r) => ledger.escrow(accounts.get(r.p.principal.workspaceId)!, { id: r.id, price: r.order.offer.price })),
+    orderPlacedEvents(accepted.flatMap((a, i) => placed[i]!.map((row) => ({ workspaceId: a.p.principal.workspaceId, publisherId: row.publisher_id, row })))),
     now,
   );
+  if (rows.some((r) => r.p.content)) await insertContent(tx, rows, now);
   await recordExhausted(tx, exhausted, now);
   accepted.forEach((a, i) => {
     outcomes[a.at] = { ok: true, value: placed[i]!.map((row) => orderView(row, 'buyer')) };
@@ -317,6 +321,10 @@ interface PlacementContext extends KeyLimits {
 // "1,2,3": one row per placement). A placement also locks the balance rows and reads them in the
 // same statement (`lock`: one round trip fewer); the rest is then read as at the statement's
 // start, before any wait for the lock (at most the group's lock timeout, or the statement's).
+// Locking, it also takes the ids of the orders each placement would make (one per offer) from
+// the orders' sequence, so the orders, their ledger movements and their events are written
+// together by one statement (`writeOrders`). A placement then refused leaves its ids unused: a
+// gap in the sequence, as a rolled-back placement always left.
 const contextsText = (lock: boolean) => `${lock ? `WITH ${ledger.balanceLock('$2')}\n` : ''}SELECT
          k.revoked_at IS NULL AND k.can_place_orders AS key_ok,
          k.order_limit_cents::float8 AS order_limit_cents, k.daily_limit_cents::float8 AS daily_limit_cents,
@@ -330,7 +338,8 @@ const contextsText = (lock: boolean) => `${lock ? `WITH ${ledger.balanceLock('$2
                   f.max_links, f.link_type, f.sponsored_label, f.active
              FROM offers f JOIN outlets o ON o.id = f.outlet_id
             WHERE f.id = ANY(string_to_array(r.offer_ids, ',')::int[])) x), '[]'::json) AS offers,
-         ${lock ? 'COALESCE((SELECT json_agg(l) FROM locked l WHERE l.workspace_id = r.workspace_id), \'[]\'::json)' : 'NULL::json'} AS balances
+         ${lock ? 'COALESCE((SELECT json_agg(l) FROM locked l WHERE l.workspace_id = r.workspace_id), \'[]\'::json)' : 'NULL::json'} AS balances,
+         ${lock ? "ARRAY(SELECT nextval('orders_id_seq') FROM generate_series(1, cardinality(string_to_array(r.offer_ids, ','))))" : 'NULL::bigint[]'} AS order_ids
     FROM unnest($1::int[], $2::int[], $3::int[], $4::text[], $5::int[]) WITH ORDINALITY AS r(key_id, workspace_id, project_id, offer_ids, user_id, n)
     JOIN workspaces w ON w.id = r.workspace_id JOIN fx_rates fx ON fx.currency = w.currency
     LEFT JOIN api_keys k ON k.id = r.key_id
@@ -338,7 +347,8 @@ const contextsText = (lock: boolean) => `${lock ? `WITH ${ledger.balanceLock('$2
 const contextStatement = { name: 'orders_placement_contexts', text: contextsText(false) };
 const lockStatement = { name: 'orders_placement_lock_contexts', text: contextsText(true) };
 
-type ContextRow = PlacementContext & { balances: ledger.BalanceRow[] | null };
+/** `order_ids` as bigint[] arrives as text (only the single INT8 is parsed as a number). */
+type ContextRow = PlacementContext & { balances: ledger.BalanceRow[] | null; order_ids: string[] | null };
 
 async function readContexts(q: Db, placements: Array<Pick<Placement, 'principal' | 'input'>>, lock = false): Promise<ContextRow[]> {
   const { rows } = await q.query<ContextRow>({
@@ -420,31 +430,37 @@ interface NewOrder {
   checks: ReturnType<typeof checkContent> | null;
 }
 
-type Row = { p: Placement; order: NewOrder };
+type Row = { p: Placement; order: NewOrder; id: number };
 
-// One row per new order, in the placements' order, sent as one JSON parameter of named fields
-// (nothing to count); ids come from the column default as rows are inserted, in that order, so
-// sorted they match the rows.
-const insertStatement = {
-  name: 'orders_insert',
-  text: `INSERT INTO orders (workspace_id, project_id, placed_by_key_id, placed_by_user_id, target_url, anchor_text, brief,
+// The orders (their ids taken already, by the lock statement), their escrow movements and both
+// parties' `order.placed` events, in one statement of data-modifying WITH queries, each written
+// by the module that owns the table (`ledger.postingWith`, `eventsInsert`). The parts see none of
+// each other's rows and need not: every id is known before, and the foreign keys (a ledger
+// transaction's order) are checked at the end of the statement, as the balance CHECK is.
+// Parameters: $1 the orders (one JSON parameter of named fields, nothing to count), $2 the time,
+// $3 the events, $4 on the ledger's.
+const writeStatement = {
+  name: 'orders_place',
+  text: `WITH orders_written AS (
+         INSERT INTO orders (id, workspace_id, project_id, placed_by_key_id, placed_by_user_id, target_url, anchor_text, brief,
            outlet_id, offer_id, publisher_id, status, publisher_price_cents, fee_cents, price, content_by, turnaround_days,
            min_words, max_words, max_links, link_type, sponsored_label, deadline_at, state_entered_at, created_at, updated_at)
-         SELECT t.workspace_id, t.project_id, t.placed_by_key_id, t.placed_by_user_id, t.target_url, t.anchor_text, t.brief,
+         SELECT t.id, t.workspace_id, t.project_id, t.placed_by_key_id, t.placed_by_user_id, t.target_url, t.anchor_text, t.brief,
                 t.outlet_id, t.offer_id, t.publisher_id, t.status, t.publisher_price_cents, t.fee_cents, t.price, t.content_by,
                 t.turnaround_days, t.min_words, t.max_words, t.max_links, t.link_type, t.sponsored_label, t.deadline_at, $2, $2, $2
            FROM json_to_recordset($1::json) AS t(
-                  n int, workspace_id int, project_id int, placed_by_key_id int, placed_by_user_id int, target_url text, anchor_text text,
+                  id bigint, workspace_id int, project_id int, placed_by_key_id int, placed_by_user_id int, target_url text, anchor_text text,
                   brief text, outlet_id int, offer_id int, publisher_id int, status order_status, publisher_price_cents bigint,
                   fee_cents bigint, price bigint, content_by content_by, turnaround_days int, min_words int, max_words int, max_links int,
-                  link_type link_type, sponsored_label boolean, deadline_at timestamptz)
-          ORDER BY t.n
-         RETURNING id`,
+                  link_type link_type, sponsored_label boolean, deadline_at timestamptz)),
+       events_written AS (${eventsInsert('$3', '$2')}),
+       ${ledger.postingWith(4)}
+  SELECT 1`,
 };
 
-async function insertOrders(tx: Db, rows: Row[], now: number): Promise<number[]> {
-  const named = rows.map(({ p, order: { offer, status, deadline } }, n) => ({
-    n,
+async function writeOrders(tx: Db, rows: Row[], escrow: ledger.Movement[], events: NewEvent[], now: number): Promise<void> {
+  const named = rows.map(({ p, order: { offer, status, deadline }, id }) => ({
+    id,
     workspace_id: p.principal.workspaceId,
     project_id: p.input.project_id ?? null,
     placed_by_key_id: keyIdOf(p.principal),
@@ -468,12 +484,11 @@ async function insertOrders(tx: Db, rows: Row[], now: number): Promise<number[]>
     sponsored_label: offer.sponsored_label,
     deadline_at: deadline,
   }));
-  const { rows: inserted } = await tx.query<{ id: number }>({ ...insertStatement, values: [JSON.stringify(named), new Date(now)] });
-  return inserted.map((r) => Number(r.id)).sort((a, b) => a - b);
+  await tx.query({ ...writeStatement, values: [JSON.stringify(named), new Date(now), eventRows(events), ...ledger.posting(escrow)] });
 }
 
-async function insertContent(tx: Db, rows: Row[], ids: number[], now: number) {
-  const withContent = rows.flatMap((r, k) => (r.p.content ? [{ id: ids[k]!, content: r.p.content, checks: r.order.checks }] : []));
+async function insertContent(tx: Db, rows: Row[], now: number) {
+  const withContent = rows.flatMap((r) => (r.p.content ? [{ id: r.id, content: r.p.content, checks: r.order.checks }] : []));
   await tx.query({
     name: 'orders_insert_content',
     text: `INSERT INTO order_contents (order_id, version, title, body, submitted_by, submitted_at, checks)
