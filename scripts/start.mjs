@@ -1,4 +1,6 @@
+import { fileURLToPath } from 'node:url';
+import { runWithAllocatorSetting } from './allocator.mjs';
 import { buildIfNeeded } from './build-if-needed.mjs';
 
 buildIfNeeded();
-await import('../dist/src/server.js');
+await runWithAllocatorSetting(fileURLToPath(new URL('../dist/src/server.js', import.meta.url)));
