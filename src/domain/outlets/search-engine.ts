@@ -263,11 +263,8 @@ export class SearchEngine {
   }
 }
 
-/** The page and total of the matches, whose bitsets then go back to the index (see `release`). */
 function pick(index: SearchIndex, m: Matched, req: SearchRequest, text: boolean, n: number): Found {
-  const found = { total: index.total(m), ids: index.page(m, req.sort, req.filter, text, n) };
-  index.release(m);
-  return found;
+  return { total: index.total(m), ids: index.page(m, req.sort, req.filter, text, n) };
 }
 
 /** A remembered search: the index and version it was found at, the words it was matched with. */
