@@ -15,6 +15,7 @@ import { combineSlices, type LoadResult, median, type Slice } from './results.js
 import { type BackgroundLoad, type BenchContext, type BenchRequest, type Ceiling, findScenario, type Scenario, scenarioGroups, scenarios } from './scenarios/index.js';
 import { formatScore, scoreJudged } from './search/relevance.js';
 import { serverRoot } from './server-root.js';
+import { ALLOCATOR_ENV } from '../scripts/allocator.mjs';
 
 const projectRoot = join(import.meta.dirname, '..');
 
@@ -309,6 +310,9 @@ function serverEnv(databaseUrl: string, port: number, extra: Record<string, stri
   // Nothing outside the bench may change what is measured.
   for (const k of ['REDIS_URL', 'METRICS_PORT', 'PUBLIC_BASE_URL', 'SEED_DEMO']) delete env[k];
   return {
+    // The allocator setting `npm start` gives the server, unless the environment sets its own
+    // (to measure another threshold: MALLOC_MMAP_THRESHOLD_=65536 npm run bench -- …).
+    ...ALLOCATOR_ENV,
     ...env,
     HOST: '127.0.0.1',
     PORT: String(port),
@@ -682,7 +686,7 @@ async function main(): Promise<number> {
   const db = await provisionDatabase();
   process.stderr.write('Migrating and seeding the demo…\n');
   const keys = (keptDatabase ? await reusedDemoKeys(db.url) : undefined) ?? (await seedAndReadKeys(db.url));
-  process.stderr.write('Starting the server under test and the ceiling server…\n');
+  process.stderr.write(`Starting the server under test (MALLOC_MMAP_THRESHOLD_=${process.env.MALLOC_MMAP_THRESHOLD_ ?? ALLOCATOR_ENV.MALLOC_MMAP_THRESHOLD_}) and the ceiling server…\n`);
   const [app, ceiling] = await Promise.all([startApp(db.url), startCeiling(db.url, keys.workspaceId)]);
   const ctx: BenchContext = { ...keys, baseUrl: app.baseUrl, databaseUrl: db.url };
   for (const s of chosen) await s.setup?.(ctx);

@@ -7,6 +7,7 @@
 //   node --expose-gc --import tsx bench/search/refresh.ts --outlets 100000
 // (a temporary embedded PostgreSQL with production's durability settings, deleted at the end), or
 // --database-url postgres://… for a database that already holds a generated catalog.
+import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +24,15 @@ import { createPublisher } from '../../src/domain/publishers/publisher-service.j
 import { createDatabase } from '../../src/db/client.js';
 import { freshQueries } from '../scenarios/search.js';
 import { JUDGED_SEED } from './relevance.js';
+import { ALLOCATOR_ENV } from '../../scripts/allocator.mjs';
+
+// Measured as `npm start` runs the server: with its allocator setting, which glibc reads only when
+// a process starts, so without it this script runs itself again in a child that has it.
+if (process.platform === 'linux' && process.env.MALLOC_MMAP_THRESHOLD_ === undefined) {
+  const child = spawnSync(process.execPath, [...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit', env: { ...process.env, ...ALLOCATOR_ENV } });
+  process.exit(child.status ?? 1);
+}
+process.stderr.write(`MALLOC_MMAP_THRESHOLD_=${process.env.MALLOC_MMAP_THRESHOLD_ ?? '(glibc default)'}\n`);
 
 const { values: opts } = parseArgs({
   options: { 'database-url': { type: 'string' }, outlets: { type: 'string', default: '100000' }, 'deadline-s': { type: 'string', default: '600' }, keep: { type: 'boolean', default: false } },
