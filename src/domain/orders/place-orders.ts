@@ -512,6 +512,7 @@ async function writeOrders(tx: Db, rows: Row[], escrow: ledger.Movement[], event
     deadline_at: deadline,
   }));
   const movements = ledger.posting(escrow);
+  // The records' part is numbered after the ledger's nine parameters (`recordsWith(13)`).
   if (movements.length !== 9) throw new Error('the ledger part of orders_place takes another number of parameters');
   const { rows: written } = await tx.query<{ records: number }>({
     ...writeStatement,
