@@ -18,8 +18,11 @@ import { DomainError, invalidInput } from '../errors.js';
  * - `person`: a console form's idempotency key, scoped to the signed-in person, kept 24 h. A
  *   repeat while the first still runs waits for it, then answers its outcome.
  *
- * The key's lock is a transaction-scoped advisory lock; the lookup is a statement of its own after
- * it, so its snapshot sees the record of a transaction that held the lock until just now.
+ * The key's lock is a transaction-scoped advisory lock. For one call (`recordOnce`) the lookup is
+ * a statement of its own after it, so its snapshot sees the record of a transaction that held the
+ * lock until just now. A group (`recordEach`) claims and looks up in one statement, whose snapshot
+ * is older than its claims: it checks instead that every record it stores is written, and looks
+ * up again the keys it would otherwise leave without a record.
  */
 
 export const RETENTION_MS = 24 * 3_600_000;
@@ -97,6 +100,21 @@ export const refusedConfirmation = (why: string) =>
   );
 const mismatch = () => refusedConfirmation('it does not match the call it was used for');
 
+/**
+ * The INSERT of REST records, from parameters `$first` to `$first + 5` (`recordValues`). A key
+ * that holds a live record keeps it: ON CONFLICT sees every committed row, whatever the
+ * statement's snapshot, and updates only an expired one. RETURNING gives a row per record
+ * written, so a caller can tell whether every record was.
+ */
+const requestsInsert = (first: number) => `INSERT INTO idempotency_records (api_key_id, key, fingerprint, outcome, created_at, expires_at)
+           SELECT x.api_key_id, x.key, x.fingerprint, x.outcome, $${first + 4}, $${first + 5}
+             FROM unnest($${first}::int[], $${first + 1}::text[], $${first + 2}::text[], $${first + 3}::text[]) AS x(api_key_id, key, fingerprint, outcome)
+           ON CONFLICT (api_key_id, key) DO UPDATE
+              SET fingerprint = EXCLUDED.fingerprint, outcome = EXCLUDED.outcome,
+                  created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+            WHERE idempotency_records.expires_at <= EXCLUDED.created_at
+           RETURNING 1`;
+
 const statements = {
   lock: { name: 'once_lock', text: 'SELECT pg_advisory_xact_lock($1, hashtext($2))' },
   tryLockRequests: {
@@ -109,22 +127,26 @@ const statements = {
                   unnest($1::int[], $2::text[]) WITH ORDINALITY AS x(api_key_id, key, n)
             ORDER BY x.n`,
   },
+  claimRequests: {
+    name: 'once_claim_requests',
+    // The claims of `tryLockRequests` (with the same settings) and the lookup of `findRequests`
+    // in one statement: one round trip a group fewer. The lookup reads as at the statement's
+    // start, before the claims, so it may miss a record its key's last holder committed in
+    // between: `recordEach` makes up for it.
+    text: `SELECT pg_try_advisory_xact_lock(x.api_key_id, hashtext(x.key)) AS ok, r.fingerprint, r.outcome
+             FROM (SELECT set_config('lock_timeout', COALESCE($3, current_setting('lock_timeout')), true),
+                          set_config('plan_cache_mode', COALESCE($4, current_setting('plan_cache_mode')), true)) AS settings,
+                  unnest($1::int[], $2::text[]) WITH ORDINALITY AS x(api_key_id, key, n)
+                  LEFT JOIN idempotency_records r ON r.api_key_id = x.api_key_id AND r.key = x.key AND r.expires_at > $5
+            ORDER BY x.n`,
+  },
   findRequests: {
     name: 'once_find_requests',
     text: `SELECT x.n::int AS n, r.fingerprint, r.outcome
              FROM unnest($1::int[], $2::text[]) WITH ORDINALITY AS x(api_key_id, key, n)
              JOIN idempotency_records r ON r.api_key_id = x.api_key_id AND r.key = x.key AND r.expires_at > $3`,
   },
-  storeRequests: {
-    name: 'once_store_requests',
-    text: `INSERT INTO idempotency_records (api_key_id, key, fingerprint, outcome, created_at, expires_at)
-           SELECT x.api_key_id, x.key, x.fingerprint, x.outcome, $5, $6
-             FROM unnest($1::int[], $2::text[], $3::text[], $4::text[]) AS x(api_key_id, key, fingerprint, outcome)
-           ON CONFLICT (api_key_id, key) DO UPDATE
-              SET fingerprint = EXCLUDED.fingerprint, outcome = EXCLUDED.outcome,
-                  created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
-            WHERE idempotency_records.expires_at <= EXCLUDED.created_at`,
-  },
+  storeRequests: { name: 'once_store_requests', text: requestsInsert(1) },
   findConfirmation: {
     name: 'once_find_confirmation',
     text: 'SELECT api_key_id, tool, arguments_hash, outcome::text AS outcome FROM mcp_confirmations WHERE token_id = $1',
@@ -271,17 +293,65 @@ export interface EachItem {
 export type EachResult<T> = { ok: true; value: Kept<T> } | { ok: false; error: unknown };
 
 /**
+ * The records of a group's outcomes, handed to its work so that the statement that writes the
+ * work stores them too, instead of a statement of their own after it: one round trip a group
+ * fewer (with the claim that also looks the records up, two: BEGIN, claim, the work's lock and
+ * write, COMMIT). A work that takes them adds `recordsWith(first)` to its last write, binds
+ * `values(outcomes)` there (its answer, the outcomes it will return) and tells `written` how
+ * many rows `records_written` holds; one that writes nothing, or does not call `values`, leaves
+ * them to `recordEach`, which stores them in one statement.
+ */
+export interface RecordsInWrite<T> {
+  values(outcomes: Array<Outcome<T>>): unknown[];
+  written(count: number): void;
+}
+
+/**
+ * `RecordsInWrite`'s part of a statement of WITH queries: the records' INSERT from parameters
+ * `$first` to `$first + 5`, as `records_written`, one row per record written (count them in the
+ * statement's final SELECT).
+ */
+export const recordsWith = (first: number) => `records_written AS (${requestsInsert(first)})`;
+
+/** The parameters of `recordsWith` for a statement that stores no records. */
+export const noRecords = (): unknown[] => [[], [], [], [], null, null];
+
+const isKept = (outcome: Outcome<unknown>, item: EachItem) => outcome.ok || item.keeps?.(outcome.error) === true;
+
+/** A record read for an item: the answer it gets, as a replay or a reused key. */
+function answerOf<T>(record: { fingerprint: string; outcome: string }, key: RequestKey): EachResult<T> {
+  if (record.fingerprint !== key.fingerprint) return { ok: false, error: reusedKey() };
+  return { ok: true, value: keptOf<T>(record.outcome) };
+}
+
+/**
+ * Thrown when a record of the group was not written (its key holds a live one the claim's
+ * snapshot missed): a plain error, so the whole group rolls back, what its work wrote too, and
+ * its items run again each alone (`GroupCommit`), where the lookup after the lock replays it.
+ */
+const recordMissed = () => new Error('a key of the group holds a record its claim did not see: the group runs again, each item alone');
+
+/**
  * `recordOnce` for several REST requests in one transaction: their keys are claimed and looked up
- * in one statement each, the work runs for those neither replayed nor refused, and every record
- * goes in one statement before COMMIT. Each item gets the outcome it would get alone. The work
- * answers each admitted item's outcome; it must refuse only before its first write (nothing is
- * undone for one item), and anything it throws fails every item.
+ * in one statement, the work runs for those neither replayed nor refused, and every record is
+ * written by the work's last statement (`RecordsInWrite`) or in one statement after it, before
+ * COMMIT. Each item gets the outcome it would get alone. The work answers each admitted item's
+ * outcome; it must refuse only before its first write (nothing is undone for one item), a refusal
+ * must leave the other items' outcomes as they would be without that item, and anything it throws
+ * fails every item.
+ *
+ * The lookup shares the claim's snapshot, taken before the claims, so a record the key's last
+ * holder committed just before our claim can be missed: the item is then admitted although its
+ * outcome is kept. Two checks make that harmless. A record we store for such a key is not written
+ * (the live one stays), so fewer records written than kept fails the whole group (`recordMissed`).
+ * An item whose refusal is not kept stores nothing, so its key is looked up again after the work,
+ * with a snapshot taken after the claim, and a record found there is its answer.
  */
 export async function recordEach<T>(
   pool: Db,
   items: EachItem[],
   now: number,
-  work: (tx: Db, admitted: number[]) => Promise<Array<Outcome<T>>>,
+  work: (tx: Db, admitted: number[], records: RecordsInWrite<T>) => Promise<Array<Outcome<T>>>,
   /** How long the transaction may wait for any one lock (none: the statement timeout). */
   lockTimeoutMs?: number,
 ): Promise<Array<EachResult<T>>> {
@@ -292,48 +362,79 @@ export async function recordEach<T>(
     // The group's statements take arrays whose length changes with the group, so PostgreSQL would
     // keep planning them anew (custom plans): for the placement's statements that was most of
     // their database time. Their generic plans, made once per connection, are as good.
-    const locked = (await tx.query<{ ok: boolean }>({ ...statements.tryLockRequests, values: [apiKeyIds, keys, timeout, 'force_generic_plan'] })).rows;
-    const found = new Map(
-      (await tx.query<{ n: number; fingerprint: string; outcome: string }>({
-        ...statements.findRequests,
-        values: [apiKeyIds, keys, new Date(now)],
-      })).rows.map((r) => [r.n - 1, r]),
-    );
+    const claimed = (
+      await tx.query<{ ok: boolean; fingerprint: string | null; outcome: string | null }>({
+        ...statements.claimRequests,
+        values: [apiKeyIds, keys, timeout, 'force_generic_plan', new Date(now)],
+      })
+    ).rows;
     const results: Array<EachResult<T>> = [];
     const admitted: number[] = [];
     items.forEach((item, i) => {
-      const record = found.get(i);
-      if (!locked[i]!.ok) results[i] = { ok: false, error: inProgress() };
-      else if (record && record.fingerprint !== item.key.fingerprint) results[i] = { ok: false, error: reusedKey() };
-      else if (record) results[i] = { ok: true, value: keptOf<T>(record.outcome) };
+      const c = claimed[i]!;
+      if (!c.ok) results[i] = { ok: false, error: inProgress() };
+      else if (c.outcome !== null) results[i] = answerOf<T>({ fingerprint: c.fingerprint!, outcome: c.outcome }, item.key);
       else admitted.push(i);
     });
-    const outcomes = admitted.length ? await work(tx, admitted) : [];
-    const kept: number[] = [];
-    const records: string[] = [];
+    // The records of the admitted items' kept outcomes (given in `admitted`'s order): how many,
+    // and the parameters of their INSERT.
+    const toStore = (outcomes: Array<Outcome<T>>) => {
+      const kept = admitted.flatMap((i, k) => (isKept(outcomes[k]!, items[i]!) ? [{ i, record: recordOf(outcomes[k]!, items[i]!.key.requestId) }] : []));
+      const values = [
+        kept.map(({ i }) => apiKeyIds[i]),
+        kept.map(({ i }) => keys[i]),
+        kept.map(({ i }) => items[i]!.key.fingerprint),
+        kept.map(({ record }) => record),
+        new Date(now),
+        new Date(now + RETENTION_MS),
+      ];
+      return { count: kept.length, values };
+    };
+    // What the work took to write in its own statement, if it did.
+    const taken: { outcomes?: Array<Outcome<T>>; count?: number; written?: number } = {};
+    const records: RecordsInWrite<T> = {
+      values: (outcomes) => {
+        const { count, values } = toStore(outcomes);
+        Object.assign(taken, { outcomes: [...outcomes], count });
+        return values;
+      },
+      written: (count) => {
+        taken.written = count;
+      },
+    };
+    const outcomes = admitted.length ? await work(tx, admitted, records) : [];
+    let stored: { count: number; written: number };
+    if (taken.outcomes) {
+      // The records it wrote must be those of the outcomes it answers.
+      const same = taken.outcomes.length === outcomes.length && taken.outcomes.every((o, k) => o === outcomes[k]);
+      if (!same || taken.written === undefined) throw new Error('the work wrote the records of other outcomes than it answers, or did not say how many');
+      stored = { count: taken.count!, written: taken.written };
+    } else {
+      const { count, values } = toStore(outcomes);
+      stored = { count, written: count ? (await tx.query({ ...statements.storeRequests, values })).rows.length : 0 };
+    }
+    if (stored.written !== stored.count) throw recordMissed();
+    const unkept: number[] = [];
     admitted.forEach((i, k) => {
       const outcome = outcomes[k]!;
-      const { key, keeps } = items[i]!;
-      if (!outcome.ok && !keeps?.(outcome.error)) {
+      if (!outcome.ok && !isKept(outcome, items[i]!)) {
         results[i] = { ok: false, error: outcome.error };
-        return;
+        unkept.push(i);
+      } else {
+        results[i] = { ok: true, value: { ...outcome, replayed: false, requestId: items[i]!.key.requestId } };
       }
-      results[i] = { ok: true, value: { ...outcome, replayed: false, requestId: key.requestId } };
-      kept.push(i);
-      records.push(recordOf(outcome, key.requestId));
     });
-    if (kept.length) {
-      await tx.query({
-        ...statements.storeRequests,
-        values: [
-          kept.map((i) => apiKeyIds[i]),
-          kept.map((i) => keys[i]),
-          kept.map((i) => items[i]!.key.fingerprint),
-          records,
-          new Date(now),
-          new Date(now + RETENTION_MS),
-        ],
+    if (unkept.length) {
+      // Looked up again, now that the claims are held: a record missed by the claim's snapshot
+      // is the answer these would have had.
+      const { rows } = await tx.query<{ n: number; fingerprint: string; outcome: string }>({
+        ...statements.findRequests,
+        values: [unkept.map((i) => apiKeyIds[i]), unkept.map((i) => keys[i]), new Date(now)],
       });
+      for (const r of rows) {
+        const i = unkept[r.n - 1]!;
+        results[i] = answerOf<T>(r, items[i]!.key);
+      }
     }
     return results;
   });

@@ -4,7 +4,18 @@ import type { Clock } from '../clock.js';
 import { DomainError, forbidden, invalidInput, notFound } from '../errors.js';
 import { GroupCommit } from '../../db/group-commit.js';
 import { isDatabaseUnavailable } from '../../db/errors.js';
-import { inProgress, type Kept, type OnceKey, type Outcome, recordEach, recordOnce, type RequestKey } from '../idempotency/record-once.js';
+import {
+  inProgress,
+  type Kept,
+  noRecords,
+  type OnceKey,
+  type Outcome,
+  recordEach,
+  recordOnce,
+  recordsWith,
+  type RecordsInWrite,
+  type RequestKey,
+} from '../idempotency/record-once.js';
 import type { MemberRole } from '../../common/enums.js';
 import { can } from '../users/permissions.js';
 import { type BuyerActor, isMember } from './buyer-actor.js';
@@ -95,9 +106,10 @@ const GROUP_LOCK_TIMEOUT_MS = 250;
 /**
  * While a group runs, the next starts only after this long (GroupCommit's `staggerMs`). Started
  * the moment a connection was free, groups held 1.7 placements each under ten clients, and every
- * group pays the same round trips whatever its size (nine then, seven now); waiting a few
- * milliseconds made them about five, for two thirds of the CPU per order (bench/RESULTS.md,
- * "Groups that wait").
+ * group pays the same round trips whatever its size (nine then; five now: BEGIN, the claims with
+ * the records' lookup, the lock, the write with the records, COMMIT); waiting a few milliseconds
+ * made them about five placements, for two thirds of the CPU per order (bench/RESULTS.md,
+ * "Groups that wait", measured at nine round trips).
  */
 const GROUP_STAGGER_MS = 3;
 
@@ -106,9 +118,10 @@ export type PlacementGroups = ReturnType<typeof placementGroups>;
 
 /**
  * Group commit, per pool: placements that arrive while the groups running take all but one of the
- * pool's connections wait
- * in the process, holding no connection, and then go together in one transaction (`recordEach`
- * and `placeAll`: one statement for each step whatever the group's size). A workspace has one
+ * pool's connections wait in the process, holding no connection, and then go together in one
+ * transaction (`recordEach` and `placeAll`: one statement for each step whatever the group's
+ * size, five round trips in all: BEGIN, the claims of the keys with the lookup of their records,
+ * the lock of the balances, the write of the orders with the records, COMMIT). A workspace has one
  * group or lone placement running at a time per process, in arrival order, so a workspace whose
  * rows are held elsewhere ties up one connection, not the pool. A group that waits for a lock
  * longer than GROUP_LOCK_TIMEOUT_MS, or fails, puts its placements back to run alone. Waiting
@@ -147,7 +160,7 @@ export function placementGroups(deps: PlaceDeps): GroupCommit<PlacementJob, Kept
         pool,
         batch.map((job) => ({ key: job.grouped!, keeps: job.keeps })),
         now,
-        (tx, admitted) => placeAll(tx, admitted.map((i) => batch[i]!.placement), now, durations),
+        (tx, admitted, records) => placeAll(tx, admitted.map((i) => batch[i]!.placement), now, durations, records),
         GROUP_LOCK_TIMEOUT_MS,
       );
     },
@@ -192,10 +205,17 @@ export async function placeOrders(
  * Several placements in the caller's transaction, each answered as if it ran alone, in their
  * order: lock every workspace's balance (taking the new orders' ids), check each placement
  * against what the ones before it spent, then in one statement insert all their orders, post all
- * their escrow movements and record their `order.placed` events. A refusal is that placement's
+ * their escrow movements, record their `order.placed` events and, for a group, store the records
+ * of every placement's outcome (`records`, from `recordEach`). A refusal is that placement's
  * outcome and writes nothing; the others go on.
  */
-export async function placeAll(tx: Db, placements: Placement[], now: number, durations: Durations): Promise<Array<Outcome<BuyerOrderView[]>>> {
+export async function placeAll(
+  tx: Db,
+  placements: Placement[],
+  now: number,
+  durations: Durations,
+  records?: RecordsInWrite<BuyerOrderView[]>,
+): Promise<Array<Outcome<BuyerOrderView[]>>> {
   const { accounts, contexts } = await lockAndReadContexts(tx, placements);
   // What each limited key's budget spent, read after the lock (a key without limits reads
   // nothing); each accepted order below adds to it, so the ones after count it.
@@ -241,18 +261,21 @@ export async function placeAll(tx: Db, placements: Placement[], now: number, dur
   // answer and both parties' `order.placed` events are views of the same rows.
   k = 0;
   const placed = accepted.map((a) => a.orders.map((o) => newOrderRow(a.p.input, a.ctx, o, rows[k++]!.id, now, a.p.content)));
-  await writeOrders(
+  // Every outcome is known now, before the write: a group's records go in its statement.
+  accepted.forEach((a, i) => {
+    outcomes[a.at] = { ok: true, value: placed[i]!.map((row) => orderView(row, 'buyer')) };
+  });
+  const recordsWritten = await writeOrders(
     tx,
     rows,
     rows.map((r) => ledger.escrow(accounts.get(r.p.principal.workspaceId)!, { id: r.id, price: r.order.offer.price })),
     orderPlacedEvents(accepted.flatMap((a, i) => placed[i]!.map((row) => ({ workspaceId: a.p.principal.workspaceId, publisherId: row.publisher_id, row })))),
     now,
+    records ? records.values(outcomes) : noRecords(),
   );
+  records?.written(recordsWritten);
   if (rows.some((r) => r.p.content)) await insertContent(tx, rows, now);
   await recordExhausted(tx, exhausted, now);
-  accepted.forEach((a, i) => {
-    outcomes[a.at] = { ok: true, value: placed[i]!.map((row) => orderView(row, 'buyer')) };
-  });
   return outcomes;
 }
 
@@ -432,13 +455,15 @@ interface NewOrder {
 
 type Row = { p: Placement; order: NewOrder; id: number };
 
-// The orders (their ids taken already, by the lock statement), their escrow movements and both
-// parties' `order.placed` events, in one statement of data-modifying WITH queries, each written
-// by the module that owns the table (`ledger.postingWith`, `eventsInsert`). The parts see none of
-// each other's rows and need not: every id is known before, and the foreign keys (a ledger
-// transaction's order) are checked at the end of the statement, as the balance CHECK is.
+// The orders (their ids taken already, by the lock statement), their escrow movements, both
+// parties' `order.placed` events and a group's records of its outcomes, in one statement of
+// data-modifying WITH queries, each written by the module that owns the table
+// (`ledger.postingWith`, `eventsInsert`, `recordsWith`). The parts see none of each other's rows
+// and need not: every id is known before, and the foreign keys (a ledger transaction's order) are
+// checked at the end of the statement, as the balance CHECK is. It answers how many records it
+// wrote, so `recordEach` can tell whether one was not (a key that holds a live record keeps it).
 // Parameters: $1 the orders (one JSON parameter of named fields, nothing to count), $2 the time,
-// $3 the events, $4 on the ledger's.
+// $3 the events, $4 to $12 the ledger's, $13 to $18 the records' (none outside a group).
 const writeStatement = {
   name: 'orders_place',
   text: `WITH orders_written AS (
@@ -454,11 +479,13 @@ const writeStatement = {
                   fee_cents bigint, price bigint, content_by content_by, turnaround_days int, min_words int, max_words int, max_links int,
                   link_type link_type, sponsored_label boolean, deadline_at timestamptz)),
        events_written AS (${eventsInsert('$3', '$2')}),
-       ${ledger.postingWith(4)}
-  SELECT 1`,
+       ${ledger.postingWith(4)},
+       ${recordsWith(13)}
+  SELECT (SELECT count(*) FROM records_written)::int AS records`,
 };
 
-async function writeOrders(tx: Db, rows: Row[], escrow: ledger.Movement[], events: NewEvent[], now: number): Promise<void> {
+/** Writes the orders and what goes with them (`writeStatement`); answers how many records it wrote. */
+async function writeOrders(tx: Db, rows: Row[], escrow: ledger.Movement[], events: NewEvent[], now: number, records: unknown[]): Promise<number> {
   const named = rows.map(({ p, order: { offer, status, deadline }, id }) => ({
     id,
     workspace_id: p.principal.workspaceId,
@@ -484,7 +511,14 @@ async function writeOrders(tx: Db, rows: Row[], escrow: ledger.Movement[], event
     sponsored_label: offer.sponsored_label,
     deadline_at: deadline,
   }));
-  await tx.query({ ...writeStatement, values: [JSON.stringify(named), new Date(now), eventRows(events), ...ledger.posting(escrow)] });
+  const movements = ledger.posting(escrow);
+  // The records' part is numbered after the ledger's nine parameters (`recordsWith(13)`).
+  if (movements.length !== 9) throw new Error('the ledger part of orders_place takes another number of parameters');
+  const { rows: written } = await tx.query<{ records: number }>({
+    ...writeStatement,
+    values: [JSON.stringify(named), new Date(now), eventRows(events), ...movements, ...records],
+  });
+  return written[0]!.records;
 }
 
 async function insertContent(tx: Db, rows: Row[], now: number) {

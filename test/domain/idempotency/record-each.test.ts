@@ -1,0 +1,252 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultConfig } from '../../../src/config.js';
+import type { Db } from '../../../src/db/handle.js';
+import { DomainError, invalidInput } from '../../../src/domain/errors.js';
+import { type EachItem, type Outcome, recordEach, recordsWith, RETENTION_MS } from '../../../src/domain/idempotency/record-once.js';
+import { type PlaceOrdersInput, place, placementGroups } from '../../../src/domain/orders/place-orders.js';
+import { durationsFrom } from '../../../src/domain/orders/states.js';
+import { publisherWithOutlet } from '../../helpers/catalog.js';
+import { createTestDatabase } from '../../helpers/db.js';
+import { workspaceWithKeys } from '../../helpers/fixtures.js';
+
+// A group claims its keys and looks up their records in one statement, whose snapshot is taken
+// before the claims: a record the key's last holder committed in between is missed. These tests
+// commit such a record from another connection while the group's work runs (as if it had been
+// committed just before the claim) and check that no item is answered other than it would be
+// alone: a kept outcome fails the whole group (nothing it wrote remains), a refusal not kept is
+// answered with the record.
+
+const database = await createTestDatabase({ max: 4 });
+afterAll(() => database.drop());
+
+const NOW = Date.parse('2026-11-27T12:00:00Z');
+const keeps = (e: DomainError) => e.code === 'insufficient_balance';
+let apiKeyId = 0;
+let n = 0;
+
+beforeAll(async () => {
+  apiKeyId = (await workspaceWithKeys(database.pool)).spendKeyId;
+  await database.pool.query('CREATE TABLE each_work (note text NOT NULL)');
+});
+
+const item = (key: string, fingerprint = 'fp'): EachItem => ({ key: { book: 'request', apiKeyId, key, fingerprint, requestId: `req-${++n}` }, keeps });
+const freshKey = () => `key-${++n}`;
+
+/** Commits a live record for `key` from a connection of its own, as the key's last holder would have. */
+async function commitRecordElsewhere(key: string, outcome: unknown, fingerprint = 'fp', keyId = apiKeyId) {
+  const c = new pg.Client({ connectionString: database.url });
+  await c.connect();
+  try {
+    await c.query(
+      `INSERT INTO idempotency_records (api_key_id, key, fingerprint, outcome, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+      [keyId, key, fingerprint, JSON.stringify(outcome), new Date(NOW - 1000), new Date(NOW - 1000 + RETENTION_MS)],
+    );
+  } finally {
+    await c.end();
+  }
+}
+
+const notes = async () => (await database.pool.query<{ note: string }>('SELECT note FROM each_work ORDER BY note')).rows.map((r) => r.note);
+const recordOf = async (key: string) =>
+  (await database.pool.query<{ outcome: string }>('SELECT outcome FROM idempotency_records WHERE api_key_id = $1 AND key = $2', [apiKeyId, key])).rows[0]?.outcome;
+
+/** A work that writes a note per admitted item and answers `answer(i)`, committing `before` first. */
+const noting =
+  (keys: string[], answer: (i: number) => Outcome<string>, before: () => Promise<void> = async () => {}) =>
+  async (tx: Db, admitted: number[]) => {
+    await before();
+    await tx.query('INSERT INTO each_work (note) SELECT unnest($1::text[])', [admitted.map((i) => keys[i]!)]);
+    return admitted.map(answer);
+  };
+
+describe('recordEach: a record the claim did not see', () => {
+  it('a kept outcome whose key holds a record by now: the whole group fails, nothing it wrote remains', async () => {
+    const keys = [freshKey(), freshKey()];
+    const work = noting(keys, (i) => ({ ok: true, value: `new ${i}` }), () => commitRecordElsewhere(keys[1]!, { value: 'first' }));
+    await expect(recordEach(database.pool, keys.map((k) => item(k)), NOW, work)).rejects.toThrow(/holds a record its claim did not see/);
+    expect(await notes()).not.toContain(keys[0]);
+    expect(await recordOf(keys[0]!)).toBeUndefined();
+    // The record that was there stays as it was.
+    expect(await recordOf(keys[1]!)).toBe(JSON.stringify({ value: 'first' }));
+  });
+
+  it('likewise when the records go in the work’s own statement (a kept refusal among them)', async () => {
+    const keys = [freshKey(), freshKey(), freshKey()];
+    const outcomes: Array<Outcome<string>> = [
+      { ok: true, value: 'placed' },
+      { ok: false, error: new DomainError('insufficient_balance', 'short') },
+      { ok: true, value: 'placed too' },
+    ];
+    const results = recordEach(database.pool, keys.map((k) => item(k)), NOW, async (tx, admitted, records) => {
+      await commitRecordElsewhere(keys[2]!, { value: 'first' });
+      const answered = admitted.map((i) => outcomes[i]!);
+      const { rows } = await tx.query<{ records: number }>({
+        text: `WITH notes AS (INSERT INTO each_work (note) SELECT unnest($1::text[])), ${recordsWith(2)}
+               SELECT (SELECT count(*) FROM records_written)::int AS records`,
+        values: [admitted.map((i) => keys[i]!), ...records.values(answered)],
+      });
+      records.written(rows[0]!.records);
+      return answered;
+    });
+    await expect(results).rejects.toThrow(/holds a record its claim did not see/);
+    expect(await notes()).not.toContain(keys[0]);
+    expect(await recordOf(keys[0]!)).toBeUndefined();
+    expect(await recordOf(keys[1]!)).toBeUndefined();
+    expect(await recordOf(keys[2]!)).toBe(JSON.stringify({ value: 'first' }));
+  });
+
+  it('the records in the work’s own statement, none missed: the kept ones stored, each answered', async () => {
+    const keys = [freshKey(), freshKey(), freshKey()];
+    const outcomes: Array<Outcome<string>> = [
+      { ok: true, value: 'placed' },
+      { ok: false, error: new DomainError('insufficient_balance', 'short') },
+      { ok: false, error: invalidInput({ offer_ids: ['unknown'] }) },
+    ];
+    const results = await recordEach(database.pool, keys.map((k) => item(k)), NOW, async (tx, admitted, records) => {
+      const answered = admitted.map((i) => outcomes[i]!);
+      const { rows } = await tx.query<{ records: number }>({
+        text: `WITH notes AS (INSERT INTO each_work (note) SELECT unnest($1::text[])), ${recordsWith(2)}
+               SELECT (SELECT count(*) FROM records_written)::int AS records`,
+        values: [admitted.map((i) => keys[i]!), ...records.values(answered)],
+      });
+      records.written(rows[0]!.records);
+      return answered;
+    });
+    expect(results.map((r) => (r.ok ? (r.value.ok ? r.value.value : r.value.error.code) : (r.error as DomainError).code))).toEqual([
+      'placed',
+      'insufficient_balance',
+      'invalid_input',
+    ]);
+    expect(JSON.parse((await recordOf(keys[0]!))!)).toEqual({ value: 'placed' });
+    expect(JSON.parse((await recordOf(keys[1]!))!).error.code).toBe('insufficient_balance');
+    expect(await recordOf(keys[2]!)).toBeUndefined();
+  });
+
+  it('a work that says it wrote the records of other outcomes than it answers fails the group', async () => {
+    const keys = [freshKey()];
+    const results = recordEach(database.pool, keys.map((k) => item(k)), NOW, async (tx, admitted, records) => {
+      const { rows } = await tx.query<{ records: number }>({
+        text: `WITH ${recordsWith(1)} SELECT (SELECT count(*) FROM records_written)::int AS records`,
+        values: records.values([{ ok: true, value: 'one thing' }]),
+      });
+      records.written(rows[0]!.records);
+      return admitted.map(() => ({ ok: true as const, value: 'another' }));
+    });
+    await expect(results).rejects.toThrow(/other outcomes/);
+    expect(await recordOf(keys[0]!)).toBeUndefined();
+  });
+
+  it('a refusal not kept whose key holds a record by now is answered with the record; the others go on', async () => {
+    const keys = [freshKey(), freshKey()];
+    const answer = (i: number): Outcome<string> => (i === 0 ? { ok: true, value: 'placed' } : { ok: false, error: invalidInput({ offer_ids: ['unknown'] }) });
+    const results = await recordEach(
+      database.pool,
+      keys.map((k) => item(k)),
+      NOW,
+      noting(keys, answer, () => commitRecordElsewhere(keys[1]!, { value: 'first' })),
+    );
+    expect(results[0]).toEqual({ ok: true, value: { ok: true, value: 'placed', replayed: false, requestId: expect.any(String) } });
+    expect(results[1]).toEqual({ ok: true, value: { ok: true, value: 'first', replayed: true } });
+    expect(await notes()).toEqual(expect.arrayContaining(keys));
+    expect(JSON.parse((await recordOf(keys[0]!))!)).toEqual({ value: 'placed' });
+    expect(await recordOf(keys[1]!)).toBe(JSON.stringify({ value: 'first' }));
+  });
+
+  it('the same with another fingerprint: the key was reused', async () => {
+    const keys = [freshKey()];
+    const results = await recordEach(
+      database.pool,
+      keys.map((k) => item(k)),
+      NOW,
+      noting(keys, () => ({ ok: false, error: invalidInput({ offer_ids: ['unknown'] }) }), () => commitRecordElsewhere(keys[0]!, { value: 'first' }, 'other-fp')),
+    );
+    expect(results[0]!.ok).toBe(false);
+    expect((results[0] as { error: DomainError }).error.code).toBe('idempotency_key_reused');
+  });
+
+  it('a record there before the claim is answered without running the work', async () => {
+    const keys = [freshKey(), freshKey()];
+    await commitRecordElsewhere(keys[0]!, { value: 'first' });
+    await commitRecordElsewhere(keys[1]!, { value: 'first' }, 'other-fp');
+    let ran = false;
+    const results = await recordEach(database.pool, keys.map((k) => item(k)), NOW, async () => {
+      ran = true;
+      return [];
+    });
+    expect(ran).toBe(false);
+    expect(results[0]).toEqual({ ok: true, value: { ok: true, value: 'first', replayed: true } });
+    expect((results[1] as { error: DomainError }).error.code).toBe('idempotency_key_reused');
+  });
+});
+
+/**
+ * The test database's pool, with `onQuery` called before each statement any of its connections
+ * sends (BEGIN and COMMIT too): to count a transaction's round trips, or to act between two.
+ */
+function watchedPool() {
+  const watch: { onQuery?: ((text: string) => Promise<void> | void) | undefined } = {};
+  const patched = new WeakSet<pg.PoolClient>();
+  const pool = Object.create(database.pool) as pg.Pool;
+  pool.connect = (async () => {
+    const client = await database.pool.connect();
+    if (!patched.has(client)) {
+      patched.add(client);
+      const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+      client.query = (async (...args: unknown[]) => {
+        const q = args[0] as string | { name?: string; text: string };
+        await watch.onQuery?.(typeof q === 'string' ? q : (q.name ?? q.text));
+        return query(...args);
+      }) as typeof client.query;
+    }
+    return client;
+  }) as typeof pool.connect;
+  return { pool, watch };
+}
+
+describe('placements in a group', async () => {
+  const { pool, watch } = watchedPool();
+  const groups = placementGroups({ pool, clock: { now: () => Date.now() }, durations: durationsFrom(defaultConfig()) });
+  const offer = (await publisherWithOutlet(database)).offers[0]!;
+  const ws = await workspaceWithKeys(database.pool, { balanceCents: offer.price * 10 });
+  const principal = { keyId: ws.spendKeyId, name: 'spend', prefix: 'p', canPlaceOrders: true, abilities: [], workspaceId: ws.workspaceId, publisherId: null };
+  const input: PlaceOrdersInput = { offer_ids: [offer.id], target_url: 'https://buyer.example/' };
+  const placeWith = (key: string, what = input) =>
+    place(groups, principal, what, { once: { book: 'request', apiKeyId: ws.spendKeyId, key, fingerprint: 'fp', requestId: `req-${++n}` }, keeps });
+  const orders = async () => (await database.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM orders WHERE workspace_id = $1', [ws.workspaceId])).rows[0]!.n;
+
+  it('five round trips a group: BEGIN, the claims with the lookup, the lock, the write with the records, COMMIT', async () => {
+    const sent: string[] = [];
+    watch.onQuery = (q) => void sent.push(q);
+    const kept = await Promise.all([placeWith(freshKey()), placeWith(freshKey()), placeWith(freshKey())]);
+    watch.onQuery = undefined;
+    expect(kept.map((k) => k.ok && !k.replayed)).toEqual([true, true, true]);
+    // The first placement goes as a group of its own; the two others wait for it (one workspace
+    // has one group at a time) and go as the next group.
+    expect(sent).toEqual(Array(2).fill(['BEGIN', 'once_claim_requests', 'orders_placement_lock_contexts', 'orders_place', 'COMMIT']).flat());
+  });
+
+  it('a placement whose key holds a record the claim missed: the group rolls back and the placement, run alone, replays the record', async () => {
+    const key = freshKey();
+    const before = await orders();
+    watch.onQuery = async (q) => {
+      if (q !== 'orders_placement_lock_contexts') return;
+      watch.onQuery = undefined;
+      await commitRecordElsewhere(key, { value: [{ id: 1, note: 'the first answer' }] }, 'fp', ws.spendKeyId);
+    };
+    const kept = await placeWith(key);
+    expect(kept).toEqual({ ok: true, value: [{ id: 1, note: 'the first answer' }], replayed: true });
+    expect(await orders()).toBe(before);
+  });
+
+  it('a placement refused (not kept) whose key holds a record the claim missed is answered with the record', async () => {
+    const key = freshKey();
+    watch.onQuery = async (q) => {
+      if (q !== 'orders_placement_lock_contexts') return;
+      watch.onQuery = undefined;
+      await commitRecordElsewhere(key, { value: 'the first answer' }, 'fp', ws.spendKeyId);
+    };
+    const kept = await placeWith(key, { ...input, offer_ids: [999_999_999] });
+    expect(kept).toEqual({ ok: true, value: 'the first answer', replayed: true });
+  });
+});
