@@ -58,6 +58,12 @@ export class SearchEngine {
   private readonly drained: (() => void)[] = [];
   private markCount = 0;
   /**
+   * Set while a reload for a burst is under way: the mark sent before it. Ids notified before the
+   * mark arrives were committed before it, so the reload (whose reads all begin after the mark's
+   * commit) reads them: they are not read again.
+   */
+  private coveredUntil: string | undefined;
+  /**
    * Pages and totals, remembered with the index version they were found at; reused while no write
    * since could have changed them (SearchIndex.unchangedSince: no written outlet matches them).
    */
@@ -190,6 +196,10 @@ export class SearchEngine {
     client.on('error', (err) => this.restart(err));
     client.on('notification', (msg) => {
       if (msg.channel !== 'outlets_changed' || !msg.payload) return;
+      if (msg.payload === this.coveredUntil) {
+        this.coveredUntil = undefined;
+        return;
+      }
       const mark = this.marks.get(msg.payload);
       if (mark) {
         this.marks.delete(msg.payload);
@@ -198,9 +208,11 @@ export class SearchEngine {
       }
       // Another process's mark.
       if (msg.payload.startsWith('mark:')) return;
+      if (this.coveredUntil) return;
       for (const id of msg.payload.split(',')) this.pending.add(Number(id));
       this.drain();
     });
+    this.coveredUntil = undefined;
     await client.connect();
     // Listening before the load: a change committed while it runs is read again after.
     await client.query('LISTEN outlets_changed');
@@ -232,9 +244,22 @@ export class SearchEngine {
         const { live } = index.counts;
         if (live >= RELOAD_MIN && this.pending.size > live * RELOAD_BURST_SHARE) {
           // Most of the catalog was written: loading it afresh reads each row once and leaves
-          // no dead slots behind. Ids notified during the load are read after it.
+          // no dead slots behind. The rest of the burst, still arriving, is in the load too: its
+          // ids are dropped until a mark sent now comes back (notifications arrive in commit
+          // order). Ids notified after the mark are read after the load. Without the mark, a
+          // refresh of every outlet arriving over a load's half minute loaded everything twice.
           this.pending.clear();
-          await this.load();
+          const mark = `mark:${process.pid}:${++this.markCount}`;
+          this.coveredUntil = mark;
+          try {
+            await this.pool.query('SELECT pg_notify($1, $2)', ['outlets_changed', mark]);
+            await this.load();
+          } catch (err) {
+            // The burst's ids are gone and later ones were dropped: start over, as a lost connection does.
+            this.coveredUntil = undefined;
+            this.restart(err as Error);
+            return;
+          }
           continue;
         }
         const ids = [...this.pending];
@@ -263,8 +288,11 @@ export class SearchEngine {
   }
 }
 
+/** The page and total of the matches, whose bitsets then go back to the index (see `release`). */
 function pick(index: SearchIndex, m: Matched, req: SearchRequest, text: boolean, n: number): Found {
-  return { total: index.total(m), ids: index.page(m, req.sort, req.filter, text, n) };
+  const found = { total: index.total(m), ids: index.page(m, req.sort, req.filter, text, n) };
+  index.release(m);
+  return found;
 }
 
 /** A remembered search: the index and version it was found at, the words it was matched with. */

@@ -5,6 +5,7 @@ import { type FilterView, narrowings, type SearchFilter } from './search-filter.
 import { SlotOrder } from './search-order.js';
 import { ANYWHERE, EXACT, IN_NAME, type Listed, listMatches } from './search-listed.js';
 import { runHas, SlotLists } from './search-postings.js';
+import { Scratch } from './search-scratch.js';
 import { type Write, WriteLog } from './search-writes.js';
 import { figured, having, type Ordering, popcount, rank, type RankingRule, rankSlots } from './search-rules.js';
 import type { Vocabulary } from './search-terms.js';
@@ -143,6 +144,8 @@ export interface Bits {
   inName: Uint32Array;
   /** Every word anywhere (search_vector). */
   anywhere: Uint32Array;
+  /** The bitsets above, lent by the index: given back by `release` once the page is picked. */
+  lent: Uint32Array[];
 }
 
 
@@ -231,6 +234,8 @@ export class SearchIndex implements Vocabulary, FilterView {
   /** Bumped by every write: what was remembered of an older version is stale. */
   version = 0;
   private scratch = new Int32Array(0);
+  /** Bitsets over every slot lent to searches (search-scratch.ts). */
+  private readonly lender = new Scratch();
   /** Slots of outlets written again since (the engine reloads when they are many). */
   dead = 0;
   /** Completions of a prefix, remembered until the next write. */
@@ -502,15 +507,19 @@ export class SearchIndex implements Vocabulary, FilterView {
 
   /** The words' matches as a bitset over slots: each group through any of its lexemes. */
   private matchBits(groups: TextQuery['groups'], terms: SlotLists): Uint32Array {
-    const words = new Uint32Array((this.size + 31) >>> 5);
+    const n = (this.size + 31) >>> 5;
+    const words = this.lender.take(n);
     let first = true;
     for (const g of groups) {
-      const bits = first ? words : new Uint32Array(words.length);
+      const bits = first ? words : this.lender.take(n);
       for (const lexeme of g.lexemes) {
         const id = this.lexicon.get(lexeme);
         if (id !== undefined) terms.setBits(bits, id);
       }
-      if (!first) for (let i = 0; i < words.length; i++) words[i]! &= bits[i]!;
+      if (!first) {
+        for (let i = 0; i < n; i++) words[i]! &= bits[i]!;
+        this.lender.give(bits);
+      }
       first = false;
     }
     return words;
@@ -545,7 +554,15 @@ export class SearchIndex implements Vocabulary, FilterView {
 
   /** The outlets passing the filter (no words), as a bitset: the planner's candidates. */
   passing(f: SearchFilter): Uint32Array {
-    return this.bits(undefined, f).universe;
+    const m = this.bits(undefined, f);
+    // The universe is the caller's to keep; the rest goes back.
+    this.lender.give(...m.lent.filter((b) => b !== m.universe));
+    return m.universe;
+  }
+
+  /** Takes back what a search's matches borrowed (nothing may read them after). */
+  release(m: Matched): void {
+    if (m.kind === 'bits') this.lender.give(...m.lent.splice(0));
   }
 
   /**
@@ -573,14 +590,14 @@ export class SearchIndex implements Vocabulary, FilterView {
   /** The bitsets' way: every word's slots, the tiers and the filters as bitsets over every slot. */
   private bits(q: TextQuery | undefined, f: SearchFilter): Bits {
     const n = (this.size + 31) >>> 5;
-    const anywhere = q ? this.matchBits(q.groups, this.terms) : new Uint32Array(n).fill(0xffffffff);
-    const inName = q && q.groups.length ? this.matchBits(q.groups, this.nameTerms) : new Uint32Array(n);
-    const exact = new Uint32Array(n);
+    const anywhere = q ? this.matchBits(q.groups, this.terms) : this.lender.take(n).fill(0xffffffff);
+    const inName = q && q.groups.length ? this.matchBits(q.groups, this.nameTerms) : this.lender.take(n);
+    const exact = this.lender.take(n);
     if (q) {
       this.exacts.setBits(exact, nameKey(q.exactName));
       if (q.domain !== undefined) this.exacts.setBits(exact, domainKey(q.domain));
     }
-    const universe = new Uint32Array(n);
+    const universe = this.lender.take(n);
     const alive = this.bitset('alive');
     for (let i = 0; i < n; i++) universe[i] = (anywhere[i]! | exact[i]! | inName[i]!) & alive[i]!;
     for (const narrowing of narrowings(f, this)) {
@@ -605,7 +622,7 @@ export class SearchIndex implements Vocabulary, FilterView {
         }
       }
     }
-    return { kind: 'bits', universe, exact, inName, anywhere };
+    return { kind: 'bits', universe, exact, inName, anywhere, lent: [universe, exact, inName, anywhere] };
   }
 
   /**
@@ -639,7 +656,7 @@ export class SearchIndex implements Vocabulary, FilterView {
   /** The ids of the first `n` matches in the sort's order. */
   page(m: Matched, sort: OutletSort, f: SearchFilter, text: boolean, n: number): number[] {
     const { rules, ordering } = this.rulesOf(m, sort, f, text);
-    const slots = m.kind === 'bits' ? rank(m.universe, rules, ordering, n) : rankSlots(m.slots, rules, ordering, n);
+    const slots = m.kind === 'bits' ? rank(m.universe, rules, ordering, n, this.lender) : rankSlots(m.slots, rules, ordering, n);
     return slots.map((s) => this.ids[s]!);
   }
 
@@ -651,9 +668,11 @@ export class SearchIndex implements Vocabulary, FilterView {
   /** The outlet ids a phrase is confirmed on: the matches other than the exact name or domain. */
   phraseCandidates(m: Matched): number[] {
     if (m.kind === 'slots') return m.slots.filter((_, i) => (m.tiers[i]! & EXACT) === 0).map((s) => this.ids[s]!);
-    const candidates = new Uint32Array(m.universe.length);
+    const candidates = this.lender.take(m.universe.length);
     for (let i = 0; i < candidates.length; i++) candidates[i] = m.universe[i]! & ~m.exact[i]!;
-    return this.idsOf(candidates);
+    const ids = this.idsOf(candidates);
+    this.lender.give(candidates);
+    return ids;
   }
 
   /**
@@ -682,6 +701,7 @@ export class SearchIndex implements Vocabulary, FilterView {
       m.inName[i]! &= name[i]!;
       m.anywhere[i]! &= any[i]!;
     }
+    this.lender.give(any, name);
     return m;
   }
 
@@ -735,8 +755,8 @@ export class SearchIndex implements Vocabulary, FilterView {
   }
 
   /** The bits of these outlets' current slots. */
-  bitsOfIds(ids: Iterable<number>): Uint32Array {
-    const bits = new Uint32Array((this.size + 31) >>> 5);
+  private bitsOfIds(ids: Iterable<number>): Uint32Array {
+    const bits = this.lender.take((this.size + 31) >>> 5);
     for (const id of ids) {
       const s = (this.slotOf[id] ?? 0) - 1;
       if (s >= 0) bits[s >>> 5]! |= 1 << (s & 31);

@@ -1,5 +1,6 @@
 import { TypedFastBitSet } from 'typedfastbitset';
 import type { SlotOrder } from './search-order.js';
+import type { Scratch } from './search-scratch.js';
 import { hasSlot, slotsOf } from './slot-bits.js';
 
 // Ranking as rules over one universe of matches (a bitset over the index's slots), the way
@@ -34,11 +35,15 @@ export function popcount(bits: Uint32Array): number {
   return new TypedFastBitSet(undefined, bits).size();
 }
 
-/** The slots of a bucket that are (first) and are not (second) in `bits`. */
-function split(bucket: Uint32Array, bits: Uint32Array): [Uint32Array, Uint32Array] {
-  const b = new TypedFastBitSet(undefined, bucket);
-  const other = new TypedFastBitSet(undefined, bits);
-  return [b.new_intersection(other).words, b.new_difference(other).words];
+/** The slots of a bucket that are (first) and are not (second) in `bits`, in bitsets from `scratch`. */
+function split(bucket: Uint32Array, bits: Uint32Array, scratch: Scratch): [Uint32Array, Uint32Array] {
+  const inside = scratch.take(bucket.length);
+  const outside = scratch.take(bucket.length);
+  for (let i = 0; i < bucket.length; i++) {
+    inside[i] = bucket[i]! & bits[i]!;
+    outside[i] = bucket[i]! & ~bits[i]!;
+  }
+  return [inside, outside];
 }
 
 /** Those in `first` first (a relevance tier: the exact name, every word in the name, …), then the rest. */
@@ -72,7 +77,7 @@ export function sortFirst(bits: Uint32Array, m: number, order: SlotOrder, revers
  * The first `m` slots of `universe` (a bitset) under the rules, then `ordering` (unless a rule's
  * bucket set its own).
  */
-export function rank(universe: Uint32Array, rules: readonly RankingRule[], ordering: Ordering, m: number): number[] {
+export function rank(universe: Uint32Array, rules: readonly RankingRule[], ordering: Ordering, m: number, scratch: Scratch): number[] {
   const out: number[] = [];
   const visit = (bits: Uint32Array, rule: number, within: Ordering) => {
     const size = popcount(bits);
@@ -83,9 +88,10 @@ export function rank(universe: Uint32Array, rules: readonly RankingRule[], order
     }
     const { first, ordering: own } = rules[rule]!;
     if (!(first instanceof Uint32Array)) throw new Error('a bitset bucket is split by a bitset');
-    const [inside, outside] = split(bits, first);
+    const [inside, outside] = split(bits, first, scratch);
     visit(inside, rule + 1, own ?? within);
     if (out.length < m) visit(outside, rule + 1, within);
+    scratch.give(inside, outside);
   };
   if (m > 0) visit(universe, 0, ordering);
   return out;
