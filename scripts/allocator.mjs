@@ -1,14 +1,15 @@
-// Runs the server with glibc's malloc told to serve every buffer of 128 KiB or more from a mapping
+// Runs the server with glibc's malloc told to serve every buffer of 64 KiB or more from a mapping
 // of its own (MALLOC_MMAP_THRESHOLD_). Left to itself, glibc raises that threshold each time it
 // frees such a mapping, up to 32 MiB: after the search index's big arrays are first freed (a
 // reload after a nightly traffic refresh), the next index's arrays come from the heap, whose freed
-// holes glibc keeps. At 1,000,000 outlets that kept the process 80–115% above its fresh size; with
-// the threshold fixed, freed arrays go back to the system (docs/search.md, "Bounded memory").
+// holes glibc keeps. At 1,000,000 outlets that kept the process 80–115% above its fresh size. At
+// 128 KiB it still kept 16–21% more: a reload reads the catalog through thousands of 64 KiB socket
+// buffers, which left holes in the heap; at 64 KiB, 8% (docs/search.md, "Bounded memory").
 // glibc reads the variable only when a process starts, so without it the server runs as a child
 // process that has it; the parent forwards the stop signals and exits as the child did.
 import { spawn } from 'node:child_process';
 
-export const ALLOCATOR_ENV = { MALLOC_MMAP_THRESHOLD_: '131072' };
+export const ALLOCATOR_ENV = { MALLOC_MMAP_THRESHOLD_: '65536' };
 
 /** Imports `entry` (a file path) in this process, or runs it in a child with the setting. */
 export async function runWithAllocatorSetting(entry) {

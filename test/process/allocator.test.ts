@@ -44,7 +44,7 @@ describe.runIf(process.platform === 'linux')('the allocator setting npm start ru
   it('is given to a child when missing, which stops on the SIGTERM the parent gets, with its exit code', async () => {
     const run = start(baseEnv());
     const seen = await run.seen();
-    expect(seen.threshold).toBe('131072');
+    expect(seen.threshold).toBe('65536');
     expect(seen.pid).not.toBe(run.proc.pid);
     run.proc.kill('SIGTERM');
     expect(await run.exited).toBe(3);
@@ -52,9 +52,9 @@ describe.runIf(process.platform === 'linux')('the allocator setting npm start ru
   });
 
   it('is left as it is when present: the server runs in the same process', async () => {
-    const run = start({ ...baseEnv(), MALLOC_MMAP_THRESHOLD_: '65536' });
+    const run = start({ ...baseEnv(), MALLOC_MMAP_THRESHOLD_: '131072' });
     const seen = await run.seen();
-    expect(seen).toEqual({ threshold: '65536', pid: run.proc.pid });
+    expect(seen).toEqual({ threshold: '131072', pid: run.proc.pid });
     run.proc.kill('SIGTERM');
     expect(await run.exited).toBe(3);
   });
