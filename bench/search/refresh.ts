@@ -137,15 +137,7 @@ searching = searchUntilStopped();
 phase = 'meanwhile';
 const writer = new pg.Client({ connectionString: url });
 await writer.connect();
-// Counts the engine's swaps to a freshly loaded index from here on.
-let reloads = 0;
-let current = engine.loaded;
-const watch = setInterval(() => {
-  if (engine.loaded !== current) {
-    reloads++;
-    current = engine.loaded;
-  }
-}, 50);
+const loadsBefore = engine.loads;
 const t0 = Date.now();
 // New figures every run (a salt of its own), so that a second run over the same database changes them too.
 await writer.query('UPDATE outlets SET monthly_visits = (hashtext(domain || $1) & 1048575) * 10', [String(Date.now())]);
@@ -169,11 +161,7 @@ await searching;
 // Read once the engine has read everything notified (a reload still running holds two indexes).
 const stopped = Date.now();
 await engine.catchUp();
-clearInterval(watch);
-if (engine.loaded !== current) reloads++;
-// Holding no index here: the one seen last would otherwise stay alive.
-current = undefined;
-console.log(`engine settled ${((Date.now() - stopped) / 1000).toFixed(1)} s after the searches stopped; indexes loaded afresh since the UPDATE began: ${reloads}`);
+console.log(`engine settled ${((Date.now() - stopped) / 1000).toFixed(1)} s after the searches stopped; indexes loaded afresh since the UPDATE began: ${engine.loads - loadsBefore}`);
 const settled = await rss();
 console.log(
   `resident memory after: ${mb(settled)} (${(((settled - warm) / warm) * 100).toFixed(1)}% against the fresh start after its first searches, ${(((settled - fresh) / fresh) * 100).toFixed(1)}% against it before any; ${breakdown()})`,

@@ -57,6 +57,7 @@ export class SearchEngine {
   private readonly marks = new Map<string, () => void>();
   private readonly drained: (() => void)[] = [];
   private markCount = 0;
+  private loadCount = 0;
   /**
    * Set while a reload for a burst is under way: the mark sent before it. Ids notified before the
    * mark arrives were committed before it, so the reload (whose reads all begin after the mark's
@@ -82,6 +83,11 @@ export class SearchEngine {
   /** Whether searches can be answered (the index is loaded). */
   get ready(): boolean {
     return this.index !== undefined;
+  }
+
+  /** How many indexes were loaded and swapped in, the first included (a reload shows here). */
+  get loads(): number {
+    return this.loadCount;
   }
 
   /** The loaded index (tests and benchmarks read its counts). */
@@ -227,6 +233,7 @@ export class SearchEngine {
       await fresh.load(this.pool);
       if (this.stopped) return;
       this.index = fresh;
+      this.loadCount++;
       // What was remembered holds the old index: forgetting it lets the old index go.
       this.remembered.clear();
     } finally {
