@@ -218,7 +218,9 @@ describe('POST /api/v1/orders: placements committed as a group — happy', () =>
     const waiting = [];
     for (let i = 0; i < 4; i++) {
       waiting.push(place(locked!.spendKey, `wait-${i}`, [offer.id]));
-      await sleep(20); // so that they arrive in this order
+      // So that they arrive in this order: each is in the queue before the next is sent (a fixed
+      // pause was not enough on a loaded machine, where authenticating one can take longer).
+      for (let t = 0; h.app.placementGroups.pending < i + 1 && t < 400; t++) await sleep(5);
     }
     // Their group gives up its lock after 250 ms; they then run alone, and only one reaches the
     // database while the rows stay held.

@@ -7,15 +7,16 @@ import { projectRoot } from '../../src/paths.js';
 
 // `npm start` runs the server with glibc's mmap threshold fixed (scripts/allocator.mjs): in a
 // child process when the environment lacks it, in its own otherwise. A stand-in server prints
-// what it sees and stops on SIGTERM with a code of its own, which the wrapper must pass on.
+// what it sees (once its SIGTERM handler is in place) and stops on SIGTERM with a code of its own,
+// which the wrapper must pass on.
 
 const dir = mkdtempSync(join(tmpdir(), 'allocator-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const entry = join(dir, 'server.mjs');
 writeFileSync(
   entry,
-  `console.log(JSON.stringify({ threshold: process.env.MALLOC_MMAP_THRESHOLD_ ?? null, pid: process.pid }));
-   process.on('SIGTERM', () => { console.log('stopping'); setTimeout(() => process.exit(3), 50); });
+  `process.on('SIGTERM', () => { console.log('stopping'); setTimeout(() => process.exit(3), 50); });
+   console.log(JSON.stringify({ threshold: process.env.MALLOC_MMAP_THRESHOLD_ ?? null, pid: process.pid }));
    setInterval(() => {}, 1000);`,
 );
 const wrapper = `import { runWithAllocatorSetting } from ${JSON.stringify(join(projectRoot, 'scripts', 'allocator.mjs'))};
