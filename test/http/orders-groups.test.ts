@@ -173,6 +173,9 @@ describe('POST /api/v1/orders: placements committed as a group — happy', () =>
     const offer = p.offers[0]!;
     const first = await workspaceWithKeys(database.pool);
     const others = await Promise.all([1, 2, 3].map(() => workspaceWithKeys(database.pool)));
+    // Their keys known already (a request authenticates without the database), so that all three
+    // are queued within the 250 ms the group ahead waits for its lock, even on a loaded machine.
+    for (const ws of others) expect((await h.app.inject({ method: 'GET', url: '/api/v1/me', headers: bearer(ws.spendKey) })).statusCode).toBe(200);
     const hold = await holdWorkspace(first.workspaceId, first.spendKey, offer.id);
     const group = others.map((ws) => place(ws.spendKey, 'across', [offer.id]));
     await sleep(300);
