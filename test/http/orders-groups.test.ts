@@ -192,6 +192,8 @@ describe('POST /api/v1/orders: placements committed as a group — happy', () =>
     const offer = p.offers[0]!;
     const first = await workspaceWithKeys(database.pool);
     const [locked, x, y] = await Promise.all([1, 2, 3].map(() => workspaceWithKeys(database.pool)));
+    // Their keys known already, so that all three are queued within the 250 ms the group ahead waits.
+    for (const ws of [locked!, x!, y!]) expect((await h.app.inject({ method: 'GET', url: '/api/v1/me', headers: bearer(ws.spendKey) })).statusCode).toBe(200);
     const hold = await holdWorkspace(first.workspaceId, first.spendKey, offer.id);
     const unlockLocked = await holdRows(locked!.workspaceId);
     let lockedAnswered = false;
