@@ -37,16 +37,40 @@ async function holdRows(workspaceId: number) {
   };
 }
 
+// The gate: a placement whose idempotency key is listed in test_gates stops in its write (a
+// group's records are written by the statement that writes its orders, placed or refused) until
+// the test deletes the row. It waits by sleeping, not on a lock, so no lock timeout ends it: the
+// group ahead runs for exactly as long as the test needs, on any machine.
+await database.pool.query(`
+  CREATE TABLE test_gates (key text PRIMARY KEY);
+  CREATE FUNCTION test_gate() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      WHILE EXISTS (SELECT 1 FROM test_gates WHERE key = NEW.key) LOOP PERFORM pg_sleep(0.005); END LOOP;
+      RETURN NEW;
+    END $$;
+  CREATE TRIGGER test_gate BEFORE INSERT ON idempotency_records FOR EACH ROW EXECUTE FUNCTION test_gate();`);
+const atGate = async () =>
+  (await database.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND datname = current_database()`)).rows[0]!.n;
+
+/** Waits until `n` placements are waiting or running in the process. */
+async function untilPending(n: number) {
+  for (let t = 0; h.app.placementGroups.pending < n && t < 2_000; t++) await sleep(5);
+  expect(h.app.placementGroups.pending).toBe(n);
+}
+
 /**
- * Holds the workspace's balance rows and sends a placement, which becomes the running group,
- * waiting for the lock. Whatever is sent next waits in the process; `release` lets the first
+ * Sends a placement that becomes the running group and stops at the gate. Whatever is sent next
+ * waits in the process; `release` (once `untilPending` says the rest are queued) lets the first
  * through, and the waiting requests then go as the next group.
  */
 async function holdWorkspace(workspaceId: number, key: string, offerId: number, aheadKey = `ahead-${workspaceId}`) {
-  const release = await holdRows(workspaceId);
+  await database.pool.query('INSERT INTO test_gates VALUES ($1)', [aheadKey]);
   const ahead = [place(key, aheadKey, [offerId])];
-  for (let i = 0; i < 500 && (await lockWaiters()) < 1; i++) await sleep(10);
-  expect(await lockWaiters()).toBe(1);
+  for (let i = 0; i < 1_000 && (await atGate()) < 1; i++) await sleep(10);
+  expect(await atGate()).toBe(1);
+  const release = async () => {
+    await database.pool.query('DELETE FROM test_gates WHERE key = $1', [aheadKey]);
+  };
   return { ahead, release };
 }
 
@@ -76,7 +100,7 @@ describe('POST /api/v1/orders: placements committed as a group — happy', () =>
       new2: place(ws.spendKey, 'new-2', [offer.id]),
       new3: place(ws.spendKey, 'new-3', [offer.id]),
     };
-    await sleep(300);
+    await untilPending(7);
     // A retry while its first request waits here: 409 at once, as while it runs.
     const early = await place(ws.spendKey, 'new-1', [offer.id]);
     expect(early.statusCode).toBe(409);
@@ -101,7 +125,7 @@ describe('POST /api/v1/orders: placements committed as a group — happy', () =>
     const hold2 = await holdWorkspace(ws.workspaceId, ws.spendKey, offer.id, 'ahead-2');
     const again = place(ws.spendKey, 'new-1', [offer.id]);
     const reused = place(ws.spendKey, 'done', [offer.id], 'https://buyer.example/other');
-    await sleep(300);
+    await untilPending(3);
     await hold2.release();
     expect((await Promise.all(hold2.ahead))[0]!.statusCode).toBe(402);
     const repeat = await again;
@@ -147,7 +171,7 @@ describe('POST /api/v1/orders: placements committed as a group — happy', () =>
     try {
       const hold = await holdWorkspace(ws.workspaceId, ws.spendKey, offer.id);
       const group = [place(ws.spendKey, 'g-1', [offer.id]), place(ws.spendKey, 'g-2', [offer.id], poison), place(ws.spendKey, 'g-3', [offer.id])];
-      await sleep(300);
+      await untilPending(4);
       await hold.release();
       await Promise.all(hold.ahead);
       const [a, bad, b] = await Promise.all(group);
@@ -173,12 +197,9 @@ describe('POST /api/v1/orders: placements committed as a group — happy', () =>
     const offer = p.offers[0]!;
     const first = await workspaceWithKeys(database.pool);
     const others = await Promise.all([1, 2, 3].map(() => workspaceWithKeys(database.pool)));
-    // Their keys known already (a request authenticates without the database), so that all three
-    // are queued within the 250 ms the group ahead waits for its lock, even on a loaded machine.
-    for (const ws of others) expect((await h.app.inject({ method: 'GET', url: '/api/v1/me', headers: bearer(ws.spendKey) })).statusCode).toBe(200);
     const hold = await holdWorkspace(first.workspaceId, first.spendKey, offer.id);
     const group = others.map((ws) => place(ws.spendKey, 'across', [offer.id]));
-    await sleep(300);
+    await untilPending(4);
     await hold.release();
     await Promise.all(hold.ahead);
     const placed = await Promise.all(group);
@@ -192,8 +213,6 @@ describe('POST /api/v1/orders: placements committed as a group — happy', () =>
     const offer = p.offers[0]!;
     const first = await workspaceWithKeys(database.pool);
     const [locked, x, y] = await Promise.all([1, 2, 3].map(() => workspaceWithKeys(database.pool)));
-    // Their keys known already, so that all three are queued within the 250 ms the group ahead waits.
-    for (const ws of [locked!, x!, y!]) expect((await h.app.inject({ method: 'GET', url: '/api/v1/me', headers: bearer(ws.spendKey) })).statusCode).toBe(200);
     const hold = await holdWorkspace(first.workspaceId, first.spendKey, offer.id);
     const unlockLocked = await holdRows(locked!.workspaceId);
     let lockedAnswered = false;
@@ -201,17 +220,21 @@ describe('POST /api/v1/orders: placements committed as a group — happy', () =>
       lockedAnswered = true;
       return r;
     });
-    const free = [place(x!.spendKey, 'free', [offer.id]), place(y!.spendKey, 'free', [offer.id])];
-    await sleep(300);
-    await hold.release();
-    await Promise.all(hold.ahead);
-    // The group of three waits for the locked workspace, gives up, and the two others are placed
-    // while its rows are still held.
-    const done = await Promise.all(free);
-    for (const r of done) expect(r.statusCode).toBe(201);
-    expect(lockedAnswered).toBe(false);
-    expect((await writers('orders', 'id = ANY($1)', [done.map((r) => r.json().data[0].id)])).size).toBe(2);
-    await unlockLocked();
+    // Released whatever happens, so that a failure here leaves no placement stuck for the next test.
+    try {
+      const free = [place(x!.spendKey, 'free', [offer.id]), place(y!.spendKey, 'free', [offer.id])];
+      await untilPending(4);
+      await hold.release();
+      await Promise.all(hold.ahead);
+      // The group of three waits for the locked workspace, gives up, and the two others are placed
+      // while its rows are still held.
+      const done = await Promise.all(free);
+      for (const r of done) expect(r.statusCode).toBe(201);
+      expect(lockedAnswered).toBe(false);
+      expect((await writers('orders', 'id = ANY($1)', [done.map((r) => r.json().data[0].id)])).size).toBe(2);
+    } finally {
+      await unlockLocked();
+    }
     expect((await stuck).statusCode).toBe(201);
     await expectLedgerInvariants(database);
   });
