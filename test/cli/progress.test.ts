@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { terminalProgress } from '../../src/cli/progress.js';
 import { projectRoot } from '../../src/paths.js';
 import { createPublisher } from '../../src/domain/publishers/publisher-service.js';
-import { childEnv, cliJson, runCli } from '../helpers/child.js';
+import { childEnv, CLI, cliJson, runCli } from '../helpers/child.js';
 import { createTestDatabase } from '../helpers/db.js';
 
 // Long admin commands draw their progress on stderr when it is a terminal, and write nothing
@@ -77,7 +77,7 @@ describe('outlets generate as a process', { timeout: 120_000 }, () => {
   it.runIf(hasScript)('on a terminal: progress on stderr, the same JSON on stdout', async () => {
     const pub = await createPublisher(database.pool, 'Shown progress');
     const out = join(dir, 'out.json');
-    const command = `exec "${process.execPath}" --import tsx src/cli/run.ts outlets generate --publisher ${pub.id} --count 3000 > "${out}"`;
+    const command = `exec "${process.execPath}" "${CLI}" outlets generate --publisher ${pub.id} --count 3000 > "${out}"`;
     const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: projectRoot, env: childEnv({ DATABASE_URL: database.url }), stdio: ['ignore', 'pipe', 'pipe'] });
     let terminal = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (terminal += d));

@@ -1,6 +1,9 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { migrateOnly } from '../../src/db/migrate.js';
+import { projectRoot } from '../../src/paths.js';
 import { startPgServer } from './pg-server.js';
 import { withDatabase } from './urls.js';
 
@@ -13,6 +16,8 @@ declare module 'vitest' {
 
 /** One PostgreSQL for the run, with a migrated template database every test file clones. */
 export default async function setup(project: TestProject) {
+  // The server and CLI the process tests spawn run from dist/, as `npm start` runs them.
+  execFileSync(process.execPath, [join(projectRoot, 'scripts', 'build-if-needed.mjs')], { stdio: 'inherit', cwd: projectRoot });
   const server = await startPgServer();
   const template = `mkt_tpl_${process.pid}_${Date.now().toString(36)}`;
   const admin = new pg.Client({ connectionString: server.adminUrl });
