@@ -3,6 +3,7 @@ import type { Db } from '../../db/handle.js';
 import type { OfferFormat, OutletSort } from './enums.js';
 import { type FilterView, narrowings, type SearchFilter } from './search-filter.js';
 import { SlotOrder } from './search-order.js';
+import { Lexicon } from './search-lexicon.js';
 import { ANYWHERE, EXACT, IN_NAME, type Listed, listMatches } from './search-listed.js';
 import { runHas, SlotLists } from './search-postings.js';
 import { Scratch } from './search-scratch.js';
@@ -165,8 +166,8 @@ export class SearchIndex implements Vocabulary, FilterView {
   private visitsOf = new Float64Array(0);
   private prices: Float64Array[] = [];
   private readonly codes = { type: new Codes(), country: new Codes(), language: new Codes() };
-  /** Every lexeme once: its id indexes both posting lists (search_vector's and name_vector's). */
-  private readonly lexicon = new Map<string, number>();
+  /** Every lexeme once: its id indexes both posting lists (search_vector's and name_vector's); flagged if a WORD. */
+  private readonly lexicon = new Lexicon((lexeme) => WORD.test(lexeme));
   private readonly terms = new SlotLists();
   private readonly nameTerms = new SlotLists();
   /** The topics' lexemes (search_vector's weight B), for the planner's "matched in the topics". */
@@ -228,9 +229,9 @@ export class SearchIndex implements Vocabulary, FilterView {
     },
     (s) => this.alive(s) && this.has('verification', s),
   );
-  /** The words (WORD) of search_vector sorted, for completions; those added since, in `newWords`. */
-  private words: string[] = [];
-  private newWords: string[] = [];
+  /** The words (WORD) of search_vector as lexicon ids, sorted as their strings, for completions; those added since, in `newWords`. */
+  private words = new Int32Array(0);
+  private newWords: number[] = [];
   /** Bumped by every write: what was remembered of an older version is stale. */
   version = 0;
   private scratch = new Int32Array(0);
@@ -292,9 +293,7 @@ export class SearchIndex implements Vocabulary, FilterView {
   }
 
   private lexemeId(lexeme: string): number {
-    let id = this.lexicon.get(lexeme);
-    if (id === undefined) this.lexicon.set(lexeme, (id = this.lexicon.size));
-    return id;
+    return this.lexicon.add(lexeme);
   }
 
   private put(r: Row, c: CheckCounts): void {
@@ -354,7 +353,7 @@ export class SearchIndex implements Vocabulary, FilterView {
     const known = this.newWords.length;
     for (const t of terms) {
       const id = this.lexemeId(t);
-      if (this.ready && !this.terms.has(id) && WORD.test(t)) this.newWords.push(t);
+      if (this.ready && !this.terms.has(id) && this.lexicon.flagged(id)) this.newWords.push(id);
       this.terms.add(id, s);
     }
     for (const t of names) this.nameTerms.add(this.lexemeId(t), s);
@@ -388,8 +387,8 @@ export class SearchIndex implements Vocabulary, FilterView {
     if (old < 0 || this.termCount[old] !== terms.length || this.nameCount[old] !== names.length) return false;
     const holds = (lists: SlotLists, key: number | undefined) => key !== undefined && lists.runs(key).some((run) => runHas(run, old));
     return (
-      terms.every((t) => holds(this.terms, this.lexicon.get(t))) &&
-      names.every((t) => holds(this.nameTerms, this.lexicon.get(t))) &&
+      terms.every((t) => holds(this.terms, this.lexicon.id(t))) &&
+      names.every((t) => holds(this.nameTerms, this.lexicon.id(t))) &&
       holds(this.exacts, nameKey(r.name)) &&
       holds(this.exacts, domainKey(r.domain))
     );
@@ -451,14 +450,17 @@ export class SearchIndex implements Vocabulary, FilterView {
     for (const lists of [this.terms, this.nameTerms, this.topicTerms, this.topics, this.exacts]) lists.pack();
     const inTerms = new Uint8Array(this.lexicon.size);
     this.terms.forEachKey((id) => (inTerms[id] = 1));
-    const words: string[] = [];
-    for (const [lexeme, id] of this.lexicon) if (inTerms[id] === 1 && WORD.test(lexeme)) words.push(lexeme);
-    this.words = words.sort();
+    let n = 0;
+    for (let id = 0; id < this.lexicon.size; id++) if (inTerms[id] === 1 && this.lexicon.flagged(id)) n++;
+    const words = new Int32Array(n);
+    n = 0;
+    for (let id = 0; id < this.lexicon.size; id++) if (inTerms[id] === 1 && this.lexicon.flagged(id)) words[n++] = id;
+    this.words = words.sort((a, b) => this.lexicon.compareIds(a, b));
     this.ready = true;
   }
 
   knows(term: string): boolean {
-    const id = this.lexicon.get(term);
+    const id = this.lexicon.id(term);
     return id !== undefined && this.terms.has(id) && WORD.test(term);
   }
 
@@ -473,22 +475,22 @@ export class SearchIndex implements Vocabulary, FilterView {
   }
 
   private completionsNow(prefix: string, max: number): string[] {
+    const lexicon = this.lexicon;
     if (this.newWords.length > 1_024) {
-      this.words = [...this.words, ...this.newWords].sort();
+      const merged = new Int32Array(this.words.length + this.newWords.length);
+      merged.set(this.words);
+      merged.set(this.newWords, this.words.length);
+      this.words = merged.sort((a, b) => lexicon.compareIds(a, b));
       this.newWords = [];
     }
     const words = this.words;
-    let lo = 0;
-    let hi = words.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (words[mid]! < prefix) lo = mid + 1;
-      else hi = mid;
-    }
-    const found: string[] = [];
-    for (let i = lo; i < words.length && words[i]!.startsWith(prefix); i++) if (words[i] !== prefix) found.push(words[i]!);
-    for (const w of this.newWords) if (w.startsWith(prefix) && w !== prefix) found.push(w);
-    return found.sort((a, b) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0)).slice(0, max);
+    const found: number[] = [];
+    const starts = (id: number) => lexicon.startsWith(id, prefix) && lexicon.length(id) > prefix.length;
+    for (let i = lexicon.lowerBound(words, prefix); i < words.length && lexicon.startsWith(words[i]!, prefix); i++) if (starts(words[i]!)) found.push(words[i]!);
+    for (const id of this.newWords) if (starts(id)) found.push(id);
+    // The shortest first, then in string order.
+    found.sort((a, b) => lexicon.length(a) - lexicon.length(b) || lexicon.compareIds(a, b));
+    return found.slice(0, max).map((id) => lexicon.text(id));
   }
 
   /** Reads these outlets again (they were written). */
@@ -513,7 +515,7 @@ export class SearchIndex implements Vocabulary, FilterView {
     for (const g of groups) {
       const bits = first ? words : this.lender.take(n);
       for (const lexeme of g.lexemes) {
-        const id = this.lexicon.get(lexeme);
+        const id = this.lexicon.id(lexeme);
         if (id !== undefined) terms.setBits(bits, id);
       }
       if (!first) {
@@ -573,7 +575,7 @@ export class SearchIndex implements Vocabulary, FilterView {
    */
   private listed(q: TextQuery, f: SearchFilter): Listed | undefined {
     const groups = q.groups.map((g) => {
-      const ids = g.lexemes.map((l) => this.lexicon.get(l)).filter((id) => id !== undefined);
+      const ids = g.lexemes.map((l) => this.lexicon.id(l)).filter((id) => id !== undefined);
       const of = (lists: SlotLists) => ids.map((id) => ({ runs: lists.runs(id), bits: lists.bitsOf(id) }));
       return { terms: of(this.terms), name: of(this.nameTerms) };
     });
@@ -712,7 +714,7 @@ export class SearchIndex implements Vocabulary, FilterView {
     const n = (this.size + 31) >>> 5;
     const out = { name: new Uint32Array(n), topics: new Uint32Array(n), anywhere: new Uint32Array(n) };
     for (const l of lexemes) {
-      const id = this.lexicon.get(l);
+      const id = this.lexicon.id(l);
       if (id === undefined) continue;
       this.nameTerms.setBits(out.name, id);
       this.topicTerms.setBits(out.topics, id);
