@@ -3,7 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { topUpWorkspace } from '../../src/domain/workspaces/top-up.js';
 import { setupApp } from '../helpers/app.js';
 import { publisherWithOutlet } from '../helpers/catalog.js';
-import { checkPage, requireBrowser, skipBrowser } from './browser-harness.js';
+import { allowBrowserFlows, checkPage, requireBrowser, skipBrowser } from './browser-harness.js';
+
+allowBrowserFlows();
 
 // A spending key's budget in Chromium, as a person sets it (docs/console.md, docs/budgets.md):
 // created with a daily limit, seen on the key page with what an order spent, changed, cleared;

@@ -20,9 +20,15 @@ const SHOTS = process.env.CONSOLE_SCREENSHOTS === '1' ? join(projectRoot, 'docs'
 if (SHOTS) mkdirSync(SHOTS, { recursive: true });
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
-// A browser flow is dozens of page loads: on a loaded machine (the suite's other files, other work)
-// one takes well over the suite's 30 s. Its timeout is only a hang detector (no test judges speed).
-vi.setConfig({ testTimeout: 180_000 });
+/**
+ * A browser flow is dozens of page loads: on a loaded machine (the suite's other files, other work)
+ * one takes well over the suite's 30 s. Its timeout is only a hang detector (no test judges speed).
+ * Called at the top of each browser file: vitest resets the config for every file, while this
+ * module, shared by the files of a worker (`isolate: false`), is evaluated only for the first.
+ */
+export function allowBrowserFlows(): void {
+  vi.setConfig({ testTimeout: 180_000 });
+}
 
 export function requireBrowser(): string {
   if (!executablePath) throw new Error('CI=true and no Chromium: install it (apt-get install -y chromium) or set CHROMIUM_PATH');

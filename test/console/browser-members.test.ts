@@ -5,7 +5,9 @@ import { addMember, roleIn } from '../../src/domain/users/memberships.js';
 import { createUser } from '../../src/domain/users/user-service.js';
 import { createWorkspace, getApprovalRules } from '../../src/domain/workspaces/workspace-service.js';
 import { setupApp } from '../helpers/app.js';
-import { checkPage, requireBrowser, skipBrowser } from './browser-harness.js';
+import { allowBrowserFlows, checkPage, requireBrowser, skipBrowser } from './browser-harness.js';
+
+allowBrowserFlows();
 
 // Members, the invite link, approval rules and webhooks in Chromium, as people use them, then
 // checked through the API and the database.

@@ -7,7 +7,9 @@ import { setupApp } from '../helpers/app.js';
 import { expectLedgerInvariants } from '../helpers/ledger-invariants.js';
 import { articleFor, orderKit } from '../helpers/orders.js';
 import { html, startPages } from '../helpers/pages.js';
-import { checkPage, requireBrowser, skipBrowser } from './browser-harness.js';
+import { allowBrowserFlows, checkPage, requireBrowser, skipBrowser } from './browser-harness.js';
+
+allowBrowserFlows();
 
 // The orders desk in Chromium: a buyer and a publisher, each in a browser context of their own,
 // take an order from placement to `completed` in the console alone (the buyer finds the outlet,

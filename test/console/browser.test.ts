@@ -5,7 +5,9 @@ import { setPassword } from '../../src/domain/users/user-service.js';
 import { createKey } from '../../src/domain/keys/key-service.js';
 import { setupApp } from '../helpers/app.js';
 import { publisherWithOutlet } from '../helpers/catalog.js';
-import { checkPage, executablePath, skipBrowser } from './browser-harness.js';
+import { allowBrowserFlows, checkPage, executablePath, skipBrowser } from './browser-harness.js';
+
+allowBrowserFlows();
 
 // The console driven by Chromium as a person would, then checked through the API (the system's
 // Chromium: browser-harness.ts). One browser for the file, a fresh context (cookies) per person.

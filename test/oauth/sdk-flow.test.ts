@@ -19,7 +19,9 @@ import { cleanupChildren, type ServerChild, spawnServer } from '../helpers/child
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { workspaceWithKeys } from '../helpers/fixtures.js';
 import { freePort } from '../helpers/pg-server.js';
-import { checkPage, executablePath, skipBrowser } from '../console/browser-harness.js';
+import { allowBrowserFlows, checkPage, executablePath, skipBrowser } from '../console/browser-harness.js';
+
+allowBrowserFlows();
 
 // The whole flow as an agent's platform does it, with the MCP SDK's own client against the real
 // server (a child process): discovery from the 401, registration (dynamic, then a client ID
