@@ -234,6 +234,8 @@ export class SearchIndex implements Vocabulary, FilterView {
   private newWords: number[] = [];
   /** Bumped by every write: what was remembered of an older version is stale. */
   version = 0;
+  /** Bumped by every word new to the completions (`newWords`): completions remembered before are stale. */
+  private wordsVersion = 0;
   private scratch = new Int32Array(0);
   /** Bitsets over every slot lent to searches (search-scratch.ts). */
   private readonly lender = new Scratch();
@@ -353,7 +355,10 @@ export class SearchIndex implements Vocabulary, FilterView {
     const known = this.newWords.length;
     for (const t of terms) {
       const id = this.lexemeId(t);
-      if (this.ready && !this.terms.has(id) && this.lexicon.flagged(id)) this.newWords.push(id);
+      if (this.ready && !this.terms.has(id) && this.lexicon.flagged(id)) {
+        this.newWords.push(id);
+        this.wordsVersion++;
+      }
       this.terms.add(id, s);
     }
     for (const t of names) this.nameTerms.add(this.lexemeId(t), s);
@@ -466,14 +471,16 @@ export class SearchIndex implements Vocabulary, FilterView {
 
   completions(prefix: string, max: number): string[] {
     // A short prefix starts thousands of the catalog's words (names run together in domains).
+    // Only a write that brings a new word changes them, so other writes keep what is remembered.
     const key = `${max}:${prefix}`;
     const hit = this.completionCache.get(key);
-    if (hit?.version === this.version) return hit.words;
+    if (hit?.version === this.wordsVersion) return hit.words;
     const words = this.completionsNow(prefix, max);
-    this.completionCache.set(key, { version: this.version, words });
+    this.completionCache.set(key, { version: this.wordsVersion, words });
     return words;
   }
 
+  /** The `max` shortest words longer than `prefix` that start with it (then in string order). */
   private completionsNow(prefix: string, max: number): string[] {
     const lexicon = this.lexicon;
     if (this.newWords.length > 1_024) {
@@ -483,14 +490,21 @@ export class SearchIndex implements Vocabulary, FilterView {
       this.words = merged.sort((a, b) => lexicon.compareIds(a, b));
       this.newWords = [];
     }
+    // The best so far, in order; most of thousands of words are passed over by their length alone.
+    const best: number[] = [];
+    const before = (a: number, b: number) => (lexicon.length(a) - lexicon.length(b) || lexicon.compareIds(a, b)) < 0;
+    const consider = (id: number) => {
+      if (lexicon.length(id) === prefix.length) return;
+      if (best.length === max && !before(id, best[max - 1]!)) return;
+      let at = best.length;
+      while (at > 0 && before(id, best[at - 1]!)) at--;
+      best.splice(at, 0, id);
+      if (best.length > max) best.pop();
+    };
     const words = this.words;
-    const found: number[] = [];
-    const starts = (id: number) => lexicon.startsWith(id, prefix) && lexicon.length(id) > prefix.length;
-    for (let i = lexicon.lowerBound(words, prefix); i < words.length && lexicon.startsWith(words[i]!, prefix); i++) if (starts(words[i]!)) found.push(words[i]!);
-    for (const id of this.newWords) if (starts(id)) found.push(id);
-    // The shortest first, then in string order.
-    found.sort((a, b) => lexicon.length(a) - lexicon.length(b) || lexicon.compareIds(a, b));
-    return found.slice(0, max).map((id) => lexicon.text(id));
+    for (let i = lexicon.lowerBound(words, prefix); i < words.length && lexicon.startsWith(words[i]!, prefix); i++) consider(words[i]!);
+    for (const id of this.newWords) if (lexicon.startsWith(id, prefix)) consider(id);
+    return best.map((id) => lexicon.text(id));
   }
 
   /** Reads these outlets again (they were written). */
