@@ -78,6 +78,11 @@ export const FILTERS: { [K in keyof SearchFilter]-?: (v: NonNullable<SearchFilte
   formats: (v, _f, ix) => ({ anyOf: v.map((format) => ix.offerBits(format)) }),
   maxPriceCents: (max, f, ix) => {
     const formats = f.formats?.length ? f.formats : (['any'] as const);
+    // Tested per match, so the usual case (one format) skips the loop over formats.
+    if (formats.length === 1) {
+      const format = formats[0]!;
+      return { test: (s) => ix.price(format, s) <= max };
+    }
     return { test: (s) => formats.some((format) => ix.price(format, s) <= max) };
   },
   verifiedTraffic: (v, _f, ix) => ({ anyOf: [ix.verifiedBits(v)] }),

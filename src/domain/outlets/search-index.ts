@@ -615,18 +615,33 @@ export class SearchIndex implements Vocabulary, FilterView {
     }
     const universe = this.lender.take(n);
     const alive = this.bitset('alive');
-    for (let i = 0; i < n; i++) universe[i] = (anywhere[i]! | exact[i]! | inName[i]!) & alive[i]!;
-    for (const narrowing of narrowings(f, this)) {
-      if ('anyOf' in narrowing) {
-        const sets = narrowing.anyOf.filter((b): b is Uint32Array => b !== undefined);
-        for (let i = 0; i < n; i++) {
-          if (universe[i] === 0) continue;
-          let any = 0;
-          for (const b of sets) any |= b[i]!;
-          universe[i]! &= any;
-        }
-        continue;
+    const all = narrowings(f, this);
+    // The filters of one value each (most: a country, a topic, having an offer) are ANDed in the
+    // same pass as the words; those of several values (OR-ed first) in a pass each.
+    const single: Uint32Array[] = [];
+    const several: Uint32Array[][] = [];
+    for (const nw of all) {
+      if (!('anyOf' in nw)) continue;
+      const sets = nw.anyOf.filter((b): b is Uint32Array => b !== undefined);
+      if (sets.length === 1) single.push(sets[0]!);
+      // None (a value no outlet has: nothing passes), or several.
+      else several.push(sets);
+    }
+    // Fewer than two: `alive` again, which changes nothing.
+    while (single.length < 2) single.push(alive);
+    const [a, b] = single;
+    for (let i = 0; i < n; i++) universe[i] = (anywhere[i]! | exact[i]! | inName[i]!) & alive[i]! & a![i]! & b![i]!;
+    for (const set of single.slice(2)) for (let i = 0; i < n; i++) universe[i]! &= set[i]!;
+    for (const sets of several) {
+      for (let i = 0; i < n; i++) {
+        if (universe[i] === 0) continue;
+        let any = 0;
+        for (const set of sets) any |= set[i]!;
+        universe[i]! &= any;
       }
+    }
+    for (const narrowing of all) {
+      if ('anyOf' in narrowing) continue;
       // A bound is tested per remaining match (only searches that have one pay for it).
       const test = narrowing.test;
       for (let w = 0; w < n; w++) {
