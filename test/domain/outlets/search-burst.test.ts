@@ -1,10 +1,10 @@
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { generateOutlets, runDomainTag } from '../../../src/demo/outlet-generator.js';
 import { upsertOutlets } from '../../../src/domain/outlets/outlet-upsert.js';
-import { SearchEngine } from '../../../src/domain/outlets/search-engine.js';
 import { createPublisher } from '../../../src/domain/publishers/publisher-service.js';
 import { createTestDatabase } from '../../helpers/db.js';
+import { engineOver } from '../../helpers/search-engine.js';
 
 // A nightly traffic refresh rewrites every outlet from outside the service. The engine reads such
 // a burst by loading the catalog afresh, once: the rest of the burst, notified while that load
@@ -14,14 +14,7 @@ const database = await createTestDatabase();
 const COUNT = 12_000; // above the size below which the engine never reloads
 const pub = await createPublisher(database.pool, 'Burst publisher');
 await upsertOutlets(database.pool, pub.id, generateOutlets(COUNT, 5, { domainTag: runDomainTag(pub.id, 5) }), 0.2);
-const engine = new SearchEngine(database.pool, (err) => {
-  throw err;
-});
-engine.start();
-afterAll(async () => {
-  await engine.close();
-  await database.drop();
-});
+const engine = engineOver(database);
 
 const topByTraffic = async (writer: pg.Client) =>
   (await writer.query<{ id: number }>('SELECT id FROM outlets WHERE min_price_any IS NOT NULL ORDER BY monthly_visits DESC, id DESC LIMIT 15')).rows.map((r) => r.id);

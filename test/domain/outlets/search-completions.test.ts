@@ -1,11 +1,11 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { mulberry32, generateOutlets, runDomainTag } from '../../../src/demo/outlet-generator.js';
 import { upsertOutlets } from '../../../src/domain/outlets/outlet-upsert.js';
-import { SearchEngine } from '../../../src/domain/outlets/search-engine.js';
 import type { SearchIndex } from '../../../src/domain/outlets/search-index.js';
 import { createPublisher } from '../../../src/domain/publishers/publisher-service.js';
 import { outletInput } from '../../helpers/catalog.js';
 import { createTestDatabase } from '../../helpers/db.js';
+import { engineOver } from '../../helpers/search-engine.js';
 
 // The last word of a search is completed from the index's words (the shortest first): the same
 // words, in the same order, as the catalog's own list of words (search_terms) gives, and a word
@@ -14,14 +14,7 @@ import { createTestDatabase } from '../../helpers/db.js';
 const database = await createTestDatabase();
 const pub = await createPublisher(database.pool, 'Completions publisher');
 await upsertOutlets(database.pool, pub.id, generateOutlets(3_000, 9, { domainTag: runDomainTag(pub.id, 9) }), 0.2);
-const engine = new SearchEngine(database.pool, (err) => {
-  throw err;
-});
-engine.start();
-afterAll(async () => {
-  await engine.close();
-  await database.drop();
-});
+const engine = engineOver(database);
 
 const MAX = 20;
 const bySql = async (prefix: string) =>
