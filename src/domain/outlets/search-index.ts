@@ -294,10 +294,6 @@ export class SearchIndex implements Vocabulary, FilterView {
     else bits[s >>> 5]! &= ~(1 << (s & 31));
   }
 
-  private lexemeId(lexeme: string): number {
-    return this.lexicon.add(lexeme);
-  }
-
   private put(r: Row, c: CheckCounts): void {
     this.version++;
     if (r.id >= this.slotOf.length) {
@@ -354,14 +350,14 @@ export class SearchIndex implements Vocabulary, FilterView {
     const write = this.ready ? this.sameWords(old, terms, names, r) : false;
     const known = this.newWords.length;
     for (const t of terms) {
-      const id = this.lexemeId(t);
+      const id = this.lexicon.add(t);
       if (this.ready && !this.terms.has(id) && this.lexicon.flagged(id)) {
         this.newWords.push(id);
         this.wordsVersion++;
       }
       this.terms.add(id, s);
     }
-    for (const t of names) this.nameTerms.add(this.lexemeId(t), s);
+    for (const t of names) this.nameTerms.add(this.lexicon.add(t), s);
     this.termCount[s] = Math.min(terms.length, 0xffff);
     this.nameCount[s] = Math.min(names.length, 0xffff);
     if (this.ready) {
@@ -375,7 +371,7 @@ export class SearchIndex implements Vocabulary, FilterView {
         any: !write || this.newWords.length > known,
       });
     }
-    if (r.topic_terms) for (const t of r.topic_terms.split(SEP)) this.topicTerms.add(this.lexemeId(t), s);
+    if (r.topic_terms) for (const t of r.topic_terms.split(SEP)) this.topicTerms.add(this.lexicon.add(t), s);
     if (r.topics) {
       for (const t of r.topics.split(SEP)) {
         const code = this.topicCodes.code(t);
