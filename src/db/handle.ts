@@ -11,18 +11,40 @@ export type Db = pg.Pool | pg.PoolClient;
 
 const inTransaction = (db: Db): db is pg.PoolClient => !(db instanceof pg.Pool);
 
+/** Settings a transaction takes from its start, for its own statements only (SET LOCAL). */
+export interface TransactionSettings {
+  /** How long any one lock may be waited for, in milliseconds (else the statement timeout). */
+  lockTimeoutMs?: number;
+  /**
+   * Every statement planned with its generic plan, made once per connection, instead of planned
+   * anew for each call's values (PostgreSQL's `plan_cache_mode`).
+   */
+  genericPlans?: boolean;
+}
+
+/**
+ * BEGIN with the settings, as one message of fixed text (no values: a number is formatted by
+ * us), so the settings cost no round trip of their own.
+ */
+function beginText(settings: TransactionSettings | undefined): string {
+  const parts = ['BEGIN'];
+  if (settings?.lockTimeoutMs !== undefined) parts.push(`SET LOCAL lock_timeout = ${Math.max(1, Math.trunc(settings.lockTimeoutMs))}`);
+  if (settings?.genericPlans) parts.push('SET LOCAL plan_cache_mode = force_generic_plan');
+  return parts.join('; ');
+}
+
 /**
  * Runs `fn` in one transaction on one pooled connection: COMMIT when it returns, ROLLBACK when it
  * throws. Given a transaction's connection, `fn` joins that transaction (the caller commits).
  * Statements inside send their values as bound parameters. No network calls or waits belong
  * inside `fn`; side effects go after it returns.
  */
-export async function withTransaction<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<T> {
+export async function withTransaction<T>(db: Db, fn: (tx: Db) => Promise<T>, settings?: TransactionSettings): Promise<T> {
   if (inTransaction(db)) return fn(db);
   const client = await db.connect();
   let broken = false;
   try {
-    await client.query('BEGIN');
+    await client.query(beginText(settings));
     const result = await fn(client);
     await client.query('COMMIT');
     return result;

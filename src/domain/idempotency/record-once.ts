@@ -115,31 +115,27 @@ const requestsInsert = (first: number) => `INSERT INTO idempotency_records (api_
             WHERE idempotency_records.expires_at <= EXCLUDED.created_at
            RETURNING 1`;
 
+/**
+ * The claims of a group's keys (advisory locks tried, never waited for) and the lookup of their
+ * records, as the WITH query `claimed` of a statement, from parameters `$first` to `$first + 2`
+ * (`ClaimsInRead.values`): one row per key, `n` its place from 1, `claim_ok` whether it was
+ * claimed, and the live record's `claim_fingerprint` and `claim_outcome` (null: none). The lookup
+ * reads as at the statement's start, before the claims, so it may miss a record its key's last
+ * holder committed in between: `recordEach` makes up for it.
+ */
+export const claimsWith = (first: number) => `claimed AS MATERIALIZED (
+    SELECT x.n, pg_try_advisory_xact_lock(x.api_key_id, hashtext(x.key)) AS claim_ok, r.fingerprint AS claim_fingerprint, r.outcome AS claim_outcome
+      FROM unnest($${first}::int[], $${first + 1}::text[]) WITH ORDINALITY AS x(api_key_id, key, n)
+      LEFT JOIN idempotency_records r ON r.api_key_id = x.api_key_id AND r.key = x.key AND r.expires_at > $${first + 2})`;
+
 const statements = {
   lock: { name: 'once_lock', text: 'SELECT pg_advisory_xact_lock($1, hashtext($2))' },
   tryLockRequests: {
     name: 'once_try_lock_requests',
-    // Also sets the transaction's lock_timeout ($3) and plan_cache_mode ($4) (NULL keeps each):
-    // the claims themselves never wait.
     text: `SELECT pg_try_advisory_xact_lock(x.api_key_id, hashtext(x.key)) AS ok
-             FROM (SELECT set_config('lock_timeout', COALESCE($3, current_setting('lock_timeout')), true),
-                          set_config('plan_cache_mode', COALESCE($4, current_setting('plan_cache_mode')), true)) AS settings,
-                  unnest($1::int[], $2::text[]) WITH ORDINALITY AS x(api_key_id, key, n)
-            ORDER BY x.n`,
+             FROM unnest($1::int[], $2::text[]) AS x(api_key_id, key)`,
   },
-  claimRequests: {
-    name: 'once_claim_requests',
-    // The claims of `tryLockRequests` (with the same settings) and the lookup of `findRequests`
-    // in one statement: one round trip a group fewer. The lookup reads as at the statement's
-    // start, before the claims, so it may miss a record its key's last holder committed in
-    // between: `recordEach` makes up for it.
-    text: `SELECT pg_try_advisory_xact_lock(x.api_key_id, hashtext(x.key)) AS ok, r.fingerprint, r.outcome
-             FROM (SELECT set_config('lock_timeout', COALESCE($3, current_setting('lock_timeout')), true),
-                          set_config('plan_cache_mode', COALESCE($4, current_setting('plan_cache_mode')), true)) AS settings,
-                  unnest($1::int[], $2::text[]) WITH ORDINALITY AS x(api_key_id, key, n)
-                  LEFT JOIN idempotency_records r ON r.api_key_id = x.api_key_id AND r.key = x.key AND r.expires_at > $5
-            ORDER BY x.n`,
-  },
+  claimRequests: { name: 'once_claim_requests', text: `WITH ${claimsWith(1)}\nSELECT claim_ok, claim_fingerprint, claim_outcome FROM claimed ORDER BY n` },
   findRequests: {
     name: 'once_find_requests',
     text: `SELECT x.n::int AS n, r.fingerprint, r.outcome
@@ -242,7 +238,7 @@ export async function recordOnce<T>(pool: Db, opts: RecordOnceOptions, work: (tx
   }
   return withTransaction(pool, async (tx) => {
     if (key.book === 'request') {
-      const { rows } = await tx.query<{ ok: boolean }>({ ...statements.tryLockRequests, values: [[key.apiKeyId], [lockText(key)], null, null] });
+      const { rows } = await tx.query<{ ok: boolean }>({ ...statements.tryLockRequests, values: [[key.apiKeyId], [lockText(key)]] });
       if (!rows[0]!.ok) throw inProgress();
     } else {
       await tx.query({ ...statements.lock, values: [lockSpace(key), lockText(key)] });
@@ -293,13 +289,37 @@ export interface EachItem {
 export type EachResult<T> = { ok: true; value: Kept<T> } | { ok: false; error: unknown };
 
 /**
+ * The claims of a group's keys, handed to its work so that the work's first statement claims them
+ * too, instead of a statement of their own before it: one round trip a group fewer. A work that
+ * takes them adds `claimsWith(first)` to its first statement, binds `values()` there, joins
+ * `claimed` on each item's place (`n`, from 1) and hands the rows' claim columns, in the items'
+ * order, to `admit`; one that does not calls `admit()` with nothing, which claims them in a
+ * statement of its own. Either way the work goes on only with the items `admit` answers.
+ */
+export interface ClaimsInRead {
+  values(): unknown[];
+  admit(rows?: ClaimRow[]): Promise<number[]>;
+}
+
+/** An item's claim as `claimsWith` gives it. */
+export interface ClaimRow {
+  claim_ok: boolean | null;
+  claim_fingerprint: string | null;
+  claim_outcome: string | null;
+}
+
+/** The parameters of `claimsWith` for a statement that claims nothing (no row in `claimed`). */
+export const noClaims = (): unknown[] => [[], [], null];
+
+/**
  * The records of a group's outcomes, handed to its work so that the statement that writes the
  * work stores them too, instead of a statement of their own after it: one round trip a group
- * fewer (with the claim that also looks the records up, two: BEGIN, claim, the work's lock and
- * write, COMMIT). A work that takes them adds `recordsWith(first)` to its last write, binds
- * `values(outcomes)` there (its answer, the outcomes it will return) and tells `written` how
- * many rows `records_written` holds; one that writes nothing, or does not call `values`, leaves
- * them to `recordEach`, which stores them in one statement.
+ * fewer (with the claims in the work's first statement, a group makes four: BEGIN, the work's
+ * claims with its reads, its write with the records, COMMIT). A work that takes them adds
+ * `recordsWith(first)` to its last write, binds `values(outcomes)` there (its answer, the
+ * outcomes it will return) and tells `written` how many rows `records_written` holds; one that
+ * writes nothing, or does not call `values`, leaves them to `recordEach`, which stores them in
+ * one statement.
  */
 export interface RecordsInWrite<T> {
   values(outcomes: Array<Outcome<T>>): unknown[];
@@ -333,12 +353,12 @@ const recordMissed = () => new Error('a key of the group holds a record its clai
 
 /**
  * `recordOnce` for several REST requests in one transaction: their keys are claimed and looked up
- * in one statement, the work runs for those neither replayed nor refused, and every record is
- * written by the work's last statement (`RecordsInWrite`) or in one statement after it, before
- * COMMIT. Each item gets the outcome it would get alone. The work answers each admitted item's
- * outcome; it must refuse only before its first write (nothing is undone for one item), a refusal
- * must leave the other items' outcomes as they would be without that item, and anything it throws
- * fails every item.
+ * by the work's first statement (`ClaimsInRead`), the work goes on with those neither replayed nor
+ * refused, and every record is written by the work's last statement (`RecordsInWrite`) or in one
+ * statement after it, before COMMIT. Each item gets the outcome it would get alone. The work
+ * answers each admitted item's outcome, in `admit`'s order; it must refuse only before its first
+ * write (nothing is undone for one item), a refusal must leave the other items' outcomes as they
+ * would be without that item, and anything it throws fails every item.
  *
  * The lookup shares the claim's snapshot, taken before the claims, so a record the key's last
  * holder committed just before our claim can be missed: the item is then admitted although its
@@ -351,91 +371,102 @@ export async function recordEach<T>(
   pool: Db,
   items: EachItem[],
   now: number,
-  work: (tx: Db, admitted: number[], records: RecordsInWrite<T>) => Promise<Array<Outcome<T>>>,
+  work: (tx: Db, claims: ClaimsInRead, records: RecordsInWrite<T>) => Promise<Array<Outcome<T>>>,
   /** How long the transaction may wait for any one lock (none: the statement timeout). */
   lockTimeoutMs?: number,
 ): Promise<Array<EachResult<T>>> {
   const apiKeyIds = items.map((i) => i.key.apiKeyId);
   const keys = items.map((i) => i.key.key);
-  return withTransaction(pool, async (tx) => {
-    const timeout = lockTimeoutMs === undefined ? null : `${lockTimeoutMs}ms`;
-    // The group's statements take arrays whose length changes with the group, so PostgreSQL would
-    // keep planning them anew (custom plans): for the placement's statements that was most of
-    // their database time. Their generic plans, made once per connection, are as good.
-    const claimed = (
-      await tx.query<{ ok: boolean; fingerprint: string | null; outcome: string | null }>({
-        ...statements.claimRequests,
-        values: [apiKeyIds, keys, timeout, 'force_generic_plan', new Date(now)],
-      })
-    ).rows;
-    const results: Array<EachResult<T>> = [];
-    const admitted: number[] = [];
-    items.forEach((item, i) => {
-      const c = claimed[i]!;
-      if (!c.ok) results[i] = { ok: false, error: inProgress() };
-      else if (c.outcome !== null) results[i] = answerOf<T>({ fingerprint: c.fingerprint!, outcome: c.outcome }, item.key);
-      else admitted.push(i);
-    });
-    // The records of the admitted items' kept outcomes (given in `admitted`'s order): how many,
-    // and the parameters of their INSERT.
-    const toStore = (outcomes: Array<Outcome<T>>) => {
-      const kept = admitted.flatMap((i, k) => (isKept(outcomes[k]!, items[i]!) ? [{ i, record: recordOf(outcomes[k]!, items[i]!.key.requestId) }] : []));
-      const values = [
-        kept.map(({ i }) => apiKeyIds[i]),
-        kept.map(({ i }) => keys[i]),
-        kept.map(({ i }) => items[i]!.key.fingerprint),
-        kept.map(({ record }) => record),
-        new Date(now),
-        new Date(now + RETENTION_MS),
-      ];
-      return { count: kept.length, values };
-    };
-    // What the work took to write in its own statement, if it did.
-    const taken: { outcomes?: Array<Outcome<T>>; count?: number; written?: number } = {};
-    const records: RecordsInWrite<T> = {
-      values: (outcomes) => {
-        const { count, values } = toStore(outcomes);
-        Object.assign(taken, { outcomes: [...outcomes], count });
-        return values;
-      },
-      written: (count) => {
-        taken.written = count;
-      },
-    };
-    const outcomes = admitted.length ? await work(tx, admitted, records) : [];
-    let stored: { count: number; written: number };
-    if (taken.outcomes) {
-      // The records it wrote must be those of the outcomes it answers.
-      const same = taken.outcomes.length === outcomes.length && taken.outcomes.every((o, k) => o === outcomes[k]);
-      if (!same || taken.written === undefined) throw new Error('the work wrote the records of other outcomes than it answers, or did not say how many');
-      stored = { count: taken.count!, written: taken.written };
-    } else {
-      const { count, values } = toStore(outcomes);
-      stored = { count, written: count ? (await tx.query({ ...statements.storeRequests, values })).rows.length : 0 };
-    }
-    if (stored.written !== stored.count) throw recordMissed();
-    const unkept: number[] = [];
-    admitted.forEach((i, k) => {
-      const outcome = outcomes[k]!;
-      if (!outcome.ok && !isKept(outcome, items[i]!)) {
-        results[i] = { ok: false, error: outcome.error };
-        unkept.push(i);
+  // The group's statements take arrays whose length changes with the group, so PostgreSQL would
+  // keep planning them anew (custom plans): for the placement's statements that was most of
+  // their database time. Their generic plans, made once per connection, are as good.
+  const settings = { lockTimeoutMs, genericPlans: true };
+  return withTransaction(
+    pool,
+    async (tx) => {
+      const results: Array<EachResult<T>> = [];
+      let admitted: number[] | undefined;
+      const claims: ClaimsInRead = {
+        values: () => [apiKeyIds, keys, new Date(now)],
+        admit: async (rows) => {
+          if (admitted) throw new Error('the items were claimed twice');
+          const claimed = rows ?? (await tx.query<ClaimRow>({ ...statements.claimRequests, values: claims.values() })).rows;
+          if (claimed.length !== items.length) throw new Error('the claims answered another number of rows than there are items');
+          admitted = [];
+          items.forEach((item, i) => {
+            const c = claimed[i]!;
+            if (!c.claim_ok) results[i] = { ok: false, error: inProgress() };
+            else if (c.claim_outcome !== null) results[i] = answerOf<T>({ fingerprint: c.claim_fingerprint!, outcome: c.claim_outcome }, item.key);
+            else admitted!.push(i);
+          });
+          return admitted;
+        },
+      };
+      // The records of the admitted items' kept outcomes (given in `admitted`'s order): how many,
+      // and the parameters of their INSERT.
+      const toStore = (admitted: number[], outcomes: Array<Outcome<T>>) => {
+        const kept = admitted.flatMap((i, k) => (isKept(outcomes[k]!, items[i]!) ? [{ i, record: recordOf(outcomes[k]!, items[i]!.key.requestId) }] : []));
+        const values = [
+          kept.map(({ i }) => apiKeyIds[i]),
+          kept.map(({ i }) => keys[i]),
+          kept.map(({ i }) => items[i]!.key.fingerprint),
+          kept.map(({ record }) => record),
+          new Date(now),
+          new Date(now + RETENTION_MS),
+        ];
+        return { count: kept.length, values };
+      };
+      // What the work took to write in its own statement, if it did.
+      const taken: { outcomes?: Array<Outcome<T>>; count?: number; written?: number } = {};
+      const records: RecordsInWrite<T> = {
+        values: (outcomes) => {
+          if (!admitted) throw new Error('the records of items not yet claimed');
+          const { count, values } = toStore(admitted, outcomes);
+          Object.assign(taken, { outcomes: [...outcomes], count });
+          return values;
+        },
+        written: (count) => {
+          taken.written = count;
+        },
+      };
+      const outcomes = await work(tx, claims, records);
+      if (!admitted) throw new Error('the work did not claim its items');
+      if (outcomes.length !== admitted.length) throw new Error('the work answered another number of outcomes than it admitted items');
+      let stored: { count: number; written: number };
+      if (taken.outcomes) {
+        // The records it wrote must be those of the outcomes it answers.
+        const same = taken.outcomes.length === outcomes.length && taken.outcomes.every((o, k) => o === outcomes[k]);
+        if (!same || taken.written === undefined) throw new Error('the work wrote the records of other outcomes than it answers, or did not say how many');
+        stored = { count: taken.count!, written: taken.written };
       } else {
-        results[i] = { ok: true, value: { ...outcome, replayed: false, requestId: items[i]!.key.requestId } };
+        const { count, values } = toStore(admitted, outcomes);
+        stored = { count, written: count ? (await tx.query({ ...statements.storeRequests, values })).rows.length : 0 };
       }
-    });
-    if (unkept.length) {
-      // Looked up again, now that the claims are held: a record missed by the claim's snapshot
-      // is the answer these would have had.
-      const { rows } = await tx.query<{ n: number; fingerprint: string; outcome: string }>({
-        ...statements.findRequests,
-        values: [unkept.map((i) => apiKeyIds[i]), unkept.map((i) => keys[i]), new Date(now)],
+      if (stored.written !== stored.count) throw recordMissed();
+      const unkept: number[] = [];
+      admitted.forEach((i, k) => {
+        const outcome = outcomes[k]!;
+        if (!outcome.ok && !isKept(outcome, items[i]!)) {
+          results[i] = { ok: false, error: outcome.error };
+          unkept.push(i);
+        } else {
+          results[i] = { ok: true, value: { ...outcome, replayed: false, requestId: items[i]!.key.requestId } };
+        }
       });
-      for (const r of rows) {
-        const i = unkept[r.n - 1]!;
-        results[i] = answerOf<T>(r, items[i]!.key);
+      if (unkept.length) {
+        // Looked up again, now that the claims are held: a record missed by the claim's snapshot
+        // is the answer these would have had.
+        const { rows } = await tx.query<{ n: number; fingerprint: string; outcome: string }>({
+          ...statements.findRequests,
+          values: [unkept.map((i) => apiKeyIds[i]), unkept.map((i) => keys[i]), new Date(now)],
+        });
+        for (const r of rows) {
+          const i = unkept[r.n - 1]!;
+          results[i] = answerOf<T>(r, items[i]!.key);
+        }
       }
-    }
-    return results;
-  });
+      return results;
+    },
+    settings,
+  );
 }

@@ -5,8 +5,12 @@ import { DomainError, forbidden, invalidInput, notFound } from '../errors.js';
 import { GroupCommit } from '../../db/group-commit.js';
 import { isDatabaseUnavailable } from '../../db/errors.js';
 import {
+  type ClaimRow,
+  type ClaimsInRead,
+  claimsWith,
   inProgress,
   type Kept,
+  noClaims,
   noRecords,
   type OnceKey,
   type Outcome,
@@ -105,8 +109,8 @@ const MAX_GROUP_ORDERS = 100;
 const GROUP_LOCK_TIMEOUT_MS = 250;
 /**
  * While a group runs, the next starts only after this long (GroupCommit's `staggerMs`). Every
- * group pays the same five round trips whatever its size (BEGIN, the claims with the records'
- * lookup, the lock, the write with the records, COMMIT), so bigger groups cost less per order.
+ * group pays the same four round trips whatever its size (BEGIN, the claims with the records'
+ * lookup and the lock, the write with the records, COMMIT), so bigger groups cost less per order.
  * Under ten clients, 3 ms made groups of about 2.4 placements and 8 ms about 4.2, for 0.8 of the
  * server's CPU and 0.7 of the database's per order, and as many orders a second; 15 ms made
  * groups of five and fewer orders a second (bench/RESULTS.md, "A longer stagger"). A lone
@@ -121,8 +125,9 @@ export type PlacementGroups = ReturnType<typeof placementGroups>;
  * Group commit, per pool: placements that arrive while the groups running take all but one of the
  * pool's connections wait in the process, holding no connection, and then go together in one
  * transaction (`recordEach` and `placeAll`: one statement for each step whatever the group's
- * size, five round trips in all: BEGIN, the claims of the keys with the lookup of their records,
- * the lock of the balances, the write of the orders with the records, COMMIT). A workspace has one
+ * size, four round trips in all: BEGIN with the transaction's settings, the claims of the keys
+ * with the lookup of their records and the lock of the balances, the write of the orders with the
+ * records, COMMIT). A workspace has one
  * group or lone placement running at a time per process, in arrival order, so a workspace whose
  * rows are held elsewhere ties up one connection, not the pool. A group that waits for a lock
  * longer than GROUP_LOCK_TIMEOUT_MS, or fails, puts its placements back to run alone. Waiting
@@ -161,7 +166,7 @@ export function placementGroups(deps: PlaceDeps): GroupCommit<PlacementJob, Kept
         pool,
         batch.map((job) => ({ key: job.grouped!, keeps: job.keeps })),
         now,
-        (tx, admitted, records) => placeAll(tx, admitted.map((i) => batch[i]!.placement), now, durations, records),
+        (tx, claims, records) => placeAll(tx, batch.map((job) => job.placement), now, durations, { claims, records }),
         GROUP_LOCK_TIMEOUT_MS,
       );
     },
@@ -212,12 +217,19 @@ export async function placeOrders(
  */
 export async function placeAll(
   tx: Db,
-  placements: Placement[],
+  all: Placement[],
   now: number,
   durations: Durations,
-  records?: RecordsInWrite<BuyerOrderView[]>,
+  group?: { claims: ClaimsInRead; records: RecordsInWrite<BuyerOrderView[]> },
 ): Promise<Array<Outcome<BuyerOrderView[]>>> {
-  const { accounts, contexts } = await lockAndReadContexts(tx, placements);
+  const locked = await lockAndReadContexts(tx, all, group?.claims);
+  // A group's placements whose keys were claimed and hold no record go on; the others are
+  // answered by `recordEach` (their rows were locked and their ids taken all the same).
+  const admitted = group ? await group.claims.admit(locked.contexts) : all.map((_, i) => i);
+  const { accounts } = locked;
+  const placements = admitted.map((i) => all[i]!);
+  const contexts = admitted.map((i) => locked.contexts[i]!);
+  const records = group?.records;
   // What each limited key's budget spent, read after the lock (a key without limits reads
   // nothing); each accepted order below adds to it, so the ones after count it.
   const budgets = [...new Set(contexts.filter((c) => c.key_ok && hasSpendLimits(c)).map((c) => c.budget_id))];
@@ -340,16 +352,17 @@ interface PlacementContext extends KeyLimits {
 }
 
 // What each placement must know besides the balance: the key still valid (or the person's role),
-// the project the
-// workspace's own, the approval limit and currency, and the requested offers (given as text,
-// "1,2,3": one row per placement). A placement also locks the balance rows and reads them in the
-// same statement (`lock`: one round trip fewer); the rest is then read as at the statement's
-// start, before any wait for the lock (at most the group's lock timeout, or the statement's).
-// Locking, it also takes the ids of the orders each placement would make (one per offer) from
-// the orders' sequence, so the orders, their ledger movements and their events are written
-// together by one statement (`writeOrders`). A placement then refused leaves its ids unused: a
-// gap in the sequence, as a rolled-back placement always left.
-const contextsText = (lock: boolean) => `${lock ? `WITH ${ledger.balanceLock('$2')}\n` : ''}SELECT
+// the project the workspace's own, the approval limit and currency, and the requested offers
+// (given as text, "1,2,3": one row per placement). A placement also locks the balance rows and
+// reads them in the same statement (`lock`: one round trip fewer); the rest is then read as at
+// the statement's start, before any wait for the lock (at most the group's lock timeout, or the
+// statement's). Locking, it also takes the ids of the orders each placement would make (one per
+// offer) from the orders' sequence, so the orders, their ledger movements and their events are
+// written together by one statement (`writeOrders`). A placement then refused leaves its ids
+// unused: a gap in the sequence, as a rolled-back placement always left. For a group, the same
+// statement claims the placements' keys and looks up their records (`claimsWith`, parameters $6
+// to $8; none for a placement alone, already claimed by `recordOnce`): one round trip fewer.
+const contextsText = (lock: boolean) => `${lock ? `WITH ${ledger.balanceLock('$2')},\n  ${claimsWith(6)}\n` : ''}SELECT
          k.revoked_at IS NULL AND k.can_place_orders AS key_ok,
          k.order_limit_cents::float8 AS order_limit_cents, k.daily_limit_cents::float8 AS daily_limit_cents,
          k.monthly_limit_cents::float8 AS monthly_limit_cents, COALESCE(k.budget_key_id, k.id) AS budget_id,
@@ -363,18 +376,25 @@ const contextsText = (lock: boolean) => `${lock ? `WITH ${ledger.balanceLock('$2
              FROM offers f JOIN outlets o ON o.id = f.outlet_id
             WHERE f.id = ANY(string_to_array(r.offer_ids, ',')::int[])) x), '[]'::json) AS offers,
          ${lock ? 'COALESCE((SELECT json_agg(l) FROM locked l WHERE l.workspace_id = r.workspace_id), \'[]\'::json)' : 'NULL::json'} AS balances,
-         ${lock ? "ARRAY(SELECT nextval('orders_id_seq') FROM generate_series(1, cardinality(string_to_array(r.offer_ids, ','))))" : 'NULL::bigint[]'} AS order_ids
+         ${lock ? "ARRAY(SELECT nextval('orders_id_seq') FROM generate_series(1, cardinality(string_to_array(r.offer_ids, ','))))" : 'NULL::bigint[]'} AS order_ids,
+         ${lock ? 'c.claim_ok, c.claim_fingerprint, c.claim_outcome' : 'NULL::boolean AS claim_ok, NULL::text AS claim_fingerprint, NULL::text AS claim_outcome'}
     FROM unnest($1::int[], $2::int[], $3::int[], $4::text[], $5::int[]) WITH ORDINALITY AS r(key_id, workspace_id, project_id, offer_ids, user_id, n)
     JOIN workspaces w ON w.id = r.workspace_id JOIN fx_rates fx ON fx.currency = w.currency
     LEFT JOIN api_keys k ON k.id = r.key_id
+    ${lock ? 'LEFT JOIN claimed c ON c.n = r.n' : ''}
    ORDER BY r.n`;
 const contextStatement = { name: 'orders_placement_contexts', text: contextsText(false) };
 const lockStatement = { name: 'orders_placement_lock_contexts', text: contextsText(true) };
 
 /** `order_ids` as bigint[] arrives as text (only the single INT8 is parsed as a number). */
-type ContextRow = PlacementContext & { balances: ledger.BalanceRow[] | null; order_ids: string[] | null };
+type ContextRow = PlacementContext & ClaimRow & { balances: ledger.BalanceRow[] | null; order_ids: string[] | null };
 
-async function readContexts(q: Db, placements: Array<Pick<Placement, 'principal' | 'input'>>, lock = false): Promise<ContextRow[]> {
+/** The placements' contexts; locking, the balances and new order ids too, and the claims given. */
+async function readContexts(
+  q: Db,
+  placements: Array<Pick<Placement, 'principal' | 'input'>>,
+  lock?: { claims: ClaimsInRead | undefined },
+): Promise<ContextRow[]> {
   const { rows } = await q.query<ContextRow>({
     ...(lock ? lockStatement : contextStatement),
     values: [
@@ -383,15 +403,19 @@ async function readContexts(q: Db, placements: Array<Pick<Placement, 'principal'
       placements.map((p) => p.input.project_id ?? null),
       placements.map((p) => p.input.offer_ids.join(',')),
       placements.map((p) => (isMember(p.principal) ? p.principal.userId : null)),
+      ...(lock ? (lock.claims?.values() ?? noClaims()) : []),
     ],
   });
   if (rows.length !== placements.length) throw new Error('a placement has no workspace or currency');
   return rows;
 }
 
-/** Locks every placement's balance rows and reads the placements' contexts, in one statement. */
-async function lockAndReadContexts(tx: Db, placements: Placement[]) {
-  const contexts = await readContexts(tx, placements, true);
+/**
+ * Locks every placement's balance rows and reads the placements' contexts, in one statement that
+ * also claims a group's keys (`claims`, from `recordEach`).
+ */
+async function lockAndReadContexts(tx: Db, placements: Placement[], claims: ClaimsInRead | undefined) {
+  const contexts = await readContexts(tx, placements, { claims });
   const accounts = ledger.lockedAccounts(
     placements.map((p) => p.principal.workspaceId),
     contexts.flatMap((c) => c.balances!),

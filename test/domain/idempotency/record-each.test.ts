@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../../src/config.js';
 import type { Db } from '../../../src/db/handle.js';
 import { DomainError, invalidInput } from '../../../src/domain/errors.js';
-import { type EachItem, type Outcome, recordEach, recordsWith, RETENTION_MS } from '../../../src/domain/idempotency/record-once.js';
+import { type ClaimRow, type ClaimsInRead, claimsWith, type EachItem, type Outcome, recordEach, recordsWith, RETENTION_MS } from '../../../src/domain/idempotency/record-once.js';
 import { type PlaceOrdersInput, place, placementGroups } from '../../../src/domain/orders/place-orders.js';
 import { durationsFrom } from '../../../src/domain/orders/states.js';
 import { publisherWithOutlet } from '../../helpers/catalog.js';
@@ -12,7 +12,7 @@ import { workspaceWithKeys } from '../../helpers/fixtures.js';
 
 // A group claims its keys and looks up their records in one statement, whose snapshot is taken
 // before the claims: a record the key's last holder committed in between is missed. These tests
-// commit such a record from another connection while the group's work runs (as if it had been
+// commit such a record from another connection once the work has claimed (as if it had been
 // committed just before the claim) and check that no item is answered other than it would be
 // alone: a kept outcome fails the whole group (nothing it wrote remains), a refusal not kept is
 // answered with the record.
@@ -51,10 +51,11 @@ const notes = async () => (await database.pool.query<{ note: string }>('SELECT n
 const recordOf = async (key: string) =>
   (await database.pool.query<{ outcome: string }>('SELECT outcome FROM idempotency_records WHERE api_key_id = $1 AND key = $2', [apiKeyId, key])).rows[0]?.outcome;
 
-/** A work that writes a note per admitted item and answers `answer(i)`, committing `before` first. */
+/** A work that claims, writes a note per admitted item and answers `answer(i)`, committing `before` after its claims. */
 const noting =
   (keys: string[], answer: (i: number) => Outcome<string>, before: () => Promise<void> = async () => {}) =>
-  async (tx: Db, admitted: number[]) => {
+  async (tx: Db, claims: ClaimsInRead) => {
+    const admitted = await claims.admit();
     await before();
     await tx.query('INSERT INTO each_work (note) SELECT unnest($1::text[])', [admitted.map((i) => keys[i]!)]);
     return admitted.map(answer);
@@ -78,7 +79,8 @@ describe('recordEach: a record the claim did not see', () => {
       { ok: false, error: new DomainError('insufficient_balance', 'short') },
       { ok: true, value: 'placed too' },
     ];
-    const results = recordEach(database.pool, keys.map((k) => item(k)), NOW, async (tx, admitted, records) => {
+    const results = recordEach(database.pool, keys.map((k) => item(k)), NOW, async (tx, claims, records) => {
+      const admitted = await claims.admit();
       await commitRecordElsewhere(keys[2]!, { value: 'first' });
       const answered = admitted.map((i) => outcomes[i]!);
       const { rows } = await tx.query<{ records: number }>({
@@ -103,7 +105,8 @@ describe('recordEach: a record the claim did not see', () => {
       { ok: false, error: new DomainError('insufficient_balance', 'short') },
       { ok: false, error: invalidInput({ offer_ids: ['unknown'] }) },
     ];
-    const results = await recordEach(database.pool, keys.map((k) => item(k)), NOW, async (tx, admitted, records) => {
+    const results = await recordEach(database.pool, keys.map((k) => item(k)), NOW, async (tx, claims, records) => {
+      const admitted = await claims.admit();
       const answered = admitted.map((i) => outcomes[i]!);
       const { rows } = await tx.query<{ records: number }>({
         text: `WITH notes AS (INSERT INTO each_work (note) SELECT unnest($1::text[])), ${recordsWith(2)}
@@ -125,7 +128,8 @@ describe('recordEach: a record the claim did not see', () => {
 
   it('a work that says it wrote the records of other outcomes than it answers fails the group', async () => {
     const keys = [freshKey()];
-    const results = recordEach(database.pool, keys.map((k) => item(k)), NOW, async (tx, admitted, records) => {
+    const results = recordEach(database.pool, keys.map((k) => item(k)), NOW, async (tx, claims, records) => {
+      const admitted = await claims.admit();
       const { rows } = await tx.query<{ records: number }>({
         text: `WITH ${recordsWith(1)} SELECT (SELECT count(*) FROM records_written)::int AS records`,
         values: records.values([{ ok: true, value: 'one thing' }]),
@@ -165,18 +169,58 @@ describe('recordEach: a record the claim did not see', () => {
     expect((results[0] as { error: DomainError }).error.code).toBe('idempotency_key_reused');
   });
 
-  it('a record there before the claim is answered without running the work', async () => {
+  it('a record there before the claim is answered, the item not admitted to the work', async () => {
     const keys = [freshKey(), freshKey()];
     await commitRecordElsewhere(keys[0]!, { value: 'first' });
     await commitRecordElsewhere(keys[1]!, { value: 'first' }, 'other-fp');
-    let ran = false;
-    const results = await recordEach(database.pool, keys.map((k) => item(k)), NOW, async () => {
-      ran = true;
+    let admitted: number[] | undefined;
+    const results = await recordEach(database.pool, keys.map((k) => item(k)), NOW, async (_tx, claims) => {
+      admitted = await claims.admit();
       return [];
     });
-    expect(ran).toBe(false);
+    expect(admitted).toEqual([]);
     expect(results[0]).toEqual({ ok: true, value: { ok: true, value: 'first', replayed: true } });
     expect((results[1] as { error: DomainError }).error.code).toBe('idempotency_key_reused');
+  });
+});
+
+describe('recordEach: the claims in the work’s own statement', () => {
+  it('a key held by a request still running is refused, a kept one replayed, the others admitted', async () => {
+    const keys = [freshKey(), freshKey(), freshKey()];
+    await commitRecordElsewhere(keys[1]!, { value: 'first' });
+    const holder = new pg.Client({ connectionString: database.url });
+    await holder.connect();
+    try {
+      await holder.query('SELECT pg_advisory_lock($1, hashtext($2))', [apiKeyId, keys[2]]);
+      let admitted: number[] = [];
+      const results = await recordEach(database.pool, keys.map((k) => item(k)), NOW, async (tx, claims) => {
+        const { rows } = await tx.query<ClaimRow>({
+          text: `WITH ${claimsWith(1)} SELECT claim_ok, claim_fingerprint, claim_outcome FROM claimed ORDER BY n`,
+          values: claims.values(),
+        });
+        admitted = await claims.admit(rows);
+        return admitted.map(() => ({ ok: true as const, value: 'placed' }));
+      });
+      expect(admitted).toEqual([0]);
+      expect(results[0]).toEqual({ ok: true, value: { ok: true, value: 'placed', replayed: false, requestId: expect.any(String) } });
+      expect(results[1]).toEqual({ ok: true, value: { ok: true, value: 'first', replayed: true } });
+      expect((results[2] as { error: DomainError }).error.code).toBe('idempotency_in_progress');
+      expect(JSON.parse((await recordOf(keys[0]!))!)).toEqual({ value: 'placed' });
+      expect(await recordOf(keys[2]!)).toBeUndefined();
+    } finally {
+      await holder.end();
+    }
+  });
+
+  it('a work that never claims, or answers another number of outcomes, fails the group and writes nothing', async () => {
+    const keys = [freshKey(), freshKey()];
+    await expect(recordEach(database.pool, keys.map((k) => item(k)), NOW, async () => [])).rejects.toThrow(/did not claim/);
+    const short = recordEach(database.pool, keys.map((k) => item(k)), NOW, async (_tx, claims) => {
+      await claims.admit();
+      return [{ ok: true as const, value: 'one of two' }];
+    });
+    await expect(short).rejects.toThrow(/another number of outcomes/);
+    expect(await recordOf(keys[0]!)).toBeUndefined();
   });
 });
 
@@ -215,7 +259,7 @@ describe('placements in a group', async () => {
     place(groups, principal, what, { once: { book: 'request', apiKeyId: ws.spendKeyId, key, fingerprint: 'fp', requestId: `req-${++n}` }, keeps });
   const orders = async () => (await database.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM orders WHERE workspace_id = $1', [ws.workspaceId])).rows[0]!.n;
 
-  it('five round trips a group: BEGIN, the claims with the lookup, the lock, the write with the records, COMMIT', async () => {
+  it('four round trips a group: BEGIN with its settings, the claims with the lock, the write with the records, COMMIT', async () => {
     const sent: string[] = [];
     watch.onQuery = (q) => void sent.push(q);
     const kept = await Promise.all([placeWith(freshKey()), placeWith(freshKey()), placeWith(freshKey())]);
@@ -223,30 +267,59 @@ describe('placements in a group', async () => {
     expect(kept.map((k) => k.ok && !k.replayed)).toEqual([true, true, true]);
     // The first placement goes as a group of its own; the two others wait for it (one workspace
     // has one group at a time) and go as the next group.
-    expect(sent).toEqual(Array(2).fill(['BEGIN', 'once_claim_requests', 'orders_placement_lock_contexts', 'orders_place', 'COMMIT']).flat());
+    const begin = 'BEGIN; SET LOCAL lock_timeout = 250; SET LOCAL plan_cache_mode = force_generic_plan';
+    expect(sent).toEqual(Array(2).fill([begin, 'orders_placement_lock_contexts', 'orders_place', 'COMMIT']).flat());
   });
+
+  /**
+   * Commits a record for `key` while the group's first statement (the claims with the lock) waits
+   * for the workspace's balance rows, held meanwhile by another transaction: the statement's
+   * snapshot, taken before the record was committed, misses it, while the key's claim succeeds.
+   */
+  async function recordCommittedDuringTheClaim(key: string, outcome: unknown, place: () => Promise<unknown>) {
+    const holder = new pg.Client({ connectionString: database.url });
+    await holder.connect();
+    let meanwhile: Promise<void> | undefined;
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM ledger_accounts WHERE workspace_id = $1 FOR UPDATE', [ws.workspaceId]);
+      watch.onQuery = (q) => {
+        if (q !== 'orders_placement_lock_contexts') return;
+        watch.onQuery = undefined;
+        meanwhile = (async () => {
+          // Until the statement waits for the rows the holder has (asked outside the holder's
+          // transaction, which would see the same view of the activity throughout).
+          for (;;) {
+            const { rows } = await database.pool.query<{ n: number }>(
+              `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%claimed AS MATERIALIZED%'`,
+            );
+            if (rows[0]!.n > 0) break;
+            await new Promise((resolve) => setTimeout(resolve, 2));
+          }
+          await commitRecordElsewhere(key, outcome, 'fp', ws.spendKeyId);
+          await holder.query('COMMIT');
+        })();
+      };
+      const kept = await place();
+      await meanwhile;
+      return kept;
+    } finally {
+      watch.onQuery = undefined;
+      await holder.end();
+    }
+  }
 
   it('a placement whose key holds a record the claim missed: the group rolls back and the placement, run alone, replays the record', async () => {
     const key = freshKey();
     const before = await orders();
-    watch.onQuery = async (q) => {
-      if (q !== 'orders_placement_lock_contexts') return;
-      watch.onQuery = undefined;
-      await commitRecordElsewhere(key, { value: [{ id: 1, note: 'the first answer' }] }, 'fp', ws.spendKeyId);
-    };
-    const kept = await placeWith(key);
+    const kept = await recordCommittedDuringTheClaim(key, { value: [{ id: 1, note: 'the first answer' }] }, () => placeWith(key));
     expect(kept).toEqual({ ok: true, value: [{ id: 1, note: 'the first answer' }], replayed: true });
     expect(await orders()).toBe(before);
   });
 
   it('a placement refused (not kept) whose key holds a record the claim missed is answered with the record', async () => {
     const key = freshKey();
-    watch.onQuery = async (q) => {
-      if (q !== 'orders_placement_lock_contexts') return;
-      watch.onQuery = undefined;
-      await commitRecordElsewhere(key, { value: 'the first answer' }, 'fp', ws.spendKeyId);
-    };
-    const kept = await placeWith(key, { ...input, offer_ids: [999_999_999] });
+    const kept = await recordCommittedDuringTheClaim(key, { value: 'the first answer' }, () => placeWith(key, { ...input, offer_ids: [999_999_999] }));
     expect(kept).toEqual({ ok: true, value: 'the first answer', replayed: true });
   });
 });
