@@ -11,9 +11,12 @@ export type Db = pg.Pool | pg.PoolClient;
 
 const inTransaction = (db: Db): db is pg.PoolClient => !(db instanceof pg.Pool);
 
-/** Settings a transaction takes from its start, for its own statements only (SET LOCAL). */
+/**
+ * Settings a transaction takes from its start, for its own statements only (SET LOCAL). A call
+ * that joins its caller's transaction takes that transaction's settings as they are.
+ */
 export interface TransactionSettings {
-  /** How long any one lock may be waited for, in milliseconds (else the statement timeout). */
+  /** How long any one lock may be waited for, in whole milliseconds (0: no limit; unset: the statement timeout). */
   lockTimeoutMs?: number;
   /**
    * Every statement planned with its generic plan, made once per connection, instead of planned
@@ -28,7 +31,12 @@ export interface TransactionSettings {
  */
 function beginText(settings: TransactionSettings | undefined): string {
   const parts = ['BEGIN'];
-  if (settings?.lockTimeoutMs !== undefined) parts.push(`SET LOCAL lock_timeout = ${Math.max(1, Math.trunc(settings.lockTimeoutMs))}`);
+  const ms = settings?.lockTimeoutMs;
+  if (ms !== undefined) {
+    // PostgreSQL takes a lock_timeout in milliseconds up to 2^31 - 1.
+    if (!Number.isInteger(ms) || ms < 0 || ms > 2_147_483_647) throw new Error(`lockTimeoutMs must be a whole number of milliseconds, not ${ms}`);
+    parts.push(`SET LOCAL lock_timeout = ${ms}`);
+  }
   if (settings?.genericPlans) parts.push('SET LOCAL plan_cache_mode = force_generic_plan');
   return parts.join('; ');
 }

@@ -119,13 +119,16 @@ const requestsInsert = (first: number) => `INSERT INTO idempotency_records (api_
  * The claims of a group's keys (advisory locks tried, never waited for) and the lookup of their
  * records, as the WITH query `claimed` of a statement, from parameters `$first` to `$first + 2`
  * (`ClaimsInRead.values`): one row per key, `n` its place from 1, `claim_ok` whether it was
- * claimed, and the live record's `claim_fingerprint` and `claim_outcome` (null: none). The lookup
- * reads as at the statement's start, before the claims, so it may miss a record its key's last
- * holder committed in between: `recordEach` makes up for it.
+ * claimed, the live record's `claim_fingerprint` and `claim_outcome` (null: none), and
+ * `claim_admitted`, whether the work goes on with it (claimed, and no record: `admit` goes by it).
+ * The lookup reads as at the statement's start, before the claims, so it may miss a record its
+ * key's last holder committed in between: `recordEach` makes up for it. (OFFSET 0 keeps the claim
+ * a subquery of its own, so each key's lock is tried once however often its result is read.)
  */
 export const claimsWith = (first: number) => `claimed AS MATERIALIZED (
-    SELECT x.n, pg_try_advisory_xact_lock(x.api_key_id, hashtext(x.key)) AS claim_ok, r.fingerprint AS claim_fingerprint, r.outcome AS claim_outcome
+    SELECT x.n, t.claim_ok, r.fingerprint AS claim_fingerprint, r.outcome AS claim_outcome, t.claim_ok AND r.outcome IS NULL AS claim_admitted
       FROM unnest($${first}::int[], $${first + 1}::text[]) WITH ORDINALITY AS x(api_key_id, key, n)
+      CROSS JOIN LATERAL (SELECT pg_try_advisory_xact_lock(x.api_key_id, hashtext(x.key)) AS claim_ok OFFSET 0) t
       LEFT JOIN idempotency_records r ON r.api_key_id = x.api_key_id AND r.key = x.key AND r.expires_at > $${first + 2})`;
 
 const statements = {
@@ -135,7 +138,10 @@ const statements = {
     text: `SELECT pg_try_advisory_xact_lock(x.api_key_id, hashtext(x.key)) AS ok
              FROM unnest($1::int[], $2::text[]) AS x(api_key_id, key)`,
   },
-  claimRequests: { name: 'once_claim_requests', text: `WITH ${claimsWith(1)}\nSELECT claim_ok, claim_fingerprint, claim_outcome FROM claimed ORDER BY n` },
+  claimRequests: {
+    name: 'once_claim_requests',
+    text: `WITH ${claimsWith(1)}\nSELECT claim_ok, claim_fingerprint, claim_outcome, claim_admitted FROM claimed ORDER BY n`,
+  },
   findRequests: {
     name: 'once_find_requests',
     text: `SELECT x.n::int AS n, r.fingerprint, r.outcome
@@ -306,6 +312,7 @@ export interface ClaimRow {
   claim_ok: boolean | null;
   claim_fingerprint: string | null;
   claim_outcome: string | null;
+  claim_admitted: boolean | null;
 }
 
 /** The parameters of `claimsWith` for a statement that claims nothing (no row in `claimed`). */
@@ -395,9 +402,9 @@ export async function recordEach<T>(
           admitted = [];
           items.forEach((item, i) => {
             const c = claimed[i]!;
-            if (!c.claim_ok) results[i] = { ok: false, error: inProgress() };
-            else if (c.claim_outcome !== null) results[i] = answerOf<T>({ fingerprint: c.claim_fingerprint!, outcome: c.claim_outcome }, item.key);
-            else admitted!.push(i);
+            if (c.claim_admitted) admitted!.push(i);
+            else if (!c.claim_ok) results[i] = { ok: false, error: inProgress() };
+            else results[i] = answerOf<T>({ fingerprint: c.claim_fingerprint!, outcome: c.claim_outcome! }, item.key);
           });
           return admitted;
         },

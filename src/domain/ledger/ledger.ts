@@ -132,14 +132,15 @@ export async function lockWorkspace(tx: Db, workspaceId: number): Promise<Worksp
 
 /**
  * The lock of several workspaces' balance rows, as the WITH query `locked` of a caller's
- * statement that also reads what it needs under the lock (one round trip): `ids` names the
- * statement's parameter holding the workspace ids. The rows are locked in the documented lock
- * order between workspaces (by id), so two callers never wait for each other in opposite orders;
- * MATERIALIZED so the whole lock is taken the first time the statement reads `locked`.
+ * statement that also reads what it needs under the lock (one round trip): `ids` is the
+ * statement's expression for the workspace ids (an int[]: a parameter, or a subquery of it). The
+ * rows are locked in the documented lock order between workspaces (by id), so two callers never
+ * wait for each other in opposite orders; MATERIALIZED so the whole lock is taken the first time
+ * the statement reads `locked`.
  */
-export const balanceLock = (ids: `$${number}`) =>
+export const balanceLock = (ids: string) =>
   `locked AS MATERIALIZED (SELECT id, workspace_id, kind, balance FROM ledger_accounts
-      WHERE workspace_id = ANY(${ids}::int[]) AND kind IN ('available', 'held') ORDER BY workspace_id, kind FOR UPDATE)`;
+      WHERE workspace_id = ANY(${ids}) AND kind IN ('available', 'held') ORDER BY workspace_id, kind FOR UPDATE)`;
 
 export interface BalanceRow {
   id: number;

@@ -222,13 +222,16 @@ export async function placeAll(
   durations: Durations,
   group?: { claims: ClaimsInRead; records: RecordsInWrite<BuyerOrderView[]> },
 ): Promise<Array<Outcome<BuyerOrderView[]>>> {
-  const locked = await lockAndReadContexts(tx, all, group?.claims);
-  // A group's placements whose keys were claimed and hold no record go on; the others are
-  // answered by `recordEach` (their rows were locked and their ids taken all the same).
-  const admitted = group ? await group.claims.admit(locked.contexts) : all.map((_, i) => i);
-  const { accounts } = locked;
+  const read = await readContexts(tx, all, { claims: group?.claims });
+  // A group's placements whose keys were claimed and hold no record go on (only their balances
+  // were locked, only their ids taken); the others are answered by `recordEach`.
+  const admitted = group ? await group.claims.admit(read) : all.map((_, i) => i);
   const placements = admitted.map((i) => all[i]!);
-  const contexts = admitted.map((i) => locked.contexts[i]!);
+  const contexts = admitted.map((i) => read[i]!);
+  const accounts = ledger.lockedAccounts(
+    placements.map((p) => p.principal.workspaceId),
+    contexts.flatMap((c) => c.balances!),
+  );
   const records = group?.records;
   // What each limited key's budget spent, read after the lock (a key without limits reads
   // nothing); each accepted order below adds to it, so the ones after count it.
@@ -351,6 +354,11 @@ interface PlacementContext extends KeyLimits {
   offers: OfferRow[];
 }
 
+// The workspaces whose balances the lock statement locks: every placement's, but in a group only
+// those of the placements that go on (`claim_admitted`): a replay or a key in use locks nothing.
+const goingOn = `ARRAY(SELECT u.w FROM unnest($2::int[]) WITH ORDINALITY AS u(w, n)
+                    LEFT JOIN claimed c ON c.n = u.n WHERE c.claim_admitted IS NOT FALSE)`;
+
 // What each placement must know besides the balance: the key still valid (or the person's role),
 // the project the workspace's own, the approval limit and currency, and the requested offers
 // (given as text, "1,2,3": one row per placement). A placement also locks the balance rows and
@@ -362,7 +370,7 @@ interface PlacementContext extends KeyLimits {
 // unused: a gap in the sequence, as a rolled-back placement always left. For a group, the same
 // statement claims the placements' keys and looks up their records (`claimsWith`, parameters $6
 // to $8; none for a placement alone, already claimed by `recordOnce`): one round trip fewer.
-const contextsText = (lock: boolean) => `${lock ? `WITH ${ledger.balanceLock('$2')},\n  ${claimsWith(6)}\n` : ''}SELECT
+const contextsText = (lock: boolean) => `${lock ? `WITH ${claimsWith(6)},\n  ${ledger.balanceLock(goingOn)}\n` : ''}SELECT
          k.revoked_at IS NULL AND k.can_place_orders AS key_ok,
          k.order_limit_cents::float8 AS order_limit_cents, k.daily_limit_cents::float8 AS daily_limit_cents,
          k.monthly_limit_cents::float8 AS monthly_limit_cents, COALESCE(k.budget_key_id, k.id) AS budget_id,
@@ -376,8 +384,8 @@ const contextsText = (lock: boolean) => `${lock ? `WITH ${ledger.balanceLock('$2
              FROM offers f JOIN outlets o ON o.id = f.outlet_id
             WHERE f.id = ANY(string_to_array(r.offer_ids, ',')::int[])) x), '[]'::json) AS offers,
          ${lock ? 'COALESCE((SELECT json_agg(l) FROM locked l WHERE l.workspace_id = r.workspace_id), \'[]\'::json)' : 'NULL::json'} AS balances,
-         ${lock ? "ARRAY(SELECT nextval('orders_id_seq') FROM generate_series(1, cardinality(string_to_array(r.offer_ids, ','))))" : 'NULL::bigint[]'} AS order_ids,
-         ${lock ? 'c.claim_ok, c.claim_fingerprint, c.claim_outcome' : 'NULL::boolean AS claim_ok, NULL::text AS claim_fingerprint, NULL::text AS claim_outcome'}
+         ${lock ? "CASE WHEN c.claim_admitted IS NOT FALSE THEN ARRAY(SELECT nextval('orders_id_seq') FROM generate_series(1, cardinality(string_to_array(r.offer_ids, ',')))) END" : 'NULL::bigint[]'} AS order_ids,
+         ${lock ? 'c.claim_ok, c.claim_fingerprint, c.claim_outcome, c.claim_admitted' : 'NULL::boolean AS claim_ok, NULL::text AS claim_fingerprint, NULL::text AS claim_outcome, NULL::boolean AS claim_admitted'}
     FROM unnest($1::int[], $2::int[], $3::int[], $4::text[], $5::int[]) WITH ORDINALITY AS r(key_id, workspace_id, project_id, offer_ids, user_id, n)
     JOIN workspaces w ON w.id = r.workspace_id JOIN fx_rates fx ON fx.currency = w.currency
     LEFT JOIN api_keys k ON k.id = r.key_id
@@ -408,19 +416,6 @@ async function readContexts(
   });
   if (rows.length !== placements.length) throw new Error('a placement has no workspace or currency');
   return rows;
-}
-
-/**
- * Locks every placement's balance rows and reads the placements' contexts, in one statement that
- * also claims a group's keys (`claims`, from `recordEach`).
- */
-async function lockAndReadContexts(tx: Db, placements: Placement[], claims: ClaimsInRead | undefined) {
-  const contexts = await readContexts(tx, placements, { claims });
-  const accounts = ledger.lockedAccounts(
-    placements.map((p) => p.principal.workspaceId),
-    contexts.flatMap((c) => c.balances!),
-  );
-  return { accounts, contexts };
 }
 
 const keyIdOf = (p: BuyerActor) => (isMember(p) ? null : p.keyId);

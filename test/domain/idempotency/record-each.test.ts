@@ -195,7 +195,7 @@ describe('recordEach: the claims in the work’s own statement', () => {
       let admitted: number[] = [];
       const results = await recordEach(database.pool, keys.map((k) => item(k)), NOW, async (tx, claims) => {
         const { rows } = await tx.query<ClaimRow>({
-          text: `WITH ${claimsWith(1)} SELECT claim_ok, claim_fingerprint, claim_outcome FROM claimed ORDER BY n`,
+          text: `WITH ${claimsWith(1)} SELECT claim_ok, claim_fingerprint, claim_outcome, claim_admitted FROM claimed ORDER BY n`,
           values: claims.values(),
         });
         admitted = await claims.admit(rows);
@@ -278,7 +278,11 @@ describe('placements in a group', async () => {
    */
   async function recordCommittedDuringTheClaim(key: string, outcome: unknown, place: () => Promise<unknown>) {
     const holder = new pg.Client({ connectionString: database.url });
+    // Connected beforehand: between the statement's wait and the group's 250 ms lock timeout
+    // there is only the record's INSERT and the holder's COMMIT.
+    const writer = new pg.Client({ connectionString: database.url });
     await holder.connect();
+    await writer.connect();
     let meanwhile: Promise<void> | undefined;
     try {
       await holder.query('BEGIN');
@@ -296,7 +300,10 @@ describe('placements in a group', async () => {
             if (rows[0]!.n > 0) break;
             await new Promise((resolve) => setTimeout(resolve, 2));
           }
-          await commitRecordElsewhere(key, outcome, 'fp', ws.spendKeyId);
+          await writer.query(
+            `INSERT INTO idempotency_records (api_key_id, key, fingerprint, outcome, created_at, expires_at) VALUES ($1, $2, 'fp', $3, $4, $5)`,
+            [ws.spendKeyId, key, JSON.stringify(outcome), new Date(NOW - 1000), new Date(NOW - 1000 + RETENTION_MS)],
+          );
           await holder.query('COMMIT');
         })();
       };
@@ -306,6 +313,7 @@ describe('placements in a group', async () => {
     } finally {
       watch.onQuery = undefined;
       await holder.end();
+      await writer.end();
     }
   }
 
@@ -315,6 +323,28 @@ describe('placements in a group', async () => {
     const kept = await recordCommittedDuringTheClaim(key, { value: [{ id: 1, note: 'the first answer' }] }, () => placeWith(key));
     expect(kept).toEqual({ ok: true, value: [{ id: 1, note: 'the first answer' }], replayed: true });
     expect(await orders()).toBe(before);
+  });
+
+  it('a group of replays locks no balance: answered while another transaction holds the workspace’s rows', async () => {
+    const keys = [freshKey(), freshKey()];
+    for (const key of keys) await commitRecordElsewhere(key, { value: `first ${key}` }, 'fp', ws.spendKeyId);
+    const holder = new pg.Client({ connectionString: database.url });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM ledger_accounts WHERE workspace_id = $1 FOR UPDATE', [ws.workspaceId]);
+      const sent: string[] = [];
+      watch.onQuery = (q) => void sent.push(q);
+      const kept = await Promise.all(keys.map((key) => placeWith(key)));
+      watch.onQuery = undefined;
+      expect(kept).toEqual(keys.map((key) => ({ ok: true, value: `first ${key}`, replayed: true })));
+      // Answered by their groups, none of which waited out its lock timeout and ran again alone.
+      expect(sent.filter((q) => q === 'ROLLBACK' || q.startsWith('once_'))).toEqual([]);
+      expect(sent.filter((q) => q === 'COMMIT').length).toBeGreaterThan(0);
+    } finally {
+      watch.onQuery = undefined;
+      await holder.end();
+    }
   });
 
   it('a placement refused (not kept) whose key holds a record the claim missed is answered with the record', async () => {
