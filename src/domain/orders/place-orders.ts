@@ -127,9 +127,8 @@ export type PlacementGroups = ReturnType<typeof placementGroups>;
  * transaction (`recordEach` and `placeAll`: one statement for each step whatever the group's
  * size, four round trips in all: BEGIN with the transaction's settings, the claims of the keys
  * with the lookup of their records and the lock of the balances, the write of the orders with the
- * records, COMMIT). A workspace has one
- * group or lone placement running at a time per process, in arrival order, so a workspace whose
- * rows are held elsewhere ties up one connection, not the pool. A group that waits for a lock
+ * records, COMMIT). A workspace has one group or lone placement running at a time per process, in
+ * arrival order, so a workspace whose rows are held elsewhere ties up one connection, not the pool. A group that waits for a lock
  * longer than GROUP_LOCK_TIMEOUT_MS, or fails, puts its placements back to run alone. Waiting
  * here longer than a request may wait for a connection is the same 503.
  */
