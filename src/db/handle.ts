@@ -41,30 +41,82 @@ function beginText(settings: TransactionSettings | undefined): string {
   return parts.join('; ');
 }
 
+/** The transactions `withTransaction` opened, by connection: how deep calls join it, and whether `commitWith` ended it. */
+const opened = new WeakMap<pg.PoolClient, { joined: number; committed: boolean }>();
+
 /**
  * Runs `fn` in one transaction on one pooled connection: COMMIT when it returns, ROLLBACK when it
  * throws. Given a transaction's connection, `fn` joins that transaction (the caller commits).
  * Statements inside send their values as bound parameters. No network calls or waits belong
  * inside `fn`; side effects go after it returns.
+ *
+ * The pool's connections pipeline (`createDatabase`): BEGIN is sent without waiting for its
+ * answer, so it travels with `fn`'s first statement and costs no round trip of its own.
+ * PostgreSQL answers in order, so that statement runs inside the transaction; BEGIN's answer is
+ * read before COMMIT is sent.
  */
 export async function withTransaction<T>(db: Db, fn: (tx: Db) => Promise<T>, settings?: TransactionSettings): Promise<T> {
-  if (inTransaction(db)) return fn(db);
+  if (inTransaction(db)) {
+    const state = opened.get(db);
+    if (state) state.joined++;
+    try {
+      return await fn(db);
+    } finally {
+      if (state) state.joined--;
+    }
+  }
   const client = await db.connect();
+  const state = { joined: 0, committed: false };
+  opened.set(client, state);
   let broken = false;
   try {
-    await client.query(beginText(settings));
+    const begun = client.query(beginText(settings));
+    // Read below; until then a failure here must not count as unhandled.
+    begun.catch(() => {});
     const result = await fn(client);
-    await client.query('COMMIT');
+    await begun;
+    if (!state.committed) await client.query('COMMIT');
     return result;
   } catch (err) {
+    // After `commitWith` there is no transaction left: PostgreSQL only warns.
     await client.query('ROLLBACK').catch(() => {
       broken = true;
     });
     throw err;
   } finally {
+    opened.delete(client);
     // A connection that could not roll back is discarded rather than reused.
     client.release(broken);
   }
+}
+
+/** A statement as `query` takes it: named ones are prepared once per connection. */
+export interface Statement {
+  name?: string;
+  text: string;
+  values?: unknown[];
+}
+
+/**
+ * Ends the transaction `withTransaction` opened for `fn` with its last statements: they and
+ * COMMIT are sent together, one round trip, and their results answered in order. A statement
+ * that fails makes PostgreSQL skip the rest and answer COMMIT by rolling back; its error is
+ * thrown. Only `fn` itself may call it (not a function that joined the transaction), once, as
+ * the last thing it sends: anything after it would run outside the transaction.
+ */
+export async function commitWith(tx: Db, statements: Statement[]): Promise<Array<pg.QueryResult>> {
+  const state = inTransaction(tx) ? opened.get(tx) : undefined;
+  if (!state || state.joined > 0 || state.committed) {
+    throw new Error('commitWith ends a transaction that withTransaction opened, once, from the function it runs');
+  }
+  state.committed = true;
+  const sent = statements.map((s) => tx.query(s));
+  const commit = tx.query('COMMIT');
+  // Each is read below; the first failure is the one thrown.
+  for (const p of [...sent, commit]) p.catch(() => {});
+  const results = await Promise.all(sent);
+  await commit;
+  return results;
 }
 
 /**

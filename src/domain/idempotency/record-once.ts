@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { isoSeconds } from '../../common/iso-seconds.js';
-import { type Db, withTransaction } from '../../db/handle.js';
+import { commitWith, type Db, type Statement, withTransaction } from '../../db/handle.js';
+import { constraintOf, pgErrorCode } from '../../db/errors.js';
 import type { Clock } from '../clock.js';
 import { DomainError, invalidInput } from '../errors.js';
 
@@ -100,20 +101,22 @@ export const refusedConfirmation = (why: string) =>
   );
 const mismatch = () => refusedConfirmation('it does not match the call it was used for');
 
-/**
- * The INSERT of REST records, from parameters `$first` to `$first + 5` (`recordValues`). A key
- * that holds a live record keeps it: ON CONFLICT sees every committed row, whatever the
- * statement's snapshot, and updates only an expired one. RETURNING gives a row per record
- * written, so a caller can tell whether every record was.
- */
-const requestsInsert = (first: number) => `INSERT INTO idempotency_records (api_key_id, key, fingerprint, outcome, created_at, expires_at)
+/** The INSERT of REST records, from parameters `$first` to `$first + 5` (`recordValues`). */
+const eachInsert = (first: number) => `INSERT INTO idempotency_records (api_key_id, key, fingerprint, outcome, created_at, expires_at)
            SELECT x.api_key_id, x.key, x.fingerprint, x.outcome, $${first + 4}, $${first + 5}
-             FROM unnest($${first}::int[], $${first + 1}::text[], $${first + 2}::text[], $${first + 3}::text[]) AS x(api_key_id, key, fingerprint, outcome)
+             FROM unnest($${first}::int[], $${first + 1}::text[], $${first + 2}::text[], $${first + 3}::text[]) AS x(api_key_id, key, fingerprint, outcome)`;
+
+/**
+ * `recordOnce`'s INSERT of a REST record: a key that holds a live record keeps it (ON CONFLICT
+ * sees every committed row, whatever the statement's snapshot, and updates only an expired one).
+ * `recordEach`'s records are plain INSERTs (`eachInsert`): the claims deleted their keys' expired
+ * records, and a live one must fail the group.
+ */
+const requestsInsert = (first: number) => `${eachInsert(first)}
            ON CONFLICT (api_key_id, key) DO UPDATE
               SET fingerprint = EXCLUDED.fingerprint, outcome = EXCLUDED.outcome,
                   created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
-            WHERE idempotency_records.expires_at <= EXCLUDED.created_at
-           RETURNING 1`;
+            WHERE idempotency_records.expires_at <= EXCLUDED.created_at`;
 
 /**
  * The claims of a group's keys (advisory locks tried, never waited for) and the lookup of their
@@ -122,14 +125,20 @@ const requestsInsert = (first: number) => `INSERT INTO idempotency_records (api_
  * claimed, the live record's `claim_fingerprint` and `claim_outcome` (null: none), and
  * `claim_admitted`, whether the work goes on with it (claimed, and no record: `admit` goes by it).
  * The lookup reads as at the statement's start, before the claims, so it may miss a record its
- * key's last holder committed in between: `recordEach` makes up for it. (OFFSET 0 keeps the claim
- * a subquery of its own, so each key's lock is tried once however often its result is read.)
+ * key's last holder committed in between: `recordEach` makes up for it. A claimed key's expired
+ * record is deleted here, so that the group's records are plain INSERTs (`recordsWith`). (OFFSET
+ * 0 keeps the claim a subquery of its own, so each key's lock is tried once however often its
+ * result is read.)
  */
 export const claimsWith = (first: number) => `claimed AS MATERIALIZED (
-    SELECT x.n, t.claim_ok, r.fingerprint AS claim_fingerprint, r.outcome AS claim_outcome, t.claim_ok AND r.outcome IS NULL AS claim_admitted
+    SELECT x.n, x.api_key_id, x.key, t.claim_ok, r.fingerprint AS claim_fingerprint, r.outcome AS claim_outcome,
+           t.claim_ok AND r.outcome IS NULL AS claim_admitted
       FROM unnest($${first}::int[], $${first + 1}::text[]) WITH ORDINALITY AS x(api_key_id, key, n)
       CROSS JOIN LATERAL (SELECT pg_try_advisory_xact_lock(x.api_key_id, hashtext(x.key)) AS claim_ok OFFSET 0) t
-      LEFT JOIN idempotency_records r ON r.api_key_id = x.api_key_id AND r.key = x.key AND r.expires_at > $${first + 2})`;
+      LEFT JOIN idempotency_records r ON r.api_key_id = x.api_key_id AND r.key = x.key AND r.expires_at > $${first + 2}),
+  expired_deleted AS (
+    DELETE FROM idempotency_records r USING claimed c
+     WHERE c.claim_ok AND r.api_key_id = c.api_key_id AND r.key = c.key AND r.expires_at <= $${first + 2})`;
 
 const statements = {
   lock: { name: 'once_lock', text: 'SELECT pg_advisory_xact_lock($1, hashtext($2))' },
@@ -149,6 +158,7 @@ const statements = {
              JOIN idempotency_records r ON r.api_key_id = x.api_key_id AND r.key = x.key AND r.expires_at > $3`,
   },
   storeRequests: { name: 'once_store_requests', text: requestsInsert(1) },
+  storeEach: { name: 'once_store_each', text: eachInsert(1) },
   findConfirmation: {
     name: 'once_find_confirmation',
     text: 'SELECT api_key_id, tool, arguments_hash, outcome::text AS outcome FROM mcp_confirmations WHERE token_id = $1',
@@ -319,26 +329,25 @@ export interface ClaimRow {
 export const noClaims = (): unknown[] => [[], [], null];
 
 /**
- * The records of a group's outcomes, handed to its work so that the statement that writes the
- * work stores them too, instead of a statement of their own after it: one round trip a group
- * fewer (with the claims in the work's first statement, a group makes four: BEGIN, the work's
- * claims with its reads, its write with the records, COMMIT). A work that takes them adds
- * `recordsWith(first)` to its last write, binds `values(outcomes)` there (its answer, the
- * outcomes it will return) and tells `written` how many rows `records_written` holds; one that
- * writes nothing, or does not call `values`, leaves them to `recordEach`, which stores them in
- * one statement.
+ * The records of a group's outcomes, handed to its work so that the work's last statements store
+ * them and end the transaction, instead of statements of their own after it: with the claims in
+ * the work's first statement, a group makes two round trips (BEGIN with the work's claims and
+ * reads; its write with the records, and COMMIT). A work that takes them adds `recordsWith(first)`
+ * to its last write, binds `values(outcomes)` there (its answer, the outcomes it will return) and
+ * sends that write through `commitWith`, the last thing it does (or sends it itself: `recordEach`
+ * then commits after it). One that writes nothing, or does not call `values`, leaves them to
+ * `recordEach`, which stores them in one statement before COMMIT.
  */
 export interface RecordsInWrite<T> {
   values(outcomes: Array<Outcome<T>>): unknown[];
-  written(count: number): void;
+  commitWith(tx: Db, statements: Statement[]): Promise<Array<pg.QueryResult>>;
 }
 
 /**
  * `RecordsInWrite`'s part of a statement of WITH queries: the records' INSERT from parameters
- * `$first` to `$first + 5`, as `records_written`, one row per record written (count them in the
- * statement's final SELECT).
+ * `$first` to `$first + 5`, as `records_written`. A key that holds a live record fails it.
  */
-export const recordsWith = (first: number) => `records_written AS (${requestsInsert(first)})`;
+export const recordsWith = (first: number) => `records_written AS (${eachInsert(first)})`;
 
 /** The parameters of `recordsWith` for a statement that stores no records. */
 export const noRecords = (): unknown[] => [[], [], [], [], null, null];
@@ -352,11 +361,12 @@ function answerOf<T>(record: { fingerprint: string; outcome: string }, key: Requ
 }
 
 /**
- * Thrown when a record of the group was not written (its key holds a live one the claim's
+ * Thrown for a group whose record could not be written (its key holds a live one the claim's
  * snapshot missed): a plain error, so the whole group rolls back, what its work wrote too, and
  * its items run again each alone (`GroupCommit`), where the lookup after the lock replays it.
  */
 const recordMissed = () => new Error('a key of the group holds a record its claim did not see: the group runs again, each item alone');
+const isRecordMissed = (err: unknown) => pgErrorCode(err) === '23505' && constraintOf(err) === 'idempotency_records_key_pk';
 
 /**
  * `recordOnce` for several REST requests in one transaction: their keys are claimed and looked up
@@ -369,10 +379,11 @@ const recordMissed = () => new Error('a key of the group holds a record its clai
  *
  * The lookup shares the claim's snapshot, taken before the claims, so a record the key's last
  * holder committed just before our claim can be missed: the item is then admitted although its
- * outcome is kept. Two checks make that harmless. A record we store for such a key is not written
- * (the live one stays), so fewer records written than kept fails the whole group (`recordMissed`).
- * An item whose refusal is not kept stores nothing, so its key is looked up again after the work,
- * with a snapshot taken after the claim, and a record found there is its answer.
+ * outcome is kept. Two checks make that harmless. A record we store for such a key is a plain
+ * INSERT, which the live one fails, and the whole group with it (`recordMissed`), before COMMIT
+ * can take effect. An item whose refusal is not kept stores nothing, so its key is looked up again
+ * after the claims, in a statement of its own sent with the records (its snapshot is taken after
+ * the claim), and a record found there is its answer.
  */
 export async function recordEach<T>(
   pool: Db,
@@ -388,92 +399,93 @@ export async function recordEach<T>(
   // keep planning them anew (custom plans): for the placement's statements that was most of
   // their database time. Their generic plans, made once per connection, are as good.
   const settings = { lockTimeoutMs, genericPlans: true };
-  return withTransaction(
-    pool,
-    async (tx) => {
-      const results: Array<EachResult<T>> = [];
-      let admitted: number[] | undefined;
-      const claims: ClaimsInRead = {
-        values: () => [apiKeyIds, keys, new Date(now)],
-        admit: async (rows) => {
-          if (admitted) throw new Error('the items were claimed twice');
-          const claimed = rows ?? (await tx.query<ClaimRow>({ ...statements.claimRequests, values: claims.values() })).rows;
-          if (claimed.length !== items.length) throw new Error('the claims answered another number of rows than there are items');
-          admitted = [];
-          items.forEach((item, i) => {
-            const c = claimed[i]!;
-            if (c.claim_admitted) admitted!.push(i);
-            else if (!c.claim_ok) results[i] = { ok: false, error: inProgress() };
-            else results[i] = answerOf<T>({ fingerprint: c.claim_fingerprint!, outcome: c.claim_outcome! }, item.key);
-          });
-          return admitted;
-        },
-      };
-      // The records of the admitted items' kept outcomes (given in `admitted`'s order): how many,
-      // and the parameters of their INSERT.
-      const toStore = (admitted: number[], outcomes: Array<Outcome<T>>) => {
-        const kept = admitted.flatMap((i, k) => (isKept(outcomes[k]!, items[i]!) ? [{ i, record: recordOf(outcomes[k]!, items[i]!.key.requestId) }] : []));
-        const values = [
-          kept.map(({ i }) => apiKeyIds[i]),
-          kept.map(({ i }) => keys[i]),
-          kept.map(({ i }) => items[i]!.key.fingerprint),
-          kept.map(({ record }) => record),
-          new Date(now),
-          new Date(now + RETENTION_MS),
-        ];
-        return { count: kept.length, values };
-      };
-      // What the work took to write in its own statement, if it did.
-      const taken: { outcomes?: Array<Outcome<T>>; count?: number; written?: number } = {};
-      const records: RecordsInWrite<T> = {
-        values: (outcomes) => {
-          if (!admitted) throw new Error('the records of items not yet claimed');
-          const { count, values } = toStore(admitted, outcomes);
-          Object.assign(taken, { outcomes: [...outcomes], count });
-          return values;
-        },
-        written: (count) => {
-          taken.written = count;
-        },
-      };
-      const outcomes = await work(tx, claims, records);
-      if (!admitted) throw new Error('the work did not claim its items');
-      if (outcomes.length !== admitted.length) throw new Error('the work answered another number of outcomes than it admitted items');
-      let stored: { count: number; written: number };
-      if (taken.outcomes) {
-        // The records it wrote must be those of the outcomes it answers.
-        const same = taken.outcomes.length === outcomes.length && taken.outcomes.every((o, k) => o === outcomes[k]);
-        if (!same || taken.written === undefined) throw new Error('the work wrote the records of other outcomes than it answers, or did not say how many');
-        stored = { count: taken.count!, written: taken.written };
-      } else {
-        const { count, values } = toStore(admitted, outcomes);
-        stored = { count, written: count ? (await tx.query({ ...statements.storeRequests, values })).rows.length : 0 };
-      }
-      if (stored.written !== stored.count) throw recordMissed();
-      const unkept: number[] = [];
-      admitted.forEach((i, k) => {
-        const outcome = outcomes[k]!;
-        if (!outcome.ok && !isKept(outcome, items[i]!)) {
-          results[i] = { ok: false, error: outcome.error };
-          unkept.push(i);
-        } else {
-          results[i] = { ok: true, value: { ...outcome, replayed: false, requestId: items[i]!.key.requestId } };
-        }
-      });
-      if (unkept.length) {
-        // Looked up again, now that the claims are held: a record missed by the claim's snapshot
-        // is the answer these would have had.
-        const { rows } = await tx.query<{ n: number; fingerprint: string; outcome: string }>({
-          ...statements.findRequests,
-          values: [unkept.map((i) => apiKeyIds[i]), unkept.map((i) => keys[i]), new Date(now)],
+  const group = async (tx: Db) => {
+    const results: Array<EachResult<T>> = [];
+    let admitted: number[] | undefined;
+    const claims: ClaimsInRead = {
+      values: () => [apiKeyIds, keys, new Date(now)],
+      admit: async (rows) => {
+        if (admitted) throw new Error('the items were claimed twice');
+        const claimed = rows ?? (await tx.query<ClaimRow>({ ...statements.claimRequests, values: claims.values() })).rows;
+        if (claimed.length !== items.length) throw new Error('the claims answered another number of rows than there are items');
+        admitted = [];
+        items.forEach((item, i) => {
+          const c = claimed[i]!;
+          if (c.claim_admitted) admitted!.push(i);
+          else if (!c.claim_ok) results[i] = { ok: false, error: inProgress() };
+          else results[i] = answerOf<T>({ fingerprint: c.claim_fingerprint!, outcome: c.claim_outcome! }, item.key);
         });
-        for (const r of rows) {
-          const i = unkept[r.n - 1]!;
-          results[i] = answerOf<T>(r, items[i]!.key);
-        }
+        return admitted;
+      },
+    };
+    // The records of the admitted items' kept outcomes (given in `admitted`'s order), as the
+    // parameters of their INSERT, and the items whose refusals are not kept.
+    const toStore = (admitted: number[], outcomes: Array<Outcome<T>>) => {
+      const kept = admitted.flatMap((i, k) => (isKept(outcomes[k]!, items[i]!) ? [{ i, record: recordOf(outcomes[k]!, items[i]!.key.requestId) }] : []));
+      const values = [
+        kept.map(({ i }) => apiKeyIds[i]),
+        kept.map(({ i }) => keys[i]),
+        kept.map(({ i }) => items[i]!.key.fingerprint),
+        kept.map(({ record }) => record),
+        new Date(now),
+        new Date(now + RETENTION_MS),
+      ];
+      const unkept = admitted.filter((i, k) => !isKept(outcomes[k]!, items[i]!));
+      return { count: kept.length, values, unkept };
+    };
+    // Looks the unkept items' keys up again, now that the claims are held: a record missed by
+    // the claim's snapshot is the answer these would have had.
+    const findUnkept = (unkept: number[]): Statement => ({
+      ...statements.findRequests,
+      values: [unkept.map((i) => apiKeyIds[i]), unkept.map((i) => keys[i]), new Date(now)],
+    });
+    let found: Array<{ n: number; fingerprint: string; outcome: string }> = [];
+    // The outcomes whose records the work's own statement wrote, if it did, and whether that
+    // statement ended the transaction (nothing may be sent after it).
+    let taken: Array<Outcome<T>> | undefined;
+    let committed = false;
+    const records: RecordsInWrite<T> = {
+      values: (outcomes) => {
+        if (!admitted) throw new Error('the records of items not yet claimed');
+        taken = [...outcomes];
+        return toStore(admitted, outcomes).values;
+      },
+      commitWith: async (tx, sent) => {
+        if (!admitted || !taken) throw new Error('commitWith before the records were taken');
+        const { unkept } = toStore(admitted, taken);
+        committed = true;
+        const answers = await commitWith(tx, unkept.length ? [...sent, findUnkept(unkept)] : sent);
+        if (unkept.length) found = answers.pop()!.rows;
+        return answers;
+      },
+    };
+    const outcomes = await work(tx, claims, records);
+    if (!admitted) throw new Error('the work did not claim its items');
+    if (outcomes.length !== admitted.length) throw new Error('the work answered another number of outcomes than it admitted items');
+    const { count, values, unkept } = toStore(admitted, outcomes);
+    if (taken) {
+      // The records it wrote must be those of the outcomes it answers.
+      if (!(taken.length === outcomes.length && taken.every((o, k) => o === outcomes[k]))) {
+        throw new Error('the work wrote the records of other outcomes than it answers');
       }
-      return results;
-    },
-    settings,
-  );
+    } else if (count) {
+      await tx.query({ ...statements.storeEach, values });
+    }
+    if (unkept.length && !committed) found = (await tx.query<{ n: number; fingerprint: string; outcome: string }>(findUnkept(unkept))).rows;
+    admitted.forEach((i, k) => {
+      const outcome = outcomes[k]!;
+      if (!outcome.ok && !isKept(outcome, items[i]!)) results[i] = { ok: false, error: outcome.error };
+      else results[i] = { ok: true, value: { ...outcome, replayed: false, requestId: items[i]!.key.requestId } };
+    });
+    for (const r of found) {
+      const i = unkept[r.n - 1]!;
+      results[i] = answerOf<T>(r, items[i]!.key);
+    }
+    return results;
+  };
+  try {
+    return await withTransaction(pool, group, settings);
+  } catch (err) {
+    throw isRecordMissed(err) ? recordMissed() : err;
+  }
 }

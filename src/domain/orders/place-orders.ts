@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Db } from '../../db/handle.js';
+import type { Db, Statement } from '../../db/handle.js';
 import type { Clock } from '../clock.js';
 import { DomainError, forbidden, invalidInput, notFound } from '../errors.js';
 import { GroupCommit } from '../../db/group-commit.js';
@@ -109,12 +109,13 @@ const MAX_GROUP_ORDERS = 100;
 const GROUP_LOCK_TIMEOUT_MS = 250;
 /**
  * While a group runs, the next starts only after this long (GroupCommit's `staggerMs`). Every
- * group pays the same four round trips whatever its size (BEGIN, the claims with the records'
- * lookup and the lock, the write with the records, COMMIT), so bigger groups cost less per order.
- * Under ten clients, 3 ms made groups of about 2.4 placements and 8 ms about 4.2, for 0.8 of the
- * server's CPU and 0.7 of the database's per order, and as many orders a second; 15 ms made
- * groups of five and fewer orders a second (bench/RESULTS.md, "A longer stagger"). A lone
- * client never waits: with no group running, a group starts at once.
+ * group pays the same two round trips whatever its size (BEGIN with the claims, the records'
+ * lookup and the lock; the write with the records, and COMMIT), so bigger groups cost less per
+ * order. Under ten clients, 3 ms made groups of about 2.4 placements and 8 ms about 4.2, for 0.8
+ * of the server's CPU and 0.7 of the database's per order, and as many orders a second; 15 ms
+ * made groups of five and fewer orders a second (bench/RESULTS.md, "A longer stagger"). With two
+ * round trips, 2, 4 and 6 ms did no better than 8 ("Two round trips a group"). A lone client
+ * never waits: with no group running, a group starts at once.
  */
 const GROUP_STAGGER_MS = 8;
 
@@ -125,9 +126,9 @@ export type PlacementGroups = ReturnType<typeof placementGroups>;
  * Group commit, per pool: placements that arrive while the groups running take all but one of the
  * pool's connections wait in the process, holding no connection, and then go together in one
  * transaction (`recordEach` and `placeAll`: one statement for each step whatever the group's
- * size, four round trips in all: BEGIN with the transaction's settings, the claims of the keys
- * with the lookup of their records and the lock of the balances, the write of the orders with the
- * records, COMMIT). A workspace has one group or lone placement running at a time per process, in
+ * size, two round trips in all: BEGIN with the transaction's settings, sent with the claims of the
+ * keys, the lookup of their records and the lock of the balances; then the write of the orders
+ * with the records, sent with COMMIT). A workspace has one group or lone placement running at a time per process, in
  * arrival order, so a workspace whose rows are held elsewhere ties up one connection, not the pool. A group that waits for a lock
  * longer than GROUP_LOCK_TIMEOUT_MS, or fails, puts its placements back to run alone. Waiting
  * here longer than a request may wait for a connection is the same 503.
@@ -280,16 +281,23 @@ export async function placeAll(
   accepted.forEach((a, i) => {
     outcomes[a.at] = { ok: true, value: placed[i]!.map((row) => orderView(row, 'buyer')) };
   });
-  const recordsWritten = await writeOrders(
-    tx,
-    rows,
-    rows.map((r) => ledger.escrow(accounts.get(r.p.principal.workspaceId)!, { id: r.id, price: r.order.offer.price })),
-    orderPlacedEvents(accepted.flatMap((a, i) => placed[i]!.map((row) => ({ workspaceId: a.p.principal.workspaceId, publisherId: row.publisher_id, row })))),
-    now,
-    records ? records.values(outcomes) : noRecords(),
-  );
-  records?.written(recordsWritten);
-  if (rows.some((r) => r.p.content)) await insertContent(tx, rows, now);
+  const writes = [
+    writeOrders(
+      rows,
+      rows.map((r) => ledger.escrow(accounts.get(r.p.principal.workspaceId)!, { id: r.id, price: r.order.offer.price })),
+      orderPlacedEvents(accepted.flatMap((a, i) => placed[i]!.map((row) => ({ workspaceId: a.p.principal.workspaceId, publisherId: row.publisher_id, row })))),
+      now,
+      records ? records.values(outcomes) : noRecords(),
+    ),
+    ...(rows.some((r) => r.p.content) ? [insertContent(rows, now)] : []),
+  ];
+  // A group's write ends its transaction: sent with COMMIT, one round trip. A key whose budget
+  // ran out takes statements that depend on each other's answers, so its group commits after.
+  if (records && exhausted.length === 0) {
+    await records.commitWith(tx, writes);
+    return outcomes;
+  }
+  for (const statement of writes) await tx.query(statement);
   await recordExhausted(tx, exhausted, now);
   return outcomes;
 }
@@ -479,8 +487,8 @@ type Row = { p: Placement; order: NewOrder; id: number };
 // data-modifying WITH queries, each written by the module that owns the table
 // (`ledger.postingWith`, `eventsInsert`, `recordsWith`). The parts see none of each other's rows
 // and need not: every id is known before, and the foreign keys (a ledger transaction's order) are
-// checked at the end of the statement, as the balance CHECK is. It answers how many records it
-// wrote, so `recordEach` can tell whether one was not (a key that holds a live record keeps it).
+// checked at the end of the statement, as the balance CHECK is. A key that holds a live record
+// fails it (`recordsWith`), and the group with it.
 // Parameters: $1 the orders (one JSON parameter of named fields, nothing to count), $2 the time,
 // $3 the events, $4 to $12 the ledger's, $13 to $18 the records' (none outside a group).
 const writeStatement = {
@@ -500,11 +508,11 @@ const writeStatement = {
        events_written AS (${eventsInsert('$3', '$2')}),
        ${ledger.postingWith(4)},
        ${recordsWith(13)}
-  SELECT (SELECT count(*) FROM records_written)::int AS records`,
+  SELECT 1`,
 };
 
-/** Writes the orders and what goes with them (`writeStatement`); answers how many records it wrote. */
-async function writeOrders(tx: Db, rows: Row[], escrow: ledger.Movement[], events: NewEvent[], now: number, records: unknown[]): Promise<number> {
+/** The statement that writes the orders and what goes with them (`writeStatement`). */
+function writeOrders(rows: Row[], escrow: ledger.Movement[], events: NewEvent[], now: number, records: unknown[]): Statement {
   const named = rows.map(({ p, order: { offer, status, deadline }, id }) => ({
     id,
     workspace_id: p.principal.workspaceId,
@@ -533,21 +541,18 @@ async function writeOrders(tx: Db, rows: Row[], escrow: ledger.Movement[], event
   const movements = ledger.posting(escrow);
   // The records' part is numbered after the ledger's nine parameters (`recordsWith(13)`).
   if (movements.length !== 9) throw new Error('the ledger part of orders_place takes another number of parameters');
-  const { rows: written } = await tx.query<{ records: number }>({
-    ...writeStatement,
-    values: [JSON.stringify(named), new Date(now), eventRows(events), ...movements, ...records],
-  });
-  return written[0]!.records;
+  return { ...writeStatement, values: [JSON.stringify(named), new Date(now), eventRows(events), ...movements, ...records] };
 }
 
-async function insertContent(tx: Db, rows: Row[], now: number) {
+/** The statement that stores the buyer's content of the orders that have some. */
+function insertContent(rows: Row[], now: number): Statement {
   const withContent = rows.flatMap((r) => (r.p.content ? [{ id: r.id, content: r.p.content, checks: r.order.checks }] : []));
-  await tx.query({
+  return {
     name: 'orders_insert_content',
     text: `INSERT INTO order_contents (order_id, version, title, body, submitted_by, submitted_at, checks)
            SELECT c.id, 1, c.title, c.body, 'buyer', $5, c.checks::jsonb FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[]) AS c(id, title, body, checks)`,
     values: [withContent.map((c) => c.id), withContent.map((c) => c.content.title), withContent.map((c) => c.content.body), withContent.map((c) => JSON.stringify(c.checks)), new Date(now)],
-  });
+  };
 }
 
 function checksFor(content: { title: string; body: string; analysis: ContentAnalysis }, input: PlaceOrdersInput, offer: OfferRow) {

@@ -83,12 +83,12 @@ describe('recordEach: a record the claim did not see', () => {
       const admitted = await claims.admit();
       await commitRecordElsewhere(keys[2]!, { value: 'first' });
       const answered = admitted.map((i) => outcomes[i]!);
-      const { rows } = await tx.query<{ records: number }>({
-        text: `WITH notes AS (INSERT INTO each_work (note) SELECT unnest($1::text[])), ${recordsWith(2)}
-               SELECT (SELECT count(*) FROM records_written)::int AS records`,
-        values: [admitted.map((i) => keys[i]!), ...records.values(answered)],
-      });
-      records.written(rows[0]!.records);
+      await records.commitWith(tx, [
+        {
+          text: `WITH notes AS (INSERT INTO each_work (note) SELECT unnest($1::text[])), ${recordsWith(2)} SELECT 1`,
+          values: [admitted.map((i) => keys[i]!), ...records.values(answered)],
+        },
+      ]);
       return answered;
     });
     await expect(results).rejects.toThrow(/holds a record its claim did not see/);
@@ -108,12 +108,12 @@ describe('recordEach: a record the claim did not see', () => {
     const results = await recordEach(database.pool, keys.map((k) => item(k)), NOW, async (tx, claims, records) => {
       const admitted = await claims.admit();
       const answered = admitted.map((i) => outcomes[i]!);
-      const { rows } = await tx.query<{ records: number }>({
-        text: `WITH notes AS (INSERT INTO each_work (note) SELECT unnest($1::text[])), ${recordsWith(2)}
-               SELECT (SELECT count(*) FROM records_written)::int AS records`,
-        values: [admitted.map((i) => keys[i]!), ...records.values(answered)],
-      });
-      records.written(rows[0]!.records);
+      await records.commitWith(tx, [
+        {
+          text: `WITH notes AS (INSERT INTO each_work (note) SELECT unnest($1::text[])), ${recordsWith(2)} SELECT 1`,
+          values: [admitted.map((i) => keys[i]!), ...records.values(answered)],
+        },
+      ]);
       return answered;
     });
     expect(results.map((r) => (r.ok ? (r.value.ok ? r.value.value : r.value.error.code) : (r.error as DomainError).code))).toEqual([
@@ -130,11 +130,8 @@ describe('recordEach: a record the claim did not see', () => {
     const keys = [freshKey()];
     const results = recordEach(database.pool, keys.map((k) => item(k)), NOW, async (tx, claims, records) => {
       const admitted = await claims.admit();
-      const { rows } = await tx.query<{ records: number }>({
-        text: `WITH ${recordsWith(1)} SELECT (SELECT count(*) FROM records_written)::int AS records`,
-        values: records.values([{ ok: true, value: 'one thing' }]),
-      });
-      records.written(rows[0]!.records);
+      // Sent on its own, not ending the transaction: the check comes before COMMIT.
+      await tx.query({ text: `WITH ${recordsWith(1)} SELECT 1`, values: records.values([{ ok: true, value: 'one thing' }]) });
       return admitted.map(() => ({ ok: true as const, value: 'another' }));
     });
     await expect(results).rejects.toThrow(/other outcomes/);
@@ -153,6 +150,27 @@ describe('recordEach: a record the claim did not see', () => {
     expect(results[0]).toEqual({ ok: true, value: { ok: true, value: 'placed', replayed: false, requestId: expect.any(String) } });
     expect(results[1]).toEqual({ ok: true, value: { ok: true, value: 'first', replayed: true } });
     expect(await notes()).toEqual(expect.arrayContaining(keys));
+    expect(JSON.parse((await recordOf(keys[0]!))!)).toEqual({ value: 'placed' });
+    expect(await recordOf(keys[1]!)).toBe(JSON.stringify({ value: 'first' }));
+  });
+
+  it('likewise when the records go with COMMIT: the refusal’s key is looked up in the same round trip', async () => {
+    const keys = [freshKey(), freshKey()];
+    const answer = (i: number): Outcome<string> => (i === 0 ? { ok: true, value: 'placed' } : { ok: false, error: invalidInput({ offer_ids: ['unknown'] }) });
+    const results = await recordEach(database.pool, keys.map((k) => item(k)), NOW, async (tx, claims, records) => {
+      const admitted = await claims.admit();
+      await commitRecordElsewhere(keys[1]!, { value: 'first' });
+      const answered = admitted.map(answer);
+      await records.commitWith(tx, [
+        {
+          text: `WITH notes AS (INSERT INTO each_work (note) SELECT unnest($1::text[])), ${recordsWith(2)} SELECT 1`,
+          values: [admitted.map((i) => keys[i]!), ...records.values(answered)],
+        },
+      ]);
+      return answered;
+    });
+    expect(results[0]).toEqual({ ok: true, value: { ok: true, value: 'placed', replayed: false, requestId: expect.any(String) } });
+    expect(results[1]).toEqual({ ok: true, value: { ok: true, value: 'first', replayed: true } });
     expect(JSON.parse((await recordOf(keys[0]!))!)).toEqual({ value: 'placed' });
     expect(await recordOf(keys[1]!)).toBe(JSON.stringify({ value: 'first' }));
   });
@@ -227,9 +245,11 @@ describe('recordEach: the claims in the work’s own statement', () => {
 /**
  * The test database's pool, with `onQuery` called before each statement any of its connections
  * sends (BEGIN and COMMIT too): to count a transaction's round trips, or to act between two.
+ * `joined` says whether the statement went while one before it was still unanswered: then it
+ * travels in the same round trip (the pool's connections pipeline).
  */
 function watchedPool() {
-  const watch: { onQuery?: ((text: string) => Promise<void> | void) | undefined } = {};
+  const watch: { onQuery?: ((text: string, joined: boolean) => Promise<void> | void) | undefined } = {};
   const patched = new WeakSet<pg.PoolClient>();
   const pool = Object.create(database.pool) as pg.Pool;
   pool.connect = (async () => {
@@ -237,10 +257,17 @@ function watchedPool() {
     if (!patched.has(client)) {
       patched.add(client);
       const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+      let unanswered = 0;
       client.query = (async (...args: unknown[]) => {
         const q = args[0] as string | { name?: string; text: string };
-        await watch.onQuery?.(typeof q === 'string' ? q : (q.name ?? q.text));
-        return query(...args);
+        const joined = unanswered > 0;
+        unanswered++;
+        try {
+          await watch.onQuery?.(typeof q === 'string' ? q : (q.name ?? q.text), joined);
+          return await query(...args);
+        } finally {
+          unanswered--;
+        }
       }) as typeof client.query;
     }
     return client;
@@ -259,16 +286,21 @@ describe('placements in a group', async () => {
     place(groups, principal, what, { once: { book: 'request', apiKeyId: ws.spendKeyId, key, fingerprint: 'fp', requestId: `req-${++n}` }, keeps });
   const orders = async () => (await database.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM orders WHERE workspace_id = $1', [ws.workspaceId])).rows[0]!.n;
 
-  it('four round trips a group: BEGIN with its settings, the claims with the lock, the write with the records, COMMIT', async () => {
-    const sent: string[] = [];
-    watch.onQuery = (q) => void sent.push(q);
+  it('two round trips a group: BEGIN with its settings and the claims with the lock; the write with the records and COMMIT', async () => {
+    // Each round trip: the statements sent while the first of them was unanswered.
+    const sent: string[][] = [];
+    watch.onQuery = (q, joined) => void (joined ? sent.at(-1)!.push(q) : sent.push([q]));
     const kept = await Promise.all([placeWith(freshKey()), placeWith(freshKey()), placeWith(freshKey())]);
     watch.onQuery = undefined;
     expect(kept.map((k) => k.ok && !k.replayed)).toEqual([true, true, true]);
     // The first placement goes as a group of its own; the two others wait for it (one workspace
     // has one group at a time) and go as the next group.
     const begin = 'BEGIN; SET LOCAL lock_timeout = 250; SET LOCAL plan_cache_mode = force_generic_plan';
-    expect(sent).toEqual(Array(2).fill([begin, 'orders_placement_lock_contexts', 'orders_place', 'COMMIT']).flat());
+    const group = [
+      [begin, 'orders_placement_lock_contexts'],
+      ['orders_place', 'COMMIT'],
+    ];
+    expect(sent).toEqual([...group, ...group]);
   });
 
   /**
