@@ -41,8 +41,11 @@ function beginText(settings: TransactionSettings | undefined): string {
   return parts.join('; ');
 }
 
-/** The transactions `withTransaction` opened, by connection: how deep calls join it, and whether `commitWith` ended it. */
-const opened = new WeakMap<pg.PoolClient, { joined: number; committed: boolean }>();
+/**
+ * The transactions `withTransaction` opened, by connection: the answer to their BEGIN, how deep
+ * calls join them, and whether `commitWith` ended them.
+ */
+const opened = new WeakMap<pg.PoolClient, { begun: Promise<unknown>; joined: number; committed: boolean }>();
 
 /**
  * Runs `fn` in one transaction on one pooled connection: COMMIT when it returns, ROLLBACK when it
@@ -53,7 +56,7 @@ const opened = new WeakMap<pg.PoolClient, { joined: number; committed: boolean }
  * The pool's connections pipeline (`createDatabase`): BEGIN is sent without waiting for its
  * answer, so it travels with `fn`'s first statement and costs no round trip of its own.
  * PostgreSQL answers in order, so that statement runs inside the transaction; BEGIN's answer is
- * read before COMMIT is sent.
+ * read before COMMIT is sent (by `commitWith` too).
  */
 export async function withTransaction<T>(db: Db, fn: (tx: Db) => Promise<T>, settings?: TransactionSettings): Promise<T> {
   if (inTransaction(db)) {
@@ -66,13 +69,13 @@ export async function withTransaction<T>(db: Db, fn: (tx: Db) => Promise<T>, set
     }
   }
   const client = await db.connect();
-  const state = { joined: 0, committed: false };
+  const begun = client.query(beginText(settings));
+  // Read below; until then a failure here must not count as unhandled.
+  begun.catch(() => {});
+  const state = { begun, joined: 0, committed: false };
   opened.set(client, state);
   let broken = false;
   try {
-    const begun = client.query(beginText(settings));
-    // Read below; until then a failure here must not count as unhandled.
-    begun.catch(() => {});
     const result = await fn(client);
     await begun;
     if (!state.committed) await client.query('COMMIT');
@@ -100,7 +103,7 @@ export interface Statement {
 /**
  * Ends the transaction `withTransaction` opened for `fn` with its last statements: they and
  * COMMIT are sent together, one round trip, and their results answered in order. A statement
- * that fails makes PostgreSQL skip the rest and answer COMMIT by rolling back; its error is
+ * PostgreSQL refuses makes it skip the rest and answer COMMIT by rolling back; its error is
  * thrown. Only `fn` itself may call it (not a function that joined the transaction), once, as
  * the last thing it sends: anything after it would run outside the transaction.
  */
@@ -110,12 +113,22 @@ export async function commitWith(tx: Db, statements: Statement[]): Promise<Array
     throw new Error('commitWith ends a transaction that withTransaction opened, once, from the function it runs');
   }
   state.committed = true;
+  // Answered already when a statement of `fn` was: then this costs no wait.
+  await state.begun;
+  let refused: unknown;
   const sent = statements.map((s) => tx.query(s));
+  for (const p of sent) p.catch((err: unknown) => (refused ??= err));
+  // The driver reports a statement it could not send (a value it cannot encode) on a later tick,
+  // and PostgreSQL would then commit the others: COMMIT goes once every statement was sent. The
+  // statements meanwhile run on the server, so COMMIT still arrives in the same round trip.
+  await new Promise((resolve) => setImmediate(resolve));
+  if (refused !== undefined) throw refused;
   const commit = tx.query('COMMIT');
-  // Each is read below; the first failure is the one thrown.
-  for (const p of [...sent, commit]) p.catch(() => {});
+  commit.catch(() => {});
+  // The first failure is the one thrown.
   const results = await Promise.all(sent);
-  await commit;
+  // A transaction that failed earlier without a throw answers COMMIT with ROLLBACK.
+  if ((await commit).command !== 'COMMIT') throw new Error('the transaction was rolled back instead of committed');
   return results;
 }
 

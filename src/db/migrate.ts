@@ -19,7 +19,9 @@ export async function prepareDatabase<T>(
   pool: pg.Pool,
   afterMigrate?: () => Promise<T>,
 ): Promise<T | undefined> {
-  const client = new pg.Client(pool.options);
+  // The pool's settings, without its pipelining: one statement at a time here, and end() then
+  // closes the connection at once instead of waiting for answers in flight.
+  const client = new pg.Client({ ...pool.options, pipeline: false });
   await client.connect();
   // A connection lost while the seed runs must fail the start, not crash the process.
   client.on('error', () => {});

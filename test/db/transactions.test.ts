@@ -85,6 +85,28 @@ describe('commitWith', () => {
     expect(await notes()).toContain('d4');
   });
 
+  it('a statement the driver cannot send stops COMMIT: the statements before it are rolled back', async () => {
+    const circular: Record<string, unknown> = {};
+    circular.self = circular;
+    const failed = withTransaction(database.pool, (tx) =>
+      commitWith(tx, [note('f1'), { text: 'INSERT INTO tx_notes (note) VALUES ($1::json::text)', values: [circular] }]),
+    );
+    await expect(failed).rejects.toThrow(/circular/i);
+    expect(await notes()).not.toContain('f1');
+    await withTransaction(database.pool, (tx) => commitWith(tx, [note('f2')]));
+    expect(await notes()).toContain('f2');
+  });
+
+  it('a transaction that failed earlier, its error swallowed, is not reported committed', async () => {
+    const failed = withTransaction(database.pool, async (tx) => {
+      await tx.query(note('g1'));
+      await tx.query('SELECT 1/0').catch(() => {});
+      return commitWith(tx, []);
+    });
+    await expect(failed).rejects.toThrow(/rolled back instead of committed/);
+    expect(await notes()).not.toContain('g1');
+  });
+
   it('is refused outside a transaction, from a function that joined one, and twice', async () => {
     await expect(commitWith(database.pool, [note('e0')])).rejects.toThrow(/commitWith ends a transaction/);
     await expect(

@@ -22,8 +22,8 @@ import { DomainError, invalidInput } from '../errors.js';
  * The key's lock is a transaction-scoped advisory lock. For one call (`recordOnce`) the lookup is
  * a statement of its own after it, so its snapshot sees the record of a transaction that held the
  * lock until just now. A group (`recordEach`) claims and looks up in one statement, whose snapshot
- * is older than its claims: it checks instead that every record it stores is written, and looks
- * up again the keys it would otherwise leave without a record.
+ * is older than its claims: instead, its records are plain INSERTs, which a record it missed
+ * fails, and it looks up again the keys it would otherwise leave without a record.
  */
 
 export const RETENTION_MS = 24 * 3_600_000;
@@ -334,13 +334,14 @@ export const noClaims = (): unknown[] => [[], [], null];
  * the work's first statement, a group makes two round trips (BEGIN with the work's claims and
  * reads; its write with the records, and COMMIT). A work that takes them adds `recordsWith(first)`
  * to its last write, binds `values(outcomes)` there (its answer, the outcomes it will return) and
- * sends that write through `commitWith`, the last thing it does (or sends it itself: `recordEach`
- * then commits after it). One that writes nothing, or does not call `values`, leaves them to
- * `recordEach`, which stores them in one statement before COMMIT.
+ * sends that write through `commitWith`, the last thing it does, or through `send` (`recordEach`
+ * then commits after the work). One that writes nothing, or does not call `values`, leaves them
+ * to `recordEach`, which stores them in one statement before COMMIT.
  */
 export interface RecordsInWrite<T> {
   values(outcomes: Array<Outcome<T>>): unknown[];
   commitWith(tx: Db, statements: Statement[]): Promise<Array<pg.QueryResult>>;
+  send(tx: Db, statements: Statement[]): Promise<Array<pg.QueryResult>>;
 }
 
 /**
@@ -440,22 +441,33 @@ export async function recordEach<T>(
       values: [unkept.map((i) => apiKeyIds[i]), unkept.map((i) => keys[i]), new Date(now)],
     });
     let found: Array<{ n: number; fingerprint: string; outcome: string }> = [];
-    // The outcomes whose records the work's own statement wrote, if it did, and whether that
-    // statement ended the transaction (nothing may be sent after it).
+    // The outcomes whose records the work's own statement writes, if it does; whether it sent
+    // that statement, and whether the statement ended the transaction (nothing may follow it).
     let taken: Array<Outcome<T>> | undefined;
+    let sent = false;
     let committed = false;
     const records: RecordsInWrite<T> = {
       values: (outcomes) => {
         if (!admitted) throw new Error('the records of items not yet claimed');
+        if (taken) throw new Error('the records were taken twice');
+        if (outcomes.length !== admitted.length) throw new Error('the work answered another number of outcomes than it admitted items');
         taken = [...outcomes];
         return toStore(admitted, outcomes).values;
       },
-      commitWith: async (tx, sent) => {
-        if (!admitted || !taken) throw new Error('commitWith before the records were taken');
+      commitWith: async (tx, statements) => {
+        if (!admitted || !taken || sent) throw new Error('the records were not taken, or sent already');
         const { unkept } = toStore(admitted, taken);
+        sent = true;
         committed = true;
-        const answers = await commitWith(tx, unkept.length ? [...sent, findUnkept(unkept)] : sent);
+        const answers = await commitWith(tx, unkept.length ? [...statements, findUnkept(unkept)] : statements);
         if (unkept.length) found = answers.pop()!.rows;
+        return answers;
+      },
+      send: async (tx, statements) => {
+        if (!taken || sent) throw new Error('the records were not taken, or sent already');
+        sent = true;
+        const answers = [];
+        for (const statement of statements) answers.push(await tx.query(statement));
         return answers;
       },
     };
@@ -464,7 +476,9 @@ export async function recordEach<T>(
     if (outcomes.length !== admitted.length) throw new Error('the work answered another number of outcomes than it admitted items');
     const { count, values, unkept } = toStore(admitted, outcomes);
     if (taken) {
-      // The records it wrote must be those of the outcomes it answers.
+      // The records it wrote must be those of the outcomes it answers. After `commitWith` this
+      // can only fail the group, whose items then run alone and replay what was committed.
+      if (!sent) throw new Error('the work took the records but did not send them');
       if (!(taken.length === outcomes.length && taken.every((o, k) => o === outcomes[k]))) {
         throw new Error('the work wrote the records of other outcomes than it answers');
       }

@@ -128,8 +128,9 @@ export type PlacementGroups = ReturnType<typeof placementGroups>;
  * transaction (`recordEach` and `placeAll`: one statement for each step whatever the group's
  * size, two round trips in all: BEGIN with the transaction's settings, sent with the claims of the
  * keys, the lookup of their records and the lock of the balances; then the write of the orders
- * with the records, sent with COMMIT). A workspace has one group or lone placement running at a time per process, in
- * arrival order, so a workspace whose rows are held elsewhere ties up one connection, not the pool. A group that waits for a lock
+ * with the records, sent with COMMIT; more for spending-limited keys, see `placeAll`). A
+ * workspace has one group or lone placement running at a time per process, in arrival order, so
+ * a workspace whose rows are held elsewhere ties up one connection, not the pool. A group that waits for a lock
  * longer than GROUP_LOCK_TIMEOUT_MS, or fails, puts its placements back to run alone. Waiting
  * here longer than a request may wait for a connection is the same 503.
  */
@@ -292,12 +293,14 @@ export async function placeAll(
     ...(rows.some((r) => r.p.content) ? [insertContent(rows, now)] : []),
   ];
   // A group's write ends its transaction: sent with COMMIT, one round trip. A key whose budget
-  // ran out takes statements that depend on each other's answers, so its group commits after.
+  // ran out takes statements that depend on each other's answers (`recordExhausted`), so its
+  // group commits after them.
   if (records && exhausted.length === 0) {
     await records.commitWith(tx, writes);
     return outcomes;
   }
-  for (const statement of writes) await tx.query(statement);
+  if (records) await records.send(tx, writes);
+  else for (const statement of writes) await tx.query(statement);
   await recordExhausted(tx, exhausted, now);
   return outcomes;
 }

@@ -197,7 +197,9 @@ export class SearchEngine {
   // --- keeping the index current -------------------------------------------------------------
 
   private async connect(): Promise<void> {
-    const client = new pg.Client(this.pool.options);
+    // Not pipelined: a listener that hangs must be closed at once (end() on a pipelined client
+    // waits for the answers in flight).
+    const client = new pg.Client({ ...this.pool.options, pipeline: false });
     this.client = client;
     client.on('error', (err) => this.restart(err));
     client.on('notification', (msg) => {

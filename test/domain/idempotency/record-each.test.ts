@@ -130,8 +130,8 @@ describe('recordEach: a record the claim did not see', () => {
     const keys = [freshKey()];
     const results = recordEach(database.pool, keys.map((k) => item(k)), NOW, async (tx, claims, records) => {
       const admitted = await claims.admit();
-      // Sent on its own, not ending the transaction: the check comes before COMMIT.
-      await tx.query({ text: `WITH ${recordsWith(1)} SELECT 1`, values: records.values([{ ok: true, value: 'one thing' }]) });
+      // Sent without ending the transaction: the check comes before COMMIT.
+      await records.send(tx, [{ text: `WITH ${recordsWith(1)} SELECT 1`, values: records.values([{ ok: true, value: 'one thing' }]) }]);
       return admitted.map(() => ({ ok: true as const, value: 'another' }));
     });
     await expect(results).rejects.toThrow(/other outcomes/);
@@ -228,6 +228,27 @@ describe('recordEach: the claims in the work’s own statement', () => {
     } finally {
       await holder.end();
     }
+  });
+
+  it('a work that takes the records and does not send them, or takes them twice, fails the group and writes nothing', async () => {
+    const keys = [freshKey()];
+    const unsent = recordEach(database.pool, keys.map((k) => item(k)), NOW, async (tx, claims, records) => {
+      const admitted = await claims.admit();
+      const answered = admitted.map(() => ({ ok: true as const, value: 'placed' }));
+      records.values(answered);
+      await tx.query('INSERT INTO each_work (note) VALUES ($1)', [keys[0]]);
+      return answered;
+    });
+    await expect(unsent).rejects.toThrow(/did not send them/);
+    const twice = recordEach(database.pool, keys.map((k) => item(k)), NOW, async (_tx, claims, records) => {
+      const answered = (await claims.admit()).map(() => ({ ok: true as const, value: 'placed' }));
+      records.values(answered);
+      records.values(answered);
+      return answered;
+    });
+    await expect(twice).rejects.toThrow(/taken twice/);
+    expect(await notes()).not.toContain(keys[0]);
+    expect(await recordOf(keys[0]!)).toBeUndefined();
   });
 
   it('a work that never claims, or answers another number of outcomes, fails the group and writes nothing', async () => {
