@@ -68,8 +68,10 @@ export async function withTransaction<T>(db: Db, fn: (tx: Db) => Promise<T>, set
       if (state) state.joined--;
     }
   }
+  // Checked before a connection is taken: a bad setting must not leave one checked out.
+  const begin = beginText(settings);
   const client = await db.connect();
-  const begun = client.query(beginText(settings));
+  const begun = client.query(begin);
   // Read below; until then a failure here must not count as unhandled.
   begun.catch(() => {});
   const state = { begun, joined: 0, committed: false };

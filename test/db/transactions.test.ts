@@ -39,6 +39,12 @@ describe('withTransaction with BEGIN sent alongside the first statement', () => 
     expect((await database.pool.query<{ lock_timeout: string }>('SHOW lock_timeout')).rows[0]!.lock_timeout).toBe('0');
   });
 
+  it('a setting out of range is refused before a connection is taken (the only one stays free)', async () => {
+    await expect(withTransaction(database.pool, async () => 'never', { lockTimeoutMs: 1.5 })).rejects.toThrow(/lockTimeoutMs/);
+    expect(database.pool.totalCount - database.pool.idleCount).toBe(0);
+    expect(await withTransaction(database.pool, async (tx) => (await tx.query<{ n: number }>('SELECT 1 AS n')).rows[0]!.n)).toBe(1);
+  });
+
   it('rolls back everything when the function throws, even before its first statement', async () => {
     await expect(
       withTransaction(database.pool, async (tx) => {
