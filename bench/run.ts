@@ -808,7 +808,8 @@ async function main(): Promise<number> {
     const goal = [ratio !== undefined ? `≥ ${ratio.toFixed(2)} × ${referenceName(t.scenario)}` : '', p99Ms !== undefined ? `p99 ≤ ${p99Ms} ms` : '']
       .filter(Boolean)
       .join(', ');
-    if (ownCol) row.push(fmtRatio(measured));
+    // A ratio that rounds to its goal shows a third decimal, so that 0.697 does not read as a 0.70 that failed.
+    if (ownCol) row.push(ratio !== undefined && fmtRatio(measured) === fmtRatio(ratio) ? measured.toFixed(3) : fmtRatio(measured));
     const invalid = [t, reference, ...targets.filter((c) => !c.scenario)].some((c) => results.get(c)!.some((x) => problems(c, x).length > 0));
     if (t.scenario.diagnostic) {
       rows.push([...row, `none (diagnostic, vs ${referenceName(t.scenario)})`, invalid ? 'invalid run' : '—']);
