@@ -50,7 +50,9 @@ const staticResolve = z
 export const configSchema = z.object({
   HOST: z.string().default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  PUBLIC_BASE_URL: optionalUrl.optional(),
+  // The scheme lower-cased (URLs' schemes are case-insensitive): HTTPS://… must make the cookies
+  // Secure and the issuer https as https://… does.
+  PUBLIC_BASE_URL: optionalUrl.transform((v) => v?.replace(/^[A-Za-z][A-Za-z0-9+.-]*:/, (scheme) => scheme.toLowerCase())).optional(),
   TRUST_PROXY: trustProxy.default(false),
   DATABASE_URL: optionalUrl.optional(),
   // Twice the cores plus one (PostgreSQL's rule of thumb for active connections): measured on

@@ -17,6 +17,8 @@ describe('configuration', () => {
     expect(loadConfig({ PUBLIC_URL: 'https://market.example', PUBLIC_BASE_URL: 'https://market.example' }).PUBLIC_BASE_URL).toBe('https://market.example');
     expect(() => loadConfig({ PUBLIC_URL: 'https://a.example', PUBLIC_BASE_URL: 'https://b.example' })).toThrow(/PUBLIC_URL/);
     expect(() => loadConfig({ PUBLIC_URL: 'not a url' })).toThrow(/PUBLIC_BASE_URL/);
+    // A scheme is case-insensitive: HTTPS:// must count as https (Secure cookies, HSTS, the issuer).
+    expect(loadConfig({ PUBLIC_BASE_URL: 'HTTPS://Market.example/Path' }).PUBLIC_BASE_URL).toBe('https://Market.example/Path');
   });
 
   it('names the bad variable', () => {

@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { MemberRole } from '../common/enums.js';
 import type { Config } from '../config.js';
 import type { Clock } from '../domain/clock.js';
+import { notFound } from '../domain/errors.js';
 import type { Durations } from '../domain/orders/states.js';
 import type { LinkChecker } from '../domain/orders/link-checker.js';
 import type { createUser } from '../domain/users/user-service.js';
@@ -64,6 +65,15 @@ export const targetHref = (kind: 'workspace' | 'publisher', id: number) => `/app
 
 export function toTarget(m: { kind: 'workspace' | 'publisher'; id: number; name: string; role: MemberRole }): ConsoleTarget {
   return { ...m, href: targetHref(m.kind, m.id), kindLabel: m.kind === 'workspace' ? 'Workspace' : 'Publisher account' };
+}
+
+/**
+ * A row id from the path (a key, a member, a grant): digits within PostgreSQL's integer, or a 404
+ * naming `what`, as for one that does not exist.
+ */
+export function pathId(raw: string | undefined, what: string): number {
+  if (raw === undefined || !/^[1-9][0-9]{0,9}$/.test(raw) || Number(raw) > 2_147_483_647) throw notFound(what);
+  return Number(raw);
 }
 
 /** The target of the current page; the gate has already answered 404 when there is none. */

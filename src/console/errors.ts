@@ -12,6 +12,11 @@ const pages: Partial<Record<ErrorCode, { status: number; heading: string }>> = {
   unavailable: { status: 503, heading: 'Unavailable' },
   conflict: { status: 409, heading: 'Already done' },
   invalid_input: { status: 422, heading: 'Check the form' },
+  // A body the app's parsers refuse (broken JSON, a duplicate member, an unknown charset).
+  bad_request: { status: 400, heading: 'Bad request' },
+  payload_too_large: { status: 413, heading: 'Too large' },
+  method_not_allowed: { status: 405, heading: 'Not allowed' },
+  request_timeout: { status: 408, heading: 'Too slow' },
 };
 
 const CSRF_MESSAGE = 'This form was not sent from this site, or it has expired. Go back, reload the page and send it again.';

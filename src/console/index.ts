@@ -26,7 +26,7 @@ import { webhookPages } from './pages/webhooks.js';
 import { overviewPages } from './pages/overview.js';
 import { oauthConsentPages } from './pages/oauth-consent.js';
 import { connectedAppPages } from './pages/connected-apps.js';
-import { isSecure, signedInGate } from './session.js';
+import { CSRF_COOKIE, isSecure, signedInGate } from './session.js';
 
 const consoleDir = join(projectRoot, 'src', 'console');
 
@@ -79,7 +79,7 @@ async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps) {
   await app.register(cookie);
   await app.register(helmet, consoleHelmet(secure));
   // The CSRF secret lives in its own HttpOnly cookie; every form carries a token made from it (`_csrf`).
-  await app.register(csrf, { cookieOpts: { path: '/app', httpOnly: true, sameSite: 'lax', secure } });
+  await app.register(csrf, { cookieKey: CSRF_COOKIE, cookieOpts: { path: '/app', httpOnly: true, sameSite: 'lax', secure } });
   await app.register(view, {
     engine: { eta: new Eta({ autoEscape: true, cache: true }) },
     root: join(consoleDir, 'views'),
@@ -92,7 +92,9 @@ async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps) {
   app.setNotFoundHandler(async (request, reply) => renderConsoleError(new DomainError('not_found', 'There is no such page.'), request, reply));
   // Every state-changing request (all of them are form posts) needs its token.
   app.addHook('preHandler', async (request, reply) => {
-    if (request.method === 'GET' || request.method === 'HEAD') return;
+    // A request no route takes (another method on a form's path) is answered 404 by the
+    // not-found handler, not "form expired".
+    if (request.method === 'GET' || request.method === 'HEAD' || request.is404) return;
     await new Promise<void>((resolve, reject) => {
       app.csrfProtection(request, reply, (err?: Error) => (err ? reject(err) : resolve()));
     });

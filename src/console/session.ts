@@ -4,9 +4,11 @@ import type { SessionStore } from '../domain/sessions/session-store.js';
 import { SESSION_ABSOLUTE_MS } from '../domain/sessions/session-store.js';
 import { getUser } from '../domain/users/user-service.js';
 import { membershipsOf } from '../domain/users/memberships.js';
-import { type ConsoleDeps, toTarget } from './context.js';
+import { type ConsoleDeps, pathId, toTarget } from './context.js';
 
 export const SESSION_COOKIE = 'mk_session';
+/** The cookie holding the secret the forms' CSRF tokens are made from. */
+export const CSRF_COOKIE = '_csrf';
 
 /** Cookie attributes of the session: HttpOnly, SameSite=Lax, Secure when the public URL is https. */
 export function sessionCookieOptions(secure: boolean) {
@@ -17,6 +19,15 @@ export function isSecure(deps: ConsoleDeps): boolean {
   return deps.config.PUBLIC_BASE_URL?.startsWith('https:') ?? false;
 }
 
+/**
+ * A new CSRF secret with each session, and none after it: a token taken from one person's pages
+ * must not be good in the next session of the same browser (a shared computer). The next page
+ * makes a new secret.
+ */
+function dropCsrfSecret(reply: FastifyReply) {
+  reply.clearCookie(CSRF_COOKIE, { path: '/app' });
+}
+
 /** Signs the user in: a new session id every time (never one the browser brought), in a cookie. */
 export async function startSession(deps: ConsoleDeps, sessions: SessionStore, request: FastifyRequest, reply: FastifyReply, userId: number) {
   const old = request.cookies[SESSION_COOKIE];
@@ -25,12 +36,14 @@ export async function startSession(deps: ConsoleDeps, sessions: SessionStore, re
   // Sessions that can no longer be used go here, a batch at a time: sign-ins are rare enough.
   await sessions.purge();
   reply.setCookie(SESSION_COOKIE, id, sessionCookieOptions(isSecure(deps)));
+  dropCsrfSecret(reply);
 }
 
 export async function endSession(deps: ConsoleDeps, sessions: SessionStore, request: FastifyRequest, reply: FastifyReply) {
   const id = request.cookies[SESSION_COOKIE];
   if (id) await sessions.end(id);
   reply.clearCookie(SESSION_COOKIE, sessionCookieOptions(isSecure(deps)));
+  dropCsrfSecret(reply);
 }
 
 /** Who is signed in, from the cookie; null without a live session. */
@@ -59,8 +72,10 @@ export function signedInGate(deps: ConsoleDeps, sessions: SessionStore) {
     const params = request.params as { targetId?: string } | undefined;
     const raw = params?.targetId;
     if (raw === undefined) return;
-    const kind = request.url.startsWith('/app/p/') ? 'publisher' : 'workspace';
-    const id = /^[1-9][0-9]{0,9}$/.test(raw) ? Number(raw) : NaN;
+    // The kind comes from the route that matched, not from the URL as sent: the router decodes
+    // the path (/app/%70/1 is /app/p/1), the raw URL does not.
+    const kind = request.routeOptions.url?.startsWith('/app/p/') ? 'publisher' : 'workspace';
+    const id = pathId(raw, 'Page');
     const target = request.consoleTargets.find((t) => t.kind === kind && t.id === id);
     if (!target) throw notFound('Page');
     request.consoleTarget = target;

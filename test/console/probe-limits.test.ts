@@ -24,6 +24,41 @@ describe('Console sign-up and sign-in limits (probe) — security', () => {
     expect(codes.slice(2)).toEqual([429, 429, 429]);
   });
 
+  it('sign-ups sent at once from one address make no more accounts than the allowance', async () => {
+    await createUser(h.database.pool, { email: 'known-at-once@example.com', name: 'Known', password });
+    const address = '10.8.2.1';
+    const attempts = Array.from({ length: 12 }, () => consoleClient(h, address));
+    const tokens = await Promise.all(attempts.map((c) => c.token('/app/sign-in')));
+    const results = await Promise.all(
+      attempts.map((c, i) =>
+        h.app.inject({
+          method: 'POST',
+          url: '/app/sign-up',
+          headers: { cookie: [...c.jar].map(([k, v]) => `${k}=${v}`).join('; '), 'content-type': 'application/x-www-form-urlencoded' },
+          // Two of them ask for an email that has an account: "already taken" counts too.
+          payload: new URLSearchParams({ name: 'Burst', email: i < 2 ? 'known-at-once@example.com' : `burst${i}@example.com`, password, _csrf: tokens[i]! }).toString(),
+          remoteAddress: address,
+        }),
+      ),
+    );
+    const codes = results.map((r) => r.statusCode);
+    expect(codes.every((c) => c === 303 || c === 422 || c === 429)).toBe(true);
+    // The allowance is two an hour: sign-ups and "already taken" answers together.
+    expect(codes.filter((c) => c !== 429)).toHaveLength(2);
+    const { rows } = await h.database.pool.query(`SELECT count(*)::int AS n FROM users WHERE email LIKE 'burst%'`);
+    expect(rows[0].n).toBeLessThanOrEqual(2);
+  });
+
+  it('a sign-up refused for its fields does not use up the allowance', async () => {
+    const c = consoleClient(h, '10.8.3.1');
+    for (let i = 0; i < 3; i++) {
+      const res = await c.post('/app/sign-up', { name: '', email: `fields${i}@example.com`, password }, { from: '/app/sign-in' });
+      expect(res.statusCode).toBe(422);
+    }
+    const ok = await c.post('/app/sign-up', { name: 'Fields', email: 'fields-ok@example.com', password }, { from: '/app/sign-in' });
+    expect(ok.statusCode).toBe(303);
+  });
+
   it('wrong passwords sent at once get no more guesses than the per-account limit', async () => {
     const email = 'target@example.com';
     await createUser(h.database.pool, { email, name: 'Target', password });

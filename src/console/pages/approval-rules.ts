@@ -5,13 +5,13 @@ import { formatCents } from '../../domain/money/format.js';
 import { can } from '../../domain/users/permissions.js';
 import { getApprovalRules, setApprovalRules } from '../../domain/workspaces/workspace-service.js';
 import { type ConsoleDeps, page, targetOf } from '../context.js';
+import { type Form, formText } from '../form.js';
 
 // Settings → Approval rules (workspaces only): the maximum order and automatic draft approval,
 // changed by the same domain call as the admin CLI's `workspace rules`. Owners change them;
 // everyone else sees them.
 
-type Form = Record<string, unknown>;
-const text = (form: Form, name: string) => (typeof form[name] === 'string' ? (form[name] as string).trim() : '');
+const text = (form: Form, name: string) => formText(form, name).trim();
 
 /** "250" or "250.50" US dollars (orders are priced in USD cents, like the API's max_order_cents) → cents; empty → no limit. */
 function parseMaximum(raw: string): number | null {

@@ -6,6 +6,7 @@ import type { SessionStore } from '../../domain/sessions/session-store.js';
 import { recordSignIn, verifyCredentials } from '../../domain/users/user-service.js';
 import { type ConsoleDeps, page } from '../context.js';
 import { endSession, loadSignedIn, startSession } from '../session.js';
+import { type Form, formText } from '../form.js';
 
 export const WRONG_CREDENTIALS = 'Email or password is wrong.';
 
@@ -17,9 +18,6 @@ export interface AuthLimits {
   /** Sign-ups per client address. */
   signUps: FailureLimiter;
 }
-
-type Form = Record<string, unknown>;
-const text = (form: Form, name: string) => (typeof form[name] === 'string' ? (form[name] as string) : '');
 
 /** Where to go after signing in: only a console path of this site. */
 function safeNext(next: string): string {
@@ -47,6 +45,19 @@ export async function takeSignInAttempt(limits: AuthLimits, account: string, add
   return { blocked, forgive };
 }
 
+/**
+ * One sign-up, counted per address before the account is made, for the same reason as
+ * `takeSignInAttempt`: sign-ups sent at once must not all pass a check made before any of them is
+ * counted. Sign-ups and "already taken" answers count; a refused attempt and a form refused for
+ * its fields are given back (`forgive`).
+ */
+export async function takeSignUp(limits: AuthLimits, address: string) {
+  const state = await limits.signUps.fail(address);
+  const forgive = () => limits.signUps.forgive(address);
+  if (state.blocked) await forgive();
+  return { blocked: state.blocked ? state : undefined, forgive };
+}
+
 function tooMany(reply: FastifyReply, state: LimitState) {
   reply.code(429).header('retry-after', String(state.retryAfterSeconds));
   return `Too many attempts. Try again in ${minutes(state.retryAfterSeconds)}.`;
@@ -72,9 +83,9 @@ export async function authPages(app: FastifyInstance, { deps, sessions, limits }
 
   app.post('/sign-in', async (request, reply) => {
     const form = (request.body ?? {}) as Form;
-    const email = text(form, 'email');
-    const password = text(form, 'password');
-    const next = safeNext(text(form, 'next') || '/app');
+    const email = formText(form, 'email');
+    const password = formText(form, 'password');
+    const next = safeNext(formText(form, 'next') || '/app');
     const account = `account:${email.trim().toLowerCase()}`;
     const address = `ip:${request.ip}`;
     const again = { form: { email }, next: next === '/app' ? '' : next };
@@ -107,25 +118,24 @@ export async function authPages(app: FastifyInstance, { deps, sessions, limits }
   app.post('/sign-up', async (request, reply) => {
     if (!signupOpen) throw new DomainError('not_found', 'Sign-up is closed here: accounts are added by an operator or by invitation.');
     const form = (request.body ?? {}) as Form;
-    const input = { name: text(form, 'name'), email: text(form, 'email'), password: text(form, 'password') };
+    const input = { name: formText(form, 'name'), email: formText(form, 'email'), password: formText(form, 'password') };
     const again = { form: { name: input.name, email: input.email } };
     const address = `ip:${request.ip}`;
-    const state = await limits.signUps.check(address);
-    if (state.blocked) return signUpPage(request, reply, { ...again, problem: tooMany(reply, state) });
+    const attempt = await takeSignUp(limits, address);
+    if (attempt.blocked) return signUpPage(request, reply, { ...again, problem: tooMany(reply, attempt.blocked) });
     let created: Awaited<ReturnType<typeof signUp>>;
     try {
       created = await signUp(deps.db, input);
     } catch (err) {
+      // "Already taken" tells that an account exists: such answers count like sign-ups, so the
+      // form cannot be used without limit to learn which emails have an account.
+      if (!(err instanceof DomainError && err.code === 'conflict')) await attempt.forgive();
       if (err instanceof DomainError && (err.code === 'invalid_input' || err.code === 'conflict')) {
-        // "Already taken" tells that an account exists: such answers count like sign-ups, so the
-        // form cannot be used without limit to learn which emails have an account.
-        if (err.code === 'conflict') await limits.signUps.fail(address);
         reply.code(422);
         return signUpPage(request, reply, { ...again, errors: (err.details.errors ?? {}) as FieldErrors, problem: err.message });
       }
       throw err;
     }
-    await limits.signUps.fail(address);
     await startSession(deps, sessions, request, reply, created.user.id);
     await recordSignIn(deps.db, created.user.id, deps.clock);
     return reply.redirect(`/app/w/${created.workspaceId}`, 303);

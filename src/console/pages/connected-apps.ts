@@ -3,7 +3,7 @@ import { notFound } from '../../domain/errors.js';
 import { formatCents } from '../../domain/money/format.js';
 import { findGrant, type GrantListing, listGrants, revokeGrant } from '../../domain/oauth/grants.js';
 import { can } from '../../domain/users/permissions.js';
-import { type ConsoleDeps, type ConsoleTarget, page, targetOf } from '../context.js';
+import { type ConsoleDeps, type ConsoleTarget, page, pathId, targetOf } from '../context.js';
 
 const when = (d: Date | null) => (d ? d.toISOString().slice(0, 16).replace('T', ' ') + ' UTC' : '');
 const STATES: Record<GrantListing['state'], string> = { active: 'Active', expiring: 'Expiring soon', expired: 'Expired', revoked: 'Revoked' };
@@ -57,9 +57,7 @@ export async function connectedAppPages(app: FastifyInstance, { deps }: { deps: 
   const grantOf = async (request: FastifyRequest) => {
     const target = targetOf(request);
     if (target.kind !== 'workspace') throw notFound('Connected app');
-    const raw = (request.params as { grantId: string }).grantId;
-    const id = /^[1-9][0-9]{0,9}$/.test(raw) ? Number(raw) : NaN;
-    if (!Number.isFinite(id)) throw notFound('Connected app');
+    const id = pathId((request.params as { grantId: string }).grantId, 'Connected app');
     const grant = await findGrant(deps.db, target.id, id, deps.clock);
     if (!mayRevoke(target, grant)) throw notFound('Connected app');
     return grant;

@@ -5,15 +5,14 @@ import { acceptInvitation, describeInvitation, invitationExpired, invitationUsed
 import { findUserByEmail, recordSignIn, verifyCredentials } from '../../domain/users/user-service.js';
 import { type ConsoleDeps, page, targetHref } from '../context.js';
 import { loadSignedIn, startSession } from '../session.js';
-import { type AuthLimits, takeSignInAttempt, WRONG_CREDENTIALS } from './auth.js';
+import { type AuthLimits, takeSignInAttempt, takeSignUp, WRONG_CREDENTIALS } from './auth.js';
+import { type Form, formText } from '../form.js';
 
 // The invite link, /app/invitation?token=…: who is invited where, then one button. Signed in as
 // the invited address: "Join". Not signed in: sign in (an account exists) or sign up (none does;
 // whatever SIGNUP says, an invitation may add a person). The token travels in the query string
 // (redacted from logs) and in form fields, never in a redirect's `next`.
 
-type Form = Record<string, unknown>;
-const text = (form: Form, name: string) => (typeof form[name] === 'string' ? (form[name] as string) : '');
 const tokenOf = (source: unknown) => {
   const t = (source as { token?: unknown } | undefined)?.token;
   return typeof t === 'string' && t.length > 0 && t.length <= 200 ? t : '';
@@ -65,7 +64,7 @@ export async function invitationPages(app: FastifyInstance, { deps, sessions, li
       reply.code(429).header('retry-after', String(attempt.blocked.retryAfterSeconds));
       return invitationPage(request, reply, token, { problem: 'Too many attempts. Try again later.' });
     }
-    const user = await verifyCredentials(deps.db, invitation.email, text(form, 'password'));
+    const user = await verifyCredentials(deps.db, invitation.email, formText(form, 'password'));
     if (!user) {
       reply.code(401);
       return invitationPage(request, reply, token, { problem: WRONG_CREDENTIALS });
@@ -83,21 +82,21 @@ export async function invitationPages(app: FastifyInstance, { deps, sessions, li
     const token = tokenOf(form);
     await pending(token);
     const address = `ip:${request.ip}`;
-    const state = await limits.signUps.check(address);
-    if (state.blocked) {
-      reply.code(429).header('retry-after', String(state.retryAfterSeconds));
+    const attempt = await takeSignUp(limits, address);
+    if (attempt.blocked) {
+      reply.code(429).header('retry-after', String(attempt.blocked.retryAfterSeconds));
       return invitationPage(request, reply, token, { problem: 'Too many sign-ups from this address. Try again later.' });
     }
-    const name = text(form, 'name');
+    const name = formText(form, 'name');
     let created: Awaited<ReturnType<typeof signUpByInvitation>>;
     try {
-      created = await signUpByInvitation(deps.db, token, { name, password: text(form, 'password') }, deps.clock);
+      created = await signUpByInvitation(deps.db, token, { name, password: formText(form, 'password') }, deps.clock);
     } catch (err) {
+      await attempt.forgive();
       if (!(err instanceof DomainError && err.code === 'invalid_input')) throw err;
       reply.code(422);
       return invitationPage(request, reply, token, { form: { name }, errors: (err.details.errors ?? {}) as FieldErrors, problem: 'Check the fields below.' });
     }
-    await limits.signUps.fail(address);
     await startSession(deps, sessions, request, reply, created.user.id);
     await recordSignIn(deps.db, created.user.id, deps.clock);
     return reply.redirect(targetHref(created.joined.kind, created.joined.id), 303);

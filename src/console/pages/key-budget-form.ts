@@ -4,14 +4,14 @@ import type { KeyDetail, WindowDetail } from '../../domain/keys/key-detail.js';
 import type { BudgetLimits } from '../../domain/keys/key-service.js';
 import { formatCents } from '../../domain/money/format.js';
 import { expiryDate, usdLimit } from '../../schemas/key-budget.js';
+import { type Form, formText } from '../form.js';
 
 // A spending key's budget and expiry in the console's forms (the key form and the key page;
 // docs/budgets.md). The fields are read by the same zod schemas as the admin CLI's flags; the
 // rules (limits only on a spending key, an expiry in the future, the limits' range) are the
 // domain's createKey and updateKey, whose errors are named here by the form's fields.
 
-type Form = Record<string, unknown>;
-const text = (form: Form, name: string) => (typeof form[name] === 'string' ? (form[name] as string).trim() : '');
+const text = (form: Form, name: string) => formText(form, name).trim();
 
 /** The form's limit fields and the domain's names for them. */
 export const LIMIT_FIELDS = [

@@ -3,10 +3,10 @@ import { DomainError, type FieldErrors, forbidden, invalidInput, notFound } from
 import { keyDetail } from '../../domain/keys/key-detail.js';
 import { createKey, type KeyListing, listKeys, MAX_ROLL_GRACE_HOURS, revokeKey, rollKey, updateKey } from '../../domain/keys/key-service.js';
 import { can } from '../../domain/users/permissions.js';
-import { type ConsoleDeps, type ConsoleTarget, page, targetOf } from '../context.js';
+import { nameField } from '../../domain/users/user-input.js';
+import { type ConsoleDeps, type ConsoleTarget, page, pathId, targetOf } from '../context.js';
 import { asDate, asDollars, budgetFormValues, type BudgetFormValues, budgetRows, formErrors, hasBudgetErrors, readBudgetForm } from './key-budget-form.js';
-
-type Form = Record<string, unknown>;
+import { type Form, formText } from '../form.js';
 
 /** The two key pages: API keys (every key of the target) and API access (a workspace's read-only keys, for the seller API). */
 type Section = 'api-keys' | 'api-access';
@@ -46,8 +46,6 @@ function parseGrace(raw: string): number {
   return hours;
 }
 
-const text = (form: Form, name: string) => (typeof form[name] === 'string' ? (form[name] as string) : '');
-
 export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDeps }) {
   const sections: Section[] = ['api-keys', 'api-access'];
   for (const section of sections) {
@@ -67,12 +65,7 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
       return apiAccess ? all.filter((k) => !k.can_place_orders) : all;
     };
     /** The key id of the path; one that cannot be a key's (not a PostgreSQL integer) is 404. */
-    const keyIdOf = (request: FastifyRequest) => {
-      const rawId = (request.params as { keyId: string }).keyId;
-      const id = /^[1-9][0-9]{0,9}$/.test(rawId) ? Number(rawId) : NaN;
-      if (!(id <= 2_147_483_647)) throw notFound('Key');
-      return id;
-    };
+    const keyIdOf = (request: FastifyRequest) => pathId((request.params as { keyId: string }).keyId, 'Key');
     /** A live key of this target that this page lists and the person may manage; else 404, 409 or 403. */
     const keyOf = async (request: FastifyRequest) => {
       const target = targetOf(request);
@@ -138,7 +131,7 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
       const target = targetOf(request);
       if (apiAccess && target.kind !== 'workspace') throw notFound('Page');
       const form = (request.body ?? {}) as Form;
-      const name = text(form, 'name').trim();
+      const name = formText(form, 'name').trim();
       const spending = !apiAccess && target.kind === 'workspace' && form.can_place_orders !== undefined && form.can_place_orders !== '';
       if (!mayManage(target, spending)) {
         throw forbidden(spending ? 'Only an owner can create a key that can place orders.' : 'Your role cannot create keys here.');
@@ -147,8 +140,8 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
       if (apiAccess) values.expires_on = ''; // API access keys are made without an expiry
       try {
         const errors: FieldErrors = {};
-        if (name === '') errors.name = ['must not be empty'];
-        else if (name.length > 100) errors.name = ['must be at most 100 characters'];
+        const named = nameField.safeParse(name);
+        if (!named.success) errors.name = [named.error.issues[0]!.message];
         let budget: ReturnType<typeof readBudgetForm> | undefined;
         try {
           budget = readBudgetForm(values, { limitsAsked: false });
@@ -268,11 +261,11 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
       const back = `${target.href}/settings/${section}`;
       let hours: number;
       try {
-        hours = parseGrace(text(form, 'grace_hours'));
+        hours = parseGrace(formText(form, 'grace_hours'));
       } catch (err) {
         if (!(err instanceof DomainError)) throw err;
         reply.code(422);
-        return page(request, reply, 'key-roll', { title: `Roll ${key.name}`, section, key, back, action: `${back}/${key.id}/roll`, form: { grace_hours: text(form, 'grace_hours') }, errors: err.details.errors });
+        return page(request, reply, 'key-roll', { title: `Roll ${key.name}`, section, key, back, action: `${back}/${key.id}/roll`, form: { grace_hours: formText(form, 'grace_hours') }, errors: err.details.errors });
       }
       const rolled = await rollKey(deps.db, ownerOf(target), key.id, hours, deps.clock);
       const until = hours === 0 ? 'The old key has stopped working.' : `The old key ${key.prefix}… keeps working until ${day(new Date(deps.clock.now() + hours * 3_600_000))}.`;

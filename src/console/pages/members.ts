@@ -4,14 +4,13 @@ import { DomainError, type FieldErrors, notFound } from '../../domain/errors.js'
 import { createInvitation, listPendingInvitations } from '../../domain/users/invitations.js';
 import { changeRole, listMembers, removeMember, type Target } from '../../domain/users/memberships.js';
 import { can } from '../../domain/users/permissions.js';
-import { type ConsoleDeps, type ConsoleTarget, page, targetOf } from '../context.js';
+import { type ConsoleDeps, type ConsoleTarget, page, pathId, targetOf } from '../context.js';
+import { type Form, formText } from '../form.js';
 
 // Settings → Members: who belongs to this workspace or publisher account and with which role;
 // owners invite (the link shown to copy), change roles and remove. Every rule (only owners, the
 // last owner stays) is the domain's: this file only shows its answers.
 
-type Form = Record<string, unknown>;
-const text = (form: Form, name: string) => (typeof form[name] === 'string' ? (form[name] as string) : '');
 const targetKey = (t: ConsoleTarget): Target => (t.kind === 'workspace' ? { workspaceId: t.id } : { publisherId: t.id });
 const day = (d: Date) => d.toISOString().slice(0, 10);
 const ROLE_HELP = 'Owner: everything (spending keys, approval rules, webhooks, members). Member: orders and read-only keys. Viewer: reads.';
@@ -22,9 +21,7 @@ function baseUrl(deps: ConsoleDeps, request: FastifyRequest) {
 
 /** An id from the path; anything else is a member that does not exist. */
 function userIdParam(request: FastifyRequest): number {
-  const raw = (request.params as { userId: string }).userId;
-  if (!/^[1-9][0-9]{0,9}$/.test(raw)) throw notFound('Member');
-  return Number(raw);
+  return pathId((request.params as { userId: string }).userId, 'Member');
 }
 
 /** The domain's refusals a person can act on are shown on the page itself, not as an error page. */
@@ -61,8 +58,8 @@ export async function memberPages(app: FastifyInstance, { deps }: { deps: Consol
   app.post('/settings/members/invite', async (request, reply) => {
     const target = targetOf(request);
     const form = (request.body ?? {}) as Form;
-    const email = text(form, 'email');
-    const role = text(form, 'role');
+    const email = formText(form, 'email');
+    const role = formText(form, 'role');
     try {
       const invitation = await createInvitation(deps.db, request.consoleUser!.id, targetKey(target), email, role as never, deps.clock);
       // The link is a secret until it is used: no cache keeps this page.
@@ -88,14 +85,16 @@ export async function memberPages(app: FastifyInstance, { deps }: { deps: Consol
   app.post('/settings/members/:userId/role', async (request, reply) => {
     const target = targetOf(request);
     const userId = userIdParam(request);
-    const role = text((request.body ?? {}) as Form, 'role');
+    const role = formText((request.body ?? {}) as Form, 'role');
     try {
       const member = await changeRole(deps.db, targetKey(target), userId, role as never, { actorId: request.consoleUser!.id });
       return reply.redirect(`${target.href}/settings/members?changed=${member.userId}`, 303);
     } catch (err) {
       if (!shownOnPage(err)) throw err;
       reply.code(err.code === 'conflict' ? 409 : 422);
-      return listPage(request, reply, { problem: err.message });
+      // The role sits in each member's row, not in a form with fields of its own: the problem names it.
+      const fields = Object.entries((err.details.errors ?? {}) as FieldErrors).map(([field, messages]) => `${field} ${messages.join('; ')}`);
+      return listPage(request, reply, { problem: `The role was not changed: ${fields.length ? fields.join('. ') : err.message}` });
     }
   });
 

@@ -14,14 +14,12 @@ import { contentBody, declineBody, messageBody, publishBody } from '../../schema
 import { type ConsoleDeps, type ConsoleTarget, page, targetOf } from '../context.js';
 import { renderMarkdown } from '../markdown.js';
 import { orderIdParam, orderPage, statusLabel } from './orders.js';
+import { type Form, formText } from '../form.js';
 
 // The orders desk's actions: each one is the domain call its REST route makes (src/http/v1/orders.ts,
 // publisher.ts), with the same zod schema for its fields. Nothing is kept for a retry (a console
 // form has no Idempotency-Key): a repeated form meets the order's new state, a 409 shown on the
 // order page as it now is.
-
-type Form = Record<string, unknown>;
-const text = (form: Form, name: string) => (typeof form[name] === 'string' ? (form[name] as string) : '');
 
 /** The console keeps no answer: it reads the order again after the action. */
 const unkept: OnceOptions = { once: undefined };
@@ -79,8 +77,8 @@ export async function orderActionPages(app: FastifyInstance, { deps }: { deps: C
   /** An article form (the buyer's content, the publisher's draft): "Preview" shows it rendered, "Submit" sends it. */
   async function article(request: FastifyRequest, reply: FastifyReply, form: string, done: string, send: (orderId: number, v: { title: string; body: string }) => Promise<unknown>) {
     const body = (request.body ?? {}) as Form;
-    const values = { title: text(body, 'title'), body: text(body, 'body') };
-    if (text(body, 'intent') === 'preview') {
+    const values = { title: formText(body, 'title'), body: formText(body, 'body') };
+    if (formText(body, 'intent') === 'preview') {
       const target = targetOf(request);
       if (!can(target.role, 'manage_orders')) throw forbidden('Your role can read orders here, not act on them.');
       return orderPage(deps, request, reply, orderIdParam(request), { preview: { form, values, html: renderMarkdown(values.body) } });
@@ -100,12 +98,12 @@ export async function orderActionPages(app: FastifyInstance, { deps }: { deps: C
     act(request, reply, { form: 'accept', values: {}, done: 'accepted', run: (id) => publisherOrders.accept(actions, pub, id, unkept) }),
   );
   publisherAction('decline', (request, reply, pub) => {
-    const values = { reason: text((request.body ?? {}) as Form, 'reason') };
+    const values = { reason: formText((request.body ?? {}) as Form, 'reason') };
     return act(request, reply, { form: 'decline', values, done: 'declined', run: (id) => publisherOrders.decline(actions, pub, id, parseFields(declineBody, values).reason, unkept) });
   });
   publisherAction('draft', (request, reply, pub) => article(request, reply, 'draft', 'draft', (id, draft) => publisherOrders.submitDraft(actions, pub, id, draft, unkept)));
   publisherAction('publish', (request, reply, pub) => {
-    const values = { live_url: text((request.body ?? {}) as Form, 'live_url').trim() };
+    const values = { live_url: formText((request.body ?? {}) as Form, 'live_url').trim() };
     return act(request, reply, { form: 'publish', values, done: 'published', run: (id) => publisherOrders.publish(actions, pub, id, parseFields(publishBody, values).live_url, unkept) });
   });
   publisherAction('recheck', (request, reply, pub) =>
@@ -115,7 +113,7 @@ export async function orderActionPages(app: FastifyInstance, { deps }: { deps: C
   // Messages, from either side.
   app.post('/orders/:orderId/messages', async (request, reply) => {
     const target = targetOf(request);
-    const values = { body: text((request.body ?? {}) as Form, 'body') };
+    const values = { body: formText((request.body ?? {}) as Form, 'body') };
     const send = (id: number, body: string) =>
       target.kind === 'publisher' ? publisherOrders.message(actions, target.id, id, body, unkept) : buyerOrders.message(actions, member(target, request), id, body, unkept);
     return act(request, reply, { form: 'message', values, done: 'message', run: (id) => send(id, parseFields(messageBody, values).body) });

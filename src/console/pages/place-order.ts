@@ -13,15 +13,13 @@ import { can } from '../../domain/users/permissions.js';
 import { parseUserInput } from '../../domain/users/user-input.js';
 import { outletListQuery } from '../../schemas/outlets.js';
 import { placeOrdersBody } from '../../schemas/orders.js';
-import { type ConsoleDeps, type ConsoleTarget, page, targetOf } from '../context.js';
+import { type ConsoleDeps, type ConsoleTarget, page, pathId, targetOf } from '../context.js';
+import { type Form, formText } from '../form.js';
 
 // Placing an order from the console (docs/console.md, "Placing an order"): search outlets with
 // the engine GET /api/v1/outlets uses, pick an offer, fill the brief POST /api/v1/orders takes,
 // confirm on a page showing the price and the balance after, and `place()` runs: the REST route's
 // domain function, with the signed-in person as the buyer instead of a key.
-
-type Form = Record<string, unknown>;
-const text = (form: Form, name: string) => (typeof form[name] === 'string' ? (form[name] as string) : '');
 
 /** The brief's fields, as POST /api/v1/orders names them. */
 const FIELDS = ['target_url', 'anchor_text', 'brief', 'content_title', 'content'] as const;
@@ -43,22 +41,17 @@ function spenderOf(request: FastifyRequest): { target: ConsoleTarget; who: Works
   return { target, who: { workspaceId: target.id, userId: request.consoleUser!.id } };
 }
 
-const idParam = (raw: string, what: string) => {
-  if (!/^[1-9][0-9]{0,9}$/.test(raw) || Number(raw) > 2_147_483_647) throw notFound(what);
-  return Number(raw);
-};
-
 /** The outlet and one of its active offers; an unknown, inactive or other outlet's offer does not exist here. */
 async function offerOf(deps: ConsoleDeps, request: FastifyRequest, workspaceId: number) {
   const params = request.params as { outletId: string; offerId: string };
-  const outlet = await getOutlet(deps.pool, workspaceId, idParam(params.outletId, 'Outlet'));
-  const offer = outlet.offers.find((f) => f.id === idParam(params.offerId, 'Offer'));
+  const outlet = await getOutlet(deps.pool, workspaceId, pathId(params.outletId, 'Outlet'));
+  const offer = outlet.offers.find((f) => f.id === pathId(params.offerId, 'Offer'));
   if (!offer) throw notFound('Offer');
   return { outlet, offer };
 }
 
 function valuesOf(form: Form): Values {
-  return Object.fromEntries(FIELDS.map((f) => [f, text(form, f)])) as Values;
+  return Object.fromEntries(FIELDS.map((f) => [f, formText(form, f)])) as Values;
 }
 
 /**
@@ -98,7 +91,7 @@ export async function placeOrderPages(app: FastifyInstance, { deps }: { deps: Co
   // One outlet's active offers, each with its "Order" link.
   app.get('/outlets/:outletId', async (request, reply) => {
     const target = workspaceOf(request);
-    const outlet = await getOutlet(deps.pool, target.id, idParam((request.params as { outletId: string }).outletId, 'Outlet'));
+    const outlet = await getOutlet(deps.pool, target.id, pathId((request.params as { outletId: string }).outletId, 'Outlet'));
     return page(request, reply, 'outlet', {
       title: outlet.name,
       section: 'orders',
@@ -156,7 +149,7 @@ export async function placeOrderPages(app: FastifyInstance, { deps }: { deps: Co
     const { target, who } = spenderOf(request);
     const body = (request.body ?? {}) as Form;
     const values = valuesOf(body);
-    if (text(body, 'intent') === 'edit') return briefPage(request, reply, values);
+    if (formText(body, 'intent') === 'edit') return briefPage(request, reply, values);
     const { outlet, offer } = await offerOf(deps, request, target.id);
     let input: PlaceOrdersInput;
     try {
@@ -199,12 +192,12 @@ export async function placeOrderPages(app: FastifyInstance, { deps }: { deps: Co
     const { offer } = await offerOf(deps, request, target.id);
     let id: number;
     try {
-      const key = text(form, 'idempotency_key');
+      const key = formText(form, 'idempotency_key');
       if (!/^[0-9a-f-]{36}$/.test(key)) throw invalidInput({ idempotency_key: ['is missing: review the order and confirm it again'] });
       const input = inputOf(offer.id, values);
       // The price the confirmation page showed: any other is refused (quote_changed), as an MCP
       // confirmation's is, so nobody pays a price they did not see.
-      const quoted = text(form, 'quoted_cents');
+      const quoted = formText(form, 'quoted_cents');
       if (!/^[1-9][0-9]{0,14}$/.test(quoted)) throw invalidInput({ quoted_cents: ['is missing: review the order and confirm it again'] });
       const fingerprint = hash('sha256', canonicalJson([target.id, input, quoted]), 'hex');
       // Only a success is kept (no `keeps`): a refusal may succeed when sent again (after a top-up).

@@ -5,12 +5,12 @@ import { outboundPolicyFor } from '../../domain/orders/configured-checker.js';
 import { can } from '../../domain/users/permissions.js';
 import { addEndpoint, deleteEndpoint, listDeliveries, listEndpoints, resendDelivery, rotateSecret } from '../../domain/webhooks/endpoints.js';
 import { type ConsoleDeps, type ConsoleTarget, page, targetOf } from '../context.js';
+import { type Form, formText } from '../form.js';
 
 // Settings → Webhooks: the same domain functions as /api/v1/webhook-endpoints and the CLI's
 // `webhook` commands (create, list, delete, rotate the secret, the delivery log, resend). Owners
 // change them; everyone else sees them. A secret is on one page only, sent with no-store.
 
-type Form = Record<string, unknown>;
 const PER_PAGE = 25;
 
 const ownerOf = (t: ConsoleTarget): EventOwner => (t.kind === 'workspace' ? { party: 'buyer', workspaceId: t.id } : { party: 'publisher', publisherId: t.id });
@@ -71,7 +71,7 @@ export async function webhookPages(app: FastifyInstance, { deps }: { deps: Conso
     const target = targetOf(request);
     mustManage(target);
     const form = (request.body ?? {}) as Form;
-    const url = typeof form.url === 'string' ? form.url.trim() : '';
+    const url = formText(form, 'url').trim();
     const events = chosenEvents(form);
     try {
       const created = await addEndpoint(deps.pool, ownerOf(target), { url, ...(events ? { events } : {}) }, policy, deps.clock.now());

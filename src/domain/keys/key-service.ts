@@ -3,6 +3,7 @@ import { type Db, orm, withTransaction } from '../../db/handle.js';
 import { apiKeys, publishers, workspaces } from '../../db/schema/index.js';
 import { systemClock, type Clock } from '../clock.js';
 import { DomainError, invalidInput, notFound } from '../errors.js';
+import { refuseUnstorableText } from '../text-input.js';
 import { generateRawKey, hashKey, visiblePrefix } from './key-format.js';
 
 export type KeyOwner = { workspaceId: number; canPlaceOrders?: boolean } | { publisherId: number };
@@ -23,6 +24,7 @@ export async function createKey(
   owner: KeyOwner & { name?: string; expiresAt?: Date | null; canManageWebhooks?: boolean; limits?: BudgetLimits },
   clock: Clock = systemClock,
 ) {
+  refuseUnstorableText({ name: owner.name }, 'name');
   if (owner.expiresAt && !(owner.expiresAt.getTime() > clock.now())) throw invalidInput({ expires_at: ['must be in the future'] });
   const limits = owner.limits ?? {};
   checkLimits(limits);

@@ -1,9 +1,13 @@
+import { z } from 'zod';
 import type { MemberRole } from '../../common/enums.js';
 import { constraintOf, pgErrorCode } from '../../db/errors.js';
 import { type Db, withTransaction } from '../../db/handle.js';
 import { DomainError, forbidden, notFound } from '../errors.js';
 import { can } from './permissions.js';
 import { parseUserInput, roleField } from './user-input.js';
+
+// A role parsed as a named field, so a refusal names `role` rather than the whole input.
+const roleInput = z.object({ role: roleField });
 
 /** A workspace or a publisher account: what a membership, an invitation or a key belongs to. */
 export type Target = { workspaceId: number } | { publisherId: number };
@@ -65,7 +69,7 @@ async function checkActor(q: Db, actorId: number | undefined, target: Target, al
 
 /** Adds a user to a target with a role (the admin CLI; invitations use the same insert). */
 export async function addMember(db: Db, target: Target, userId: number, role: MemberRole, opts: { actorId?: number } = {}): Promise<Member> {
-  const valid = parseUserInput(roleField, role);
+  const { role: valid } = parseUserInput(roleInput, { role });
   return withTransaction(db, async (tx) => {
     await requireTarget(tx, target);
     await checkActor(tx, opts.actorId, target);
@@ -102,7 +106,7 @@ async function lockForChange(tx: Db, target: Target, userId: number): Promise<{ 
 }
 
 export async function changeRole(db: Db, target: Target, userId: number, role: MemberRole, opts: { actorId?: number } = {}): Promise<Member> {
-  const valid = parseUserInput(roleField, role);
+  const { role: valid } = parseUserInput(roleInput, { role });
   return withTransaction(db, async (tx) => {
     await requireTarget(tx, target);
     await checkActor(tx, opts.actorId, target);

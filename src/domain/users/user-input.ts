@@ -11,7 +11,8 @@ export const emailField = z
   .trim()
   .min(1, 'must not be empty')
   .max(254, 'must be at most 254 characters')
-  .regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, 'must be an email address, e.g. ana@example.com');
+  .regex(/^[^\s@\u0000-\u001f\u007f]+@[^\s@\u0000-\u001f\u007f]+\.[^\s@\u0000-\u001f\u007f]+$/, 'must be an email address, e.g. ana@example.com')
+  .refine((v) => !/\p{Cs}/u.test(v), 'must be an email address, e.g. ana@example.com');
 
 export const nameField = z
   .string({ error: 'must be a string' })

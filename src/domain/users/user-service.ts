@@ -5,6 +5,7 @@ import { systemClock, type Clock } from '../clock.js';
 import { DomainError, notFound } from '../errors.js';
 import { hashPassword, verifyAgainstDummy, verifyPassword } from './passwords.js';
 import { emailField, nameField, parseUserInput, passwordField } from './user-input.js';
+import { unstorableTextPath } from '../text-input.js';
 
 export interface User {
   id: number;
@@ -54,6 +55,8 @@ export async function insertUser(q: Pick<Db, 'query'>, user: Awaited<ReturnType<
 }
 
 export async function findUserByEmail(db: Db, email: string): Promise<User | null> {
+  // No stored email holds what PostgreSQL cannot store (a NUL): asking would fail, not miss.
+  if (unstorableTextPath(email) !== undefined) return null;
   const { rows } = await db.query<User>(`SELECT ${USER_COLUMNS} FROM users WHERE lower(email) = lower($1)`, [email.trim()]);
   return rows[0] ?? null;
 }
@@ -76,7 +79,7 @@ export async function getUser(db: Db, userId: number): Promise<User> {
  * as a wrong password, so timing does not tell which addresses have accounts.
  */
 export async function verifyCredentials(db: Db, email: string, password: string): Promise<User | null> {
-  if (typeof email !== 'string' || typeof password !== 'string' || email.length > 254 || password.length > 256) {
+  if (typeof email !== 'string' || typeof password !== 'string' || email.length > 254 || password.length > 256 || unstorableTextPath(email) !== undefined) {
     return verifyAgainstDummy(typeof password === 'string' ? password.slice(0, 256) : '').then(() => null);
   }
   const { rows } = await db.query<User & { passwordHash: string }>(
