@@ -29,16 +29,10 @@ describe('Console sign-up and sign-in limits (probe) — security', () => {
     const address = '10.8.2.1';
     const attempts = Array.from({ length: 12 }, () => consoleClient(h, address));
     const tokens = await Promise.all(attempts.map((c) => c.token('/app/sign-in')));
+    // Two of them ask for an email that has an account: "already taken" counts too.
     const results = await Promise.all(
       attempts.map((c, i) =>
-        h.app.inject({
-          method: 'POST',
-          url: '/app/sign-up',
-          headers: { cookie: [...c.jar].map(([k, v]) => `${k}=${v}`).join('; '), 'content-type': 'application/x-www-form-urlencoded' },
-          // Two of them ask for an email that has an account: "already taken" counts too.
-          payload: new URLSearchParams({ name: 'Burst', email: i < 2 ? 'known-at-once@example.com' : `burst${i}@example.com`, password, _csrf: tokens[i]! }).toString(),
-          remoteAddress: address,
-        }),
+        c.post('/app/sign-up', { name: 'Burst', email: i < 2 ? 'known-at-once@example.com' : `burst${i}@example.com`, password }, { token: tokens[i]! }),
       ),
     );
     const codes = results.map((r) => r.statusCode);
@@ -64,17 +58,7 @@ describe('Console sign-up and sign-in limits (probe) — security', () => {
     await createUser(h.database.pool, { email, name: 'Target', password });
     const attempts = Array.from({ length: 12 }, (_, i) => consoleClient(h, `10.8.1.${i + 1}`));
     const tokens = await Promise.all(attempts.map((c) => c.token('/app/sign-in')));
-    const results = await Promise.all(
-      attempts.map((c, i) =>
-        h.app.inject({
-          method: 'POST',
-          url: '/app/sign-in',
-          headers: { cookie: [...c.jar].map(([k, v]) => `${k}=${v}`).join('; '), 'content-type': 'application/x-www-form-urlencoded' },
-          payload: new URLSearchParams({ email, password: `wrong guess ${i}`, _csrf: tokens[i]! }).toString(),
-          remoteAddress: `10.8.1.${i + 1}`,
-        }),
-      ),
-    );
+    const results = await Promise.all(attempts.map((c, i) => c.post('/app/sign-in', { email, password: `wrong guess ${i}` }, { token: tokens[i]! })));
     const guessed = results.filter((r) => r.statusCode === 401).length;
     expect(results.every((r) => r.statusCode === 401 || r.statusCode === 429)).toBe(true);
     expect(guessed).toBeLessThanOrEqual(3);
