@@ -20,6 +20,16 @@ async function alterToken(token: string, change: Record<string, unknown>) {
   expect(rowCount).toBe(1);
 }
 const status = async (token: string) => (await mcpCall(h, token, 'get-balance')).statusCode;
+/** A workspace's orders, ledger entries and balances: what spending would change. */
+async function spent(workspaceId: number) {
+  const q = async (sql: string) => (await h.database.pool.query(sql, [workspaceId])).rows;
+  const [orders, entries, balances] = await Promise.all([
+    q('SELECT count(*)::int AS n FROM orders WHERE workspace_id = $1'),
+    q('SELECT count(*)::int AS n FROM ledger_entries e JOIN ledger_accounts a ON a.id = e.account_id WHERE a.workspace_id = $1'),
+    q('SELECT kind, balance FROM ledger_accounts WHERE workspace_id = $1 ORDER BY kind'),
+  ]);
+  return { orders: orders[0].n as number, entries: entries[0].n as number, balances: balances.map((r) => `${r.kind} ${r.balance}`) };
+}
 
 describe('refused at the authorization server', () => {
   it('an authorization request without PKCE goes back to the client with invalid_request', async () => {
@@ -124,6 +134,34 @@ describe('refused at /mcp/oauth', () => {
     expect(balance.key).toMatchObject({ can_place_orders: false, prefix: 'oauth', name: 'Test Agent' });
     const body = await fails(client, 'place-orders', { offer_ids: [p.offers[0]!.id], target_url: TARGET }, 'forbidden');
     expect(body.message).toMatch(/Can place orders/);
+  });
+
+  it('a token narrowed to read by a refresh cannot spend, though its grant may: nothing placed, the ledger unchanged; the full token still spends', async () => {
+    const p = await publisherWithOutlet(h.database, [{ publisher_price_cents: 10_000 }]);
+    const args = { offer_ids: [p.offers[0]!.id], target_url: TARGET };
+    const g = await grantedTokens(h, { scope: 'read spend', fields: { can_place_orders: '1' } });
+    expect(g.tokens.scope).toBe('read spend');
+    const refreshed = await exchange(h, { grant_type: 'refresh_token', refresh_token: g.tokens.refresh_token!, client_id: g.client.client_id, scope: 'read' });
+    expect(refreshed.statusCode, refreshed.body).toBe(200);
+    const narrowed = refreshed.json() as { access_token: string; scope: string };
+    expect(narrowed.scope).toBe('read');
+
+    const before = await spent(g.workspaceId);
+    const full = await connect(mcp, g.tokens.access_token);
+    const reader = await connect(mcp, narrowed.access_token);
+    const balance = await ok<{ key: { can_place_orders: boolean; abilities: string[] } }>(reader, 'get-balance');
+    expect(balance.key.can_place_orders).toBe(false);
+    expect(balance.key.abilities).not.toContain('place_orders');
+    const refused = await fails(reader, 'place-orders', args, 'forbidden');
+    expect(refused.message).toMatch(/Can place orders/);
+    // Not even the confirmation of a quote the full token asked for.
+    const quote = await ok<{ confirmation_token: string }>(full, 'place-orders', args);
+    await fails(reader, 'place-orders', { ...args, confirmation_token: quote.confirmation_token }, 'forbidden');
+    expect(await spent(g.workspaceId)).toEqual(before);
+
+    const done = await ok<{ stage: string }>(full, 'place-orders', { ...args, confirmation_token: quote.confirmation_token });
+    expect(done.stage).toBe('done');
+    expect((await spent(g.workspaceId)).orders).toBe(before.orders + 1);
   });
 
   it('a spend grant beyond its budget is refused with budget_exceeded', async () => {

@@ -1,7 +1,9 @@
 import { type Db, withTransaction } from '../../db/handle.js';
 import type { Clock } from '../clock.js';
 import { forbidden, invalidInput, notFound } from '../errors.js';
+import { SPENDING_ABILITIES } from '../keys/abilities.js';
 import { type BudgetLimits, checkLimits, keyState, type KeyState } from '../keys/key-service.js';
+import type { Principal } from '../keys/principal.js';
 import { roleIn } from '../users/memberships.js';
 import { can } from '../users/permissions.js';
 
@@ -64,6 +66,20 @@ export async function recordGrant(db: Db, terms: GrantTerms, clock: Clock): Prom
     ],
   );
   return { keyId: rows[0]!.id };
+}
+
+/**
+ * What one access token may do: its grant's principal within the token's own scope. A client may
+ * ask a narrower scope than its grant when it refreshes (`scope=read`), and such a token must not
+ * spend though the grant may. `read` is every tool but spending and `spend` adds spending
+ * (docs/oauth.md), so a token without `spend` loses the spending abilities, and one naming neither
+ * stands for nothing here.
+ */
+export function withinTokenScope<P extends Principal>(principal: P, scope: string): P | null {
+  const scopes = scope.split(' ');
+  if (scopes.includes('spend')) return principal;
+  if (!scopes.includes('read')) return null;
+  return { ...principal, canPlaceOrders: false, abilities: principal.abilities.filter((a) => !SPENDING_ABILITIES.includes(a)) };
 }
 
 export interface GrantListing {
