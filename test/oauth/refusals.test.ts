@@ -91,6 +91,49 @@ describe('refused at the authorization server', () => {
   });
 });
 
+let registrations = 0;
+/** A registration answered as it is, from an address of its own (registrations are limited per address). */
+const registration = (metadata: Record<string, unknown>) =>
+  h.app.inject({
+    method: 'POST',
+    url: '/oauth/reg',
+    remoteAddress: `10.6.0.${++registrations}`,
+    payload: { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', ...metadata },
+  });
+
+describe('refused at registration', () => {
+  it.each(['http://evil.example/cb', 'http://127.0.0.1.evil.example/cb', 'https://user:pass@evil.example/cb', 'http://user@127.0.0.1:9999/cb'])(
+    'a redirect URI neither https nor http on loopback, or with a user name, is refused (invalid_redirect_uri): %s',
+    async (uri) => {
+      const res = await registration({ redirect_uris: ['https://app.example/cb', uri] });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().error).toBe('invalid_redirect_uri');
+      expect(res.json().error_description).toMatch(/^redirect_uris must/);
+    },
+  );
+
+  it('https and http on loopback are registered', async () => {
+    for (const uri of ['https://app.example/cb', 'http://127.0.0.1:43123/cb', 'http://localhost/cb', 'http://[::1]:8080/cb']) {
+      const res = await registration({ redirect_uris: [uri] });
+      expect(res.statusCode, `${uri}: ${res.body}`).toBe(201);
+      expect(res.json().redirect_uris).toEqual([uri]);
+    }
+  });
+
+  it('a client stored with such a redirect URI before the rule gets no code there', async () => {
+    const { browser } = await personIn(h);
+    const client = await register(h);
+    const evil = 'http://evil.example/cb';
+    await h.database.pool.query(`UPDATE oauth_records SET payload = jsonb_set(payload, '{redirect_uris}', $2::jsonb) WHERE model = 'Client' AND id = $1`, [
+      client.client_id,
+      JSON.stringify([evil]),
+    ]);
+    const res = await browser.get(authorizeUrl({ clientId: client.client_id, scope: 'read', challenge: pkcePair().challenge, redirectUri: evil }));
+    expect(res.statusCode).toBe(400);
+    expect(res.headers.location).toBeUndefined();
+  });
+});
+
 describe('refused at /mcp/oauth', () => {
   it('a token for another resource (audience) is refused', async () => {
     const g = await grantedTokens(h, { scope: 'read' });

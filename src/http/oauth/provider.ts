@@ -72,6 +72,25 @@ async function loadLibrary() {
   }
 }
 
+/** Hosts an `http` redirect URI may name: the person's own machine (RFC 8252's loopback redirect). */
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * Why a redirect URI may not receive codes, if it may not. The MCP authorization specification
+ * allows `https`, and `http` only on a loopback host: a code sent in clear text over the network
+ * can be read on the way. A URI with a user name or password is refused too: it is no place an
+ * app's callback lives, and a browser's address bar shows such a URI misleadingly. Other schemes
+ * (an app's own, such as `cursor:`) are left to the library's rules for native clients.
+ */
+function redirectUriProblem(uri: string): string | undefined {
+  const url = URL.parse(uri);
+  if (!url) return undefined; // the library refuses what is no URI
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return undefined;
+  if (url.username || url.password) return 'must not contain a user name or password';
+  if (url.protocol === 'http:' && !LOOPBACK_HOSTS.has(url.hostname)) return 'must use https, or http only on localhost, 127.0.0.1 or [::1]';
+  return undefined;
+}
+
 const htmlEscape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** The provider's own error page (a bad authorization request): the error's name and description, nothing else. */
@@ -140,6 +159,20 @@ export async function createProvider(deps: ProviderDeps): Promise<Provider> {
       },
       clientIdMetadataDocument: { enabled: true, ack: 'draft-02' },
     } as Configuration['features'],
+    // The library's documented way to extend its checks of a standard property: listing
+    // redirect_uris here has this validator see every client's metadata (a registration, a client
+    // ID metadata document, a stored client when loaded) before the library's own checks.
+    extraClientMetadata: {
+      properties: ['redirect_uris'],
+      validator: (_ctx: unknown, _key: string, value: unknown) => {
+        if (!Array.isArray(value)) return; // the library refuses it
+        for (const uri of value) {
+          const problem = typeof uri === 'string' ? redirectUriProblem(uri) : undefined;
+          // "redirect_uris…" makes the library answer invalid_redirect_uri.
+          if (problem) throw new errors.InvalidClientMetadata(`redirect_uris ${problem}`);
+        }
+      },
+    },
     fetch: outboundFetch(deps.outbound) as unknown as Configuration['fetch'],
     fetchResponseBodyLimits: { 'client_id metadata document': CIMD_MAX_BYTES } as never,
     renderError,
