@@ -134,6 +134,59 @@ describe('refused at registration', () => {
   });
 });
 
+describe('text PostgreSQL cannot store, anywhere in OAuth input: a 4xx naming the problem, never a 500', () => {
+  const form = { 'content-type': 'application/x-www-form-urlencoded' };
+  const errorsLogged = (from: number) => h.logs.slice(from).filter((line) => (JSON.parse(line) as { level: number }).level >= 50);
+
+  it.each([
+    ['a NUL in client_name', 'invalid_client_metadata', { client_name: 'a\u0000b' }, /^client_name must not contain NUL/],
+    ['an unpaired surrogate in client_name', 'invalid_client_metadata', { client_name: '\ud800' }, /^client_name must not contain NUL/],
+    ['a NUL in a redirect URI', 'invalid_redirect_uri', { redirect_uris: ['https://app.example/c\u0000b'] }, /^redirect_uris\.0 must not contain NUL/],
+  ])('registration with %s: 400 %s', async (_name, error, metadata, description) => {
+    const from = h.logs.length;
+    const res = await registration(metadata);
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.json()).toMatchObject({ error, error_description: expect.stringMatching(description) });
+    expect(errorsLogged(from)).toEqual([]);
+  });
+
+  it('a client_id of NUL is an unknown client at the authorization, token and revocation endpoints', async () => {
+    const from = h.logs.length;
+    const client = await register(h);
+    const auth = await h.app.inject({ url: `/oauth/auth?client_id=%00&response_type=code&redirect_uri=${encodeURIComponent(REDIRECT)}` });
+    expect(auth.statusCode).toBe(400);
+    expect(auth.headers.location).toBeUndefined();
+    expect(auth.body).toContain('invalid_client');
+    const near = await h.app.inject({ url: `/oauth/auth?client_id=${client.client_id}%00&response_type=code&redirect_uri=${encodeURIComponent(REDIRECT)}` });
+    expect(near.statusCode).toBe(400);
+    expect(near.body).toContain('invalid_client');
+    for (const [url, payload] of [
+      ['/oauth/token', 'grant_type=authorization_code&code=a&redirect_uri=x&code_verifier=y&client_id=%00'],
+      ['/oauth/token', `grant_type=refresh_token&refresh_token=a%00&client_id=${client.client_id}%00`],
+      ['/oauth/token/revocation', 'token=a&client_id=%00'],
+    ] as const) {
+      const res = await h.app.inject({ method: 'POST', url, headers: form, payload });
+      expect(res.statusCode, `${url} ${payload}: ${res.body}`).toBe(401);
+      expect(res.json().error).toBe('invalid_client');
+    }
+    expect(errorsLogged(from)).toEqual([]);
+  });
+
+  it('a NUL in an authorization request\'s state goes back to the client as invalid_request', async () => {
+    const from = h.logs.length;
+    const { browser } = await personIn(h);
+    const client = await register(h);
+    const url = authorizeUrl({ clientId: client.client_id, scope: 'read', challenge: pkcePair().challenge }).replace('state=st4te', 'state=a%00b');
+    const res = await browser.get(url);
+    expect(res.statusCode).toBe(303);
+    const back = new URL(String(res.headers.location));
+    expect(back.origin + back.pathname).toBe(REDIRECT);
+    expect(back.searchParams.get('error')).toBe('invalid_request');
+    expect(back.searchParams.get('error_description')).toMatch(/^state must not contain NUL/);
+    expect(errorsLogged(from)).toEqual([]);
+  });
+});
+
 describe('refused at /mcp/oauth', () => {
   it('a token for another resource (audience) is refused', async () => {
     const g = await grantedTokens(h, { scope: 'read' });
