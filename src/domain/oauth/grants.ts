@@ -82,6 +82,28 @@ export function withinTokenScope<P extends Principal>(principal: P, scope: strin
   return { ...principal, canPlaceOrders: false, abilities: principal.abilities.filter((a) => !SPENDING_ABILITIES.includes(a)) };
 }
 
+/**
+ * Claims the one answer of an authorization request (its interaction, by uid): true for the first
+ * Allow or Deny, false once one was given or is being given. A second Allow (a double click, or
+ * Back and Allow again) must not record a second grant: only the last answer would get tokens,
+ * and the first grant would stay listed as live, unused. The claim is a mark on the interaction's
+ * row, taken in one statement, so two answers at once on two processes get one claim between
+ * them; the library drops the mark when it saves the answer, whose `result` then says the same.
+ */
+export async function claimAnswer(db: Db, uid: string): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE oauth_records SET payload = payload || '{"answering": true}'
+      WHERE model = 'Interaction' AND id = $1 AND NOT payload ? 'answering' AND NOT payload ? 'result'`,
+    [uid],
+  );
+  return rowCount === 1;
+}
+
+/** Gives the claim back when the answer could not be recorded (nothing was), so the person may answer again. */
+export async function releaseAnswer(db: Db, uid: string): Promise<void> {
+  await db.query(`UPDATE oauth_records SET payload = payload - 'answering' WHERE model = 'Interaction' AND id = $1`, [uid]);
+}
+
 export interface GrantListing {
   id: number;
   client_name: string;

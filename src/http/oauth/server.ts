@@ -71,6 +71,7 @@ export function createOAuthServer(deps: OAuthServerDeps): OAuthServer {
         clientSource: (client as unknown as { clientIdMetadataDocument?: boolean }).clientIdMetadataDocument ? 'metadata_document' : 'registration',
         redirectTarget: redirect.origin !== 'null' ? redirect.origin : redirect.protocol,
         wantsSpend: scopes.includes('spend'),
+        returnTo: found.returnTo,
       };
     },
     async saveGrant(req, res, uid, userId, spend) {
