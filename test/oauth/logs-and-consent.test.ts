@@ -60,6 +60,38 @@ describe('consent page', () => {
     expect(forged.statusCode).toBe(403);
   });
 
+  it('is answered once: Allow again, or Deny after Allow, leads on as the first did and records no second grant; two Allows at once record one', async () => {
+    const owner = await personIn(h, 'owner');
+    const client = await register(h);
+    const grants = async () =>
+      (await h.database.pool.query<{ id: number; revoked: boolean }>('SELECT id, revoked_at IS NOT NULL AS revoked FROM api_keys WHERE oauth_client_id = $1 ORDER BY id', [client.client_id])).rows;
+    const { verifier, challenge } = pkcePair();
+    const path = await startAuthorization(owner.browser, { clientId: client.client_id, scope: 'read spend', challenge });
+    const allow = (on: string, daily: string) => owner.browser.post(on, { decision: 'allow', workspace_id: String(owner.workspaceId), can_place_orders: '1', daily_limit_usd: daily });
+    const first = await allow(path, '1');
+    expect(first.statusCode).toBe(303);
+    for (const again of [await allow(path, '2'), await owner.browser.post(path, { decision: 'deny' })]) {
+      expect(again.statusCode).toBe(303);
+      expect(again.headers.location).toBe(first.headers.location);
+    }
+    const [granted, ...others] = await grants();
+    expect(others).toEqual([]);
+    expect(granted!.revoked).toBe(false);
+    // The client gets the first answer: its grant, with its budget.
+    const resumed = await owner.browser.get(String(first.headers.location));
+    const code = new URL(String(resumed.headers.location)).searchParams.get('code')!;
+    const token = await exchange(h, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, client_id: client.client_id, code_verifier: verifier });
+    expect(token.statusCode, token.body).toBe(200);
+    const key = (await mcpCall(h, token.json().access_token, 'get-balance')).json().result.structuredContent.key;
+    expect(key).toMatchObject({ id: granted!.id, can_place_orders: true, budget: { day: { limit_cents: 100 } } });
+
+    const path2 = await startAuthorization(owner.browser, { clientId: client.client_id, scope: 'read spend', challenge: pkcePair().challenge });
+    const both = await Promise.all([allow(path2, '3'), allow(path2, '4')]);
+    expect(both.map((r) => r.statusCode)).toEqual([303, 303]);
+    expect(both[0]!.headers.location).toBe(both[1]!.headers.location);
+    expect((await grants()).map((g) => g.revoked)).toEqual([false, false]);
+  });
+
   it('another browser cannot answer someone\'s consent page (the interaction is bound to its cookie)', async () => {
     const owner = await personIn(h, 'owner');
     const intruder = await personIn(h, 'owner');

@@ -20,6 +20,16 @@ async function alterToken(token: string, change: Record<string, unknown>) {
   expect(rowCount).toBe(1);
 }
 const status = async (token: string) => (await mcpCall(h, token, 'get-balance')).statusCode;
+/** A workspace's orders, ledger entries and balances: what spending would change. */
+async function spent(workspaceId: number) {
+  const q = async (sql: string) => (await h.database.pool.query(sql, [workspaceId])).rows;
+  const [orders, entries, balances] = await Promise.all([
+    q('SELECT count(*)::int AS n FROM orders WHERE workspace_id = $1'),
+    q('SELECT count(*)::int AS n FROM ledger_entries e JOIN ledger_accounts a ON a.id = e.account_id WHERE a.workspace_id = $1'),
+    q('SELECT kind, balance FROM ledger_accounts WHERE workspace_id = $1 ORDER BY kind'),
+  ]);
+  return { orders: orders[0].n as number, entries: entries[0].n as number, balances: balances.map((r) => `${r.kind} ${r.balance}`) };
+}
 
 describe('refused at the authorization server', () => {
   it('an authorization request without PKCE goes back to the client with invalid_request', async () => {
@@ -81,6 +91,102 @@ describe('refused at the authorization server', () => {
   });
 });
 
+let registrations = 0;
+/** A registration answered as it is, from an address of its own (registrations are limited per address). */
+const registration = (metadata: Record<string, unknown>) =>
+  h.app.inject({
+    method: 'POST',
+    url: '/oauth/reg',
+    remoteAddress: `10.6.0.${++registrations}`,
+    payload: { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', ...metadata },
+  });
+
+describe('refused at registration', () => {
+  it.each(['http://evil.example/cb', 'http://127.0.0.1.evil.example/cb', 'https://user:pass@evil.example/cb', 'http://user@127.0.0.1:9999/cb'])(
+    'a redirect URI neither https nor http on loopback, or with a user name, is refused (invalid_redirect_uri): %s',
+    async (uri) => {
+      const res = await registration({ redirect_uris: ['https://app.example/cb', uri] });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().error).toBe('invalid_redirect_uri');
+      expect(res.json().error_description).toMatch(/^redirect_uris must/);
+    },
+  );
+
+  it('https and http on loopback are registered', async () => {
+    for (const uri of ['https://app.example/cb', 'http://127.0.0.1:43123/cb', 'http://localhost/cb', 'http://[::1]:8080/cb']) {
+      const res = await registration({ redirect_uris: [uri] });
+      expect(res.statusCode, `${uri}: ${res.body}`).toBe(201);
+      expect(res.json().redirect_uris).toEqual([uri]);
+    }
+  });
+
+  it('a client stored with such a redirect URI before the rule gets no code there', async () => {
+    const { browser } = await personIn(h);
+    const client = await register(h);
+    const evil = 'http://evil.example/cb';
+    await h.database.pool.query(`UPDATE oauth_records SET payload = jsonb_set(payload, '{redirect_uris}', $2::jsonb) WHERE model = 'Client' AND id = $1`, [
+      client.client_id,
+      JSON.stringify([evil]),
+    ]);
+    const res = await browser.get(authorizeUrl({ clientId: client.client_id, scope: 'read', challenge: pkcePair().challenge, redirectUri: evil }));
+    expect(res.statusCode).toBe(400);
+    expect(res.headers.location).toBeUndefined();
+  });
+});
+
+describe('text PostgreSQL cannot store, anywhere in OAuth input: a 4xx naming the problem, never a 500', () => {
+  const form = { 'content-type': 'application/x-www-form-urlencoded' };
+  const errorsLogged = (from: number) => h.logs.slice(from).filter((line) => (JSON.parse(line) as { level: number }).level >= 50);
+
+  it.each([
+    ['a NUL in client_name', 'invalid_client_metadata', { client_name: 'a\u0000b' }, /^client_name must not contain NUL/],
+    ['an unpaired surrogate in client_name', 'invalid_client_metadata', { client_name: '\ud800' }, /^client_name must not contain NUL/],
+    ['a NUL in a redirect URI', 'invalid_redirect_uri', { redirect_uris: ['https://app.example/c\u0000b'] }, /^redirect_uris\.0 must not contain NUL/],
+  ])('registration with %s: 400 %s', async (_name, error, metadata, description) => {
+    const from = h.logs.length;
+    const res = await registration(metadata);
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.json()).toMatchObject({ error, error_description: expect.stringMatching(description) });
+    expect(errorsLogged(from)).toEqual([]);
+  });
+
+  it('a client_id of NUL is an unknown client at the authorization, token and revocation endpoints', async () => {
+    const from = h.logs.length;
+    const client = await register(h);
+    const auth = await h.app.inject({ url: `/oauth/auth?client_id=%00&response_type=code&redirect_uri=${encodeURIComponent(REDIRECT)}` });
+    expect(auth.statusCode).toBe(400);
+    expect(auth.headers.location).toBeUndefined();
+    expect(auth.body).toContain('invalid_client');
+    const near = await h.app.inject({ url: `/oauth/auth?client_id=${client.client_id}%00&response_type=code&redirect_uri=${encodeURIComponent(REDIRECT)}` });
+    expect(near.statusCode).toBe(400);
+    expect(near.body).toContain('invalid_client');
+    for (const [url, payload] of [
+      ['/oauth/token', 'grant_type=authorization_code&code=a&redirect_uri=x&code_verifier=y&client_id=%00'],
+      ['/oauth/token', `grant_type=refresh_token&refresh_token=a%00&client_id=${client.client_id}%00`],
+      ['/oauth/token/revocation', 'token=a&client_id=%00'],
+    ] as const) {
+      const res = await h.app.inject({ method: 'POST', url, headers: form, payload });
+      expect(res.statusCode, `${url} ${payload}: ${res.body}`).toBe(401);
+      expect(res.json().error).toBe('invalid_client');
+    }
+    expect(errorsLogged(from)).toEqual([]);
+  });
+
+  it('a NUL in an authorization request\'s state goes back to the client as invalid_request', async () => {
+    const from = h.logs.length;
+    const { browser } = await personIn(h);
+    const client = await register(h);
+    const url = authorizeUrl({ clientId: client.client_id, scope: 'read', challenge: pkcePair().challenge }).replace('state=st4te', 'state=a%00b');
+    const res = await browser.get(url);
+    expect(res.statusCode).toBe(303);
+    const back = new URL(String(res.headers.location));
+    expect(back.origin + back.pathname).toBe(REDIRECT);
+    expect(back.searchParams.get('error')).toBe('invalid_request');
+    expect(back.searchParams.get('error_description')).toMatch(/^state must not contain NUL/);
+    expect(errorsLogged(from)).toEqual([]);
+  });
+});
+
 describe('refused at /mcp/oauth', () => {
   it('a token for another resource (audience) is refused', async () => {
     const g = await grantedTokens(h, { scope: 'read' });
@@ -124,6 +230,34 @@ describe('refused at /mcp/oauth', () => {
     expect(balance.key).toMatchObject({ can_place_orders: false, prefix: 'oauth', name: 'Test Agent' });
     const body = await fails(client, 'place-orders', { offer_ids: [p.offers[0]!.id], target_url: TARGET }, 'forbidden');
     expect(body.message).toMatch(/Can place orders/);
+  });
+
+  it('a token narrowed to read by a refresh cannot spend, though its grant may: nothing placed, the ledger unchanged; the full token still spends', async () => {
+    const p = await publisherWithOutlet(h.database, [{ publisher_price_cents: 10_000 }]);
+    const args = { offer_ids: [p.offers[0]!.id], target_url: TARGET };
+    const g = await grantedTokens(h, { scope: 'read spend', fields: { can_place_orders: '1' } });
+    expect(g.tokens.scope).toBe('read spend');
+    const refreshed = await exchange(h, { grant_type: 'refresh_token', refresh_token: g.tokens.refresh_token!, client_id: g.client.client_id, scope: 'read' });
+    expect(refreshed.statusCode, refreshed.body).toBe(200);
+    const narrowed = refreshed.json() as { access_token: string; scope: string };
+    expect(narrowed.scope).toBe('read');
+
+    const before = await spent(g.workspaceId);
+    const full = await connect(mcp, g.tokens.access_token);
+    const reader = await connect(mcp, narrowed.access_token);
+    const balance = await ok<{ key: { can_place_orders: boolean; abilities: string[] } }>(reader, 'get-balance');
+    expect(balance.key.can_place_orders).toBe(false);
+    expect(balance.key.abilities).not.toContain('place_orders');
+    const refused = await fails(reader, 'place-orders', args, 'forbidden');
+    expect(refused.message).toMatch(/Can place orders/);
+    // Not even the confirmation of a quote the full token asked for.
+    const quote = await ok<{ confirmation_token: string }>(full, 'place-orders', args);
+    await fails(reader, 'place-orders', { ...args, confirmation_token: quote.confirmation_token }, 'forbidden');
+    expect(await spent(g.workspaceId)).toEqual(before);
+
+    const done = await ok<{ stage: string }>(full, 'place-orders', { ...args, confirmation_token: quote.confirmation_token });
+    expect(done.stage).toBe('done');
+    expect((await spent(g.workspaceId)).orders).toBe(before.orders + 1);
   });
 
   it('a spend grant beyond its budget is refused with budget_exceeded', async () => {

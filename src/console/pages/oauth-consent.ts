@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { DomainError, type FieldErrors, notFound } from '../../domain/errors.js';
 import { usdToCents } from '../../domain/money/format.js';
-import { mayGrant, recordGrant } from '../../domain/oauth/grants.js';
+import { claimAnswer, mayGrant, recordGrant, releaseAnswer } from '../../domain/oauth/grants.js';
 import type { ConsentRequest } from '../../domain/oauth/interactions.js';
 import { can } from '../../domain/users/permissions.js';
 import { type ConsoleDeps, page } from '../context.js';
@@ -90,7 +90,13 @@ export async function oauthConsentPages(app: FastifyInstance, { deps }: { deps: 
     const uid = uidOf(request);
     const consent = await oauth.consentRequest(request.raw, reply.raw, uid);
     const body = (request.body ?? {}) as Form;
-    if (body.decision === 'deny') return reply.redirect(await oauth.deny(request.raw, reply.raw, uid), 303);
+    // A request is answered once (docs/oauth.md): a second Allow or Deny changes nothing and leads
+    // on as the first did, to the client with the first answer.
+    const answered = () => reply.redirect(consent.returnTo, 303);
+    if (body.decision === 'deny') {
+      if (!(await claimAnswer(deps.db, uid))) return answered();
+      return reply.redirect(await oauth.deny(request.raw, reply.raw, uid), 303);
+    }
     if (body.decision !== 'allow') throw new DomainError('invalid_input', 'Choose Allow or Deny.');
     const user = request.consoleUser!;
     const again = { form: Object.fromEntries(Object.entries(body).filter(([k]) => k !== '_csrf')) };
@@ -112,12 +118,19 @@ export async function oauthConsentPages(app: FastifyInstance, { deps }: { deps: 
     }
     const limits = spend ? { orderLimitCents: form.order_limit_usd, dailyLimitCents: form.daily_limit_usd, monthlyLimitCents: form.monthly_limit_usd } : {};
     const expiresAt = form.expires_in_days === null ? null : new Date(deps.clock.now() + form.expires_in_days * 86_400_000);
-    const grantId = await oauth.saveGrant(request.raw, reply.raw, uid, user.id, spend);
-    await recordGrant(
-      deps.db,
-      { grantId, clientId: consent.clientId, clientName: consent.clientName, userId: user.id, workspaceId: form.workspace_id, canPlaceOrders: spend, limits, expiresAt },
-      deps.clock,
-    );
+    if (!(await claimAnswer(deps.db, uid))) return answered();
+    let grantId: string;
+    try {
+      grantId = await oauth.saveGrant(request.raw, reply.raw, uid, user.id, spend);
+      await recordGrant(
+        deps.db,
+        { grantId, clientId: consent.clientId, clientName: consent.clientName, userId: user.id, workspaceId: form.workspace_id, canPlaceOrders: spend, limits, expiresAt },
+        deps.clock,
+      );
+    } catch (err) {
+      await releaseAnswer(deps.db, uid);
+      throw err;
+    }
     return reply.redirect(await oauth.finish(request.raw, reply.raw, uid, user.id, grantId), 303);
   });
 }

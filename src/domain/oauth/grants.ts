@@ -1,7 +1,9 @@
 import { type Db, withTransaction } from '../../db/handle.js';
 import type { Clock } from '../clock.js';
 import { forbidden, invalidInput, notFound } from '../errors.js';
+import { SPENDING_ABILITIES } from '../keys/abilities.js';
 import { type BudgetLimits, checkLimits, keyState, type KeyState } from '../keys/key-service.js';
+import type { Principal } from '../keys/principal.js';
 import { roleIn } from '../users/memberships.js';
 import { can } from '../users/permissions.js';
 
@@ -64,6 +66,42 @@ export async function recordGrant(db: Db, terms: GrantTerms, clock: Clock): Prom
     ],
   );
   return { keyId: rows[0]!.id };
+}
+
+/**
+ * What one access token may do: its grant's principal within the token's own scope. A client may
+ * ask a narrower scope than its grant when it refreshes (`scope=read`), and such a token must not
+ * spend though the grant may. `read` is every tool but spending and `spend` adds spending
+ * (docs/oauth.md), so a token without `spend` loses the spending abilities, and one naming neither
+ * stands for nothing here.
+ */
+export function withinTokenScope<P extends Principal>(principal: P, scope: string): P | null {
+  const scopes = scope.split(' ');
+  if (scopes.includes('spend')) return principal;
+  if (!scopes.includes('read')) return null;
+  return { ...principal, canPlaceOrders: false, abilities: principal.abilities.filter((a) => !SPENDING_ABILITIES.includes(a)) };
+}
+
+/**
+ * Claims the one answer of an authorization request (its interaction, by uid): true for the first
+ * Allow or Deny, false once one was given or is being given. A second Allow (a double click, or
+ * Back and Allow again) must not record a second grant: only the last answer would get tokens,
+ * and the first grant would stay listed as live, unused. The claim is a mark on the interaction's
+ * row, taken in one statement, so two answers at once on two processes get one claim between
+ * them; the library drops the mark when it saves the answer, whose `result` then says the same.
+ */
+export async function claimAnswer(db: Db, uid: string): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE oauth_records SET payload = payload || '{"answering": true}'
+      WHERE model = 'Interaction' AND id = $1 AND NOT payload ? 'answering' AND NOT payload ? 'result'`,
+    [uid],
+  );
+  return rowCount === 1;
+}
+
+/** Gives the claim back when the answer could not be recorded (nothing was), so the person may answer again. */
+export async function releaseAnswer(db: Db, uid: string): Promise<void> {
+  await db.query(`UPDATE oauth_records SET payload = payload - 'answering' WHERE model = 'Interaction' AND id = $1`, [uid]);
 }
 
 export interface GrantListing {

@@ -11,6 +11,8 @@ export interface ConsentRequest {
   redirectTarget: string;
   /** The client asked for `spend`. */
   wantsSpend: boolean;
+  /** Where the browser goes once the request is answered: the authorization endpoint, which sends it on to the client. */
+  returnTo: string;
 }
 
 /** What the console's consent page needs of the OAuth server. */

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../../db/handle.js';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
+import { unstorableTextPath } from '../text-input.js';
 
 /**
  * Models whose id is itself a secret (a code or token is its id): stored as the id's SHA-256, so
@@ -51,6 +52,9 @@ export function oauthStore(pool: Db): new (name: string) => Adapter {
     }
 
     private async one(where: string, value: string): Promise<AdapterPayload | undefined> {
+      // A value PostgreSQL cannot hold (a client_id of "%00") was never stored: not found, as
+      // the library expects of an unknown id, rather than a query error.
+      if (unstorableTextPath(value) !== undefined) return undefined;
       const { rows } = await pool.query<{ payload: AdapterPayload }>(
         `SELECT payload FROM oauth_records WHERE model = $1 AND ${where} = $2 AND (expires_at IS NULL OR expires_at > now()) LIMIT 1`,
         [this.name, value],
@@ -71,6 +75,7 @@ export function oauthStore(pool: Db): new (name: string) => Adapter {
     }
 
     async consume(id: string): Promise<void> {
+      if (unstorableTextPath(this.key(id)) !== undefined) return;
       await pool.query(
         `UPDATE oauth_records SET payload = payload || jsonb_build_object('consumed', floor(extract(epoch FROM now()))::bigint)
           WHERE model = $1 AND id = $2`,
@@ -79,10 +84,12 @@ export function oauthStore(pool: Db): new (name: string) => Adapter {
     }
 
     async destroy(id: string): Promise<void> {
+      if (unstorableTextPath(this.key(id)) !== undefined) return;
       await pool.query('DELETE FROM oauth_records WHERE model = $1 AND id = $2', [this.name, this.key(id)]);
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
+      if (unstorableTextPath(grantId) !== undefined) return;
       await pool.query('DELETE FROM oauth_records WHERE model = $1 AND grant_id = $2', [this.name, grantId]);
     }
   };

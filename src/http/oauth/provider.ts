@@ -1,9 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type pg from 'pg';
 import type Provider from 'oidc-provider';
-import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
+import type { AdapterPayload, Configuration, errors, KoaContextWithOIDC } from 'oidc-provider';
 import { oauthKeys } from '../../domain/oauth/secrets.js';
 import { oauthStore } from '../../domain/oauth/store.js';
+import { UNSTORABLE_TEXT_MESSAGE, unstorableTextPath } from '../../domain/text-input.js';
 import type { OutboundClient } from '../../outbound/http-client.js';
 
 /** The two scopes of the MCP endpoint: `read` is every tool but spending, `spend` adds spending. */
@@ -72,6 +73,41 @@ async function loadLibrary() {
   }
 }
 
+/**
+ * The store, as the library uses it. A record holding text PostgreSQL cannot store (a NUL in an
+ * authorization request's `state`, say) comes from a client's parameters: it is refused as that
+ * client's invalid_request, as the library answers any bad parameter, not left to fail as a
+ * server error.
+ */
+function libraryStore(pool: pg.Pool, InvalidRequest: typeof errors.InvalidRequest) {
+  return class extends oauthStore(pool) {
+    override async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
+      const path = unstorableTextPath(payload);
+      if (path !== undefined) throw new InvalidRequest(`${path.split('.').pop()} ${UNSTORABLE_TEXT_MESSAGE}`);
+      return super.upsert(id, payload, expiresIn);
+    }
+  };
+}
+
+/** Hosts an `http` redirect URI may name: the person's own machine (RFC 8252's loopback redirect). */
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * Why a redirect URI may not receive codes, if it may not. The MCP authorization specification
+ * allows `https`, and `http` only on a loopback host: a code sent in clear text over the network
+ * can be read on the way. A URI with a user name or password is refused too: it is no place an
+ * app's callback lives, and a browser's address bar shows such a URI misleadingly. Other schemes
+ * (an app's own, such as `cursor:`) are left to the library's rules for native clients.
+ */
+function redirectUriProblem(uri: string): string | undefined {
+  const url = URL.parse(uri);
+  if (!url) return undefined; // the library refuses what is no URI
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return undefined;
+  if (url.username || url.password) return 'must not contain a user name or password';
+  if (url.protocol === 'http:' && !LOOPBACK_HOSTS.has(url.hostname)) return 'must use https, or http only on localhost, 127.0.0.1 or [::1]';
+  return undefined;
+}
+
 const htmlEscape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** The provider's own error page (a bad authorization request): the error's name and description, nothing else. */
@@ -93,7 +129,7 @@ export async function createProvider(deps: ProviderDeps): Promise<Provider> {
   const { default: Provider, errors } = await loadLibrary();
   const keys = await oauthKeys(deps.pool);
   const configuration: Configuration = {
-    adapter: oauthStore(deps.pool),
+    adapter: libraryStore(deps.pool, errors.InvalidRequest),
     clients: [],
     jwks: { keys: [keys.signingJwk as never] },
     cookies: { keys: keys.cookieKeys },
@@ -140,6 +176,23 @@ export async function createProvider(deps: ProviderDeps): Promise<Provider> {
       },
       clientIdMetadataDocument: { enabled: true, ack: 'draft-02' },
     } as Configuration['features'],
+    // The library's documented way to extend its checks of a standard property: listing
+    // redirect_uris here has this validator see every client's metadata (a registration, a client
+    // ID metadata document, a stored client when loaded) before the library's own checks.
+    extraClientMetadata: {
+      properties: ['redirect_uris'],
+      validator: (_ctx: unknown, _key: string, value: unknown, metadata: Record<string, unknown>) => {
+        // Stored as jsonb, where such text fails as a server error or comes back changed.
+        const unstorable = unstorableTextPath(metadata);
+        if (unstorable !== undefined) throw new errors.InvalidClientMetadata(`${unstorable} ${UNSTORABLE_TEXT_MESSAGE}`);
+        if (!Array.isArray(value)) return; // the library refuses it
+        for (const uri of value) {
+          const problem = typeof uri === 'string' ? redirectUriProblem(uri) : undefined;
+          // "redirect_uris…" makes the library answer invalid_redirect_uri.
+          if (problem) throw new errors.InvalidClientMetadata(`redirect_uris ${problem}`);
+        }
+      },
+    },
     fetch: outboundFetch(deps.outbound) as unknown as Configuration['fetch'],
     fetchResponseBodyLimits: { 'client_id metadata document': CIMD_MAX_BYTES } as never,
     renderError,

@@ -3,7 +3,7 @@ import type pg from 'pg';
 import { DomainError } from '../../domain/errors.js';
 import type { KeyResolver } from '../../domain/keys/key-resolver.js';
 import type { WorkspacePrincipal } from '../../domain/keys/principal.js';
-import { grantRevoked } from '../../domain/oauth/grants.js';
+import { grantRevoked, withinTokenScope } from '../../domain/oauth/grants.js';
 import type { OAuthInteractions } from '../../domain/oauth/interactions.js';
 import type { OutboundClient } from '../../outbound/http-client.js';
 import { createProvider, type OAuthProvider, type OAuthUrls } from './provider.js';
@@ -71,6 +71,7 @@ export function createOAuthServer(deps: OAuthServerDeps): OAuthServer {
         clientSource: (client as unknown as { clientIdMetadataDocument?: boolean }).clientIdMetadataDocument ? 'metadata_document' : 'registration',
         redirectTarget: redirect.origin !== 'null' ? redirect.origin : redirect.protocol,
         wantsSpend: scopes.includes('spend'),
+        returnTo: found.returnTo,
       };
     },
     async saveGrant(req, res, uid, userId, spend) {
@@ -109,7 +110,9 @@ export function createOAuthServer(deps: OAuthServerDeps): OAuthServer {
       // RFC 8707: only a token minted for this resource is accepted here.
       if (!access || access.aud !== deps.urls.resource || !access.grantId) return null;
       const principal = await deps.resolver.resolveGrant(access.grantId);
-      return principal && principal.workspaceId !== null ? (principal as WorkspacePrincipal) : null;
+      if (!principal || principal.workspaceId === null) return null;
+      // The grant says what the person allowed; the token may hold less of it (a narrowed refresh).
+      return withinTokenScope(principal as WorkspacePrincipal, access.scope ?? '');
     },
   };
 }
