@@ -119,7 +119,7 @@ export const EVENT_PAGE_DEFAULTS = { page: 1, per_page: 15, limit: 100 };
 
 export const eventQuery = z.strictObject({
   type: z.enum(eventTypes).optional().describe('Only events of this type.'),
-  order_id: optionalInt(1, Number.MAX_SAFE_INTEGER, 'order_id').describe('Only events about this order.'),
+  order_id: optionalInt(1, Number.MAX_SAFE_INTEGER, 'order_id').describe("Only events about this order, one of the caller's own (any other id is a 404)."),
   after: z
     .string()
     .max(40)
