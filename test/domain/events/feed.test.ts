@@ -225,6 +225,8 @@ describe('GET /api/v1/events — errors and security', () => {
       ['after=evt_0000000000000000&limit=0', 'limit'],
       ['type=order.unknown', 'type'],
       ['order_id=abc', 'order_id'],
+      ['order_id=9007199254740992', 'order_id'],
+      ['order_id=0', 'order_id'],
       ['per_page=101', 'per_page'],
       ['since=1', 'since'],
     ] as const) {
@@ -232,6 +234,10 @@ describe('GET /api/v1/events — errors and security', () => {
       expect(res.statusCode, query).toBe(422);
       expect(Object.keys(res.json().errors), query).toEqual([field]);
     }
+    // The largest order_id the parameter takes (2^53 − 1) passes the check; no order has it.
+    const largest = await get(ws.readKey, '/api/v1/events?order_id=9007199254740991');
+    expect(largest.json()).toMatchObject({ code: 'not_found', message: 'Order 9007199254740991 not found.' });
+    expect(largest.statusCode).toBe(404);
   });
 
   it('shows each owner only its own events, and each route only its kind of key', async () => {
