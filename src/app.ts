@@ -24,7 +24,7 @@ import { bearerAuth, createAuthService } from './http/plugins/auth.js';
 import { clientErrorHandler, errorHandling } from './http/plugins/errors.js';
 import { jsonBody } from './http/plugins/json-body.js';
 import { badlyEncodedNames, parseQueryString } from './http/plugins/query-string.js';
-import { requestLogging } from './http/plugins/logging.js';
+import { logWhenSent, requestLogging } from './http/plugins/logging.js';
 import { type RequestCounters, requestMetrics } from './http/plugins/metrics.js';
 import { openApi } from './http/plugins/openapi.js';
 import { createLimiter } from './http/plugins/rate-limit.js';
@@ -99,8 +99,12 @@ export function serverOptions(config: Config, logger: Logger): FastifyHttpOption
     // While closing, requests on open keep-alive sockets get the documented 503 (hook below).
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true, querystringParser: parseQueryString },
-    // Router errors (malformed percent-encoding in the path) in the documented shapes, not Fastify's.
-    frameworkErrors: renderFrameworkError,
+    // Router errors (malformed percent-encoding in the path) in the documented shapes, not Fastify's,
+    // with their log line: no hook runs for them.
+    frameworkErrors: (error, request, reply) => {
+      logWhenSent(request, reply);
+      renderFrameworkError(error, request, reply);
+    },
     // Errors before any request exists (a deadline passed while headers or body trickled in).
     clientErrorHandler: clientErrorHandler(catalogClientErrorBody),
     // Starting the embedded PostgreSQL (initdb on a first start) and migrating take as long as

@@ -49,12 +49,27 @@ export function useInputMessages(): void {
   });
 }
 
+/** One zod issue about a field: its code, message and, for a bound, what it bounds (`origin`). */
+export interface FieldIssue {
+  code: string;
+  message: string;
+  origin?: string | undefined;
+}
+
+const isBound = (i: FieldIssue) => i.code === 'too_big' || i.code === 'too_small';
+
 /**
  * The problems worth telling about one field: when its type is wrong, only that. (zod also runs
  * a string's length checks on an array, so `[]` for a string was both "must be a string" and
- * "is required".)
+ * "is required".) zod's `int()` bounds a number to the safe integers by itself (origin `int`);
+ * beside a bound of the field's own on the same side, which is tighter, it would say another
+ * limit for the same value (1e20: "at most 9,007,199,254,740,991" and "at most 2,147,483,647"),
+ * so only the field's own is told.
  */
-export function fieldProblems(issues: ReadonlyArray<{ code: string; message: string }>): string[] {
+export function fieldProblems(issues: ReadonlyArray<FieldIssue>): string[] {
   const wrongType = issues.filter((i) => i.code === 'invalid_type');
-  return [...new Set((wrongType.length ? wrongType : issues).map((i) => i.message))];
+  const told = wrongType.length
+    ? wrongType
+    : issues.filter((i) => !(isBound(i) && i.origin === 'int' && issues.some((j) => j !== i && j.code === i.code && j.origin !== 'int')));
+  return [...new Set(told.map((i) => i.message))];
 }

@@ -61,6 +61,9 @@ export async function createMcpEndpoint(deps: McpServerDeps, log: FastifyBaseLog
       return refuse(406, -32000, 'Not Acceptable: Client must accept both application/json and text/event-stream');
     }
     if (!isJsonContentType(contentType)) return refuse(415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
+    // JSON-RPC 2.0 (section 6): an empty batch is answered with one Invalid Request error; the
+    // SDK would read it as a body of notifications only and answer 202 with nothing.
+    if (Array.isArray(forward) && forward.length === 0) return refuse(400, -32600, 'Invalid Request: Batch must hold at least one message');
     const raw = Array.isArray(forward) ? forward : [forward];
     if (raw.length > MAX_BATCH_SIZE) return refuse(400, -32600, `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages`);
     const messages: JSONRPCMessage[] = [];

@@ -2,7 +2,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { z } from 'zod';
 import { DomainError, type FieldErrors, GENERIC_INVALID, invalidInput, unavailableDatabase } from '../domain/errors.js';
-import { fieldProblems } from '../domain/input-messages.js';
+import { type FieldIssue, fieldProblems } from '../domain/input-messages.js';
 
 /**
  * The one mapping from errors to MCP tool errors: `isError: true`, one text item holding
@@ -39,14 +39,14 @@ const summarise = (errors: FieldErrors, omitted: number) =>
 export function invalidArguments(error: z.ZodError): DomainError {
   // No prototype: an argument named `constructor` or `toString` must not find Object's members.
   const errors: FieldErrors = Object.create(null) as FieldErrors;
-  const byField = new Map<string, { code: string; message: string }[]>();
-  const add = (field: string, code: string, message: string) => byField.set(field, [...(byField.get(field) ?? []), { code, message }]);
+  const byField = new Map<string, FieldIssue[]>();
+  const add = (field: string, code: string, message: string, origin?: string) => byField.set(field, [...(byField.get(field) ?? []), { code, message, origin }]);
   for (const issue of error.issues) {
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) add([...issue.path, key].join('.'), issue.code, 'is not an argument of this tool');
       continue;
     }
-    add(issue.path.length ? issue.path.join('.') : 'arguments', issue.code, issue.message);
+    add(issue.path.length ? issue.path.join('.') : 'arguments', issue.code, issue.message, 'origin' in issue ? String(issue.origin) : undefined);
   }
   for (const [field, issues] of byField) errors[field] = fieldProblems(issues);
   return invalidInput(errors, (capped, omitted) => `Invalid arguments: ${summarise(capped, omitted)}.`);

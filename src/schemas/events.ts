@@ -104,11 +104,15 @@ export const publisherWebhookBody = eventsOf('publisher', webhookTimestamp).meta
   description: "The body POSTed to a publisher's webhook endpoints: the event as GET /api/v1/publisher/events shows it, with timestamp.",
 });
 
-/** An integer query parameter that stays undefined when not given (its default depends on the mode). */
+/**
+ * An integer query parameter that stays undefined when not given (its default depends on the mode).
+ * Up to 16 digits, the length of the largest bound (2^53 − 1); the bound itself is checked on the
+ * number, which is exact that far.
+ */
 function optionalInt(min: number, max: number, what: string) {
   const parsed = z
     .string()
-    .regex(/^\d{1,15}$/, `${what} must be an integer between ${min} and ${max}`)
+    .regex(/^\d{1,16}$/, `${what} must be an integer between ${min} and ${max}`)
     .transform(Number)
     .refine((n) => n >= min && n <= max, `${what} must be an integer between ${min} and ${max}`)
     .optional();
@@ -119,7 +123,7 @@ export const EVENT_PAGE_DEFAULTS = { page: 1, per_page: 15, limit: 100 };
 
 export const eventQuery = z.strictObject({
   type: z.enum(eventTypes).optional().describe('Only events of this type.'),
-  order_id: optionalInt(1, Number.MAX_SAFE_INTEGER, 'order_id').describe('Only events about this order.'),
+  order_id: optionalInt(1, Number.MAX_SAFE_INTEGER, 'order_id').describe("Only events about this order, one of the caller's own (any other id is a 404)."),
   after: z
     .string()
     .max(40)

@@ -20,7 +20,7 @@ import {
   stringify,
   wrongValue,
 } from './values.js';
-import { type App, article, type KeyKind, type RealKeyKind, type World } from './world.js';
+import { type App, article, type KeyKind, type RealKeyKind, type World, type WorldOrder } from './world.js';
 
 // Schema-driven fuzzing of every route (the reliability issue, item 1). Requests are generated
 // from the OpenAPI document the app serves and from the MCP tools' input schemas, sent in-process
@@ -433,6 +433,12 @@ function assemble(parts: {
   };
 }
 
+/** The world order a query's one `order_id` parameter names, if it names one. */
+function filteredOrder(world: World, parts: string[]): WorldOrder | undefined {
+  const values = parts.filter((p) => p.startsWith('order_id=')).map((p) => p.slice('order_id='.length));
+  return values.length === 1 && /^\d+$/.test(values[0]!) ? world.orders.find((x) => x.id === Number(values[0])) : undefined;
+}
+
 /** Requests for one operation of the OpenAPI document (Interface A, the publisher API, ops). */
 function operationArb(op: Operation, world: World, hints: Hints): fc.Arbitrary<FuzzRequest> {
   const opName = `${op.method} ${op.path}`;
@@ -482,8 +488,9 @@ function operationArb(op: Operation, world: World, hints: Hints): fc.Arbitrary<F
         else if (isPublisher && pub === null) req.expectStatus = { statuses: [403], why: 'a workspace key on a publisher route' };
         else if (!isPublisher && ws === null) req.expectStatus = { statuses: [403], why: 'a publisher key on a buyer route' };
         else if (SPENDING.has(opName) && !world.keys[r.key as RealKeyKind].canSpend) req.expectStatus = { statuses: [403], why: 'a read-only key on a spending route' };
-        // The id is an order's only on order paths (a webhook endpoint's id is its own).
-        const o = op.path.includes('/orders/') ? r.id.order : undefined;
+        // The id is an order's only on order paths (a webhook endpoint's id is its own); the
+        // events feed's order_id filter names an order too (docs/events.md).
+        const o = op.path.includes('/orders/') ? r.id.order : op.path.endsWith('/events') ? filteredOrder(world, r.query.parts) : undefined;
         if (live && o) {
           if (!isPublisher && ws !== null && o.workspaceId !== ws) req.crossTenant = `order ${o.id} of workspace ${o.workspaceId} with a key of workspace ${ws}`;
           if (isPublisher && pub !== null && o.publisherId !== pub) req.crossTenant = `order ${o.id} of publisher ${o.publisherId} with a key of publisher ${pub}`;

@@ -271,6 +271,21 @@ describe('Every route: one log line per request — happy', () => {
     expect(lines[0]).toMatchObject({ route: '/api/v1/me', status: res.statusCode, method: 'GET', msg: 'request' });
     expect(typeof lines[0].duration_ms).toBe('number');
   });
+
+  it('writes the line of a path the router refuses too (bad percent-encoding, an over-long id)', async () => {
+    for (const [i, url] of ['/api/v1/outlets/%E0%A4%A', `/api/v1/orders/${'9'.repeat(150)}`, '/api/purchases/%E0%A4%A'].entries()) {
+      const id = `log-line-router-${i}`;
+      const before = h.logs.length;
+      const res = await h.app.inject({ method: 'GET', url, headers: { 'x-request-id': id } });
+      expect(res.statusCode, url).toBeGreaterThanOrEqual(400);
+      expect(res.statusCode, url).toBeLessThan(500);
+      expect(res.headers['x-request-id'], url).toBe(id);
+      const lines = h.logs.slice(before).map((l) => JSON.parse(l)).filter((l) => l.request_id === id);
+      expect(lines, url).toHaveLength(1);
+      expect(lines[0], url).toMatchObject({ method: 'GET', route: null, url, status: res.statusCode, msg: 'request' });
+      expect(typeof lines[0].duration_ms, url).toBe('number');
+    }
+  });
 });
 
 describe('Keys at rest (no route): only a hash and a prefix stored — security', () => {

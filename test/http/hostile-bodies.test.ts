@@ -54,6 +54,13 @@ describe('POST /api/v1/orders, /api/v1/plan and /api/purchases/validation: hosti
     expect(many.json().message).toMatch(/more than 10,000 members and array elements/);
   });
 
+  it('Interface B answers a deep body under its 8 KB as its specification does, without the nesting rule (docs/http.md)', async () => {
+    const nested = `{"api_key":"${ws.readKey}","x":${'{"a":'.repeat(40)}1${'}'.repeat(40)}}`;
+    const res = await post('/api/purchases/validation', { type: 'application/json', payload: nested });
+    expect(res.json()).toEqual({ status: 'error', msg: 'The purchase_code field is required.' });
+    expect(res.statusCode).toBe(400);
+  });
+
   it('a 422 names at most 20 fields, with errors_omitted for the rest', async () => {
     const members = Object.fromEntries(Array.from({ length: 2_000 }, (_, i) => [`unknown_${i}`, 1]));
     const res = await h.app.inject({ method: 'POST', url: '/api/v1/plan', headers: bearer(ws.readKey), payload: { goal: 'a travel app', budget_usd: 100, ...members } });

@@ -87,6 +87,11 @@ describe('POST /api/v1/orders — errors', () => {
     expect(decline.json().errors).toEqual({ reason: ['is required'] });
     const order = await place('', { key: own.spendKey, contentType: 'text/plain' });
     expect(order.json().errors).toEqual({ offer_ids: ['is required'], target_url: ['is required'] });
+    // A number beyond every bound of the field names the field's own bound, once.
+    const huge = await place('{"offer_ids":[1],"target_url":"https://x.example/","project_id":1e20}', { key: own.spendKey, contentType: 'application/json' });
+    expect(huge.json().errors).toEqual({ project_id: ['must be at most 2,147,483,647'] });
+    const below = await place('{"offer_ids":[1],"target_url":"https://x.example/","project_id":-1e20}', { key: own.spendKey, contentType: 'application/json' });
+    expect(below.json().errors).toEqual({ project_id: ['must be greater than 0'] });
   });
 
   it('text PostgreSQL cannot store → 422 everywhere: query strings, messages, publisher replies', async () => {

@@ -38,6 +38,16 @@ describe("Every route's log line (redactUrl): every spelling of a secret paramet
     expect(redactUrl('/api/v1/orders/12;x=1')).toBe('/api/v1/orders/12;x=1');
     expect(redactUrl(`/api/items/all?api_key=${S(1)}&page=2`)).toBe('/api/items/all?api_key=[REDACTED]&page=2');
     expect(redactUrl(`/x?PURCHASE%5FCODE=${S(1)}#top`)).toBe('/x?PURCHASE%5FCODE=[REDACTED]#top');
+    // Names the logger redacts in objects, in any case and separator; a key wherever it stands.
+    expect(redactUrl('/app/sign-in?Password=a&current_password=b&x=1')).toBe('/app/sign-in?Password=[REDACTED]&current_password=[REDACTED]&x=1');
+    expect(redactUrl('/x?idempotency%2Dkey=a&_csrf=b&authorization=c&Cookie=d')).toBe('/x?idempotency%2Dkey=[REDACTED]&_csrf=[REDACTED]&authorization=[REDACTED]&Cookie=[REDACTED]');
+    const key = `mk_${'Ab3'.repeat(10)}Zz`;
+    expect(redactUrl(`/api/v1/orders/${key}/messages?page=2`)).toBe('/api/v1/orders/[REDACTED]/messages?page=2');
+    expect(redactUrl(`/api/v1/outlets?q=see+${key}+here`)).toBe('/api/v1/outlets?q=see+[REDACTED]+here');
+    expect(redactUrl(`/api/v1/orders/mk%5F${key.slice(3)}`)).toBe('/api/v1/orders/[REDACTED]');
+    // Words that only look like one stay.
+    expect(redactUrl('/api/v1/outlets?q=password+managers&type=blog')).toBe('/api/v1/outlets?q=password+managers&type=blog');
+    expect(redactUrl('/api/v1/orders/mk_short')).toBe('/api/v1/orders/mk_short');
   });
 });
 

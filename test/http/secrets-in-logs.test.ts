@@ -57,3 +57,35 @@ describe('Every route: logs hold no key, purchase code, idempotency key or confi
     expect(written).toContain('PURCHASE%5FCODE=[REDACTED]');
   });
 });
+
+describe('Every route: secrets in the logged URL, by parameter name or by shape — security', () => {
+  it('logs no password, Idempotency-Key value or key-shaped string sent in a URL, and keeps the rest of it', async () => {
+    const { ws } = await kit.setup();
+    const password = 'QueryPw-Secret-456';
+    const idem = 'idem-in-query-7b2e91';
+    const pasted = ws.readKey;
+    const sent = [
+      `/app/sign-in?password=${password}&next=%2Fapp`,
+      `/api/v1/orders/${pasted}`,
+      `/api/v1/me?Idempotency-Key=${idem}`,
+      `/api/v1/me?IDEMPOTENCY_KEY=${idem}x&page=1`,
+      `/api/v1/outlets?q=${pasted}&per_page=5`,
+      `/api/v1/outlets?q=a%26new_password%3D${password}y`,
+    ];
+    const before = h.logs.length;
+    for (const url of sent) await h.app.inject({ method: 'GET', url, headers: bearer(ws.readKey) });
+    const lines = h.logs.slice(before).map((l) => JSON.parse(l)).filter((l) => l.msg === 'request');
+    const urls = lines.map((l) => l.url as string);
+    expect(urls).toHaveLength(sent.length);
+    const written = h.logs.slice(before).join('');
+    for (const secret of [password, idem, pasted]) expect(written, secret).not.toContain(secret);
+    expect(urls).toEqual([
+      '/app/sign-in?password=[REDACTED]&next=%2Fapp',
+      '/api/v1/orders/[REDACTED]',
+      '/api/v1/me?Idempotency-Key=[REDACTED]',
+      '/api/v1/me?IDEMPOTENCY_KEY=[REDACTED]&page=1',
+      '/api/v1/outlets?q=[REDACTED]&per_page=5',
+      '/api/v1/outlets?[REDACTED]',
+    ]);
+  });
+});

@@ -48,3 +48,23 @@ describe('MCP list-events: a bad cursor — errors', () => {
     expect(INSTRUCTIONS).toContain('list-events');
   });
 });
+
+describe('MCP list-events: another workspace’s order — security', () => {
+  it('not_found naming the order for another workspace’s order and for none; its own order with no events is empty', async () => {
+    const one = await setup();
+    const other = await setup();
+    const order = (await place(one.ws.spendKey, { offer_ids: [one.p.offers[0]!.id], target_url: 'https://buyer.example/' })).json().data[0];
+    await sequenceEvents(h.database.pool, h.clock.now());
+    const client = await connect(url, other.ws.readKey);
+    for (const id of [order.id, order.id + 1_000_000]) {
+      for (const args of [{ limit: 10, order_id: id }, { after: 'evt_0000000000000000', order_id: id }]) {
+        const body = await fails(client, 'list-events', args, 'not_found');
+        expect(body.message).toBe(`Order ${id} not found.`);
+      }
+    }
+    expect((await ok<Page>(await connect(url, one.ws.readKey), 'list-events', { order_id: order.id })).events.map((e) => e.type)).toEqual(['order.placed']);
+    // An order of its own with no event in the feed yet: an empty answer.
+    const fresh = (await place(other.ws.spendKey, { offer_ids: [one.p.offers[0]!.id], target_url: 'https://buyer.example/' })).json().data[0];
+    expect(await ok<Page>(client, 'list-events', { order_id: fresh.id })).toEqual({ events: [], has_more: false, next_after: 'evt_0000000000000000' });
+  });
+});

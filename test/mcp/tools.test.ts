@@ -182,6 +182,9 @@ describe('MCP get-outlet, get-order and the order tools: tool errors — errors'
     const client = await connect(url, ws.readKey);
     let body = await fails(client, 'get-order', { order_id: 'abc' }, 'invalid_input');
     expect(body.errors).toEqual({ order_id: ['must be an integer id'] });
+    // Beyond every bound of the argument: its own bound's message, once.
+    body = await fails(client, 'get-order', { order_id: 1e20 }, 'invalid_input');
+    expect(body.errors).toEqual({ order_id: ['must be a positive integer id'] });
     expect(body.message).toContain('order_id');
     body = await fails(client, 'get-order', {}, 'invalid_input');
     expect(Object.keys(body.errors as object)).toEqual(['order_id']);

@@ -201,6 +201,23 @@ describe('POST /mcp: the streamable HTTP checks — errors', () => {
     expect(version.statusCode).toBe(400);
     expect(version.json()).toMatchObject({ error: { code: -32000, message: expect.stringContaining('1999-01-01') } });
   });
+
+  it('answers an empty batch with one Invalid Request error (JSON-RPC 2.0, section 6)', async () => {
+    const ws = await workspaceWithKeys(h.database.pool);
+    const res = await post([], mcpHeaders(ws.readKey));
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ jsonrpc: '2.0', error: { code: -32600, message: expect.stringContaining('Invalid Request') }, id: null });
+  });
+
+  it('answers a body of another type with a parse error (400), and a POST with no body and no type with 415', async () => {
+    const ws = await workspaceWithKeys(h.database.pool);
+    const text = await post(JSON.stringify(rpc('ping')), { ...mcpHeaders(ws.readKey), 'content-type': 'text/plain' });
+    expect(text.statusCode).toBe(400);
+    expect(text.json()).toEqual({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: Send the request body as application/json.' }, id: null });
+    const none = await h.app.inject({ method: 'POST', url: '/mcp', headers: { accept: 'application/json, text/event-stream', ...bearer(ws.readKey) } });
+    expect(none.statusCode).toBe(415);
+    expect(none.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 }, id: null });
+  });
 });
 
 describe('POST /mcp: one rate-limit bucket per key with REST — security', () => {

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/handle.js';
 import { isoSeconds } from '../../common/iso-seconds.js';
+import { notFound } from '../errors.js';
 import { type EventActor, type EventOwner, type EventType, eventId, ownerColumn, ownerId } from './event-types.js';
 
 export interface EventView {
@@ -51,8 +52,24 @@ function where(owner: EventOwner, f: EventFilters) {
   return { values, sql: clauses.join(' AND '), shape: `${owner.party}_${f.type ? 't' : ''}${f.orderId !== undefined ? 'o' : ''}` };
 }
 
+/**
+ * An `order_id` filter must name one of the owner's orders. Another party's order, or none, is a
+ * 404 as on every order route: an empty page would look like an order of the caller's with no
+ * events yet, and hide a mistyped id.
+ */
+async function requireOwnOrder(q: Db, owner: EventOwner, f: EventFilters): Promise<void> {
+  if (f.orderId === undefined) return;
+  const { rowCount } = await q.query({
+    name: `events_own_order_${owner.party}`,
+    text: `SELECT 1 FROM orders WHERE id = $1 AND ${ownerColumn(owner)} = $2`,
+    values: [f.orderId, ownerId(owner)],
+  });
+  if (!rowCount) throw notFound(`Order ${f.orderId}`);
+}
+
 /** The owner's events, newest first, a page at a time. */
 export async function listEvents(q: Db, owner: EventOwner, f: EventFilters, page: number, perPage: number) {
+  await requireOwnOrder(q, owner, f);
   const w = where(owner, f);
   const n = w.values.length;
   const [rows, count] = await Promise.all([
@@ -71,6 +88,7 @@ export async function listEvents(q: Db, owner: EventOwner, f: EventFilters, page
  * only grow as events become visible (domain/events/sequencer.ts), so nothing is skipped.
  */
 export async function followEvents(q: Db, owner: EventOwner, f: EventFilters, after: number, limit: number) {
+  await requireOwnOrder(q, owner, f);
   const w = where(owner, f);
   const n = w.values.length;
   // One more than asked tells whether there is more to read.
@@ -84,6 +102,7 @@ export async function followEvents(q: Db, owner: EventOwner, f: EventFilters, af
 
 /** The owner's latest events, oldest first: where a new follower starts. */
 export async function latestEvents(q: Db, owner: EventOwner, f: EventFilters, limit: number) {
+  await requireOwnOrder(q, owner, f);
   const w = where(owner, f);
   const n = w.values.length;
   const { rows } = await q.query<EventRow>({

@@ -21,6 +21,9 @@ export function isWellFormedKey(raw: string): boolean {
   return KEY_PATTERN.test(raw);
 }
 
+/** A key-shaped run of characters anywhere in a text (a key pasted into a URL, say). */
+export const KEY_SHAPED = new RegExp(`${KEY_PREFIX}[A-Za-z0-9]{${BODY_LENGTH}}`);
+
 // Every request hashes its key: the one-shot hash allocates no Hash object. Inside the server
 // createHash cost 11–16 µs of CPU a request and this 3–10 (a tight loop says 1.8 against 0.8).
 export function hashKey(raw: string): string {

@@ -4,7 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { describeLimit } from '../body-limits.js';
-import { fieldProblems } from '../../domain/input-messages.js';
+import { type FieldIssue, fieldProblems } from '../../domain/input-messages.js';
 import { DomainError, type ErrorCode, type FieldErrors, invalidInput, unavailableDatabase } from '../../domain/errors.js';
 
 /** The one mapping from error codes to HTTP statuses. */
@@ -67,7 +67,7 @@ function carriesBody(request: FastifyRequest): boolean {
 export function toDomainError(err: unknown, bodyLimit?: number): DomainError {
   if (err instanceof DomainError) return err;
   if (hasZodFastifySchemaValidationErrors(err)) {
-    const byField = new Map<string, { code: string; message: string }[]>();
+    const byField = new Map<string, FieldIssue[]>();
     for (const v of err.validation) {
       // Query parameters and body fields no schema knows (strict schemas), each by name.
       if (v.keyword === 'unrecognized_keys') {
@@ -80,7 +80,8 @@ export function toDomainError(err: unknown, bodyLimit?: number): DomainError {
       // The body as a whole (not a field that happens to be named `body`) says so.
       const whole = !(v.instancePath ?? '').replace(/^\//, '') && err.validationContext === 'body' && v.keyword === 'invalid_type';
       const message = whole ? 'the request body must be a JSON object' : (v.message ?? 'is invalid');
-      byField.set(key, [...(byField.get(key) ?? []), { code: v.keyword, message }]);
+      const { origin } = (v.params ?? {}) as { origin?: string };
+      byField.set(key, [...(byField.get(key) ?? []), { code: v.keyword, message, origin }]);
     }
     const errors: FieldErrors = Object.fromEntries([...byField].map(([key, issues]) => [key, fieldProblems(issues)]));
     return invalidInput(errors);

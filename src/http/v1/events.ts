@@ -40,7 +40,7 @@ export const eventRoutes: FastifyPluginAsyncZod<EventRouteDeps> = async (app, { 
         tags: [party === 'buyer' ? 'Events' : 'Publisher'],
         security: bearerSecurity,
         querystring: eventQuery,
-        response: { 200: z.union([paginated(event), followPage(event)]), ...errorResponses(...authErrors, 422) },
+        response: { 200: z.union([paginated(event), followPage(event)]), ...errorResponses(...authErrors, 404, 422) },
       },
     },
     async (request) => {

@@ -22,7 +22,7 @@ export const listEvents = defineTool({
       .describe('At most this many events, 1..100 (default 50).'),
     type: z.enum(eventTypes).optional().describe(`Only events of this type: ${eventTypes.join(', ')}.`),
     order_id: z.number({ error: 'must be an integer id' }).int('must be an integer id').min(1, 'must be a positive integer id').optional()
-      .describe('Only events about this order.'),
+      .describe("Only events about this order, one of the workspace's own (any other id is not_found)."),
   }),
   output: z.object({
     events: z.array(workspaceEvent),

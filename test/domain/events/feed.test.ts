@@ -153,7 +153,16 @@ describe('GET /api/v1/events and /api/v1/publisher/events — happy', () => {
     await purgeOldEvents(h.database.pool, h.clock.now() + 29 * DAY, 30);
     expect((await get(ws.readKey, `/api/v1/events?order_id=${order.id}`)).json().data).toHaveLength(2);
     expect(await purgeOldEvents(h.database.pool, h.clock.now() + 31 * DAY, 30)).toBeGreaterThanOrEqual(4);
-    expect((await get(ws.readKey, `/api/v1/events?order_id=${order.id}`)).json().data).toHaveLength(0);
+    // The order is still the caller's: an empty page, not a 404, for either party and either mode.
+    for (const [key, url] of [
+      [ws.readKey, `/api/v1/events?order_id=${order.id}`],
+      [ws.readKey, `/api/v1/events?order_id=${order.id}&after=evt_0000000000000000`],
+      [p.publisherKey, `/api/v1/publisher/events?order_id=${order.id}`],
+    ] as const) {
+      const res = await get(key, url);
+      expect(res.statusCode, url).toBe(200);
+      expect(res.json().data, url).toEqual([]);
+    }
   });
 });
 
@@ -216,6 +225,8 @@ describe('GET /api/v1/events — errors and security', () => {
       ['after=evt_0000000000000000&limit=0', 'limit'],
       ['type=order.unknown', 'type'],
       ['order_id=abc', 'order_id'],
+      ['order_id=9007199254740992', 'order_id'],
+      ['order_id=0', 'order_id'],
       ['per_page=101', 'per_page'],
       ['since=1', 'since'],
     ] as const) {
@@ -223,6 +234,10 @@ describe('GET /api/v1/events — errors and security', () => {
       expect(res.statusCode, query).toBe(422);
       expect(Object.keys(res.json().errors), query).toEqual([field]);
     }
+    // The largest order_id the parameter takes (2^53 − 1) passes the check; no order has it.
+    const largest = await get(ws.readKey, '/api/v1/events?order_id=9007199254740991');
+    expect(largest.json()).toMatchObject({ code: 'not_found', message: 'Order 9007199254740991 not found.' });
+    expect(largest.statusCode).toBe(404);
   });
 
   it('shows each owner only its own events, and each route only its kind of key', async () => {
@@ -231,8 +246,23 @@ describe('GET /api/v1/events — errors and security', () => {
     const order = (await place(one.ws.spendKey, { offer_ids: [one.p.offers[0]!.id], target_url: target })).json().data[0];
     await pub(one.p.publisherKey, `${order.id}/accept`);
     await sequence();
-    expect((await get(other.ws.readKey, `/api/v1/events?order_id=${order.id}`)).json().data).toEqual([]);
-    expect((await get(other.p.publisherKey, `/api/v1/publisher/events?order_id=${order.id}`)).json().data).toEqual([]);
+    // Another party's order is a 404 naming it, in both modes, exactly as an id no order has.
+    const missing = order.id + 1_000_000;
+    for (const [key, path] of [
+      [other.ws.readKey, '/api/v1/events'],
+      [other.p.publisherKey, '/api/v1/publisher/events'],
+    ] as const) {
+      for (const id of [order.id, missing]) {
+        for (const query of [`order_id=${id}`, `order_id=${id}&after=evt_0000000000000000`, `order_id=${id}&type=order.accepted`]) {
+          const res = await get(key, `${path}?${query}`);
+          expect(res.statusCode, `${path}?${query}`).toBe(404);
+          expect(res.json(), `${path}?${query}`).toMatchObject({ code: 'not_found', message: `Order ${id} not found.` });
+        }
+      }
+    }
+    // The order's own parties still read it.
+    expect(types((await get(one.ws.readKey, `/api/v1/events?order_id=${order.id}`)).json())).toEqual(['order.accepted', 'order.placed']);
+    expect(types((await get(one.p.publisherKey, `/api/v1/publisher/events?order_id=${order.id}`)).json())).toEqual(['order.accepted', 'order.placed']);
     expect((await get(one.p.publisherKey, '/api/v1/events')).statusCode).toBe(403);
     expect((await get(one.ws.readKey, '/api/v1/publisher/events')).statusCode).toBe(403);
     expect((await h.app.inject({ method: 'GET', url: '/api/v1/events' })).statusCode).toBe(401);
