@@ -106,7 +106,7 @@ export function serverOptions(config: Config, logger: Logger): FastifyHttpOption
       renderFrameworkError(error, request, reply);
     },
     // Errors before any request exists (a deadline passed while headers or body trickled in).
-    clientErrorHandler: clientErrorHandler(catalogClientErrorBody),
+    clientErrorHandler: clientErrorHandler(catalogClientErrorBody, logger),
     // Starting the embedded PostgreSQL (initdb on a first start) and migrating take as long as
     // they take; their own timeouts bound them.
     pluginTimeout: 0,

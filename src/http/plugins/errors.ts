@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { describeLimit } from '../body-limits.js';
+import { logRefusedRequest } from './logging.js';
 import { type FieldIssue, fieldProblems } from '../../domain/input-messages.js';
 import { DomainError, type ErrorCode, type FieldErrors, invalidInput, unavailableDatabase } from '../../domain/errors.js';
 
@@ -159,10 +160,11 @@ export const errorHandling = fp(
 export type ClientErrorBody = (url: string, error: DomainError) => { status: number; body: object } | undefined;
 
 /** The request target of what Node's parser refused, read from its request line when there is one. */
-function requestTarget(err: Error & { rawPacket?: unknown }): string | undefined {
+function requestLine(err: Error & { rawPacket?: unknown }): { method: string; target: string } | undefined {
   if (!Buffer.isBuffer(err.rawPacket)) return undefined;
   const line = err.rawPacket.subarray(0, 8192).toString('latin1').split('\r\n', 1)[0] ?? '';
-  return /^[!-~]+ (\S+)/.exec(line)?.[1];
+  const m = /^([!-~]+) (\S+)/.exec(line);
+  return m ? { method: m[1]!, target: m[2]! } : undefined;
 }
 
 /**
@@ -170,7 +172,7 @@ function requestTarget(err: Error & { rawPacket?: unknown }): string | undefined
  * or oversized headers, a bad Content-Length): answered on the socket, then closed, in Interface
  * A's error shape unless `surface` has its own for the request's path.
  */
-export function clientErrorHandler(surface?: ClientErrorBody) {
+export function clientErrorHandler(surface?: ClientErrorBody, log?: FastifyBaseLogger) {
   return (err: Error & { code?: string; rawPacket?: unknown }, socket: import('node:stream').Duplex): void => {
     if (!socket.writable) return;
     const timeout = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
@@ -178,7 +180,8 @@ export function clientErrorHandler(surface?: ClientErrorBody) {
     const error = timeout
       ? new DomainError('request_timeout', 'The request took too long to arrive; the connection is closed.')
       : new DomainError('bad_request', 'The request could not be understood.');
-    const target = requestTarget(err);
+    const first = requestLine(err);
+    const target = first?.target;
     const own = target === undefined ? undefined : surface?.(target, error);
     const status = own?.status ?? httpStatusOf[error.code];
     const body = JSON.stringify(own?.body ?? { message: error.message, code: error.code, request_id: requestId });
@@ -186,5 +189,7 @@ export function clientErrorHandler(surface?: ClientErrorBody) {
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
     );
+    // One log line per request, this one too (no hook runs: there is no request).
+    if (log) logRefusedRequest(log, { requestId, method: first?.method ?? null, target: target ?? null, status });
   };
 }

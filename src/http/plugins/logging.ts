@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { KEY_SHAPED } from '../../domain/keys/key-format.js';
 
@@ -120,4 +120,13 @@ export function logWhenSent(request: FastifyRequest, reply: FastifyReply): void 
   };
   reply.raw.on('finish', done);
   reply.raw.on('error', done);
+}
+
+/**
+ * The line of a request Node's HTTP parser refused before Fastify had a request (malformed
+ * headers, a deadline passed: `clientErrorHandler`): what could be read of its first line, no
+ * route, no duration.
+ */
+export function logRefusedRequest(log: FastifyBaseLogger, line: { requestId: string; method: string | null; target: string | null; status: number }): void {
+  log.info({ request_id: line.requestId, method: line.method, route: null, url: line.target === null ? null : redactUrl(line.target), status: line.status, duration_ms: null }, 'request');
 }

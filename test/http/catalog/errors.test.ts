@@ -385,6 +385,18 @@ describe("What Node's HTTP parser refuses answers in the path's own shape — er
     expect(await raw(request)).toEqual({ status: 400, body: { status: 'error', msg: 'Invalid request' } });
   });
 
+  it('each refused request still writes its one log line, its secrets redacted', async () => {
+    const before = h.logs.length;
+    const key = s.readKey;
+    const res = await raw(`GET /api/account/details?api_key=${key} HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nx`);
+    expect(res.status).toBe(400);
+    const lines = h.logs.slice(before).map((l) => JSON.parse(l)).filter((l) => l.msg === 'request');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ method: 'GET', route: null, url: '/api/account/details?api_key=[REDACTED]', status: 400 });
+    expect(typeof lines[0].request_id).toBe('string');
+    expect(h.logs.slice(before).join('')).not.toContain(key);
+  });
+
   it('two Authorization headers with different keys → 401 (Invalid request on Interface B); the same key twice is one key', async () => {
     const twice = (a: string, b: string) =>
       raw(`GET /api/account/details HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${a}\r\nAuthorization: Bearer ${b}\r\nConnection: close\r\n\r\n`);
