@@ -61,7 +61,7 @@ async function run(argv: string[], config: Config, progress: ProgressFactory, re
   if (!command) throw unknownCommand(a, b);
   const flags = parseFlags(rest);
   const { url, embedded } = await connect(config);
-  const database = createDatabase({ url, max: 2 });
+  const database = createDatabase({ url, max: 2, statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS });
   try {
     await prepareDatabase(database.pool);
     return await command({ db: database.pool, pool: database.pool, config, progress, readLine }, flags);
