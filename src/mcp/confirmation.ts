@@ -21,6 +21,12 @@ interface Claims {
   tool: string;
   argsHash: string;
   totalCents: number;
+  /**
+   * What else the quote showed that confirming must find unchanged: for an approval, the page
+   * the placement is live on (a placement sent back and published again elsewhere is not the one
+   * the user checked). Absent from tokens that bind nothing more than the total.
+   */
+  subject?: string | null;
   expiresAt: number;
 }
 
@@ -33,7 +39,7 @@ export function argumentsHash(args: Record<string, unknown>): string {
 const refuse = refusedConfirmation;
 
 export interface Confirmations {
-  mint(keyId: number, tool: string, args: Record<string, unknown>, totalCents: number): { token: string; expiresAt: number };
+  mint(keyId: number, tool: string, args: Record<string, unknown>, totalCents: number, subject?: string | null): { token: string; expiresAt: number };
   /** Checks signature, key, tool and arguments; expiry is left to the caller (a used token still replays). */
   verify(token: string, keyId: number, tool: string, args: Record<string, unknown>): Claims;
 }
@@ -41,13 +47,14 @@ export interface Confirmations {
 export function createConfirmations(secret: string, clock: Clock): Confirmations {
   const sign = (payload: string) => createHmac('sha256', secret).update(`${VERSION}.${payload}`).digest();
   return {
-    mint(keyId, tool, args, totalCents) {
+    mint(keyId, tool, args, totalCents, subject) {
       const claims: Claims = {
         id: randomBytes(16).toString('base64url'),
         keyId,
         tool,
         argsHash: argumentsHash(args),
         totalCents,
+        ...(subject !== undefined ? { subject } : {}),
         expiresAt: clock.now() + QUOTE_TTL_MS,
       };
       const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');
@@ -85,10 +92,11 @@ export function confirmationOf(
   tool: string,
   args: Record<string, unknown>,
   token: string,
-): { once: OnceKey; quotedTotalCents: number } {
+): { once: OnceKey; quotedTotalCents: number; quotedSubject: string | null | undefined } {
   const claims = confirmations.verify(token, principal.keyId, tool, args);
   return {
     once: { book: 'confirmation', apiKeyId: claims.keyId, tokenId: claims.id, tool: claims.tool, argumentsHash: claims.argsHash, expiresAt: claims.expiresAt },
     quotedTotalCents: claims.totalCents,
+    quotedSubject: claims.subject,
   };
 }

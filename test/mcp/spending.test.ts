@@ -335,6 +335,32 @@ describe('MCP approve-placement', () => {
     });
   });
 
+  describe('a placement live on another page than the quoted one — unhappy', () => {
+    it('refuses the old quote (quote_changed), pays nothing, and a new quote of the new page pays', async () => {
+      const { ws, p, client, id, publisher } = await liveOrder();
+      await publisher('accept');
+      await publisher('draft', { title: 'A draft by the publisher', body: articleFor('https://buyer.example/', 'buyer') });
+      await ok(client, 'approve-draft', { order_id: id });
+      await publisher('publish', { live_url: `https://${p.domain}/live` });
+      const q = await ok<Quote>(client, 'approve-placement', { order_id: id });
+      // As when the review deadline sends a failed placement back and the publisher publishes
+      // again at another page, within the quote's ten minutes.
+      await h.database.pool.query('UPDATE orders SET live_url = $2 WHERE id = $1', [id, `https://${p.domain}/elsewhere`]);
+      const before = await state(ws.workspaceId);
+      const body = await fails(client, 'approve-placement', { order_id: id, confirmation_token: q.confirmation_token }, 'quote_changed');
+      expect(body).toMatchObject({ quoted_live_url: `https://${p.domain}/live`, live_url: `https://${p.domain}/elsewhere` });
+      expect((await h.database.pool.query('SELECT status FROM orders WHERE id = $1', [id])).rows[0].status).toBe('live_review');
+      expect(await state(ws.workspaceId)).toEqual(before);
+      expect(await publisherBalances(h.database.pool, p.publisherId)).toEqual({ pending: 0, payable: 0 });
+
+      const fresh = await ok<Quote>(client, 'approve-placement', { order_id: id });
+      expect(fresh.quote.items[0]).toMatchObject({ live_url: `https://${p.domain}/elsewhere` });
+      const done = await ok<Done>(client, 'approve-placement', { order_id: id, confirmation_token: fresh.confirmation_token });
+      expect(done).toMatchObject({ stage: 'done', order: { id, status: 'completed' } });
+      await expectLedgerInvariants(h.database);
+    });
+  });
+
   describe('a key revoked after the quote — security', () => {
     it('re-checks the key inside the spending transaction (revoked after the quote)', async () => {
       const { ws, p, client, id, publisher } = await liveOrder();

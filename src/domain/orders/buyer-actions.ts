@@ -10,7 +10,7 @@ import { quoteChanged, recheckSpendingKey } from './place-orders.js';
 import type { Durations } from './states.js';
 import { addContent, addMessage, enterState, lockOrder, refund, requireStatus } from './transitions.js';
 import { completePlacement } from './guarantee.js';
-import { forbidden, notFound } from '../errors.js';
+import { DomainError, forbidden, notFound } from '../errors.js';
 import { roleIn } from '../users/memberships.js';
 import { statesFor } from './action-states.js';
 import { can } from '../users/permissions.js';
@@ -107,8 +107,10 @@ export const buyerOrders = {
 };
 
 /**
- * Approves a live placement whose price the user confirmed (an MCP confirmation), once under
- * `once`: a price other than the quoted one is refused (quote_changed) and nothing is paid.
+ * Approves a live placement whose price and page the user confirmed (an MCP confirmation), once
+ * under `once`: a price other than the quoted one, or a placement live on another page than the
+ * quoted one (sent back and published again since), is refused (quote_changed) and nothing is
+ * paid. A confirmation that quoted no page (`quotedLiveUrl` undefined) is judged by its price.
  */
 export async function approveConfirmed(
   deps: OrderActionDeps,
@@ -117,12 +119,20 @@ export async function approveConfirmed(
   options: {
     once: OnceKey;
     quotedTotalCents: number;
+    quotedLiveUrl?: string | null | undefined;
     fmt: (cents: number) => string;
   },
 ): Promise<Kept<ApprovedOrder>> {
   return runOnce(deps, options, async (tx, now) => {
     const order = await buyerActions(deps.durations).approvePlacement(tx, p, orderId, now);
     if (order.price !== options.quotedTotalCents) throw quoteChanged(options.quotedTotalCents, order.price, options.fmt);
+    if (options.quotedLiveUrl !== undefined && order.live_url !== options.quotedLiveUrl) {
+      throw new DomainError(
+        'quote_changed',
+        `The placement changed since the quote: it is now live at ${order.live_url ?? 'no page'}, not at ${options.quotedLiveUrl ?? 'no page'}. Nothing was paid. Get a new quote and have the user check the new page.`,
+        { quoted_live_url: options.quotedLiveUrl, live_url: order.live_url },
+      );
+    }
     return order;
   });
 }

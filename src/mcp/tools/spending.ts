@@ -42,8 +42,9 @@ function issueQuote<Q extends { total_cents: number; shortfall_cents: number; sh
   tool: string,
   args: Record<string, unknown>,
   quote: Q,
+  subject?: string | null,
 ) {
-  const { token, expiresAt } = ctx.confirmations.mint(ctx.principal.keyId, tool, args, quote.total_cents);
+  const { token, expiresAt } = ctx.confirmations.mint(ctx.principal.keyId, tool, args, quote.total_cents, subject);
   const short =
     quote.shortfall_cents > 0
       ? ` The balance is ${quote.shortfall_cents_formatted} short: confirming fails with insufficient_balance until the workspace is topped up.`
@@ -108,10 +109,14 @@ export const approvePlacement = defineTool({
   spending: true,
   run: async (ctx, args) => {
     const { order_id, confirmation_token } = args;
-    if (confirmation_token === undefined) return issueQuote(ctx, 'approve-placement', args, await quoteApproval(ctx, order_id));
+    if (confirmation_token === undefined) {
+      const quote = await quoteApproval(ctx, order_id);
+      // The token binds the page the user is asked to check, as well as the price.
+      return issueQuote(ctx, 'approve-placement', args, quote, quote.items[0]!.live_url);
+    }
     const fmt = await moneyOf(ctx);
-    const { once, quotedTotalCents } = confirmationOf(ctx.confirmations, ctx.principal, 'approve-placement', args, confirmation_token);
-    const kept = await approveConfirmed(ctx, ctx.principal, order_id, { once, quotedTotalCents, fmt });
+    const { once, quotedTotalCents, quotedSubject } = confirmationOf(ctx.confirmations, ctx.principal, 'approve-placement', args, confirmation_token);
+    const kept = await approveConfirmed(ctx, ctx.principal, order_id, { once, quotedTotalCents, quotedLiveUrl: quotedSubject, fmt });
     return { stage: 'done' as const, order: valueOf(kept), replayed: kept.replayed };
   },
 });
