@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, type FieldErrors, forbidden, notFound } from '../../domain/errors.js';
-import { type EventOwner, type EventType, eventTypes } from '../../domain/events/event-types.js';
+import { type EventOwner, type EventType, eventTypes, receivableEventTypes } from '../../domain/events/event-types.js';
 import { outboundPolicyFor } from '../../domain/orders/configured-checker.js';
 import { can } from '../../domain/users/permissions.js';
 import { addEndpoint, deleteEndpoint, listDeliveries, listEndpoints, resendDelivery, rotateSecret } from '../../domain/webhooks/endpoints.js';
@@ -53,7 +53,7 @@ export async function webhookPages(app: FastifyInstance, { deps }: { deps: Conso
       section: 'webhooks',
       base: base(target),
       manage: can(target.role, 'manage_webhooks'),
-      eventTypes,
+      eventTypes: receivableEventTypes(ownerOf(target)),
       endpoints: endpoints.map((e) => ({ ...e, events: e.events ? e.events.join(', ') : 'Every event', created: when(e.created_at), state: e.disabled_at ? `Disabled ${when(e.disabled_at)}` : 'Active' })),
       chosen: [],
       ...data,

@@ -29,6 +29,25 @@ export type EventActor = (typeof eventActors)[number];
 /** Whose feed and endpoints an event goes to: a workspace (its buyers) or a publisher. */
 export type EventOwner = Viewer;
 
+/** Events only a workspace receives: its balance and its keys' budgets are no publisher's. */
+const workspaceOnlyEventTypes: readonly EventType[] = ['workspace.topped_up', 'key.budget_exhausted'];
+
+/** The event types `owner` may receive (what its endpoints and feed filters may name). */
+export function receivableEventTypes(owner: EventOwner): readonly EventType[] {
+  return owner.party === 'publisher' ? eventTypes.filter((t) => !workspaceOnlyEventTypes.includes(t)) : eventTypes;
+}
+
+/**
+ * Refuses event types `owner` can never receive (a publisher's endpoint or feed filter naming a
+ * workspace's own event), a 422 naming `field`, rather than an endpoint or a filter that stays
+ * silent forever.
+ */
+export function requireReceivable(owner: EventOwner, types: readonly EventType[] | undefined, field: string): void {
+  if (owner.party !== 'publisher' || !types) return;
+  const never = types.filter((t) => workspaceOnlyEventTypes.includes(t));
+  if (never.length) throw invalidInput({ [field]: [`a publisher never receives ${never.join(', ')}: only a workspace does`] });
+}
+
 export const ownerColumn = (owner: EventOwner) => (owner.party === 'buyer' ? 'workspace_id' : 'publisher_id');
 export const ownerId = (owner: EventOwner) => (owner.party === 'buyer' ? owner.workspaceId : owner.publisherId);
 

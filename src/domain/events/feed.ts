@@ -1,7 +1,7 @@
 import type { Db } from '../../db/handle.js';
 import { isoSeconds } from '../../common/iso-seconds.js';
 import { notFound } from '../errors.js';
-import { type EventActor, type EventOwner, type EventType, eventId, ownerColumn, ownerId } from './event-types.js';
+import { type EventActor, type EventOwner, type EventType, eventId, ownerColumn, ownerId, requireReceivable } from './event-types.js';
 
 export interface EventView {
   id: string;
@@ -53,11 +53,13 @@ function where(owner: EventOwner, f: EventFilters) {
 }
 
 /**
- * An `order_id` filter must name one of the owner's orders. Another party's order, or none, is a
+ * The filters must name what the owner can receive: a `type` a publisher never gets is a 422,
+ * and an `order_id` filter must name one of the owner's orders. Another party's order, or none, is a
  * 404 as on every order route: an empty page would look like an order of the caller's with no
  * events yet, and hide a mistyped id.
  */
-async function requireOwnOrder(q: Db, owner: EventOwner, f: EventFilters): Promise<void> {
+async function checkFilters(q: Db, owner: EventOwner, f: EventFilters): Promise<void> {
+  requireReceivable(owner, f.type ? [f.type] : undefined, 'type');
   if (f.orderId === undefined) return;
   const { rowCount } = await q.query({
     name: `events_own_order_${owner.party}`,
@@ -69,7 +71,7 @@ async function requireOwnOrder(q: Db, owner: EventOwner, f: EventFilters): Promi
 
 /** The owner's events, newest first, a page at a time. */
 export async function listEvents(q: Db, owner: EventOwner, f: EventFilters, page: number, perPage: number) {
-  await requireOwnOrder(q, owner, f);
+  await checkFilters(q, owner, f);
   const w = where(owner, f);
   const n = w.values.length;
   const [rows, count] = await Promise.all([
@@ -88,7 +90,7 @@ export async function listEvents(q: Db, owner: EventOwner, f: EventFilters, page
  * only grow as events become visible (domain/events/sequencer.ts), so nothing is skipped.
  */
 export async function followEvents(q: Db, owner: EventOwner, f: EventFilters, after: number, limit: number) {
-  await requireOwnOrder(q, owner, f);
+  await checkFilters(q, owner, f);
   const w = where(owner, f);
   const n = w.values.length;
   // One more than asked tells whether there is more to read.
@@ -102,7 +104,7 @@ export async function followEvents(q: Db, owner: EventOwner, f: EventFilters, af
 
 /** The owner's latest events, oldest first: where a new follower starts. */
 export async function latestEvents(q: Db, owner: EventOwner, f: EventFilters, limit: number) {
-  await requireOwnOrder(q, owner, f);
+  await checkFilters(q, owner, f);
   const w = where(owner, f);
   const n = w.values.length;
   const { rows } = await q.query<EventRow>({

@@ -4,7 +4,7 @@ import { type Db, withTransaction } from '../../db/handle.js';
 import type { Clock } from '../clock.js';
 import { DomainError, invalidInput, notFound } from '../errors.js';
 import { type OnceOptions, runOnce } from '../idempotency/record-once.js';
-import { type EventOwner, type EventType, eventId, ownerColumn, ownerId } from '../events/event-types.js';
+import { type EventOwner, type EventType, eventId, ownerColumn, ownerId, requireReceivable } from '../events/event-types.js';
 import { isoSeconds } from '../../common/iso-seconds.js';
 import { judgeTarget, type OutboundPolicy } from '../../outbound/address-policy.js';
 
@@ -58,6 +58,7 @@ export async function createEndpoint(
   input: { url: string; events?: EventType[] | undefined },
   now: number,
 ): Promise<EndpointView & { secret: string }> {
+  requireReceivable(owner, input.events, 'events');
   const secret = newSecret();
   {
     // One creation at a time per owner, so the count below stays true until commit.

@@ -235,6 +235,21 @@ describe('webhook endpoints — errors and security', () => {
     }
   });
 
+  it("refuses a publisher's endpoint or feed filter naming an event only a workspace receives", async () => {
+    const { p } = await setup();
+    for (const events of [['workspace.topped_up'], ['order.placed', 'key.budget_exhausted']]) {
+      const res = await call('POST', p.publisherKey, '/api/v1/publisher/webhook-endpoints', { url: 'https://93.184.216.34/hook', events });
+      expect(res.statusCode, JSON.stringify(events)).toBe(422);
+      expect(Object.keys(res.json().errors)).toEqual(['events']);
+    }
+    const feed = await h.app.inject({ method: 'GET', url: '/api/v1/publisher/events?type=workspace.topped_up', headers: bearer(p.publisherKey) });
+    expect(feed.statusCode).toBe(422);
+    expect(Object.keys(feed.json().errors)).toEqual(['type']);
+    expect((await h.database.pool.query('SELECT count(*)::int AS n FROM webhook_endpoints WHERE publisher_id = $1', [p.publisherId])).rows[0].n).toBe(0);
+    // A publisher's own event types still go.
+    expect((await call('POST', p.publisherKey, '/api/v1/publisher/webhook-endpoints', { url: 'https://93.184.216.34/hook', events: ['order.placed'] })).statusCode).toBe(201);
+  });
+
   it('keeps each owner to its own endpoints, and each route to its kind of key', async () => {
     const hook = await startReceiver();
     const one = await setup();
