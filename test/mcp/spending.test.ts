@@ -303,6 +303,16 @@ describe('MCP approve-placement', () => {
     return { ws, p, client, id, publisher };
   }
 
+  /** An order taken to live_review: accepted, drafted by the publisher, draft approved, published at /live. */
+  async function liveReviewOrder() {
+    const o = await liveOrder();
+    await o.publisher('accept');
+    await o.publisher('draft', { title: 'A draft by the publisher', body: articleFor('https://buyer.example/', 'buyer') });
+    await ok(o.client, 'approve-draft', { order_id: o.id });
+    await o.publisher('publish', { live_url: `https://${o.p.domain}/live` });
+    return o;
+  }
+
   describe('a live placement, paid once — happy', () => {
     it('quotes nothing but a live placement (409 with the status), then pays the publisher once', async () => {
       const { ws, p, client, id, publisher } = await liveOrder();
@@ -337,11 +347,7 @@ describe('MCP approve-placement', () => {
 
   describe('a placement live on another page than the quoted one — unhappy', () => {
     it('refuses the old quote (quote_changed), pays nothing, and a new quote of the new page pays', async () => {
-      const { ws, p, client, id, publisher } = await liveOrder();
-      await publisher('accept');
-      await publisher('draft', { title: 'A draft by the publisher', body: articleFor('https://buyer.example/', 'buyer') });
-      await ok(client, 'approve-draft', { order_id: id });
-      await publisher('publish', { live_url: `https://${p.domain}/live` });
+      const { ws, p, client, id } = await liveReviewOrder();
       const q = await ok<Quote>(client, 'approve-placement', { order_id: id });
       // As when the review deadline sends a failed placement back and the publisher publishes
       // again at another page, within the quote's ten minutes.
@@ -363,11 +369,7 @@ describe('MCP approve-placement', () => {
 
   describe('a key revoked after the quote — security', () => {
     it('re-checks the key inside the spending transaction (revoked after the quote)', async () => {
-      const { ws, p, client, id, publisher } = await liveOrder();
-      await publisher('accept');
-      await publisher('draft', { title: 'A draft by the publisher', body: articleFor('https://buyer.example/', 'buyer') });
-      await ok(client, 'approve-draft', { order_id: id });
-      await publisher('publish', { live_url: `https://${p.domain}/live` });
+      const { ws, p, client, id } = await liveReviewOrder();
       const q = await ok<Quote>(client, 'approve-placement', { order_id: id });
       await h.database.pool.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [ws.spendKeyId]);
       // The key cache still knows the key (up to 5 s); the spending transaction does not.
