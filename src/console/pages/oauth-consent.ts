@@ -6,6 +6,7 @@ import { claimAnswer, mayGrant, recordGrant, releaseAnswer } from '../../domain/
 import type { ConsentRequest } from '../../domain/oauth/interactions.js';
 import { can } from '../../domain/users/permissions.js';
 import { type ConsoleDeps, page } from '../context.js';
+import type { Form } from '../form.js';
 
 const MAX_EXPIRY_DAYS = 3650;
 const MAX_LIMIT_USD = 10_000_000;
@@ -32,8 +33,6 @@ const consentForm = z.object({
     .transform((v) => (v === '' ? null : Number(v)))
     .default(null),
 });
-
-type Form = Record<string, unknown>;
 
 /**
  * The consent page's content security policy: the console's, with `form-action` also allowing
