@@ -35,8 +35,11 @@ export function consoleClient(h: Harness, ip = '127.0.0.1') {
       seenSecrets.add(m[1]!);
       return m[1]!;
     },
-    /** Posts a form; its token is read from `from` (or `url`) first, unless given (`token`: posts sent at once). */
-    async post(url: string, fields: Record<string, string>, opts: { from?: string; csrf?: boolean; token?: string } = {}) {
+    /**
+     * Posts a form; its token is read from `from` (or `url`) first, unless given (`token`: posts
+     * sent at once). Fields given as pairs may repeat a name, as a tampered form can.
+     */
+    async post(url: string, fields: Record<string, string> | [string, string][], opts: { from?: string; csrf?: boolean; token?: string } = {}) {
       const body = new URLSearchParams(fields);
       if (opts.token !== undefined) body.set('_csrf', opts.token);
       else if (opts.csrf !== false) body.set('_csrf', await client.token(opts.from ?? url));

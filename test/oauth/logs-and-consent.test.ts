@@ -49,6 +49,29 @@ describe('consent page', () => {
     expect(page3.body).not.toContain('>Allow<');
   });
 
+  it('refuses a budget field sent twice, naming it, and grants nothing (it is not read as "no limit")', async () => {
+    const owner = await personIn(h, 'owner');
+    const client = await register(h);
+    const path = await startAuthorization(owner.browser, { clientId: client.client_id, scope: 'read spend', challenge: pkcePair().challenge });
+    const fields: [string, string][] = [
+      ['decision', 'allow'],
+      ['workspace_id', String(owner.workspaceId)],
+      ['can_place_orders', '1'],
+      ['daily_limit_usd', '50'],
+      ['daily_limit_usd', '60'],
+    ];
+    const twice = await owner.browser.post(path, fields);
+    expect(twice.statusCode).toBe(422);
+    expect(twice.body).toContain('Limit per day must be sent once, as text');
+    const grants = await h.database.pool.query('SELECT 1 FROM api_keys WHERE oauth_client_id = $1', [client.client_id]);
+    expect(grants.rowCount).toBe(0);
+    // The same request, each field once, is granted with its limit.
+    const once = await owner.browser.post(path, fields.slice(0, 4));
+    expect(once.statusCode).toBe(303);
+    const limits = await h.database.pool.query('SELECT daily_limit_cents FROM api_keys WHERE oauth_client_id = $1', [client.client_id]);
+    expect(limits.rows).toEqual([{ daily_limit_cents: 5000 }]);
+  });
+
   it('without a session leads to sign-in and back; a form without its CSRF token is 403', async () => {
     const owner = await personIn(h, 'owner');
     const client = await register(h);

@@ -103,12 +103,19 @@ export async function oauthConsentPages(app: FastifyInstance, { deps }: { deps: 
       reply.code(422);
       return consentPage(request, reply, consent, { ...again, errors, problem });
     };
-    const parsed = consentForm.safeParse(Object.fromEntries(Object.entries(body).map(([k, v]) => [k, typeof v === 'string' ? v : ''])));
-    if (!parsed.success) {
-      const errors: FieldErrors = {};
-      for (const issue of parsed.error.issues) (errors[String(issue.path[0])] ??= []).push(issue.message);
-      return refuse(errors, 'Nothing was allowed yet: check the fields below.');
+    // A field sent twice (or as a JSON number) is refused, not read as empty: an empty limit means
+    // "no limit", so reading it as empty would lift the budget the person meant to set.
+    const errors: FieldErrors = {};
+    const fields: Record<string, string> = {};
+    for (const name of Object.keys(consentForm.shape)) {
+      const value = body[name];
+      if (value === undefined) continue;
+      if (typeof value === 'string') fields[name] = value;
+      else errors[name] = ['must be sent once, as text'];
     }
+    const parsed = consentForm.safeParse(fields);
+    if (!parsed.success) for (const issue of parsed.error.issues) (errors[String(issue.path[0])] ??= []).push(issue.message);
+    if (!parsed.success || Object.keys(errors).length > 0) return refuse(errors, 'Nothing was allowed yet: check the fields below.');
     const form = parsed.data;
     const spend = form.can_place_orders && consent.wantsSpend;
     if (!eligible(request).some((w) => w.id === form.workspace_id)) return refuse({ workspace_id: ['must be one of your workspaces'] }, 'Choose a workspace you may connect apps to.');
