@@ -42,6 +42,7 @@ describe('webhook commands', () => {
     for (const [args, says] of [
       [['webhook', 'create', '--url', 'https://93.184.216.34/'], /exactly one of --workspace or --publisher/],
       [['webhook', 'create', '--workspace', String(ws.workspaceId), '--url', 'https://10.0.0.1/'], /^--url: must resolve to public/],
+      [['webhook', 'create', '--workspace', String(ws.workspaceId), '--url', 'https://93.184.216.34/ a'], /^--url: must not contain whitespace/],
       [['webhook', 'create', '--workspace', String(ws.workspaceId), '--url', 'https://93.184.216.34/', '--event', 'nope'], /^--event: must be one of/],
       [['webhook', 'delete', '--id', '999999'], /not found/i],
     ] as const) {

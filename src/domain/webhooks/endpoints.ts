@@ -7,6 +7,7 @@ import { type OnceOptions, runOnce } from '../idempotency/record-once.js';
 import { type EventOwner, type EventType, eventId, ownerColumn, ownerId, requireReceivable } from '../events/event-types.js';
 import { isoSeconds } from '../../common/iso-seconds.js';
 import { judgeTarget, type OutboundPolicy } from '../../outbound/address-policy.js';
+import { urlTextProblem } from '../http-url.js';
 
 /** Endpoints per workspace or publisher: enough for a few environments, bounded fan-out per event. */
 export const MAX_ENDPOINTS = 20;
@@ -46,6 +47,10 @@ const ENDPOINT_COLUMNS = 'id, url, event_types, disabled_at, created_at';
  * before the transaction.
  */
 export async function checkEndpointUrl(url: string, policy: OutboundPolicy): Promise<string> {
+  // Checked as sent, as link URLs are (docs/http.md): the URL parser would drop a tab or encode a
+  // space, and the endpoint stored would be another than the one given.
+  const problem = urlTextProblem(url);
+  if (problem !== undefined) throw invalidInput({ url: [problem] });
   const judged = await judgeTarget(url, policy);
   if (judged.refused !== null) throw invalidInput({ url: [judged.refused] });
   return judged.url;

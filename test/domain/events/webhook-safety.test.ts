@@ -27,6 +27,21 @@ describe('no requests to private addresses (loopback not allowed)', async () => 
     expect(await refuseTarget('https://93.184.216.34/hook', { allowLoopback: false })).toBeNull();
   });
 
+  it('refuses, at creation, a URL with whitespace or invisible characters inside it (not stored re-encoded)', async () => {
+    const { ws } = await setup();
+    for (const url of ['https://93.184.216.34/ a', 'https://93.184.216.34/a\tb', 'https://93.184.216.34/a\nb', 'https://93.184.216.34/a\u200bb', 'https://93.184.216.34/a"b']) {
+      const res = await h.app.inject({ method: 'POST', url: '/api/v1/webhook-endpoints', headers: bearer(ws.readKey), payload: { url } });
+      expect(res.statusCode, JSON.stringify(url)).toBe(422);
+      expect(res.json().errors, JSON.stringify(url)).toEqual({ url: [expect.stringMatching(/^must not contain whitespace, control or invisible characters/)] });
+    }
+    const list = await h.app.inject({ url: '/api/v1/webhook-endpoints', headers: bearer(ws.readKey) });
+    expect(list.json().data).toEqual([]);
+    // Whitespace around the URL is trimmed, as the body's other text fields are.
+    const trimmed = await h.app.inject({ method: 'POST', url: '/api/v1/webhook-endpoints', headers: bearer(ws.readKey), payload: { url: ' https://93.184.216.34/hook\n' } });
+    expect(trimmed.statusCode).toBe(201);
+    expect(trimmed.json().data.url).toBe('https://93.184.216.34/hook');
+  });
+
   it('refuses, at delivery, a host that resolves to loopback now (checked on the connected address)', async () => {
     const hook = await startReceiver();
     const { ws, p } = await setup();
