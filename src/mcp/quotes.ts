@@ -85,7 +85,7 @@ export async function moneyOf(ctx: ToolContext): Promise<Money> {
 /** The price of placing these orders now; refuses exactly what placement would refuse outright. */
 export async function quotePlacement(ctx: ToolContext, input: PlaceOrdersInput) {
   const now = ctx.clock.now();
-  const [checked, me] = await Promise.all([checkPlacement(ctx.pool, ctx.principal, input), ctx.workspaces.me(ctx.principal, now)]);
+  const [checked, me] = await Promise.all([checkPlacement(ctx.pool, ctx.principal, input, now), ctx.workspaces.me(ctx.principal, now)]);
   const { offers, total, fmt } = checked;
   // Refused here as placement would refuse it (no token); else the budget left after the order.
   const budget = me.key.budget && ctx.principal.budget ? budgetAfter(ctx.principal.budget.limits, me.key.budget, total, now, fmt) : null;

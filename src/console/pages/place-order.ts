@@ -155,7 +155,7 @@ export async function placeOrderPages(app: FastifyInstance, { deps }: { deps: Co
     try {
       input = inputOf(offer.id, values);
       // Every rule placement checks but the balance (the quote's check, as MCP's first step).
-      await checkPlacement(deps.pool, who, input);
+      await checkPlacement(deps.pool, who, input, deps.clock.now());
     } catch (err) {
       return refused(request, reply, values, err);
     }

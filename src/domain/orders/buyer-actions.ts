@@ -23,8 +23,8 @@ const buyer = (p: BuyerActor) => ({ party: 'buyer' as const, workspaceId: p.work
  * Paying needs a spending key, or a member whose role may spend, checked inside the paying
  * transaction: a key revoked or a role lowered a moment ago no longer pays.
  */
-async function recheckSpender(tx: Db, p: BuyerActor): Promise<void> {
-  if (!isMember(p)) return recheckSpendingKey(tx, p.keyId);
+async function recheckSpender(tx: Db, p: BuyerActor, now: number): Promise<void> {
+  if (!isMember(p)) return recheckSpendingKey(tx, p.keyId, now);
   const role = await roleIn(tx, p.userId, { workspaceId: p.workspaceId });
   if (!role) throw notFound('Order');
   if (!can(role, 'spend')) throw forbidden("Only the workspace's owners can approve a placement: approving pays the publisher.");
@@ -52,7 +52,7 @@ export function buyerActions(durations: Durations) {
 
     /** live_review → completed, paying the publisher and the fee from escrow. */
     async approvePlacement(tx: Db, p: BuyerActor, orderId: number, now: number) {
-      await recheckSpender(tx, p);
+      await recheckSpender(tx, p, now);
       const order = await lockOrder(tx, orderId, buyer(p));
       requireStatus(order, statesFor('approvePlacement'), 'approve the placement');
       await completePlacement(tx, order, now, durations);

@@ -223,7 +223,7 @@ export async function placeAll(
   durations: Durations,
   group?: { claims: ClaimsInRead; records: RecordsInWrite<BuyerOrderView[]> },
 ): Promise<Array<Outcome<BuyerOrderView[]>>> {
-  const read = await readContexts(tx, all, { claims: group?.claims });
+  const read = await readContexts(tx, all, now, { claims: group?.claims });
   // A group's placements whose keys were claimed and hold no record go on (only their balances
   // were locked, only their ids taken); the others are answered by `recordEach`.
   const admitted = group ? await group.claims.admit(read) : all.map((_, i) => i);
@@ -309,16 +309,19 @@ export async function placeAll(
  * Everything placement refuses, except the balance, for a quote (MCP's first step): a revoked
  * key, unknown or inactive offers, another workspace's project, a total above the approval limit.
  */
-export async function checkPlacement(q: Db, principal: BuyerActor, input: PlaceOrdersInput) {
-  return judge((await readContexts(q, [{ principal, input }]))[0], principal, input, undefined);
+export async function checkPlacement(q: Db, principal: BuyerActor, input: PlaceOrdersInput, now: number) {
+  return judge((await readContexts(q, [{ principal, input }], now))[0], principal, input, undefined);
 }
 
-/** A spending key must still be valid inside the transaction that spends (the cache may lag 5 s). */
-export async function recheckSpendingKey(tx: Db, keyId: number): Promise<void> {
+/**
+ * A spending key must still be valid inside the transaction that spends: the cache may lag 5 s
+ * behind a revocation, and a request may have waited past the key's expiry.
+ */
+export async function recheckSpendingKey(tx: Db, keyId: number, now: number): Promise<void> {
   const { rows } = await tx.query<{ ok: boolean }>({
     name: 'key_recheck_spending',
-    text: 'SELECT (revoked_at IS NULL AND can_place_orders) AS ok FROM api_keys WHERE id = $1',
-    values: [keyId],
+    text: `SELECT (revoked_at IS NULL AND can_place_orders AND ${KEY_NOT_EXPIRED('$2', '')}) AS ok FROM api_keys WHERE id = $1`,
+    values: [keyId, new Date(now)],
   });
   if (!rows[0]?.ok) throw new DomainError('unauthenticated', 'This key has been revoked.');
 }
@@ -369,7 +372,11 @@ interface PlacementContext extends KeyLimits {
 const goingOn = `ARRAY(SELECT u.w FROM unnest($2::int[]) WITH ORDINALITY AS u(w, n)
                     LEFT JOIN claimed c ON c.n = u.n WHERE c.claim_admitted IS NOT FALSE)`;
 
-// What each placement must know besides the balance: the key still valid (or the person's role),
+/** The key (columns prefixed `k`, such as 'k.') has not expired at the time `at` (a timestamptz parameter). */
+const KEY_NOT_EXPIRED = (at: string, k: string) => `(${k}expires_at IS NULL OR ${k}expires_at > ${at})`;
+
+// What each placement must know besides the balance: the key still valid at the time given as $6
+// (not revoked, not expired: the request may have waited past its expiry), or the person's role,
 // the project the workspace's own, the approval limit and currency, and the requested offers
 // (given as text, "1,2,3": one row per placement). A placement also locks the balance rows and
 // reads them in the same statement (`lock`: one round trip fewer); the rest is then read as at
@@ -378,10 +385,10 @@ const goingOn = `ARRAY(SELECT u.w FROM unnest($2::int[]) WITH ORDINALITY AS u(w,
 // offer) from the orders' sequence, so the orders, their ledger movements and their events are
 // written together by one statement (`writeOrders`). A placement then refused leaves its ids
 // unused: a gap in the sequence, as a rolled-back placement always left. For a group, the same
-// statement claims the placements' keys and looks up their records (`claimsWith`, parameters $6
-// to $8; none for a placement alone, already claimed by `recordOnce`): one round trip fewer.
-const contextsText = (lock: boolean) => `${lock ? `WITH ${claimsWith(6)},\n  ${ledger.balanceLock(goingOn)}\n` : ''}SELECT
-         k.revoked_at IS NULL AND k.can_place_orders AS key_ok,
+// statement claims the placements' keys and looks up their records (`claimsWith`, parameters $7
+// to $9; none for a placement alone, already claimed by `recordOnce`): one round trip fewer.
+const contextsText = (lock: boolean) => `${lock ? `WITH ${claimsWith(7)},\n  ${ledger.balanceLock(goingOn)}\n` : ''}SELECT
+         k.revoked_at IS NULL AND k.can_place_orders AND ${KEY_NOT_EXPIRED('$6', 'k.')} AS key_ok,
          k.order_limit_cents::float8 AS order_limit_cents, k.daily_limit_cents::float8 AS daily_limit_cents,
          k.monthly_limit_cents::float8 AS monthly_limit_cents, COALESCE(k.budget_key_id, k.id) AS budget_id,
          (SELECT m.role FROM memberships m WHERE m.user_id = r.user_id AND m.workspace_id = r.workspace_id) AS member_role,
@@ -411,6 +418,7 @@ type ContextRow = PlacementContext & ClaimRow & { balances: ledger.BalanceRow[] 
 async function readContexts(
   q: Db,
   placements: Array<Pick<Placement, 'principal' | 'input'>>,
+  now: number,
   lock?: { claims: ClaimsInRead | undefined },
 ): Promise<ContextRow[]> {
   const { rows } = await q.query<ContextRow>({
@@ -421,6 +429,7 @@ async function readContexts(
       placements.map((p) => p.input.project_id ?? null),
       placements.map((p) => p.input.offer_ids.join(',')),
       placements.map((p) => (isMember(p.principal) ? p.principal.userId : null)),
+      new Date(now),
       ...(lock ? (lock.claims?.values() ?? noClaims()) : []),
     ],
   });
