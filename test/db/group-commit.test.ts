@@ -54,6 +54,21 @@ describe('GroupCommit', () => {
     expect(g.pending).toBe(0);
   });
 
+  it("starts the next group (its lanes free again) before it answers a group's jobs", async () => {
+    const events: string[] = [];
+    const { g, ran } = groups({
+      hold: (jobs) => {
+        events.push(`run ${jobs.join(' ')}`);
+        return undefined;
+      },
+    });
+    const answered = ['1:a', '1:b', '2:c'].map((j) => g.run(j).then((v) => events.push(v)));
+    await Promise.all(answered);
+    expect(ran).toEqual([['1:a'], ['1:b', '2:c']]);
+    // 1:b, of 1:a's lane, goes as soon as 1:a's group has run, and before 1:a is answered.
+    expect(events).toEqual(['run 1:a', 'run 1:b 2:c', 'done 1:a', 'done 1:b', 'done 2:c']);
+  });
+
   it('keeps a lane out of two running groups, and its jobs in arrival order; other lanes go by', async () => {
     const { g, ran, most } = groups({ inFlight: 3 });
     await Promise.all(['1:a', '1:b', '2:c', '1:d', '3:e'].map((j) => g.run(j)));
