@@ -25,7 +25,7 @@ describe('a cached spending key is read again in the spending transaction — se
       await change(ws.spendKeyId);
       const res = await place(ws.spendKey, { offer_ids: [p.offers[0]!.id], target_url: 'https://buyer.example/' });
       expect(res.statusCode, res.body).toBe(401);
-      expect(res.json().code).toBe('unauthenticated');
+      expect(res.json()).toMatchObject({ code: 'unauthenticated', message: 'This key has been revoked or has expired.' });
       expect(await balances(ws.workspaceId)).toEqual({ available: 1_000_000, held: 0 });
       expect((await pool.query('SELECT count(*)::int AS n FROM orders WHERE workspace_id = $1', [ws.workspaceId])).rows[0].n).toBe(0);
       await expectLedgerInvariants(h.database);

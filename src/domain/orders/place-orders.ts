@@ -323,7 +323,7 @@ export async function recheckSpendingKey(tx: Db, keyId: number, now: number): Pr
     text: `SELECT (revoked_at IS NULL AND can_place_orders AND ${KEY_NOT_EXPIRED('$2', '')}) AS ok FROM api_keys WHERE id = $1`,
     values: [keyId, new Date(now)],
   });
-  if (!rows[0]?.ok) throw new DomainError('unauthenticated', 'This key has been revoked.');
+  if (!rows[0]?.ok) throw new DomainError('unauthenticated', 'This key has been revoked or has expired.');
 }
 
 /** The total changed since the quote the user confirmed: nothing is spent. */
@@ -446,7 +446,7 @@ const keyIdOf = (p: BuyerActor) => (isMember(p) ? null : p.keyId);
  */
 function requirePlacer(ctx: PlacementContext | undefined, principal: BuyerActor): asserts ctx is PlacementContext {
   if (!isMember(principal)) {
-    if (!ctx?.key_ok) throw new DomainError('unauthenticated', 'This key has been revoked.');
+    if (!ctx?.key_ok) throw new DomainError('unauthenticated', 'This key has been revoked or has expired.');
     return;
   }
   if (!ctx?.member_role) throw notFound('Workspace');
