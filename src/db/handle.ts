@@ -120,14 +120,13 @@ export async function commitWith(tx: Db, statements: Statement[]): Promise<Array
   let refused: unknown;
   const sent = statements.map((s) => tx.query(s));
   for (const p of sent) p.catch((err: unknown) => (refused ??= err));
-  // The driver reports a statement it could not send (a value it cannot encode) on
-  // `process.nextTick`, and PostgreSQL would then commit the others: COMMIT goes once every
-  // statement was sent. A tick queued after theirs runs after them, and their rejections' handlers
-  // (`refused`) before the code below; waiting for the event loop's next turn instead
-  // (setImmediate) let whatever I/O was ready run first, and cost about 2% of the orders placed
-  // a second (bench/RESULTS.md). The statements meanwhile run on the server, so COMMIT still
-  // arrives in the same round trip.
-  await new Promise((resolve) => process.nextTick(resolve));
+  // The driver reports a statement it could not send (a prepared statement's name reused with
+  // other text, a connection no longer queryable) on a later tick, and PostgreSQL would then
+  // commit the others: COMMIT goes once every statement was sent. Waiting for the event loop's
+  // next turn lets those reports, and the promise callbacks they set off (`refused`), run first;
+  // waiting for the next tick alone does not (bench/RESULTS.md). The statements meanwhile run on
+  // the server, so COMMIT still arrives in the same round trip.
+  await new Promise((resolve) => setImmediate(resolve));
   if (refused !== undefined) throw refused;
   const commit = tx.query('COMMIT');
   commit.catch(() => {});

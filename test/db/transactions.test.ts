@@ -103,6 +103,20 @@ describe('commitWith', () => {
     expect(await notes()).toContain('f2');
   });
 
+  it('a statement the driver reports on a later tick stops COMMIT too (a prepared name reused with other text, values not a list)', async () => {
+    for (const [tag, bad] of [
+      ['h1', { name: 'tx_test_named', text: 'SELECT 2 AS a' }],
+      ['h2', { text: 'SELECT $1::text AS a', values: 'x' as unknown as unknown[] }],
+    ] as const) {
+      const failed = withTransaction(database.pool, async (tx) => {
+        await tx.query({ name: 'tx_test_named', text: 'SELECT 1 AS a' });
+        return commitWith(tx, [note(tag), bad]);
+      });
+      await expect(failed, tag).rejects.toThrow();
+      expect(await notes(), tag).not.toContain(tag);
+    }
+  });
+
   it('a transaction that failed earlier, its error swallowed, is not reported committed', async () => {
     const failed = withTransaction(database.pool, async (tx) => {
       await tx.query(note('g1'));

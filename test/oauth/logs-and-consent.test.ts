@@ -65,6 +65,11 @@ describe('consent page', () => {
     expect(twice.body).toContain('Limit per day must be sent once, as text');
     const grants = await h.database.pool.query('SELECT 1 FROM api_keys WHERE oauth_client_id = $1', [client.client_id]);
     expect(grants.rowCount).toBe(0);
+    // A required field sent twice is told that once, not also that it is missing.
+    const workspaceTwice = await owner.browser.post(path, [['decision', 'allow'], ['workspace_id', String(owner.workspaceId)], ['workspace_id', String(owner.workspaceId)]]);
+    expect(workspaceTwice.statusCode).toBe(422);
+    expect(workspaceTwice.body).toContain('must be sent once, as text');
+    expect(workspaceTwice.body).not.toContain('is required');
     // The same request, each field once, is granted with its limit.
     const once = await owner.browser.post(path, fields.slice(0, 4));
     expect(once.statusCode).toBe(303);

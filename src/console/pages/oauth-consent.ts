@@ -114,7 +114,8 @@ export async function oauthConsentPages(app: FastifyInstance, { deps }: { deps: 
       else errors[name] = ['must be sent once, as text'];
     }
     const parsed = consentForm.safeParse(fields);
-    if (!parsed.success) for (const issue of parsed.error.issues) (errors[String(issue.path[0])] ??= []).push(issue.message);
+    // A field refused above is not also told it is missing.
+    if (!parsed.success) for (const issue of parsed.error.issues) if (!(String(issue.path[0]) in errors)) (errors[String(issue.path[0])] ??= []).push(issue.message);
     if (!parsed.success || Object.keys(errors).length > 0) return refuse(errors, 'Nothing was allowed yet: check the fields below.');
     const form = parsed.data;
     const spend = form.can_place_orders && consent.wantsSpend;

@@ -49,7 +49,8 @@ const ENDPOINT_COLUMNS = 'id, url, event_types, disabled_at, created_at';
 export async function checkEndpointUrl(url: string, policy: OutboundPolicy): Promise<string> {
   // Checked as sent, as link URLs are (docs/http.md): the URL parser would drop a tab or encode a
   // space, and the endpoint stored would be another than the one given.
-  const problem = urlTextProblem(url);
+  // Text that is no URL at all is told that below, not which of its characters are wrong.
+  const problem = URL.canParse(url) ? urlTextProblem(url) : undefined;
   if (problem !== undefined) throw invalidInput({ url: [problem] });
   const judged = await judgeTarget(url, policy);
   if (judged.refused !== null) throw invalidInput({ url: [judged.refused] });

@@ -36,6 +36,9 @@ describe('no requests to private addresses (loopback not allowed)', async () => 
     }
     const list = await h.app.inject({ url: '/api/v1/webhook-endpoints', headers: bearer(ws.readKey) });
     expect(list.json().data).toEqual([]);
+    // Text that is no URL at all is told that, not which of its characters are wrong.
+    const notUrl = await h.app.inject({ method: 'POST', url: '/api/v1/webhook-endpoints', headers: bearer(ws.readKey), payload: { url: 'not a url' } });
+    expect(notUrl.json().errors).toEqual({ url: ['must be an absolute URL'] });
     // Whitespace around the URL is trimmed, as the body's other text fields are.
     const trimmed = await h.app.inject({ method: 'POST', url: '/api/v1/webhook-endpoints', headers: bearer(ws.readKey), payload: { url: ' https://93.184.216.34/hook\n' } });
     expect(trimmed.statusCode).toBe(201);
