@@ -174,7 +174,8 @@ export class GroupCommit<J, R> {
       }
     }
     // The lanes are free now, so the next group may take their next jobs; the jobs are answered
-    // on the event loop's next turn, once the next group has sent its first statement. Answering
+    // on the event loop's next turn, so that the next group, when one may start, sends its first
+    // statement first. Answering
     // sets off each request's reply (its JSON written, its log line), and all of that would run
     // first: the next group's connection is handed over on `process.nextTick`, which waits until
     // every pending promise callback has run. Groups run one after another under a steady load,

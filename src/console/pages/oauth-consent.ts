@@ -6,7 +6,7 @@ import { claimAnswer, mayGrant, recordGrant, releaseAnswer } from '../../domain/
 import type { ConsentRequest } from '../../domain/oauth/interactions.js';
 import { can } from '../../domain/users/permissions.js';
 import { type ConsoleDeps, page } from '../context.js';
-import type { Form } from '../form.js';
+import { type Form, NOT_SENT_ONCE } from '../form.js';
 
 const MAX_EXPIRY_DAYS = 3650;
 const MAX_LIMIT_USD = 10_000_000;
@@ -111,7 +111,7 @@ export async function oauthConsentPages(app: FastifyInstance, { deps }: { deps: 
       const value = body[name];
       if (value === undefined) continue;
       if (typeof value === 'string') fields[name] = value;
-      else errors[name] = ['must be sent once, as text'];
+      else errors[name] = [NOT_SENT_ONCE];
     }
     const parsed = consentForm.safeParse(fields);
     // A field refused above is not also told it is missing.
