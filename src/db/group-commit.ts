@@ -193,18 +193,15 @@ export class GroupCommit<J, R> {
     } catch (error) {
       result = { ok: false, error };
     }
-    this.settle(t, result);
+    // As a group's (above): the lane is free and the next job may start before this one is answered.
+    this.laneBusy(t.job, -1);
     this.pump();
+    setImmediate(() => this.answer(t, result));
   }
 
   private gone(job: J): void {
     this.alive--;
     this.identities.delete(this.options.identityOf(job));
-  }
-
-  private settle(t: Waiting<J, R>, result: JobResult<R>): void {
-    this.laneBusy(t.job, -1);
-    this.answer(t, result);
   }
 
   private answer(t: Waiting<J, R>, result: JobResult<R>): void {

@@ -69,6 +69,22 @@ describe('GroupCommit', () => {
     expect(events).toEqual(['run 1:a', 'run 1:b 2:c', 'done 1:a', 'done 1:b', 'done 2:c']);
   });
 
+  it("starts a lane's next job before it answers a lone job", async () => {
+    const events: string[] = [];
+    const { g, ran } = groups({
+      hold: (jobs) => {
+        events.push(`run ${jobs.join(' ')}`);
+        return undefined;
+      },
+    });
+    const answered = ['1:alone', '1:b'].map((j) => g.run(j).then((v) => events.push(v)));
+    await Promise.all(answered);
+    expect(ran).toEqual([['1:alone (alone)'], ['1:b']]);
+    expect(events).toEqual(['run 1:alone', 'run 1:b', 'done 1:alone', 'done 1:b']);
+    await tick();
+    expect(g.pending).toBe(0);
+  });
+
   it('keeps a lane out of two running groups, and its jobs in arrival order; other lanes go by', async () => {
     const { g, ran, most } = groups({ inFlight: 3 });
     await Promise.all(['1:a', '1:b', '2:c', '1:d', '3:e'].map((j) => g.run(j)));
