@@ -35,7 +35,8 @@ export interface OutletWithBaseline extends OutletInput {
  * Inserts outlets or, when the domain exists under the same publisher, updates it. Offers are
  * matched by (format, title): matched ones are updated in place (ids stay stable for orders),
  * new ones inserted, and the outlet's other offers deactivated. One transaction for the whole
- * set, in batches of set-based statements, so 100,000 outlets take seconds, not minutes.
+ * set, in batches of set-based statements (100,000 generated outlets took about 40 s on a slow
+ * 2-core machine, two thirds of it in PostgreSQL keeping the search indexes).
  */
 export async function upsertOutlets(
   pool: Db,
