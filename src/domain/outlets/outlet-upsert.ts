@@ -36,7 +36,7 @@ export interface OutletWithBaseline extends OutletInput {
  * matched by (format, title): matched ones are updated in place (ids stay stable for orders),
  * new ones inserted, and the outlet's other offers deactivated. One transaction for the whole
  * set, in batches of set-based statements (100,000 generated outlets took about 40 s on a slow
- * 2-core machine, two thirds of it in PostgreSQL keeping the search indexes).
+ * 2-core machine, two thirds of it in the inserts of outlets and offers, which keep many indexes).
  */
 export async function upsertOutlets(
   pool: Db,
