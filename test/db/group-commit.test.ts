@@ -71,11 +71,16 @@ describe('GroupCommit', () => {
 
   it("starts a lane's next job before it answers a lone job", async () => {
     const events: string[] = [];
+    // A job starts on the next tick, as a pooled connection is handed over (pg-pool uses
+    // process.nextTick): a job answered first would have its callbacks run before that.
     const { g, ran } = groups({
-      hold: (jobs) => {
-        events.push(`run ${jobs.join(' ')}`);
-        return undefined;
-      },
+      hold: (jobs) =>
+        new Promise<void>((resolve) =>
+          process.nextTick(() => {
+            events.push(`run ${jobs.join(' ')}`);
+            resolve();
+          }),
+        ),
     });
     const answered = ['1:alone', '1:b'].map((j) => g.run(j).then((v) => events.push(v)));
     await Promise.all(answered);
