@@ -29,6 +29,8 @@ let ws: WorkspaceFixture;
 beforeAll(async () => {
   const pub = await createPublisher(h.database.pool, 'Language publisher');
   await upsertOutlets(h.database.pool, pub.id, [...catalog], 0.2);
+  // The planner reads the search index, which learns of the import by notification: wait for it.
+  await h.app.searchEngine.catchUp();
   ws = await workspaceWithKeys(h.database.pool);
 });
 

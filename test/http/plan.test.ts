@@ -42,6 +42,8 @@ let other: WorkspaceFixture;
 beforeAll(async () => {
   const pub = await createPublisher(h.database.pool, 'Plan publisher');
   await upsertOutlets(h.database.pool, pub.id, [...travel, ...unrelated, ...crafted], 0.2);
+  // The planner reads the search index, which learns of the import by notification: wait for it.
+  await h.app.searchEngine.catchUp();
   ws = await workspaceWithKeys(h.database.pool, { balanceCents: 250_000 });
   other = await workspaceWithKeys(h.database.pool);
 });
@@ -204,6 +206,7 @@ describe('POST /api/v1/plan — happy', () => {
       outlet(`fjord-${i}.example`, { name: `Fjord Notes ${i}`, country: 'IS', topics: ['travel'], description: 'Travel in Iceland.', offers: [offer({ publisher_price_cents: 1_000 + i })] }),
     );
     await upsertOutlets(h.database.pool, pub.id, many, 0.2);
+    await h.app.searchEngine.catchUp();
     const buyer = await workspaceWithKeys(h.database.pool, { balanceCents: 10_000_000 });
     const res = await plan(buyer.readKey, { goal: 'travel in iceland', budget_usd: 100_000, countries: ['IS'] });
     expect(res.statusCode).toBe(200);

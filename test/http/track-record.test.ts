@@ -54,6 +54,7 @@ describe('GET /api/v1/outlets/{id}: the track record — happy', () => {
       rating: 4.2,
       ...unchecked,
     });
+    await h.app.searchEngine.catchUp(); // the search index learns of the outlet by notification
     const listed = (await h.app.inject({ method: 'GET', url: `/api/v1/outlets?q=${encodeURIComponent(p.domain)}`, headers: bearer(ws.readKey) })).json();
     expect(listed.data[0].track_record.orders_completed).toBe(1);
   });
