@@ -420,8 +420,8 @@ export async function recordEach<T>(
       },
     };
     // The records of the admitted items' kept outcomes (given in `admitted`'s order), as the
-    // parameters of their INSERT, and the items whose refusals are not kept.
-    const toStore = (admitted: number[], outcomes: Array<Outcome<T>>) => {
+    // parameters of their INSERT: each outcome written as JSON once per group, here.
+    const recordValues = (admitted: number[], outcomes: Array<Outcome<T>>) => {
       const kept = admitted.flatMap((i, k) => (isKept(outcomes[k]!, items[i]!) ? [{ i, record: recordOf(outcomes[k]!, items[i]!.key.requestId) }] : []));
       const values = [
         kept.map(({ i }) => apiKeyIds[i]),
@@ -431,9 +431,10 @@ export async function recordEach<T>(
         new Date(now),
         new Date(now + RETENTION_MS),
       ];
-      const unkept = admitted.filter((i, k) => !isKept(outcomes[k]!, items[i]!));
-      return { count: kept.length, values, unkept };
+      return { count: kept.length, values };
     };
+    // The admitted items whose refusals are not kept.
+    const unkeptOf = (admitted: number[], outcomes: Array<Outcome<T>>) => admitted.filter((i, k) => !isKept(outcomes[k]!, items[i]!));
     // Looks the unkept items' keys up again, now that the claims are held: a record missed by
     // the claim's snapshot is the answer these would have had.
     const findUnkept = (unkept: number[]): Statement => ({
@@ -452,11 +453,11 @@ export async function recordEach<T>(
         if (taken) throw new Error('the records were taken twice');
         if (outcomes.length !== admitted.length) throw new Error('the work answered another number of outcomes than it admitted items');
         taken = [...outcomes];
-        return toStore(admitted, outcomes).values;
+        return recordValues(admitted, outcomes).values;
       },
       commitWith: async (tx, statements) => {
         if (!admitted || !taken || sent) throw new Error('the records were not taken, or sent already');
-        const { unkept } = toStore(admitted, taken);
+        const unkept = unkeptOf(admitted, taken);
         sent = true;
         committed = true;
         const answers = await commitWith(tx, unkept.length ? [...statements, findUnkept(unkept)] : statements);
@@ -474,7 +475,7 @@ export async function recordEach<T>(
     const outcomes = await work(tx, claims, records);
     if (!admitted) throw new Error('the work did not claim its items');
     if (outcomes.length !== admitted.length) throw new Error('the work answered another number of outcomes than it admitted items');
-    const { count, values, unkept } = toStore(admitted, outcomes);
+    const unkept = unkeptOf(admitted, outcomes);
     if (taken) {
       // The records it wrote must be those of the outcomes it answers. After `commitWith` this
       // can only fail the group, whose items then run alone and replay what was committed.
@@ -482,8 +483,9 @@ export async function recordEach<T>(
       if (!(taken.length === outcomes.length && taken.every((o, k) => o === outcomes[k]))) {
         throw new Error('the work wrote the records of other outcomes than it answers');
       }
-    } else if (count) {
-      await tx.query({ ...statements.storeEach, values });
+    } else {
+      const { count, values } = recordValues(admitted, outcomes);
+      if (count) await tx.query({ ...statements.storeEach, values });
     }
     if (unkept.length && !committed) found = (await tx.query<{ n: number; fingerprint: string; outcome: string }>(findUnkept(unkept))).rows;
     admitted.forEach((i, k) => {
