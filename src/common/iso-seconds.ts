@@ -17,6 +17,5 @@ export function isoSeconds(at: Date | string | number | null): string | null {
   const d = at instanceof Date ? at : new Date(at);
   const year = d.getUTCFullYear();
   if (!(year >= 0 && year <= 9999)) return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
-  const yyyy = year >= 1000 ? `${year}` : `${year}`.padStart(4, '0');
-  return `${yyyy}-${two(d.getUTCMonth() + 1)}-${two(d.getUTCDate())}T${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())}Z`;
+  return `${String(year).padStart(4, '0')}-${two(d.getUTCMonth() + 1)}-${two(d.getUTCDate())}T${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())}Z`;
 }

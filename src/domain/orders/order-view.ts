@@ -54,7 +54,7 @@ export function orderView(r: OrderRow, viewer: 'buyer', messages?: MessageRow[])
 export function orderView(r: OrderRow, viewer: 'publisher', messages?: MessageRow[]): PublisherOrderView;
 export function orderView(r: OrderRow, viewer: Party, messages?: MessageRow[]): BuyerOrderView | PublisherOrderView;
 export function orderView(r: OrderRow, viewer: Party, messages?: MessageRow[]) {
-  // Keys are added to the one object `common` builds, not spread into a new one: in this Node,
+  // Keys are added to the one object `common` builds, not spread into a new one: in Node 20,
   // `{ ...view, more }` of an object this wide costs microseconds (V8 gives up its fast layout),
   // and every placement builds three views and writes each as JSON (bench/RESULTS.md).
   const view = common(r, viewer, messages);
