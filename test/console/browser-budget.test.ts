@@ -1,9 +1,9 @@
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { topUpWorkspace } from '../../src/domain/workspaces/top-up.js';
 import { setupApp } from '../helpers/app.js';
 import { publisherWithOutlet } from '../helpers/catalog.js';
-import { allowBrowserFlows, checkPage, requireBrowser, skipBrowser } from './browser-harness.js';
+import { allowBrowserFlows, checkPage, launchBrowser, NO_BROWSER, requireBrowser, skipBrowser } from './browser-harness.js';
 
 allowBrowserFlows();
 
@@ -11,7 +11,7 @@ allowBrowserFlows();
 // created with a daily limit, seen on the key page with what an order spent, changed, cleared;
 // each step checked through the API. The unhappy paths are key-budget.test.ts (inject).
 
-if (skipBrowser) console.log('browser tests skipped: no Chromium found (apt-get install chromium, or set CHROMIUM_PATH)');
+if (skipBrowser) console.log(`browser tests skipped: ${NO_BROWSER}`);
 const password = 'correct horse battery';
 
 describe.skipIf(skipBrowser)('Console key budgets in Chromium — happy', () => {
@@ -24,7 +24,7 @@ describe.skipIf(skipBrowser)('Console key budgets in Chromium — happy', () => 
     h = await setupApp({ SIGNUP: 'open', SIGNUPS_PER_ADDRESS_PER_HOUR: 100 });
     h.clock.set(Date.parse('2027-03-10T12:00:00Z'));
     base = await h.app.listen({ port: 0, host: '127.0.0.1' });
-    browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
+    browser = await launchBrowser(executablePath);
   });
   afterAll(async () => {
     await browser?.close();

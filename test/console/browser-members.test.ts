@@ -1,18 +1,18 @@
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventTypes } from '../../src/domain/events/event-types.js';
 import { addMember, roleIn } from '../../src/domain/users/memberships.js';
 import { createUser } from '../../src/domain/users/user-service.js';
 import { createWorkspace, getApprovalRules } from '../../src/domain/workspaces/workspace-service.js';
 import { setupApp } from '../helpers/app.js';
-import { allowBrowserFlows, checkPage, requireBrowser, skipBrowser } from './browser-harness.js';
+import { allowBrowserFlows, checkPage, launchBrowser, NO_BROWSER, requireBrowser, skipBrowser } from './browser-harness.js';
 
 allowBrowserFlows();
 
 // Members, the invite link, approval rules and webhooks in Chromium, as people use them, then
 // checked through the API and the database.
 
-if (skipBrowser) console.log('browser tests skipped: no Chromium found (apt-get install chromium, or set CHROMIUM_PATH)');
+if (skipBrowser) console.log(`browser tests skipped: ${NO_BROWSER}`);
 const password = 'correct horse battery';
 
 describe.skipIf(skipBrowser)('Console members, rules and webhooks in Chromium â€” happy', () => {
@@ -25,7 +25,7 @@ describe.skipIf(skipBrowser)('Console members, rules and webhooks in Chromium â€
     const executablePath = requireBrowser();
     h = await setupApp({ OUTBOUND_ALLOW_LOOPBACK: true, SIGNIN_FAILURES_PER_ADDRESS: 1000 });
     base = await h.app.listen({ port: 0, host: '127.0.0.1' });
-    browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
+    browser = await launchBrowser(executablePath);
   });
   afterAll(async () => {
     await browser?.close();

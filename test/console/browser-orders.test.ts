@@ -1,4 +1,4 @@
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sequenceEvents } from '../../src/domain/events/sequencer.js';
 import { addMember } from '../../src/domain/users/memberships.js';
@@ -7,7 +7,7 @@ import { setupApp } from '../helpers/app.js';
 import { expectLedgerInvariants } from '../helpers/ledger-invariants.js';
 import { articleFor, orderKit } from '../helpers/orders.js';
 import { html, startPages } from '../helpers/pages.js';
-import { allowBrowserFlows, checkPage, requireBrowser, skipBrowser } from './browser-harness.js';
+import { allowBrowserFlows, checkPage, launchBrowser, NO_BROWSER, requireBrowser, skipBrowser } from './browser-harness.js';
 
 allowBrowserFlows();
 
@@ -16,7 +16,7 @@ allowBrowserFlows();
 // writes the brief and confirms the price; no key, no API call); then the ledger and the events
 // show it.
 
-if (skipBrowser) console.log('browser tests skipped: no Chromium found (apt-get install chromium, or set CHROMIUM_PATH)');
+if (skipBrowser) console.log(`browser tests skipped: ${NO_BROWSER}`);
 const password = 'correct horse battery';
 const DOMAIN = 'browser-news.test';
 const TARGET = 'https://buyer.example/product';
@@ -38,7 +38,7 @@ describe.skipIf(skipBrowser)('Console orders desk in Chromium — happy', () => 
       SIGNIN_FAILURES_PER_ADDRESS: 1000,
     });
     base = await h.app.listen({ port: 0, host: '127.0.0.1' });
-    browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
+    browser = await launchBrowser(executablePath);
   });
   afterAll(async () => {
     await browser?.close();

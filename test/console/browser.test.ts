@@ -1,18 +1,18 @@
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { topUpWorkspace } from '../../src/domain/workspaces/top-up.js';
 import { setPassword } from '../../src/domain/users/user-service.js';
 import { createKey } from '../../src/domain/keys/key-service.js';
 import { setupApp } from '../helpers/app.js';
 import { publisherWithOutlet } from '../helpers/catalog.js';
-import { allowBrowserFlows, checkPage, executablePath, skipBrowser } from './browser-harness.js';
+import { allowBrowserFlows, checkPage, executablePath, launchBrowser, NO_BROWSER, skipBrowser } from './browser-harness.js';
 
 allowBrowserFlows();
 
 // The console driven by Chromium as a person would, then checked through the API (the system's
 // Chromium: browser-harness.ts). One browser for the file, a fresh context (cookies) per person.
 
-if (skipBrowser) console.log('browser tests skipped: no Chromium found (apt-get install chromium, or set CHROMIUM_PATH)');
+if (skipBrowser) console.log(`browser tests skipped: ${NO_BROWSER}`);
 const password = 'correct horse battery';
 
 describe.skipIf(skipBrowser)('Console pages in Chromium', () => {
@@ -25,7 +25,7 @@ describe.skipIf(skipBrowser)('Console pages in Chromium', () => {
     if (!executablePath) return; // CI=true: the first test says why, and every test fails
     h = await setupApp({ SIGNUP: 'open', SIGNIN_FAILURES_PER_ACCOUNT: 3, SIGNUPS_PER_ADDRESS_PER_HOUR: 100 });
     base = await h.app.listen({ port: 0, host: '127.0.0.1' });
-    browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
+    browser = await launchBrowser(executablePath);
   });
   afterAll(async () => {
     await browser?.close();
@@ -61,7 +61,7 @@ describe.skipIf(skipBrowser)('Console pages in Chromium', () => {
 
   describe('sign-up, keys, orders, the keyboard — happy', () => {
     it('has a Chromium to drive', () => {
-      expect(executablePath, 'CI=true and no Chromium: install it (apt-get install -y chromium) or set CHROMIUM_PATH').toBeDefined();
+      expect(executablePath, `CI=true and ${NO_BROWSER}`).toBeDefined();
     });
 
     it('sign-up → spending key → /me and an order → revoke → 401; roll → old key until its time', async () => {

@@ -10,7 +10,7 @@ import { type OAuthClientProvider, UnauthorizedError } from '@modelcontextprotoc
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addMember } from '../../src/domain/users/memberships.js';
 import { createUser } from '../../src/domain/users/user-service.js';
@@ -19,7 +19,7 @@ import { cleanupChildren, type ServerChild, spawnServer } from '../helpers/child
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { workspaceWithKeys } from '../helpers/fixtures.js';
 import { freePort } from '../helpers/pg-server.js';
-import { allowBrowserFlows, checkPage, executablePath, skipBrowser } from '../console/browser-harness.js';
+import { allowBrowserFlows, checkPage, launchBrowser, NO_BROWSER, requireBrowser, skipBrowser } from '../console/browser-harness.js';
 
 allowBrowserFlows();
 
@@ -29,7 +29,7 @@ allowBrowserFlows();
 // NODE_EXTRA_CA_CERTS), sign-in and consent in Chromium with the page's CSP in force, the code
 // exchanged, then tools listed and an order placed through quote → confirm with a spend grant.
 
-if (skipBrowser) console.log('OAuth SDK flow skipped: no Chromium found (apt-get install chromium, or set CHROMIUM_PATH)');
+if (skipBrowser) console.log(`OAuth SDK flow skipped: ${NO_BROWSER}`);
 
 const password = 'correct horse battery';
 
@@ -122,7 +122,7 @@ describe.skipIf(skipBrowser)('MCP SDK client: OAuth end to end', () => {
     );
     await server.waitHealthy(60_000);
     mcpUrl = new URL('/mcp/oauth', base);
-    browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
+    browser = await launchBrowser(requireBrowser());
   }, 120_000);
 
   afterAll(async () => {
