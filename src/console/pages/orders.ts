@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { notFound } from '../../domain/errors.js';
 import { allows } from '../../domain/orders/action-states.js';
-import { getOrder, listOrders, type Viewer } from '../../domain/orders/order-read.js';
-import type { BuyerOrderView, PublisherOrderView } from '../../domain/orders/order-view.js';
+import { getOrder, listOrderSummaries, type Viewer } from '../../domain/orders/order-read.js';
+import type { BuyerOrderView, OrderSummary, PublisherOrderView } from '../../domain/orders/order-view.js';
 import { orderStatuses, type OrderStatus } from '../../domain/orders/states.js';
 import { publisherMe } from '../../domain/publishers/publisher-service.js';
 import { can } from '../../domain/users/permissions.js';
@@ -33,15 +33,15 @@ export function orderIdParam(request: FastifyRequest): number {
   return Number(raw);
 }
 
-function row(target: ConsoleTarget, o: AnyOrder) {
+function row(target: ConsoleTarget, o: OrderSummary) {
   return {
     id: o.id,
     href: `${target.href}/orders/${o.id}`,
     status: statusLabel(o.status),
     turn: o.your_turn ? 'Yours' : o.turn === null ? 'Finished' : 'Theirs',
     outlet: o.outlet.name,
-    money: moneyOf(o),
-    deadline: when(Object.values(o.deadlines).find(Boolean) ?? null),
+    money: o.money_formatted,
+    deadline: when(o.deadline),
     updated: when(o.updated_at),
   };
 }
@@ -124,9 +124,8 @@ export async function orderPage(deps: ConsoleDeps, request: FastifyRequest, repl
   });
 }
 
-/** Either party's orders: listOrders has one signature per party, the desk serves both. */
 const ordersOf = (deps: ConsoleDeps, viewer: Viewer, f: { status?: OrderStatus; yourTurn: boolean }, pageNo: number, perPage: number) =>
-  listOrders(deps.pool, viewer as Viewer & { party: 'buyer' }, f, pageNo, perPage) as Promise<{ items: AnyOrder[]; total: number }>;
+  listOrderSummaries(deps.pool, viewer, f, pageNo, perPage);
 
 export async function orderPages(app: FastifyInstance, { deps }: { deps: ConsoleDeps }) {
   app.get('/orders', async (request, reply) => {

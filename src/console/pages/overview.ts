@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { eventsNeedingAction } from '../../domain/orders/action-needed.js';
 import { latestEvents } from '../../domain/events/feed.js';
-import { listOrders } from '../../domain/orders/order-read.js';
+import { listOrderSummaries } from '../../domain/orders/order-read.js';
+import type { OrderSummary } from '../../domain/orders/order-view.js';
 import { publisherMe } from '../../domain/publishers/publisher-service.js';
 import { type ConsoleDeps, page, targetOf } from '../context.js';
 
@@ -24,15 +25,14 @@ const eventRow = (e: { created_at: string; type: string; data: unknown }) => {
   return { created_at: when(e.created_at), type: e.type, order: data?.order_id ?? data?.id ?? '' };
 };
 
-type OrderLike = { id: number; status: string; your_turn: boolean; outlet: { name: string }; deadlines: Record<string, string | null> };
-const orderRow = (o: OrderLike, price: string) => ({
+const orderRow = (o: OrderSummary) => ({
   id: o.id,
   href: `orders/${o.id}`,
   status: o.status,
   turn: o.your_turn ? 'Yours' : 'Theirs',
   outlet: o.outlet.name,
-  price,
-  deadline: when(Object.values(o.deadlines).find(Boolean) ?? null),
+  price: o.money_formatted,
+  deadline: when(o.deadline),
 });
 
 function when(iso: string | null) {
@@ -47,8 +47,8 @@ export async function overviewPages(app: FastifyInstance, { deps }: { deps: Cons
       const viewer = { party: 'buyer' as const, workspaceId: target.id };
       const [summary, orders, recent, events, needing] = await Promise.all([
         deps.workspaces.summary(target.id),
-        listOrders(deps.pool, viewer, { yourTurn: true }, 1, ORDERS_SHOWN),
-        listOrders(deps.pool, viewer, {}, 1, RECENT_SHOWN),
+        listOrderSummaries(deps.pool, viewer, { yourTurn: true }, 1, ORDERS_SHOWN),
+        listOrderSummaries(deps.pool, viewer, {}, 1, RECENT_SHOWN),
         latestEvents(deps.pool, viewer, {}, EVENTS_SHOWN),
         eventsNeedingAction(deps.pool, viewer, deps.clock.now(), NEEDING_SHOWN),
       ]);
@@ -59,19 +59,19 @@ export async function overviewPages(app: FastifyInstance, { deps }: { deps: Cons
           { label: 'Balance', value: summary.balance_formatted },
           { label: 'Held for orders', value: summary.held_formatted },
         ],
-        orders: orders.items.map((o) => orderRow(o, o.price_formatted)),
+        orders: orders.items.map(orderRow),
         ordersTotal: orders.total,
-        recent: recent.items.map((o) => orderRow(o, o.price_formatted)),
+        recent: recent.items.map(orderRow),
         recentTotal: recent.total,
         events: events.reverse().map(eventRow),
-        needing: needing.map(needingRow(target.href)),
+      needing: needing.map(needingRow(target.href)),
       });
     }
     const viewer = { party: 'publisher' as const, publisherId: target.id };
     const [me, orders, recent, events, needing] = await Promise.all([
       publisherMe(deps.pool, target.id),
-      listOrders(deps.pool, viewer, { yourTurn: true }, 1, ORDERS_SHOWN),
-      listOrders(deps.pool, viewer, {}, 1, RECENT_SHOWN),
+      listOrderSummaries(deps.pool, viewer, { yourTurn: true }, 1, ORDERS_SHOWN),
+      listOrderSummaries(deps.pool, viewer, {}, 1, RECENT_SHOWN),
       latestEvents(deps.pool, viewer, {}, EVENTS_SHOWN),
       eventsNeedingAction(deps.pool, viewer, deps.clock.now(), NEEDING_SHOWN),
     ]);
@@ -82,12 +82,12 @@ export async function overviewPages(app: FastifyInstance, { deps }: { deps: Cons
         { label: 'Pending', value: me.pending_formatted },
         { label: 'Payable', value: me.payable_formatted },
       ],
-      orders: orders.items.map((o) => orderRow(o, o.payout_formatted)),
+      orders: orders.items.map(orderRow),
       ordersTotal: orders.total,
-      recent: recent.items.map((o) => orderRow(o, o.payout_formatted)),
+      recent: recent.items.map(orderRow),
       recentTotal: recent.total,
       events: events.reverse().map(eventRow),
-        needing: needing.map(needingRow(target.href)),
+      needing: needing.map(needingRow(target.href)),
     });
   });
 

@@ -1,6 +1,7 @@
+import type pg from 'pg';
 import type { Db } from '../../db/handle.js';
 import { notFound } from '../errors.js';
-import { type BuyerOrderView, type MessageRow, messageView, type OrderRow, orderView, type PublisherOrderView } from './order-view.js';
+import { type BuyerOrderView, type MessageRow, messageView, type OrderRow, type OrderSummary, orderSummary, type OrderSummaryRow, orderView, type PublisherOrderView } from './order-view.js';
 import type { Viewer } from '../parties.js';
 import { type OrderStatus, type Party, turnOf, orderStatuses } from './states.js';
 
@@ -130,6 +131,30 @@ export interface OrderListFilters {
 export async function listOrders(q: Db, viewer: Viewer & { party: 'buyer' }, f: OrderListFilters, page: number, perPage: number): Promise<{ items: BuyerOrderView[]; total: number }>;
 export async function listOrders(q: Db, viewer: Viewer & { party: 'publisher' }, f: OrderListFilters, page: number, perPage: number): Promise<{ items: PublisherOrderView[]; total: number }>;
 export async function listOrders(q: Db, viewer: Viewer, f: OrderListFilters, page: number, perPage: number) {
+  const { rows, total } = await listPage<OrderRow>(q, 'order_list', SELECT, viewer, f, page, perPage);
+  return { items: rows.map((r) => orderView(r, viewer.party)), total };
+}
+
+const SUMMARY_SELECT = `
+  SELECT o.id, o.status, o.price, o.publisher_price_cents, o.deadline_at, o.updated_at,
+         ol.id AS outlet_id, ol.name AS outlet_name, ol.domain AS outlet_domain, w.currency, fx.per_usd::float8 AS per_usd
+    FROM orders o
+    JOIN outlets ol ON ol.id = o.outlet_id
+    JOIN workspaces w ON w.id = o.workspace_id
+    JOIN fx_rates fx ON fx.currency = w.currency`;
+
+/**
+ * The viewer's orders as the console's tables list them, newest first, with the filters of
+ * `listOrders`: without the brief and the content, which may run to 200,000 characters each and
+ * which a list does not show (50 orders with long articles took 30 ms of CPU a page to read).
+ */
+export async function listOrderSummaries(q: Db, viewer: Viewer, f: OrderListFilters, page: number, perPage: number): Promise<{ items: OrderSummary[]; total: number }> {
+  const { rows, total } = await listPage<OrderSummaryRow>(q, 'order_summaries', SUMMARY_SELECT, viewer, f, page, perPage);
+  return { items: rows.map((r) => orderSummary(r, viewer.party)), total };
+}
+
+/** One page of `select`'s rows for the viewer's orders matching `f`, newest first, and how many match. */
+async function listPage<R extends pg.QueryResultRow>(q: Db, name: string, select: string, viewer: Viewer, f: OrderListFilters, page: number, perPage: number) {
   const values: unknown[] = [ownerId(viewer)];
   const where = [ownerClause(viewer, '$1')];
   if (f.status) {
@@ -145,10 +170,10 @@ export async function listOrders(q: Db, viewer: Viewer, f: OrderListFilters, pag
   const shape = `${viewer.party}_${f.status ? 's' : ''}${f.yourTurn === undefined ? '' : f.yourTurn ? 'mine' : 'theirs'}`;
   const countValues = [...values];
   values.push(perPage, (page - 1) * perPage);
-  const [page_, count] = await Promise.all([
-    q.query<OrderRow>({
-      name: `order_list_${shape}`,
-      text: `${SELECT} WHERE ${where.join(' AND ')} ORDER BY o.id DESC LIMIT $${values.length - 1} OFFSET $${values.length}`,
+  const [rows, count] = await Promise.all([
+    q.query<R>({
+      name: `${name}_${shape}`,
+      text: `${select} WHERE ${where.join(' AND ')} ORDER BY o.id DESC LIMIT $${values.length - 1} OFFSET $${values.length}`,
       values,
     }),
     q.query<{ n: number }>({
@@ -157,5 +182,5 @@ export async function listOrders(q: Db, viewer: Viewer, f: OrderListFilters, pag
       values: countValues,
     }),
   ]);
-  return { items: page_.rows.map((r) => orderView(r, viewer.party)), total: count.rows[0]!.n };
+  return { rows: rows.rows, total: count.rows[0]!.n };
 }

@@ -61,11 +61,42 @@ export function orderView(r: OrderRow, viewer: Party, messages?: MessageRow[]) {
   return viewer === 'buyer' ? Object.assign(view, { project_id: r.project_id }, buyerMoney(r)) : Object.assign(view, publisherMoney(r));
 }
 
-const buyerMoney = (r: OrderRow) => ({ price: r.price, price_formatted: formatCents(r.price, r.currency, r.per_usd) });
-const publisherMoney = (r: OrderRow) => ({
+const buyerMoney = (r: Pick<OrderRow, 'price' | 'currency' | 'per_usd'>) => ({ price: r.price, price_formatted: formatCents(r.price, r.currency, r.per_usd) });
+const publisherMoney = (r: Pick<OrderRow, 'publisher_price_cents'>) => ({
   payout_cents: r.publisher_price_cents,
   payout_formatted: formatCents(r.publisher_price_cents, 'USD', 1),
 });
+
+/** The columns an order list of the console reads: no brief or content, which may be long and which a list does not show. */
+export interface OrderSummaryRow {
+  id: number;
+  status: OrderStatus;
+  price: number;
+  publisher_price_cents: number;
+  deadline_at: Date | null;
+  updated_at: Date;
+  outlet_id: number;
+  outlet_name: string;
+  outlet_domain: string;
+  currency: string;
+  per_usd: number;
+}
+
+/** An order as a row of a list: whose turn, the outlet, what it costs the viewer (price or payout), the deadline that applies. */
+export function orderSummary(r: OrderSummaryRow, viewer: Party) {
+  const turn = turnOf[r.status];
+  return {
+    id: r.id,
+    status: r.status,
+    turn,
+    your_turn: turn === viewer,
+    outlet: { id: r.outlet_id, name: r.outlet_name, domain: r.outlet_domain },
+    money_formatted: viewer === 'buyer' ? buyerMoney(r).price_formatted : publisherMoney(r).payout_formatted,
+    deadline: deadlineKindOf[r.status] ? isoSeconds(r.deadline_at) : null,
+    updated_at: isoSeconds(r.updated_at)!,
+  };
+}
+export type OrderSummary = ReturnType<typeof orderSummary>;
 
 export type BuyerOrderView = ReturnType<typeof common> & ReturnType<typeof buyerMoney> & { project_id: number | null };
 export type PublisherOrderView = ReturnType<typeof common> & ReturnType<typeof publisherMoney>;
