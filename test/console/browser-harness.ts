@@ -10,13 +10,13 @@ import { projectRoot } from '../../src/paths.js';
 // and axe-core run in the page. Under CI=true a missing browser is a failure, elsewhere one line
 // says why.
 
-// CHROMIUM_PATH, when set, is the only browser tried. Otherwise Debian's headless shell comes first:
+// CHROMIUM_PATH, when set (not empty), is the only browser tried. Otherwise Debian's headless shell comes first:
 // the same engine without the full browser's window and compositor (what playwright itself runs
 // headless). With the GPU process off too (launchBrowser), the five browser files, run alone, took
 // 140–146 s of CPU (73–77 s) against 259 s (134 s) on the full `chromium`: they are the suite's
 // largest files. Either one works.
 const CANDIDATES =
-  process.env.CHROMIUM_PATH !== undefined
+  process.env.CHROMIUM_PATH
     ? [process.env.CHROMIUM_PATH]
     : ['/usr/bin/chromium-headless-shell', '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
 export const NO_BROWSER = 'no Chromium found (apt-get install -y chromium-headless-shell, or chromium, or set CHROMIUM_PATH)';

@@ -10,8 +10,9 @@ import { type ConsoleDeps, type ConsoleTarget, page, targetOf } from '../context
 import { renderMarkdown } from '../markdown.js';
 
 // The orders desk: a workspace's orders as its buyer sees them (/app/w/{id}/orders) and a
-// publisher account's as the publisher does (/app/p/{id}/orders), read by the same functions as
-// GET /api/v1/orders and /api/v1/publisher/orders. Actions are in order-actions.ts.
+// publisher account's as the publisher does (/app/p/{id}/orders). An order's page reads it as
+// GET /api/v1/orders/{id} does (getOrder); the tables read listOrderSummaries, the orders of
+// GET /api/v1/orders without their texts. Actions are in order-actions.ts.
 
 const PER_PAGE = 25;
 const MINE_SHOWN = 50;

@@ -64,7 +64,7 @@ export async function overviewPages(app: FastifyInstance, { deps }: { deps: Cons
         recent: recent.items.map(orderRow),
         recentTotal: recent.total,
         events: events.reverse().map(eventRow),
-      needing: needing.map(needingRow(target.href)),
+        needing: needing.map(needingRow(target.href)),
       });
     }
     const viewer = { party: 'publisher' as const, publisherId: target.id };

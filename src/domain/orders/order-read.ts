@@ -145,8 +145,8 @@ const SUMMARY_SELECT = `
 
 /**
  * The viewer's orders as the console's tables list them, newest first, with the filters of
- * `listOrders`: without the brief and the content, which may run to 200,000 characters each and
- * which a list does not show (50 orders with long articles took 30 ms of CPU a page to read).
+ * `listOrders`: without the content (up to 200,000 characters) and the brief (up to 10,000), which
+ * a list does not show (60 orders with long articles took 30–41 ms of CPU a page with them).
  */
 export async function listOrderSummaries(q: Db, viewer: Viewer, f: OrderListFilters, page: number, perPage: number): Promise<{ items: OrderSummary[]; total: number }> {
   const { rows, total } = await listPage<OrderSummaryRow>(q, 'order_summaries', SUMMARY_SELECT, viewer, f, page, perPage);

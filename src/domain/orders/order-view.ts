@@ -67,7 +67,7 @@ const publisherMoney = (r: Pick<OrderRow, 'publisher_price_cents'>) => ({
   payout_formatted: formatCents(r.publisher_price_cents, 'USD', 1),
 });
 
-/** The columns an order list of the console reads: no brief or content, which may be long and which a list does not show. */
+/** The columns an order table of the console reads: no brief or content, which may be long and which a table does not show. */
 export interface OrderSummaryRow {
   id: number;
   status: OrderStatus;
