@@ -298,7 +298,9 @@ function watchedPool() {
 
 describe('placements in a group', async () => {
   const { pool, watch } = watchedPool();
-  const groups = placementGroups({ pool, clock: { now: () => Date.now() }, durations: durationsFrom(defaultConfig()) });
+  // The file's time, as for every record written here: on the real clock the records at NOW
+  // expired a day later, and from then on these tests placed orders instead of replaying them.
+  const groups = placementGroups({ pool, clock: { now: () => NOW }, durations: durationsFrom(defaultConfig()) });
   const offer = (await publisherWithOutlet(database)).offers[0]!;
   const ws = await workspaceWithKeys(database.pool, { balanceCents: offer.price * 10 });
   const principal = { keyId: ws.spendKeyId, name: 'spend', prefix: 'p', canPlaceOrders: true, abilities: [], workspaceId: ws.workspaceId, publisherId: null };
