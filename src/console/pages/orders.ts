@@ -125,9 +125,6 @@ export async function orderPage(deps: ConsoleDeps, request: FastifyRequest, repl
   });
 }
 
-const ordersOf = (deps: ConsoleDeps, viewer: Viewer, f: { status?: OrderStatus; yourTurn: boolean }, pageNo: number, perPage: number) =>
-  listOrderSummaries(deps.pool, viewer, f, pageNo, perPage);
-
 export async function orderPages(app: FastifyInstance, { deps }: { deps: ConsoleDeps }) {
   app.get('/orders', async (request, reply) => {
     const target = targetOf(request);
@@ -137,8 +134,8 @@ export async function orderPages(app: FastifyInstance, { deps }: { deps: Console
     const pageNo = typeof query.page === 'string' && /^[1-9][0-9]{0,5}$/.test(query.page) ? Number(query.page) : 1;
     const filter = status ? { status } : {};
     const [mine, rest, figures] = await Promise.all([
-      ordersOf(deps, viewer, { ...filter, yourTurn: true }, 1, MINE_SHOWN),
-      ordersOf(deps, viewer, { ...filter, yourTurn: false }, pageNo, PER_PAGE),
+      listOrderSummaries(deps.pool, viewer, { ...filter, yourTurn: true }, 1, MINE_SHOWN),
+      listOrderSummaries(deps.pool, viewer, { ...filter, yourTurn: false }, pageNo, PER_PAGE),
       publisherFigures(deps, target),
     ]);
     const pages = Math.max(1, Math.ceil(rest.total / PER_PAGE));

@@ -68,19 +68,10 @@ const publisherMoney = (r: Pick<OrderRow, 'publisher_price_cents'>) => ({
 });
 
 /** The columns an order table of the console reads: no brief or content, which may be long and which a table does not show. */
-export interface OrderSummaryRow {
-  id: number;
-  status: OrderStatus;
-  price: number;
-  publisher_price_cents: number;
-  deadline_at: Date | null;
-  updated_at: Date;
-  outlet_id: number;
-  outlet_name: string;
-  outlet_domain: string;
-  currency: string;
-  per_usd: number;
-}
+export type OrderSummaryRow = Pick<
+  OrderRow,
+  'id' | 'status' | 'price' | 'publisher_price_cents' | 'deadline_at' | 'updated_at' | 'outlet_id' | 'outlet_name' | 'outlet_domain' | 'currency' | 'per_usd'
+>;
 
 /** An order as a row of a list: whose turn, the outlet, what it costs the viewer (price or payout), the deadline that applies. */
 export function orderSummary(r: OrderSummaryRow, viewer: Party) {
