@@ -77,6 +77,8 @@ export const configSchema = z.object({
   ORDER_DRAFT_REVIEW_DAYS: z.coerce.number().positive().default(7),
   ORDER_LIVE_REVIEW_DAYS: z.coerce.number().positive().default(7),
   ORDER_PUBLISH_AFTER_DRAFT_DAYS: z.coerce.number().positive().default(3),
+  // How long an agent's request waits for a person's approval before the sweep expires it (docs/approvals.md).
+  APPROVAL_REQUEST_HOURS: z.coerce.number().positive().max(24 * 365).default(72),
   ORDER_SWEEP_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
   // Events and webhooks (docs/events.md).
   EVENTS_POLL_INTERVAL_MS: z.coerce.number().int().min(0).max(60_000).default(200),

@@ -29,3 +29,9 @@ export type OrderStatus = (typeof orderStatuses)[number];
 /** A person's role in a workspace or publisher account (docs/people.md). */
 export const memberRoles = ['owner', 'member', 'viewer'] as const;
 export type MemberRole = (typeof memberRoles)[number];
+
+/** What an approval request asks a person to let a key do (docs/approvals.md). */
+export const approvalActions = ['place_orders', 'approve_placement'] as const;
+export const approvalStatuses = ['pending', 'approved', 'declined', 'expired', 'cancelled', 'failed'] as const;
+export type ApprovalAction = (typeof approvalActions)[number];
+export type ApprovalStatus = (typeof approvalStatuses)[number];

@@ -17,6 +17,8 @@ export const apiKeys = pgTable(
     canPlaceOrders: boolean('can_place_orders').notNull().default(false),
     /** Webhook endpoints may be created, deleted, rotated and resent with it: false for a key a console `member` made. */
     canManageWebhooks: boolean('can_manage_webhooks').notNull().default(true),
+    /** Every spending action of this key waits for a person's approval (docs/approvals.md). */
+    needsApproval: boolean('needs_approval').notNull().default(false),
     revokedAt: timestamp('revoked_at', { withTimezone: true }),
     lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
     /** After this the key answers like a revoked one (a rolled key's grace, a chosen expiry). null = never. */

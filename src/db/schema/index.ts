@@ -14,3 +14,4 @@ export * from './mcp.js';
 export * from './events.js';
 export * from './users.js';
 export * from './oauth.js';
+export * from './approvals.js';

@@ -40,6 +40,9 @@ export const orders = pgTable(
     // Or the person who placed it in the console (no key, so no key budget counts it). A copy too:
     // a person who leaves the workspace keeps their orders placed.
     placedByUserId: integer('placed_by_user_id'),
+    // The approval request whose approval placed it (docs/approvals.md): who approved and when.
+    // A copy, as the placing key is.
+    approvalRequestId: bigint('approval_request_id', { mode: 'number' }),
     outletId: integer('outlet_id').notNull(),
     offerId: integer('offer_id')
       .notNull()

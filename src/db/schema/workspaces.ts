@@ -12,6 +12,8 @@ export const workspaces = pgTable(
       .references(() => fxRates.currency),
     // Approval rules (docs/orders.md). null = no limit.
     maxOrderCents: bigint('max_order_cents', { mode: 'number' }),
+    // Orders of a key above this total wait for a person's approval (docs/approvals.md). null = never.
+    approvalAboveCents: bigint('approval_above_cents', { mode: 'number' }),
     autoApproveDrafts: boolean('auto_approve_drafts').notNull().default(false),
     // Owner profile, shown by the seller API's account details.
     ownerFirstName: text('owner_first_name').notNull(),

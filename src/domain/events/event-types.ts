@@ -18,7 +18,24 @@ export const orderEventTypes = [
   'order.link_restored',
   'order.link_refunded',
 ] as const;
-export const eventTypes = [...orderEventTypes, 'order.message_received', 'workspace.topped_up', 'key.budget_exhausted', 'webhook_endpoint.disabled'] as const;
+/** An agent's spending action waiting for a person, and what became of it (docs/approvals.md). */
+export const approvalEventTypes = [
+  'approval_request.created',
+  'approval_request.approved',
+  'approval_request.declined',
+  'approval_request.expired',
+  'approval_request.cancelled',
+  'approval_request.failed',
+] as const;
+export const eventTypes = [
+  ...orderEventTypes,
+  'order.message_received',
+  'workspace.topped_up',
+  'key.budget_exhausted',
+  'webhook_endpoint.disabled',
+  ...approvalEventTypes,
+] as const;
+export type ApprovalEventType = (typeof approvalEventTypes)[number];
 export type OrderEventType = (typeof orderEventTypes)[number];
 export type EventType = (typeof eventTypes)[number];
 
@@ -29,8 +46,8 @@ export type EventActor = (typeof eventActors)[number];
 /** Whose feed and endpoints an event goes to: a workspace (its buyers) or a publisher. */
 export type EventOwner = Viewer;
 
-/** Events only a workspace receives: its balance and its keys' budgets are no publisher's. */
-const workspaceOnlyEventTypes: readonly EventType[] = ['workspace.topped_up', 'key.budget_exhausted'];
+/** Events only a workspace receives: its balance, its keys' budgets and its approval requests are no publisher's. */
+const workspaceOnlyEventTypes: readonly EventType[] = ['workspace.topped_up', 'key.budget_exhausted', ...approvalEventTypes];
 
 /** The event types `owner` may receive (what its endpoints and feed filters may name). */
 export function receivableEventTypes(owner: EventOwner): readonly EventType[] {

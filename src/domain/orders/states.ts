@@ -50,6 +50,8 @@ export interface Durations {
   restoreMs: number;
   /** Between two checks of one placement in its guarantee window (LINK_RECHECK_INTERVAL_MS). */
   recheckMs: number;
+  /** How long an approval request waits for a person (APPROVAL_REQUEST_HOURS). */
+  approvalMs: number;
 }
 
 const HOUR = 3_600_000;
@@ -65,6 +67,7 @@ export function durationsFrom(config: Config): Durations {
     guaranteeMs: config.LINK_GUARANTEE_DAYS * DAY,
     restoreMs: config.LINK_RESTORE_DAYS * DAY,
     recheckMs: config.LINK_RECHECK_INTERVAL_MS,
+    approvalMs: config.APPROVAL_REQUEST_HOURS * HOUR,
   };
 }
 
