@@ -5,7 +5,7 @@ import sensible from '@fastify/sensible';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
+import { type Config, consoleBaseUrl } from './config.js';
 import type { Database } from './db/client.js';
 import { type Clock, systemClock } from './domain/clock.js';
 import { createCatalogModule } from './domain/catalog/catalog-module.js';
@@ -193,6 +193,7 @@ export const marketplaceApp = fp(
       workspaces: app.workspaces,
       placementGroups: app.placementGroups,
       publicBaseUrl: deps.config.PUBLIC_BASE_URL,
+      approvalBaseUrl: consoleBaseUrl(deps.config),
       clock,
       durations,
       outboundPolicy,

@@ -138,3 +138,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 export function defaultConfig(overrides: Partial<Config> = {}): Config {
   return { ...configSchema.parse({}), ...overrides };
 }
+
+/**
+ * The console's absolute address, for links a person opens from elsewhere (an approval request's
+ * `approve_url`): PUBLIC_BASE_URL, else the address the server listens on (a wildcard address
+ * named as localhost). Never taken from a request's Host header.
+ */
+export function consoleBaseUrl(config: Pick<Config, 'PUBLIC_BASE_URL' | 'HOST' | 'PORT'>): string {
+  if (config.PUBLIC_BASE_URL) return config.PUBLIC_BASE_URL.replace(/\/+$/, '');
+  const host = config.HOST === '0.0.0.0' || config.HOST === '::' || config.HOST === '' ? 'localhost' : config.HOST;
+  return `http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${config.PORT}`;
+}

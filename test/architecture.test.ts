@@ -41,6 +41,7 @@ const layerOf = (file: string) => file.split('/')[1]!;
  */
 const areaMayImport: Record<string, string[]> = {
   accounts: ['users', 'workspaces'],
+  approvals: ['events', 'idempotency', 'keys', 'orders', 'users'],
   catalog: ['limits'],
   events: ['outlets'],
   fx: [],

@@ -6,7 +6,7 @@ import type { WorkspacePrincipal } from '../keys/principal.js';
 import { type BuyerActor, isMember } from './buyer-actor.js';
 import { recordMessageReceived, recordOrderEvent } from './order-events.js';
 import { messageView } from './order-view.js';
-import { quoteChanged, recheckSpendingKey } from './place-orders.js';
+import { ApprovalNeeded, quoteChanged, recheckSpendingKey } from './place-orders.js';
 import type { Durations } from './states.js';
 import { addContent, addMessage, enterState, lockOrder, refund, requireStatus } from './transitions.js';
 import { completePlacement } from './guarantee.js';
@@ -23,11 +23,12 @@ const buyer = (p: BuyerActor) => ({ party: 'buyer' as const, workspaceId: p.work
  * Paying needs a spending key, or a member whose role may spend, checked inside the paying
  * transaction: a key revoked or a role lowered a moment ago no longer pays.
  */
-async function recheckSpender(tx: Db, p: BuyerActor, now: number): Promise<void> {
+async function recheckSpender(tx: Db, p: BuyerActor, now: number): Promise<{ needsApproval: boolean }> {
   if (!isMember(p)) return recheckSpendingKey(tx, p.keyId, now);
   const role = await roleIn(tx, p.userId, { workspaceId: p.workspaceId });
   if (!role) throw notFound('Order');
   if (!can(role, 'spend')) throw forbidden("Only the workspace's owners can approve a placement: approving pays the publisher.");
+  return { needsApproval: false };
 }
 
 /** The buyer's side of the state table (docs/orders.md), each step in the caller's transaction. */
@@ -50,11 +51,15 @@ export function buyerActions(durations: Durations) {
       return (await recordOrderEvent(tx, 'order.draft_approved', orderId, { actor: 'buyer', previousStatus: 'draft_review' }, now)).buyer;
     },
 
-    /** live_review → completed, paying the publisher and the fee from escrow. */
+    /**
+     * live_review → completed, paying the publisher and the fee from escrow. A key that needs a
+     * person's approval (docs/approvals.md) is refused with ApprovalNeeded once every check passed.
+     */
     async approvePlacement(tx: Db, p: BuyerActor, orderId: number, now: number) {
-      await recheckSpender(tx, p, now);
+      const { needsApproval } = await recheckSpender(tx, p, now);
       const order = await lockOrder(tx, orderId, buyer(p));
       requireStatus(order, statesFor('approvePlacement'), 'approve the placement');
+      if (needsApproval) throw new ApprovalNeeded('key_needs_approval', order.price, [], orderId);
       await completePlacement(tx, order, now, durations);
       return (await recordOrderEvent(tx, 'order.completed', orderId, { actor: 'buyer', previousStatus: 'live_review' }, now)).buyer;
     },

@@ -63,6 +63,35 @@ export interface PlaceOptions {
 }
 
 /**
+ * Why a key's placement must wait for a person (docs/approvals.md): the key needs approval for
+ * every spending action, or the total is above the workspace's `approval_above_cents`.
+ */
+export type ApprovalReason = 'key_needs_approval' | 'above_approval_limit';
+
+/**
+ * A key's spending action that passed every check and must now wait for a person: thrown instead
+ * of acting, never kept (the approvals area turns it into an approval request, kept in its stead).
+ * Carries what the request shows: for a placement the offers as checked, for an approval of a
+ * live placement the order; and the total.
+ */
+export class ApprovalNeeded extends DomainError {
+  constructor(
+    readonly reason: ApprovalReason,
+    readonly total: number,
+    readonly offers: OfferRow[],
+    readonly orderId: number | null = null,
+  ) {
+    super('approval_required', "This order needs a person's approval.", { total_cents: total });
+    this.name = 'ApprovalNeeded';
+  }
+}
+
+/** A person approved the placement: it runs for the key that asked, its budget counting but never refusing it. */
+export interface ApprovedBy {
+  requestId: number;
+}
+
+/**
  * Places orders: one per offer, all or nothing, each freezing the price it was bought at, the
  * total moving from the workspace's available balance into escrow. The content checks run first,
  * before any lock; then one transaction that also keeps the outcome once (`options.once`): lock
@@ -188,6 +217,8 @@ export interface Placement {
   input: PlaceOrdersInput;
   content?: ReturnType<typeof contentOf> | undefined;
   quotedTotalCents?: number | undefined;
+  /** Set when a person approved this placement (an approval request): it never asks again. */
+  approved?: ApprovedBy | undefined;
 }
 
 /**
@@ -200,10 +231,10 @@ export async function placeOrders(
   input: PlaceOrdersInput,
   now: number,
   durations: Durations,
-  prepared: { content?: ReturnType<typeof contentOf>; quotedTotalCents?: number | undefined } = {},
+  prepared: { content?: ReturnType<typeof contentOf>; quotedTotalCents?: number | undefined; approved?: ApprovedBy | undefined } = {},
 ): Promise<BuyerOrderView[]> {
   const content = prepared.content ?? contentOf(input);
-  const [outcome] = await placeAll(tx, [{ principal, input, content, quotedTotalCents: prepared.quotedTotalCents }], now, durations);
+  const [outcome] = await placeAll(tx, [{ principal, input, content, quotedTotalCents: prepared.quotedTotalCents, approved: prepared.approved }], now, durations);
   if (!outcome!.ok) throw outcome!.error;
   return outcome!.value;
 }
@@ -243,12 +274,15 @@ export async function placeAll(
   const accepted: Array<{ at: number; p: Placement; ctx: PlacementContext; orders: NewOrder[] }> = [];
   for (const [at, p] of placements.entries()) {
     try {
-      const { ctx, offers, total, fmt } = judge(contexts[at], p.principal, p.input, p.quotedTotalCents);
+      const { ctx, offers, total, fmt, asks } = judge(contexts[at], p.principal, p.input, p.quotedTotalCents, p.approved);
       const s = spent.get(ctx.budget_id) ?? { day: 0, month: 0 };
-      const over = overrun(ctx, s, total, now);
+      // A person's approval is never refused by the key's budget, though it counts against it.
+      const over = p.approved ? undefined : overrun(ctx, s, total, now);
       if (over) throw budgetExceeded(over.window, over.view, total, fmt);
       const w = accounts.get(p.principal.workspaceId)!;
       if (w.availableBalance < total) throw insufficientBalance(total - w.availableBalance, w.availableBalance, fmt);
+      // Every check passed, and a person must decide: nothing is held while they do.
+      if (asks) throw new ApprovalNeeded(asks, total, offers);
       w.availableBalance -= total;
       // A person has no key, so no budget (its limits read as none): nothing runs out.
       if (!isMember(p.principal)) {
@@ -307,23 +341,25 @@ export async function placeAll(
 
 /**
  * Everything placement refuses, except the balance, for a quote (MCP's first step): a revoked
- * key, unknown or inactive offers, another workspace's project, a total above the approval limit.
+ * key, unknown or inactive offers, another workspace's project, a total above the approval limit;
+ * and `asks`, whether a person will have to approve it.
  */
 export async function checkPlacement(q: Db, principal: BuyerActor, input: PlaceOrdersInput, now: number) {
-  return judge((await readContexts(q, [{ principal, input }], now))[0], principal, input, undefined);
+  return judge((await readContexts(q, [{ principal, input }], now))[0], principal, input, undefined, undefined);
 }
 
 /**
  * A spending key must still be valid inside the transaction that spends: the cache may lag 5 s
  * behind a revocation, and a request may have waited past the key's expiry.
  */
-export async function recheckSpendingKey(tx: Db, keyId: number, now: number): Promise<void> {
-  const { rows } = await tx.query<{ ok: boolean }>({
+export async function recheckSpendingKey(tx: Db, keyId: number, now: number): Promise<{ needsApproval: boolean }> {
+  const { rows } = await tx.query<{ ok: boolean; needs_approval: boolean }>({
     name: 'key_recheck_spending',
-    text: `SELECT (revoked_at IS NULL AND can_place_orders AND ${KEY_NOT_EXPIRED('$2', '')}) AS ok FROM api_keys WHERE id = $1`,
+    text: `SELECT (revoked_at IS NULL AND can_place_orders AND ${KEY_NOT_EXPIRED('$2', '')}) AS ok, needs_approval FROM api_keys WHERE id = $1`,
     values: [keyId, new Date(now)],
   });
   if (!rows[0]?.ok) throw new DomainError('unauthenticated', 'This key has been revoked or has expired.');
+  return { needsApproval: rows[0].needs_approval };
 }
 
 /** The total changed since the quote the user confirmed: nothing is spent. */
@@ -335,7 +371,7 @@ export function quoteChanged(quotedCents: number, totalCents: number, fmt: (cent
   );
 }
 
-interface OfferRow {
+export interface OfferRow {
   id: number;
   outlet_id: number;
   outlet_name: string;
@@ -358,6 +394,9 @@ interface OfferRow {
 
 interface PlacementContext extends KeyLimits {
   key_ok: boolean | null;
+  /** The key's own flag: every spending action waits for a person (null for a person). */
+  needs_approval: boolean | null;
+  approval_above_cents: number | null;
   /** A person's role in the workspace, read in the placing transaction; null for a key or a non-member. */
   member_role: MemberRole | null;
   project_ok: boolean;
@@ -388,12 +427,12 @@ const KEY_NOT_EXPIRED = (at: string, k: string) => `(${k}expires_at IS NULL OR $
 // statement claims the placements' keys and looks up their records (`claimsWith`, parameters $7
 // to $9; none for a placement alone, already claimed by `recordOnce`): one round trip fewer.
 const contextsText = (lock: boolean) => `${lock ? `WITH ${claimsWith(7)},\n  ${ledger.balanceLock(goingOn)}\n` : ''}SELECT
-         k.revoked_at IS NULL AND k.can_place_orders AND ${KEY_NOT_EXPIRED('$6', 'k.')} AS key_ok,
+         k.revoked_at IS NULL AND k.can_place_orders AND ${KEY_NOT_EXPIRED('$6', 'k.')} AS key_ok, k.needs_approval,
          k.order_limit_cents::float8 AS order_limit_cents, k.daily_limit_cents::float8 AS daily_limit_cents,
          k.monthly_limit_cents::float8 AS monthly_limit_cents, COALESCE(k.budget_key_id, k.id) AS budget_id,
          (SELECT m.role FROM memberships m WHERE m.user_id = r.user_id AND m.workspace_id = r.workspace_id) AS member_role,
          (r.project_id IS NULL OR EXISTS (SELECT 1 FROM projects WHERE id = r.project_id AND workspace_id = r.workspace_id)) AS project_ok,
-         w.max_order_cents, w.currency, fx.per_usd::float8 AS per_usd,
+         w.max_order_cents, w.approval_above_cents::float8 AS approval_above_cents, w.currency, fx.per_usd::float8 AS per_usd,
          COALESCE((SELECT json_agg(x) FROM (
            SELECT f.id, f.outlet_id, o.name AS outlet_name, o.domain AS outlet_domain, o.publisher_id, f.format, f.title,
                   f.publisher_price_cents, f.fee_cents, f.price, f.turnaround_days, f.content_by, f.min_words, f.max_words,
@@ -453,8 +492,12 @@ function requirePlacer(ctx: PlacementContext | undefined, principal: BuyerActor)
   if (!can(ctx.member_role, 'spend')) throw forbidden("Only the workspace's owners can place orders: placing spends the workspace's balance.");
 }
 
-/** The placement rules, in the order a refusal names them; the balance is compared by the caller. */
-function judge(ctx: PlacementContext | undefined, principal: BuyerActor, input: PlaceOrdersInput, quotedTotalCents: number | undefined) {
+/**
+ * The placement rules, in the order a refusal names them; the balance is compared by the caller.
+ * `asks` says why a person must approve it first (a key's placement only: a person placing in
+ * the console is that person), unless one already has (`approved`).
+ */
+function judge(ctx: PlacementContext | undefined, principal: BuyerActor, input: PlaceOrdersInput, quotedTotalCents: number | undefined, approved: ApprovedBy | undefined) {
   requirePlacer(ctx, principal);
   const byId = new Map(ctx.offers.map((f) => [f.id, f]));
   const unknown = input.offer_ids.filter((id) => !byId.get(id)?.active);
@@ -473,7 +516,12 @@ function judge(ctx: PlacementContext | undefined, principal: BuyerActor, input: 
       { total_cents: total, max_order_cents: ctx.max_order_cents },
     );
   }
-  return { ctx, offers, total, fmt };
+  let asks: ApprovalReason | undefined;
+  if (!isMember(principal) && !approved) {
+    if (ctx.needs_approval) asks = 'key_needs_approval';
+    else if (ctx.approval_above_cents !== null && total > ctx.approval_above_cents) asks = 'above_approval_limit';
+  }
+  return { ctx, offers, total, fmt, asks };
 }
 
 function insufficientBalance(needed: number, balance: number, fmt: (c: number) => string): DomainError {
@@ -506,14 +554,14 @@ type Row = { p: Placement; order: NewOrder; id: number };
 const writeStatement = {
   name: 'orders_place',
   text: `WITH orders_written AS (
-         INSERT INTO orders (id, workspace_id, project_id, placed_by_key_id, placed_by_user_id, target_url, anchor_text, brief,
+         INSERT INTO orders (id, workspace_id, project_id, placed_by_key_id, placed_by_user_id, approval_request_id, target_url, anchor_text, brief,
            outlet_id, offer_id, publisher_id, status, publisher_price_cents, fee_cents, price, content_by, turnaround_days,
            min_words, max_words, max_links, link_type, sponsored_label, deadline_at, state_entered_at, created_at, updated_at)
-         SELECT t.id, t.workspace_id, t.project_id, t.placed_by_key_id, t.placed_by_user_id, t.target_url, t.anchor_text, t.brief,
+         SELECT t.id, t.workspace_id, t.project_id, t.placed_by_key_id, t.placed_by_user_id, t.approval_request_id, t.target_url, t.anchor_text, t.brief,
                 t.outlet_id, t.offer_id, t.publisher_id, t.status, t.publisher_price_cents, t.fee_cents, t.price, t.content_by,
                 t.turnaround_days, t.min_words, t.max_words, t.max_links, t.link_type, t.sponsored_label, t.deadline_at, $2, $2, $2
            FROM json_to_recordset($1::json) AS t(
-                  id bigint, workspace_id int, project_id int, placed_by_key_id int, placed_by_user_id int, target_url text, anchor_text text,
+                  id bigint, workspace_id int, project_id int, placed_by_key_id int, placed_by_user_id int, approval_request_id bigint, target_url text, anchor_text text,
                   brief text, outlet_id int, offer_id int, publisher_id int, status order_status, publisher_price_cents bigint,
                   fee_cents bigint, price bigint, content_by content_by, turnaround_days int, min_words int, max_words int, max_links int,
                   link_type link_type, sponsored_label boolean, deadline_at timestamptz)),
@@ -531,6 +579,7 @@ function writeOrders(rows: Row[], escrow: ledger.Movement[], events: NewEvent[],
     project_id: p.input.project_id ?? null,
     placed_by_key_id: keyIdOf(p.principal),
     placed_by_user_id: isMember(p.principal) ? p.principal.userId : null,
+    approval_request_id: p.approved?.requestId ?? null,
     target_url: p.input.target_url,
     anchor_text: p.input.anchor_text ?? null,
     brief: p.input.brief ?? null,

@@ -11,6 +11,7 @@ import type { WorkspacesModule } from '../../domain/workspaces/workspaces-module
 import { outletRoutes } from './outlets.js';
 import { planRoutes } from './plan.js';
 import { orderRoutes } from './orders.js';
+import { approvalRoutes } from './approvals.js';
 import { publisherId, publisherRoutes } from './publisher.js';
 import { eventRoutes } from './events.js';
 import { webhookEndpointRoutes } from './webhook-endpoints.js';
@@ -27,13 +28,14 @@ const buyerAndPublisherRoutes: FastifyPluginAsyncZod<{
   search: SearchEngine;
   workspaces: WorkspacesModule;
   publicBaseUrl: string | undefined;
+  approvalBaseUrl: string;
   clock: Clock;
   durations: Durations;
   placementGroups: PlacementGroups;
   outboundPolicy: OutboundPolicy;
   linkChecker: LinkChecker;
   limiter: Limiter;
-}> = async (app, { pool, search, workspaces, publicBaseUrl, clock, durations, placementGroups, outboundPolicy, linkChecker, limiter }) => {
+}> = async (app, { pool, search, workspaces, publicBaseUrl, approvalBaseUrl, clock, durations, placementGroups, outboundPolicy, linkChecker, limiter }) => {
   // A route that names no query parameters takes none: `POST /orders?dry_run=true` must not place
   // an order as if the parameter meant something (list endpoints name theirs, strictly too).
   app.addHook('onRoute', (route) => {
@@ -50,7 +52,8 @@ const buyerAndPublisherRoutes: FastifyPluginAsyncZod<{
   await app.register(ledgerRoutes, { pool, publicBaseUrl });
   await app.register(outletRoutes, { pool, search, publicBaseUrl });
   await app.register(planRoutes, { pool, search, clock });
-  await app.register(orderRoutes, { pool, clock, durations, placementGroups, publicBaseUrl });
+  await app.register(orderRoutes, { pool, clock, durations, placementGroups, publicBaseUrl, approvalBaseUrl });
+  await app.register(approvalRoutes, { pool, clock, durations, baseUrl: approvalBaseUrl, publicBaseUrl });
   await app.register(publisherRoutes, { prefix: '/publisher', pool, clock, durations, publicBaseUrl, linkChecker });
   const parties = [
     { party: 'buyer' as const, owner: (request: FastifyRequest) => ({ party: 'buyer' as const, workspaceId: workspacePrincipal(request).workspaceId }) },

@@ -1,12 +1,15 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type pg from 'pg';
 import { z } from 'zod';
 import type { Clock } from '../../domain/clock.js';
 import type { Kept, OnceOptions } from '../../domain/idempotency/record-once.js';
+import type { Asked } from '../../domain/approvals/ask.js';
 import { buyerOrders } from '../../domain/orders/buyer-actions.js';
 import { getOrder, listMessages, listOrders } from '../../domain/orders/order-read.js';
-import { place, type PlacementGroups } from '../../domain/orders/place-orders.js';
+import type { PlacementGroups } from '../../domain/orders/place-orders.js';
+import { type ApprovalDeps, approveOrAsk, isAsked, placeOrAsk } from '../../domain/approvals/ask.js';
+import { approvalRequest } from '../../schemas/approvals.js';
 import type { Durations } from '../../domain/orders/states.js';
 import { workspacePrincipal } from '../plugins/auth.js';
 import { onceFor, sendKept } from '../plugins/idempotency.js';
@@ -23,8 +26,29 @@ export interface OrderRouteDeps {
   publicBaseUrl: string | undefined;
 }
 
-export const orderRoutes: FastifyPluginAsyncZod<OrderRouteDeps & { placementGroups: PlacementGroups }> = async (app, deps) => {
-  const { pool, clock, durations, placementGroups, publicBaseUrl } = deps;
+/**
+ * Sends what a call that may ask a person answers: its own value with `status`, or, when the key
+ * must wait for a person (docs/approvals.md), 202 with the approval request and its address.
+ */
+function sendOrAsked<T>(request: FastifyRequest, reply: FastifyReply, kept: Kept<T | Asked>, status: number) {
+  if (kept.ok && isAsked(kept.value)) {
+    const asked = kept.value.approval_request;
+    reply.header('location', `/api/v1/approval-requests/${asked.id}`);
+    return sendKept(request, reply, { ...kept, value: asked }, 202);
+  }
+  return sendKept(request, reply, kept, status);
+}
+
+const askedResponse = {
+  202: z
+    .object({ data: approvalRequest })
+    .describe("A person must approve this first (the key's needs_approval, or the workspace's approval_above_cents): nothing was spent; the request waits, at Location. Show approve_url to the user."),
+};
+
+/** `approvalBaseUrl`: the console's address, for an approval request's `approve_url`. */
+export const orderRoutes: FastifyPluginAsyncZod<OrderRouteDeps & { placementGroups: PlacementGroups; approvalBaseUrl: string }> = async (app, deps) => {
+  const { pool, clock, durations, placementGroups, publicBaseUrl, approvalBaseUrl } = deps;
+  const approvals: ApprovalDeps = { pool, clock, durations, baseUrl: approvalBaseUrl };
   const one = (schema = buyerOrder) => z.object({ data: schema });
 
   app.post(
@@ -34,16 +58,18 @@ export const orderRoutes: FastifyPluginAsyncZod<OrderRouteDeps & { placementGrou
       bodyLimit: BODY_LIMITS.content,
       schema: {
         operationId: 'placeOrders',
-        summary: 'Buy offers: one order per offer, all or nothing; the total moves from your balance into escrow. Needs a spending key and an Idempotency-Key.',
+        summary:
+          'Buy offers: one order per offer, all or nothing; the total moves from your balance into escrow. Needs a spending key and an Idempotency-Key. ' +
+          'When a person must approve it (docs/approvals.md), 202 with an approval request instead: nothing is held until they do.',
         tags: ['Orders'],
         security: bearerSecurity,
         body: placeOrdersBody,
-        response: { 201: z.object({ data: z.array(buyerOrder) }), ...errorResponses(...authErrors, 400, 402, 409, 413, 422) },
+        response: { 201: z.object({ data: z.array(buyerOrder) }), ...askedResponse, ...errorResponses(...authErrors, 400, 402, 409, 413, 422) },
       },
     },
     async (request, reply) => {
-      const kept = await place(placementGroups, workspacePrincipal(request), request.body, onceFor(request));
-      return sendKept(request, reply, kept, 201);
+      const kept = await placeOrAsk(placementGroups, approvals, workspacePrincipal(request), request.body, onceFor(request));
+      return sendOrAsked(request, reply, kept, 201);
     },
   );
 
@@ -109,7 +135,7 @@ export const orderRoutes: FastifyPluginAsyncZod<OrderRouteDeps & { placementGrou
     operationId: string,
     summary: string,
     run: (request: ActionRequest, options: OnceOptions) => Promise<Kept<unknown>>,
-    opts: { spending?: boolean; body?: z.ZodType; status?: number; response?: z.ZodType } = {},
+    opts: { spending?: boolean; body?: z.ZodType; status?: number; response?: z.ZodType; mayAsk?: boolean } = {},
   ) =>
     app.post(
       path,
@@ -123,11 +149,11 @@ export const orderRoutes: FastifyPluginAsyncZod<OrderRouteDeps & { placementGrou
           security: bearerSecurity,
           params: idParam,
           body: opts.body ?? emptyBody,
-          response: { [opts.status ?? 200]: opts.response ?? one(), ...errorResponses(...authErrors, 400, 404, 409, 413, 422) },
+          response: { [opts.status ?? 200]: opts.response ?? one(), ...(opts.mayAsk ? askedResponse : {}), ...errorResponses(...authErrors, 400, 404, 409, 413, 422) },
         },
       },
       async (request, reply) => {
-        return sendKept(request, reply, await run(request as ActionRequest, onceFor(request)), opts.status ?? 200);
+        return sendOrAsked(request, reply, await run(request as ActionRequest, onceFor(request)), opts.status ?? 200);
       },
     );
   const actions = { pool, clock, durations };
@@ -139,9 +165,12 @@ export const orderRoutes: FastifyPluginAsyncZod<OrderRouteDeps & { placementGrou
   action('/orders/:id/approve-draft', 'approveDraft', "Approve the publisher's draft (draft_review → publishing).", (r, once) =>
     buyerOrders.approveDraft(actions, workspacePrincipal(r), r.params.id, once),
   );
-  action('/orders/:id/approve', 'approvePlacement', 'Approve the live placement: pays the publisher from escrow (live_review → completed). Needs a spending key.', (r, once) =>
-    buyerOrders.approve(actions, workspacePrincipal(r), r.params.id, once),
-    { spending: true },
+  action(
+    '/orders/:id/approve',
+    'approvePlacement',
+    'Approve the live placement: pays the publisher from escrow (live_review → completed). Needs a spending key; for a key that needs approval, 202 with an approval request.',
+    (r, once) => approveOrAsk(approvals, workspacePrincipal(r), r.params.id, once),
+    { spending: true, mayAsk: true },
   );
   action('/orders/:id/cancel', 'cancelOrder', 'Cancel an order the publisher has not accepted yet; the price returns to your balance.', (r, once) =>
     buyerOrders.cancel(actions, workspacePrincipal(r), r.params.id, once),
