@@ -234,6 +234,7 @@ export const marketplaceApp = fp(
       durations,
       intervalMs: deps.config.ORDER_SWEEP_INTERVAL_MS,
       eventRetentionDays: deps.config.EVENT_RETENTION_DAYS,
+      approvalBaseUrl: consoleBaseUrl(deps.config),
     });
     await app.register(eventWorker, {
       pool: deps.database.pool,

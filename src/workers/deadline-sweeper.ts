@@ -4,20 +4,23 @@ import type pg from 'pg';
 import type { Clock } from '../domain/clock.js';
 import type { Durations } from '../domain/orders/states.js';
 import { sweepDeadlines } from '../domain/orders/sweep.js';
+import { expireApprovals } from '../domain/approvals/expiry.js';
 import { purgeOldEvents } from '../domain/events/feed.js';
 import { repeatInBackground } from './repeat.js';
 
 /**
- * Runs the deadline sweep every `intervalMs` inside the server, then deletes events past their
+ * Runs the deadline sweep every `intervalMs` inside the server (orders, then approval requests
+ * past their time), then deletes events past their
  * retention. Every process may run it: the sweep claims orders with SKIP LOCKED and re-checks
  * each under its lock, and deleting the same old events twice deletes them once.
  */
 export const deadlineSweeper = fp(
-  async function deadlineSweeper(app: FastifyInstance, opts: { pool: pg.Pool; clock: Clock; durations: Durations; intervalMs: number; eventRetentionDays: number }) {
+  async function deadlineSweeper(app: FastifyInstance, opts: { pool: pg.Pool; clock: Clock; durations: Durations; intervalMs: number; eventRetentionDays: number; approvalBaseUrl: string }) {
     if (opts.intervalMs <= 0) return;
     repeatInBackground(app, opts.intervalMs, 'deadline sweep', async () => {
       const r = await sweepDeadlines(opts.pool, opts.clock.now(), opts.durations);
-      if (Object.values(r).some((n) => n > 0)) app.log.info(r, 'deadline sweep');
+      const approvals = await expireApprovals(opts.pool, opts.clock.now(), opts.approvalBaseUrl);
+      if (Object.values(r).some((n) => n > 0) || approvals > 0) app.log.info({ ...r, approvals_expired: approvals }, 'deadline sweep');
       const purged = await purgeOldEvents(opts.pool, opts.clock.now(), opts.eventRetentionDays);
       if (purged) app.log.info({ purged }, 'old events deleted');
     });

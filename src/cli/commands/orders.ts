@@ -4,13 +4,17 @@ import { sweepDeadlines } from '../../domain/orders/sweep.js';
 import { systemClock } from '../../domain/clock.js';
 import { configuredLinkChecker } from '../../domain/orders/configured-checker.js';
 import { readFlags } from '../args.js';
+import { expireApprovals } from '../../domain/approvals/expiry.js';
+import { consoleBaseUrl } from '../../config.js';
 import type { Commands } from '../registry.js';
 
 export const orderCommands: Commands = {
   /** The same sweep the server runs every minute; safe to run beside it. */
   'orders sweep': async ({ pool, config }, raw) => {
     readFlags(z.object({}).strict(), raw);
-    return sweepDeadlines(pool, Date.now(), durationsFrom(config));
+    const now = Date.now();
+    const orders = await sweepDeadlines(pool, now, durationsFrom(config));
+    return { ...orders, approvals_expired: await expireApprovals(pool, now, consoleBaseUrl(config)) };
   },
 
   /**
