@@ -41,7 +41,7 @@ const layerOf = (file: string) => file.split('/')[1]!;
  */
 const areaMayImport: Record<string, string[]> = {
   accounts: ['users', 'workspaces'],
-  approvals: ['events', 'idempotency', 'keys', 'orders', 'users'],
+  approvals: ['events', 'idempotency', 'keys', 'money', 'orders', 'users'],
   catalog: ['limits'],
   events: ['outlets'],
   fx: [],

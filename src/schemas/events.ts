@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { eventActors, eventTypes, orderEventTypes } from '../domain/events/event-types.js';
+import { approvalEventTypes, eventActors, eventTypes, orderEventTypes } from '../domain/events/event-types.js';
+import { approvalRequest } from './approvals.js';
 import { orderStatuses } from '../domain/orders/states.js';
 import { buyerOrder, messageSchema, publisherOrder } from './orders.js';
 import { documentAs } from './param-docs.js';
@@ -75,6 +76,7 @@ function eventsOf<Extra extends z.ZodRawShape>(party: 'workspace' | 'publisher',
         member(z.literal('workspace.topped_up'), topUpData),
         member(z.literal('key.budget_exhausted'), budgetExhaustedData),
         disabledEvent,
+        member(z.enum(approvalEventTypes), approvalRequest.describe('The approval request as GET /api/v1/approval-requests/{id} showed it right after the change.')),
       ])
     : z.discriminatedUnion('type', [orderEvent, messageEvent, disabledEvent]);
 }
