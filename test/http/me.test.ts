@@ -23,7 +23,7 @@ describe('GET /api/v1/me — happy', () => {
     expect(body.data.held_formatted).toBe('$0.00');
     expect(body.data.key).toMatchObject({ id: ws.readKeyId, can_place_orders: false, abilities: ['read', 'plan', 'manage_content', 'manage_webhooks'] });
     expect(body.data.key.prefix).toMatch(/^mk_/);
-    expect(body.data.workspace.approval_rules).toEqual({ max_order_cents: null, auto_approve_drafts: false });
+    expect(body.data.workspace.approval_rules).toEqual({ max_order_cents: null, approval_above_cents: null, auto_approve_drafts: false });
   });
 
   it('formats amounts in the workspace currency by its FX rate (EUR)', async () => {
@@ -45,13 +45,13 @@ describe('GET /api/v1/me — happy', () => {
   it('lists brand kits and approval rules', async () => {
     const ws = await workspaceWithKeys(h.database.pool);
     await createBrandKit(h.database.pool, ws.workspaceId, { name: 'Acme', website: 'https://acme.example', anchorTexts: ['acme'] });
-    await setApprovalRules(h.database.pool, ws.workspaceId, { maxOrderCents: 50_000, autoApproveDrafts: true });
+    await setApprovalRules(h.database.pool, ws.workspaceId, { maxOrderCents: 50_000, approvalAboveCents: 20_000, autoApproveDrafts: true });
     const res = await h.app.inject({ method: 'GET', url: '/api/v1/me', headers: bearer(ws.readKey) });
     const body = res.json();
     expect(body.data.brand_kits).toEqual([
       { id: expect.any(Number), name: 'Acme', website: 'https://acme.example', description: null, tone: null, default_anchor_texts: ['acme'] },
     ]);
-    expect(body.data.workspace.approval_rules).toEqual({ max_order_cents: 50_000, auto_approve_drafts: true });
+    expect(body.data.workspace.approval_rules).toEqual({ max_order_cents: 50_000, approval_above_cents: 20_000, auto_approve_drafts: true });
   });
 
   it('sends rate-limit headers and a request id', async () => {

@@ -46,12 +46,14 @@ export const workspaceCommands: Commands = {
       z.object({
         workspace: id,
         'max-order-cents': centsOrNone.optional(),
+        'approval-above-cents': centsOrNone.optional(),
         'auto-approve-drafts': z.enum(['true', 'false'], { error: 'must be true or false' }).transform((v) => v === 'true').optional(),
       }).strict(),
       raw,
     );
     return setApprovalRules(db, f.workspace, {
       ...(f['max-order-cents'] !== undefined ? { maxOrderCents: f['max-order-cents'] } : {}),
+      ...(f['approval-above-cents'] !== undefined ? { approvalAboveCents: f['approval-above-cents'] } : {}),
       ...(f['auto-approve-drafts'] !== undefined ? { autoApproveDrafts: f['auto-approve-drafts'] } : {}),
     });
   },

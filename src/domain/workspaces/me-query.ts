@@ -67,7 +67,7 @@ export async function workspaceSummary({ settings, balances }: WorkspaceReads, w
       id: w.id,
       name: w.name,
       currency: w.currency,
-      approval_rules: { max_order_cents: w.maxOrderCents, auto_approve_drafts: w.autoApproveDrafts },
+      approval_rules: { max_order_cents: w.maxOrderCents, approval_above_cents: w.approvalAboveCents, auto_approve_drafts: w.autoApproveDrafts },
     },
     balance: available,
     balance_formatted: formatCents(available, w.currency, w.perUsd),
