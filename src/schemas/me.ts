@@ -55,6 +55,7 @@ export const meData = z.object({
     name: z.string(),
     prefix: z.string(),
     can_place_orders: z.boolean(),
+    needs_approval: z.boolean().describe("Every order this key places and every placement it approves waits for a person's approval in the console (docs/approvals.md); false for a key that cannot spend."),
     abilities: z.array(z.enum(['read', 'plan', 'manage_content', 'place_orders', 'approve_placements', 'publish', 'manage_webhooks'])),
     budget: keyBudget.nullable().describe("The key's spending budget and expiry; null for a key without limits or expiry."),
   }),

@@ -142,13 +142,13 @@ describe('admin CLI commands', { timeout: 90_000 }, () => {
 
   it('key create for a workspace: spending and read-only; only the hash is stored', async () => {
     const spend = await ok('key', 'create', '--workspace', String(workspaceId), '--name', 'Bot key', '--can-place-orders');
-    expect(keysOf(spend)).toEqual(['can_place_orders', 'id', 'key', 'prefix']);
+    expect(keysOf(spend)).toEqual(['can_place_orders', 'id', 'key', 'needs_approval', 'prefix']);
     expect(spend.can_place_orders).toBe(true);
     expect(spend.key).toMatch(/^mk_[A-Za-z0-9]{32}$/);
     expect((spend.key as string).startsWith(spend.prefix as string)).toBe(true);
 
     const read = await ok('key', 'create', '--workspace', String(workspaceId));
-    expect(keysOf(read)).toEqual(['can_place_orders', 'id', 'key', 'prefix']);
+    expect(keysOf(read)).toEqual(['can_place_orders', 'id', 'key', 'needs_approval', 'prefix']);
     expect(read.can_place_orders).toBe(false);
 
     const rows = await q<Record<string, unknown>>('SELECT * FROM api_keys WHERE id = ANY($1) ORDER BY id', [[spend.id, read.id]]);

@@ -100,6 +100,8 @@ export async function getMe(reads: WorkspaceReads, principal: WorkspacePrincipal
       name: principal.name,
       prefix: principal.prefix,
       can_place_orders: principal.canPlaceOrders,
+      // A key (or token) that cannot spend has nothing to wait for.
+      needs_approval: principal.canPlaceOrders && principal.needsApproval === true,
       abilities: principal.abilities,
       budget,
     },
