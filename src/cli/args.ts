@@ -79,6 +79,8 @@ export const name = str.max(200, 'must be at most 200 characters');
 /** Free text (descriptions): at most 2,000 characters. */
 export const text = str.max(2000, 'must be at most 2,000 characters');
 export const flag = z.literal(true, { error: 'takes no value' }).optional();
+/** `true` or `false`, written out: a setting turned off is said, not left out. */
+export const trueOrFalse = z.enum(['true', 'false'], { error: 'must be true or false' }).transform((v) => v === 'true');
 /** A flag that may be repeated, each value checked by `item`; at most `max` of them, none twice. */
 export const listOf = (item: z.ZodType<string>, max: number) =>
   z

@@ -4,10 +4,11 @@ export const synopses: Record<string, string> = {
     'workspace create --name NAME [--currency USD] [--balance-cents N] [--owner-first-name F --owner-last-name L --owner-email E --username U] ' +
     '[--avatar-url URL] [--cover-url URL]',
   'workspace top-up': 'workspace top-up --workspace ID --cents N',
-  'workspace rules': 'workspace rules --workspace ID [--max-order-cents N|none] [--auto-approve-drafts true|false]',
+  'workspace rules': 'workspace rules --workspace ID [--max-order-cents N|none] [--approval-above-cents N|none] [--auto-approve-drafts true|false]',
   'key create':
-    'key create --workspace ID [--name NAME] [--can-place-orders [--order-limit-usd USD] [--daily-limit-usd USD] [--monthly-limit-usd USD]] [--expires DATE]  |  key create --publisher ID [--name NAME] [--expires DATE]',
-  'key update': 'key update --id ID [--order-limit-usd USD|none] [--daily-limit-usd USD|none] [--monthly-limit-usd USD|none] [--expires DATE|none]  (at least one)',
+    'key create --workspace ID [--name NAME] [--can-place-orders [--needs-approval] [--order-limit-usd USD] [--daily-limit-usd USD] [--monthly-limit-usd USD]] [--expires DATE]  |  key create --publisher ID [--name NAME] [--expires DATE]',
+  'key update':
+    'key update --id ID [--order-limit-usd USD|none] [--daily-limit-usd USD|none] [--monthly-limit-usd USD|none] [--expires DATE|none] [--needs-approval true|false]  (at least one)',
   'key revoke': 'key revoke --id ID',
   'project create': 'project create --workspace ID --name NAME',
   'brand-kit create':

@@ -41,6 +41,7 @@ export const meData = z.object({
     currency: z.string().describe('ISO 4217 code; *_formatted strings use it.'),
     approval_rules: z.object({
       max_order_cents: z.number().int().nullable().describe('Orders above this total answer 403 approval_required; null = no limit.'),
+      approval_above_cents: z.number().int().nullable().describe("A key's order above this total (US cents) waits for a person's approval in the console instead of being placed (docs/approvals.md); null = never."),
       auto_approve_drafts: z.boolean().describe('Publisher drafts skip buyer review.'),
     }),
   }),
@@ -54,6 +55,7 @@ export const meData = z.object({
     name: z.string(),
     prefix: z.string(),
     can_place_orders: z.boolean(),
+    needs_approval: z.boolean().describe("Every order this key places and every placement it approves waits for a person's approval in the console (docs/approvals.md); false for a key that cannot spend."),
     abilities: z.array(z.enum(['read', 'plan', 'manage_content', 'place_orders', 'approve_placements', 'publish', 'manage_webhooks'])),
     budget: keyBudget.nullable().describe("The key's spending budget and expiry; null for a key without limits or expiry."),
   }),

@@ -118,24 +118,37 @@ describe('admin CLI commands', { timeout: 90_000 }, () => {
 
   it('workspace rules sets and clears the approval rules', async () => {
     let out = await ok('workspace', 'rules', '--workspace', String(workspaceId), '--max-order-cents', '50000', '--auto-approve-drafts', 'true');
-    expect(out).toEqual({ approval_rules: { max_order_cents: 50_000, auto_approve_drafts: true } });
+    expect(out).toEqual({ approval_rules: { max_order_cents: 50_000, approval_above_cents: null, auto_approve_drafts: true } });
     out = await ok('workspace', 'rules', '--workspace', String(workspaceId), '--max-order-cents', 'none');
-    expect(out).toEqual({ approval_rules: { max_order_cents: null, auto_approve_drafts: true } });
+    expect(out).toEqual({ approval_rules: { max_order_cents: null, approval_above_cents: null, auto_approve_drafts: true } });
     out = await ok('workspace', 'rules', '--workspace', String(workspaceId), '--auto-approve-drafts', 'false');
-    expect(out).toEqual({ approval_rules: { max_order_cents: null, auto_approve_drafts: false } });
+    expect(out).toEqual({ approval_rules: { max_order_cents: null, approval_above_cents: null, auto_approve_drafts: false } });
     const [row] = await q('SELECT max_order_cents, auto_approve_drafts FROM workspaces WHERE id = $1', [workspaceId]);
     expect(row).toEqual({ max_order_cents: null, auto_approve_drafts: false });
   });
 
+  it('workspace rules sets and clears the approval threshold, leaving the other rules as they are', async () => {
+    const ws = String(workspaceId);
+    await ok('workspace', 'rules', '--workspace', ws, '--max-order-cents', '90000');
+    let out = await ok('workspace', 'rules', '--workspace', ws, '--approval-above-cents', '20000');
+    expect(out).toEqual({ approval_rules: { max_order_cents: 90_000, approval_above_cents: 20_000, auto_approve_drafts: false } });
+    // 0: every order of a key waits for a person.
+    out = await ok('workspace', 'rules', '--workspace', ws, '--approval-above-cents', '0');
+    expect(out).toMatchObject({ approval_rules: { approval_above_cents: 0 } });
+    out = await ok('workspace', 'rules', '--workspace', ws, '--approval-above-cents', 'none', '--max-order-cents', 'none');
+    expect(out).toEqual({ approval_rules: { max_order_cents: null, approval_above_cents: null, auto_approve_drafts: false } });
+    expect(await q('SELECT approval_above_cents FROM workspaces WHERE id = $1', [workspaceId])).toEqual([{ approval_above_cents: null }]);
+  });
+
   it('key create for a workspace: spending and read-only; only the hash is stored', async () => {
     const spend = await ok('key', 'create', '--workspace', String(workspaceId), '--name', 'Bot key', '--can-place-orders');
-    expect(keysOf(spend)).toEqual(['can_place_orders', 'id', 'key', 'prefix']);
+    expect(keysOf(spend)).toEqual(['can_place_orders', 'id', 'key', 'needs_approval', 'prefix']);
     expect(spend.can_place_orders).toBe(true);
     expect(spend.key).toMatch(/^mk_[A-Za-z0-9]{32}$/);
     expect((spend.key as string).startsWith(spend.prefix as string)).toBe(true);
 
     const read = await ok('key', 'create', '--workspace', String(workspaceId));
-    expect(keysOf(read)).toEqual(['can_place_orders', 'id', 'key', 'prefix']);
+    expect(keysOf(read)).toEqual(['can_place_orders', 'id', 'key', 'needs_approval', 'prefix']);
     expect(read.can_place_orders).toBe(false);
 
     const rows = await q<Record<string, unknown>>('SELECT * FROM api_keys WHERE id = ANY($1) ORDER BY id', [[spend.id, read.id]]);
@@ -266,6 +279,11 @@ describe('admin CLI bad input', { timeout: 180_000 }, () => {
       { args: ['workspace', 'top-up', '--workspace', '--cents', '5'], says: /^--workspace: needs a value$/m },
       { args: ['workspace', 'rules', '--workspace', ws, '--max-order-cents'], says: /^--max-order-cents: needs a value$/m },
       { args: ['workspace', 'rules', '--workspace', ws, '--max-order-cents', 'lots'], says: /^--max-order-cents: must be none or a whole number$/m },
+      { args: ['workspace', 'rules', '--workspace', ws, '--approval-above-cents'], says: /^--approval-above-cents: needs a value$/m },
+      { args: ['workspace', 'rules', '--workspace', ws, '--approval-above-cents', 'lots'], says: /^--approval-above-cents: must be none or a whole number$/m },
+      { args: ['workspace', 'rules', '--workspace', ws, '--approval-above-cents', '-1'], says: /^--approval-above-cents: must be none or at least 0$/m },
+      { args: ['workspace', 'rules', '--workspace', ws, '--approval-above-cents', '12.50'], says: /^--approval-above-cents: must be none or a whole number$/m },
+      { args: ['workspace', 'rules', '--workspace', ws, '--approval-above-cents', '1', '--approval-above-cents', '2'], says: /^--approval-above-cents: given more than once$/m },
       { args: ['key', 'create', '--workspace', '--name', 'x'], says: /^--workspace: needs a value$/m },
       { args: ['fx', 'set', '--currency', 'EUR', '--per-usd'], says: /^--per-usd: needs a value$/m },
       { args: ['brand-kit', 'create', '--workspace', ws, '--name', 'B', '--anchor-text'], says: /^--anchor-text: needs a value$/m },
@@ -304,7 +322,7 @@ describe('admin CLI bad input', { timeout: 180_000 }, () => {
                 (SELECT count(*) FROM projects) p, (SELECT count(*) FROM brand_kits) b, (SELECT count(*) FROM publishers) pu,
                 (SELECT count(*) FROM api_keys WHERE revoked_at IS NOT NULL) r`);
     const before = await counts();
-    const rules = await q('SELECT max_order_cents, auto_approve_drafts FROM workspaces WHERE id = $1', [workspaceId]);
+    const rules = await q('SELECT max_order_cents, approval_above_cents, auto_approve_drafts FROM workspaces WHERE id = $1', [workspaceId]);
     const fx = await q('SELECT currency, per_usd FROM fx_rates ORDER BY currency');
 
     const failures: string[] = [];
@@ -321,7 +339,7 @@ describe('admin CLI bad input', { timeout: 180_000 }, () => {
     expect(failures.join('\n')).toBe('');
 
     expect(await counts()).toEqual(before);
-    expect(await q('SELECT max_order_cents, auto_approve_drafts FROM workspaces WHERE id = $1', [workspaceId])).toEqual(rules);
+    expect(await q('SELECT max_order_cents, approval_above_cents, auto_approve_drafts FROM workspaces WHERE id = $1', [workspaceId])).toEqual(rules);
     expect(await q('SELECT currency, per_usd FROM fx_rates ORDER BY currency')).toEqual(fx);
   });
 });

@@ -183,4 +183,51 @@ describe('Console approval rules page (/app/w/{id}/settings/rules) — happy', (
     expect((await member.c.post(url, { max_order: '1' }, { from: url })).statusCode).toBe(403);
     expect((await getApprovalRules(h.database.pool, ws.id)).max_order_cents).toBeNull();
   });
+
+  it('"Ask for approval above" is saved in cents, shown in dollars and cleared when empty; bad amounts are named; a member or viewer cannot change it', async () => {
+    const { owner, ws, base } = await ownedWorkspace();
+    const url = `${base}/settings/approval-rules`;
+    const page = await owner.c.get(url);
+    expect(page.body).toContain('<label for="f-approval_above">Ask for approval above (USD)</label>');
+    expect(page.body).toMatch(/<dt>Ask for approval above<\/dt><dd>Never<\/dd>/);
+
+    const saved = await owner.c.post(url, { max_order: '500', approval_above: '1,200.5' }, { from: url });
+    expect(saved.statusCode, saved.body).toBe(200);
+    expect(await getApprovalRules(h.database.pool, ws.id)).toMatchObject({ max_order_cents: 50_000, approval_above_cents: 120_050 });
+    expect(saved.body).toMatch(/<dt>Ask for approval above<\/dt><dd>\$1,200\.50<\/dd>/);
+    expect(saved.body).toMatch(/<input id="f-approval_above" name="approval_above" type="text" value="1200.50"/);
+    // 0 is an amount: every order of a key asks.
+    await owner.c.post(url, { max_order: '500', approval_above: '0' }, { from: url });
+    expect((await getApprovalRules(h.database.pool, ws.id)).approval_above_cents).toBe(0);
+
+    // Both fields bad: each is named, the typed text is kept, nothing is changed.
+    const bad = await owner.c.post(url, { max_order: 'lots', approval_above: '12.345' }, { from: url });
+    expect(bad.statusCode).toBe(422);
+    expect(bad.body).toContain('The rules were not changed: check the fields below.');
+    expect(bad.body).toMatch(/<input id="f-approval_above"[^>]*value="12.345"[^>]*aria-invalid="true"/);
+    expect(bad.body).toContain('<p class="error" id="f-approval_above-error">Ask for approval above (USD) must be an amount such as 100 or 100.50, or empty for never</p>');
+    expect(bad.body).toContain('<p class="error" id="f-max_order-error">Maximum order (USD) must be an amount');
+    for (const value of ['-5', '1e3', '99999999999999999999']) {
+      const refused = await owner.c.post(url, { max_order: '500', approval_above: value }, { from: url });
+      expect(refused.statusCode, value).toBe(422);
+      expect(refused.body).toContain('id="f-approval_above-error"');
+    }
+    expect((await getApprovalRules(h.database.pool, ws.id)).approval_above_cents).toBe(0);
+
+    // Empty: never.
+    await owner.c.post(url, { max_order: '500', approval_above: '' }, { from: url });
+    expect(await getApprovalRules(h.database.pool, ws.id)).toMatchObject({ max_order_cents: 50_000, approval_above_cents: null });
+
+    for (const role of ['member', 'viewer'] as const) {
+      const other = await person(`Someone ${role}`);
+      await addMember(h.database.pool, { workspaceId: ws.id }, other.user.id, role);
+      const seen = await other.c.get(url);
+      expect(seen.statusCode).toBe(200);
+      expect(seen.body).toMatch(/<dt>Ask for approval above<\/dt><dd>Never<\/dd>/);
+      expect(seen.body).not.toContain('f-approval_above');
+      const forged = await other.c.post(url, { max_order: '500', approval_above: '1' }, { from: url });
+      expect(forged.statusCode).toBe(403);
+    }
+    expect((await getApprovalRules(h.database.pool, ws.id)).approval_above_cents).toBeNull();
+  });
 });

@@ -59,19 +59,25 @@ describe('Console input the database cannot store or the parsers refuse (probe) 
 
   it('a field sent twice is refused naming it, and the setting stays as it was', async () => {
     const { c, ws, base } = await owner();
-    await setApprovalRules(h.database.pool, ws.id, { maxOrderCents: 25_000 });
+    await setApprovalRules(h.database.pool, ws.id, { maxOrderCents: 25_000, approvalAboveCents: 10_000 });
     const url = `${base}/settings/approval-rules`;
     const token = await c.token(url);
-    const res = await h.app.inject({
-      method: 'POST',
-      url,
-      headers: { cookie: [...c.jar].map(([k, v]) => `${k}=${v}`).join('; '), 'content-type': 'application/x-www-form-urlencoded' },
-      payload: `_csrf=${encodeURIComponent(token)}&max_order=250&max_order=300`,
-      remoteAddress: '10.9.0.99',
-    });
+    const post = (payload: string) =>
+      h.app.inject({
+        method: 'POST',
+        url,
+        headers: { cookie: [...c.jar].map(([k, v]) => `${k}=${v}`).join('; '), 'content-type': 'application/x-www-form-urlencoded' },
+        payload: `_csrf=${encodeURIComponent(token)}&${payload}`,
+        remoteAddress: '10.9.0.99',
+      });
+    const res = await post('max_order=250&max_order=300&approval_above=100');
     expect(res.statusCode).toBe(422);
     expect(res.body).toContain('max_order');
-    expect((await getApprovalRules(h.database.pool, ws.id)).max_order_cents).toBe(25_000);
+    // An empty approval amount means "never": one sent twice must not lift it.
+    const above = await post('max_order=250&approval_above=&approval_above=100');
+    expect(above.statusCode).toBe(422);
+    expect(above.body).toContain('Ask for approval above (USD) must be sent once, as text');
+    expect(await getApprovalRules(h.database.pool, ws.id)).toMatchObject({ max_order_cents: 25_000, approval_above_cents: 10_000 });
   });
 
   it('a role that does not exist is refused naming the field', async () => {

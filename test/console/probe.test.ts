@@ -157,6 +157,8 @@ describe('Console forms: arrays, huge, empty and unicode fields (probe) — erro
       [keys, `${t}&name=%F0%9F%94%91`],
       [`${a.home}/settings/approval-rules`, `${t}&max_order=99999999999999999999`],
       [`${a.home}/settings/approval-rules`, `${t}&max_order=1&max_order=2`],
+      [`${a.home}/settings/approval-rules`, `${t}&approval_above=1&approval_above=2`],
+      [`${a.home}/settings/approval-rules`, `${t}&approval_above[]=1`],
       [`${a.home}/settings/webhooks`, `${t}&url=a&url=b`],
       [`${a.home}/settings/webhooks`, `${t}&url=${encodeURIComponent('javascript:alert(1)')}`],
       [`${a.home}/settings/members/invite`, `${t}&email=a@b.c&email=d@e.f&role=owner`],

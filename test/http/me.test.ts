@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { updateKey } from '../../src/domain/keys/key-service.js';
 import { createBrandKit } from '../../src/domain/workspaces/brand-kits.js';
 import { setApprovalRules } from '../../src/domain/workspaces/workspace-service.js';
 import { meData } from '../../src/schemas/me.js';
@@ -21,9 +22,9 @@ describe('GET /api/v1/me — happy', () => {
     expect(body.data.balance_formatted).toBe('$1,234.56');
     expect(body.data.held).toBe(0);
     expect(body.data.held_formatted).toBe('$0.00');
-    expect(body.data.key).toMatchObject({ id: ws.readKeyId, can_place_orders: false, abilities: ['read', 'plan', 'manage_content', 'manage_webhooks'] });
+    expect(body.data.key).toMatchObject({ id: ws.readKeyId, can_place_orders: false, needs_approval: false, abilities: ['read', 'plan', 'manage_content', 'manage_webhooks'] });
     expect(body.data.key.prefix).toMatch(/^mk_/);
-    expect(body.data.workspace.approval_rules).toEqual({ max_order_cents: null, auto_approve_drafts: false });
+    expect(body.data.workspace.approval_rules).toEqual({ max_order_cents: null, approval_above_cents: null, auto_approve_drafts: false });
   });
 
   it('formats amounts in the workspace currency by its FX rate (EUR)', async () => {
@@ -45,13 +46,24 @@ describe('GET /api/v1/me — happy', () => {
   it('lists brand kits and approval rules', async () => {
     const ws = await workspaceWithKeys(h.database.pool);
     await createBrandKit(h.database.pool, ws.workspaceId, { name: 'Acme', website: 'https://acme.example', anchorTexts: ['acme'] });
-    await setApprovalRules(h.database.pool, ws.workspaceId, { maxOrderCents: 50_000, autoApproveDrafts: true });
+    await setApprovalRules(h.database.pool, ws.workspaceId, { maxOrderCents: 50_000, approvalAboveCents: 20_000, autoApproveDrafts: true });
     const res = await h.app.inject({ method: 'GET', url: '/api/v1/me', headers: bearer(ws.readKey) });
     const body = res.json();
     expect(body.data.brand_kits).toEqual([
       { id: expect.any(Number), name: 'Acme', website: 'https://acme.example', description: null, tone: null, default_anchor_texts: ['acme'] },
     ]);
-    expect(body.data.workspace.approval_rules).toEqual({ max_order_cents: 50_000, auto_approve_drafts: true });
+    expect(body.data.workspace.approval_rules).toEqual({ max_order_cents: 50_000, approval_above_cents: 20_000, auto_approve_drafts: true });
+  });
+
+  it("shows whether the key's spending waits for a person's approval", async () => {
+    const ws = await workspaceWithKeys(h.database.pool);
+    const me = async (key: string) => (await h.app.inject({ method: 'GET', url: '/api/v1/me', headers: bearer(key) })).json().data;
+    expect((await me(ws.spendKey)).key).toMatchObject({ can_place_orders: true, needs_approval: false });
+    const other = await workspaceWithKeys(h.database.pool);
+    await updateKey(h.database.pool, other.spendKeyId, { needsApproval: true });
+    const data = await me(other.spendKey);
+    expect(meData.parse(data)).toBeTruthy();
+    expect(data.key).toMatchObject({ id: other.spendKeyId, can_place_orders: true, needs_approval: true });
   });
 
   it('sends rate-limit headers and a request id', async () => {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { topUpWorkspace } from '../../domain/workspaces/top-up.js';
 import { createWorkspace, setApprovalRules } from '../../domain/workspaces/workspace-service.js';
-import { cents, centsOrNone, httpUrl, id, name, positiveCents, readFlags } from '../args.js';
+import { cents, centsOrNone, httpUrl, id, name, positiveCents, readFlags, trueOrFalse } from '../args.js';
 import type { Commands } from '../registry.js';
 
 const currency = z.string().trim().regex(/^[A-Za-z]{3}$/, 'must be a three-letter currency code');
@@ -46,12 +46,14 @@ export const workspaceCommands: Commands = {
       z.object({
         workspace: id,
         'max-order-cents': centsOrNone.optional(),
-        'auto-approve-drafts': z.enum(['true', 'false'], { error: 'must be true or false' }).transform((v) => v === 'true').optional(),
+        'approval-above-cents': centsOrNone.optional(),
+        'auto-approve-drafts': trueOrFalse.optional(),
       }).strict(),
       raw,
     );
     return setApprovalRules(db, f.workspace, {
       ...(f['max-order-cents'] !== undefined ? { maxOrderCents: f['max-order-cents'] } : {}),
+      ...(f['approval-above-cents'] !== undefined ? { approvalAboveCents: f['approval-above-cents'] } : {}),
       ...(f['auto-approve-drafts'] !== undefined ? { autoApproveDrafts: f['auto-approve-drafts'] } : {}),
     });
   },

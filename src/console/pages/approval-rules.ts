@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { forbidden, invalidInput, notFound } from '../../domain/errors.js';
+import { DomainError, type FieldErrors, forbidden, notFound } from '../../domain/errors.js';
 import { MAX_BALANCE_CENTS } from '../../domain/ledger/limits.js';
 import { formatCents } from '../../domain/money/format.js';
 import { can } from '../../domain/users/permissions.js';
@@ -7,21 +7,25 @@ import { getApprovalRules, setApprovalRules } from '../../domain/workspaces/work
 import { type ConsoleDeps, page, targetOf } from '../context.js';
 import { type Form, formText } from '../form.js';
 
-// Settings → Approval rules (workspaces only): the maximum order and automatic draft approval,
-// changed by the same domain call as the admin CLI's `workspace rules`. Owners change them;
-// everyone else sees them.
+// Settings → Approval rules (workspaces only): the maximum order, the amount above which a key's
+// order waits for a person, and automatic draft approval, changed by the same domain call as the
+// admin CLI's `workspace rules`. Owners change them; everyone else sees them.
 
 const text = (form: Form, name: string) => formText(form, name).trim();
 
-/** "250" or "250.50" US dollars (orders are priced in USD cents, like the API's max_order_cents) → cents; empty → no limit. */
-function parseMaximum(raw: string): number | null {
+/** The form's two amounts, in US dollars (orders are priced in USD cents, like the API's *_cents rules), and what a bad one is told. */
+const AMOUNTS = {
+  max_order: 'must be an amount such as 250 or 250.50, or empty for no limit',
+  approval_above: 'must be an amount such as 100 or 100.50, or empty for never',
+} as const;
+type AmountField = keyof typeof AMOUNTS;
+
+/** "250" or "250.50" US dollars → cents; empty → null (no limit, or never); undefined when it is neither. */
+function dollarsToCents(raw: string): number | null | undefined {
   if (raw === '') return null;
   const m = /^(\d{1,13})(?:\.(\d{1,2}))?$/.exec(raw.replaceAll(',', ''));
   const cents = m ? Number(m[1]) * 100 + Number((m[2] ?? '').padEnd(2, '0')) : NaN;
-  if (!Number.isSafeInteger(cents) || cents > MAX_BALANCE_CENTS) {
-    throw invalidInput({ max_order: ['must be an amount such as 250 or 250.50, or empty for no limit'] });
-  }
-  return cents;
+  return Number.isSafeInteger(cents) && cents <= MAX_BALANCE_CENTS ? cents : undefined;
 }
 
 const asDecimal = (cents: number | null) => (cents === null ? '' : (cents / 100).toFixed(2));
@@ -31,6 +35,7 @@ export async function approvalRulePages(app: FastifyInstance, { deps }: { deps: 
     const target = targetOf(request);
     if (target.kind !== 'workspace') throw notFound('Page');
     const rules = await getApprovalRules(deps.db, target.id);
+    const usd = (cents: number | null, none: string) => (cents === null ? none : formatCents(cents, 'USD', 1));
     return page(request, reply, 'approval-rules', {
       title: 'Approval rules',
       section: 'approval-rules',
@@ -38,10 +43,15 @@ export async function approvalRulePages(app: FastifyInstance, { deps }: { deps: 
       manage: can(target.role, 'manage_rules'),
       currency: rules.currency,
       current: {
-        max: rules.max_order_cents === null ? 'No limit' : formatCents(rules.max_order_cents, 'USD', 1),
+        max: usd(rules.max_order_cents, 'No limit'),
+        above: usd(rules.approval_above_cents, 'Never'),
         auto: rules.auto_approve_drafts ? 'On' : 'Off',
       },
-      form: { max_order: asDecimal(rules.max_order_cents), auto_approve_drafts: rules.auto_approve_drafts },
+      form: {
+        max_order: asDecimal(rules.max_order_cents),
+        approval_above: asDecimal(rules.approval_above_cents),
+        auto_approve_drafts: rules.auto_approve_drafts,
+      },
       ...data,
     });
   };
@@ -53,15 +63,28 @@ export async function approvalRulePages(app: FastifyInstance, { deps }: { deps: 
     if (target.kind !== 'workspace') throw notFound('Page');
     if (!can(target.role, 'manage_rules')) throw forbidden('Only an owner can change the approval rules.');
     const form = (request.body ?? {}) as Form;
-    let maxOrderCents: number | null;
-    try {
-      maxOrderCents = parseMaximum(text(form, 'max_order'));
-    } catch (err) {
-      reply.code(422);
-      const errors = (err as { details: { errors: Record<string, string[]> } }).details.errors;
-      return rulesPage(request, reply, { errors, problem: 'The rules were not changed: check the fields below.', form: { max_order: text(form, 'max_order'), auto_approve_drafts: Boolean(form.auto_approve_drafts) } });
+    // Every amount is read before any is refused, so the page names each bad field at once.
+    const errors: FieldErrors = {};
+    const typed: Record<AmountField, string> = { max_order: '', approval_above: '' };
+    const cents: Record<AmountField, number | null> = { max_order: null, approval_above: null };
+    for (const field of Object.keys(AMOUNTS) as AmountField[]) {
+      try {
+        typed[field] = text(form, field);
+      } catch (err) {
+        if (!(err instanceof DomainError)) throw err;
+        Object.assign(errors, err.details.errors);
+        continue;
+      }
+      const value = dollarsToCents(typed[field]);
+      if (value === undefined) errors[field] = [AMOUNTS[field]];
+      else cents[field] = value;
     }
-    await setApprovalRules(deps.db, target.id, { maxOrderCents, autoApproveDrafts: text(form, 'auto_approve_drafts') !== '' });
+    const autoApproveDrafts = text(form, 'auto_approve_drafts') !== '';
+    if (Object.keys(errors).length) {
+      reply.code(422);
+      return rulesPage(request, reply, { errors, problem: 'The rules were not changed: check the fields below.', form: { ...typed, auto_approve_drafts: autoApproveDrafts } });
+    }
+    await setApprovalRules(deps.db, target.id, { maxOrderCents: cents.max_order, approvalAboveCents: cents.approval_above, autoApproveDrafts });
     return rulesPage(request, reply, { notice: 'Approval rules saved. Keys see them within 5 seconds.' });
   });
 }

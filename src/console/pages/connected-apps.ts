@@ -41,7 +41,7 @@ export async function connectedAppPages(app: FastifyInstance, { deps }: { deps: 
         client: g.client_name,
         clientId: g.client_id,
         grantedBy: g.granted_by ?? '',
-        scope: g.can_place_orders ? 'read, spend' : 'read',
+        scope: !g.can_place_orders ? 'read' : g.needs_approval ? "read, spend (each order waits for a person's approval)" : 'read, spend',
         budget: budgetText(g),
         created: when(g.created_at),
         lastUsed: when(g.last_used_at) || 'Never',

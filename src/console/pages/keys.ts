@@ -40,6 +40,9 @@ function mayChange(target: ConsoleTarget, key: { can_place_orders: boolean; can_
   return mayManage(target, key.can_place_orders) && (!key.can_manage_webhooks || can(target.role, 'manage_webhooks'));
 }
 
+/** The "Orders need a person's approval" box: ticked or not; sent twice is refused, not read as either. */
+const readNeedsApproval = (form: Form) => formText(form, 'needs_approval') !== '';
+
 function parseGrace(raw: string): number {
   const hours = Number(raw.trim() === '' ? NaN : raw);
   if (!Number.isInteger(hours) || hours < 0 || hours > MAX_ROLL_GRACE_HOURS) throw invalidInput({ grace_hours: [`must be a whole number of hours from 0 to ${MAX_ROLL_GRACE_HOURS}`] });
@@ -106,6 +109,8 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
         ...data,
         // A budget refused on a form that does not show the budget fields (forged) still shows why.
         showBudget: showSpendingBox || hasBudgetErrors(data.errors as FieldErrors | undefined),
+        // Likewise the approval box.
+        showApproval: showSpendingBox || Boolean((data.errors as FieldErrors | undefined)?.needs_approval),
       });
     };
 
@@ -138,6 +143,7 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
       }
       const values = budgetFormValues(form);
       if (apiAccess) values.expires_on = ''; // API access keys are made without an expiry
+      let needsApproval = false;
       try {
         const errors: FieldErrors = {};
         const named = nameField.safeParse(name);
@@ -145,6 +151,11 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
         let budget: ReturnType<typeof readBudgetForm> | undefined;
         try {
           budget = readBudgetForm(values, { limitsAsked: false });
+        } catch (err) {
+          Object.assign(errors, formErrors(err, values));
+        }
+        try {
+          needsApproval = readNeedsApproval(form);
         } catch (err) {
           Object.assign(errors, formErrors(err, values));
         }
@@ -156,6 +167,8 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
             name,
             expiresAt: budget.expiresAt,
             limits: budget.limits,
+            // On a key that cannot spend the domain refuses it, named on the form.
+            needsApproval,
             // A member's key must not give them an owner's power over the webhooks (through the API).
             canManageWebhooks: can(target.role, 'manage_webhooks'),
           },
@@ -167,7 +180,7 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
         if (!errors) throw err;
         reply.code(422);
         return listPage(request, reply, {
-          form: { name, can_place_orders: spending, ...values },
+          form: { name, can_place_orders: spending, needs_approval: needsApproval, ...values },
           errors,
           problem: 'The key was not created: check the fields below.',
         });
@@ -175,7 +188,11 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
     });
 
     /** A key's page: its budget (a spending key's) and, for a person who may change the key, the form. */
-    const keyPage = async (request: FastifyRequest, reply: FastifyReply, data: { form?: BudgetFormValues; errors?: FieldErrors; notice?: string; problem?: string } = {}) => {
+    const keyPage = async (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      data: { form?: BudgetFormValues; needsApproval?: boolean; errors?: FieldErrors; notice?: string; problem?: string } = {},
+    ) => {
       const target = targetOf(request);
       if (apiAccess && target.kind !== 'workspace') throw notFound('Page');
       const key = await keyDetail(deps.db, ownerOf(target), keyIdOf(request), deps.clock);
@@ -195,6 +212,10 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
         manage: live(key) && mayChange(target, key),
         // A limit forged onto a key without a budget is refused; the fields show to say so.
         limitFields: key.budget !== null || hasBudgetErrors(data.errors),
+        // Only a spending key has orders to wait for; a flag forged onto another is refused and shown.
+        approvalForm: key.can_place_orders || Boolean(data.errors?.needs_approval),
+        approvalAction: `${back}/${key.id}/approval`,
+        needsApproval: data.needsApproval ?? key.needs_approval,
         back,
         backLabel: texts.heading,
         action: `${back}/${key.id}`,
@@ -231,6 +252,24 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
         return keyPage(request, reply, { form: values, errors, problem: whole });
       }
       return keyPage(request, reply, { notice: `Saved ${key.name}'s budget and expiry. A placement reads them at once; GET /api/v1/me may show the old ones for up to 5 seconds.` });
+    });
+
+    // Whether the key's orders wait for a person: its own form, so saving the budget never changes it.
+    app.post(`/settings/${section}/:keyId/approval`, async (request, reply) => {
+      const target = targetOf(request);
+      const key = await keyOf(request);
+      const form = (request.body ?? {}) as Form;
+      let needsApproval: boolean | undefined;
+      try {
+        needsApproval = readNeedsApproval(form);
+        await updateKey(deps.db, key.id, { needsApproval }, deps.clock, ownerOf(target));
+      } catch (err) {
+        if (!(err instanceof DomainError) || err.code !== 'invalid_input') throw err;
+        reply.code(422);
+        return keyPage(request, reply, { errors: err.details.errors as FieldErrors, ...(needsApproval !== undefined ? { needsApproval } : {}), problem: 'The key was not changed: check the fields below.' });
+      }
+      const now = needsApproval ? `${key.name}'s orders now wait for a person's approval.` : `${key.name}'s orders no longer wait for a person's approval.`;
+      return keyPage(request, reply, { notice: `${now} A placement reads it at once; GET /api/v1/me may show the old value for up to 5 seconds.` });
     });
 
     app.get(`/settings/${section}/:keyId/revoke`, async (request, reply) => {

@@ -19,10 +19,12 @@ const usdLimit = z
   })
   .transform((v) => (v === '' ? null : usdToCents(Number(v))));
 
-/** The consent form: which workspace, whether the app may spend, its budget and expiry. */
+/** The consent form: which workspace, whether the app may spend (and only with a person's approval), its budget and expiry. */
 const consentForm = z.object({
   workspace_id: z.string().regex(/^[1-9][0-9]{0,9}$/, 'must be one of your workspaces').transform(Number),
   can_place_orders: z.string().optional().transform((v) => v === '1'),
+  // A checkbox: sent ticked, absent unticked (the page ticks it for an app that asks to spend).
+  needs_approval: z.string().optional().transform((v) => v === '1'),
   order_limit_usd: usdLimit.default(null),
   daily_limit_usd: usdLimit.default(null),
   monthly_limit_usd: usdLimit.default(null),
@@ -75,7 +77,9 @@ export async function oauthConsentPages(app: FastifyInstance, { deps }: { deps: 
       workspaces,
       showSpending: consent.wantsSpend && owner,
       action: `/app/oauth/${consent.uid}`,
-      form: { workspace_id: String(workspaces[0]?.id ?? '') },
+      // An app that asks to spend starts with each spend waiting for a person: letting it spend
+      // alone is the choice to make, not the default.
+      form: { workspace_id: String(workspaces[0]?.id ?? ''), needs_approval: consent.wantsSpend },
       ...data,
     });
   };
@@ -131,7 +135,18 @@ export async function oauthConsentPages(app: FastifyInstance, { deps }: { deps: 
       grantId = await oauth.saveGrant(request.raw, reply.raw, uid, user.id, spend);
       await recordGrant(
         deps.db,
-        { grantId, clientId: consent.clientId, clientName: consent.clientName, userId: user.id, workspaceId: form.workspace_id, canPlaceOrders: spend, limits, expiresAt },
+        {
+          grantId,
+          clientId: consent.clientId,
+          clientName: consent.clientName,
+          userId: user.id,
+          workspaceId: form.workspace_id,
+          canPlaceOrders: spend,
+          // Only an app that may spend has spending to wait for.
+          needsApproval: spend && form.needs_approval,
+          limits,
+          expiresAt,
+        },
         deps.clock,
       );
     } catch (err) {

@@ -21,7 +21,7 @@ interface Entry {
 
 const lookupStatement = {
   name: 'api_key_by_hash',
-  text: `SELECT id, name, prefix, can_place_orders, can_manage_webhooks, workspace_id, publisher_id,
+  text: `SELECT id, name, prefix, can_place_orders, can_manage_webhooks, needs_approval, workspace_id, publisher_id,
                 (extract(epoch FROM expires_at) * 1000)::float8 AS expires_ms,
                 order_limit_cents::float8 AS order_limit_cents, daily_limit_cents::float8 AS daily_limit_cents,
                 monthly_limit_cents::float8 AS monthly_limit_cents, COALESCE(budget_key_id, id) AS budget_id
@@ -42,6 +42,7 @@ interface KeyRow {
   prefix: string;
   can_place_orders: boolean;
   can_manage_webhooks: boolean;
+  needs_approval: boolean;
   workspace_id: number | null;
   publisher_id: number | null;
   expires_ms: number | null;
@@ -57,6 +58,7 @@ function principalOf(row: KeyRow): Principal {
     name: row.name,
     prefix: row.prefix,
     canPlaceOrders: row.can_place_orders,
+    needsApproval: row.needs_approval,
     workspaceId: row.workspace_id,
     publisherId: row.publisher_id,
     abilities: abilitiesFor({ publisherId: row.publisher_id, canPlaceOrders: row.can_place_orders, canManageWebhooks: row.can_manage_webhooks }),

@@ -11,26 +11,33 @@ export type KeyOwner = { workspaceId: number; canPlaceOrders?: boolean } | { pub
 /** Whose keys: a workspace's or a publisher account's. */
 export type KeyScope = { workspaceId: number } | { publisherId: number };
 
+/** What needs_approval on a key that cannot spend is told. */
+const NEEDS_APPROVAL_SPENDING = 'is for a spending key (one that can place orders)';
+
 /**
  * Creates a key; the raw key is returned here and never again (only its hash is stored). With
  * `expiresAt` the key answers like a revoked one from then on.
  */
 /**
  * `canManageWebhooks` (default true) is false for a key a console `member` makes (see abilities.ts).
- * `limits` is a spending key's budget (docs/budgets.md), in US cents.
+ * `limits` is a spending key's budget (docs/budgets.md), in US cents. `needsApproval`: every
+ * spending action of the key waits for a person's approval (docs/approvals.md).
  */
 export async function createKey(
   db: Db,
-  owner: KeyOwner & { name?: string; expiresAt?: Date | null; canManageWebhooks?: boolean; limits?: BudgetLimits },
+  owner: KeyOwner & { name?: string; expiresAt?: Date | null; canManageWebhooks?: boolean; limits?: BudgetLimits; needsApproval?: boolean },
   clock: Clock = systemClock,
 ) {
   refuseUnstorableText({ name: owner.name }, 'name');
   if (owner.expiresAt && !(owner.expiresAt.getTime() > clock.now())) throw invalidInput({ expires_at: ['must be in the future'] });
   const limits = owner.limits ?? {};
   checkLimits(limits);
-  if (Object.values(limits).some((v) => v !== null && v !== undefined) && !('workspaceId' in owner && owner.canPlaceOrders)) {
+  const spending = 'workspaceId' in owner && Boolean(owner.canPlaceOrders);
+  if (Object.values(limits).some((v) => v !== null && v !== undefined) && !spending) {
     throw invalidInput({ limits: ['a budget is for a spending key (one that can place orders)'] });
   }
+  // Refused rather than stored: on a key that cannot spend it would read as a safeguard it is not.
+  if (owner.needsApproval && !spending) throw invalidInput({ needs_approval: [NEEDS_APPROVAL_SPENDING] });
   // The owner must exist: a key for a missing workspace or publisher is a 404, not a foreign-key error.
   if ('workspaceId' in owner) {
     const [w] = await orm(db).select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.id, owner.workspaceId));
@@ -51,13 +58,14 @@ export async function createKey(
       keyHash: hashKey(raw),
       canPlaceOrders,
       canManageWebhooks: owner.canManageWebhooks ?? true,
+      needsApproval: Boolean(owner.needsApproval),
       expiresAt: owner.expiresAt ?? null,
       orderLimitCents: limits.orderLimitCents ?? null,
       dailyLimitCents: limits.dailyLimitCents ?? null,
       monthlyLimitCents: limits.monthlyLimitCents ?? null,
     })
     .returning();
-  return { id: row!.id, key: raw, prefix: row!.prefix, can_place_orders: row!.canPlaceOrders};
+  return { id: row!.id, key: raw, prefix: row!.prefix, can_place_orders: row!.canPlaceOrders, needs_approval: row!.needsApproval };
 }
 
 /** A spending key's limits in US cents: null clears one, undefined leaves it as it is. */
@@ -84,30 +92,37 @@ export function checkLimits(limits: BudgetLimits) {
 }
 
 /**
- * Changes a spending key's budget and expiry (admin CLI `key update`, the console's key page). A
- * limit is the budget's, so it changes on every key of the key's rolled chain; the expiry is this
- * key's own. A limit lowered below what was spent leaves nothing to spend. With `scope` (the
- * console), a key of another workspace or publisher is "not found"; the CLI changes any key by id.
+ * Changes a spending key's budget, expiry and approval flag (admin CLI `key update`, the console's
+ * key page). A limit is the budget's, so it changes on every key of the key's rolled chain; so does
+ * `needsApproval`, since a key rolled from it may still work in its grace and must not spend
+ * without the approval the new one waits for. The expiry is this key's own. A limit lowered below
+ * what was spent leaves nothing to spend. With `scope` (the console), a key of another workspace or
+ * publisher is "not found"; the CLI changes any key by id.
  */
 export async function updateKey(
   db: Db,
   id: number,
-  changes: BudgetLimits & { expiresAt?: Date | null | undefined },
+  changes: BudgetLimits & { expiresAt?: Date | null | undefined; needsApproval?: boolean | undefined },
   clock: Clock = systemClock,
   scope?: KeyScope,
 ) {
-  const { expiresAt, ...limits } = changes;
+  const { expiresAt, needsApproval, ...limits } = changes;
   checkLimits(limits);
   if (expiresAt && !(expiresAt.getTime() > clock.now())) throw invalidInput({ expires_at: ['must be in the future'] });
-  const set = Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined));
-  if (Object.keys(set).length === 0 && expiresAt === undefined) throw invalidInput({ key: ['nothing to change: give a limit or an expiry'] });
+  const set: Partial<typeof apiKeys.$inferInsert> = Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined));
+  const budgetChanged = Object.keys(set).length > 0;
+  if (!budgetChanged && expiresAt === undefined && needsApproval === undefined) {
+    throw invalidInput({ key: ['nothing to change: give a limit, an expiry or whether orders need approval'] });
+  }
   return withTransaction(db, async (tx) => {
     const t = orm(tx);
     const where = scope ? and(eq(apiKeys.id, id), scopeCondition(scope)) : eq(apiKeys.id, id);
     const [key] = await t.select().from(apiKeys).where(where).for('update');
     if (!key) throw notFound('Key');
+    if (budgetChanged && !key.canPlaceOrders) throw invalidInput({ limits: ['a budget is for a spending key (one that can place orders)'] });
+    if (needsApproval && !key.canPlaceOrders) throw invalidInput({ needs_approval: [NEEDS_APPROVAL_SPENDING] });
+    if (needsApproval !== undefined) set.needsApproval = needsApproval;
     if (Object.keys(set).length > 0) {
-      if (!key.canPlaceOrders) throw invalidInput({ limits: ['a budget is for a spending key (one that can place orders)'] });
       const budgetId = key.budgetKeyId ?? key.id;
       await t
         .update(apiKeys)
@@ -122,6 +137,7 @@ export async function updateKey(
       daily_limit_cents: row!.dailyLimitCents,
       monthly_limit_cents: row!.monthlyLimitCents,
       expires_at: row!.expiresAt,
+      needs_approval: row!.needsApproval,
     };
   });
 }
@@ -158,6 +174,7 @@ export interface KeyListing {
   prefix: string;
   can_place_orders: boolean;
   can_manage_webhooks: boolean;
+  needs_approval: boolean;
   created_at: Date;
   last_used_at: Date | null;
   expires_at: Date | null;
@@ -188,6 +205,7 @@ export function keyListing(k: typeof apiKeys.$inferSelect, now: number): KeyList
     prefix: k.prefix,
     can_place_orders: k.canPlaceOrders,
     can_manage_webhooks: k.canManageWebhooks,
+    needs_approval: k.needsApproval,
     created_at: k.createdAt,
     last_used_at: k.lastUsedAt,
     expires_at: k.expiresAt,
@@ -231,10 +249,10 @@ export async function rollKey(db: Db, scope: KeyScope, keyId: number, graceHours
     await tx.query('UPDATE api_keys SET expires_at = to_timestamp($2::double precision / 1000) WHERE id = $1', [keyId, oldExpiry]);
     const { rows: created } = await tx.query<{ id: number; prefix: string }>(
       // The new key keeps the budget and what was spent: it copies the limits and shares the
-      // chain's budget id (docs/budgets.md).
-      `INSERT INTO api_keys (${column}, name, prefix, key_hash, can_place_orders, can_manage_webhooks,
+      // chain's budget id (docs/budgets.md). It keeps needs_approval too: a roll must not lift it.
+      `INSERT INTO api_keys (${column}, name, prefix, key_hash, can_place_orders, can_manage_webhooks, needs_approval,
                              order_limit_cents, daily_limit_cents, monthly_limit_cents, budget_key_id)
-       SELECT $1, name, $2, $3, can_place_orders, can_manage_webhooks,
+       SELECT $1, name, $2, $3, can_place_orders, can_manage_webhooks, needs_approval,
               order_limit_cents, daily_limit_cents, monthly_limit_cents, COALESCE(budget_key_id, id)
          FROM api_keys WHERE id = $4
        RETURNING id, prefix`,

@@ -10,6 +10,11 @@ export interface Principal {
   abilities: Ability[];
   workspaceId: number | null;
   publisherId: number | null;
+  /**
+   * Whether the key's spending waits for a person (docs/approvals.md), as resolved: what /me shows.
+   * The placement reads the flag again in its own transaction, so a change applies at once there.
+   */
+  needsApproval?: boolean;
   /** A spending key's budget and expiry as resolved (docs/budgets.md); absent when it has neither. */
   budget?: { limits: KeyLimits; expiresAt: Date | null } | undefined;
 }

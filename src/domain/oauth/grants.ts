@@ -15,6 +15,8 @@ export interface GrantTerms {
   userId: number;
   workspaceId: number;
   canPlaceOrders: boolean;
+  /** Every spending action of the app waits for a person's approval (docs/approvals.md). */
+  needsApproval: boolean;
   limits: BudgetLimits;
   expiresAt: Date | null;
 }
@@ -40,6 +42,7 @@ export async function recordGrant(db: Db, terms: GrantTerms, clock: Clock): Prom
   checkLimits(terms.limits);
   const limited = Object.values(terms.limits).some((v) => v !== null && v !== undefined);
   if (limited && !terms.canPlaceOrders) throw invalidInput({ limits: ['a budget is for an app that may place orders'] });
+  if (terms.needsApproval && !terms.canPlaceOrders) throw invalidInput({ needs_approval: ['is for an app that may place orders'] });
   if (terms.expiresAt && !(terms.expiresAt.getTime() > clock.now())) throw invalidInput({ expires_at: ['must be in the future'] });
   const role = await roleIn(db, terms.userId, { workspaceId: terms.workspaceId });
   if (!role) throw notFound('Workspace');
@@ -48,8 +51,9 @@ export async function recordGrant(db: Db, terms: GrantTerms, clock: Clock): Prom
   }
   const { rows } = await db.query<{ id: number }>(
     `INSERT INTO api_keys (workspace_id, name, prefix, key_hash, can_place_orders, can_manage_webhooks, expires_at,
-                           order_limit_cents, daily_limit_cents, monthly_limit_cents, oauth_grant_id, oauth_client_id, oauth_user_id)
-     VALUES ($1, $2, $3, $4, $5, false, $6, $7, $8, $9, $10, $11, $12) RETURNING id`,
+                           order_limit_cents, daily_limit_cents, monthly_limit_cents, oauth_grant_id, oauth_client_id, oauth_user_id,
+                           needs_approval)
+     VALUES ($1, $2, $3, $4, $5, false, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id`,
     [
       terms.workspaceId,
       terms.clientName,
@@ -63,6 +67,7 @@ export async function recordGrant(db: Db, terms: GrantTerms, clock: Clock): Prom
       terms.grantId,
       terms.clientId,
       terms.userId,
+      terms.needsApproval,
     ],
   );
   return { keyId: rows[0]!.id };
@@ -111,6 +116,7 @@ export interface GrantListing {
   granted_by: string | null;
   granted_by_id: number | null;
   can_place_orders: boolean;
+  needs_approval: boolean;
   order_limit_cents: number | null;
   daily_limit_cents: number | null;
   monthly_limit_cents: number | null;
@@ -130,6 +136,7 @@ export async function listGrants(db: Db, workspaceId: number, clock: Clock): Pro
     user_name: string | null;
     oauth_user_id: number | null;
     can_place_orders: boolean;
+    needs_approval: boolean;
     order_limit_cents: string | null;
     daily_limit_cents: string | null;
     monthly_limit_cents: string | null;
@@ -138,7 +145,7 @@ export async function listGrants(db: Db, workspaceId: number, clock: Clock): Pro
     expires_at: Date | null;
     revoked_at: Date | null;
   }>(
-    `SELECT k.id, k.name, k.oauth_client_id, u.name AS user_name, k.oauth_user_id, k.can_place_orders,
+    `SELECT k.id, k.name, k.oauth_client_id, u.name AS user_name, k.oauth_user_id, k.can_place_orders, k.needs_approval,
             k.order_limit_cents, k.daily_limit_cents, k.monthly_limit_cents, k.created_at, k.last_used_at, k.expires_at, k.revoked_at
        FROM api_keys k LEFT JOIN users u ON u.id = k.oauth_user_id
       WHERE k.workspace_id = $1 AND k.oauth_grant_id IS NOT NULL
@@ -154,6 +161,7 @@ export async function listGrants(db: Db, workspaceId: number, clock: Clock): Pro
     granted_by: r.user_name,
     granted_by_id: r.oauth_user_id,
     can_place_orders: r.can_place_orders,
+    needs_approval: r.needs_approval,
     order_limit_cents: cents(r.order_limit_cents),
     daily_limit_cents: cents(r.daily_limit_cents),
     monthly_limit_cents: cents(r.monthly_limit_cents),

@@ -67,7 +67,7 @@ export async function workspaceSummary({ settings, balances }: WorkspaceReads, w
       id: w.id,
       name: w.name,
       currency: w.currency,
-      approval_rules: { max_order_cents: w.maxOrderCents, auto_approve_drafts: w.autoApproveDrafts },
+      approval_rules: { max_order_cents: w.maxOrderCents, approval_above_cents: w.approvalAboveCents, auto_approve_drafts: w.autoApproveDrafts },
     },
     balance: available,
     balance_formatted: formatCents(available, w.currency, w.perUsd),
@@ -100,6 +100,8 @@ export async function getMe(reads: WorkspaceReads, principal: WorkspacePrincipal
       name: principal.name,
       prefix: principal.prefix,
       can_place_orders: principal.canPlaceOrders,
+      // A key (or token) that cannot spend has nothing to wait for.
+      needs_approval: principal.canPlaceOrders && principal.needsApproval === true,
       abilities: principal.abilities,
       budget,
     },

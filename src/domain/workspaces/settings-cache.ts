@@ -19,6 +19,7 @@ export interface WorkspaceSettings {
   currency: string;
   perUsd: number;
   maxOrderCents: number | null;
+  approvalAboveCents: number | null;
   autoApproveDrafts: boolean;
   brandKits: BrandKit[];
 }
@@ -27,7 +28,7 @@ const TTL_MS = 5_000; // the same bound as the key cache: settings changes show 
 
 const settingsStatement = {
   name: 'workspace_settings',
-  text: `SELECT w.id, w.name, w.currency, w.max_order_cents, w.auto_approve_drafts, fx.per_usd::float8 AS per_usd,
+  text: `SELECT w.id, w.name, w.currency, w.max_order_cents, w.approval_above_cents, w.auto_approve_drafts, fx.per_usd::float8 AS per_usd,
            COALESCE((SELECT json_agg(json_build_object(
                'id', b.id, 'name', b.name, 'website', b.website, 'description', b.description,
                'tone', b.tone, 'default_anchor_texts', b.default_anchor_texts) ORDER BY b.id)
@@ -63,6 +64,7 @@ export class WorkspaceSettingsCache {
       currency: r.currency,
       perUsd: r.per_usd,
       maxOrderCents: r.max_order_cents,
+      approvalAboveCents: r.approval_above_cents,
       autoApproveDrafts: r.auto_approve_drafts,
       brandKits: r.brand_kits,
     };

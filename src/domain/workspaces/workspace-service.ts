@@ -19,6 +19,8 @@ export interface NewWorkspace {
 
 export interface ApprovalRules {
   max_order_cents: number | null;
+  /** A key's order above this total waits for a person's approval (docs/approvals.md); null = never. */
+  approval_above_cents: number | null;
   auto_approve_drafts: boolean;
 }
 
@@ -77,29 +79,41 @@ export async function insertWorkspace(db: Db, tx: Db, input: NewWorkspace) {
 export async function setApprovalRules(
   db: Db,
   workspaceId: number,
-  rules: { maxOrderCents?: number | null; autoApproveDrafts?: boolean },
+  rules: { maxOrderCents?: number | null; approvalAboveCents?: number | null; autoApproveDrafts?: boolean },
 ): Promise<{ approval_rules: ApprovalRules }> {
   const patch: Partial<typeof workspaces.$inferInsert> = {};
   if (rules.maxOrderCents !== undefined) patch.maxOrderCents = rules.maxOrderCents;
+  if (rules.approvalAboveCents !== undefined) patch.approvalAboveCents = rules.approvalAboveCents;
   if (rules.autoApproveDrafts !== undefined) patch.autoApproveDrafts = rules.autoApproveDrafts;
   if (Object.keys(patch).length === 0) {
     throw new DomainError('invalid_input', 'Nothing to change.', {
-      errors: { rules: ['give --max-order-cents or --auto-approve-drafts'] },
+      errors: { rules: ['give --max-order-cents, --approval-above-cents or --auto-approve-drafts'] },
     });
   }
   const [row] = await orm(db).update(workspaces).set(patch).where(eq(workspaces.id, workspaceId)).returning();
   if (!row) throw notFound('Workspace');
-  return { approval_rules: { max_order_cents: row.maxOrderCents, auto_approve_drafts: row.autoApproveDrafts } };
+  return { approval_rules: rulesOf(row) };
 }
+
+const rulesOf = (row: { maxOrderCents: number | null; approvalAboveCents: number | null; autoApproveDrafts: boolean }): ApprovalRules => ({
+  max_order_cents: row.maxOrderCents,
+  approval_above_cents: row.approvalAboveCents,
+  auto_approve_drafts: row.autoApproveDrafts,
+});
 
 /** The approval rules and the currency they are written in (the console's Approval rules page). */
 export async function getApprovalRules(db: Db, workspaceId: number): Promise<ApprovalRules & { currency: string }> {
   const [row] = await orm(db)
-    .select({ max: workspaces.maxOrderCents, auto: workspaces.autoApproveDrafts, currency: workspaces.currency })
+    .select({
+      maxOrderCents: workspaces.maxOrderCents,
+      approvalAboveCents: workspaces.approvalAboveCents,
+      autoApproveDrafts: workspaces.autoApproveDrafts,
+      currency: workspaces.currency,
+    })
     .from(workspaces)
     .where(eq(workspaces.id, workspaceId));
   if (!row) throw notFound('Workspace');
-  return { max_order_cents: row.max, auto_approve_drafts: row.auto, currency: row.currency };
+  return { ...rulesOf(row), currency: row.currency };
 }
 
 export async function requireWorkspace(db: Db, workspaceId: number): Promise<void> {
