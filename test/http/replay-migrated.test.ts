@@ -44,7 +44,14 @@ describe('POST /api/v1/orders and MCP place-orders: a record kept before the out
       `INSERT INTO person_idempotency_records (user_id, key, fingerprint, response_status, response_body, created_at, expires_at)
        VALUES (1, 'before-person', 'f', 201, '[5,6]', now(), now() + interval '1 day')`,
     );
-    await q(`DELETE FROM drizzle.__drizzle_migrations WHERE created_at = (SELECT max(created_at) FROM drizzle.__drizzle_migrations)`);
+    // The migrations after 0031 undone, so that 0031 and they apply again (drizzle applies those
+    // newer than the newest it recorded).
+    await q(`DROP TABLE approval_requests`);
+    await q(`DROP TYPE approval_action, approval_status`);
+    await q(`ALTER TABLE workspaces DROP COLUMN approval_above_cents`);
+    await q(`ALTER TABLE api_keys DROP COLUMN needs_approval`);
+    await q(`ALTER TABLE orders DROP COLUMN approval_request_id`);
+    await q(`DELETE FROM drizzle.__drizzle_migrations WHERE id IN (SELECT id FROM drizzle.__drizzle_migrations ORDER BY created_at DESC LIMIT 2)`);
     await migrateOnly(h.database.pool);
     const { rows } = await q(`SELECT count(*)::int AS n FROM idempotency_records WHERE outcome IS NOT NULL AND key LIKE 'before-%'`);
     expect(rows[0].n).toBe(2);

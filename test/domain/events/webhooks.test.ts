@@ -1,7 +1,12 @@
 import { describe, expect, it, vi } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { eventTypes } from '../../../src/domain/events/event-types.js';
-import { createKey } from '../../../src/domain/keys/key-service.js';
+import { createKey, revokeKey } from '../../../src/domain/keys/key-service.js';
+import { approvalRequests } from '../../../src/domain/approvals/decide.js';
+import { expireApprovals } from '../../../src/domain/approvals/expiry.js';
+import { durationsFrom } from '../../../src/domain/orders/states.js';
+import { addMember } from '../../../src/domain/users/memberships.js';
+import { createUser } from '../../../src/domain/users/user-service.js';
 import { topUpWorkspace } from '../../../src/domain/workspaces/top-up.js';
 import { webhookDelivery, webhookEndpointWithSecret } from '../../../src/schemas/events.js';
 import { setupApp } from '../../helpers/app.js';
@@ -73,15 +78,35 @@ describe('webhooks — every event type, signed', () => {
     // A budgeted key whose one order uses up its day.
     const budgeted = await createKey(h.database.pool, { workspaceId: ws.workspaceId, canPlaceOrders: true, limits: { dailyLimitCents: p.offers[0]!.price } });
     expect((await place(budgeted.key, { offer_ids: [p.offers[0]!.id], target_url: target })).statusCode).toBe(201);
+    // Approval requests (docs/approvals.md): approved, declined, cancelled, failed, and one left to expire.
+    const asking = await createKey(h.database.pool, { workspaceId: ws.workspaceId, canPlaceOrders: true, needsApproval: true });
+    const revokedLater = await createKey(h.database.pool, { workspaceId: ws.workspaceId, canPlaceOrders: true, needsApproval: true });
+    const ask = async (key: string, anchor: string) => {
+      const res = await place(key, { offer_ids: [p.offers[0]!.id], target_url: target, anchor_text: anchor });
+      expect(res.statusCode, res.body).toBe(202);
+      return res.json().data.id as number;
+    };
+    const owner = await createUser(h.database.pool, { email: `owner-${Date.now()}@example.com`, name: 'Owner', password: 'correct horse battery' });
+    await addMember(h.database.pool, { workspaceId: ws.workspaceId }, owner.id, 'owner');
+    const person = { workspaceId: ws.workspaceId, userId: owner.id };
+    const approvals = { pool: h.database.pool, clock: h.clock, durations: durationsFrom(h.config), baseUrl: 'http://127.0.0.1:3000' };
+    await approvalRequests.approve(approvals, person, await ask(asking.key, 'approved'));
+    await approvalRequests.decline(approvals, person, await ask(asking.key, 'declined'), 'No');
+    await call('POST', ws.readKey, `/api/v1/approval-requests/${await ask(asking.key, 'cancelled')}/cancel`);
+    const failing = await ask(revokedLater.key, 'failed');
+    await revokeKey(h.database.pool, revokedLater.id);
+    await approvalRequests.approve(approvals, person, failing);
+    await ask(asking.key, 'expires');
     h.clock.advance(4 * DAY);
     await sweep();
+    await expireApprovals(h.database.pool, h.clock.now(), approvals.baseUrl);
     h.clock.advance(Math.max(h.config.ORDER_LIVE_REVIEW_DAYS, h.config.LINK_RESTORE_DAYS) * DAY - 4 * DAY + 1_000);
     // The check due at restore_by finds the link still gone (the sweep waits for it).
     expect(await recordLiveCheck(main.id, FAILING_LIVE_CHECKS)).toBe('checked');
     expect(await sweep()).toMatchObject({ returned: 1, link_refunded: 1 });
 
     const workspaceTypes = eventTypes.filter((t) => t !== 'webhook_endpoint.disabled');
-    const publisherTypes = workspaceTypes.filter((t) => t !== 'workspace.topped_up' && t !== 'key.budget_exhausted');
+    const publisherTypes = workspaceTypes.filter((t) => t !== 'workspace.topped_up' && t !== 'key.budget_exhausted' && !t.startsWith('approval_request.'));
     await vi.waitFor(() => expect(new Set(typesOf(buyerHook.received))).toEqual(new Set(workspaceTypes)), HANG);
     await vi.waitFor(() => expect(new Set(typesOf(publisherHook.received))).toEqual(new Set(publisherTypes)), HANG);
     for (const r of buyerHook.received) {
