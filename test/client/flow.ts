@@ -55,7 +55,10 @@ export async function searchPlanOrder(opts: { baseUrl: string; key: string; fetc
     body: { offer_ids: [offerId], target_url: 'https://demo.example/guide', anchor_text: 'family travel guide', brief: 'A practical guide.' },
   });
   if (placed.error) throw new Error(`place order: ${placed.error.code}: ${placed.error.message}`);
-  const order = must(placed.data, 'place order').data[0];
+  const answer = must(placed.data, 'place order').data;
+  // 202: a person must approve it first (an approval request, not orders: docs/approvals.md).
+  if (!Array.isArray(answer)) throw new Error(`waiting for a person's approval: ${answer.approve_url}`);
+  const order = answer[0];
   if (!order) throw new Error('no order placed');
 
   const read = await client.GET('/api/v1/orders/{id}', { params: { path: { id: order.id } } });
