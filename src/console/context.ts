@@ -58,6 +58,8 @@ declare module 'fastify' {
     consoleTargets: ConsoleTarget[];
     /** The workspace or publisher account of a /app/w/:id or /app/p/:id page, the person's membership checked. */
     consoleTarget: ConsoleTarget | null;
+    /** A workspace page's count of approval requests waiting (the navigation shows it), read when the page is rendered. */
+    consolePendingApprovals: (() => Promise<number>) | null;
   }
 }
 
@@ -83,6 +85,21 @@ export function targetOf(request: FastifyRequest): ConsoleTarget {
   return t;
 }
 
+/**
+ * The navigation's count of approval requests waiting, for a workspace's page; null elsewhere,
+ * and when it cannot be read (an error page, the database unreachable: the page is shown without it).
+ */
+async function pendingApprovals(request: FastifyRequest): Promise<number | null> {
+  const count = request.consolePendingApprovals;
+  if (!count) return null;
+  try {
+    return await count();
+  } catch (err) {
+    request.log.warn({ err }, 'the count of pending approval requests could not be read');
+    return null;
+  }
+}
+
 /** A page: the layout's common data (who is signed in, the switcher, the form token) added. */
 export async function page(request: FastifyRequest, reply: FastifyReply, view: string, data: Record<string, unknown>) {
   return reply.view(view, {
@@ -90,6 +107,7 @@ export async function page(request: FastifyRequest, reply: FastifyReply, view: s
     user: request.consoleUser,
     memberships: request.consoleTargets,
     target: request.consoleTarget,
+    pendingApprovals: await pendingApprovals(request),
     form: {},
     errors: {},
     ...data,

@@ -8,6 +8,7 @@ import view from '@fastify/view';
 import { Eta } from 'eta';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { countPending } from '../domain/approvals/approval-read.js';
 import { DomainError } from '../domain/errors.js';
 import { createFailureLimiter } from '../domain/limits/failure-limiter.js';
 import { createSessionStore } from '../domain/sessions/session-store.js';
@@ -15,6 +16,7 @@ import { projectRoot } from '../paths.js';
 import type { ConsoleDeps, ConsoleTarget } from './context.js';
 import { renderConsoleError } from './errors.js';
 import { approvalRulePages } from './pages/approval-rules.js';
+import { approvalPages } from './pages/approvals.js';
 import { authPages } from './pages/auth.js';
 import { invitationPages } from './pages/invitations.js';
 import { keyPages } from './pages/keys.js';
@@ -71,6 +73,7 @@ async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps) {
   app.decorateRequest('consoleUser', null);
   app.decorateRequest('consoleTargets', null as unknown as ConsoleTarget[]);
   app.decorateRequest('consoleTarget', null);
+  app.decorateRequest('consolePendingApprovals', null);
   app.addHook('onRequest', async (request) => {
     request.consoleTargets = [];
   });
@@ -127,6 +130,12 @@ async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps) {
     for (const prefix of ['/w/:targetId', '/p/:targetId']) {
       await signedIn.register(
         async (target) => {
+          // The navigation's count of approval requests waiting: one query, made only when a
+          // workspace's page is rendered (a redirect after a form makes none).
+          target.addHook('onRequest', async (request) => {
+            const t = request.consoleTarget;
+            if (t?.kind === 'workspace') request.consolePendingApprovals = () => countPending(deps.pool, t.id, deps.clock.now());
+          });
           await target.register(overviewPages, { deps });
           await target.register(keyPages, { deps });
           await target.register(memberPages, { deps });
@@ -135,6 +144,7 @@ async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps) {
           await target.register(orderPages, { deps });
           await target.register(orderActionPages, { deps });
           await target.register(placeOrderPages, { deps });
+          await target.register(approvalPages, { deps });
           await target.register(connectedAppPages, { deps });
         },
         { prefix },

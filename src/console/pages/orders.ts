@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { approvalOfOrder } from '../../domain/approvals/approval-read.js';
 import { notFound } from '../../domain/errors.js';
 import { allows } from '../../domain/orders/action-states.js';
 import { getOrder, listOrderSummaries, type Viewer } from '../../domain/orders/order-read.js';
@@ -71,7 +72,12 @@ export interface OrderPageExtras {
 export async function orderPage(deps: ConsoleDeps, request: FastifyRequest, reply: FastifyReply, orderId: number, extras: OrderPageExtras = {}) {
   const target = targetOf(request);
   const viewer = viewerOf(target);
-  const [order, figures] = await Promise.all([getOrder(deps.pool, viewer, orderId), publisherFigures(deps, target)]);
+  // An order placed by an approved request names who approved it, on the buyer's side only.
+  const [order, figures, approval] = await Promise.all([
+    getOrder(deps.pool, viewer, orderId),
+    publisherFigures(deps, target),
+    target.kind === 'workspace' ? approvalOfOrder(deps.pool, target.id, orderId) : null,
+  ]);
   const mayAct = can(target.role, 'manage_orders');
   const buyer = target.kind === 'workspace';
   const offer = (action: Parameters<typeof allows>[0]) => mayAct && allows(action, order.status);
@@ -104,6 +110,12 @@ export async function orderPage(deps: ConsoleDeps, request: FastifyRequest, repl
     },
     content,
     figures,
+    approval: approval && {
+      by: approval.decided_by ? approval.decided_by.name : 'a former member',
+      at: when(approval.decided_at),
+      href: `${target.href}/approvals/${approval.request_id}`,
+      requestId: approval.request_id,
+    },
     mayAct,
     actions: {
       accept: !buyer && offer('accept'),

@@ -1,15 +1,19 @@
 import type { FastifyInstance } from 'fastify';
+import { consoleBaseUrl } from '../../config.js';
+import { listApprovals } from '../../domain/approvals/approval-read.js';
 import { eventsNeedingAction } from '../../domain/orders/action-needed.js';
 import { latestEvents } from '../../domain/events/feed.js';
 import { listOrderSummaries } from '../../domain/orders/order-read.js';
 import type { OrderSummary } from '../../domain/orders/order-view.js';
 import { publisherMe } from '../../domain/publishers/publisher-service.js';
 import { type ConsoleDeps, page, targetOf } from '../context.js';
+import { approvalRow } from './approvals.js';
 
 const ORDERS_SHOWN = 20;
 const RECENT_SHOWN = 10;
 const EVENTS_SHOWN = 10;
 const NEEDING_SHOWN = 30;
+const APPROVALS_SHOWN = 10;
 
 const EVENT_WORDS: Record<string, string> = { 'order.message_received': 'New message' };
 const needingRow = (href: string) => (e: { created_at: string; type: string; order_id: number }) => ({
@@ -45,12 +49,14 @@ export async function overviewPages(app: FastifyInstance, { deps }: { deps: Cons
     const target = targetOf(request);
     if (target.kind === 'workspace') {
       const viewer = { party: 'buyer' as const, workspaceId: target.id };
-      const [summary, orders, recent, events, needing] = await Promise.all([
+      const now = deps.clock.now();
+      const [summary, orders, recent, events, needing, approvals] = await Promise.all([
         deps.workspaces.summary(target.id),
         listOrderSummaries(deps.pool, viewer, { yourTurn: true }, 1, ORDERS_SHOWN),
         listOrderSummaries(deps.pool, viewer, {}, 1, RECENT_SHOWN),
         latestEvents(deps.pool, viewer, {}, EVENTS_SHOWN),
-        eventsNeedingAction(deps.pool, viewer, deps.clock.now(), NEEDING_SHOWN),
+        eventsNeedingAction(deps.pool, viewer, now, NEEDING_SHOWN),
+        listApprovals(deps.pool, target.id, { status: 'pending' }, 1, APPROVALS_SHOWN, { now, baseUrl: consoleBaseUrl(deps.config) }),
       ]);
       return page(request, reply, 'overview', {
         title: target.name,
@@ -65,6 +71,8 @@ export async function overviewPages(app: FastifyInstance, { deps }: { deps: Cons
         recentTotal: recent.total,
         events: events.reverse().map(eventRow),
         needing: needing.map(needingRow(target.href)),
+        approvals: approvals.items.map((v) => approvalRow(target, v)),
+        approvalsTotal: approvals.total,
       });
     }
     const viewer = { party: 'publisher' as const, publisherId: target.id };
@@ -88,6 +96,8 @@ export async function overviewPages(app: FastifyInstance, { deps }: { deps: Cons
       recentTotal: recent.total,
       events: events.reverse().map(eventRow),
       needing: needing.map(needingRow(target.href)),
+      approvals: [],
+      approvalsTotal: 0,
     });
   });
 

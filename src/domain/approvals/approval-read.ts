@@ -1,4 +1,5 @@
 import type { ApprovalStatus } from '../../common/enums.js';
+import { isoSeconds } from '../../common/iso-seconds.js';
 import type { Db } from '../../db/handle.js';
 import { notFound } from '../errors.js';
 import { APPROVAL_COLUMNS, APPROVAL_JOINS, type ApprovalRequestView, type ApprovalRow, approvalView } from './approval-view.js';
@@ -62,4 +63,33 @@ export async function countPending(q: Db, workspaceId: number, now: number): Pro
     values: [workspaceId, new Date(now)],
   });
   return rows[0]!.n;
+}
+
+/** Who approved the request that placed an order: the person, when, and the request. */
+export interface OrderApproval {
+  request_id: number;
+  decided_by: { user_id: number; name: string } | null;
+  decided_at: string | null;
+}
+
+/**
+ * The approval behind an order of the workspace (`orders.approval_request_id`), or null for an
+ * order placed without one, or another workspace's. The console's order page shows it.
+ */
+export async function approvalOfOrder(q: Db, workspaceId: number, orderId: number): Promise<OrderApproval | null> {
+  const { rows } = await q.query<{ id: number; decided_by_user_id: number | null; decided_by_name: string | null; decided_at: Date | null }>({
+    name: 'approval_of_order',
+    text: `SELECT a.id, a.decided_by_user_id, u.name AS decided_by_name, a.decided_at
+             FROM orders o JOIN approval_requests a ON a.id = o.approval_request_id AND a.workspace_id = o.workspace_id
+             LEFT JOIN users u ON u.id = a.decided_by_user_id
+            WHERE o.id = $1 AND o.workspace_id = $2`,
+    values: [orderId, workspaceId],
+  });
+  const r = rows[0];
+  if (!r) return null;
+  return {
+    request_id: r.id,
+    decided_by: r.decided_by_user_id === null ? null : { user_id: r.decided_by_user_id, name: r.decided_by_name ?? '' },
+    decided_at: isoSeconds(r.decided_at),
+  };
 }
