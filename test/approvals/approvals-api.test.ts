@@ -227,20 +227,26 @@ describe('a person decides', () => {
     expect((await get(ws.readKey, `/api/v1/approval-requests/${req.id}`)).json().data.status).toBe('pending');
   });
 
-  it('an offer gone inactive ends the request failed with its code; the key revoked too', async () => {
+  it('an offer gone inactive ends the request failed with its code; a price changed, the key revoked too', async () => {
     const { ws, offer, owner } = await setup();
     const req = (await k.place(ws.spendKey, body(offer.id))).json().data;
     await pool.query('UPDATE offers SET active = false WHERE id = $1', [offer.id]);
     const failed = await approvalRequests.approve(deps, owner, req.id);
     expect(failed.ok && failed.value).toMatchObject({ status: 'failed', order_ids: [], failure: { code: 'invalid_input', message: expect.any(String) } });
     await pool.query('UPDATE offers SET active = true WHERE id = $1', [offer.id]);
+    // A price changed since the request: the person approved the old total, so nothing is placed.
+    const priced = (await k.place(ws.spendKey, body(offer.id, { anchor_text: 'priced' }))).json().data;
+    await pool.query('UPDATE offers SET publisher_price_cents = publisher_price_cents + 100 WHERE id = $1', [offer.id]);
+    const changed = await approvalRequests.approve(deps, owner, priced.id);
+    expect(changed.ok && changed.value).toMatchObject({ status: 'failed', failure: { code: 'quote_changed' } });
+    await pool.query('UPDATE offers SET publisher_price_cents = publisher_price_cents - 100 WHERE id = $1', [offer.id]);
     const again = (await k.place(ws.spendKey, body(offer.id))).json().data;
     expect(again.id).not.toBe(req.id);
     await pool.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [ws.spendKeyId]);
     const revoked = await approvalRequests.approve(deps, owner, again.id);
     expect(revoked.ok && revoked.value).toMatchObject({ status: 'failed', failure: { code: 'unauthenticated' } });
     expect((await counts(ws.workspaceId)).orders).toBe(0);
-    expect((await eventTypes(ws.workspaceId)).filter((t) => t === 'approval_request.failed')).toHaveLength(2);
+    expect((await eventTypes(ws.workspaceId)).filter((t) => t === 'approval_request.failed')).toHaveLength(3);
   });
 
   it('expiry: past APPROVAL_REQUEST_HOURS it reads expired, cannot be approved, and the sweep marks it with its event', async () => {

@@ -88,8 +88,8 @@ export const approvalRequests = {
    * Approves: runs the stored request in this transaction, as the key that asked (its orders and
    * budget; the budget never refuses a person's approval) through the same placement the API
    * uses, and records who approved. A balance too low now refuses (402) and the request stays
-   * pending; anything else the placement refuses (an offer gone, the key revoked, a rule lowered)
-   * ends it `failed` with that refusal's code.
+   * pending; anything else the placement refuses (an offer gone, its price changed since the
+   * request: quote_changed, the key revoked, a rule lowered) ends it `failed` with that refusal's code.
    */
   approve: (deps: ApprovalDeps, person: WorkspaceMember, id: number, options: OnceOptions = { once: undefined }): Promise<Kept<ApprovalRequestView>> =>
     runOnce(deps, options, async (tx, now) => {
@@ -100,7 +100,11 @@ export const approvalRequests = {
       let orderIds: number[];
       try {
         if (row.action === 'place_orders') {
-          const orders = await placeOrders(tx, await requester(tx, row), row.body as PlaceOrdersInput, now, deps.durations, { approved: { requestId: row.id } });
+          // The total the person saw is the one they approve: a price changed since is quote_changed (failed).
+          const orders = await placeOrders(tx, await requester(tx, row), row.body as PlaceOrdersInput, now, deps.durations, {
+            approved: { requestId: row.id },
+            quotedTotalCents: row.total_cents,
+          });
           orderIds = orders.map((o) => o.id);
         } else {
           // The person approves the placement themselves: their right to spend was checked above.
