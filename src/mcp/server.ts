@@ -53,6 +53,8 @@ export interface McpServerDeps {
   durations: Durations;
   placementGroups: PlacementGroups;
   workspaces: WorkspacesModule;
+  /** The console's absolute base URL, for an approval request's `approve_url`. */
+  approvalBaseUrl: string;
   /** The confirmation tokens' signer, read on first use. */
   confirmations: () => Promise<Confirmations>;
 }
