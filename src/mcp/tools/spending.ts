@@ -37,7 +37,7 @@ const quoteFields = (item: z.ZodType) => ({
     .describe('stage done only: true when this token had already been confirmed and this is the stored result; nothing was spent again.'),
 });
 
-function issueQuote<Q extends { total_cents: number; shortfall_cents: number; shortfall_cents_formatted: string }>(
+function issueQuote<Q extends { total_cents: number; shortfall_cents: number; shortfall_cents_formatted: string; approval: { required: boolean } }>(
   ctx: ToolContext,
   tool: string,
   args: Record<string, unknown>,
@@ -49,6 +49,9 @@ function issueQuote<Q extends { total_cents: number; shortfall_cents: number; sh
     quote.shortfall_cents > 0
       ? ` The balance is ${quote.shortfall_cents_formatted} short: confirming fails with insufficient_balance until the workspace is topped up.`
       : '';
+  const approval = quote.approval.required
+    ? ' After confirming, a person must approve it in the console before anything is spent; you will get a link (approve_url) to show the user.'
+    : '';
   return {
     stage: 'quote' as const,
     quote,
@@ -56,7 +59,7 @@ function issueQuote<Q extends { total_cents: number; shortfall_cents: number; sh
     expires_at: isoSeconds(expiresAt),
     next_step:
       `Nothing has been spent. Show the user this quote (items, total_cents_formatted, balance_after_formatted) and ask for explicit confirmation. ` +
-      `Only after they agree, call ${tool} again with exactly the same arguments plus confirmation_token, before expires_at.${short}`,
+      `Only after they agree, call ${tool} again with exactly the same arguments plus confirmation_token, before expires_at.${short}${approval}`,
   };
 }
 
