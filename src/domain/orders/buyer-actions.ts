@@ -38,7 +38,7 @@ async function recheckSpender(tx: Db, p: BuyerActor, now: number): Promise<{ nee
  */
 export async function placementApprovalAsks(q: Db, p: WorkspacePrincipal): Promise<ApprovalReason | undefined> {
   const { rows } = await q.query<{ needs_approval: boolean }>({
-    name: 'key_needs_approval',
+    name: 'key_approval_flag',
     text: 'SELECT needs_approval FROM api_keys WHERE id = $1',
     values: [p.keyId],
   });
