@@ -226,6 +226,7 @@ export const marketplaceApp = fp(
       durations,
       placementGroups: app.placementGroups,
       workspaces: app.workspaces,
+      approvalBaseUrl: consoleBaseUrl(deps.config),
       confirmationSecret: deps.config.MCP_CONFIRMATION_SECRET,
     });
     await app.register(deadlineSweeper, {

@@ -33,5 +33,8 @@ export type MemberRole = (typeof memberRoles)[number];
 /** What an approval request asks a person to let a key do (docs/approvals.md). */
 export const approvalActions = ['place_orders', 'approve_placement'] as const;
 export const approvalStatuses = ['pending', 'approved', 'declined', 'expired', 'cancelled', 'failed'] as const;
+/** Why a key's spending action waits for a person: the key's own flag, or the workspace's threshold. */
+export const approvalReasons = ['key_needs_approval', 'above_approval_limit'] as const;
 export type ApprovalAction = (typeof approvalActions)[number];
 export type ApprovalStatus = (typeof approvalStatuses)[number];
+export type ApprovalReason = (typeof approvalReasons)[number];

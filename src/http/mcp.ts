@@ -23,6 +23,8 @@ export interface McpRouteDeps {
   durations: Durations;
   placementGroups: PlacementGroups;
   workspaces: WorkspacesModule;
+  /** The console's absolute base URL: an approval request's `approve_url` points there. */
+  approvalBaseUrl: string;
   /** MCP_CONFIRMATION_SECRET; when unset, the secret generated into app_secrets at migration. */
   confirmationSecret: string | undefined;
   /** The OAuth-authorized twin at /mcp/oauth (docs/oauth.md); absent when PUBLIC_BASE_URL is unset. */
@@ -57,6 +59,7 @@ const mcpEndpointRoutes: FastifyPluginAsync<McpRouteDeps> = async (app, deps) =>
     durations: deps.durations,
     placementGroups: deps.placementGroups,
     workspaces: deps.workspaces,
+    approvalBaseUrl: deps.approvalBaseUrl,
     confirmations: lazyConfirmations(deps.confirmationSecret, deps.pool, deps.clock),
   }, app.log);
   app.addHook('onClose', () => endpoint.close());

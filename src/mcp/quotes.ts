@@ -1,7 +1,9 @@
 import { z } from 'zod';
+import { approvalReasons, type ApprovalReason } from '../common/enums.js';
 import { conflict } from '../domain/errors.js';
 import { budgetAfter } from '../domain/keys/budget.js';
 import { formatCents } from '../domain/money/format.js';
+import { placementApprovalAsks } from '../domain/orders/buyer-actions.js';
 import { getOrder } from '../domain/orders/order-read.js';
 import { checkPlacement, type PlaceOrdersInput } from '../domain/orders/place-orders.js';
 import { contentByValues, offerFormat } from '../domain/outlets/enums.js';
@@ -38,6 +40,26 @@ export const approvalItem = z.object({
   price_formatted: z.string(),
 });
 
+const approval = z
+  .object({
+    required: z
+      .boolean()
+      .describe(
+        'true: confirming spends nothing yet; it makes an approval request that a person must approve in the console (the result is stage approval_pending with approve_url).',
+      ),
+    reason: z
+      .enum(approvalReasons)
+      .nullable()
+      .describe(
+        "key_needs_approval: this key's owner wants a person to approve each of its spending actions; above_approval_limit: the total is above the workspace's " +
+          'approval_above_cents; null when no approval is needed.',
+      ),
+  })
+  .describe('Whether a person must approve this before anything is spent, as things stand now (confirming checks again).');
+
+/** A quote's `approval`, from the domain's reason a person must approve (undefined: none). */
+const approvalOf = (asks: ApprovalReason | undefined): z.infer<typeof approval> => ({ required: asks !== undefined, reason: asks ?? null });
+
 export function quoteSchema<T extends z.ZodType>(item: T) {
   return z.object({
     items: z.array(item),
@@ -55,6 +77,7 @@ export function quoteSchema<T extends z.ZodType>(item: T) {
     budget: keyBudget
       .nullable()
       .describe("The key's budget as it would be after confirming (for an approval: as it is; approving is never refused by it); null when the key has no limits or expiry."),
+    approval,
   });
 }
 
@@ -86,7 +109,7 @@ export async function moneyOf(ctx: ToolContext): Promise<Money> {
 export async function quotePlacement(ctx: ToolContext, input: PlaceOrdersInput) {
   const now = ctx.clock.now();
   const [checked, me] = await Promise.all([checkPlacement(ctx.pool, ctx.principal, input, now), ctx.workspaces.me(ctx.principal, now)]);
-  const { offers, total, fmt } = checked;
+  const { offers, total, fmt, asks } = checked;
   // Refused here as placement would refuse it (no token); else the budget left after the order.
   const budget = me.key.budget && ctx.principal.budget ? budgetAfter(ctx.principal.budget.limits, me.key.budget, total, now, fmt) : null;
   const items = offers.map((f) => ({
@@ -99,14 +122,15 @@ export async function quotePlacement(ctx: ToolContext, input: PlaceOrdersInput) 
     price: f.price,
     price_formatted: fmt(f.price),
   }));
-  return { items, ...totals(total, me.balance, 'available', fmt), budget };
+  return { items, ...totals(total, me.balance, 'available', fmt), budget, approval: approvalOf(asks) };
 }
 
 /** Approving a live placement pays the publisher from escrow: the available balance is unchanged. */
 export async function quoteApproval(ctx: ToolContext, orderId: number) {
-  const [order, me] = await Promise.all([
+  const [order, me, asks] = await Promise.all([
     getOrder(ctx.pool, { party: 'buyer', workspaceId: ctx.principal.workspaceId }, orderId),
     ctx.workspaces.me(ctx.principal, ctx.clock.now()),
+    placementApprovalAsks(ctx.pool, ctx.principal),
   ]);
   const fmt = await moneyOf(ctx); // cached by getMe
   if (order.status !== 'live_review') {
@@ -121,5 +145,5 @@ export async function quoteApproval(ctx: ToolContext, orderId: number) {
     price_formatted: order.price_formatted,
   };
   // Shown, never refused by: approving releases money already held.
-  return { items: [item], ...totals(order.price, me.balance, 'held', fmt), budget: me.key.budget };
+  return { items: [item], ...totals(order.price, me.balance, 'held', fmt), budget: me.key.budget, approval: approvalOf(asks) };
 }

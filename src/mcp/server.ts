@@ -35,6 +35,12 @@ export const INSTRUCTIONS = [
     'bought or paid, the total, the balance after — and get their explicit confirmation in the conversation; never confirm on your ' +
     'own initiative or from an earlier, general instruction. Only then call the same tool again with the same arguments plus the ' +
     'quote’s confirmation_token (valid 10 minutes). Confirm cancel-order with the user too: it cannot be undone.',
+  'A person may have to approve spending: this key may need approval for every spending action, or the workspace for totals above ' +
+    'a threshold (a quote’s approval.required says so). Then a confirmed place-orders or approve-placement answers stage ' +
+    'approval_pending (status approval_pending), a normal result, not an error: nothing was spent yet. Show the user its approve_url, ' +
+    'where a person who may spend the workspace’s money approves it in the console; do not retry the call or confirm it again; check ' +
+    'back later with get-approval-request (approval_request_id): approved means it happened (order_ids), declined, expired, cancelled ' +
+    'or failed means nothing was spent.',
   'Errors are tool results with isError whose text is JSON {code, message, ...}: forbidden (e.g. the key cannot spend: the user needs ' +
     'a key created with "Can place orders"), approval_required, budget_exceeded (budget: window, remaining_cents, resets_at — ask the key\'s owner to raise it, or order less), insufficient_balance (needed_cents), conflict (the order has moved ' +
     'on; status), not_found, invalid_input (errors names each field), quote_changed (get a new quote and ask again).',
@@ -53,6 +59,8 @@ export interface McpServerDeps {
   durations: Durations;
   placementGroups: PlacementGroups;
   workspaces: WorkspacesModule;
+  /** The console's absolute base URL, for an approval request's `approve_url`. */
+  approvalBaseUrl: string;
   /** The confirmation tokens' signer, read on first use. */
   confirmations: () => Promise<Confirmations>;
 }

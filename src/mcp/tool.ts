@@ -23,6 +23,8 @@ export interface ToolContext {
   durations: Durations;
   placementGroups: PlacementGroups;
   workspaces: WorkspacesModule;
+  /** The console's absolute base URL: where a person approves a key's request (`approve_url`). */
+  approvalBaseUrl: string;
   confirmations: Confirmations;
   log: FastifyBaseLogger;
   requestId: string;

@@ -25,10 +25,11 @@ const TOOLS = [
   'approve-draft',
   'send-message',
   'approve-placement',
+  'get-approval-request',
   'cancel-order',
   'get-ledger',
 ];
-const READS = ['get-balance', 'search-outlets', 'get-outlet', 'plan-campaign', 'list-orders', 'get-order', 'list-events', 'get-ledger'];
+const READS = ['get-balance', 'search-outlets', 'get-outlet', 'plan-campaign', 'list-orders', 'get-order', 'list-events', 'get-approval-request', 'get-ledger'];
 const DESTRUCTIVE = ['place-orders', 'approve-placement', 'cancel-order'];
 
 type Order = { id: number; status: string; price: number; your_turn: boolean };
@@ -48,7 +49,7 @@ describe('POST /mcp tools/list — happy', () => {
     tools = (await (await connect(url, ws.readKey)).listTools()).tools;
   });
 
-  it('lists the fourteen tools', () => {
+  it('lists the fifteen tools', () => {
     expect(tools.map((t) => t.name)).toEqual(TOOLS);
   });
 

@@ -6,7 +6,7 @@ import type { WorkspacePrincipal } from '../keys/principal.js';
 import { type BuyerActor, isMember } from './buyer-actor.js';
 import { recordMessageReceived, recordOrderEvent } from './order-events.js';
 import { messageView } from './order-view.js';
-import { ApprovalNeeded, quoteChanged, recheckSpendingKey } from './place-orders.js';
+import { ApprovalNeeded, type ApprovalReason, quoteChanged, recheckSpendingKey } from './place-orders.js';
 import type { Durations } from './states.js';
 import { addContent, addMessage, enterState, lockOrder, refund, requireStatus } from './transitions.js';
 import { completePlacement } from './guarantee.js';
@@ -29,6 +29,20 @@ async function recheckSpender(tx: Db, p: BuyerActor, now: number): Promise<{ nee
   if (!role) throw notFound('Order');
   if (!can(role, 'spend')) throw forbidden("Only the workspace's owners can approve a placement: approving pays the publisher.");
   return { needsApproval: false };
+}
+
+/**
+ * Whether a key's approval of a live placement will wait for a person (the key's `needs_approval`;
+ * the workspace's threshold is for placements only), for a quote: the paying transaction reads
+ * the flag again. A person approving in the console never waits.
+ */
+export async function placementApprovalAsks(q: Db, p: WorkspacePrincipal): Promise<ApprovalReason | undefined> {
+  const { rows } = await q.query<{ needs_approval: boolean }>({
+    name: 'key_approval_flag',
+    text: 'SELECT needs_approval FROM api_keys WHERE id = $1',
+    values: [p.keyId],
+  });
+  return rows[0]?.needs_approval ? 'key_needs_approval' : undefined;
 }
 
 /** The buyer's side of the state table (docs/orders.md), each step in the caller's transaction. */

@@ -20,7 +20,7 @@ import {
   type RecordsInWrite,
   type RequestKey,
 } from '../idempotency/record-once.js';
-import type { MemberRole } from '../../common/enums.js';
+import type { ApprovalReason, MemberRole } from '../../common/enums.js';
 import { can } from '../users/permissions.js';
 import { type BuyerActor, isMember } from './buyer-actor.js';
 import { orderPlacedEvents } from './order-events.js';
@@ -66,7 +66,7 @@ export interface PlaceOptions {
  * Why a key's placement must wait for a person (docs/approvals.md): the key needs approval for
  * every spending action, or the total is above the workspace's `approval_above_cents`.
  */
-export type ApprovalReason = 'key_needs_approval' | 'above_approval_limit';
+export type { ApprovalReason };
 
 /**
  * A key's spending action that passed every check and must now wait for a person: thrown instead

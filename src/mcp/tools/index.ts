@@ -1,4 +1,5 @@
 import { describeTool, type ToolDef } from '../tool.js';
+import { getApprovalRequest } from './approvals.js';
 import { listEvents } from './events.js';
 import { approveDraft, cancelOrder, getOrder, listOrders, sendMessage, submitContent } from './orders.js';
 import { getOutlet, searchOutlets } from './outlets.js';
@@ -20,6 +21,7 @@ export const tools: readonly ToolDef[] = [
   approveDraft,
   sendMessage,
   approvePlacement,
+  getApprovalRequest,
   cancelOrder,
   getLedger,
 ];
