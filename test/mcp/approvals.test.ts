@@ -210,6 +210,27 @@ describe('MCP approve-placement with a key that needs approval — happy', () =>
   });
 });
 
+describe('MCP approve-placement with a key that needs approval — errors', () => {
+  it('a placement live on another page than the quoted one is refused (quote_changed), and no request is made', async () => {
+    const { ws, p, args, client: c } = await setup();
+    const single = { ...args, offer_ids: [p.offers[0]!.id] };
+    const placed = await ok<Quote>(c, 'place-orders', single);
+    const id = (await confirm<Done>(c, 'place-orders', single, placed.confirmation_token)).orders![0]!.id;
+    const publisher = (path: string, payload?: object) =>
+      h.app.inject({ method: 'POST', url: `/api/v1/publisher/orders/${id}/${path}`, headers: bearer(p.publisherKey), ...(payload ? { payload } : {}) });
+    await publisher('accept');
+    await publisher('draft', { title: 'A draft by the publisher', body: articleFor('https://buyer.example/', 'buyer') });
+    await ok(c, 'approve-draft', { order_id: id });
+    await publisher('publish', { live_url: `https://${p.domain}/live` });
+    await needsApproval(ws.spendKeyId);
+    const q = await ok<Quote>(c, 'approve-placement', { order_id: id });
+    // Published again elsewhere since the quote (as after a failed link check).
+    await pool.query('UPDATE orders SET live_url = $2 WHERE id = $1', [id, `https://${p.domain}/moved`]);
+    await fails(c, 'approve-placement', { order_id: id, confirmation_token: q.confirmation_token }, 'quote_changed');
+    expect((await state(ws.workspaceId)).requests).toBe(0);
+  });
+});
+
 describe('MCP place-orders and the workspace rule approval_above_cents — happy', () => {
   it('above it: the quote says so and confirming answers approval_pending; at it: no approval, and confirming places', async () => {
     const { ws, args, client: c } = await setup();

@@ -8,7 +8,7 @@ import type { DomainError } from '../errors.js';
 import { recordEvents } from '../events/record.js';
 import { type Kept, type OnceKey, type OnceOptions, recordOnce } from '../idempotency/record-once.js';
 import type { WorkspacePrincipal } from '../keys/principal.js';
-import { approveConfirmed, buyerOrders, type OrderActionDeps } from '../orders/buyer-actions.js';
+import { approveConfirmed, buyerOrders, type OrderActionDeps, requireQuoted } from '../orders/buyer-actions.js';
 import { type BuyerActor, isMember } from '../orders/buyer-actor.js';
 import { getOrder } from '../orders/order-read.js';
 import type { BuyerOrderView } from '../orders/order-view.js';
@@ -93,12 +93,23 @@ export async function approveConfirmedOrAsk(deps: ApprovalDeps, principal: Works
     return await approveConfirmed(deps, principal, orderId, options);
   } catch (error) {
     if (!(error instanceof ApprovalNeeded)) throw error;
-    return askForPlacement(deps, principal, orderId, error.total, options.once, undefined);
+    // The person is asked about the placement the user confirmed: one changed since is refused as the quote would be.
+    return askForPlacement(deps, principal, orderId, error.total, options.once, undefined, ([item]) =>
+      requireQuoted({ price: item!.price, live_url: item!.live_url }, options),
+    );
   }
 }
 
-function askForPlacement(deps: ApprovalDeps, principal: WorkspacePrincipal, orderId: number, total: number, once: OnceKey | undefined, keeps: OnceOptions['keeps']) {
-  return ask(deps, principal, { action: 'approve_placement', body: { order_id: orderId }, orderId, total, items: undefined }, once, keeps);
+function askForPlacement(
+  deps: ApprovalDeps,
+  principal: WorkspacePrincipal,
+  orderId: number,
+  total: number,
+  once: OnceKey | undefined,
+  keeps: OnceOptions['keeps'],
+  check?: (items: ApprovalItem[]) => void,
+) {
+  return ask(deps, principal, { action: 'approve_placement', body: { order_id: orderId }, orderId, total, items: undefined, check }, once, keeps);
 }
 
 interface AskFor {
@@ -108,6 +119,8 @@ interface AskFor {
   total: number;
   /** undefined: the order's, read in the request's transaction. */
   items: ApprovalItem[] | undefined;
+  /** Refuses (throws) what must not be asked about, given the items as read. */
+  check?: ((items: ApprovalItem[]) => void) | undefined;
 }
 
 /** The same body from the same key answers the request that waits (`approval_requests_pending_body_uq`). */
@@ -122,6 +135,7 @@ async function ask(deps: ApprovalDeps, principal: WorkspacePrincipal, req: AskFo
   const { workspaceId, keyId } = principal;
   return recordOnce(deps.pool, { key: once, now, keeps, refusesBeforeWriting: true }, async (tx) => {
     const items = req.items ?? (await orderItems(tx, workspaceId, req.orderId!));
+    req.check?.(items);
     const fingerprint = fingerprintOf(req.action, req.body);
     // A pending one past its time holds the body's place until the sweep comes: it expires now.
     await expireApprovalsIn(tx, now, deps.baseUrl, { keyId, fingerprint });

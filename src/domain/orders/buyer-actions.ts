@@ -144,14 +144,22 @@ export async function approveConfirmed(
 ): Promise<Kept<ApprovedOrder>> {
   return runOnce(deps, options, async (tx, now) => {
     const order = await buyerActions(deps.durations).approvePlacement(tx, p, orderId, now);
-    if (order.price !== options.quotedTotalCents) throw quoteChanged(options.quotedTotalCents, order.price, options.fmt);
-    if (options.quotedLiveUrl !== undefined && order.live_url !== options.quotedLiveUrl) {
-      throw new DomainError(
-        'quote_changed',
-        `The placement changed since the quote: it is now live at ${order.live_url ?? 'no page'}, not at ${options.quotedLiveUrl ?? 'no page'}. Nothing was paid. Get a new quote and have the user check the new page.`,
-        { quoted_live_url: options.quotedLiveUrl, live_url: order.live_url },
-      );
-    }
+    requireQuoted(order, options);
     return order;
   });
+}
+
+/** The placement is still the one quoted: its price and, when the quote named one, its page. */
+export function requireQuoted(
+  order: { price: number; live_url: string | null },
+  quote: { quotedTotalCents: number; quotedLiveUrl?: string | null | undefined; fmt: (cents: number) => string },
+): void {
+  if (order.price !== quote.quotedTotalCents) throw quoteChanged(quote.quotedTotalCents, order.price, quote.fmt);
+  if (quote.quotedLiveUrl !== undefined && order.live_url !== quote.quotedLiveUrl) {
+    throw new DomainError(
+      'quote_changed',
+      `The placement changed since the quote: it is now live at ${order.live_url ?? 'no page'}, not at ${quote.quotedLiveUrl ?? 'no page'}. Nothing was paid. Get a new quote and have the user check the new page.`,
+      { quoted_live_url: quote.quotedLiveUrl, live_url: order.live_url },
+    );
+  }
 }
