@@ -1,3 +1,6 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../../src/domain/keys/key-service.js';
@@ -12,8 +15,9 @@ allowBrowserFlows();
 
 // An approval request in Chromium, as it happens: an agent's key that needs a person asks through
 // the API (202 and an approve_url); the owner opens that link, signs in, reads the request and
-// clicks "Approve"; the API then shows the request approved and its order. The refusals are
-// approvals.test.ts (inject).
+// clicks "Approve"; the API then shows the request approved and its order. Then the same through
+// MCP (quote, confirm, approval_pending, approved in the browser, get-approval-request). The
+// refusals are approvals.test.ts (inject) and test/mcp/approvals.test.ts.
 
 if (skipBrowser) console.log(`browser tests skipped: ${NO_BROWSER}`);
 const password = 'correct horse battery';
@@ -37,7 +41,7 @@ describe.skipIf(skipBrowser)('Console approval requests in Chromium — happy', 
   const api = (path: string, key: string, init: RequestInit = {}) =>
     fetch(`${base}${path}`, { ...init, headers: { authorization: `Bearer ${key}`, ...(init.headers ?? {}) } });
 
-  it('the agent asks (202), the owner opens the approve link, signs in and approves; the API shows the order', async () => {
+  it('the agent asks (202, and through MCP approval_pending), the owner opens the approve link, signs in and approves; the API and get-approval-request show the order', async () => {
     const kit = orderKit(h);
     const { ws, p } = await kit.setup([{ publisher_price_cents: 10_000 }], 500_000);
     const agent = await createKey(h.database.pool, { workspaceId: ws.workspaceId, canPlaceOrders: true, name: 'Research agent' });
@@ -86,6 +90,35 @@ describe.skipIf(skipBrowser)('Console approval requests in Chromium — happy', 
     // The request's page links the order, whose page says who approved it.
     await page.getByRole('link', { name: `Order ${orderId}`, exact: true }).click();
     await expect.poll(() => page.getByText(/^Approved by Olga Owner at /).count()).toBe(1);
+
+    // The same through MCP: quote → confirm → approval_pending → approved in the browser → get-approval-request.
+    const mcp = new Client({ name: 'browser-approvals', version: '1.0.0' });
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${agent.key}` } } }));
+    try {
+      const call = async <T>(name: string, args: Record<string, unknown>) => {
+        const result = (await mcp.callTool({ name, arguments: args })) as CallToolResult;
+        expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+        return result.structuredContent as T;
+      };
+      const args = { offer_ids: [p.offers[0]!.id], target_url: TARGET, anchor_text: 'our app, through MCP' };
+      const quote = await call<{ quote: { approval: { required: boolean } }; confirmation_token: string }>('place-orders', args);
+      expect(quote.quote.approval.required).toBe(true);
+      const pending = await call<{ status: string; approve_url: string; approval_request: { id: number } }>('place-orders', {
+        ...args,
+        confirmation_token: quote.confirmation_token,
+      });
+      expect(pending.status).toBe('approval_pending');
+      await page.goto(new URL(pending.approve_url).pathname);
+      await page.getByRole('button', { name: 'Approve', exact: true }).click();
+      await page.waitForURL(/\?done=approved$/);
+      const now = await call<{ approval_request: { status: string; order_ids: number[] } }>('get-approval-request', { approval_request_id: pending.approval_request.id });
+      expect(now.approval_request.status).toBe('approved');
+      expect(now.approval_request.order_ids).toHaveLength(1);
+      const placed = await call<{ order: { id: number; status: string } }>('get-order', { order_id: now.approval_request.order_ids[0] });
+      expect(placed.order.status).toBe('awaiting_acceptance');
+    } finally {
+      await mcp.close();
+    }
     await expectLedgerInvariants(h.database);
   }, 180_000);
 });
