@@ -82,7 +82,7 @@ describe.skipIf(skipBrowser)('Console key budgets in Chromium — happy', () => 
 
     // Change it.
     await page.getByLabel('Limit per day (USD)').fill('75.5');
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await expect.poll(() => page.getByText(/^Saved Shopping agent's budget/).count()).toBe(1);
     expect(await windowRow(page, 'Today')).toEqual(['$75.50', usd(offer.price), usd(7550 - offer.price), '2027-03-11 00:00 UTC']);
     h.clock.advance(6_000); // the key cache's 5 s, for /me
@@ -90,14 +90,14 @@ describe.skipIf(skipBrowser)('Console key budgets in Chromium — happy', () => 
 
     // A bad value answers the form again naming the field.
     await page.getByLabel('Limit per day (USD)').fill('-3');
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await expect.poll(() => page.getByText(/^Limit per day \(USD\) must be an amount of US dollars/).count()).toBe(1);
     await checkPage(page, 'key-budget-error');
 
     // Clear it (and the expiry): an empty field is no limit.
     await page.getByLabel('Limit per day (USD)').fill('');
     await page.getByLabel('Expires on').fill('');
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await expect.poll(() => page.getByText(/^Saved Shopping agent's budget/).count()).toBe(1);
     expect((await windowRow(page, 'Today')).slice(0, 3)).toEqual(['No limit', usd(offer.price), '—']);
     h.clock.advance(6_000);

@@ -134,7 +134,7 @@ describe.skipIf(skipBrowser)('MCP SDK client: OAuth end to end', () => {
   });
 
   /** Sign-in and consent in Chromium, the consent page's own CSP in force; answers the code the callback got. */
-  async function consentInBrowser(url: URL, clientName: string) {
+  async function consentInBrowser(url: URL, clientName: string, askFirst: boolean) {
     const context = await browser.newContext({ bypassCSP: false });
     const page = await context.newPage();
     const before = codes.length;
@@ -148,6 +148,10 @@ describe.skipIf(skipBrowser)('MCP SDK client: OAuth end to end', () => {
     await page.getByLabel('Workspace', { exact: true }).selectOption(String(person.workspaceId));
     await page.getByLabel('Can place orders', { exact: true }).check();
     await page.getByLabel('Limit per day', { exact: true }).fill('5000');
+    // Ticked by default for an app that may spend (docs/approvals.md).
+    const ask = page.getByLabel("Orders need a person's approval", { exact: true });
+    expect(await ask.isChecked()).toBe(true);
+    if (!askFirst) await ask.uncheck();
     await page.getByRole('button', { name: 'Allow' }).click();
     await page.waitForURL((u) => u.href.startsWith(callback));
     await context.close();
@@ -155,14 +159,14 @@ describe.skipIf(skipBrowser)('MCP SDK client: OAuth end to end', () => {
     return codes[codes.length - 1]!;
   }
 
-  async function connectWith(provider: MemoryProvider, clientName: string) {
+  async function connectWith(provider: MemoryProvider, clientName: string, askFirst = false) {
     const first = new Client({ name: 'sdk-oauth-test', version: '1.0.0' });
     const transport = new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider });
     await expect(first.connect(transport)).rejects.toBeInstanceOf(UnauthorizedError);
     expect(provider.authorizationUrl?.pathname).toBe('/oauth/auth');
     expect(provider.authorizationUrl?.searchParams.get('scope')).toBe('read spend');
     expect(provider.authorizationUrl?.searchParams.get('code_challenge_method')).toBe('S256');
-    const code = await consentInBrowser(provider.authorizationUrl!, clientName);
+    const code = await consentInBrowser(provider.authorizationUrl!, clientName, askFirst);
     await transport.finishAuth(code);
     expect(provider.saved?.access_token).toBeTruthy();
     const client = new Client({ name: 'sdk-oauth-test', version: '1.0.0' });
@@ -170,7 +174,7 @@ describe.skipIf(skipBrowser)('MCP SDK client: OAuth end to end', () => {
     return client;
   }
 
-  async function quoteAndConfirm(client: Client) {
+  async function quoteAndConfirm(client: Client, stage: 'done' | 'approval_pending' = 'done') {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['get-balance', 'place-orders', 'approve-placement']));
     const p = await publisherWithOutlet(db, [{ publisher_price_cents: 10_000 }]);
@@ -180,19 +184,20 @@ describe.skipIf(skipBrowser)('MCP SDK client: OAuth end to end', () => {
     const token = (quote.structuredContent as { confirmation_token: string }).confirmation_token;
     const done = (await client.callTool({ name: 'place-orders', arguments: { ...args, confirmation_token: token } })) as CallToolResult;
     expect(done.isError, JSON.stringify(done.content)).toBeFalsy();
-    expect(done.structuredContent).toMatchObject({ stage: 'done' });
+    expect(done.structuredContent).toMatchObject({ stage });
     const balance = (await client.callTool({ name: 'get-balance', arguments: {} })) as CallToolResult;
     return (balance.structuredContent as { key: Record<string, unknown> }).key;
   }
 
   it('dynamic registration: discovers, registers, consents in Chromium, places an order with a spend grant', async () => {
     const provider = new MemoryProvider(callback);
-    const client = await connectWith(provider, 'SDK Agent');
+    const client = await connectWith(provider, 'SDK Agent', true);
     firstAuthorization = provider.authorizationUrl;
     expect(provider.info?.client_id).toBeTruthy();
     expect(provider.info?.client_id).not.toBe(metadataUrl);
-    const key = await quoteAndConfirm(client);
-    expect(key).toMatchObject({ name: 'SDK Agent', prefix: 'oauth', can_place_orders: true });
+    // Consent left "Orders need a person's approval" ticked: the order waits for a person.
+    const key = await quoteAndConfirm(client, 'approval_pending');
+    expect(key).toMatchObject({ name: 'SDK Agent', prefix: 'oauth', can_place_orders: true, needs_approval: true });
     expect((key.budget as { day: { limit_cents: number } }).day.limit_cents).toBe(500_000);
     await client.close();
   }, 120_000);
@@ -202,7 +207,7 @@ describe.skipIf(skipBrowser)('MCP SDK client: OAuth end to end', () => {
     const client = await connectWith(provider, 'CIMD Agent');
     expect(provider.info?.client_id).toBe(metadataUrl);
     const key = await quoteAndConfirm(client);
-    expect(key).toMatchObject({ name: 'CIMD Agent', prefix: 'oauth', can_place_orders: true });
+    expect(key).toMatchObject({ name: 'CIMD Agent', prefix: 'oauth', can_place_orders: true, needs_approval: false });
     await client.close();
     // No token, code or verifier reached the server's log.
     const log = server.stdout() + server.stderr();
