@@ -35,3 +35,11 @@ export const approvalActions = ['place_orders', 'approve_placement'] as const;
 export const approvalStatuses = ['pending', 'approved', 'declined', 'expired', 'cancelled', 'failed'] as const;
 export type ApprovalAction = (typeof approvalActions)[number];
 export type ApprovalStatus = (typeof approvalStatuses)[number];
+
+/** What a link mailed to a person's address is for (docs/mail.md): confirming it, or a new password. */
+export const userTokenPurposes = ['verify_email', 'reset_password'] as const;
+export type UserTokenPurpose = (typeof userTokenPurposes)[number];
+
+/** A mail in the outbox: waiting, sent, written to the log (no SMTP_URL), or given up. */
+export const mailStatuses = ['pending', 'sent', 'logged', 'failed'] as const;
+export type MailStatus = (typeof mailStatuses)[number];
