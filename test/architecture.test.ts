@@ -49,6 +49,7 @@ const areaMayImport: Record<string, string[]> = {
   keys: ['events', 'outlets'],
   ledger: ['keys', 'money'],
   limits: [],
+  mail: [],
   money: [],
   oauth: ['keys', 'users'],
   orders: ['events', 'idempotency', 'keys', 'ledger', 'money', 'outlets', 'placements', 'users', 'workspaces'],
