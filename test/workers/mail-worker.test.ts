@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { signUp } from '../../src/domain/accounts/sign-up.js';
 import { composeMail } from '../../src/domain/mail/compose.js';
 import { sendDueMail } from '../../src/domain/mail/deliver.js';
 import { enqueueMail, type MailKind } from '../../src/domain/mail/outbox.js';
@@ -143,5 +144,22 @@ describe('Mail outbox: the SMTP server away — happy', () => {
     expect(all).not.toContain(smtp.password);
     expect(all).not.toMatch(/tok\d+secret/);
     expect(all).not.toContain('https://market.example/app/');
+  });
+});
+
+describe('Without SMTP_URL — happy', () => {
+  it('each mail is one log line with its recipient, subject and link, and is marked logged', async () => {
+    const h = await setupApp({ SIGNUP: 'open', PUBLIC_BASE_URL: 'http://127.0.0.1:3000' });
+    expect(h.logs.join('')).toContain('SMTP_URL is not set: mails are written to this log instead of sent');
+    await signUp(h.database.pool, { name: 'Nia New', email: 'nia@example.com', password: 'correct horse battery' }, { baseUrl: 'http://127.0.0.1:3000' }, h.clock);
+    const before = h.logs.length;
+    expect(await h.app.mailWorker.drain()).toBe(1);
+    const lines = h.logs.slice(before).filter((l) => l.includes('nia@example.com'));
+    expect(lines).toHaveLength(1);
+    const msg = JSON.parse(lines[0]!).msg as string;
+    expect(msg).toMatch(/^mail to nia@example\.com: "Confirm your email address" http:\/\/127\.0\.0\.1:3000\/app\/verify-email\?token=[A-Za-z0-9_-]{43} \(not sent: SMTP_URL is not set\)$/);
+    const link = linkIn(msg, 'verify-email');
+    expect((await h.app.inject({ url: new URL(link).pathname + new URL(link).search })).statusCode).toBe(200);
+    expect(await outboxRows(h.database.pool, 'nia@example.com')).toMatchObject([{ kind: 'verify_email', status: 'logged', attempts: 1, body_text: null }]);
   });
 });

@@ -4,6 +4,7 @@ import { DomainError, type FieldErrors } from '../../domain/errors.js';
 import type { FailureLimiter, LimitState } from '../../domain/limits/failure-limiter.js';
 import type { SessionStore } from '../../domain/sessions/session-store.js';
 import { recordSignIn, verifyCredentials } from '../../domain/users/user-service.js';
+import { consoleBaseUrl } from '../../config.js';
 import { type ConsoleDeps, page } from '../context.js';
 import { endSession, loadSignedIn, startSession } from '../session.js';
 import { type Form, formText } from '../form.js';
@@ -125,7 +126,7 @@ export async function authPages(app: FastifyInstance, { deps, sessions, limits }
     if (attempt.blocked) return signUpPage(request, reply, { ...again, problem: tooMany(reply, attempt.blocked) });
     let created: Awaited<ReturnType<typeof signUp>>;
     try {
-      created = await signUp(deps.db, input);
+      created = await signUp(deps.db, input, { baseUrl: consoleBaseUrl(deps.config) }, deps.clock);
     } catch (err) {
       // "Already taken" tells that an account exists: such answers count like sign-ups, so the
       // form cannot be used without limit to learn which emails have an account.
