@@ -3,7 +3,7 @@ import { createUser } from '../../src/domain/users/user-service.js';
 import { addMember } from '../../src/domain/users/memberships.js';
 import { createWorkspace } from '../../src/domain/workspaces/workspace-service.js';
 import { setupApp } from '../helpers/app.js';
-import { outboxRows } from '../helpers/mail.js';
+import { outboxLink, outboxRows } from '../helpers/mail.js';
 import { linkIn, pathOf, startSmtp } from '../helpers/smtp.js';
 import { consoleClient, seenSecrets } from './helpers.js';
 
@@ -321,5 +321,50 @@ describe('Mail with SMTP on — security', () => {
     expect(all).toContain('"msg":"mail sent"');
     const sent = await h.database.pool.query(`SELECT count(*)::int AS n FROM mail_outbox WHERE status = 'sent' AND (body_text IS NOT NULL OR body_html IS NOT NULL)`);
     expect(sent.rows[0].n).toBe(0);
+  });
+});
+
+describe('EMAIL_VERIFICATION=optional — security', async () => {
+  const o = await setupApp({ SIGNUP: 'open', EMAIL_VERIFICATION: 'optional', SIGNUPS_PER_ADDRESS_PER_HOUR: 1000 });
+
+  it('an unconfirmed person uses the console, but makes no spending key and joins no invitation as they are; confirmed, they do', async () => {
+    const c = consoleClient(o, nextIp());
+    const res = await c.post('/app/sign-up', { name: 'Opal Optional', email: 'optional@example.com', password });
+    const home = res.headers.location!;
+    expect(home).toMatch(/^\/app\/w\/\d+$/);
+    const overview = await c.get(home);
+    expect(overview.statusCode).toBe(200);
+    expect(overview.body).toContain('Your email address is not confirmed yet');
+    const keys = await c.get(`${home}/settings/api-keys`);
+    expect(keys.body).not.toContain('id="f-can_place_orders"');
+    expect(keys.body).toContain('A key that can place orders needs your email address confirmed first');
+    const forged = await c.post(`${home}/settings/api-keys`, { name: 'Spender', can_place_orders: '1' });
+    expect(forged.statusCode).toBe(403);
+    expect(forged.body).toContain('Confirm your email address first');
+    expect((await c.post(`${home}/settings/api-keys`, { name: 'Reader' })).statusCode).toBe(200);
+
+    // Invited while unconfirmed: the link offers no "Join", and a forged join is refused.
+    const owner = await createUser(o.database.pool, { email: 'opt-owner@example.com', name: 'Otto Owner', password });
+    const workspaceId = (await createWorkspace(o.database.pool, { name: 'Optional team' })).id;
+    await addMember(o.database.pool, { workspaceId }, owner.id, 'owner');
+    const boss = consoleClient(o, nextIp());
+    await boss.post('/app/sign-in', { email: 'opt-owner@example.com', password });
+    const invited = await boss.post(`/app/w/${workspaceId}/settings/members/invite`, { email: 'optional@example.com', role: 'member' }, { from: `/app/w/${workspaceId}/settings/members` });
+    const link = /id="invite-link"[^>]*value="([^"]+)"/.exec(invited.body)![1]!.replace(/&amp;/g, '&');
+    const token = new URL(link).searchParams.get('token')!;
+    const view = await c.get(pathOf(link));
+    expect(view.body).not.toContain('>Join</button>');
+    expect(view.body).toContain('Set a password to join');
+    const join = await c.post('/app/invitation', { token }, { from: pathOf(link) });
+    expect(join.statusCode).toBe(403);
+    expect(join.body).toContain('cannot join as it is');
+
+    // Confirmed through the mailed link: the box is there and a spending key is made.
+    const confirm = await outboxLink(o.database.pool, 'optional@example.com', 'verify_email');
+    await c.post('/app/verify-email', { token: new URLSearchParams(confirm.split('?')[1]).get('token')! }, { from: confirm });
+    expect((await c.get(home)).body).not.toContain('Your email address is not confirmed yet');
+    expect((await c.get(`${home}/settings/api-keys`)).body).toContain('id="f-can_place_orders"');
+    expect((await c.post(`${home}/settings/api-keys`, { name: 'Spender', can_place_orders: '1' })).statusCode).toBe(200);
+    expect((await c.post('/app/invitation', { token }, { from: pathOf(link) })).headers.location).toBe(`/app/w/${workspaceId}`);
   });
 });
