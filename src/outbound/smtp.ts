@@ -19,6 +19,8 @@ export type SendResult = { ok: true } | { ok: false; permanent: boolean; error: 
 export interface MailTransport {
   send(mail: OutgoingMail): Promise<SendResult>;
   close(): void;
+  /** A transport that writes each mail to the log instead of sending it (no SMTP_URL): its mails are marked `logged`. */
+  logsOnly?: boolean;
 }
 
 /**

@@ -21,7 +21,7 @@ declare module 'fastify' {
 export const mailWorker = fp(
   async function mailWorker(
     app: FastifyInstance,
-    opts: { pool: pg.Pool; clock: Clock; intervalMs: number; transport: MailTransport & { logsOnly?: boolean }; settings: MailSettings },
+    opts: { pool: pg.Pool; clock: Clock; intervalMs: number; transport: MailTransport; settings: MailSettings },
   ) {
     const now = () => opts.clock.now();
     const report = (a: MailAttempt) => {

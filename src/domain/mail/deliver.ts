@@ -53,7 +53,7 @@ export interface MailAttempt {
  */
 export async function sendDueMail(
   pool: Db,
-  transport: MailTransport & { logsOnly?: boolean },
+  transport: MailTransport,
   settings: MailSettings,
   now: () => number,
   report: (attempt: MailAttempt) => void = () => {},
@@ -80,7 +80,7 @@ export async function sendDueMail(
 
 async function attempt(
   pool: Db,
-  transport: MailTransport & { logsOnly?: boolean },
+  transport: MailTransport,
   settings: MailSettings,
   now: () => number,
   m: Claimed,
@@ -129,7 +129,7 @@ async function attempt(
  * links, which a person running the service on their own machine follows. The links are theirs
  * to see in that mode; with SMTP_URL set no link is ever logged.
  */
-export function loggingTransport(write: (line: string) => void): MailTransport & { logsOnly: true } {
+export function loggingTransport(write: (line: string) => void): MailTransport {
   return {
     logsOnly: true,
     async send(mail) {
