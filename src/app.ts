@@ -5,7 +5,7 @@ import sensible from '@fastify/sensible';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { type Config, consoleBaseUrl } from './config.js';
+import { type Config, consoleBaseUrl, mailFrom } from './config.js';
 import type { Database } from './db/client.js';
 import { type Clock, systemClock } from './domain/clock.js';
 import { createCatalogModule } from './domain/catalog/catalog-module.js';
@@ -35,6 +35,9 @@ import { linkCheckWorker } from './workers/link-check-worker.js';
 import { outboundPolicyFor } from './domain/orders/configured-checker.js';
 import { linkCheckerPlugin } from './http/plugins/link-checker.js';
 import { eventWorker } from './workers/event-worker.js';
+import { mailWorker } from './workers/mail-worker.js';
+import { loggingTransport } from './domain/mail/deliver.js';
+import { createSmtpTransport } from './outbound/smtp.js';
 import { createOutboundClient } from './outbound/http-client.js';
 import { durationsFrom } from './domain/orders/states.js';
 import { v1Routes } from './http/v1/index.js';
@@ -246,6 +249,22 @@ export const marketplaceApp = fp(
         timeoutMs: deps.config.WEBHOOK_TIMEOUT_MS,
         retryBaseMs: deps.config.WEBHOOK_RETRY_BASE_MS,
         disableAfterMs: deps.config.WEBHOOK_DISABLE_AFTER_HOURS * 3_600_000,
+      },
+    });
+
+    // Mail (docs/mail.md): over SMTP, or without SMTP_URL one log line per mail, links included.
+    if (!deps.config.SMTP_URL) app.log.warn('SMTP_URL is not set: mails are written to this log instead of sent (docs/mail.md)');
+    await app.register(mailWorker, {
+      pool: deps.database.pool,
+      clock,
+      intervalMs: deps.config.MAIL_POLL_INTERVAL_MS,
+      transport: deps.config.SMTP_URL
+        ? createSmtpTransport({ url: deps.config.SMTP_URL, from: mailFrom(deps.config), timeoutMs: deps.config.MAIL_TIMEOUT_MS })
+        : loggingTransport((line) => app.log.info(line)),
+      settings: {
+        timeoutMs: deps.config.MAIL_TIMEOUT_MS,
+        retryBaseMs: deps.config.MAIL_RETRY_BASE_MS,
+        giveUpMs: deps.config.MAIL_GIVE_UP_HOURS * 3_600_000,
       },
     });
 

@@ -47,6 +47,31 @@ const staticResolve = z
     return map;
   });
 
+// SMTP_URL: smtp://user:password@host:port (STARTTLS when the server offers it) or smtps://…
+// (TLS from the start). It holds a password: the message naming a bad value never repeats it.
+const smtpUrl = z
+  .string()
+  .trim()
+  .transform((v) => (v === '' ? undefined : v))
+  .refine((v) => v === undefined || isSmtpUrl(v), { message: 'must be smtp://user:password@host:port or smtps://user:password@host:port' });
+
+function isSmtpUrl(v: string): boolean {
+  try {
+    const url = new URL(v);
+    return (url.protocol === 'smtp:' || url.protocol === 'smtps:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+// MAIL_FROM: `address@domain` or `Name <address@domain>`, as a From header takes it; no line
+// breaks, which would let the value write headers of its own.
+const MAILBOX = /^(?:[^<>\r\n]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/;
+const mailbox = z
+  .string()
+  .trim()
+  .refine((v) => MAILBOX.test(v), { message: 'must be an address (no-reply@example.com) or a name and an address (Marketplace <no-reply@example.com>)' });
+
 export const configSchema = z.object({
   HOST: z.string().default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -94,6 +119,16 @@ export const configSchema = z.object({
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(10_000),
   WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(5_000),
   WEBHOOK_DISABLE_AFTER_HOURS: z.coerce.number().positive().max(24 * 365).default(72),
+  // Mail (docs/mail.md): without SMTP_URL mails are written to the log instead of sent.
+  SMTP_URL: smtpUrl.optional(),
+  MAIL_FROM: mailbox.optional(),
+  MAIL_POLL_INTERVAL_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
+  MAIL_TIMEOUT_MS: z.coerce.number().int().min(50).max(300_000).default(30_000),
+  MAIL_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(30_000),
+  MAIL_GIVE_UP_HOURS: z.coerce.number().positive().max(24 * 30).default(24),
+  // required: an unconfirmed address sees only "Check your email"; optional: the console, but no
+  // invitation accepted and no spending key made until the address is confirmed.
+  EMAIL_VERIFICATION: z.enum(['required', 'optional']).default('required'),
   // The console (docs/console.md): open sign-up, or only the CLI and invitations add people.
   SIGNUP: z.enum(['open', 'closed']).default('closed'),
   // Wrong passwords allowed per account and per client address in 15 minutes, sign-ups per address
@@ -148,4 +183,15 @@ export function consoleBaseUrl(config: Pick<Config, 'PUBLIC_BASE_URL' | 'HOST' |
   if (config.PUBLIC_BASE_URL) return config.PUBLIC_BASE_URL.replace(/\/+$/, '');
   const host = config.HOST === '0.0.0.0' || config.HOST === '::' || config.HOST === '' ? 'localhost' : config.HOST;
   return `http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${config.PORT}`;
+}
+
+/**
+ * The From of every mail: MAIL_FROM, else no-reply at the console's host name (localhost when the
+ * console is reached by an IP address, which an address cannot name without brackets).
+ */
+export function mailFrom(config: Pick<Config, 'MAIL_FROM' | 'PUBLIC_BASE_URL' | 'HOST' | 'PORT'>): string {
+  if (config.MAIL_FROM) return config.MAIL_FROM;
+  const host = new URL(consoleBaseUrl(config)).hostname;
+  const named = /[a-z]/i.test(host) && !host.includes(':') && !host.startsWith('[');
+  return `Marketplace <no-reply@${named ? host : 'localhost'}>`;
 }

@@ -40,7 +40,7 @@ const layerOf = (file: string) => file.split('/')[1]!;
  * are shared leaves any area may import; they import no area.
  */
 const areaMayImport: Record<string, string[]> = {
-  accounts: ['users', 'workspaces'],
+  accounts: ['mail', 'users', 'workspaces'],
   approvals: ['events', 'idempotency', 'keys', 'money', 'orders', 'users'],
   catalog: ['limits'],
   events: ['outlets'],
@@ -49,6 +49,7 @@ const areaMayImport: Record<string, string[]> = {
   keys: ['events', 'outlets'],
   ledger: ['keys', 'money'],
   limits: [],
+  mail: [],
   money: [],
   oauth: ['keys', 'users'],
   orders: ['events', 'idempotency', 'keys', 'ledger', 'money', 'outlets', 'placements', 'users', 'workspaces'],
@@ -57,7 +58,7 @@ const areaMayImport: Record<string, string[]> = {
   planning: ['keys', 'money', 'orders', 'outlets', 'workspaces'],
   publishers: ['keys', 'ledger', 'money'],
   sessions: [],
-  users: [],
+  users: ['mail'],
   webhooks: ['events', 'idempotency', 'outlets'],
   workspaces: ['events', 'keys', 'ledger', 'money'],
 };

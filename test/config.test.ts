@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config.js';
+import { loadConfig, mailFrom } from '../src/config.js';
 
 describe('configuration', () => {
   it('treats empty values as unset, so a copied .env.example starts', () => {
@@ -43,5 +43,24 @@ describe('configuration', () => {
     expect(() => loadConfig({ TRUST_PROXY: '1' })).toThrow(/TRUST_PROXY/); // a hop count makes Fastify trust no proxy
     expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, loopback' }).TRUST_PROXY).toBe('10.0.0.0/8, loopback');
     expect(() => loadConfig({ TRUST_PROXY: 'everyone' })).toThrow(/TRUST_PROXY/);
+  });
+
+  it('reads the mail settings; a bad SMTP_URL is named without its password', () => {
+    const config = loadConfig({});
+    expect(config.SMTP_URL).toBeUndefined();
+    expect(config).toMatchObject({ EMAIL_VERIFICATION: 'required', MAIL_POLL_INTERVAL_MS: 1000, MAIL_GIVE_UP_HOURS: 24 });
+    expect(loadConfig({ SMTP_URL: 'smtps://ana:s3cret@mail.example:465' }).SMTP_URL).toBe('smtps://ana:s3cret@mail.example:465');
+    for (const bad of ['http://ana:s3cret@mail.example', 'smtp://', 'ana:s3cret']) {
+      expect(() => loadConfig({ SMTP_URL: bad })).toThrow(/SMTP_URL/);
+      expect(() => loadConfig({ SMTP_URL: bad })).not.toThrow(/s3cret/);
+    }
+    expect(() => loadConfig({ EMAIL_VERIFICATION: 'sometimes' })).toThrow(/EMAIL_VERIFICATION/);
+    expect(() => loadConfig({ MAIL_FROM: 'Ana <ana@example.com>\r\nBcc: x@example.com' })).toThrow(/MAIL_FROM/);
+  });
+
+  it('sends from MAIL_FROM, else no-reply at the console\'s host name', () => {
+    expect(mailFrom(loadConfig({ MAIL_FROM: 'Acme <hello@acme.example>' }))).toBe('Acme <hello@acme.example>');
+    expect(mailFrom(loadConfig({ PUBLIC_BASE_URL: 'https://market.example' }))).toBe('Marketplace <no-reply@market.example>');
+    expect(mailFrom(loadConfig({}))).toBe('Marketplace <no-reply@localhost>');
   });
 });

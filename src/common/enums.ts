@@ -38,3 +38,11 @@ export const approvalReasons = ['key_needs_approval', 'above_approval_limit'] as
 export type ApprovalAction = (typeof approvalActions)[number];
 export type ApprovalStatus = (typeof approvalStatuses)[number];
 export type ApprovalReason = (typeof approvalReasons)[number];
+
+/** What a link mailed to a person's address is for (docs/mail.md): confirming it, or a new password. */
+export const userTokenPurposes = ['verify_email', 'reset_password'] as const;
+export type UserTokenPurpose = (typeof userTokenPurposes)[number];
+
+/** A mail in the outbox: waiting, sent, written to the log (no SMTP_URL), or given up. */
+export const mailStatuses = ['pending', 'sent', 'logged', 'failed'] as const;
+export type MailStatus = (typeof mailStatuses)[number];

@@ -49,6 +49,8 @@ export interface SignedIn {
   id: number;
   name: string;
   email: string;
+  /** Whether the person confirmed their address (docs/mail.md); until then EMAIL_VERIFICATION decides what they may do. */
+  emailVerified: boolean;
 }
 
 declare module 'fastify' {

@@ -17,6 +17,7 @@ import type { ConsoleDeps, ConsoleTarget } from './context.js';
 import { renderConsoleError } from './errors.js';
 import { approvalRulePages } from './pages/approval-rules.js';
 import { approvalPages } from './pages/approvals.js';
+import { accountLinkPages } from './pages/account-links.js';
 import { authPages } from './pages/auth.js';
 import { invitationPages } from './pages/invitations.js';
 import { keyPages } from './pages/keys.js';
@@ -119,9 +120,12 @@ async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps) {
     perAccount: createFailureLimiter({ name: 'signin-account', points: deps.config.SIGNIN_FAILURES_PER_ACCOUNT, windowSeconds: 15 * 60, ...redis }),
     perAddress: createFailureLimiter({ name: 'signin-address', points: deps.config.SIGNIN_FAILURES_PER_ADDRESS, windowSeconds: 15 * 60, ...redis }),
     signUps: createFailureLimiter({ name: 'signup-address', points: deps.config.SIGNUPS_PER_ADDRESS_PER_HOUR, windowSeconds: 3600, ...redis }),
+    // Each "Send again" is a mail to the person's address: five an hour is plenty for a lost one.
+    resends: createFailureLimiter({ name: 'verify-resend', points: 5, windowSeconds: 3600, ...redis }),
   };
   await app.register(authPages, { deps, sessions, limits });
   await app.register(invitationPages, { deps, sessions, limits });
+  await app.register(accountLinkPages, { deps, sessions, limits });
 
   // Everything below needs a signed-in person: one gate for all of it.
   await app.register(async (signedIn) => {

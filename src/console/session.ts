@@ -46,6 +46,14 @@ export async function endSession(deps: ConsoleDeps, sessions: SessionStore, requ
   dropCsrfSecret(reply);
 }
 
+/** The page an unconfirmed person sees instead of the console (EMAIL_VERIFICATION=required). */
+export const CHECK_EMAIL = '/app/check-email';
+
+/** Whether the signed-in person sees only "Check your email": an unconfirmed address, and EMAIL_VERIFICATION=required. */
+export function mustConfirmFirst(deps: ConsoleDeps, request: FastifyRequest): boolean {
+  return request.consoleUser !== null && !request.consoleUser.emailVerified && deps.config.EMAIL_VERIFICATION === 'required';
+}
+
 /** Who is signed in, from the cookie; null without a live session. */
 export async function loadSignedIn(deps: ConsoleDeps, sessions: SessionStore, request: FastifyRequest): Promise<boolean> {
   const id = request.cookies[SESSION_COOKIE];
@@ -53,15 +61,17 @@ export async function loadSignedIn(deps: ConsoleDeps, sessions: SessionStore, re
   const session = await sessions.find(id);
   if (!session) return false;
   const [user, memberships] = await Promise.all([getUser(deps.db, session.userId), membershipsOf(deps.db, session.userId)]);
-  request.consoleUser = { id: user.id, name: user.name, email: user.email };
+  request.consoleUser = { id: user.id, name: user.name, email: user.email, emailVerified: user.emailVerifiedAt !== null };
   request.consoleTargets = memberships.map(toTarget);
   return true;
 }
 
 /**
  * The one gate in front of every signed-in route: no live session → to the sign-in page (303,
- * with the page asked for to return to); a page of a workspace or publisher account the person
- * is not a member of → 404, as for one that does not exist.
+ * with the page asked for to return to); an address not confirmed while EMAIL_VERIFICATION is
+ * required → to "Check your email" (303), whatever was asked, a form's post included; a page of
+ * a workspace or publisher account the person is not a member of → 404, as for one that does not
+ * exist.
  */
 export function signedInGate(deps: ConsoleDeps, sessions: SessionStore) {
   return async function gate(request: FastifyRequest, reply: FastifyReply) {
@@ -69,6 +79,7 @@ export function signedInGate(deps: ConsoleDeps, sessions: SessionStore) {
       const next = request.method === 'GET' ? `?next=${encodeURIComponent(request.url)}` : '';
       return reply.redirect(`/app/sign-in${next}`, 303);
     }
+    if (mustConfirmFirst(deps, request)) return reply.redirect(CHECK_EMAIL, 303);
     const params = request.params as { targetId?: string } | undefined;
     const raw = params?.targetId;
     if (raw === undefined) return;

@@ -6,12 +6,14 @@ import type { Durations } from '../domain/orders/states.js';
 import { sweepDeadlines } from '../domain/orders/sweep.js';
 import { expireApprovals } from '../domain/approvals/expiry.js';
 import { purgeOldEvents } from '../domain/events/feed.js';
+import { purgeOldMail } from '../domain/mail/outbox.js';
+import { purgeOldLinks } from '../domain/users/address-links.js';
 import { repeatInBackground } from './repeat.js';
 
 /**
  * Runs the deadline sweep every `intervalMs` inside the server (orders, then approval requests
- * past their time), then deletes events past their
- * retention. Every process may run it: the sweep claims orders with SKIP LOCKED and re-checks
+ * past their time), then deletes events past their retention, mails as old (a mail's row is what
+ * keeps a second one for the same event from being sent) and mailed links past their end. Every process may run it: the sweep claims orders with SKIP LOCKED and re-checks
  * each under its lock, and deleting the same old events twice deletes them once.
  */
 export const deadlineSweeper = fp(
@@ -23,6 +25,9 @@ export const deadlineSweeper = fp(
       if (Object.values(r).some((n) => n > 0) || approvals > 0) app.log.info({ ...r, approvals_expired: approvals }, 'deadline sweep');
       const purged = await purgeOldEvents(opts.pool, opts.clock.now(), opts.eventRetentionDays);
       if (purged) app.log.info({ purged }, 'old events deleted');
+      const mails = await purgeOldMail(opts.pool, opts.clock.now(), opts.eventRetentionDays);
+      const links = await purgeOldLinks(opts.pool, opts.clock.now());
+      if (mails || links) app.log.info({ mails, links }, 'old mails and links deleted');
     });
   },
   { name: 'deadline-sweeper' },

@@ -2,6 +2,7 @@ import { type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { topUpWorkspace } from '../../src/domain/workspaces/top-up.js';
 import { setupApp } from '../helpers/app.js';
+import { outboxLink } from '../helpers/mail.js';
 import { publisherWithOutlet } from '../helpers/catalog.js';
 import { allowBrowserFlows, checkPage, launchBrowser, NO_BROWSER, requireBrowser, skipBrowser } from './browser-harness.js';
 
@@ -45,6 +46,10 @@ describe.skipIf(skipBrowser)('Console key budgets in Chromium — happy', () => 
     await page.getByLabel('Email').fill('bea@example.com');
     await page.getByLabel('Password').fill(password);
     await page.getByRole('button', { name: 'Sign up' }).click();
+    // The address confirmed through the link the sign-up mailed (read from the outbox).
+    await page.waitForURL(/\/app\/check-email$/);
+    await page.goto(await outboxLink(h.database.pool, 'bea@example.com', 'verify_email'));
+    await page.getByRole('button', { name: 'Confirm address' }).click();
     await page.waitForURL(/\/app\/w\/\d+$/);
     const workspaceId = Number(page.url().split('/').pop());
     await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'API keys', exact: true }).click();

@@ -4,6 +4,7 @@ import { topUpWorkspace } from '../../src/domain/workspaces/top-up.js';
 import { setPassword } from '../../src/domain/users/user-service.js';
 import { createKey } from '../../src/domain/keys/key-service.js';
 import { setupApp } from '../helpers/app.js';
+import { outboxLink } from '../helpers/mail.js';
 import { publisherWithOutlet } from '../helpers/catalog.js';
 import { allowBrowserFlows, checkPage, executablePath, launchBrowser, NO_BROWSER, skipBrowser } from './browser-harness.js';
 
@@ -41,13 +42,22 @@ describe.skipIf(skipBrowser)('Console pages in Chromium', () => {
   const check = checkPage;
 
   let people = 0;
-  async function signUp(page: Page, name = 'Ana Lima') {
+  /**
+   * Signs up, then opens the link the sign-up mailed (read from the outbox: these tests send no
+   * mail) and confirms the address: until then the console shows only "Check your email".
+   */
+  async function signUp(page: Page, name = 'Ana Lima', opts: { check?: boolean } = {}) {
     const email = `browser${++people}@example.com`;
     await page.goto('/app/sign-up');
     await page.getByLabel('Name').fill(name);
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password').fill(password);
     await page.getByRole('button', { name: 'Sign up' }).click();
+    await page.waitForURL(/\/app\/check-email$/);
+    if (opts.check) await check(page, 'check-email');
+    await page.goto(await outboxLink(h.database.pool, email, 'verify_email'));
+    if (opts.check) await check(page, 'verify-email');
+    await page.getByRole('button', { name: 'Confirm address' }).click();
     await page.waitForURL(/\/app\/w\/\d+$/);
     return { email, home: new URL(page.url()).pathname, workspaceId: Number(page.url().split('/').pop()) };
   }
@@ -70,7 +80,7 @@ describe.skipIf(skipBrowser)('Console pages in Chromium', () => {
       await check(page, 'sign-in');
       await page.getByRole('link', { name: 'Sign up' }).click();
       await check(page, 'sign-up');
-      const { home, workspaceId } = await signUp(page);
+      const { home, workspaceId } = await signUp(page, 'Ana Lima', { check: true });
       await check(page, 'overview');
       await nav(page, 'Settings').click();
       await check(page, 'settings');
@@ -185,6 +195,31 @@ describe.skipIf(skipBrowser)('Console pages in Chromium', () => {
       await member.getByRole('button', { name: 'Create key' }).click();
       const readKey = await newKey(member);
       expect(((await (await api('/api/v1/me', readKey)).json()) as { data: { key: { can_place_orders: boolean } } }).data.key.can_place_orders).toBe(false);
+    });
+
+    it('forgot password → the mailed link → a new password → signed in, the old password refused', async () => {
+      const setup = await person();
+      const { email, home } = await signUp(setup, 'Fran Forgot');
+      const page = await person();
+      await page.goto('/app/sign-in');
+      await page.getByRole('link', { name: 'Forgot password?' }).click();
+      await check(page, 'forgot-password');
+      await page.getByLabel('Email').fill(email);
+      await page.getByRole('button', { name: 'Send reset link' }).click();
+      await expect.poll(() => page.getByText('we sent it a link to set a new password').count()).toBe(1);
+      await check(page, 'forgot-password-sent');
+      await page.goto(await outboxLink(h.database.pool, email, 'reset_password'));
+      await check(page, 'reset-password');
+      await page.getByLabel('New password').fill('a brand new passphrase');
+      await page.getByRole('button', { name: 'Set password' }).click();
+      await page.waitForURL(new RegExp(`${home}$`));
+      // The session that signed up ended with the old password.
+      await setup.goto(home);
+      expect(new URL(setup.url()).pathname).toBe('/app/sign-in');
+      await setup.getByLabel('Email').fill(email);
+      await setup.getByLabel('Password').fill(password);
+      await setup.getByRole('button', { name: 'Sign in' }).click();
+      await expect.poll(() => setup.getByText('Email or password is wrong.').count()).toBe(1);
     });
 
     it('works with the keyboard alone: sign in, reach API keys, create a key', async () => {

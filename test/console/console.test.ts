@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { setupApp } from '../helpers/app.js';
+import { outboxLink } from '../helpers/mail.js';
 import { addMember } from '../../src/domain/users/memberships.js';
 import { createUser, setPassword } from '../../src/domain/users/user-service.js';
 import { createPublisher } from '../../src/domain/publishers/publisher-service.js';
-import { consoleClient, seenSecrets } from './helpers.js';
+import { consoleClient, seenSecrets, signUpConfirmed } from './helpers.js';
 
 const h = await setupApp({ LOG_LEVEL: 'debug', SIGNUP: 'open', SIGNIN_FAILURES_PER_ACCOUNT: 3, SIGNIN_FAILURES_PER_ADDRESS: 1000, SIGNUPS_PER_ADDRESS_PER_HOUR: 3 });
 const password = 'correct horse battery';
@@ -13,9 +14,8 @@ let n = 0;
 async function signedUp(name = 'Ana Lima') {
   n++;
   const c = consoleClient(h, `10.0.0.${n}`);
-  const res = await c.post('/app/sign-up', { name, email: `person${n}@example.com`, password });
-  expect(res.statusCode).toBe(303);
-  return { c, home: res.headers.location!, email: `person${n}@example.com` };
+  const home = await signUpConfirmed(h, c, { name, email: `person${n}@example.com`, password });
+  return { c, home, email: `person${n}@example.com` };
 }
 
 const keys: string[] = [];
@@ -27,7 +27,7 @@ const keyIn = (body: string) => {
 const me = (key: string) => h.app.inject({ url: '/api/v1/me', headers: { authorization: `Bearer ${key}` } });
 
 describe('Console pages (/app/…): sign-up, sign-in, keys, API access — happy', () => {
-  it('sign-in: a CSP without inline scripts, labelled fields, the CLI way back in', async () => {
+  it('sign-in: a CSP without inline scripts, labelled fields, the way back in (Forgot password?)', async () => {
     const res = await consoleClient(h).get('/app/sign-in');
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toMatch(/text\/html/);
@@ -36,7 +36,7 @@ describe('Console pages (/app/…): sign-up, sign-in, keys, API access — happy
     expect(csp).not.toMatch(/unsafe-inline/);
     expect(res.headers['x-content-type-options']).toBe('nosniff');
     expect(res.body).toContain('<label for="f-email">Email</label>');
-    expect(res.body).toContain('user set-password');
+    expect(res.body).toContain('<a href="/app/forgot-password">Forgot password?</a>');
     expect(res.body).not.toMatch(/<script>/);
   });
 
@@ -52,7 +52,7 @@ describe('Console pages (/app/…): sign-up, sign-in, keys, API access — happy
     expect(Object.keys(openapi.json().paths).filter((p) => p.startsWith('/app'))).toEqual([]);
   });
 
-  it('sign-up signs in with a fresh HttpOnly SameSite=Lax session cookie, and lands on the overview', async () => {
+  it('sign-up signs in with a fresh HttpOnly SameSite=Lax session cookie, and lands on the overview once the address is confirmed', async () => {
     const c = consoleClient(h, '10.9.0.1');
     c.jar.set('mk_session', 'A'.repeat(43));
     const res = await c.post('/app/sign-up', { name: 'Bo', email: 'bo@example.com', password });
@@ -63,7 +63,10 @@ describe('Console pages (/app/…): sign-up, sign-in, keys, API access — happy
     expect(cookie).toMatch(/Path=\/app/);
     expect(cookie).not.toMatch(/Secure/);
     expect(c.jar.get('mk_session')).not.toBe('A'.repeat(43));
-    const overview = await c.get(res.headers.location!);
+    expect(res.headers.location).toBe('/app/check-email');
+    const link = await outboxLink(h.database.pool, 'bo@example.com', 'verify_email');
+    await c.post('/app/verify-email', { token: new URLSearchParams(link.split('?')[1]).get('token')! }, { from: link });
+    const overview = await c.get((await c.get('/app')).headers.location!);
     expect(overview.statusCode).toBe(200);
     expect(overview.body).toContain('$0.00');
   });

@@ -1,4 +1,5 @@
 import type { Harness } from '../helpers/app.js';
+import { outboxLink } from '../helpers/mail.js';
 
 /** Every secret the console clients of this process saw (session ids, CSRF secrets and tokens): the log test looks for each. */
 export const seenSecrets = new Set<string>();
@@ -55,4 +56,23 @@ export function consoleClient(h: Harness, ip = '127.0.0.1') {
     },
   };
   return client;
+}
+
+export type ConsoleClient = ReturnType<typeof consoleClient>;
+
+/**
+ * Signs a person up through the form, then confirms the address with the link the sign-up queued
+ * (read from the outbox, as the mail would bring it), in the same browser: the console as a new
+ * person has it once they opened the mail. Answers the path of their workspace.
+ */
+export async function signUpConfirmed(h: Harness, c: ConsoleClient, fields: { name: string; email: string; password: string }, opts: { from?: string } = {}): Promise<string> {
+  const res = await c.post('/app/sign-up', fields, opts);
+  if (res.statusCode !== 303) throw new Error(`sign-up of ${fields.email} answered ${res.statusCode}`);
+  const link = await outboxLink(h.database.pool, fields.email, 'verify_email');
+  const token = new URLSearchParams(link.split('?')[1]).get('token')!;
+  seenSecrets.add(token);
+  const confirmed = await c.post('/app/verify-email', { token }, { from: link });
+  if (confirmed.statusCode !== 303) throw new Error(`confirming ${fields.email} answered ${confirmed.statusCode}`);
+  const home = await c.get('/app');
+  return home.headers.location!;
 }

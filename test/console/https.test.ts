@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { setupApp } from '../helpers/app.js';
+import { outboxLink } from '../helpers/mail.js';
 import { consoleClient } from './helpers.js';
 
 // Behind https (PUBLIC_BASE_URL), the session cookie is Secure and the headers say https.
@@ -16,7 +17,12 @@ describe('Console pages behind https: Secure cookie, HSTS — security', () => {
     expect(([] as string[]).concat(page.headers['set-cookie'] ?? []).find((l) => l.startsWith('_csrf='))).toMatch(/; Secure/);
     expect(page.headers['strict-transport-security']).toMatch(/max-age=/);
     expect(page.headers['content-security-policy']).toMatch(/upgrade-insecure-requests/);
-    const created = await c.post(`${res.headers.location}/settings/api-keys`, { name: 'Key' });
+    // Through the confirmation link the sign-up mailed (the console waits for it), to the workspace.
+    const link = await outboxLink(h.database.pool, 'secure@example.com', 'verify_email');
+    expect(link).toMatch(/^\/app\/verify-email\?token=/);
+    await c.post('/app/verify-email', { token: new URLSearchParams(link.split('?')[1]).get('token')! }, { from: link });
+    const home = (await c.get('/app')).headers.location!;
+    const created = await c.post(`${home}/settings/api-keys`, { name: 'Key' });
     expect(created.body).toContain('curl -s https://console.example/api/v1/me');
   });
 });

@@ -4,7 +4,7 @@ import { addMember } from '../../src/domain/users/memberships.js';
 import { createUser } from '../../src/domain/users/user-service.js';
 import { setupApp } from '../helpers/app.js';
 import { bearer } from '../helpers/fixtures.js';
-import { consoleClient } from './helpers.js';
+import { consoleClient, signUpConfirmed } from './helpers.js';
 
 // "Orders need a person's approval" on the console's key form and key page (docs/console.md):
 // what they store, who may change it, and a box on a key that cannot spend refused naming it.
@@ -17,9 +17,7 @@ let n = 0;
 async function signedUp() {
   n++;
   const c = consoleClient(h, `10.42.0.${n}`);
-  const res = await c.post('/app/sign-up', { name: `Approver ${n}`, email: `approver${n}@example.com`, password });
-  expect(res.statusCode).toBe(303);
-  const home = res.headers.location!;
+  const home = await signUpConfirmed(h, c, { name: `Approver ${n}`, email: `approver${n}@example.com`, password });
   return { c, home, keys: `${home}/settings/api-keys`, workspaceId: Number(home.split('/').pop()) };
 }
 

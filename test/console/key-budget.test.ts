@@ -7,7 +7,7 @@ import { topUpWorkspace } from '../../src/domain/workspaces/top-up.js';
 import { setupApp } from '../helpers/app.js';
 import { publisherWithOutlet } from '../helpers/catalog.js';
 import { bearer } from '../helpers/fixtures.js';
-import { consoleClient } from './helpers.js';
+import { consoleClient, signUpConfirmed } from './helpers.js';
 
 // The console's key form and key page for a spending key's budget and expiry (docs/console.md,
 // docs/budgets.md) through app.inject: what they store, what the key page shows, and every bad
@@ -22,9 +22,7 @@ let n = 0;
 async function signedUp() {
   n++;
   const c = consoleClient(h, `10.40.0.${n}`);
-  const res = await c.post('/app/sign-up', { name: `Budget ${n}`, email: `budget${n}@example.com`, password });
-  expect(res.statusCode).toBe(303);
-  const home = res.headers.location!;
+  const home = await signUpConfirmed(h, c, { name: `Budget ${n}`, email: `budget${n}@example.com`, password });
   return { c, home, keys: `${home}/settings/api-keys`, workspaceId: Number(home.split('/').pop()) };
 }
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { addMember, changeRole } from '../../src/domain/users/memberships.js';
 import { createUser } from '../../src/domain/users/user-service.js';
 import { setupApp } from '../helpers/app.js';
-import { consoleClient } from './helpers.js';
+import { consoleClient, signUpConfirmed } from './helpers.js';
 
 // A hostile review of the console: forged forms, tokens in the wrong place, hostile field values,
 // roles changed under an open session, invitations raced. Each case is an attack that must fail.
@@ -16,9 +16,7 @@ async function signedUp(name = 'Probe Person') {
   n++;
   const c = consoleClient(h, `10.7.0.${n}`);
   const email = `probe${n}@example.com`;
-  const res = await c.post('/app/sign-up', { name, email, password });
-  expect(res.statusCode).toBe(303);
-  const home = res.headers.location!;
+  const home = await signUpConfirmed(h, c, { name, email, password });
   const { rows } = await h.database.pool.query<{ id: number }>('SELECT id FROM users WHERE email = $1', [email]);
   return { c, home, email, userId: rows[0]!.id, workspaceId: Number(home.split('/').pop()) };
 }

@@ -10,7 +10,7 @@ import { createLogger } from '../../src/logger.js';
 import type { Harness } from '../helpers/app.js';
 import { ManualClock } from '../helpers/clock.js';
 import { createTestDatabase } from '../helpers/db.js';
-import { consoleClient } from './helpers.js';
+import { consoleClient, signUpConfirmed } from './helpers.js';
 
 // The console's security suite, walked from the router so a page added later is covered without
 // touching this file: every route behind the sign-in gate redirects to sign-in without a session,
@@ -48,9 +48,8 @@ interface Tenant {
 
 async function tenant(n: number): Promise<Tenant> {
   const c = consoleClient(h, `10.1.0.${n}`);
-  const res = await c.post('/app/sign-up', { name: `Tenant ${n}`, email: `tenant${n}@example.com`, password });
-  expect(res.statusCode).toBe(303);
-  const workspaceId = Number(res.headers.location!.split('/').pop());
+  const home = await signUpConfirmed(h, c, { name: `Tenant ${n}`, email: `tenant${n}@example.com`, password });
+  const workspaceId = Number(home.split('/').pop());
   const { rows } = await database.pool.query<{ id: number }>('SELECT id FROM users WHERE email = $1', [`tenant${n}@example.com`]);
   const userId = rows[0]!.id;
   const pub = await createPublisher(database.pool, `Publisher of tenant ${n}`);

@@ -25,8 +25,8 @@ export async function setupApp(
   opts: { database?: TestDatabase; redis?: Redis; metrics?: Metrics; clock?: ManualClock; searchLoaded?: boolean } = {},
 ): Promise<Harness> {
   const database = opts.database ?? (await createTestDatabase());
-  // The deadline sweep, the event worker and the link checker are driven explicitly in tests, with the injected clock.
-  const config = defaultConfig({ LOG_LEVEL: 'info', ORDER_SWEEP_INTERVAL_MS: 0, EVENTS_POLL_INTERVAL_MS: 0, LINK_CHECK_POLL_MS: 0, LINK_CHECK_TIMEOUT_MS: 2_000, ...overrides });
+  // The deadline sweep, the event and mail workers and the link checker are driven explicitly in tests, with the injected clock.
+  const config = defaultConfig({ LOG_LEVEL: 'info', ORDER_SWEEP_INTERVAL_MS: 0, EVENTS_POLL_INTERVAL_MS: 0, MAIL_POLL_INTERVAL_MS: 0, LINK_CHECK_POLL_MS: 0, LINK_CHECK_TIMEOUT_MS: 2_000, ...overrides });
   const clock = opts.clock ?? new ManualClock(Date.now());
   const logs: string[] = [];
   const sink = new Writable({

@@ -51,7 +51,10 @@ describe('POST /api/v1/orders and MCP place-orders: a record kept before the out
     await q(`ALTER TABLE workspaces DROP COLUMN approval_above_cents`);
     await q(`ALTER TABLE api_keys DROP COLUMN needs_approval`);
     await q(`ALTER TABLE orders DROP COLUMN approval_request_id`);
-    await q(`DELETE FROM drizzle.__drizzle_migrations WHERE id IN (SELECT id FROM drizzle.__drizzle_migrations ORDER BY created_at DESC LIMIT 2)`);
+    await q(`DROP TABLE user_tokens, mail_outbox`);
+    await q(`DROP TYPE user_token_purpose, mail_status`);
+    await q(`ALTER TABLE users DROP COLUMN email_verified_at`);
+    await q(`DELETE FROM drizzle.__drizzle_migrations WHERE id IN (SELECT id FROM drizzle.__drizzle_migrations ORDER BY created_at DESC LIMIT 3)`);
     await migrateOnly(h.database.pool);
     const { rows } = await q(`SELECT count(*)::int AS n FROM idempotency_records WHERE outcome IS NOT NULL AND key LIKE 'before-%'`);
     expect(rows[0].n).toBe(2);

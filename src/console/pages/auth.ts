@@ -4,8 +4,9 @@ import { DomainError, type FieldErrors } from '../../domain/errors.js';
 import type { FailureLimiter, LimitState } from '../../domain/limits/failure-limiter.js';
 import type { SessionStore } from '../../domain/sessions/session-store.js';
 import { recordSignIn, verifyCredentials } from '../../domain/users/user-service.js';
+import { consoleBaseUrl } from '../../config.js';
 import { type ConsoleDeps, page } from '../context.js';
-import { endSession, loadSignedIn, startSession } from '../session.js';
+import { CHECK_EMAIL, endSession, loadSignedIn, mustConfirmFirst, startSession } from '../session.js';
 import { type Form, formText } from '../form.js';
 
 export const WRONG_CREDENTIALS = 'Email or password is wrong.';
@@ -17,6 +18,8 @@ export interface AuthLimits {
   perAddress: FailureLimiter;
   /** Sign-ups per client address. */
   signUps: FailureLimiter;
+  /** "Send again" of the address confirmation, per person. */
+  resends: FailureLimiter;
 }
 
 /** Where to go after signing in: only a console path of this site. */
@@ -58,7 +61,7 @@ export async function takeSignUp(limits: AuthLimits, address: string) {
   return { blocked: state.blocked ? state : undefined, forgive };
 }
 
-function tooMany(reply: FastifyReply, state: LimitState) {
+export function tooMany(reply: FastifyReply, state: LimitState) {
   reply.code(429).header('retry-after', String(state.retryAfterSeconds));
   return `Too many attempts. Try again in ${minutes(state.retryAfterSeconds)}.`;
 }
@@ -71,6 +74,7 @@ export async function authPages(app: FastifyInstance, { deps, sessions, limits }
 
   app.get('/', async (request, reply) => {
     if (!(await loadSignedIn(deps, sessions, request))) return reply.redirect('/app/sign-in', 303);
+    if (mustConfirmFirst(deps, request)) return reply.redirect(CHECK_EMAIL, 303);
     const first = request.consoleTargets[0];
     if (first) return reply.redirect(first.href, 303);
     return page(request, reply, 'no-target', { title: 'Welcome' });
@@ -125,7 +129,7 @@ export async function authPages(app: FastifyInstance, { deps, sessions, limits }
     if (attempt.blocked) return signUpPage(request, reply, { ...again, problem: tooMany(reply, attempt.blocked) });
     let created: Awaited<ReturnType<typeof signUp>>;
     try {
-      created = await signUp(deps.db, input);
+      created = await signUp(deps.db, input, { baseUrl: consoleBaseUrl(deps.config) }, deps.clock);
     } catch (err) {
       // "Already taken" tells that an account exists: such answers count like sign-ups, so the
       // form cannot be used without limit to learn which emails have an account.
@@ -138,6 +142,7 @@ export async function authPages(app: FastifyInstance, { deps, sessions, limits }
     }
     await startSession(deps, sessions, request, reply, created.user.id);
     await recordSignIn(deps.db, created.user.id, deps.clock);
-    return reply.redirect(`/app/w/${created.workspaceId}`, 303);
+    // The address is not confirmed yet: with EMAIL_VERIFICATION=required the console waits for the link.
+    return reply.redirect(deps.config.EMAIL_VERIFICATION === 'required' ? CHECK_EMAIL : `/app/w/${created.workspaceId}`, 303);
   });
 }

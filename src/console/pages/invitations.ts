@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, type FieldErrors, notFound } from '../../domain/errors.js';
 import type { SessionStore } from '../../domain/sessions/session-store.js';
-import { acceptInvitation, describeInvitation, invitationExpired, invitationUsed, signUpByInvitation } from '../../domain/users/invitations.js';
+import { acceptInvitation, claimByInvitation, describeInvitation, invitationExpired, invitationUsed, signUpByInvitation } from '../../domain/users/invitations.js';
 import { findUserByEmail, recordSignIn, verifyCredentials } from '../../domain/users/user-service.js';
 import { type ConsoleDeps, page, targetHref } from '../context.js';
 import { loadSignedIn, startSession } from '../session.js';
@@ -10,8 +10,10 @@ import { type Form, formText } from '../form.js';
 
 // The invite link, /app/invitation?token=…: who is invited where, then one button. Signed in as
 // the invited address: "Join". Not signed in: sign in (an account exists) or sign up (none does;
-// whatever SIGNUP says, an invitation may add a person). The token travels in the query string
-// (redacted from logs) and in form fields, never in a redirect's `next`.
+// whatever SIGNUP says, an invitation may add a person). An account that never confirmed its
+// address, signed in or not, is claimed instead: a new name and password (docs/mail.md). The
+// token travels in the query string (redacted from logs) and in form fields, never in a
+// redirect's `next`.
 
 const tokenOf = (source: unknown) => {
   const t = (source as { token?: unknown } | undefined)?.token;
@@ -31,13 +33,27 @@ export async function invitationPages(app: FastifyInstance, { deps, sessions, li
   const invitationPage = async (request: FastifyRequest, reply: FastifyReply, token: string, data: Record<string, unknown> = {}) => {
     const invitation = await pending(token);
     const signedIn = request.consoleUser ?? ((await loadSignedIn(deps, sessions, request)) ? request.consoleUser : null);
-    const hasAccount = !signedIn && Boolean(await findUserByEmail(deps.db, invitation.email));
+    const invited = signedIn ? null : await findUserByEmail(deps.db, invitation.email);
+    const signedInAsInvited = signedIn !== null && signedIn.email.toLowerCase() === invitation.email.toLowerCase();
+    const mode = signedIn
+      ? signedInAsInvited
+        ? signedIn.emailVerified
+          ? 'join'
+          : 'claim'
+        : 'other'
+      : invited
+        ? invited.emailVerifiedAt
+          ? 'sign-in'
+          : 'claim'
+        : 'sign-up';
     reply.header('cache-control', 'no-store');
     return page(request, reply, 'invitation', {
       title: 'Invitation',
+      noAddressBanner: true,
       invitation: { ...invitation, kindLabel: invitation.kind === 'workspace' ? 'workspace' : 'publisher account' },
       token,
-      mode: signedIn ? (signedIn.email.toLowerCase() === invitation.email.toLowerCase() ? 'join' : 'other') : hasAccount ? 'sign-in' : 'sign-up',
+      mode,
+      ...(mode === 'claim' && signedIn ? { form: { name: signedIn.name } } : {}),
       ...data,
     });
   };
@@ -100,5 +116,31 @@ export async function invitationPages(app: FastifyInstance, { deps, sessions, li
     await startSession(deps, sessions, request, reply, created.user.id);
     await recordSignIn(deps.db, created.user.id, deps.clock);
     return reply.redirect(targetHref(created.joined.kind, created.joined.id), 303);
+  });
+
+  // An account that never confirmed its address: the link proves it, so its holder sets a new
+  // name and password; every session of the account ends. Limited like a sign-up.
+  app.post('/invitation/claim', async (request, reply) => {
+    const form = (request.body ?? {}) as Form;
+    const token = tokenOf(form);
+    await pending(token);
+    const attempt = await takeSignUp(limits, `ip:${request.ip}`);
+    if (attempt.blocked) {
+      reply.code(429).header('retry-after', String(attempt.blocked.retryAfterSeconds));
+      return invitationPage(request, reply, token, { problem: 'Too many attempts from this address. Try again later.' });
+    }
+    const name = formText(form, 'name');
+    let claimed: Awaited<ReturnType<typeof claimByInvitation>>;
+    try {
+      claimed = await claimByInvitation(deps.db, token, { name, password: formText(form, 'password') }, deps.clock);
+    } catch (err) {
+      await attempt.forgive();
+      if (!(err instanceof DomainError && err.code === 'invalid_input')) throw err;
+      reply.code(422);
+      return invitationPage(request, reply, token, { form: { name }, errors: (err.details.errors ?? {}) as FieldErrors, problem: 'Check the fields below.' });
+    }
+    await startSession(deps, sessions, request, reply, claimed.user.id);
+    await recordSignIn(deps.db, claimed.user.id, deps.clock);
+    return reply.redirect(targetHref(claimed.joined.kind, claimed.joined.id), 303);
   });
 }

@@ -40,6 +40,14 @@ function mayChange(target: ConsoleTarget, key: { can_place_orders: boolean; can_
   return mayManage(target, key.can_place_orders) && (!key.can_manage_webhooks || can(target.role, 'manage_webhooks'));
 }
 
+/**
+ * A key that can place orders spends the workspace's money: its maker's address must be confirmed
+ * (EMAIL_VERIFICATION=optional lets an unconfirmed person in, not this far; docs/mail.md).
+ */
+function refuseUnconfirmedSpender(request: FastifyRequest) {
+  if (!request.consoleUser!.emailVerified) throw forbidden('Confirm your email address first: a key that can place orders needs a confirmed address. The link was mailed to you; "Send again" is on the Check your email page (/app/check-email).');
+}
+
 /** The "Orders need a person's approval" box: ticked or not; sent twice is refused, not read as either. */
 const readNeedsApproval = (form: Form) => formText(form, 'needs_approval') !== '';
 
@@ -95,7 +103,8 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
         actions: live(k) && mayChange(target, k),
         href: `${target.href}/settings/${section}/${k.id}`,
       }));
-      const showSpendingBox = !apiAccess && target.kind === 'workspace' && mayManage(target, true);
+      const spendingRole = !apiAccess && target.kind === 'workspace' && mayManage(target, true);
+      const showSpendingBox = spendingRole && request.consoleUser!.emailVerified;
       return page(request, reply, 'keys', {
         title: texts.heading,
         section,
@@ -104,6 +113,8 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
         keys,
         showSpending: !apiAccess && target.kind === 'workspace',
         showSpendingBox,
+        // An owner whose address is not confirmed is told why the box is missing.
+        confirmToSpend: spendingRole && !request.consoleUser!.emailVerified,
         mayCreate: mayManage(target, false),
         askExpiry: !apiAccess,
         ...data,
@@ -141,6 +152,7 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
       if (!mayManage(target, spending)) {
         throw forbidden(spending ? 'Only an owner can create a key that can place orders.' : 'Your role cannot create keys here.');
       }
+      if (spending) refuseUnconfirmedSpender(request);
       const values = budgetFormValues(form);
       if (apiAccess) values.expires_on = ''; // API access keys are made without an expiry
       let needsApproval = false;
@@ -296,6 +308,8 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
     app.post(`/settings/${section}/:keyId/roll`, async (request, reply) => {
       const target = targetOf(request);
       const key = await keyOf(request);
+      // A roll makes a new key with the old one's power.
+      if (key.can_place_orders) refuseUnconfirmedSpender(request);
       const form = (request.body ?? {}) as Form;
       const back = `${target.href}/settings/${section}`;
       let hours: number;

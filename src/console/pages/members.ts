@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { memberRoles } from '../../common/enums.js';
+import { consoleBaseUrl } from '../../config.js';
 import { DomainError, type FieldErrors, notFound } from '../../domain/errors.js';
 import { createInvitation, listPendingInvitations } from '../../domain/users/invitations.js';
 import { changeRole, listMembers, removeMember, type Target } from '../../domain/users/memberships.js';
@@ -8,7 +9,7 @@ import { type ConsoleDeps, type ConsoleTarget, page, pathId, targetOf } from '..
 import { type Form, formText } from '../form.js';
 
 // Settings → Members: who belongs to this workspace or publisher account and with which role;
-// owners invite (the link shown to copy), change roles and remove. Every rule (only owners, the
+// owners invite (the link mailed to the address and shown to copy), change roles and remove. Every rule (only owners, the
 // last owner stays) is the domain's: this file only shows its answers.
 
 const targetKey = (t: ConsoleTarget): Target => (t.kind === 'workspace' ? { workspaceId: t.id } : { publisherId: t.id });
@@ -61,13 +62,15 @@ export async function memberPages(app: FastifyInstance, { deps }: { deps: Consol
     const email = formText(form, 'email');
     const role = formText(form, 'role');
     try {
-      const invitation = await createInvitation(deps.db, request.consoleUser!.id, targetKey(target), email, role as never, deps.clock);
+      const invitation = await createInvitation(deps.db, request.consoleUser!.id, targetKey(target), email, role as never, deps.clock, {
+        mailVia: { baseUrl: consoleBaseUrl(deps.config) },
+      });
       // The link is a secret until it is used: no cache keeps this page.
       reply.header('cache-control', 'no-store');
       return page(request, reply, 'invite-link', {
         title: 'Invitation link',
         section: 'members',
-        invitation: { email: invitation.email, role: invitation.role, expires: day(invitation.expiresAt) },
+        invitation: { email: invitation.email, role: invitation.role, expires: day(invitation.expiresAt), mailed: invitation.mailed },
         link: `${baseUrl(deps, request)}/app/invitation?token=${invitation.token}`,
         back: `${target.href}/settings/members`,
       });

@@ -127,6 +127,10 @@ export async function oauthConsentPages(app: FastifyInstance, { deps }: { deps: 
     if (spend && !(await mayGrant(deps.db, user.id, form.workspace_id, true))) {
       return refuse({ can_place_orders: ['is for owners of the workspace'] }, 'Only an owner of this workspace may let an app place orders.');
     }
+    // Letting an app spend is making a spending key: a confirmed address first (docs/mail.md).
+    if (spend && !user.emailVerified) {
+      return refuse({ can_place_orders: ['needs your email address confirmed first'] }, 'Confirm your email address before letting an app place orders.');
+    }
     const limits = spend ? { orderLimitCents: form.order_limit_usd, dailyLimitCents: form.daily_limit_usd, monthlyLimitCents: form.monthly_limit_usd } : {};
     const expiresAt = form.expires_in_days === null ? null : new Date(deps.clock.now() + form.expires_in_days * 86_400_000);
     if (!(await claimAnswer(deps.db, uid))) return answered();

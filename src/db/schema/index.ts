@@ -15,3 +15,4 @@ export * from './events.js';
 export * from './users.js';
 export * from './oauth.js';
 export * from './approvals.js';
+export * from './mail.js';

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { check, index, integer, jsonb, pgEnum, pgTable, serial, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
-import { memberRoles } from '../../common/enums.js';
+import { bigserial, check, index, integer, jsonb, pgEnum, pgTable, serial, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { memberRoles, userTokenPurposes } from '../../common/enums.js';
 import { publishers } from './publishers.js';
 import { workspaces } from './workspaces.js';
 
@@ -19,8 +19,37 @@ export const users = pgTable(
     passwordHash: text('password_hash').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     lastSignInAt: timestamp('last_sign_in_at', { withTimezone: true }),
+    /**
+     * When the person proved the address is theirs (a link mailed to it, docs/mail.md); null until
+     * then. Users made by the CLI, and those who existed before the column, count as proven.
+     */
+    emailVerifiedAt: timestamp('email_verified_at', { withTimezone: true }),
   },
   (t) => [uniqueIndex('users_email_lower_key').on(sql`lower(${t.email})`)],
+);
+
+export const userTokenPurpose = pgEnum('user_token_purpose', userTokenPurposes);
+
+/**
+ * Single-use links mailed to a person: confirming the address, or setting a new password. Only
+ * the SHA-256 of the token is kept, as for invitations; `email` is the address it was mailed to,
+ * the one the link proves.
+ */
+export const userTokens = pgTable(
+  'user_tokens',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    purpose: userTokenPurpose('purpose').notNull(),
+    tokenHash: text('token_hash').notNull().unique(),
+    email: text('email').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    usedAt: timestamp('used_at', { withTimezone: true }),
+  },
+  (t) => [index('user_tokens_user_idx').on(t.userId, t.purpose), index('user_tokens_expires_idx').on(t.expiresAt)],
 );
 
 /** A user's role in exactly one workspace or one publisher account. */

@@ -1,4 +1,7 @@
 import { type Db, withTransaction } from '../../db/handle.js';
+import { type Clock, systemClock } from '../clock.js';
+import type { MailSite } from '../mail/outbox.js';
+import { mailAddressConfirmation } from '../users/address-links.js';
 import { insertUser, prepareUser } from '../users/user-service.js';
 import { insertMembership } from '../users/memberships.js';
 import { assertCurrency, insertWorkspace } from '../workspaces/workspace-service.js';
@@ -6,14 +9,16 @@ import { assertCurrency, insertWorkspace } from '../workspaces/workspace-service
 /**
  * Open sign-up (SIGNUP=open): a new user and a new workspace they own, with a balance of zero
  * (top-ups stay an operator's action). The workspace is named after the person, and its
- * The seller API owner fields (email, names) are theirs. The user, the workspace and the membership
- * are written in one transaction: a failure leaves no user without a workspace.
+ * The seller API owner fields (email, names) are theirs. The user, the workspace, the membership
+ * and the mail with the link that confirms the address are written in one transaction: a failure
+ * leaves no user without a workspace, and no user whose link was never queued. The address is
+ * unconfirmed until that link is used (docs/mail.md).
  */
-export async function signUp(db: Db, input: { name: string; email: string; password: string }) {
+export async function signUp(db: Db, input: { name: string; email: string; password: string }, site: MailSite, clock: Clock = systemClock) {
   const ready = await prepareUser(db, input);
   await assertCurrency(db, 'USD');
   return withTransaction(db, async (tx) => {
-    const user = await insertUser(tx, ready);
+    const user = await insertUser(tx, ready, null);
     const [first, ...rest] = user.name.split(/\s+/);
     const workspace = await insertWorkspace(db, tx, {
       name: `${user.name}'s workspace`,
@@ -22,6 +27,7 @@ export async function signUp(db: Db, input: { name: string; email: string; passw
       ownerLastName: rest.join(' ') || first || user.name,
     });
     await insertMembership(tx, { workspaceId: workspace.id }, user.id, 'owner');
+    await mailAddressConfirmation(tx, user, site, clock);
     return { user, workspaceId: workspace.id };
   });
 }

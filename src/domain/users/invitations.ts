@@ -1,18 +1,19 @@
-import { createHash, randomBytes } from 'node:crypto';
 import type { MemberRole } from '../../common/enums.js';
 import { type Db, withTransaction } from '../../db/handle.js';
 import { systemClock, type Clock } from '../clock.js';
 import { DomainError, forbidden, notFound } from '../errors.js';
 import { alreadyMember, insertMembership, requireTarget, roleIn, targetColumn, type Target } from './memberships.js';
 import { can } from './permissions.js';
-import { createUser, type User } from './user-service.js';
-import { emailField, parseUserInput, roleField } from './user-input.js';
+import { createUser, findUserByEmail, type User } from './user-service.js';
+import { hashPassword } from './passwords.js';
+import { enqueueMail, type MailSite } from '../mail/outbox.js';
+import { consoleLink, invitationMail } from './user-mails.js';
+import { emailField, nameField, parseUserInput, passwordField, roleField } from './user-input.js';
+import { hashToken, newToken } from './tokens.js';
 import { z } from 'zod';
 
 export const INVITATION_DAYS = 7;
 const DAY_MS = 86_400_000;
-
-const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
 const invitationInput = z.object({ email: emailField, role: roleField });
 
@@ -23,9 +24,16 @@ export interface CreatedInvitation {
   email: string;
   role: MemberRole;
   expiresAt: Date;
+  /** Whether the link was also queued as a mail to the address (`mailVia` given, the inviter's own address confirmed). */
+  mailed: boolean;
 }
 
-/** An owner invites an email with a role. The link's token is returned once; only its hash is kept. */
+/**
+ * An owner invites an email with a role. The link's token is returned once; only its hash is kept.
+ * With `mailVia`, the link is also mailed to the address, in the same transaction, when the
+ * inviter's own address is confirmed: an unconfirmed account must not make the service mail
+ * strangers words it chose (the workspace's name, its own). The link to copy works either way.
+ */
 export async function createInvitation(
   db: Db,
   actorId: number,
@@ -33,12 +41,13 @@ export async function createInvitation(
   email: string,
   role: MemberRole,
   clock: Clock = systemClock,
+  opts: { mailVia?: MailSite } = {},
 ): Promise<CreatedInvitation> {
   const valid = parseUserInput(invitationInput, { email, role });
-  const token = randomBytes(32).toString('base64url');
+  const token = newToken();
   const { column, id } = targetColumn(target);
   return withTransaction(db, async (tx) => {
-    await requireTarget(tx, target);
+    const { name: targetName } = await requireTarget(tx, target);
     const actorRole = await roleIn(tx, actorId, target);
     if (!actorRole) throw notFound('workspaceId' in target ? 'Workspace' : 'Publisher');
     if (!can(actorRole, 'manage_members')) throw forbidden('Only an owner can invite people.');
@@ -54,7 +63,29 @@ export async function createInvitation(
        RETURNING id, expires_at AS "expiresAt"`,
       [hashToken(token), valid.email, id, valid.role, actorId, now, now + INVITATION_DAYS * DAY_MS],
     );
-    return { id: rows[0]!.id, token, email: valid.email, role: valid.role, expiresAt: rows[0]!.expiresAt };
+    const invitation = { id: rows[0]!.id, token, email: valid.email, role: valid.role, expiresAt: rows[0]!.expiresAt };
+    let mailed = false;
+    if (opts.mailVia) {
+      const { rows: inviters } = await tx.query<{ name: string; verified: boolean }>(
+        'SELECT name, email_verified_at IS NOT NULL AS verified FROM users WHERE id = $1',
+        [actorId],
+      );
+      const inviter = inviters[0];
+      if (inviter?.verified) {
+        const invitee = await findUserByEmail(tx, valid.email);
+        const mail = invitationMail({
+          email: valid.email,
+          inviter: inviter.name,
+          kindLabel: column === 'workspace_id' ? 'workspace' : 'publisher account',
+          targetName,
+          role: valid.role,
+          expiresOn: invitation.expiresAt.toISOString().slice(0, 10),
+          link: consoleLink(opts.mailVia, 'invitation', token),
+        });
+        mailed = await enqueueMail(tx, opts.mailVia, { kind: 'invitation', subjectId: invitation.id, userId: invitee?.id ?? null, to: valid.email, ...mail }, now);
+      }
+    }
+    return { ...invitation, mailed };
   });
 }
 
@@ -106,6 +137,11 @@ export async function describeInvitation(db: Db, token: string, clock: Clock = s
   };
 }
 
+export const unconfirmedInvitee = () =>
+  new DomainError('forbidden', 'This account has not confirmed its address, so it cannot join as it is: set a new password through the invitation link, which confirms it.', {
+    reason: 'address_unconfirmed',
+  });
+
 export const invitationUsed = () => new DomainError('conflict', 'This invitation has already been used.', { reason: 'invitation_used' });
 export const invitationExpired = () =>
   new DomainError('conflict', `This invitation has expired (links are valid for ${INVITATION_DAYS} days). Ask for a new one.`, {
@@ -130,11 +166,17 @@ export async function acceptInvitation(
     if (inv.accepted_at) throw invitationUsed();
     const now = clock.now();
     if (inv.expires_at.getTime() <= now) throw invitationExpired();
-    const { rows: users } = await tx.query<{ email: string }>('SELECT email FROM users WHERE id = $1', [userId]);
+    const { rows: users } = await tx.query<{ email: string; verified: boolean }>(
+      'SELECT email, email_verified_at IS NOT NULL AS verified FROM users WHERE id = $1',
+      [userId],
+    );
     if (!users[0]) throw notFound('User');
     if (users[0].email.toLowerCase() !== inv.email.toLowerCase()) {
       throw forbidden(`This invitation is for another email address. Sign in as ${inv.email} to accept it.`);
     }
+    // An unconfirmed account may be a squatter's, who signed up with the address first: it joins
+    // only through claimByInvitation, which sets a new password and ends every session.
+    if (!users[0].verified) throw unconfirmedInvitee();
     const target = targetOf(inv);
     // Someone who already belongs keeps their role; the link is used up either way.
     const existing = await roleIn(tx, userId, target);
@@ -189,4 +231,44 @@ export async function signUpByInvitation(
   if (invitation.state === 'expired') throw invitationExpired();
   const user = await createUser(db, { email: invitation.email, name: input.name, password: input.password });
   return { user, joined: await acceptInvitation(db, token, user.id, clock) };
+}
+
+/**
+ * The invitation link opened for an address whose account never confirmed it: whoever made that
+ * account may not own the address (someone can sign up with another's address first and wait).
+ * The link proves the address, so its holder takes the account: a new name and password, the
+ * address confirmed, every session of the account ended (the squatter's), every other link it was
+ * mailed dead, and the invitation accepted, all in one transaction.
+ */
+export async function claimByInvitation(
+  db: Db,
+  token: string,
+  input: { name: string; password: string },
+  clock: Clock = systemClock,
+): Promise<{ user: User; joined: Awaited<ReturnType<typeof acceptInvitation>>; sessionsEnded: number }> {
+  const invitation = await describeInvitation(db, token, clock);
+  if (!invitation) throw notFound('Invitation');
+  if (invitation.state === 'accepted') throw invitationUsed();
+  if (invitation.state === 'expired') throw invitationExpired();
+  const valid = parseUserInput(z.object({ name: nameField, password: passwordField }), input);
+  const passwordHash = await hashPassword(valid.password);
+  return withTransaction(db, async (tx) => {
+    const now = new Date(clock.now());
+    const { rows } = await tx.query<{ id: number }>(
+      `UPDATE users SET name = $2, password_hash = $3, email_verified_at = $4
+        WHERE lower(email) = lower($1) AND email_verified_at IS NULL RETURNING id`,
+      [invitation.email, valid.name, passwordHash, now],
+    );
+    if (!rows[0]) {
+      throw new DomainError('conflict', `The account of ${invitation.email} has confirmed its address: sign in with its password to join.`, {
+        reason: 'address_confirmed',
+      });
+    }
+    const userId = rows[0].id;
+    await tx.query('UPDATE user_tokens SET used_at = $2 WHERE user_id = $1 AND used_at IS NULL', [userId, now]);
+    const ended = await tx.query('DELETE FROM sessions WHERE user_id = $1', [userId]);
+    const joined = await acceptInvitation(tx, token, userId, clock);
+    const user = (await findUserByEmail(tx, invitation.email))!;
+    return { user, joined, sessionsEnded: ended.rowCount ?? 0 };
+  });
 }

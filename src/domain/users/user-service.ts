@@ -13,9 +13,11 @@ export interface User {
   name: string;
   createdAt: Date;
   lastSignInAt: Date | null;
+  /** When the person proved the address is theirs (docs/mail.md); null until then. */
+  emailVerifiedAt: Date | null;
 }
 
-const USER_COLUMNS = 'id, email, name, created_at AS "createdAt", last_sign_in_at AS "lastSignInAt"';
+const USER_COLUMNS = 'id, email, name, created_at AS "createdAt", last_sign_in_at AS "lastSignInAt", email_verified_at AS "emailVerifiedAt"';
 
 const newUserInput = z.object({ email: emailField, name: nameField, password: passwordField });
 
@@ -26,10 +28,14 @@ export const emailTaken = () =>
     errors: { email: ['is already taken by another user'] },
   });
 
-/** A new user; the email is kept as typed (trimmed) and unique whatever its case. */
+/**
+ * A new user; the email is kept as typed (trimmed) and unique whatever its case. Its address counts
+ * as confirmed: an operator (the CLI, the demo) or an invitation's link vouches for it. Open
+ * sign-up writes its unconfirmed users itself (`signUp`).
+ */
 export async function createUser(db: Db, input: { email: string; name: string; password: string }): Promise<User> {
   const ready = await prepareUser(db, input);
-  return insertUser(db, ready);
+  return insertUser(db, ready, new Date());
 }
 
 /** A new user's input checked and its password hashed: slow work done before any transaction. */
@@ -40,12 +46,12 @@ export async function prepareUser(db: Db, input: { email: string; name: string; 
   return { email, name, passwordHash: await hashPassword(password) };
 }
 
-/** Writes a prepared user, on the pool or in the caller's transaction. */
-export async function insertUser(q: Pick<Db, 'query'>, user: Awaited<ReturnType<typeof prepareUser>>): Promise<User> {
+/** Writes a prepared user, on the pool or in the caller's transaction; `verifiedAt` null: the address is not confirmed yet. */
+export async function insertUser(q: Pick<Db, 'query'>, user: Awaited<ReturnType<typeof prepareUser>>, verifiedAt: Date | null): Promise<User> {
   try {
     const { rows } = await q.query<User>(
-      `INSERT INTO users (email, name, password_hash) VALUES ($1, $2, $3) RETURNING ${USER_COLUMNS}`,
-      [user.email, user.name, user.passwordHash],
+      `INSERT INTO users (email, name, password_hash, email_verified_at) VALUES ($1, $2, $3, $4) RETURNING ${USER_COLUMNS}`,
+      [user.email, user.name, user.passwordHash, verifiedAt],
     );
     return rows[0]!;
   } catch (err) {
@@ -93,7 +99,10 @@ export async function verifyCredentials(db: Db, email: string, password: string)
   return user;
 }
 
-/** A new password; every session of the user ends in the same transaction. */
+/**
+ * A new password; every session of the user ends in the same transaction, and so does every
+ * password-reset link not used yet (one mailed before must not undo this one).
+ */
 export async function setPassword(db: Db, userId: number, password: string): Promise<{ sessionsEnded: number }> {
   const valid = parseUserInput(z.object({ password: passwordField }), { password }).password;
   const passwordHash = await hashPassword(valid); // before the transaction: it takes tens of milliseconds
@@ -101,6 +110,7 @@ export async function setPassword(db: Db, userId: number, password: string): Pro
     const updated = await tx.query('UPDATE users SET password_hash = $2 WHERE id = $1', [userId, passwordHash]);
     if (updated.rowCount === 0) throw notFound('User');
     const ended = await tx.query('DELETE FROM sessions WHERE user_id = $1', [userId]);
+    await tx.query(`UPDATE user_tokens SET used_at = now() WHERE user_id = $1 AND purpose = 'reset_password' AND used_at IS NULL`, [userId]);
     return { sessionsEnded: ended.rowCount ?? 0 };
   });
 }

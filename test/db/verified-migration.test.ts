@@ -1,0 +1,27 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { migrateOnly } from '../../src/db/migrate.js';
+import { createTestDatabase } from '../helpers/db.js';
+
+// Migration 0033 adds users.email_verified_at: everyone who had an account before it counts as
+// confirmed, so nobody already using the service meets "Check your email" (docs/mail.md).
+
+const database = await createTestDatabase();
+afterAll(() => database.drop());
+const q = (text: string, values: unknown[] = []) => database.pool.query(text, values);
+
+describe('Migration 0033 (mail) — happy', () => {
+  it('marks the users that existed before it as having confirmed their address', async () => {
+    // The database as it was before 0033, with a user in it.
+    await q(`DROP TABLE user_tokens, mail_outbox`);
+    await q(`DROP TYPE user_token_purpose, mail_status`);
+    await q(`ALTER TABLE users DROP COLUMN email_verified_at`);
+    await q(`DELETE FROM drizzle.__drizzle_migrations WHERE id IN (SELECT id FROM drizzle.__drizzle_migrations ORDER BY created_at DESC LIMIT 1)`);
+    await q(`INSERT INTO users (email, name, password_hash) VALUES ('before@example.com', 'Bea Before', 'x')`);
+    await migrateOnly(database.pool);
+    const { rows } = await q(`SELECT email_verified_at FROM users WHERE email = 'before@example.com'`);
+    expect(rows[0].email_verified_at).toBeInstanceOf(Date);
+    // A user written after it starts unconfirmed unless told otherwise.
+    await q(`INSERT INTO users (email, name, password_hash) VALUES ('after@example.com', 'Al After', 'x')`);
+    expect((await q(`SELECT email_verified_at FROM users WHERE email = 'after@example.com'`)).rows[0].email_verified_at).toBeNull();
+  });
+});
