@@ -6,16 +6,18 @@ import type { Durations } from '../domain/orders/states.js';
 import { sweepDeadlines } from '../domain/orders/sweep.js';
 import { expireApprovals } from '../domain/approvals/expiry.js';
 import { purgeOldEvents } from '../domain/events/feed.js';
+import { purgeUnusedClients } from '../domain/oauth/store.js';
 import { repeatInBackground } from './repeat.js';
 
 /**
  * Runs the deadline sweep every `intervalMs` inside the server (orders, then approval requests
- * past their time), then deletes events past their
- * retention. Every process may run it: the sweep claims orders with SKIP LOCKED and re-checks
- * each under its lock, and deleting the same old events twice deletes them once.
+ * past their time), then deletes events past their retention and OAuth clients registered
+ * `oauthUnusedClientHours` ago that nobody connected. Every process may run it: the sweep claims
+ * orders with SKIP LOCKED and re-checks each under its lock, and deleting the same rows twice
+ * deletes them once.
  */
 export const deadlineSweeper = fp(
-  async function deadlineSweeper(app: FastifyInstance, opts: { pool: pg.Pool; clock: Clock; durations: Durations; intervalMs: number; eventRetentionDays: number; approvalBaseUrl: string }) {
+  async function deadlineSweeper(app: FastifyInstance, opts: { pool: pg.Pool; clock: Clock; durations: Durations; intervalMs: number; eventRetentionDays: number; approvalBaseUrl: string; oauthUnusedClientHours?: number }) {
     if (opts.intervalMs <= 0) return;
     repeatInBackground(app, opts.intervalMs, 'deadline sweep', async () => {
       const r = await sweepDeadlines(opts.pool, opts.clock.now(), opts.durations);
@@ -23,6 +25,10 @@ export const deadlineSweeper = fp(
       if (Object.values(r).some((n) => n > 0) || approvals > 0) app.log.info({ ...r, approvals_expired: approvals }, 'deadline sweep');
       const purged = await purgeOldEvents(opts.pool, opts.clock.now(), opts.eventRetentionDays);
       if (purged) app.log.info({ purged }, 'old events deleted');
+      if (opts.oauthUnusedClientHours !== undefined) {
+        const clients = await purgeUnusedClients(opts.pool, opts.clock.now(), opts.oauthUnusedClientHours);
+        if (clients) app.log.info({ clients }, 'unused OAuth clients deleted');
+      }
     });
   },
   { name: 'deadline-sweeper' },

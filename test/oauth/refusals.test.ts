@@ -276,3 +276,29 @@ it('dynamic registration is limited per address: the 11th in a minute is 429 wit
   expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
   expect((await h.app.inject({ method: 'POST', url: '/oauth/reg', remoteAddress: '10.7.7.8', payload: { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' } })).statusCode).toBe(201);
 });
+
+it('the registration limit counts every spelling of the path the server answers: the 11th from one address is 429 whatever its case or trailing slash', async () => {
+  const from = '10.7.7.9';
+  const spellings = ['/oauth/reg', '/oauth/reg/', '/oauth/Reg', '/oauth/REG/', '/OAUTH/reg', '/Oauth/rEg/?x=1', '/%6Fauth/reg'];
+  const post = (url: string) => h.app.inject({ method: 'POST', url, remoteAddress: from, payload: { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' } });
+  const first = [];
+  for (let i = 0; i < 10; i++) first.push((await post(spellings[i % spellings.length]!)).statusCode);
+  expect(first).toEqual(Array(10).fill(201));
+  for (const url of spellings) {
+    const res = await post(url);
+    expect(res.statusCode, `${url}: ${res.body}`).toBe(429);
+    expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+  }
+  // A forged X-Forwarded-For counts for nothing: the address is the one the server judged.
+  const forged = await h.app.inject({ method: 'POST', url: '/OAUTH/REG', remoteAddress: from, headers: { 'x-forwarded-for': '10.99.0.1' }, payload: { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' } });
+  expect(forged.statusCode).toBe(429);
+});
+
+it('however the path to the metadata is spelled, its links are built from PUBLIC_BASE_URL, never from forwarded headers a client wrote', async () => {
+  for (const url of ['/oauth/.well-known/openid-configuration', '/OAUTH/.well-known/openid-configuration', '/Oauth/.well-known/openid-configuration/']) {
+    const res = await h.app.inject({ url, headers: { host: 'evil.example', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' } });
+    expect(res.statusCode, url).toBe(200);
+    expect(res.json().registration_endpoint, url).toBe(`${PUBLIC}/oauth/reg`);
+    expect(res.json().token_endpoint, url).toBe(`${PUBLIC}/oauth/token`);
+  }
+});

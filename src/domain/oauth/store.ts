@@ -94,3 +94,38 @@ export function oauthStore(pool: Db): new (name: string) => Adapter {
     }
   };
 }
+
+const PURGE_CLIENTS_BATCH = 1000;
+
+/**
+ * Deletes clients registered here (dynamic registration, open to anyone) more than `unusedHours`
+ * ago that no person ever connected: no consent recorded (no `api_keys` row names the client) and
+ * no grant of the OAuth server's. Their registration access tokens go with them. An app that comes
+ * back later gets `invalid_client` and registers again, as the MCP authorization specification
+ * expects of it. Clients of a metadata document are never stored, so never purged. Answers how
+ * many were deleted; any process may run it.
+ */
+export async function purgeUnusedClients(db: Db, now: number, unusedHours: number): Promise<number> {
+  const issuedBefore = Math.floor((now - unusedHours * 3_600_000) / 1000);
+  let purged = 0;
+  for (;;) {
+    const { rows } = await db.query<{ deleted: number }>({
+      name: 'oauth_clients_purge_unused',
+      text: `WITH unused AS (
+               SELECT c.id FROM oauth_records c
+                WHERE c.model = 'Client' AND (c.payload->>'client_id_issued_at')::bigint < $1
+                  AND NOT EXISTS (SELECT 1 FROM api_keys k WHERE k.oauth_client_id = c.id)
+                  AND NOT EXISTS (SELECT 1 FROM oauth_records g WHERE g.model = 'Grant' AND g.payload->>'clientId' = c.id)
+                LIMIT ${PURGE_CLIENTS_BATCH}
+             ), tokens AS (
+               DELETE FROM oauth_records r USING unused u WHERE r.model = 'RegistrationAccessToken' AND r.payload->>'clientId' = u.id
+             ), gone AS (
+               DELETE FROM oauth_records r USING unused u WHERE r.model = 'Client' AND r.id = u.id RETURNING 1
+             )
+             SELECT (SELECT count(*) FROM gone)::int AS deleted`,
+      values: [issuedBefore],
+    });
+    purged += rows[0]!.deleted;
+    if (rows[0]!.deleted < PURGE_CLIENTS_BATCH) return purged;
+  }
+}
