@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { setupApp } from '../helpers/app.js';
 import { publisherWithOutlet } from '../helpers/catalog.js';
 import { connect, fails, listen, ok } from '../mcp/helpers.js';
-import { answerConsent, authorizeUrl, exchange, grantedTokens, mcpCall, personIn, pkcePair, PUBLIC, REDIRECT, register, startAuthorization } from './helpers.js';
+import { answerConsent, authorizeUrl, exchange, grantedTokens, mcpCall, personIn, pkcePair, PUBLIC, REDIRECT, register, RESOURCE, startAuthorization } from './helpers.js';
 
 // Every refusal the OAuth side promises (docs/oauth.md), each against the running app.
 const h = await setupApp({ PUBLIC_BASE_URL: PUBLIC });
@@ -220,6 +220,32 @@ describe('refused at /mcp/oauth', () => {
     h.clock.advance(5_001); // past the resolver's cache
     expect(await status(rotated.access_token)).toBe(401);
     expect(await status(g.tokens.access_token)).toBe(401);
+  });
+
+  it('a refresh naming another resource is refused (invalid_target) and uses nothing up, as a wrong scope: the same refresh token then works, and the grant lives', async () => {
+    const g = await grantedTokens(h, { scope: 'read' });
+    const refresh = (extra: Record<string, string>) => exchange(h, { grant_type: 'refresh_token', refresh_token: g.tokens.refresh_token!, client_id: g.client.client_id, ...extra });
+    const scope = await refresh({ scope: 'spend' });
+    expect(scope.statusCode).toBe(400);
+    expect(scope.json().error).toBe('invalid_scope');
+    const resource = await refresh({ resource: 'https://other.example/mcp' });
+    expect(resource.statusCode).toBe(400);
+    expect(resource.json().error).toBe('invalid_target');
+    const both = await h.app.inject({
+      method: 'POST',
+      url: '/oauth/token',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams([['grant_type', 'refresh_token'], ['refresh_token', g.tokens.refresh_token!], ['client_id', g.client.client_id], ['resource', RESOURCE], ['resource', 'https://other.example/mcp']]).toString(),
+    });
+    expect(both.statusCode).toBe(400);
+    expect(both.json().error).toBe('invalid_target');
+
+    const right = await refresh({ resource: RESOURCE });
+    expect(right.statusCode, right.body).toBe(200);
+    h.clock.advance(5_001); // past the resolver's cache: a revoked grant would show now
+    expect(await status(right.json().access_token)).toBe(200);
+    const { rows } = await h.database.pool.query('SELECT revoked_at FROM api_keys WHERE oauth_client_id = $1', [g.client.client_id]);
+    expect(rows).toEqual([{ revoked_at: null }]);
   });
 
   it('a read grant cannot spend: the refusal a read-only key gets', async () => {

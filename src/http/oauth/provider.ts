@@ -149,7 +149,15 @@ export async function createProvider(deps: ProviderDeps): Promise<Provider> {
     },
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     // Always rotated; a refresh token used twice revokes the whole grant (the library does it).
-    rotateRefreshToken: true,
+    // The library asks this just before it uses the token up, but checks the requested resource
+    // only after: a refresh naming another resource would spend the token, and the next, correct
+    // one would count as reuse and revoke the grant. So the resource is checked here first, as the
+    // library checks a wrong scope before the token is used.
+    rotateRefreshToken: (ctx) => {
+      const asked = ctx.oidc.params?.resource as string | string[] | undefined;
+      if (asked !== undefined && [asked].flat().some((r) => r !== urls.resource)) throw new errors.InvalidTarget(`the only resource here is ${urls.resource}`);
+      return true;
+    },
     allowOmittingSingleRegisteredRedirectUri: false,
     ttl: {
       AccessToken: ACCESS_TOKEN_SECONDS,
