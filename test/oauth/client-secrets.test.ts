@@ -1,4 +1,7 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { projectRoot } from '../../src/paths.js';
 import { setupApp } from '../helpers/app.js';
 import { answerConsent, exchange, personIn, pkcePair, PUBLIC, REDIRECT, register, startAuthorization } from './helpers.js';
 
@@ -79,4 +82,17 @@ describe('OAuth client secrets are stored hashed — security', () => {
     expect(res.json().error).toBe('invalid_client_metadata');
   });
 
+  it('a client stored with its secret as sent, before secrets were hashed, is hashed by the migration and keeps working', async () => {
+    const client = await register(h, { token_endpoint_auth_method: 'client_secret_post' });
+    const secret = client.client_secret!;
+    // As the server stored it before.
+    await h.database.pool.query(`UPDATE oauth_records SET payload = jsonb_set(payload, '{client_secret}', to_jsonb($2::text)) WHERE model = 'Client' AND id = $1`, [client.client_id, secret]);
+    const file = readdirSync(join(projectRoot, 'migrations')).find((f) => f.endsWith('_hash_oauth_client_secrets.sql'))!;
+    for (const statement of readFileSync(join(projectRoot, 'migrations', file), 'utf8').split('--> statement-breakpoint')) await h.database.pool.query(statement);
+    expect(JSON.stringify(await storedClient(client.client_id))).not.toContain(secret);
+
+    const { code, verifier } = await codeFor(client.client_id);
+    const token = await exchange(h, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, client_id: client.client_id, code_verifier: verifier, client_secret: secret });
+    expect(token.statusCode, token.body).toBe(200);
+  });
 });
