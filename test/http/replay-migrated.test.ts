@@ -55,6 +55,7 @@ describe('POST /api/v1/orders and MCP place-orders: a record kept before the out
     await q(`ALTER TABLE workspaces DROP COLUMN approval_above_cents`);
     await q(`ALTER TABLE api_keys DROP COLUMN needs_approval`);
     await q(`ALTER TABLE orders DROP COLUMN approval_request_id`);
+    await q(`ALTER TABLE api_keys DROP COLUMN created_by_user_id`);
     const since0031 = (JSON.parse(readFileSync(join(migrationsFolder, 'meta', '_journal.json'), 'utf8')) as { entries: { idx: number }[] }).entries.filter((e) => e.idx >= 31).length;
     await q(`DELETE FROM drizzle.__drizzle_migrations WHERE id IN (SELECT id FROM drizzle.__drizzle_migrations ORDER BY created_at DESC LIMIT ${since0031})`);
     await migrateOnly(h.database.pool);
