@@ -239,6 +239,7 @@ export const marketplaceApp = fp(
       intervalMs: deps.config.ORDER_SWEEP_INTERVAL_MS,
       eventRetentionDays: deps.config.EVENT_RETENTION_DAYS,
       approvalBaseUrl: consoleBaseUrl(deps.config),
+      oauthUnusedClientHours: deps.config.OAUTH_UNUSED_CLIENT_HOURS,
     });
     await app.register(eventWorker, {
       pool: deps.database.pool,

@@ -105,6 +105,9 @@ export const configSchema = z.object({
   // How long an agent's request waits for a person's approval before the sweep expires it (docs/approvals.md).
   APPROVAL_REQUEST_HOURS: z.coerce.number().positive().max(24 * 365).default(72),
   ORDER_SWEEP_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
+  // A client registered by dynamic registration that no person connected within this many hours is
+  // deleted by the deadline sweep (docs/oauth.md): registration is open to anyone.
+  OAUTH_UNUSED_CLIENT_HOURS: z.coerce.number().positive().max(24 * 365).default(24),
   // Events and webhooks (docs/events.md).
   EVENTS_POLL_INTERVAL_MS: z.coerce.number().int().min(0).max(60_000).default(200),
   EVENT_RETENTION_DAYS: z.coerce.number().int().min(30).max(3650).default(30),

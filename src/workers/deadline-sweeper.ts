@@ -8,16 +8,19 @@ import { expireApprovals } from '../domain/approvals/expiry.js';
 import { purgeOldEvents } from '../domain/events/feed.js';
 import { purgeOldMail } from '../domain/mail/outbox.js';
 import { purgeOldLinks } from '../domain/users/address-links.js';
+import { purgeUnusedClients } from '../domain/oauth/store.js';
 import { repeatInBackground } from './repeat.js';
 
 /**
  * Runs the deadline sweep every `intervalMs` inside the server (orders, then approval requests
  * past their time), then deletes events past their retention, mails as old (a mail's row is what
- * keeps a second one for the same event from being sent) and mailed links past their end. Every process may run it: the sweep claims orders with SKIP LOCKED and re-checks
- * each under its lock, and deleting the same old events twice deletes them once.
+ * keeps a second one for the same event from being sent), mailed links past their end and OAuth
+ * clients registered `oauthUnusedClientHours` ago that nobody connected. Every process may run it:
+ * the sweep claims orders with SKIP LOCKED and re-checks each under its lock, and deleting the
+ * same rows twice deletes them once.
  */
 export const deadlineSweeper = fp(
-  async function deadlineSweeper(app: FastifyInstance, opts: { pool: pg.Pool; clock: Clock; durations: Durations; intervalMs: number; eventRetentionDays: number; approvalBaseUrl: string }) {
+  async function deadlineSweeper(app: FastifyInstance, opts: { pool: pg.Pool; clock: Clock; durations: Durations; intervalMs: number; eventRetentionDays: number; approvalBaseUrl: string; oauthUnusedClientHours?: number }) {
     if (opts.intervalMs <= 0) return;
     repeatInBackground(app, opts.intervalMs, 'deadline sweep', async () => {
       const r = await sweepDeadlines(opts.pool, opts.clock.now(), opts.durations);
@@ -28,6 +31,10 @@ export const deadlineSweeper = fp(
       const mails = await purgeOldMail(opts.pool, opts.clock.now(), opts.eventRetentionDays);
       const links = await purgeOldLinks(opts.pool, opts.clock.now());
       if (mails || links) app.log.info({ mails, links }, 'old mails and links deleted');
+      if (opts.oauthUnusedClientHours !== undefined) {
+        const clients = await purgeUnusedClients(opts.pool, opts.clock.now(), opts.oauthUnusedClientHours);
+        if (clients) app.log.info({ clients }, 'unused OAuth clients deleted');
+      }
     });
   },
   { name: 'deadline-sweeper' },

@@ -27,9 +27,9 @@ describe('admin CLI: orders and fx', () => {
     expect(res.statusCode).toBe(201);
     const first = await runCli(['orders', 'sweep'], { DATABASE_URL: database.url });
     expect(first.status, first.stderr).toBe(0);
-    expect(JSON.parse(first.stdout)).toEqual({ expired: 1, auto_approved: 0, drafts_auto_approved: 0, returned: 0, link_refunded: 0, approvals_expired: 0 });
+    expect(JSON.parse(first.stdout)).toEqual({ expired: 1, auto_approved: 0, drafts_auto_approved: 0, returned: 0, link_refunded: 0, approvals_expired: 0, oauth_clients_deleted: 0 });
     const again = await runCli(['orders', 'sweep'], { DATABASE_URL: database.url });
-    expect(JSON.parse(again.stdout)).toEqual({ expired: 0, auto_approved: 0, drafts_auto_approved: 0, returned: 0, link_refunded: 0, approvals_expired: 0 });
+    expect(JSON.parse(again.stdout)).toEqual({ expired: 0, auto_approved: 0, drafts_auto_approved: 0, returned: 0, link_refunded: 0, approvals_expired: 0, oauth_clients_deleted: 0 });
     const { rows } = await database.pool.query(`SELECT balance FROM ledger_accounts WHERE workspace_id = $1 AND kind = 'available'`, [ws.workspaceId]);
     expect(rows[0].balance).toBe(100_000);
     await expectLedgerInvariants(database);

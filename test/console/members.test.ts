@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createKey } from '../../src/domain/keys/key-service.js';
 import { createPublisher } from '../../src/domain/publishers/publisher-service.js';
 import { addMember, roleIn } from '../../src/domain/users/memberships.js';
 import { createUser, findUserByEmail } from '../../src/domain/users/user-service.js';
@@ -116,6 +117,80 @@ describe('Console members page (/app/w/{id}/settings/members) and invitation lin
     expect(expired.statusCode).toBe(409);
     expect(expired.body).toContain('expired');
     expect((await consoleClient(h, '10.3.9.5').get('/app/invitation?token=nonsense')).statusCode).toBe(404);
+  });
+});
+
+describe('Console members page: removing someone, and the keys they made — happy', () => {
+  const keyState = async (workspaceId: number, name: string) =>
+    (await h.database.pool.query<{ revoked: boolean }>('SELECT revoked_at IS NOT NULL AS revoked FROM api_keys WHERE workspace_id = $1 AND name = $2', [workspaceId, name])).rows[0]!.revoked
+      ? 'revoked'
+      : 'active';
+
+  /** A workspace whose member Mo made a key in the console; its owner made one, and the CLI one. */
+  async function withKeys() {
+    const { owner, ws, base } = await ownedWorkspace();
+    const mo = await person('Mo Maker');
+    await addMember(h.database.pool, { workspaceId: ws.id }, mo.user.id, 'member');
+    const keys = `${base}/settings/api-keys`;
+    expect((await mo.c.post(keys, { name: 'Mo reader' }, { from: keys })).statusCode).toBe(200);
+    expect((await owner.c.post(keys, { name: 'Olga spender', can_place_orders: '1' }, { from: keys })).statusCode).toBe(200);
+    await createKey(h.database.pool, { workspaceId: ws.id, name: 'CLI key' });
+    return { owner, mo, ws, base, remove: `${base}/settings/members/${mo.user.id}/remove` };
+  }
+
+  it('the Remove page lists the keys they made with "Also revoke their keys" ticked; removing with it revokes those keys and no other', async () => {
+    const { owner, ws, remove } = await withKeys();
+    const page = await owner.c.get(remove);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('Mo reader');
+    expect(page.body).not.toContain('Olga spender');
+    expect(page.body).not.toContain('CLI key');
+    expect(page.body).toMatch(/<input id="f-revoke_keys" name="revoke_keys" type="checkbox" value="1"[^>]* checked>/);
+    expect(page.body).toContain('Also revoke their keys');
+    const removed = await owner.c.post(remove, { revoke_keys: '1' }, { from: remove });
+    expect(removed.statusCode).toBe(303);
+    expect([await keyState(ws.id, 'Mo reader'), await keyState(ws.id, 'Olga spender'), await keyState(ws.id, 'CLI key')]).toEqual(['revoked', 'active', 'active']);
+  });
+
+  it('unticked, the keys they made stay: they are the workspace\'s', async () => {
+    const { owner, ws, mo, remove } = await withKeys();
+    expect((await owner.c.post(remove, {}, { from: remove })).statusCode).toBe(303);
+    expect(await roleIn(h.database.pool, mo.user.id, { workspaceId: ws.id })).toBeNull();
+    expect(await keyState(ws.id, 'Mo reader')).toBe('active');
+  });
+
+  it('a key rolled by someone else is theirs: the new key is not listed with the remover\'s choice', async () => {
+    const { owner, ws, base, remove } = await withKeys();
+    const { rows } = await h.database.pool.query<{ id: number }>(`SELECT id FROM api_keys WHERE workspace_id = $1 AND name = 'Mo reader'`, [ws.id]);
+    const roll = `${base}/settings/api-keys/${rows[0]!.id}/roll`;
+    expect((await owner.c.post(roll, { grace_hours: '0' }, { from: roll })).statusCode).toBe(200);
+    const page = await owner.c.get(remove);
+    expect(page.body).not.toContain('Mo reader'); // the rolled key stopped at once; the new one is the owner's
+    expect(page.body).not.toContain('f-revoke_keys');
+  });
+
+  it('leaving: the page offers no such choice, and the keys they made stay', async () => {
+    const { mo, ws, remove } = await withKeys();
+    const page = await mo.c.get(remove);
+    expect(page.body).toContain('>Leave</button>');
+    expect(page.body).not.toContain('f-revoke_keys');
+    expect((await mo.c.post(remove, { revoke_keys: '1' }, { from: remove })).statusCode).toBe(303);
+    expect(await keyState(ws.id, 'Mo reader')).toBe('active');
+  });
+
+  it('a publisher account: the keys a member made are listed and revoked alike', async () => {
+    const owner = await person('Pia Publisher');
+    const pub = await createPublisher(h.database.pool, `Keys publisher ${n}`);
+    await addMember(h.database.pool, { publisherId: pub.id }, owner.user.id, 'owner');
+    const mo = await person('Max Member');
+    await addMember(h.database.pool, { publisherId: pub.id }, mo.user.id, 'member');
+    const keys = `/app/p/${pub.id}/settings/api-keys`;
+    expect((await mo.c.post(keys, { name: 'Max key' }, { from: keys })).statusCode).toBe(200);
+    const remove = `/app/p/${pub.id}/settings/members/${mo.user.id}/remove`;
+    expect((await owner.c.get(remove)).body).toContain('Max key');
+    expect((await owner.c.post(remove, { revoke_keys: '1' }, { from: remove })).statusCode).toBe(303);
+    const { rows } = await h.database.pool.query(`SELECT revoked_at FROM api_keys WHERE publisher_id = $1 AND name = 'Max key'`, [pub.id]);
+    expect(rows[0].revoked_at).not.toBeNull();
   });
 });
 

@@ -1,5 +1,8 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { migrateOnly } from '../../src/db/migrate.js';
+import { migrationsFolder } from '../../src/paths.js';
 import { createTestDatabase } from '../helpers/db.js';
 
 // Migration 0033 adds users.email_verified_at: everyone who had an account before it counts as
@@ -15,7 +18,10 @@ describe('Migration 0033 (mail) — happy', () => {
     await q(`DROP TABLE user_tokens, mail_outbox`);
     await q(`DROP TYPE user_token_purpose, mail_status`);
     await q(`ALTER TABLE users DROP COLUMN email_verified_at`);
-    await q(`DELETE FROM drizzle.__drizzle_migrations WHERE id IN (SELECT id FROM drizzle.__drizzle_migrations ORDER BY created_at DESC LIMIT 1)`);
+    // The migrations after it undone too, so that it and they apply again (0034 changes only OAuth rows and may run twice).
+    await q(`ALTER TABLE api_keys DROP COLUMN created_by_user_id`);
+    const since0033 = (JSON.parse(readFileSync(join(migrationsFolder, 'meta', '_journal.json'), 'utf8')) as { entries: { idx: number }[] }).entries.filter((e) => e.idx >= 33).length;
+    await q(`DELETE FROM drizzle.__drizzle_migrations WHERE id IN (SELECT id FROM drizzle.__drizzle_migrations ORDER BY created_at DESC LIMIT ${since0033})`);
     await q(`INSERT INTO users (email, name, password_hash) VALUES ('before@example.com', 'Bea Before', 'x')`);
     await migrateOnly(database.pool);
     const { rows } = await q(`SELECT email_verified_at FROM users WHERE email = 'before@example.com'`);

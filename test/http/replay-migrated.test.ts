@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { migrationsFolder } from '../../src/paths.js';
 import { migrateOnly } from '../../src/db/migrate.js';
 import { setupApp } from '../helpers/app.js';
 import { publisherWithOutlet } from '../helpers/catalog.js';
@@ -45,7 +48,8 @@ describe('POST /api/v1/orders and MCP place-orders: a record kept before the out
        VALUES (1, 'before-person', 'f', 201, '[5,6]', now(), now() + interval '1 day')`,
     );
     // The migrations after 0031 undone, so that 0031 and they apply again (drizzle applies those
-    // newer than the newest it recorded).
+    // newer than the newest it recorded). 0034 (OAuth client secrets hashed) needs no undoing: it
+    // changes nothing the second time.
     await q(`DROP TABLE approval_requests`);
     await q(`DROP TYPE approval_action, approval_status`);
     await q(`ALTER TABLE workspaces DROP COLUMN approval_above_cents`);
@@ -54,7 +58,9 @@ describe('POST /api/v1/orders and MCP place-orders: a record kept before the out
     await q(`DROP TABLE user_tokens, mail_outbox`);
     await q(`DROP TYPE user_token_purpose, mail_status`);
     await q(`ALTER TABLE users DROP COLUMN email_verified_at`);
-    await q(`DELETE FROM drizzle.__drizzle_migrations WHERE id IN (SELECT id FROM drizzle.__drizzle_migrations ORDER BY created_at DESC LIMIT 3)`);
+    await q(`ALTER TABLE api_keys DROP COLUMN created_by_user_id`);
+    const since0031 = (JSON.parse(readFileSync(join(migrationsFolder, 'meta', '_journal.json'), 'utf8')) as { entries: { idx: number }[] }).entries.filter((e) => e.idx >= 31).length;
+    await q(`DELETE FROM drizzle.__drizzle_migrations WHERE id IN (SELECT id FROM drizzle.__drizzle_migrations ORDER BY created_at DESC LIMIT ${since0031})`);
     await migrateOnly(h.database.pool);
     const { rows } = await q(`SELECT count(*)::int AS n FROM idempotency_records WHERE outcome IS NOT NULL AND key LIKE 'before-%'`);
     expect(rows[0].n).toBe(2);

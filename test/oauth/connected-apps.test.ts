@@ -63,3 +63,51 @@ describe('Settings → Connected apps', () => {
     expect(await status(a, g.tokens.access_token)).toBe(200);
   });
 });
+
+describe('a person removed from a workspace, or who leaves it, no longer reaches it through the apps they connected — security', () => {
+  /** A workspace with an owner and a member, each of whom connected an app to it; the member also connected one elsewhere. */
+  async function connected() {
+    const owner = await grantedTokens(a, { scope: 'read' });
+    const member = await personIn(a, 'member', owner.workspaceId);
+    const mine = await grantedTokens(a, { scope: 'read', person: member });
+    const elsewhere = await personIn(a, 'owner');
+    await addMember(a.database.pool, { workspaceId: elsewhere.workspaceId }, member.userId, 'member');
+    const other = await grantedTokens(a, { scope: 'read', person: { ...member, workspaceId: elsewhere.workspaceId } });
+    return { owner, member, mine, other };
+  }
+
+  async function expectEnded(g: Awaited<ReturnType<typeof grantedTokens>>, kept: Awaited<ReturnType<typeof grantedTokens>>[]) {
+    // The refresh token is gone at once; cached answers last at most 5 s on each process.
+    const refresh = await exchange(a, { grant_type: 'refresh_token', refresh_token: g.tokens.refresh_token!, client_id: g.client.client_id });
+    expect(refresh.json().error).toBe('invalid_grant');
+    clock.advance(5_001);
+    expect(await status(a, g.tokens.access_token)).toBe(401);
+    expect(await status(b, g.tokens.access_token)).toBe(401);
+    const { rows } = await a.database.pool.query('SELECT revoked_at FROM api_keys WHERE oauth_client_id = $1', [g.client.client_id]);
+    expect(rows[0].revoked_at).not.toBeNull();
+    for (const k of kept) expect(await status(a, k.tokens.access_token)).toBe(200);
+  }
+
+  it('removed by an owner: their grants for that workspace end within 5 s; the owner\'s, and theirs elsewhere, go on', async () => {
+    const { owner, member, mine, other } = await connected();
+    expect(await status(a, mine.tokens.access_token)).toBe(200);
+    const remove = `/app/w/${owner.workspaceId}/settings/members/${member.userId}/remove`;
+    const confirm = await owner.browser.get(remove);
+    expect(confirm.body).toContain('Apps they connected to this workspace are disconnected');
+    const removed = await owner.browser.post(remove, {}, { from: remove });
+    expect(removed.statusCode).toBe(303);
+    await expectEnded(mine, [owner, other]);
+    const list = await owner.browser.get(`/app/w/${owner.workspaceId}/settings/connected-apps`);
+    expect(list.body).toContain('Revoked</td>');
+  });
+
+  it('leaving: their grants for that workspace end within 5 s', async () => {
+    const { owner, member, mine, other } = await connected();
+    const leave = `/app/w/${owner.workspaceId}/settings/members/${member.userId}/remove`;
+    const confirm = await member.browser.get(leave);
+    expect(confirm.body).toContain('Apps you connected to this workspace are disconnected');
+    const left = await member.browser.post(leave, {}, { from: leave });
+    expect(left.statusCode).toBe(303);
+    await expectEnded(mine, [owner, other]);
+  });
+});

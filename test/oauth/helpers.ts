@@ -96,9 +96,12 @@ export async function exchange(h: Harness, fields: Record<string, string>) {
   return h.app.inject({ method: 'POST', url: '/oauth/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams(fields).toString() });
 }
 
-/** The whole flow by inject: a registered client, a signed-in owner's consent, a code exchanged. */
-export async function grantedTokens(h: Harness, opts: { role?: MemberRole; scope?: string; fields?: Record<string, string> } = {}) {
-  const person = await personIn(h, opts.role ?? 'owner');
+/** The whole flow by inject: a registered client, a signed-in owner's consent (or `person`'s), a code exchanged. */
+export async function grantedTokens(
+  h: Harness,
+  opts: { role?: MemberRole; scope?: string; fields?: Record<string, string>; person?: Awaited<ReturnType<typeof personIn>> } = {},
+) {
+  const person = opts.person ?? (await personIn(h, opts.role ?? 'owner'));
   const client = await register(h);
   const { verifier, challenge } = pkcePair();
   const consent = await startAuthorization(person.browser, { clientId: client.client_id, scope: opts.scope ?? 'read spend', challenge });

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { setupApp } from '../helpers/app.js';
 import { publisherWithOutlet } from '../helpers/catalog.js';
 import { connect, fails, listen, ok } from '../mcp/helpers.js';
-import { answerConsent, authorizeUrl, exchange, grantedTokens, mcpCall, personIn, pkcePair, PUBLIC, REDIRECT, register, startAuthorization } from './helpers.js';
+import { answerConsent, authorizeUrl, exchange, grantedTokens, mcpCall, personIn, pkcePair, PUBLIC, REDIRECT, register, RESOURCE, startAuthorization } from './helpers.js';
 
 // Every refusal the OAuth side promises (docs/oauth.md), each against the running app.
 const h = await setupApp({ PUBLIC_BASE_URL: PUBLIC });
@@ -222,6 +222,32 @@ describe('refused at /mcp/oauth', () => {
     expect(await status(g.tokens.access_token)).toBe(401);
   });
 
+  it('a refresh naming another resource is refused (invalid_target) and uses nothing up, as a wrong scope: the same refresh token then works, and the grant lives', async () => {
+    const g = await grantedTokens(h, { scope: 'read' });
+    const refresh = (extra: Record<string, string>) => exchange(h, { grant_type: 'refresh_token', refresh_token: g.tokens.refresh_token!, client_id: g.client.client_id, ...extra });
+    const scope = await refresh({ scope: 'spend' });
+    expect(scope.statusCode).toBe(400);
+    expect(scope.json().error).toBe('invalid_scope');
+    const resource = await refresh({ resource: 'https://other.example/mcp' });
+    expect(resource.statusCode).toBe(400);
+    expect(resource.json().error).toBe('invalid_target');
+    const both = await h.app.inject({
+      method: 'POST',
+      url: '/oauth/token',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams([['grant_type', 'refresh_token'], ['refresh_token', g.tokens.refresh_token!], ['client_id', g.client.client_id], ['resource', RESOURCE], ['resource', 'https://other.example/mcp']]).toString(),
+    });
+    expect(both.statusCode).toBe(400);
+    expect(both.json().error).toBe('invalid_target');
+
+    const right = await refresh({ resource: RESOURCE });
+    expect(right.statusCode, right.body).toBe(200);
+    h.clock.advance(5_001); // past the resolver's cache: a revoked grant would show now
+    expect(await status(right.json().access_token)).toBe(200);
+    const { rows } = await h.database.pool.query('SELECT revoked_at FROM api_keys WHERE oauth_client_id = $1', [g.client.client_id]);
+    expect(rows).toEqual([{ revoked_at: null }]);
+  });
+
   it('a read grant cannot spend: the refusal a read-only key gets', async () => {
     const p = await publisherWithOutlet(h.database, [{ publisher_price_cents: 10_000 }]);
     const g = await grantedTokens(h, { scope: 'read spend' }); // asked for spend, the owner did not tick it
@@ -275,4 +301,30 @@ it('dynamic registration is limited per address: the 11th in a minute is 429 wit
   expect(res.statusCode).toBe(429);
   expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
   expect((await h.app.inject({ method: 'POST', url: '/oauth/reg', remoteAddress: '10.7.7.8', payload: { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' } })).statusCode).toBe(201);
+});
+
+it('the registration limit counts every spelling of the path the server answers: the 11th from one address is 429 whatever its case or trailing slash', async () => {
+  const from = '10.7.7.9';
+  const spellings = ['/oauth/reg', '/oauth/reg/', '/oauth/Reg', '/oauth/REG/', '/OAUTH/reg', '/Oauth/rEg/?x=1', '/%6Fauth/reg'];
+  const post = (url: string) => h.app.inject({ method: 'POST', url, remoteAddress: from, payload: { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' } });
+  const first = [];
+  for (let i = 0; i < 10; i++) first.push((await post(spellings[i % spellings.length]!)).statusCode);
+  expect(first).toEqual(Array(10).fill(201));
+  for (const url of spellings) {
+    const res = await post(url);
+    expect(res.statusCode, `${url}: ${res.body}`).toBe(429);
+    expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+  }
+  // A forged X-Forwarded-For counts for nothing: the address is the one the server judged.
+  const forged = await h.app.inject({ method: 'POST', url: '/OAUTH/REG', remoteAddress: from, headers: { 'x-forwarded-for': '10.99.0.1' }, payload: { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' } });
+  expect(forged.statusCode).toBe(429);
+});
+
+it('however the path to the metadata is spelled, its links are built from PUBLIC_BASE_URL, never from forwarded headers a client wrote', async () => {
+  for (const url of ['/oauth/.well-known/openid-configuration', '/OAUTH/.well-known/openid-configuration', '/Oauth/.well-known/openid-configuration/']) {
+    const res = await h.app.inject({ url, headers: { host: 'evil.example', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' } });
+    expect(res.statusCode, url).toBe(200);
+    expect(res.json().registration_endpoint, url).toBe(`${PUBLIC}/oauth/reg`);
+    expect(res.json().token_endpoint, url).toBe(`${PUBLIC}/oauth/token`);
+  }
 });

@@ -6,6 +6,7 @@ import { configuredLinkChecker } from '../../domain/orders/configured-checker.js
 import { readFlags } from '../args.js';
 import { expireApprovals } from '../../domain/approvals/expiry.js';
 import { consoleBaseUrl } from '../../config.js';
+import { purgeUnusedClients } from '../../domain/oauth/store.js';
 import type { Commands } from '../registry.js';
 
 export const orderCommands: Commands = {
@@ -14,7 +15,8 @@ export const orderCommands: Commands = {
     readFlags(z.object({}).strict(), raw);
     const now = Date.now();
     const orders = await sweepDeadlines(pool, now, durationsFrom(config));
-    return { ...orders, approvals_expired: await expireApprovals(pool, now, consoleBaseUrl(config)) };
+    const approvals = await expireApprovals(pool, now, consoleBaseUrl(config));
+    return { ...orders, approvals_expired: approvals, oauth_clients_deleted: await purgeUnusedClients(pool, now, config.OAUTH_UNUSED_CLIENT_HOURS) };
   },
 
   /**

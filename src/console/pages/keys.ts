@@ -183,6 +183,8 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
             needsApproval,
             // A member's key must not give them an owner's power over the webhooks (through the API).
             canManageWebhooks: can(target.role, 'manage_webhooks'),
+            // Who was shown it: removing them offers to revoke it.
+            createdBy: request.consoleUser!.id,
           },
           deps.clock,
         );
@@ -320,7 +322,7 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
         reply.code(422);
         return page(request, reply, 'key-roll', { title: `Roll ${key.name}`, section, key, back, action: `${back}/${key.id}/roll`, form: { grace_hours: formText(form, 'grace_hours') }, errors: err.details.errors });
       }
-      const rolled = await rollKey(deps.db, ownerOf(target), key.id, hours, deps.clock);
+      const rolled = await rollKey(deps.db, ownerOf(target), key.id, hours, deps.clock, request.consoleUser!.id);
       const until = hours === 0 ? 'The old key has stopped working.' : `The old key ${key.prefix}… keeps working until ${day(new Date(deps.clock.now() + hours * 3_600_000))}.`;
       return shown(request, reply, rolled, key.name, { rolled: until });
     });

@@ -2,8 +2,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { memberRoles } from '../../common/enums.js';
 import { consoleBaseUrl } from '../../config.js';
 import { DomainError, type FieldErrors, notFound } from '../../domain/errors.js';
+import { endMembership } from '../../domain/accounts/membership-end.js';
+import { listKeysMadeBy } from '../../domain/keys/key-service.js';
 import { createInvitation, listPendingInvitations } from '../../domain/users/invitations.js';
-import { changeRole, listMembers, removeMember, type Target } from '../../domain/users/memberships.js';
+import { changeRole, listMembers, type Target } from '../../domain/users/memberships.js';
 import { can } from '../../domain/users/permissions.js';
 import { type ConsoleDeps, type ConsoleTarget, page, pathId, targetOf } from '../context.js';
 import { type Form, formText } from '../form.js';
@@ -39,7 +41,9 @@ export async function memberPages(app: FastifyInstance, { deps }: { deps: Consol
       manage ? listPendingInvitations(deps.db, targetKey(target), deps.clock) : Promise.resolve([]),
     ]);
     const query = (request.query ?? {}) as Record<string, unknown>;
-    const notice = query.changed ? 'Role changed.' : query.removed ? 'Member removed.' : undefined;
+    const revoked = Number(query.keys_revoked) || 0;
+    const removedNotice = revoked > 0 ? `Member removed, and the ${revoked === 1 ? 'key' : `${revoked} keys`} they made revoked.` : 'Member removed.';
+    const notice = query.changed ? 'Role changed.' : query.removed ? removedNotice : undefined;
     return page(request, reply, 'members', {
       title: 'Members',
       ...(notice ? { notice } : {}),
@@ -109,26 +113,42 @@ export async function memberPages(app: FastifyInstance, { deps }: { deps: Consol
     return member;
   };
 
+  // Removing someone (or leaving) ends the apps they connected to the workspace; the keys they
+  // made stay the workspace's unless the remover ticks "Also revoke their keys" (ticked by
+  // default: a person who is gone may still hold them). Leaving offers no such choice.
   app.get('/settings/members/:userId/remove', async (request, reply) => {
     const target = targetOf(request);
     const member = await memberOf(request);
     const you = member.userId === request.consoleUser!.id;
     const back = `${target.href}/settings/members`;
-    return page(request, reply, 'member-remove', { title: you ? 'Leave' : `Remove ${member.name}`, section: 'members', member, you, back, action: `${back}/${member.userId}/remove` });
+    const keys = you || !can(target.role, 'manage_members') ? [] : await listKeysMadeBy(deps.db, targetKey(target), member.userId, deps.clock);
+    return page(request, reply, 'member-remove', {
+      title: you ? 'Leave' : `Remove ${member.name}`,
+      section: 'members',
+      member,
+      you,
+      apps: target.kind === 'workspace',
+      keys: keys.map((k) => ({ name: k.name, prefix: k.prefix, spends: k.can_place_orders, created: day(k.created_at) })),
+      back,
+      action: `${back}/${member.userId}/remove`,
+    });
   });
 
   app.post('/settings/members/:userId/remove', async (request, reply) => {
     const target = targetOf(request);
     const member = await memberOf(request);
+    const you = member.userId === request.consoleUser!.id;
+    let keysRevoked = 0;
     try {
-      await removeMember(deps.db, targetKey(target), member.userId, { actorId: request.consoleUser!.id });
+      const revokeKeys = !you && formText((request.body ?? {}) as Form, 'revoke_keys') !== '';
+      ({ keysRevoked } = await endMembership(deps.db, targetKey(target), member.userId, { actorId: request.consoleUser!.id, revokeKeys }, deps.clock));
     } catch (err) {
       if (!shownOnPage(err)) throw err;
-      reply.code(409);
+      reply.code(err.code === 'conflict' ? 409 : 422);
       return listPage(request, reply, { problem: err.message });
     }
     // Someone who left has no page here any more.
-    if (member.userId === request.consoleUser!.id) return reply.redirect('/app', 303);
-    return reply.redirect(`${target.href}/settings/members?removed=1`, 303);
+    if (you) return reply.redirect('/app', 303);
+    return reply.redirect(`${target.href}/settings/members?removed=1${keysRevoked ? `&keys_revoked=${keysRevoked}` : ''}`, 303);
   });
 }

@@ -47,6 +47,12 @@ export const apiKeys = pgTable(
     oauthClientId: text('oauth_client_id'),
     /** The person whose consent made it (console users). */
     oauthUserId: integer('oauth_user_id').references(() => users.id),
+    /**
+     * The person who made the key in the console (or rolled it: the new key was shown to them);
+     * null for the CLI's and for keys made before this was recorded. The key is the workspace's
+     * or publisher's all the same; removing the person offers to revoke it (docs/people.md).
+     */
+    createdByUserId: integer('created_by_user_id').references(() => users.id),
   },
   (t) => [
     index('api_keys_workspace_idx').on(t.workspaceId),

@@ -21,11 +21,12 @@ const NEEDS_APPROVAL_SPENDING = 'is for a spending key (one that can place order
 /**
  * `canManageWebhooks` (default true) is false for a key a console `member` makes (see abilities.ts).
  * `limits` is a spending key's budget (docs/budgets.md), in US cents. `needsApproval`: every
- * spending action of the key waits for a person's approval (docs/approvals.md).
+ * spending action of the key waits for a person's approval (docs/approvals.md). `createdBy`: the
+ * console user who made it (removing them offers to revoke it; docs/people.md).
  */
 export async function createKey(
   db: Db,
-  owner: KeyOwner & { name?: string; expiresAt?: Date | null; canManageWebhooks?: boolean; limits?: BudgetLimits; needsApproval?: boolean },
+  owner: KeyOwner & { name?: string; expiresAt?: Date | null; canManageWebhooks?: boolean; limits?: BudgetLimits; needsApproval?: boolean; createdBy?: number },
   clock: Clock = systemClock,
 ) {
   refuseUnstorableText({ name: owner.name }, 'name');
@@ -63,6 +64,7 @@ export async function createKey(
       orderLimitCents: limits.orderLimitCents ?? null,
       dailyLimitCents: limits.dailyLimitCents ?? null,
       monthlyLimitCents: limits.monthlyLimitCents ?? null,
+      createdByUserId: owner.createdBy ?? null,
     })
     .returning();
   return { id: row!.id, key: raw, prefix: row!.prefix, can_place_orders: row!.canPlaceOrders, needs_approval: row!.needsApproval };
@@ -163,6 +165,39 @@ export async function revokeKey(db: Db, id: number, scope?: KeyScope) {
   return { id, revoked: true as const };
 }
 
+/** The keys a person made (or rolled) in the console that still work: what removing them offers to revoke. */
+export async function listKeysMadeBy(db: Db, scope: KeyScope, userId: number, clock: Clock = systemClock): Promise<KeyListing[]> {
+  const now = clock.now();
+  const rows = await orm(db)
+    .select()
+    .from(apiKeys)
+    .where(
+      and(
+        scopeCondition(scope),
+        eq(apiKeys.createdByUserId, userId),
+        isNull(apiKeys.oauthGrantId),
+        isNull(apiKeys.revokedAt),
+        sql`(${apiKeys.expiresAt} IS NULL OR ${apiKeys.expiresAt} > ${new Date(now)})`,
+      ),
+    )
+    .orderBy(sql`${apiKeys.createdAt} DESC, ${apiKeys.id} DESC`);
+  return rows.map((k) => keyListing(k, now));
+}
+
+/**
+ * Revokes every key a person made (or rolled) in the workspace or publisher: they were removed
+ * and the remover chose so. Like any revocation, it reaches every process within 5 s (the key
+ * cache). Answers how many were revoked.
+ */
+export async function revokeKeysMadeBy(db: Db, scope: KeyScope, userId: number, clock: Clock = systemClock): Promise<number> {
+  const rows = await orm(db)
+    .update(apiKeys)
+    .set({ revokedAt: new Date(clock.now()) })
+    .where(and(scopeCondition(scope), eq(apiKeys.createdByUserId, userId), isNull(apiKeys.oauthGrantId), isNull(apiKeys.revokedAt)))
+    .returning({ id: apiKeys.id });
+  return rows.length;
+}
+
 /** A key about to stop working shows as `expiring` this long before its expiry. */
 export const EXPIRING_WITHIN_MS = 7 * 86_400_000;
 
@@ -226,9 +261,10 @@ export const MAX_ROLL_GRACE_HOURS = 72;
 /**
  * Rolls a key: a new key with the same name and abilities (shown once), while the old one keeps
  * working for `graceHours` (0–72) and then answers like a revoked key. An old key that already
- * expires sooner keeps its earlier expiry.
+ * expires sooner keeps its earlier expiry. The new key is `by`'s (the console user who rolled it,
+ * to whom it is shown), whoever made the old one.
  */
-export async function rollKey(db: Db, scope: KeyScope, keyId: number, graceHours: number, clock: Clock = systemClock) {
+export async function rollKey(db: Db, scope: KeyScope, keyId: number, graceHours: number, clock: Clock = systemClock, by?: number) {
   if (!Number.isInteger(graceHours) || graceHours < 0 || graceHours > MAX_ROLL_GRACE_HOURS) {
     throw invalidInput({ grace_hours: [`must be a whole number of hours from 0 to ${MAX_ROLL_GRACE_HOURS}`] });
   }
@@ -251,12 +287,12 @@ export async function rollKey(db: Db, scope: KeyScope, keyId: number, graceHours
       // The new key keeps the budget and what was spent: it copies the limits and shares the
       // chain's budget id (docs/budgets.md). It keeps needs_approval too: a roll must not lift it.
       `INSERT INTO api_keys (${column}, name, prefix, key_hash, can_place_orders, can_manage_webhooks, needs_approval,
-                             order_limit_cents, daily_limit_cents, monthly_limit_cents, budget_key_id)
+                             order_limit_cents, daily_limit_cents, monthly_limit_cents, budget_key_id, created_by_user_id)
        SELECT $1, name, $2, $3, can_place_orders, can_manage_webhooks, needs_approval,
-              order_limit_cents, daily_limit_cents, monthly_limit_cents, COALESCE(budget_key_id, id)
+              order_limit_cents, daily_limit_cents, monthly_limit_cents, COALESCE(budget_key_id, id), $5::int
          FROM api_keys WHERE id = $4
        RETURNING id, prefix`,
-      [scopeId, visiblePrefix(raw), hashKey(raw), keyId],
+      [scopeId, visiblePrefix(raw), hashKey(raw), keyId, by ?? null],
     );
     return {
       id: created[0]!.id,

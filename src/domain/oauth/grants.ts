@@ -187,7 +187,33 @@ export async function revokeGrant(db: Db, workspaceId: number, keyId: number, cl
     );
     const grantId = rows[0]?.oauth_grant_id;
     if (!grantId) throw notFound('Connected app');
-    await tx.query(`DELETE FROM oauth_records WHERE grant_id = $1 OR (model = 'Grant' AND id = $1)`, [grantId]);
+    await deleteGrantRecords(tx, [grantId]);
+  });
+}
+
+/** The OAuth server's grants, codes and tokens of these grants: no refresh can revive them. */
+async function deleteGrantRecords(tx: Db, grantIds: string[]): Promise<void> {
+  if (grantIds.length === 0) return;
+  await tx.query(`DELETE FROM oauth_records WHERE grant_id = ANY($1::text[]) OR (model = 'Grant' AND id = ANY($1::text[]))`, [grantIds]);
+}
+
+/**
+ * Ends every live grant a person allowed for a workspace, as Revoke does each: they were removed
+ * from it, or left. An app's refresh token keeps rotating, so without this a person no longer a
+ * member would reach the workspace through it for ever. Answers how many ended.
+ */
+export async function endGrantsOf(db: Db, workspaceId: number, userId: number, clock: Clock): Promise<number> {
+  return withTransaction(db, async (tx) => {
+    const { rows } = await tx.query<{ oauth_grant_id: string }>(
+      `UPDATE api_keys SET revoked_at = to_timestamp($3::double precision / 1000)
+        WHERE workspace_id = $1 AND oauth_user_id = $2 AND oauth_grant_id IS NOT NULL AND revoked_at IS NULL RETURNING oauth_grant_id`,
+      [workspaceId, userId, clock.now()],
+    );
+    await deleteGrantRecords(
+      tx,
+      rows.map((r) => r.oauth_grant_id),
+    );
+    return rows.length;
   });
 }
 

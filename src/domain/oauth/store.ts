@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../../db/handle.js';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import { unstorableTextPath } from '../text-input.js';
@@ -19,6 +19,33 @@ const SECRET_IDS = new Set([
   'PushedAuthorizationRequest',
 ]);
 
+/** How a client secret is stored: marked, so a secret stored as sent (before they were hashed) is told apart. */
+const HASHED_SECRET = 'sha256:';
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest();
+const digest = (secret: string) => `${HASHED_SECRET}${sha256(secret).toString('base64url')}`;
+
+/**
+ * A confidential client's secret as it is stored: its SHA-256, never the secret. The server only
+ * compares what a client presents (client_secret_basic and _post; client_secret_jwt, which needs
+ * the secret itself, is not offered). The library makes secrets of 64 random bytes, so a fast
+ * hash is enough: there is nothing to guess.
+ */
+export function hashClientSecret(secret: string): string {
+  return secret.startsWith(HASHED_SECRET) ? secret : digest(secret);
+}
+
+/**
+ * Whether a presented secret is the client's, in constant time. A secret stored as sent, before
+ * secrets were hashed, still compares (the migration that hashes them may run after a process of
+ * the earlier version stored one).
+ */
+export function clientSecretMatches(stored: string | undefined, presented: string): boolean {
+  if (typeof stored !== 'string' || typeof presented !== 'string') return false;
+  // Always hashed, whatever it looks like: the stored value presented as a secret is no secret.
+  return timingSafeEqual(sha256(hashClientSecret(stored)), sha256(digest(presented)));
+}
+
 // Expired rows go a batch at a time, every so many writes: no timer, and any process may do it.
 const PURGE_EVERY_WRITES = 200;
 
@@ -37,6 +64,7 @@ export function oauthStore(pool: Db): new (name: string) => Adapter {
     }
 
     async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
+      if (this.name === 'Client' && typeof payload.client_secret === 'string') payload = { ...payload, client_secret: hashClientSecret(payload.client_secret) };
       await pool.query(
         `INSERT INTO oauth_records (model, id, payload, grant_id, uid, user_code, expires_at)
          VALUES ($1, $2, $3, $4, $5, $6, CASE WHEN $7::int IS NULL THEN NULL ELSE now() + make_interval(secs => $7::int) END)
@@ -93,4 +121,39 @@ export function oauthStore(pool: Db): new (name: string) => Adapter {
       await pool.query('DELETE FROM oauth_records WHERE model = $1 AND grant_id = $2', [this.name, grantId]);
     }
   };
+}
+
+const PURGE_CLIENTS_BATCH = 1000;
+
+/**
+ * Deletes clients registered here (dynamic registration, open to anyone) more than `unusedHours`
+ * ago that no person ever connected: no consent recorded (no `api_keys` row names the client) and
+ * no grant of the OAuth server's. Their registration access tokens go with them. An app that comes
+ * back later gets `invalid_client` and registers again, as the MCP authorization specification
+ * expects of it. Clients of a metadata document are never stored, so never purged. Answers how
+ * many were deleted; any process may run it.
+ */
+export async function purgeUnusedClients(db: Db, now: number, unusedHours: number): Promise<number> {
+  const issuedBefore = Math.floor((now - unusedHours * 3_600_000) / 1000);
+  let purged = 0;
+  for (;;) {
+    const { rows } = await db.query<{ deleted: number }>({
+      name: 'oauth_clients_purge_unused',
+      text: `WITH unused AS (
+               SELECT c.id FROM oauth_records c
+                WHERE c.model = 'Client' AND (c.payload->>'client_id_issued_at')::bigint < $1
+                  AND NOT EXISTS (SELECT 1 FROM api_keys k WHERE k.oauth_client_id = c.id)
+                  AND NOT EXISTS (SELECT 1 FROM oauth_records g WHERE g.model = 'Grant' AND g.payload->>'clientId' = c.id)
+                LIMIT ${PURGE_CLIENTS_BATCH}
+             ), tokens AS (
+               DELETE FROM oauth_records r USING unused u WHERE r.model = 'RegistrationAccessToken' AND r.payload->>'clientId' = u.id
+             ), gone AS (
+               DELETE FROM oauth_records r USING unused u WHERE r.model = 'Client' AND r.id = u.id RETURNING 1
+             )
+             SELECT (SELECT count(*) FROM gone)::int AS deleted`,
+      values: [issuedBefore],
+    });
+    purged += rows[0]!.deleted;
+    if (rows[0]!.deleted < PURGE_CLIENTS_BATCH) return purged;
+  }
 }

@@ -118,7 +118,11 @@ export async function changeRole(db: Db, target: Target, userId: number, role: M
   });
 }
 
-/** Removes a member; anyone may leave, only an owner may remove someone else. */
+/**
+ * Removes a member; anyone may leave, only an owner may remove someone else. What goes with the
+ * membership (the apps they connected, the keys they made if chosen) is `endMembership`'s
+ * (src/domain/accounts/membership-end.ts), which calls this in its transaction: the console calls that.
+ */
 export async function removeMember(db: Db, target: Target, userId: number, opts: { actorId?: number } = {}): Promise<{ removed: true }> {
   return withTransaction(db, async (tx) => {
     await requireTarget(tx, target);

@@ -3,7 +3,7 @@ import type pg from 'pg';
 import type Provider from 'oidc-provider';
 import type { AdapterPayload, Configuration, errors, KoaContextWithOIDC } from 'oidc-provider';
 import { oauthKeys } from '../../domain/oauth/secrets.js';
-import { oauthStore } from '../../domain/oauth/store.js';
+import { clientSecretMatches, oauthStore } from '../../domain/oauth/store.js';
 import { UNSTORABLE_TEXT_MESSAGE, unstorableTextPath } from '../../domain/text-input.js';
 import type { OutboundClient } from '../../outbound/http-client.js';
 
@@ -139,6 +139,9 @@ export async function createProvider(deps: ProviderDeps): Promise<Provider> {
     // client may register with them and the metadata names them. The consent grants them both ways.
     scopes: ['openid', 'offline_access', ...OAUTH_SCOPES],
     responseTypes: ['code'],
+    // Client secrets are stored hashed (store.ts), so only methods that send the secret itself:
+    // client_secret_jwt signs with the secret, which the server no longer has (nor HS256 then).
+    clientAuthMethods: ['none', 'client_secret_basic', 'client_secret_post', 'private_key_jwt'],
     pkce: { required: () => true },
     interactions: { url: async (_ctx, interaction) => `/app/oauth/${interaction.uid}` },
     // Every authorization asks the person again (which workspace, what budget): a grant is never
@@ -149,7 +152,15 @@ export async function createProvider(deps: ProviderDeps): Promise<Provider> {
     },
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     // Always rotated; a refresh token used twice revokes the whole grant (the library does it).
-    rotateRefreshToken: true,
+    // The library asks this just before it uses the token up, but checks the requested resource
+    // only after: a refresh naming another resource would spend the token, and the next, correct
+    // one would count as reuse and revoke the grant. So the resource is checked here first, as the
+    // library checks a wrong scope before the token is used.
+    rotateRefreshToken: (ctx) => {
+      const asked = ctx.oidc.params?.resource as string | string[] | undefined;
+      if (asked !== undefined && [asked].flat().some((r) => r !== urls.resource)) throw new errors.InvalidTarget(`the only resource here is ${urls.resource}`);
+      return true;
+    },
     allowOmittingSingleRegisteredRedirectUri: false,
     ttl: {
       AccessToken: ACCESS_TOKEN_SECONDS,
@@ -200,6 +211,17 @@ export async function createProvider(deps: ProviderDeps): Promise<Provider> {
   const provider = new Provider(urls.issuer, configuration);
   // The forwarded headers it reads are written by routes.ts from PUBLIC_BASE_URL and Fastify's own judgement.
   provider.proxy = true;
+  // A stored secret is its hash: the library's documented way to compare it otherwise is this method.
+  provider.Client.prototype.compareClientSecret = function compareClientSecret(this: { clientSecret?: string }, actual: string) {
+    return clientSecretMatches(this.clientSecret, actual);
+  };
+  // Reading a registration back (RFC 7592) would show the stored hash as the client's secret: a
+  // client that saved it would lose the real one. The secret is shown once, at registration.
+  provider.use(async (ctx, next) => {
+    await next();
+    const oidc = (ctx as KoaContextWithOIDC).oidc as KoaContextWithOIDC['oidc'] | undefined;
+    if (oidc?.route === 'client' && ctx.body && typeof ctx.body === 'object') delete (ctx.body as { client_secret?: unknown }).client_secret;
+  });
   provider.on('grant.revoked', (_ctx: unknown, grantId: string) => {
     deps.onGrantRevoked(grantId).catch(deps.onServerError);
   });

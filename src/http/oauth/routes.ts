@@ -2,14 +2,55 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import middie from '@fastify/middie';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import type Koa from 'koa';
 import type { Limiter } from '../plugins/rate-limit.js';
-import { OAUTH_SCOPES } from './provider.js';
+import { OAUTH_SCOPES, type OAuthProvider } from './provider.js';
 import type { OAuthServer } from './server.js';
 
 /** Dynamic client registrations allowed per client address per minute (RFC 7591 is open to anyone). */
 export const REGISTRATIONS_PER_MINUTE = 10;
 
 type Next = (err?: unknown) => void;
+
+/**
+ * Whether a path the library is handed is its route `route`, as its router decides: ASCII letters
+ * in any case, and once more without one final slash (`/reg`, `/Reg`, `/REG/`). A non-ASCII letter
+ * never matches an ASCII one there (nor here: only ASCII is folded).
+ */
+function isLibraryRoute(path: string, route: string): boolean {
+  const fold = (s: string) => s.replace(/[a-z]/g, (c) => c.toUpperCase());
+  const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+  return fold(path) === fold(route) || fold(trimmed) === fold(route);
+}
+
+/**
+ * The library's own hook before its router (`provider.use`), which sees the path exactly as the
+ * router will (`ctx.path`): registrations are counted per address on the route the library
+ * serves, whatever its spelling; an authorization request that names no scope asks for `read`
+ * (docs/oauth.md; the library would otherwise grant the resource nothing).
+ */
+function beforeRoutes(p: OAuthProvider, limiter: Limiter) {
+  const registration = p.pathFor('registration', { mountPath: '' });
+  const authorization = p.pathFor('authorization', { mountPath: '' });
+  const mount = new URL(p.issuer).pathname;
+  return async (ctx: Koa.Context, next: Koa.Next) => {
+    if (ctx.method === 'POST' && isLibraryRoute(ctx.path, registration)) {
+      const limit = await limiter.hit(`oauth-reg:${(ctx.req as { ip?: string }).ip ?? ctx.ip}`, REGISTRATIONS_PER_MINUTE);
+      if (limit.exceeded) {
+        ctx.status = 429;
+        ctx.set('retry-after', String(limit.retryAfterSeconds));
+        ctx.body = { error: 'rate_limited', error_description: 'Too many client registrations from this address. Retry later.' };
+        return;
+      }
+    }
+    if ((ctx.method === 'GET' || ctx.method === 'HEAD') && isLibraryRoute(ctx.path, authorization) && !new URLSearchParams(ctx.querystring).has('scope')) {
+      ctx.querystring = `${ctx.querystring}${ctx.querystring ? '&' : ''}scope=read`;
+      // The library finds its mount path by looking for the URL in originalUrl (routes.ts sets it).
+      (ctx.req as { originalUrl?: string }).originalUrl = `${mount}${ctx.url}`;
+    }
+    await next();
+  };
+}
 
 /**
  * The authorization server under /oauth (oidc-provider through @fastify/middie), its RFC 8414
@@ -20,44 +61,28 @@ type Next = (err?: unknown) => void;
 export const oauthRoutes = fp(
   async function oauthRoutes(app: FastifyInstance, opts: { oauth: OAuthServer; limiter: Limiter }) {
     const { oauth, limiter } = opts;
+    // The library builds its links from the request: it is told the public URL's scheme and host
+    // (never the Host a client sent), the address Fastify judged (TRUST_PROXY), and that it is
+    // mounted at /oauth, overwriting whatever the client wrote. Done here, on what middie hands
+    // the library, because middie matches the prefix in any case and percent-decoded (`/OAUTH/…`,
+    // `/%6Fauth/…`): a check of Fastify's URL would miss those spellings.
+    const issuer = new URL(oauth.urls.issuer);
     let callback: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
-    const handle = (req: IncomingMessage, res: ServerResponse, next: Next) => {
+    const handle = (req: IncomingMessage & { ip?: string; originalUrl?: string }, res: ServerResponse, next: Next) => {
+      const headers = req.headers;
+      headers['x-forwarded-host'] = issuer.host;
+      headers['x-forwarded-proto'] = issuer.protocol.slice(0, -1);
+      headers['x-forwarded-for'] = req.ip ?? req.socket.remoteAddress ?? '';
+      // The library finds its mount path in originalUrl: its links are under /oauth, however the request spelled it.
+      req.originalUrl = `${issuer.pathname}${req.url}`;
       oauth
         .provider()
         .then((p) => {
-          callback ??= p.callback() as (req: IncomingMessage, res: ServerResponse) => void;
+          callback ??= p.use(beforeRoutes(p, limiter)).callback() as (req: IncomingMessage, res: ServerResponse) => void;
           callback(req, res);
         })
         .catch(next);
     };
-
-    // The library builds its links from the request: it is told the public URL's scheme and host
-    // (never the Host a client sent) and the address Fastify judged (TRUST_PROXY), overwriting
-    // whatever the client wrote in those headers.
-    const issuer = new URL(oauth.urls.issuer);
-    const served = (url: string) => url.startsWith('/oauth') || url.startsWith('/.well-known/oauth-authorization-server/oauth');
-    // Before middie's hook: registrations are counted per address, as sign-ups are.
-    app.addHook('onRequest', async (request, reply) => {
-      if (!served(request.url)) return;
-      const headers = request.raw.headers;
-      headers['x-forwarded-host'] = issuer.host;
-      headers['x-forwarded-proto'] = issuer.protocol.slice(0, -1);
-      headers['x-forwarded-for'] = request.ip;
-      // An authorization request that names no scope asks for `read` (docs/oauth.md); the library
-      // would otherwise grant the resource nothing.
-      const [path, query = ''] = request.raw.url!.split('?');
-      if (path === '/oauth/auth' && request.method === 'GET' && !new URLSearchParams(query).has('scope')) {
-        request.raw.url = `${path}?${query}${query ? '&' : ''}scope=read`;
-      }
-      if (request.method !== 'POST' || request.url.split('?')[0] !== '/oauth/reg') return;
-      const limit = await limiter.hit(`oauth-reg:${request.ip}`, REGISTRATIONS_PER_MINUTE);
-      if (limit.exceeded) {
-        return reply
-          .code(429)
-          .header('retry-after', limit.retryAfterSeconds)
-          .send({ error: 'rate_limited', error_description: 'Too many client registrations from this address. Retry later.' });
-      }
-    });
 
     await app.register(middie);
     app.use('/oauth', handle);
@@ -65,8 +90,6 @@ export const oauthRoutes = fp(
       const path = (req.url ?? '/').split('?')[0];
       if ((req.method !== 'GET' && req.method !== 'HEAD') || (path !== '/' && path !== '')) return next();
       req.url = '/.well-known/openid-configuration';
-      // The library finds its mount path in originalUrl; the document's links are under /oauth.
-      (req as IncomingMessage & { originalUrl?: string }).originalUrl = `/oauth${req.url}`;
       handle(req, res, next);
     });
 

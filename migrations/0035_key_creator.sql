@@ -1,0 +1,2 @@
+ALTER TABLE "api_keys" ADD COLUMN "created_by_user_id" integer;--> statement-breakpoint
+ALTER TABLE "api_keys" ADD CONSTRAINT "api_keys_created_by_user_id_users_id_fk" FOREIGN KEY ("created_by_user_id") REFERENCES "public"."users"("id") ON DELETE no action ON UPDATE no action;
