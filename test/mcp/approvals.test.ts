@@ -171,18 +171,24 @@ describe('MCP get-approval-request: another workspace’s request — security',
   });
 });
 
+/** An order placed through MCP (its key not yet needing approval), taken by the publisher to live_review at /live. */
+async function liveOrder(c: Client, p: Awaited<ReturnType<typeof setup>>['p'], args: Awaited<ReturnType<typeof setup>>['args']) {
+  const single = { ...args, offer_ids: [p.offers[0]!.id] };
+  const placed = await ok<Quote>(c, 'place-orders', single);
+  const id = (await confirm<Done>(c, 'place-orders', single, placed.confirmation_token)).orders![0]!.id;
+  const publisher = (path: string, payload?: object) =>
+    h.app.inject({ method: 'POST', url: `/api/v1/publisher/orders/${id}/${path}`, headers: bearer(p.publisherKey), ...(payload ? { payload } : {}) });
+  await publisher('accept');
+  await publisher('draft', { title: 'A draft by the publisher', body: articleFor('https://buyer.example/', 'buyer') });
+  await ok(c, 'approve-draft', { order_id: id });
+  await publisher('publish', { live_url: `https://${p.domain}/live` });
+  return id;
+}
+
 describe('MCP approve-placement with a key that needs approval — happy', () => {
   it('quotes that a person must approve; confirming answers approval_pending (approve_placement) and pays nothing until a person approves', async () => {
     const { ws, p, args, client: c } = await setup();
-    const single = { ...args, offer_ids: [p.offers[0]!.id] };
-    const placed = await ok<Quote>(c, 'place-orders', single);
-    const id = (await confirm<Done>(c, 'place-orders', single, placed.confirmation_token)).orders![0]!.id;
-    const publisher = (path: string, payload?: object) =>
-      h.app.inject({ method: 'POST', url: `/api/v1/publisher/orders/${id}/${path}`, headers: bearer(p.publisherKey), ...(payload ? { payload } : {}) });
-    await publisher('accept');
-    await publisher('draft', { title: 'A draft by the publisher', body: articleFor('https://buyer.example/', 'buyer') });
-    await ok(c, 'approve-draft', { order_id: id });
-    await publisher('publish', { live_url: `https://${p.domain}/live` });
+    const id = await liveOrder(c, p, args);
 
     expect((await ok<Quote>(c, 'approve-placement', { order_id: id })).quote.approval).toEqual({ required: false, reason: null });
     await needsApproval(ws.spendKeyId);
@@ -213,15 +219,7 @@ describe('MCP approve-placement with a key that needs approval — happy', () =>
 describe('MCP approve-placement with a key that needs approval — errors', () => {
   it('a placement live on another page than the quoted one is refused (quote_changed), and no request is made', async () => {
     const { ws, p, args, client: c } = await setup();
-    const single = { ...args, offer_ids: [p.offers[0]!.id] };
-    const placed = await ok<Quote>(c, 'place-orders', single);
-    const id = (await confirm<Done>(c, 'place-orders', single, placed.confirmation_token)).orders![0]!.id;
-    const publisher = (path: string, payload?: object) =>
-      h.app.inject({ method: 'POST', url: `/api/v1/publisher/orders/${id}/${path}`, headers: bearer(p.publisherKey), ...(payload ? { payload } : {}) });
-    await publisher('accept');
-    await publisher('draft', { title: 'A draft by the publisher', body: articleFor('https://buyer.example/', 'buyer') });
-    await ok(c, 'approve-draft', { order_id: id });
-    await publisher('publish', { live_url: `https://${p.domain}/live` });
+    const id = await liveOrder(c, p, args);
     await needsApproval(ws.spendKeyId);
     const q = await ok<Quote>(c, 'approve-placement', { order_id: id });
     // Published again elsewhere since the quote (as after a failed link check).
