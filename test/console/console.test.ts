@@ -194,6 +194,29 @@ describe('Console pages (/app/…): sessions, tokens, tenants, limits, redirects
     expect((await me(keyIn(readOnly.body)!)).json().data.key.can_place_orders).toBe(false);
   });
 
+  it('a viewer creates no key, not even a read-only one: 403 on API keys and API access of a workspace, and on a publisher account', async () => {
+    const owner = await signedUp();
+    const wsId = Number(owner.home.split('/').pop());
+    const pub = await createPublisher(h.database.pool, 'Pub Viewed');
+    const user = await createUser(h.database.pool, { email: 'viewer@example.com', name: 'Vic Viewer', password });
+    await addMember(h.database.pool, { workspaceId: wsId }, user.id, 'viewer');
+    await addMember(h.database.pool, { publisherId: pub.id }, user.id, 'viewer');
+    const c = consoleClient(h, '10.8.0.2');
+    expect((await c.post('/app/sign-in', { email: 'viewer@example.com', password })).statusCode).toBe(303);
+    const count = async () =>
+      (await h.database.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM api_keys WHERE workspace_id = $1 OR publisher_id = $2', [wsId, pub.id])).rows[0]!.n;
+    const before = await count();
+    for (const base of [`${owner.home}/settings/api-keys`, `${owner.home}/settings/api-access`, `/app/p/${pub.id}/settings/api-keys`]) {
+      const list = await c.get(base);
+      expect(list.statusCode, base).toBe(200);
+      expect(list.body, base).not.toMatch(/Create key|Generate key/);
+      const forged = await c.post(base, { name: 'read' });
+      expect(forged.statusCode, base).toBe(403);
+      expect(keyIn(forged.body), base).toBeUndefined();
+    }
+    expect(await count()).toBe(before);
+  });
+
   it('sign-in: one message for unknown email and wrong password, then 429 with Retry-After per account', async () => {
     const { email } = await signedUp();
     const c = consoleClient(h, '10.7.0.1');
