@@ -250,6 +250,15 @@ describe('Console pages (/app/…): sessions, tokens, tenants, limits, redirects
     for (const next of ['https://evil.example/', '//evil.example/app', '/api/v1/me', 'javascript:alert(1)']) {
       expect((await signIn(next)).headers.location, next).toBe('/app');
     }
+    // Dot segments, also percent-encoded or behind a backslash, are resolved before the check, as a browser resolves them.
+    for (const next of ['/app/../../evil', '/app/..', '/app/w/1/../../../api/v1/me', '/app/%2e%2e/evil', '/app/.%2E/%2e./evil', '/app/%2E%2E', '/app\\..\\evil', '/app/..\\evil']) {
+      expect((await signIn(next)).headers.location, next).toBe('/app');
+    }
+    expect((await signIn('/app/w/1/../2/./settings')).headers.location).toBe('/app/w/2/settings');
+    expect((await signIn('/app/w/1/orders?status=completed')).headers.location).toBe('/app/w/1/orders?status=completed');
+    // The sign-in page carries only the resolved path in its form.
+    const page = await consoleClient(h, '10.5.0.1').get(`/app/sign-in?next=${encodeURIComponent('/app/../../evil')}`);
+    expect(page.body).not.toContain('evil');
   });
 
   it('a password change ends every session of the user', async () => {

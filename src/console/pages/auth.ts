@@ -19,9 +19,24 @@ export interface AuthLimits {
   signUps: FailureLimiter;
 }
 
-/** Where to go after signing in: only a console path of this site. */
+const NEXT_BASE = 'http://console.invalid';
+
+/**
+ * Where to go after signing in: only a console path of this site. The path is resolved first as
+ * the browser will resolve it (dot segments, also percent-encoded, and backslashes), so
+ * `/app/../../evil` cannot pass as a console path and then land on `/evil`.
+ */
 function safeNext(next: string): string {
-  return /^\/app(\/[A-Za-z0-9/_\-.]*)?(\?[A-Za-z0-9=&_\-%.]*)?$/.test(next) && !next.startsWith('//') ? next : '/app';
+  if (!next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\')) return '/app';
+  let url: URL;
+  try {
+    url = new URL(next, NEXT_BASE);
+  } catch {
+    return '/app';
+  }
+  if (url.origin !== NEXT_BASE || !(url.pathname === '/app' || url.pathname.startsWith('/app/'))) return '/app';
+  const resolved = url.pathname + url.search;
+  return /^\/app(\/[A-Za-z0-9/_\-.]*)?(\?[A-Za-z0-9=&_\-%.]*)?$/.test(resolved) ? resolved : '/app';
 }
 
 function minutes(seconds: number) {
