@@ -12,6 +12,7 @@ import type { WorkspacesModule } from '../domain/workspaces/workspaces-module.js
 import type { PlacementGroups } from '../domain/orders/place-orders.js';
 import type { OAuthInteractions } from '../domain/oauth/interactions.js';
 import type { SearchEngine } from '../domain/outlets/search-engine.js';
+import { csrfUserInfo } from './cookies.js';
 
 /** The database handle the domain's functions take (the pool here), named without importing the db layer. */
 export type DomainDb = Parameters<typeof createUser>[0];
@@ -86,7 +87,7 @@ export function targetOf(request: FastifyRequest): ConsoleTarget {
 /** A page: the layout's common data (who is signed in, the switcher, the form token) added. */
 export async function page(request: FastifyRequest, reply: FastifyReply, view: string, data: Record<string, unknown>) {
   return reply.view(view, {
-    csrf: reply.generateCsrf(),
+    csrf: reply.generateCsrf({ userInfo: csrfUserInfo(request) }),
     user: request.consoleUser,
     memberships: request.consoleTargets,
     target: request.consoleTarget,

@@ -10,6 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { DomainError } from '../domain/errors.js';
 import { createFailureLimiter } from '../domain/limits/failure-limiter.js';
+import { consoleCsrfKey } from '../domain/sessions/csrf-key.js';
 import { createSessionStore } from '../domain/sessions/session-store.js';
 import { projectRoot } from '../paths.js';
 import type { ConsoleDeps, ConsoleTarget } from './context.js';
@@ -26,7 +27,8 @@ import { webhookPages } from './pages/webhooks.js';
 import { overviewPages } from './pages/overview.js';
 import { oauthConsentPages } from './pages/oauth-consent.js';
 import { connectedAppPages } from './pages/connected-apps.js';
-import { CSRF_COOKIE, isSecure, signedInGate } from './session.js';
+import { CSRF_COOKIE, csrfUserInfo } from './cookies.js';
+import { isSecure, signedInGate } from './session.js';
 
 const consoleDir = join(projectRoot, 'src', 'console');
 
@@ -78,8 +80,15 @@ async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps) {
   await app.register(formbody);
   await app.register(cookie);
   await app.register(helmet, consoleHelmet(secure));
-  // The CSRF secret lives in its own HttpOnly cookie; every form carries a token made from it (`_csrf`).
-  await app.register(csrf, { cookieKey: CSRF_COOKIE, cookieOpts: { path: '/app', httpOnly: true, sameSite: 'lax', secure } });
+  // The CSRF secret lives in its own HttpOnly cookie; every form carries a token made from it
+  // (`_csrf`) and bound to the session (`csrfUserInfo`): a secret and token taken from one
+  // browser are no good with another person's session cookie, or after a new sign-in.
+  await app.register(csrf, {
+    cookieKey: CSRF_COOKIE,
+    cookieOpts: { path: '/app', httpOnly: true, sameSite: 'lax', secure },
+    getUserInfo: csrfUserInfo,
+    csrfOpts: { hmacKey: await consoleCsrfKey(deps.pool) },
+  });
   await app.register(view, {
     engine: { eta: new Eta({ autoEscape: true, cache: true }) },
     root: join(consoleDir, 'views'),

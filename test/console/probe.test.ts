@@ -55,6 +55,47 @@ describe('Console forms: CSRF (probe) — security', () => {
     expect(res.statusCode).toBe(403);
   });
 
+  it("another person's token and `_csrf` cookie with this person's session cookie are refused (403): the token is bound to the session", async () => {
+    const a = await signedUp();
+    const b = await signedUp();
+    const keys = async () => (await h.database.pool.query('SELECT count(*)::int AS n FROM api_keys WHERE workspace_id = $1', [a.workspaceId])).rows[0].n as number;
+    const before = await keys();
+    // B's pair, taken from B's browser: a secret and a token made from it, valid together.
+    const tokenOfB = await b.c.token(`${b.home}/settings/api-keys`);
+    const post = (cookie: string, token: string) =>
+      h.app.inject({
+        method: 'POST',
+        url: `${a.home}/settings/api-keys`,
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: `name=tossed&_csrf=${encodeURIComponent(token)}`,
+        remoteAddress: '10.7.9.9',
+      });
+    const tossed = await post(`mk_session=${a.c.jar.get('mk_session')}; _csrf=${b.c.jar.get('_csrf')}`, tokenOfB);
+    expect(tossed.statusCode).toBe(403);
+    expect(await keys()).toBe(before);
+    // A's own pair with A's session is accepted: the refusal above is the binding's.
+    const tokenOfA = await a.c.token(`${a.home}/settings/api-keys`);
+    const own = await post(`mk_session=${a.c.jar.get('mk_session')}; _csrf=${a.c.jar.get('_csrf')}`, tokenOfA);
+    expect(own.statusCode).toBe(200);
+    expect(await keys()).toBe(before + 1);
+  });
+
+  it('a signed-out token is no good once signed in, and a token of one session is no good in the next of the same browser', async () => {
+    const a = await signedUp();
+    // A signed-out pair (anyone can get one from the sign-in page) set in a signed-in browser.
+    const visitor = consoleClient(h, '10.7.9.8');
+    const signedOutToken = await visitor.token('/app/sign-in');
+    a.c.jar.set('_csrf', visitor.jar.get('_csrf')!);
+    expect((await rawPost(a.c, `${a.home}/settings/api-keys`, `name=x&_csrf=${encodeURIComponent(signedOutToken)}`)).statusCode).toBe(403);
+    // The same browser signs out and in again, its `_csrf` cookie kept: the old session's token fails.
+    const old = await a.c.token(`${a.home}/settings/api-keys`);
+    const secret = a.c.jar.get('_csrf')!;
+    expect((await a.c.post('/app/sign-out', {}, { from: a.home })).statusCode).toBe(303);
+    expect((await a.c.post('/app/sign-in', { email: a.email, password })).statusCode).toBe(303);
+    a.c.jar.set('_csrf', secret);
+    expect((await rawPost(a.c, `${a.home}/settings/api-keys`, `name=x&_csrf=${encodeURIComponent(old)}`)).statusCode).toBe(403);
+  });
+
   it('GET of a state-changing action changes nothing', async () => {
     const a = await signedUp();
     const before = await h.database.pool.query('SELECT count(*)::int AS n FROM api_keys WHERE workspace_id = $1', [a.workspaceId]);
