@@ -96,10 +96,13 @@ export const configSchema = z.object({
   WEBHOOK_DISABLE_AFTER_HOURS: z.coerce.number().positive().max(24 * 365).default(72),
   // The console (docs/console.md): open sign-up, or only the CLI and invitations add people.
   SIGNUP: z.enum(['open', 'closed']).default('closed'),
-  // Wrong passwords allowed per account and per client address in 15 minutes, sign-ups per address
-  // in an hour; beyond them the sign-in and sign-up pages answer 429 with Retry-After.
+  // Wrong passwords allowed in 15 minutes per account from one client address and per address
+  // (beyond, that address is refused), and per account from all addresses (beyond, the account is
+  // slowed: one attempt per wait, doubling up to SIGNIN_SLOWDOWN_MAX_SECONDS); sign-ups per address
+  // in an hour. Refusals answer 429 with Retry-After.
   SIGNIN_FAILURES_PER_ACCOUNT: z.coerce.number().int().min(1).max(1_000_000).default(10),
   SIGNIN_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).max(1_000_000).default(50),
+  SIGNIN_SLOWDOWN_MAX_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
   SIGNUPS_PER_ADDRESS_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(5),
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),

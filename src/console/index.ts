@@ -16,7 +16,7 @@ import { projectRoot } from '../paths.js';
 import type { ConsoleDeps, ConsoleTarget } from './context.js';
 import { renderConsoleError } from './errors.js';
 import { approvalRulePages } from './pages/approval-rules.js';
-import { authPages } from './pages/auth.js';
+import { type AuthLimits, authPages } from './pages/auth.js';
 import { invitationPages } from './pages/invitations.js';
 import { keyPages } from './pages/keys.js';
 import { memberPages } from './pages/members.js';
@@ -121,9 +121,13 @@ async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps) {
 
   const sessions = createSessionStore(deps.pool, deps.clock);
   const redis = deps.redis ? { redis: deps.redis, prefix: deps.config.REDIS_KEY_PREFIX } : {};
-  const limits = {
-    perAccount: createFailureLimiter({ name: 'signin-account', points: deps.config.SIGNIN_FAILURES_PER_ACCOUNT, windowSeconds: 15 * 60, ...redis }),
+  const limits: AuthLimits = {
+    perAccountAddress: createFailureLimiter({ name: 'signin-account-address', points: deps.config.SIGNIN_FAILURES_PER_ACCOUNT, windowSeconds: 15 * 60, ...redis }),
     perAddress: createFailureLimiter({ name: 'signin-address', points: deps.config.SIGNIN_FAILURES_PER_ADDRESS, windowSeconds: 15 * 60, ...redis }),
+    perAccount: createFailureLimiter({ name: 'signin-account', points: deps.config.SIGNIN_FAILURES_PER_ACCOUNT, windowSeconds: 15 * 60, ...redis }),
+    // One attempt per window; each window's length is set by the attempt that opens it.
+    accountTurns: createFailureLimiter({ name: 'signin-account-turn', points: 1, windowSeconds: 1, ...redis }),
+    maxWaitSeconds: deps.config.SIGNIN_SLOWDOWN_MAX_SECONDS,
     signUps: createFailureLimiter({ name: 'signup-address', points: deps.config.SIGNUPS_PER_ADDRESS_PER_HOUR, windowSeconds: 3600, ...redis }),
   };
   await app.register(authPages, { deps, sessions, limits });

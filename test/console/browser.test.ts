@@ -224,7 +224,7 @@ describe.skipIf(skipBrowser)('Console pages in Chromium', () => {
   });
 
   describe('sign-in limits, sessions, tokens, tenants, CSP — security', () => {
-    it('sign-in: one message for any wrong pair, then 429 for the account', async () => {
+    it('sign-in: one message for any wrong pair, then 429 for the account from that address', async () => {
       const page = await person();
       const { email } = await signUp(page);
       const other = await person();

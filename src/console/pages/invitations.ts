@@ -5,7 +5,7 @@ import { acceptInvitation, describeInvitation, invitationExpired, invitationUsed
 import { findUserByEmail, recordSignIn, verifyCredentials } from '../../domain/users/user-service.js';
 import { type ConsoleDeps, page, targetHref } from '../context.js';
 import { loadSignedIn, startSession } from '../session.js';
-import { type AuthLimits, takeSignInAttempt, takeSignUp, WRONG_CREDENTIALS } from './auth.js';
+import { type AuthLimits, slowedMessage, takeSignInAttempt, takeSignUp, WRONG_CREDENTIALS } from './auth.js';
 import { type Form, formText } from '../form.js';
 
 // The invite link, /app/invitation?token=…: who is invited where, then one button. Signed in as
@@ -62,7 +62,7 @@ export async function invitationPages(app: FastifyInstance, { deps, sessions, li
     const attempt = await takeSignInAttempt(limits, account, address);
     if (attempt.blocked) {
       reply.code(429).header('retry-after', String(attempt.blocked.retryAfterSeconds));
-      return invitationPage(request, reply, token, { problem: 'Too many attempts. Try again later.' });
+      return invitationPage(request, reply, token, { problem: attempt.blocked.slowed ? slowedMessage(attempt.blocked.retryAfterSeconds) : 'Too many attempts. Try again later.' });
     }
     const user = await verifyCredentials(deps.db, invitation.email, formText(form, 'password'));
     if (!user) {
