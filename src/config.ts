@@ -104,6 +104,9 @@ export const configSchema = z.object({
   SIGNIN_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).max(1_000_000).default(50),
   SIGNIN_SLOWDOWN_MAX_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
   SIGNUPS_PER_ADDRESS_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(5),
+  // Invitations a workspace (or publisher account) may send in 24 hours: each one lets whoever
+  // holds its link learn, by sending its form, whether the address has an account.
+  INVITATIONS_PER_WORKSPACE_PER_DAY: z.coerce.number().int().min(1).max(1_000_000).default(20),
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   // Set by npm: the folder `npm run` was started from (npm itself runs scripts from the package

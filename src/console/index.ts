@@ -130,6 +130,8 @@ async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps) {
     maxWaitSeconds: deps.config.SIGNIN_SLOWDOWN_MAX_SECONDS,
     signUps: createFailureLimiter({ name: 'signup-address', points: deps.config.SIGNUPS_PER_ADDRESS_PER_HOUR, windowSeconds: 3600, ...redis }),
   };
+  // Invitations per workspace or publisher account, counted as sent (docs/people.md).
+  const invitations = createFailureLimiter({ name: 'invitations-target', points: deps.config.INVITATIONS_PER_WORKSPACE_PER_DAY, windowSeconds: 86_400, ...redis });
   await app.register(authPages, { deps, sessions, limits });
   await app.register(invitationPages, { deps, sessions, limits });
 
@@ -142,7 +144,7 @@ async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps) {
         async (target) => {
           await target.register(overviewPages, { deps });
           await target.register(keyPages, { deps });
-          await target.register(memberPages, { deps });
+          await target.register(memberPages, { deps, invitations });
           await target.register(approvalRulePages, { deps });
           await target.register(webhookPages, { deps });
           await target.register(orderPages, { deps });

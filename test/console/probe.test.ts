@@ -210,7 +210,7 @@ describe('Console forms: arrays, huge, empty and unicode fields (probe) — erro
       [`/app/sign-in`, `${t}&email=a&email=b&password=x`],
       [`/app/sign-in`, `${t}&email=${encodeURIComponent('ä@例え.jp')}&password=${'p'.repeat(100_000)}`],
       [`/app/invitation`, `${t}&token=${'t'.repeat(500)}`],
-      [`/app/invitation/sign-up`, `${t}&token=a&token=b&name=x&password=y`],
+      [`/app/invitation/accept`, `${t}&token=a&token=b&name=x&password=y`],
     ];
     for (const [url, payload] of cases) {
       const res = await rawPost(a.c, url, payload);
@@ -279,8 +279,8 @@ describe('Console invitation links: used twice at once (probe) — errors', () =
     const c1 = consoleClient(h, '10.7.8.5');
     const c2 = consoleClient(h, '10.7.8.6');
     const [r1, r2] = await Promise.all([
-      c1.post('/app/invitation/sign-in', { token, password }, { from: `/app/invitation?token=${token}` }),
-      c2.post('/app/invitation/sign-in', { token, password }, { from: `/app/invitation?token=${token}` }),
+      c1.post('/app/invitation/accept', { token, password }, { from: `/app/invitation?token=${token}` }),
+      c2.post('/app/invitation/accept', { token, password }, { from: `/app/invitation?token=${token}` }),
     ]);
     const codes = [r1.statusCode, r2.statusCode].sort();
     expect(codes).toEqual([303, 409]);
@@ -296,8 +296,8 @@ describe('Console invitation links: used twice at once (probe) — errors', () =
     const c1 = consoleClient(h, '10.7.8.7');
     const c2 = consoleClient(h, '10.7.8.8');
     const [r1, r2] = await Promise.all([
-      c1.post('/app/invitation/sign-up', { token, name: 'One', password }, { from: `/app/invitation?token=${token}` }),
-      c2.post('/app/invitation/sign-up', { token, name: 'Two', password }, { from: `/app/invitation?token=${token}` }),
+      c1.post('/app/invitation/accept', { token, name: 'One', password }, { from: `/app/invitation?token=${token}` }),
+      c2.post('/app/invitation/accept', { token, name: 'Two', password }, { from: `/app/invitation?token=${token}` }),
     ]);
     expect([r1.statusCode, r2.statusCode].sort()).toEqual([303, 409]);
   });

@@ -130,7 +130,7 @@ describe('Every signed-in console route — security', () => {
     const others = ungated().filter((r) => r.method !== 'GET');
     const urls = others.map((r) => `${r.method} ${r.url}`);
     // The walk must find the signed-out forms, else it proves nothing about them.
-    for (const known of ['/app/sign-in', '/app/sign-up', '/app/sign-out', '/app/invitation', '/app/invitation/sign-in', '/app/invitation/sign-up', '/app/oauth/:uid']) {
+    for (const known of ['/app/sign-in', '/app/sign-up', '/app/sign-out', '/app/invitation', '/app/invitation/accept', '/app/oauth/:uid']) {
       expect(urls).toContain(`POST ${known}`);
     }
     for (const r of others) {

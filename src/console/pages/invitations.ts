@@ -9,9 +9,11 @@ import { type AuthLimits, slowedMessage, takeSignInAttempt, takeSignUp, WRONG_CR
 import { type Form, formText } from '../form.js';
 
 // The invite link, /app/invitation?token=…: who is invited where, then one button. Signed in as
-// the invited address: "Join". Not signed in: sign in (an account exists) or sign up (none does;
-// whatever SIGNUP says, an invitation may add a person). The token travels in the query string
-// (redacted from logs) and in form fields, never in a redirect's `next`.
+// the invited address: "Join". Not signed in: one form, the same whether the address has an
+// account or not (else the page tells anyone who can invite which addresses have one): its
+// password signs in to the account, or, with none, makes it (whatever SIGNUP says, an invitation
+// may add a person). The token travels in the query string (redacted from logs) and in form
+// fields, never in a redirect's `next`.
 
 const tokenOf = (source: unknown) => {
   const t = (source as { token?: unknown } | undefined)?.token;
@@ -31,13 +33,12 @@ export async function invitationPages(app: FastifyInstance, { deps, sessions, li
   const invitationPage = async (request: FastifyRequest, reply: FastifyReply, token: string, data: Record<string, unknown> = {}) => {
     const invitation = await pending(token);
     const signedIn = request.consoleUser ?? ((await loadSignedIn(deps, sessions, request)) ? request.consoleUser : null);
-    const hasAccount = !signedIn && Boolean(await findUserByEmail(deps.db, invitation.email));
     reply.header('cache-control', 'no-store');
     return page(request, reply, 'invitation', {
       title: 'Invitation',
       invitation: { ...invitation, kindLabel: invitation.kind === 'workspace' ? 'workspace' : 'publisher account' },
       token,
-      mode: signedIn ? (signedIn.email.toLowerCase() === invitation.email.toLowerCase() ? 'join' : 'other') : hasAccount ? 'sign-in' : 'sign-up',
+      mode: signedIn ? (signedIn.email.toLowerCase() === invitation.email.toLowerCase() ? 'join' : 'other') : 'accept',
       ...data,
     });
   };
@@ -52,50 +53,55 @@ export async function invitationPages(app: FastifyInstance, { deps, sessions, li
     return reply.redirect(targetHref(joined.kind, joined.id), 303);
   });
 
-  // An account exists: its password, limited like any sign-in, then join.
-  app.post('/invitation/sign-in', async (request, reply) => {
+  const tooMany = (reply: FastifyReply, retryAfterSeconds: number) => reply.code(429).header('retry-after', String(retryAfterSeconds));
+
+  // Signed out: the one form. Whether an account exists is known only once it is sent, and every
+  // answer is limited: as a sign-in while there is an account, as a sign-up while there is none.
+  app.post('/invitation/accept', async (request, reply) => {
     const form = (request.body ?? {}) as Form;
     const token = tokenOf(form);
     const invitation = await pending(token);
+    const name = formText(form, 'name');
+    const password = formText(form, 'password');
+    const again = { form: { name } };
     const account = `account:${invitation.email.toLowerCase()}`;
     const address = `ip:${request.ip}`;
     const attempt = await takeSignInAttempt(limits, account, address);
     if (attempt.blocked) {
-      reply.code(429).header('retry-after', String(attempt.blocked.retryAfterSeconds));
-      return invitationPage(request, reply, token, { problem: attempt.blocked.slowed ? slowedMessage(attempt.blocked.retryAfterSeconds) : 'Too many attempts. Try again later.' });
+      tooMany(reply, attempt.blocked.retryAfterSeconds);
+      return invitationPage(request, reply, token, { ...again, problem: attempt.blocked.slowed ? slowedMessage(attempt.blocked.retryAfterSeconds) : 'Too many attempts. Try again later.' });
     }
-    const user = await verifyCredentials(deps.db, invitation.email, formText(form, 'password'));
-    if (!user) {
-      reply.code(401);
-      return invitationPage(request, reply, token, { problem: WRONG_CREDENTIALS });
+    if (await findUserByEmail(deps.db, invitation.email)) {
+      const user = await verifyCredentials(deps.db, invitation.email, password);
+      if (!user) {
+        reply.code(401);
+        return invitationPage(request, reply, token, { ...again, problem: WRONG_CREDENTIALS });
+      }
+      await attempt.forgive();
+      const joined = await acceptInvitation(deps.db, token, user.id, deps.clock);
+      await startSession(deps, sessions, request, reply, user.id);
+      await recordSignIn(deps.db, user.id, deps.clock);
+      return reply.redirect(targetHref(joined.kind, joined.id), 303);
     }
+    // No account: a sign-up with the invitation's email, whatever SIGNUP says.
     await attempt.forgive();
-    const joined = await acceptInvitation(deps.db, token, user.id, deps.clock);
-    await startSession(deps, sessions, request, reply, user.id);
-    await recordSignIn(deps.db, user.id, deps.clock);
-    return reply.redirect(targetHref(joined.kind, joined.id), 303);
-  });
-
-  // No account yet: name and password (the email is the invitation's), limited like any sign-up.
-  app.post('/invitation/sign-up', async (request, reply) => {
-    const form = (request.body ?? {}) as Form;
-    const token = tokenOf(form);
-    await pending(token);
-    const address = `ip:${request.ip}`;
-    const attempt = await takeSignUp(limits, address);
-    if (attempt.blocked) {
-      reply.code(429).header('retry-after', String(attempt.blocked.retryAfterSeconds));
-      return invitationPage(request, reply, token, { problem: 'Too many sign-ups from this address. Try again later.' });
+    const signUp = await takeSignUp(limits, address);
+    if (signUp.blocked) {
+      tooMany(reply, signUp.blocked.retryAfterSeconds);
+      return invitationPage(request, reply, token, { ...again, problem: 'Too many sign-ups from this address. Try again later.' });
     }
-    const name = formText(form, 'name');
     let created: Awaited<ReturnType<typeof signUpByInvitation>>;
     try {
-      created = await signUpByInvitation(deps.db, token, { name, password: formText(form, 'password') }, deps.clock);
+      created = await signUpByInvitation(deps.db, token, { name, password }, deps.clock);
     } catch (err) {
-      await attempt.forgive();
-      if (!(err instanceof DomainError && err.code === 'invalid_input')) throw err;
+      // A form refused for its fields still counts (unlike on the sign-up page): its answer tells
+      // that the address has no account.
+      if (!(err instanceof DomainError && err.code === 'invalid_input')) {
+        await signUp.forgive();
+        throw err;
+      }
       reply.code(422);
-      return invitationPage(request, reply, token, { form: { name }, errors: (err.details.errors ?? {}) as FieldErrors, problem: 'Check the fields below.' });
+      return invitationPage(request, reply, token, { ...again, errors: (err.details.errors ?? {}) as FieldErrors, problem: 'No account has this address yet: check the fields below to make it.' });
     }
     await startSession(deps, sessions, request, reply, created.user.id);
     await recordSignIn(deps.db, created.user.id, deps.clock);
