@@ -70,6 +70,9 @@ export const configSchema = z.object({
   UNKNOWN_KEY_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(10_000_000).default(60),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   MCP_CONFIRMATION_SECRET: z.string().min(32).optional(),
+  // The key that encrypts secrets the service must read back (webhook signing secrets); unset, one
+  // generated into app_secrets (docs/events.md).
+  SECRETS_KEY: z.string().min(32).optional(),
   FEE_RATE: z.coerce.number().min(0).max(1).default(0.2),
   // Order deadlines (docs/orders.md): how long each state may last before the sweep acts.
   ORDER_RESPOND_HOURS: z.coerce.number().positive().default(72),
