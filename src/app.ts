@@ -43,6 +43,7 @@ import { durationsFrom } from './domain/orders/states.js';
 import { v1Routes } from './http/v1/index.js';
 import { mcpRoutes } from './http/mcp.js';
 import { consoleApp } from './console/index.js';
+import { webhookSecretBox } from './domain/webhooks/secret-box.js';
 import { oauthUrls } from './http/oauth/provider.js';
 import { oauthRoutes } from './http/oauth/routes.js';
 import { createOAuthServer } from './http/oauth/server.js';
@@ -189,6 +190,8 @@ export const marketplaceApp = fp(
     await app.register(catalogRoutes, { catalog, auth });
     await app.register(linkCheckerPlugin, { config: deps.config, pool: deps.database.pool, clock });
     const { linkChecker } = app;
+    // One box for the webhook signing secrets: the routes seal them, the event worker opens them.
+    const webhookSecrets = webhookSecretBox(deps.database.pool, deps.config.SECRETS_KEY);
     await app.register(v1Routes, {
       prefix: '/api/v1',
       pool: deps.database.pool,
@@ -202,6 +205,7 @@ export const marketplaceApp = fp(
       outboundPolicy,
       linkChecker,
       limiter,
+      webhookSecrets,
     });
     // OAuth for agents (docs/oauth.md): every URL of it is built from PUBLIC_BASE_URL, never from a
     // request's Host, so without it there is none.
@@ -251,6 +255,7 @@ export const marketplaceApp = fp(
         retryBaseMs: deps.config.WEBHOOK_RETRY_BASE_MS,
         disableAfterMs: deps.config.WEBHOOK_DISABLE_AFTER_HOURS * 3_600_000,
       },
+      secrets: webhookSecrets,
     });
 
     // Mail (docs/mail.md): over SMTP, or without SMTP_URL one log line per mail, links included.
@@ -280,6 +285,7 @@ export const marketplaceApp = fp(
       linkChecker,
       placementGroups: app.placementGroups,
       search: app.searchEngine,
+      webhookSecrets,
       ...(deps.redis ? { redis: deps.redis } : {}),
       ...(oauth ? { oauth: oauth.interactions } : {}),
     });

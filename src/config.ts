@@ -95,6 +95,9 @@ export const configSchema = z.object({
   UNKNOWN_KEY_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(10_000_000).default(60),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   MCP_CONFIRMATION_SECRET: z.string().min(32).optional(),
+  // The key that encrypts secrets the service must read back (webhook signing secrets); unset, one
+  // generated into app_secrets (docs/events.md).
+  SECRETS_KEY: z.string().min(32).optional(),
   FEE_RATE: z.coerce.number().min(0).max(1).default(0.2),
   // Order deadlines (docs/orders.md): how long each state may last before the sweep acts.
   ORDER_RESPOND_HOURS: z.coerce.number().positive().default(72),
@@ -134,11 +137,17 @@ export const configSchema = z.object({
   EMAIL_VERIFICATION: z.enum(['required', 'optional']).default('required'),
   // The console (docs/console.md): open sign-up, or only the CLI and invitations add people.
   SIGNUP: z.enum(['open', 'closed']).default('closed'),
-  // Wrong passwords allowed per account and per client address in 15 minutes, sign-ups per address
-  // in an hour; beyond them the sign-in and sign-up pages answer 429 with Retry-After.
+  // Wrong passwords allowed in 15 minutes per account from one client address and per address
+  // (beyond, that address is refused), and per account from all addresses (beyond, the account is
+  // slowed: one attempt per wait, doubling up to SIGNIN_SLOWDOWN_MAX_SECONDS); sign-ups per address
+  // in an hour. Refusals answer 429 with Retry-After.
   SIGNIN_FAILURES_PER_ACCOUNT: z.coerce.number().int().min(1).max(1_000_000).default(10),
   SIGNIN_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).max(1_000_000).default(50),
+  SIGNIN_SLOWDOWN_MAX_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
   SIGNUPS_PER_ADDRESS_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(5),
+  // Invitations a workspace (or publisher account) may send in 24 hours: each one lets whoever
+  // holds its link learn, by sending its form, whether the address has an account.
+  INVITATIONS_PER_WORKSPACE_PER_DAY: z.coerce.number().int().min(1).max(1_000_000).default(20),
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   // Set by npm: the folder `npm run` was started from (npm itself runs scripts from the package

@@ -12,6 +12,8 @@ import type { WorkspacesModule } from '../domain/workspaces/workspaces-module.js
 import type { PlacementGroups } from '../domain/orders/place-orders.js';
 import type { OAuthInteractions } from '../domain/oauth/interactions.js';
 import type { SearchEngine } from '../domain/outlets/search-engine.js';
+import type { SecretBox } from '../domain/webhooks/secret-box.js';
+import { csrfUserInfo } from './cookies.js';
 
 /** The database handle the domain's functions take (the pool here), named without importing the db layer. */
 export type DomainDb = Parameters<typeof createUser>[0];
@@ -31,6 +33,8 @@ export interface ConsoleDeps {
   placementGroups: PlacementGroups;
   /** Outlet search, the engine GET /api/v1/outlets uses (placing an order). */
   search: SearchEngine;
+  /** Seals webhook signing secrets, as the webhook routes do. */
+  webhookSecrets: SecretBox;
   /** The OAuth server's interactions (docs/oauth.md); absent when PUBLIC_BASE_URL is unset. */
   oauth?: OAuthInteractions;
 }
@@ -105,7 +109,7 @@ async function pendingApprovals(request: FastifyRequest): Promise<number | null>
 /** A page: the layout's common data (who is signed in, the switcher, the form token) added. */
 export async function page(request: FastifyRequest, reply: FastifyReply, view: string, data: Record<string, unknown>) {
   return reply.view(view, {
-    csrf: reply.generateCsrf(),
+    csrf: reply.generateCsrf({ userInfo: csrfUserInfo(request) }),
     user: request.consoleUser,
     memberships: request.consoleTargets,
     target: request.consoleTarget,

@@ -11,6 +11,7 @@ import fp from 'fastify-plugin';
 import { countPending } from '../domain/approvals/approval-read.js';
 import { DomainError } from '../domain/errors.js';
 import { createFailureLimiter } from '../domain/limits/failure-limiter.js';
+import { consoleCsrfKey } from '../domain/sessions/csrf-key.js';
 import { createSessionStore } from '../domain/sessions/session-store.js';
 import { projectRoot } from '../paths.js';
 import type { ConsoleDeps, ConsoleTarget } from './context.js';
@@ -18,7 +19,7 @@ import { renderConsoleError } from './errors.js';
 import { approvalRulePages } from './pages/approval-rules.js';
 import { approvalPages } from './pages/approvals.js';
 import { accountLinkPages } from './pages/account-links.js';
-import { authPages } from './pages/auth.js';
+import { type AuthLimits, authPages } from './pages/auth.js';
 import { invitationPages } from './pages/invitations.js';
 import { keyPages } from './pages/keys.js';
 import { memberPages } from './pages/members.js';
@@ -29,7 +30,8 @@ import { webhookPages } from './pages/webhooks.js';
 import { overviewPages } from './pages/overview.js';
 import { oauthConsentPages } from './pages/oauth-consent.js';
 import { connectedAppPages } from './pages/connected-apps.js';
-import { CSRF_COOKIE, isSecure, signedInGate } from './session.js';
+import { CSRF_COOKIE, csrfUserInfo } from './cookies.js';
+import { isSecure, signedInGate } from './session.js';
 
 const consoleDir = join(projectRoot, 'src', 'console');
 
@@ -82,8 +84,15 @@ async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps) {
   await app.register(formbody);
   await app.register(cookie);
   await app.register(helmet, consoleHelmet(secure));
-  // The CSRF secret lives in its own HttpOnly cookie; every form carries a token made from it (`_csrf`).
-  await app.register(csrf, { cookieKey: CSRF_COOKIE, cookieOpts: { path: '/app', httpOnly: true, sameSite: 'lax', secure } });
+  // The CSRF secret lives in its own HttpOnly cookie; every form carries a token made from it
+  // (`_csrf`) and bound to the session (`csrfUserInfo`): a secret and token taken from one
+  // browser are no good with another person's session cookie, or after a new sign-in.
+  await app.register(csrf, {
+    cookieKey: CSRF_COOKIE,
+    cookieOpts: { path: '/app', httpOnly: true, sameSite: 'lax', secure },
+    getUserInfo: csrfUserInfo,
+    csrfOpts: { hmacKey: await consoleCsrfKey(deps.pool) },
+  });
   await app.register(view, {
     engine: { eta: new Eta({ autoEscape: true, cache: true }) },
     root: join(consoleDir, 'views'),
@@ -116,13 +125,19 @@ async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps) {
 
   const sessions = createSessionStore(deps.pool, deps.clock);
   const redis = deps.redis ? { redis: deps.redis, prefix: deps.config.REDIS_KEY_PREFIX } : {};
-  const limits = {
-    perAccount: createFailureLimiter({ name: 'signin-account', points: deps.config.SIGNIN_FAILURES_PER_ACCOUNT, windowSeconds: 15 * 60, ...redis }),
+  const limits: AuthLimits = {
+    perAccountAddress: createFailureLimiter({ name: 'signin-account-address', points: deps.config.SIGNIN_FAILURES_PER_ACCOUNT, windowSeconds: 15 * 60, ...redis }),
     perAddress: createFailureLimiter({ name: 'signin-address', points: deps.config.SIGNIN_FAILURES_PER_ADDRESS, windowSeconds: 15 * 60, ...redis }),
+    perAccount: createFailureLimiter({ name: 'signin-account', points: deps.config.SIGNIN_FAILURES_PER_ACCOUNT, windowSeconds: 15 * 60, ...redis }),
+    // One attempt per window; each window's length is set by the attempt that opens it.
+    accountTurns: createFailureLimiter({ name: 'signin-account-turn', points: 1, windowSeconds: 1, ...redis }),
+    maxWaitSeconds: deps.config.SIGNIN_SLOWDOWN_MAX_SECONDS,
     signUps: createFailureLimiter({ name: 'signup-address', points: deps.config.SIGNUPS_PER_ADDRESS_PER_HOUR, windowSeconds: 3600, ...redis }),
     // Each "Send again" is a mail to the person's address: five an hour is plenty for a lost one.
     resends: createFailureLimiter({ name: 'verify-resend', points: 5, windowSeconds: 3600, ...redis }),
   };
+  // Invitations per workspace or publisher account, counted as sent (docs/people.md).
+  const invitations = createFailureLimiter({ name: 'invitations-target', points: deps.config.INVITATIONS_PER_WORKSPACE_PER_DAY, windowSeconds: 86_400, ...redis });
   await app.register(authPages, { deps, sessions, limits });
   await app.register(invitationPages, { deps, sessions, limits });
   await app.register(accountLinkPages, { deps, sessions, limits });
@@ -142,7 +157,7 @@ async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps) {
           });
           await target.register(overviewPages, { deps });
           await target.register(keyPages, { deps });
-          await target.register(memberPages, { deps });
+          await target.register(memberPages, { deps, invitations });
           await target.register(approvalRulePages, { deps });
           await target.register(webhookPages, { deps });
           await target.register(orderPages, { deps });

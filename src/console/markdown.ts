@@ -17,6 +17,7 @@ const MAX_QUOTE_DEPTH = 8;
 const LINK = new RegExp(`(!?)${LINK_BODY}`, 'g');
 const AUTOLINK = /<((?:https?:\/\/|mailto:)[^<>\s]+)>/gi;
 const CODE_SPAN = /`([^`]+)`/g;
+// Anchored: the scheme is what the target starts with, whatever it names later (javascript:…//https://…).
 const SAFE_TARGET = /^(?:https?:\/\/|mailto:)/i;
 
 /** Emphasis on text already escaped: each run stops at the next marker, so no backtracking. */

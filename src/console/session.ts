@@ -5,10 +5,8 @@ import { SESSION_ABSOLUTE_MS } from '../domain/sessions/session-store.js';
 import { getUser } from '../domain/users/user-service.js';
 import { membershipsOf } from '../domain/users/memberships.js';
 import { type ConsoleDeps, pathId, toTarget } from './context.js';
+import { CSRF_COOKIE, SESSION_COOKIE } from './cookies.js';
 
-export const SESSION_COOKIE = 'mk_session';
-/** The cookie holding the secret the forms' CSRF tokens are made from. */
-export const CSRF_COOKIE = '_csrf';
 
 /** Cookie attributes of the session: HttpOnly, SameSite=Lax, Secure when the public URL is https. */
 export function sessionCookieOptions(secure: boolean) {

@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { webhookSecretBox } from '../../src/domain/webhooks/secret-box.js';
 import { cliJson, type CliResult } from '../helpers/child.js';
 import { runCli } from '../helpers/cli.js';
 import { createTestDatabase } from '../helpers/db.js';
@@ -25,8 +26,11 @@ describe('webhook commands', () => {
     const rotated = await ok('webhook', 'rotate-secret', '--id', String(created.id));
     expect(rotated.secret).toMatch(/^whsec_/);
     expect(rotated.secret).not.toBe(created.secret);
-    const { rows } = await database.pool.query('SELECT previous_secret FROM webhook_endpoints WHERE id = $1', [created.id]);
-    expect(rows[0].previous_secret).toBe(created.secret);
+    // Both are kept encrypted; the previous one is the secret made at creation.
+    const { rows } = await database.pool.query('SELECT secret, previous_secret FROM webhook_endpoints WHERE id = $1', [created.id]);
+    expect(rows[0].previous_secret).not.toContain(String(created.secret).slice(6));
+    expect(await webhookSecretBox(database.pool, undefined).open(rows[0].previous_secret)).toBe(created.secret);
+    expect(await webhookSecretBox(database.pool, undefined).open(rows[0].secret)).toBe(rotated.secret);
     expect(await ok('webhook', 'delete', '--id', String(created.id))).toEqual({ deleted: created.id });
     expect(await ok('webhook', 'list', '--workspace', String(ws.workspaceId))).toEqual({ data: [] });
   });

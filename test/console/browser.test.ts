@@ -182,7 +182,7 @@ describe.skipIf(skipBrowser)('Console pages in Chromium', () => {
       await check(member, 'invitation');
       await member.getByLabel('Name').fill('Mia Member');
       await member.getByLabel('Password').fill(password);
-      await member.getByRole('button', { name: 'Sign up' }).click();
+      await member.getByRole('button', { name: 'Continue' }).click();
       await member.waitForURL(new RegExp(`${home}$`));
       // The member sees the workspace's orders (the overview links each to its page).
       await expect.poll(() => member.getByRole('link', { name: `Order ${orderId}`, exact: true }).count()).toBeGreaterThan(0);
@@ -259,7 +259,7 @@ describe.skipIf(skipBrowser)('Console pages in Chromium', () => {
   });
 
   describe('sign-in limits, sessions, tokens, tenants, CSP — security', () => {
-    it('sign-in: one message for any wrong pair, then 429 for the account', async () => {
+    it('sign-in: one message for any wrong pair, then 429 for the account from that address', async () => {
       const page = await person();
       const { email } = await signUp(page);
       const other = await person();

@@ -197,7 +197,30 @@ describe('Console pages (/app/…): sessions, tokens, tenants, limits, redirects
     expect((await me(keyIn(readOnly.body)!)).json().data.key.can_place_orders).toBe(false);
   });
 
-  it('sign-in: one message for unknown email and wrong password, then 429 with Retry-After per account', async () => {
+  it('a viewer creates no key, not even a read-only one: 403 on API keys and API access of a workspace, and on a publisher account', async () => {
+    const owner = await signedUp();
+    const wsId = Number(owner.home.split('/').pop());
+    const pub = await createPublisher(h.database.pool, 'Pub Viewed');
+    const user = await createUser(h.database.pool, { email: 'viewer@example.com', name: 'Vic Viewer', password });
+    await addMember(h.database.pool, { workspaceId: wsId }, user.id, 'viewer');
+    await addMember(h.database.pool, { publisherId: pub.id }, user.id, 'viewer');
+    const c = consoleClient(h, '10.8.0.2');
+    expect((await c.post('/app/sign-in', { email: 'viewer@example.com', password })).statusCode).toBe(303);
+    const count = async () =>
+      (await h.database.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM api_keys WHERE workspace_id = $1 OR publisher_id = $2', [wsId, pub.id])).rows[0]!.n;
+    const before = await count();
+    for (const base of [`${owner.home}/settings/api-keys`, `${owner.home}/settings/api-access`, `/app/p/${pub.id}/settings/api-keys`]) {
+      const list = await c.get(base);
+      expect(list.statusCode, base).toBe(200);
+      expect(list.body, base).not.toMatch(/Create key|Generate key/);
+      const forged = await c.post(base, { name: 'read' });
+      expect(forged.statusCode, base).toBe(403);
+      expect(keyIn(forged.body), base).toBeUndefined();
+    }
+    expect(await count()).toBe(before);
+  });
+
+  it('sign-in: one message for unknown email and wrong password, then 429 with Retry-After for that account from that address, never for the owner elsewhere', async () => {
     const { email } = await signedUp();
     const c = consoleClient(h, '10.7.0.1');
     const unknown = await c.post('/app/sign-in', { email: 'nobody@example.com', password });
@@ -208,10 +231,13 @@ describe('Console pages (/app/…): sessions, tokens, tenants, limits, redirects
     expect(wrong.body).toContain('Email or password is wrong.');
     await c.post('/app/sign-in', { email, password: 'wrong password' });
     await c.post('/app/sign-in', { email, password: 'wrong password' });
-    // The fourth attempt, from another address and with the right password, is refused.
-    const blocked = await consoleClient(h, '10.7.0.2').post('/app/sign-in', { email, password });
+    // The fourth attempt from that address is refused, the right password too: guessing cannot be told from knowing.
+    const blocked = await c.post('/app/sign-in', { email, password });
     expect(blocked.statusCode).toBe(429);
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
+    // The owner, from another address, is not locked out by someone else's wrong passwords.
+    const owner = await consoleClient(h, '10.7.0.2').post('/app/sign-in', { email, password });
+    expect(owner.statusCode).toBe(303);
   });
 
   it('sign-ups are limited per address: 429 with Retry-After', async () => {
@@ -230,6 +256,15 @@ describe('Console pages (/app/…): sessions, tokens, tenants, limits, redirects
     for (const next of ['https://evil.example/', '//evil.example/app', '/api/v1/me', 'javascript:alert(1)']) {
       expect((await signIn(next)).headers.location, next).toBe('/app');
     }
+    // Dot segments, also percent-encoded or behind a backslash, are resolved before the check, as a browser resolves them.
+    for (const next of ['/app/../../evil', '/app/..', '/app/w/1/../../../api/v1/me', '/app/%2e%2e/evil', '/app/.%2E/%2e./evil', '/app/%2E%2E', '/app\\..\\evil', '/app/..\\evil']) {
+      expect((await signIn(next)).headers.location, next).toBe('/app');
+    }
+    expect((await signIn('/app/w/1/../2/./settings')).headers.location).toBe('/app/w/2/settings');
+    expect((await signIn('/app/w/1/orders?status=completed')).headers.location).toBe('/app/w/1/orders?status=completed');
+    // The sign-in page carries only the resolved path in its form.
+    const page = await consoleClient(h, '10.5.0.1').get(`/app/sign-in?next=${encodeURIComponent('/app/../../evil')}`);
+    expect(page.body).not.toContain('evil');
   });
 
   it('a password change ends every session of the user', async () => {

@@ -216,13 +216,21 @@ describe('Forgot password — happy', () => {
     expect(bad.body).toContain('Email must be an email address');
   });
 
-  it('counted by the sign-in limiter: past the account\'s limit both answer 429', async () => {
+  it('counted by the sign-in limits, never given back: one client past the address\'s limit gets 429, for sign-in too; spread over clients, the address is slowed', async () => {
     await createUser(h.database.pool, { email: 'flooded@example.com', name: 'Flo Flood', password });
+    const ip = nextIp();
     const statuses: number[] = [];
-    for (let i = 0; i < 5; i++) statuses.push((await consoleClient(h, nextIp()).post('/app/forgot-password', { email: 'flooded@example.com' })).statusCode);
+    for (let i = 0; i < 5; i++) statuses.push((await consoleClient(h, ip).post('/app/forgot-password', { email: 'flooded@example.com' })).statusCode);
     expect(statuses).toEqual([200, 200, 200, 200, 429]);
-    expect(await signInStatus('flooded@example.com', password)).toBe(429);
+    expect((await consoleClient(h, ip).post('/app/sign-in', { email: 'flooded@example.com', password })).statusCode).toBe(429);
     expect(await deliver('flooded@example.com')).toHaveLength(4);
+    // From other clients the address as a whole is over its count: one request per wait (1 s
+    // first), the others refused with the wait, a sign-in with the right password too.
+    const spread: number[] = [];
+    for (let i = 0; i < 3; i++) spread.push((await consoleClient(h, nextIp()).post('/app/forgot-password', { email: 'flooded@example.com' })).statusCode);
+    expect(spread).toEqual([200, 429, 429]);
+    expect(await signInStatus('flooded@example.com', password)).toBe(429);
+    expect(await deliver('flooded@example.com')).toHaveLength(1);
   });
 });
 
@@ -250,7 +258,7 @@ describe('Invitations by mail — happy', () => {
     expect(parsed.html).not.toContain('<b>Owner</b>');
 
     const guest = consoleClient(h, nextIp());
-    const joined = await guest.post('/app/invitation/sign-up', { token: new URL(link).searchParams.get('token')!, name: 'Gus Guest', password }, { from: pathOf(link) });
+    const joined = await guest.post('/app/invitation/accept', { token: new URL(link).searchParams.get('token')!, name: 'Gus Guest', password }, { from: pathOf(link) });
     expect(joined.headers.location).toBe(`/app/w/${workspaceId}`);
     expect((await guest.get(`/app/w/${workspaceId}`)).statusCode).toBe(200);
   });
@@ -273,11 +281,33 @@ describe('Invitations by mail — happy', () => {
     const squatterView = await squatter.c.get(pathOf(link));
     expect(squatterView.body).not.toContain('>Join</button>');
 
+    // Signed out, the page is the one form any address gets: nothing tells that an account is there.
     const cfo = consoleClient(h, nextIp());
     const page = await cfo.get(pathOf(link));
-    expect(page.body).toContain('Set a password to join');
-    expect(page.body).toContain('<label for="f-password">New password</label>');
-    const claimed = await cfo.post('/app/invitation/claim', { token, name: 'Real CFO', password: newPassword }, { from: pathOf(link) });
+    expect(page.body).toContain('action="/app/invitation/accept"');
+    expect(page.body).toContain('>Continue</button>');
+    expect(page.body).not.toContain('Set a password to join');
+    const stranger = await boss.post(`/app/w/${workspaceId}/settings/members/invite`, { email: 'nobody-yet@example.com', role: 'owner' }, { from: `/app/w/${workspaceId}/settings/members` });
+    const strangerLink = /id="invite-link"[^>]*value="([^"]+)"/.exec(stranger.body)![1]!.replace(/&amp;/g, '&');
+    const strangerToken = new URL(strangerLink).searchParams.get('token')!;
+    const formOf = (body: string, email: string, t: string) =>
+      body.slice(body.indexOf('<form method="post" action="/app/invitation/accept"')).replaceAll(email, 'EMAIL').replaceAll(t, 'TOKEN').replace(/name="_csrf" value="[^"]*"/, '');
+    const strangerPage = await consoleClient(h, nextIp()).get(pathOf(strangerLink));
+    expect(formOf(page.body, 'cfo@example.com', token)).toBe(formOf(strangerPage.body, 'nobody-yet@example.com', strangerToken));
+
+    // Sent without a name, the answer is the one an address without an account gets; nothing changed.
+    const nameless = await cfo.post('/app/invitation/accept', { token, name: '', password: newPassword }, { from: pathOf(link) });
+    const namelessStranger = await consoleClient(h, nextIp()).post('/app/invitation/accept', { token: strangerToken, name: '', password: newPassword }, { from: pathOf(strangerLink) });
+    expect(nameless.statusCode).toBe(422);
+    expect(namelessStranger.statusCode).toBe(422);
+    expect(formOf(nameless.body, 'cfo@example.com', token)).toBe(formOf(namelessStranger.body, 'nobody-yet@example.com', strangerToken));
+    const problemOf = (body: string) => /<p class="problem"[^>]*>([^<]*)</.exec(body)?.[1];
+    expect(problemOf(nameless.body)).toBeDefined();
+    expect(problemOf(nameless.body)).toBe(problemOf(namelessStranger.body));
+    expect(await signInStatus('cfo@example.com', password)).not.toBe(401);
+
+    // With a name and a password: the account is claimed, as a new account would be made.
+    const claimed = await cfo.post('/app/invitation/accept', { token, name: 'Real CFO', password: newPassword }, { from: pathOf(link) });
     expect(claimed.statusCode).toBe(303);
     expect(claimed.headers.location).toBe(`/app/w/${workspaceId}`);
     expect((await cfo.get(`/app/w/${workspaceId}`)).statusCode).toBe(200);
@@ -286,6 +316,42 @@ describe('Invitations by mail — happy', () => {
     expect(await signInStatus('cfo@example.com', password)).toBe(401);
     const user = await h.database.pool.query(`SELECT name, email_verified_at FROM users WHERE email = 'cfo@example.com'`);
     expect(user.rows[0].name).toBe('Real CFO');
+    expect(user.rows[0].email_verified_at).not.toBeNull();
+  });
+
+  it('signed in as an account that never confirmed its address: "Set a password to join" claims it from that session; signed out, that form claims nothing', async () => {
+    const me = await signUp('unsure@example.com', 'Una Unsure');
+    const other = consoleClient(h, nextIp());
+    expect((await other.post('/app/sign-in', { email: 'unsure@example.com', password })).statusCode).toBe(303);
+    const owner = await createUser(h.database.pool, { email: 'host@example.com', name: 'Hal Host', password });
+    const workspaceId = (await createWorkspace(h.database.pool, { name: 'Hosts' })).id;
+    await addMember(h.database.pool, { workspaceId }, owner.id, 'owner');
+    const host = consoleClient(h, nextIp());
+    await host.post('/app/sign-in', { email: 'host@example.com', password });
+    const invited = await host.post(`/app/w/${workspaceId}/settings/members/invite`, { email: 'unsure@example.com', role: 'member' }, { from: `/app/w/${workspaceId}/settings/members` });
+    const link = /id="invite-link"[^>]*value="([^"]+)"/.exec(invited.body)![1]!.replace(/&amp;/g, '&');
+    const token = new URL(link).searchParams.get('token')!;
+
+    // A signed-out post to the signed-in form shows the page again and claims nothing.
+    const signedOut = await consoleClient(h, nextIp()).post('/app/invitation/claim', { token, name: 'Sneak', password: newPassword }, { from: pathOf(link) });
+    expect(signedOut.statusCode).toBe(200);
+    expect(signedOut.body).toContain('>Continue</button>');
+    expect((await h.database.pool.query(`SELECT name FROM users WHERE email = 'unsure@example.com'`)).rows[0].name).toBe('Una Unsure');
+
+    const view = await me.c.get(pathOf(link));
+    expect(view.body).toContain('Set a password to join');
+    expect(view.body).toContain('<label for="f-password">New password</label>');
+    expect(view.body).toContain('value="Una Unsure"');
+    const short = await me.c.post('/app/invitation/claim', { token, name: 'Una Sure', password: 'short' }, { from: pathOf(link) });
+    expect(short.statusCode).toBe(422);
+    const claimed = await me.c.post('/app/invitation/claim', { token, name: 'Una Sure', password: newPassword }, { from: pathOf(link) });
+    expect(claimed.statusCode).toBe(303);
+    expect(claimed.headers.location).toBe(`/app/w/${workspaceId}`);
+    // This browser goes on in a new session; the account's other session ended.
+    expect((await me.c.get(`/app/w/${workspaceId}`)).statusCode).toBe(200);
+    expect((await other.get('/app')).headers.location).toBe('/app/sign-in');
+    const user = await h.database.pool.query(`SELECT name, email_verified_at FROM users WHERE email = 'unsure@example.com'`);
+    expect(user.rows[0].name).toBe('Una Sure');
     expect(user.rows[0].email_verified_at).not.toBeNull();
   });
 

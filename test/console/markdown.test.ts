@@ -52,6 +52,23 @@ describe('renderMarkdown', () => {
     expect(out).toContain('<a href="https://img.example/p.png" rel="nofollow noopener noreferrer">pic (image)</a>');
   });
 
+  it('judges a link target by its start: an allowed scheme later in it does not make it safe', () => {
+    // Each target names https:// or mailto: somewhere after a scheme that runs script or loads a document.
+    const hostile = [
+      '[x](javascript:alert(1)//https://x.example/)',
+      '[x](JAVASCRIPT:alert(1)//mailto:a@b.example)',
+      '[x](data:text/html,x//https://x.example/)',
+      '![x](javascript:alert(1)//https://x.example/p.png)',
+      '[x]( javascript:alert(1)//https://x.example/)',
+    ];
+    for (const body of hostile) {
+      const out = renderMarkdown(body);
+      expectSafe(out);
+      expect(out, body).not.toContain('<a ');
+      expect(out, body).not.toMatch(/javascript:|data:/i);
+    }
+  });
+
   it('never lets any input make a tag or attribute of its own', () => {
     const pieces = fc.constantFrom('<', '>', '"', "'", '&', '[', ']', '(', ')', '!', '*', '_', '`', '#', '-', '>', ' ', '\n', 'javascript:', 'https://x.example/', 'a', 'on', '=');
     fc.assert(

@@ -10,7 +10,7 @@ import { consoleClient } from './helpers.js';
 // Settings → Members, the invite link, and Settings → Approval rules, through app.inject as a
 // browser without JavaScript. Every refusal is the domain's; these check the pages show it.
 
-const h = await setupApp({ SIGNUP: 'closed', SIGNIN_FAILURES_PER_ACCOUNT: 3, SIGNIN_FAILURES_PER_ADDRESS: 1000, SIGNUPS_PER_ADDRESS_PER_HOUR: 100 });
+const h = await setupApp({ SIGNUP: 'closed', SIGNIN_FAILURES_PER_ACCOUNT: 3, SIGNIN_FAILURES_PER_ADDRESS: 1000, SIGNUPS_PER_ADDRESS_PER_HOUR: 100, INVITATIONS_PER_WORKSPACE_PER_DAY: 3 });
 const password = 'correct horse battery';
 const DAY = 86_400_000;
 
@@ -63,10 +63,15 @@ describe('Console members page (/app/w/{id}/settings/members) and invitation lin
     const newcomer = consoleClient(h, '10.3.9.1');
     const landing = await newcomer.get(`/app/invitation?token=${token}`);
     expect(landing.statusCode).toBe(200);
-    expect(landing.body).toContain('Sign up to join');
-    const short = await newcomer.post('/app/invitation/sign-up', { token, name: 'Nia New', password: 'short' }, { from: `/app/invitation?token=${token}` });
+    expect(landing.body).toContain('>Continue</button>');
+    // No account yet: the one form creates it, asking for what a new account needs.
+    const short = await newcomer.post('/app/invitation/accept', { token, name: 'Nia New', password: 'short' }, { from: `/app/invitation?token=${token}` });
     expect(short.statusCode).toBe(422);
-    const joined = await newcomer.post('/app/invitation/sign-up', { token, name: 'Nia New', password }, { from: `/app/invitation?token=${token}` });
+    const nameless = await newcomer.post('/app/invitation/accept', { token, name: '', password }, { from: `/app/invitation?token=${token}` });
+    expect(nameless.statusCode).toBe(422);
+    expect(nameless.body).toContain('id="f-name-error"');
+    expect(await findUserByEmail(h.database.pool, 'new.person@example.com')).toBeNull();
+    const joined = await newcomer.post('/app/invitation/accept', { token, name: 'Nia New', password }, { from: `/app/invitation?token=${token}` });
     expect(joined.statusCode).toBe(303);
     expect(joined.headers.location).toBe(base);
     expect((await newcomer.get(base)).statusCode).toBe(200);
@@ -101,11 +106,12 @@ describe('Console members page (/app/w/{id}/settings/members) and invitation lin
     const invited = await owner.c.post(`/app/p/${pub.id}/settings/members/invite`, { email: 'existing@example.com', role: 'viewer' }, { from: `/app/p/${pub.id}/settings/members` });
     const token = linkIn(invited.body)!.searchParams.get('token')!;
     const ed = consoleClient(h, '10.3.9.3');
-    expect((await ed.get(`/app/invitation?token=${token}`)).body).toContain('Sign in to join');
-    const wrong = await ed.post('/app/invitation/sign-in', { token, password: 'not the password' }, { from: `/app/invitation?token=${token}` });
+    expect((await ed.get(`/app/invitation?token=${token}`)).body).toContain('>Continue</button>');
+    // The same form: for an existing account its password signs in (a name typed is not used).
+    const wrong = await ed.post('/app/invitation/accept', { token, name: 'Someone', password: 'not the password' }, { from: `/app/invitation?token=${token}` });
     expect(wrong.statusCode).toBe(401);
     expect(wrong.body).toContain('Email or password is wrong');
-    const right = await ed.post('/app/invitation/sign-in', { token, password }, { from: `/app/invitation?token=${token}` });
+    const right = await ed.post('/app/invitation/accept', { token, name: '', password }, { from: `/app/invitation?token=${token}` });
     expect(right.statusCode).toBe(303);
     expect(right.headers.location).toBe(`/app/p/${pub.id}`);
     expect(await roleIn(h.database.pool, existing.id, { publisherId: pub.id })).toBe('viewer');
@@ -220,6 +226,38 @@ describe('Console members page (/app/w/{id}/settings/members): roles, tenants, t
     const noToken = await mine.owner.c.post(`${mine.base}/settings/members/invite`, { email: 'x@example.com', role: 'member' }, { csrf: false });
     expect(noToken.statusCode).toBe(403);
     expect((await h.database.pool.query(`SELECT 1 FROM invitations WHERE email = 'x@example.com'`)).rowCount).toBe(0);
+  });
+});
+
+describe('Console invitation links: which addresses have accounts — security', () => {
+  it('the invite link opened signed out looks the same whether the address has an account or not', async () => {
+    const { owner, base } = await ownedWorkspace();
+    await createUser(h.database.pool, { email: 'has-account@example.com', name: 'Hal Has', password });
+    const open = async (email: string) => {
+      const res = await owner.c.post(`${base}/settings/members/invite`, { email, role: 'member' }, { from: `${base}/settings/members` });
+      const token = linkIn(res.body)!.searchParams.get('token')!;
+      const page = await consoleClient(h, '10.3.8.1').get(`/app/invitation?token=${token}`);
+      expect(page.statusCode).toBe(200);
+      // What differs by design: the token, the form token, the address itself.
+      return page.body.replaceAll(token, 'TOKEN').replace(/name="_csrf" value="[^"]+"/g, 'name="_csrf" value="CSRF"').replaceAll(email, 'EMAIL');
+    };
+    expect(await open('no-account@example.com')).toBe(await open('has-account@example.com'));
+  });
+
+  it('invitations are limited per workspace: 429 with Retry-After, nothing made; a refused one does not count; another workspace is not affected', async () => {
+    const { owner, ws, base } = await ownedWorkspace();
+    const invite = (email: string, where = base) => owner.c.post(`${where}/settings/members/invite`, { email, role: 'viewer' }, { from: `${where}/settings/members` });
+    expect((await invite('not an email')).statusCode).toBe(422);
+    for (let i = 0; i < 3; i++) expect((await invite(`limited${i}@example.com`)).statusCode).toBe(200);
+    const refused = await invite('limited3@example.com');
+    expect(refused.statusCode).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(refused.body).toContain('Nobody was invited');
+    const pending = await h.database.pool.query('SELECT email FROM invitations WHERE workspace_id = $1', [ws.id]);
+    expect(pending.rows.map((r) => r.email).sort()).toEqual(['limited0@example.com', 'limited1@example.com', 'limited2@example.com']);
+    const other = await createWorkspace(h.database.pool, { name: 'Another of Olga' });
+    await addMember(h.database.pool, { workspaceId: other.id }, owner.user.id, 'owner');
+    expect((await invite('elsewhere@example.com', `/app/w/${other.id}`)).statusCode).toBe(200);
   });
 });
 

@@ -54,11 +54,11 @@ describe('Console sign-up and invitation links with SIGNUP=closed (probe) — se
     const page = await c.get(`/app/invitation?token=${token}`);
     expect(page.statusCode).toBe(200);
     expect(page.headers['referrer-policy']).toBe('no-referrer');
-    const res = await c.post('/app/invitation/sign-up', { token, name: 'Sneak', email: 'other@example.com', password }, { from: `/app/invitation?token=${token}` });
+    const res = await c.post('/app/invitation/accept', { token, name: 'Sneak', email: 'other@example.com', password }, { from: `/app/invitation?token=${token}` });
     expect(res.statusCode).toBe(303);
     expect(await findUserByEmail(h.database.pool, 'other@example.com')).toBeNull();
     expect(await findUserByEmail(h.database.pool, 'invited-only@example.com')).not.toBeNull();
-    const again = await consoleClient(h, '10.9.2.3').post('/app/invitation/sign-up', { token, name: 'Twice', password }, { from: '/app/sign-in' });
+    const again = await consoleClient(h, '10.9.2.3').post('/app/invitation/accept', { token, name: 'Twice', password }, { from: '/app/sign-in' });
     expect(again.statusCode).toBe(409);
   });
 
@@ -70,7 +70,7 @@ describe('Console sign-up and invitation links with SIGNUP=closed (probe) — se
     h.clock.advance(7 * DAY + 1000);
     const res = await h.app.inject({
       method: 'POST',
-      url: '/app/invitation/sign-up',
+      url: '/app/invitation/accept',
       headers: { cookie: [...c.jar].map(([k, v]) => `${k}=${v}`).join('; '), 'content-type': 'application/x-www-form-urlencoded' },
       payload: new URLSearchParams({ _csrf: form, token, name: 'Late', password }).toString(),
       remoteAddress: '10.9.2.4',
@@ -83,7 +83,7 @@ describe('Console sign-up and invitation links with SIGNUP=closed (probe) — se
     const o = await owner();
     const token = await invite(o, 'leaver@example.com', 'member');
     const c = consoleClient(h, '10.9.2.5');
-    expect((await c.post('/app/invitation/sign-up', { token, name: 'Leaver', password }, { from: `/app/invitation?token=${token}` })).statusCode).toBe(303);
+    expect((await c.post('/app/invitation/accept', { token, name: 'Leaver', password }, { from: `/app/invitation?token=${token}` })).statusCode).toBe(303);
     expect((await c.get(`${o.base}/settings/api-keys`)).statusCode).toBe(200);
     const leaver = (await findUserByEmail(h.database.pool, 'leaver@example.com'))!;
     expect((await o.c.post(`${o.base}/settings/members/${leaver.id}/remove`, {}, { from: `${o.base}/settings/members/${leaver.id}/remove` })).statusCode).toBe(303);

@@ -61,6 +61,31 @@ describe('Console sign-up and sign-in limits (probe) — security', () => {
     const results = await Promise.all(attempts.map((c, i) => c.post('/app/sign-in', { email, password: `wrong guess ${i}` }, { token: tokens[i]! })));
     const guessed = results.filter((r) => r.statusCode === 401).length;
     expect(results.every((r) => r.statusCode === 401 || r.statusCode === 429)).toBe(true);
-    expect(guessed).toBeLessThanOrEqual(3);
+    // The account's three, then it is slowed: one attempt per wait, and the rest are refused.
+    expect(guessed).toBeLessThanOrEqual(4);
+  });
+
+  it('wrong passwords from many addresses slow the account down, never lock it: one attempt per wait, the wait growing; the right password then signs in', async () => {
+    const email = 'sprayed@example.com';
+    await createUser(h.database.pool, { email, name: 'Sprayed', password });
+    let n = 0;
+    const from = (pw: string) => consoleClient(h, `10.8.4.${++n}`).post('/app/sign-in', { email, password: pw }, { from: '/app/sign-in' });
+    // Each address stays under its own limit (3): only the account as a whole is over it.
+    for (let i = 0; i < 3; i++) expect((await from(`wrong ${i}`)).statusCode).toBe(401);
+    expect((await from('wrong 3')).statusCode).toBe(401);
+    // Over the limit: the next attempt must wait its turn (1 s after the first failure over it), the right password too.
+    const early = await from(password);
+    expect(early.statusCode).toBe(429);
+    expect(Number(early.headers['retry-after'])).toBe(1);
+    expect(early.body).toContain('try again in');
+    await new Promise((r) => setTimeout(r, 1100));
+    expect((await from('wrong 4')).statusCode).toBe(401);
+    // The wait doubled (2 s after the second failure over the limit).
+    const later = await from(password);
+    expect(later.statusCode).toBe(429);
+    expect(Number(later.headers['retry-after'])).toBe(2);
+    await new Promise((r) => setTimeout(r, 2100));
+    // Its turn come, the right password from a new address signs in.
+    expect((await from(password)).statusCode).toBe(303);
   });
 });

@@ -53,6 +53,47 @@ describe('Console forms: CSRF (probe) — security', () => {
     expect(res.statusCode).toBe(403);
   });
 
+  it("another person's token and `_csrf` cookie with this person's session cookie are refused (403): the token is bound to the session", async () => {
+    const a = await signedUp();
+    const b = await signedUp();
+    const keys = async () => (await h.database.pool.query('SELECT count(*)::int AS n FROM api_keys WHERE workspace_id = $1', [a.workspaceId])).rows[0].n as number;
+    const before = await keys();
+    // B's pair, taken from B's browser: a secret and a token made from it, valid together.
+    const tokenOfB = await b.c.token(`${b.home}/settings/api-keys`);
+    const post = (cookie: string, token: string) =>
+      h.app.inject({
+        method: 'POST',
+        url: `${a.home}/settings/api-keys`,
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: `name=tossed&_csrf=${encodeURIComponent(token)}`,
+        remoteAddress: '10.7.9.9',
+      });
+    const tossed = await post(`mk_session=${a.c.jar.get('mk_session')}; _csrf=${b.c.jar.get('_csrf')}`, tokenOfB);
+    expect(tossed.statusCode).toBe(403);
+    expect(await keys()).toBe(before);
+    // A's own pair with A's session is accepted: the refusal above is the binding's.
+    const tokenOfA = await a.c.token(`${a.home}/settings/api-keys`);
+    const own = await post(`mk_session=${a.c.jar.get('mk_session')}; _csrf=${a.c.jar.get('_csrf')}`, tokenOfA);
+    expect(own.statusCode).toBe(200);
+    expect(await keys()).toBe(before + 1);
+  });
+
+  it('a signed-out token is no good once signed in, and a token of one session is no good in the next of the same browser', async () => {
+    const a = await signedUp();
+    // A signed-out pair (anyone can get one from the sign-in page) set in a signed-in browser.
+    const visitor = consoleClient(h, '10.7.9.8');
+    const signedOutToken = await visitor.token('/app/sign-in');
+    a.c.jar.set('_csrf', visitor.jar.get('_csrf')!);
+    expect((await rawPost(a.c, `${a.home}/settings/api-keys`, `name=x&_csrf=${encodeURIComponent(signedOutToken)}`)).statusCode).toBe(403);
+    // The same browser signs out and in again, its `_csrf` cookie kept: the old session's token fails.
+    const old = await a.c.token(`${a.home}/settings/api-keys`);
+    const secret = a.c.jar.get('_csrf')!;
+    expect((await a.c.post('/app/sign-out', {}, { from: a.home })).statusCode).toBe(303);
+    expect((await a.c.post('/app/sign-in', { email: a.email, password })).statusCode).toBe(303);
+    a.c.jar.set('_csrf', secret);
+    expect((await rawPost(a.c, `${a.home}/settings/api-keys`, `name=x&_csrf=${encodeURIComponent(old)}`)).statusCode).toBe(403);
+  });
+
   it('GET of a state-changing action changes nothing', async () => {
     const a = await signedUp();
     const before = await h.database.pool.query('SELECT count(*)::int AS n FROM api_keys WHERE workspace_id = $1', [a.workspaceId]);
@@ -167,7 +208,7 @@ describe('Console forms: arrays, huge, empty and unicode fields (probe) — erro
       [`/app/sign-in`, `${t}&email=a&email=b&password=x`],
       [`/app/sign-in`, `${t}&email=${encodeURIComponent('ä@例え.jp')}&password=${'p'.repeat(100_000)}`],
       [`/app/invitation`, `${t}&token=${'t'.repeat(500)}`],
-      [`/app/invitation/sign-up`, `${t}&token=a&token=b&name=x&password=y`],
+      [`/app/invitation/accept`, `${t}&token=a&token=b&name=x&password=y`],
     ];
     for (const [url, payload] of cases) {
       const res = await rawPost(a.c, url, payload);
@@ -236,8 +277,8 @@ describe('Console invitation links: used twice at once (probe) — errors', () =
     const c1 = consoleClient(h, '10.7.8.5');
     const c2 = consoleClient(h, '10.7.8.6');
     const [r1, r2] = await Promise.all([
-      c1.post('/app/invitation/sign-in', { token, password }, { from: `/app/invitation?token=${token}` }),
-      c2.post('/app/invitation/sign-in', { token, password }, { from: `/app/invitation?token=${token}` }),
+      c1.post('/app/invitation/accept', { token, password }, { from: `/app/invitation?token=${token}` }),
+      c2.post('/app/invitation/accept', { token, password }, { from: `/app/invitation?token=${token}` }),
     ]);
     const codes = [r1.statusCode, r2.statusCode].sort();
     expect(codes).toEqual([303, 409]);
@@ -253,8 +294,8 @@ describe('Console invitation links: used twice at once (probe) — errors', () =
     const c1 = consoleClient(h, '10.7.8.7');
     const c2 = consoleClient(h, '10.7.8.8');
     const [r1, r2] = await Promise.all([
-      c1.post('/app/invitation/sign-up', { token, name: 'One', password }, { from: `/app/invitation?token=${token}` }),
-      c2.post('/app/invitation/sign-up', { token, name: 'Two', password }, { from: `/app/invitation?token=${token}` }),
+      c1.post('/app/invitation/accept', { token, name: 'One', password }, { from: `/app/invitation?token=${token}` }),
+      c2.post('/app/invitation/accept', { token, name: 'Two', password }, { from: `/app/invitation?token=${token}` }),
     ]);
     expect([r1.statusCode, r2.statusCode].sort()).toEqual([303, 409]);
   });

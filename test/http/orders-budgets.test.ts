@@ -6,6 +6,7 @@ import { publisherWithOutlet } from '../helpers/catalog.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { bearer, workspaceWithKeys } from '../helpers/fixtures.js';
 import { expectLedgerInvariants } from '../helpers/ledger-invariants.js';
+import { articleFor, DAY, FAILING_LIVE_CHECKS, orderKit } from '../helpers/orders.js';
 
 // Spending budgets (docs/budgets.md) at their boundaries: one cent under a limit places, exactly
 // at it places, one cent over is refused 403 budget_exceeded with the figures, for each window;
@@ -32,13 +33,22 @@ const place = (key: string, offerIds: number[], idem = `b-${++seq}`, app = 0) =>
   });
 
 /** A workspace with a spending key holding `limits`, and a publisher with one offer (price P). */
-async function setup(limits: BudgetLimits, balanceCents = 10_000_000) {
-  const p = await publisherWithOutlet(h.database, [{ publisher_price_cents: 10_000 }]);
+async function setup(limits: BudgetLimits, balanceCents = 10_000_000, offer: NonNullable<Parameters<typeof publisherWithOutlet>[1]>[number] = {}) {
+  const p = await publisherWithOutlet(h.database, [{ publisher_price_cents: 10_000, ...offer }]);
   const ws = await workspaceWithKeys(h.database.pool, { balanceCents });
   const key = await createKey(h.database.pool, { workspaceId: ws.workspaceId, canPlaceOrders: true, limits });
-  const offer = p.offers[0]!;
-  return { ws, key, offerId: offer.id, P: offer.price };
+  const o = p.offers[0]!;
+  return { ws, key, offerId: o.id, P: o.price, publisherKey: p.publisherKey, domain: p.domain };
 }
+
+/** An order with the buyer's own article, so the publisher can publish it once accepted. */
+const placeWithArticle = (key: string, offerId: number) =>
+  h.app.inject({
+    method: 'POST',
+    url: '/api/v1/orders',
+    headers: { ...bearer(key), 'idempotency-key': `a-${++seq}` },
+    payload: { offer_ids: [offerId], target_url: TARGET, anchor_text: 'our product', content_title: 'Our product, reviewed', content: articleFor(TARGET) },
+  });
 
 async function orderCount(workspaceId: number) {
   const { rows } = await h.database.pool.query('SELECT count(*)::int AS n FROM orders WHERE workspace_id = $1', [workspaceId]);
@@ -138,6 +148,46 @@ describe('POST /api/v1/orders and POST /api/v1/orders/{id}/cancel: key budget wi
     const cancel = await h.app.inject({ method: 'POST', url: `/api/v1/orders/${id}/cancel`, headers: { ...bearer(s.key.key), 'idempotency-key': `c-${++seq}` } });
     expect(cancel.statusCode, cancel.body).toBe(200);
     expect((await place(s.key.key, [s.offerId])).statusCode).toBe(201);
+    await expectLedgerInvariants(h.database);
+  });
+
+  // Every state an order is refunded in before completion, reached the way it happens: the
+  // publisher declines; the sweep expires an order nobody accepted; a completed placement whose
+  // link is lost and not restored by its deadline is refunded by the sweep.
+  const kit = orderKit(h);
+  const refundedBy = {
+    declined: async (id: number, s: Awaited<ReturnType<typeof setup>>) => {
+      expect((await kit.pub(s.publisherKey, `${id}/decline`, { reason: 'Not our topic' })).statusCode).toBe(200);
+    },
+    expired: async () => {
+      h.clock.advance(h.config.ORDER_RESPOND_HOURS * 3_600_000 + 1000);
+      expect(await kit.sweep()).toMatchObject({ expired: 1 });
+    },
+    link_refunded: async (id: number, s: Awaited<ReturnType<typeof setup>>) => {
+      expect((await kit.pub(s.publisherKey, `${id}/accept`)).json().data.status).toBe('publishing');
+      expect((await kit.pub(s.publisherKey, `${id}/publish`, { live_url: `https://${s.domain}/post` })).json().data.status).toBe('live_review');
+      expect((await kit.buyer(s.key.key, `${id}/approve`)).json().data.status).toBe('completed');
+      expect(await kit.recordLiveCheck(id, FAILING_LIVE_CHECKS)).toBe('lost');
+      h.clock.advance(h.config.LINK_RESTORE_DAYS * DAY + 1000);
+      // The check due at restore_by finds it still gone; then the sweep refunds.
+      await kit.recordLiveCheck(id, FAILING_LIVE_CHECKS);
+      expect(await kit.sweep()).toMatchObject({ link_refunded: 1 });
+    },
+  };
+  it.each(Object.keys(refundedBy) as (keyof typeof refundedBy)[])('an order %s gives its budget back', async (state) => {
+    // Early in a month, so the deadlines passed stay in the month's window.
+    at('2027-03-02T10:00:00Z');
+    const { P } = await setup({});
+    const s = await setup({ monthlyLimitCents: P }, 10_000_000, { content_by: 'buyer' });
+    const first = await placeWithArticle(s.key.key, s.offerId);
+    expect(first.statusCode, first.body).toBe(201);
+    expect((await place(s.key.key, [s.offerId])).json().code).toBe('budget_exceeded');
+    const id = first.json().data[0].id as number;
+    await refundedBy[state](id, s);
+    expect((await h.app.inject({ url: `/api/v1/orders/${id}`, headers: bearer(s.key.key) })).json().data.status).toBe(state);
+    expect(new Date(h.clock.now()).toISOString().slice(0, 7)).toBe('2027-03');
+    const again = await place(s.key.key, [s.offerId]);
+    expect(again.statusCode, again.body).toBe(201);
     await expectLedgerInvariants(h.database);
   });
 

@@ -45,7 +45,21 @@ describe("Every route's log line (redactUrl): every spelling of a secret paramet
     expect(redactUrl(`/api/v1/orders/${key}/messages?page=2`)).toBe('/api/v1/orders/[REDACTED]/messages?page=2');
     expect(redactUrl(`/api/v1/outlets?q=see+${key}+here`)).toBe('/api/v1/outlets?q=see+[REDACTED]+here');
     expect(redactUrl(`/api/v1/orders/mk%5F${key.slice(3)}`)).toBe('/api/v1/orders/[REDACTED]');
-    // Words that only look like one stay.
+    // Words that only look like one stay: route words (`api-keys`) and a console path passed as `next`.
+    for (const url of [
+      '/app/w/1/settings/api-keys/5',
+      '/app/w/1/settings/api-keys/5/revoke',
+      '/app/p/2/settings/api-keys',
+      '/app/w/1/settings/api-access',
+      '/app/sign-in?next=%2Fapp%2Fw%2F1%2Fsettings%2Fapi-keys%2F5',
+      '/x/api_key/purchase-codes',
+    ]) {
+      expect(redactUrl(url), url).toBe(url);
+    }
+    // The same words with a value after them are still secrets.
+    expect(redactUrl(`/app/w/1/settings/api-keys=${S(1)}`)).toBe('/app/w/1/settings/api-keys=[REDACTED]');
+    expect(redactUrl(`/app/w/1/settings/api-keys%20${S(1)}`)).toBe('/app/w/1/settings/[REDACTED]');
+    expect(redactUrl(`/app/sign-in?next=%2Fapp%2Fapi_key%3D${S(1)}`)).toBe('/app/sign-in?next=[REDACTED]');
     expect(redactUrl('/api/v1/outlets?q=password+managers&type=blog')).toBe('/api/v1/outlets?q=password+managers&type=blog');
     expect(redactUrl('/api/v1/orders/mk_short')).toBe('/api/v1/orders/mk_short');
   });

@@ -71,6 +71,8 @@ describe('Every route: secrets in the logged URL, by parameter name or by shape 
       `/api/v1/me?IDEMPOTENCY_KEY=${idem}x&page=1`,
       `/api/v1/outlets?q=${pasted}&per_page=5`,
       `/api/v1/outlets?q=a%26new_password%3D${password}y`,
+      // A console path: its route words (`api-keys`) are no secret and stay.
+      '/app/w/1/settings/api-keys/5',
     ];
     const before = h.logs.length;
     for (const url of sent) await h.app.inject({ method: 'GET', url, headers: bearer(ws.readKey) });
@@ -86,6 +88,7 @@ describe('Every route: secrets in the logged URL, by parameter name or by shape 
       '/api/v1/me?IDEMPOTENCY_KEY=[REDACTED]&page=1',
       '/api/v1/outlets?q=[REDACTED]&per_page=5',
       '/api/v1/outlets?[REDACTED]',
+      '/app/w/1/settings/api-keys/5',
     ]);
   });
 });

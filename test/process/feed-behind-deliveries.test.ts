@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { withTransaction } from '../../src/db/handle.js';
 import { createEndpoint } from '../../src/domain/webhooks/endpoints.js';
+import { webhookSecretBox } from '../../src/domain/webhooks/secret-box.js';
 import { publisherWithOutlet } from '../helpers/catalog.js';
 import { type ServerChild, spawnServer } from '../helpers/child.js';
 import { createTestDatabase } from '../helpers/db.js';
@@ -63,7 +64,7 @@ describe('a silent endpoint’s backlog and another tenant’s feed', () => {
     const other = await workspaceWithKeys(database.pool);
     const p = await publisherWithOutlet(database);
     const endpoint = await withTransaction(database.pool, (tx) =>
-      createEndpoint(tx, { party: 'buyer', workspaceId: noisy.workspaceId }, { url: silent.url() }, Date.now()),
+      createEndpoint(tx, { party: 'buyer', workspaceId: noisy.workspaceId }, { url: silent.url() }, Date.now(), webhookSecretBox(database.pool, undefined)),
     );
 
     const servers: ServerChild[] = [await spawnServer(env), await spawnServer(env)];

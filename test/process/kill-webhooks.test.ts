@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { withTransaction } from '../../src/db/handle.js';
 import { createEndpoint } from '../../src/domain/webhooks/endpoints.js';
+import { webhookSecretBox } from '../../src/domain/webhooks/secret-box.js';
 import { publisherWithOutlet } from '../helpers/catalog.js';
 import { spawnServer } from '../helpers/child.js';
 import { createTestDatabase } from '../helpers/db.js';
@@ -37,7 +38,7 @@ describe('SIGKILL between a change’s commit and its delivery', () => {
     const ws = await workspaceWithKeys(database.pool);
     const p = await publisherWithOutlet(database);
     const endpoint = await withTransaction(database.pool, (tx) =>
-      createEndpoint(tx, { party: 'buyer', workspaceId: ws.workspaceId }, { url: hook.url(), events: ['order.accepted'] }, Date.now()),
+      createEndpoint(tx, { party: 'buyer', workspaceId: ws.workspaceId }, { url: hook.url(), events: ['order.accepted'] }, Date.now(), webhookSecretBox(database.pool, undefined)),
     );
 
     const server = await spawnServer(env);

@@ -8,6 +8,7 @@ import {
   listEndpoints,
   rotateSecret,
 } from '../../domain/webhooks/endpoints.js';
+import { webhookSecretBox } from '../../domain/webhooks/secret-box.js';
 import { CliError, id, listOf, readFlags, str } from '../args.js';
 import { outboundPolicyFor } from '../../domain/orders/configured-checker.js';
 import type { Commands } from '../registry.js';
@@ -26,7 +27,7 @@ export const webhookCommands: Commands = {
     const f = readFlags(z.object({ ...ownerFlags, url: str.max(2000), event: listOf(eventType, eventTypes.length).optional() }).strict(), raw);
     const owner = ownerOf(f);
     const input = { url: f.url, ...(f.event ? { events: f.event as EventType[] } : {}) };
-    return addEndpoint(pool, owner, input, outboundPolicyFor(config), Date.now());
+    return addEndpoint(pool, owner, input, outboundPolicyFor(config), Date.now(), webhookSecretBox(pool, config.SECRETS_KEY));
   },
 
   'webhook list': async ({ pool }, raw) => {
@@ -40,8 +41,8 @@ export const webhookCommands: Commands = {
     return { deleted: f.id };
   },
 
-  'webhook rotate-secret': async ({ pool }, raw) => {
+  'webhook rotate-secret': async ({ pool, config }, raw) => {
     const f = readFlags(z.object({ id }).strict(), raw);
-    return rotateSecret(pool, await endpointOwner(pool, f.id), f.id, Date.now());
+    return rotateSecret(pool, await endpointOwner(pool, f.id), f.id, Date.now(), webhookSecretBox(pool, config.SECRETS_KEY));
   },
 };

@@ -12,19 +12,40 @@ import { type Form, formText } from '../form.js';
 export const WRONG_CREDENTIALS = 'Email or password is wrong.';
 
 export interface AuthLimits {
-  /** Wrong passwords per account (the email, lower case). */
-  perAccount: FailureLimiter;
-  /** Wrong passwords per client address. */
+  /** Wrong passwords per account (the email, lower case) from one client address: beyond, that address is refused. */
+  perAccountAddress: FailureLimiter;
+  /** Wrong passwords per client address, over all accounts: beyond, that address is refused. */
   perAddress: FailureLimiter;
+  /** Wrong passwords per account from all addresses: beyond, the account is slowed, never locked. */
+  perAccount: FailureLimiter;
+  /** The slowed account's turns: one attempt per window, the window growing with its failures. */
+  accountTurns: FailureLimiter;
+  /** The longest wait between a slowed account's attempts. */
+  maxWaitSeconds: number;
   /** Sign-ups per client address. */
   signUps: FailureLimiter;
   /** "Send again" of the address confirmation, per person. */
   resends: FailureLimiter;
 }
 
-/** Where to go after signing in: only a console path of this site. */
+const NEXT_BASE = 'http://console.invalid';
+
+/**
+ * Where to go after signing in: only a console path of this site. The path is resolved first as
+ * the browser will resolve it (dot segments, also percent-encoded, and backslashes), so
+ * `/app/../../evil` cannot pass as a console path and then land on `/evil`.
+ */
 function safeNext(next: string): string {
-  return /^\/app(\/[A-Za-z0-9/_\-.]*)?(\?[A-Za-z0-9=&_\-%.]*)?$/.test(next) && !next.startsWith('//') ? next : '/app';
+  if (!next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\')) return '/app';
+  let url: URL;
+  try {
+    url = new URL(next, NEXT_BASE);
+  } catch {
+    return '/app';
+  }
+  if (url.origin !== NEXT_BASE || !(url.pathname === '/app' || url.pathname.startsWith('/app/'))) return '/app';
+  const resolved = url.pathname + url.search;
+  return /^\/app(\/[A-Za-z0-9/_\-.]*)?(\?[A-Za-z0-9=&_\-%.]*)?$/.test(resolved) ? resolved : '/app';
 }
 
 function minutes(seconds: number) {
@@ -32,20 +53,49 @@ function minutes(seconds: number) {
   return m <= 1 ? 'a minute' : `${m} minutes`;
 }
 
+/** Why an attempt was refused: its address is over a limit, or the account is slowed and this is not its turn. */
+export interface Refusal extends LimitState {
+  slowed: boolean;
+}
+
 /**
- * One sign-in attempt, counted per account and per address before the password is checked, so
- * wrong passwords sent at once cannot all pass a check made before any of them is counted. A
- * refused attempt (the limit reached) and a right password are given back: only wrong passwords
- * count. Answers the longest wait when either limit is reached.
+ * One sign-in attempt, counted before the password is checked, so wrong passwords sent at once
+ * cannot all pass a check made before any of them is counted. A refused attempt and a right
+ * password are given back (`forgive`): only wrong passwords count.
+ *
+ * An address over its limit, for this account or over all of them, is refused until the window
+ * ends (the right password too, so guessing cannot be told from knowing). The account as a whole
+ * is never locked: many addresses would otherwise lock anyone out with wrong passwords (every
+ * person behind a proxy shares one address without TRUST_PROXY). Over its limit it is slowed
+ * instead: one attempt per wait, from whatever address, the wait doubling with each further
+ * wrong password up to `maxWaitSeconds`; an attempt before its turn is refused with the wait, and
+ * the right password signs in once its turn comes (docs/console.md).
  */
 export async function takeSignInAttempt(limits: AuthLimits, account: string, address: string) {
-  const states = await Promise.all([limits.perAccount.fail(account), limits.perAddress.fail(address)]);
+  const pairKey = `${account}|${address}`;
+  const [pair, fromAddress, onAccount] = await Promise.all([
+    limits.perAccountAddress.fail(pairKey),
+    limits.perAddress.fail(address),
+    limits.perAccount.fail(account),
+  ]);
   const forgive = async () => {
-    await Promise.all([limits.perAccount.forgive(account), limits.perAddress.forgive(address)]);
+    await Promise.all([limits.perAccountAddress.forgive(pairKey), limits.perAddress.forgive(address), limits.perAccount.forgive(account)]);
   };
-  const blocked = states.filter((s) => s.blocked).sort((a, b) => b.retryAfterSeconds - a.retryAfterSeconds)[0];
-  if (blocked) await forgive();
-  return { blocked, forgive };
+  const hard = [pair, fromAddress].filter((s) => s.blocked).sort((a, b) => b.retryAfterSeconds - a.retryAfterSeconds)[0];
+  if (hard) {
+    await forgive();
+    return { blocked: { ...hard, slowed: false } as Refusal, forgive };
+  }
+  if (onAccount.blocked) {
+    const over = onAccount.count - limits.perAccount.points;
+    const wait = Math.min(limits.maxWaitSeconds, 2 ** Math.min(over - 1, 30));
+    const turn = await limits.accountTurns.fail(account, wait);
+    if (turn.blocked) {
+      await Promise.all([forgive(), limits.accountTurns.forgive(account)]);
+      return { blocked: { ...turn, slowed: true } as Refusal, forgive };
+    }
+  }
+  return { blocked: undefined, forgive };
 }
 
 /**
@@ -61,9 +111,15 @@ export async function takeSignUp(limits: AuthLimits, address: string) {
   return { blocked: state.blocked ? state : undefined, forgive };
 }
 
-export function tooMany(reply: FastifyReply, state: LimitState) {
+export function tooMany(reply: FastifyReply, state: LimitState | Refusal) {
   reply.code(429).header('retry-after', String(state.retryAfterSeconds));
+  if ('slowed' in state && state.slowed) return slowedMessage(state.retryAfterSeconds);
   return `Too many attempts. Try again in ${minutes(state.retryAfterSeconds)}.`;
+}
+
+/** An account slowed by wrong passwords: said without telling whether it exists (unknown emails are slowed alike). */
+export function slowedMessage(seconds: number) {
+  return `Too many wrong passwords for this email lately, so its sign-ins are slowed down: try again in ${seconds === 1 ? 'a second' : `${seconds} seconds`}.`;
 }
 
 export async function authPages(app: FastifyInstance, { deps, sessions, limits }: { deps: ConsoleDeps; sessions: SessionStore; limits: AuthLimits }) {

@@ -5,20 +5,25 @@ import { acceptInvitation, claimByInvitation, describeInvitation, invitationExpi
 import { findUserByEmail, recordSignIn, verifyCredentials } from '../../domain/users/user-service.js';
 import { type ConsoleDeps, page, targetHref } from '../context.js';
 import { loadSignedIn, startSession } from '../session.js';
-import { type AuthLimits, takeSignInAttempt, takeSignUp, WRONG_CREDENTIALS } from './auth.js';
+import { type AuthLimits, slowedMessage, takeSignInAttempt, takeSignUp, WRONG_CREDENTIALS } from './auth.js';
 import { type Form, formText } from '../form.js';
 
 // The invite link, /app/invitation?token=…: who is invited where, then one button. Signed in as
-// the invited address: "Join". Not signed in: sign in (an account exists) or sign up (none does;
-// whatever SIGNUP says, an invitation may add a person). An account that never confirmed its
-// address, signed in or not, is claimed instead: a new name and password (docs/mail.md). The
-// token travels in the query string (redacted from logs) and in form fields, never in a
-// redirect's `next`.
+// the invited address: "Join", or, for an account that never confirmed its address, "Set a
+// password to join" (a new name and password: docs/mail.md). Not signed in: one form, the same
+// whether the address has an account or not (else the page tells anyone who can invite which
+// addresses have one): its password signs in to a confirmed account; with no account it makes
+// one, and an account never confirmed is claimed with the name and password sent, answered as
+// if it were made (whatever SIGNUP says, an invitation may add a person). The token travels in
+// the query string (redacted from logs) and in form fields, never in a redirect's `next`.
 
 const tokenOf = (source: unknown) => {
   const t = (source as { token?: unknown } | undefined)?.token;
   return typeof t === 'string' && t.length > 0 && t.length <= 200 ? t : '';
 };
+
+/** The 422 of the one form when the fields cannot make (or claim) an account: the same words either way. */
+const CHECK_NEW_ACCOUNT = 'Check the fields below: they make your account as you join.';
 
 export async function invitationPages(app: FastifyInstance, { deps, sessions, limits }: { deps: ConsoleDeps; sessions: SessionStore; limits: AuthLimits }) {
   /** The pending invitation a token names; an error page for any other. */
@@ -33,19 +38,14 @@ export async function invitationPages(app: FastifyInstance, { deps, sessions, li
   const invitationPage = async (request: FastifyRequest, reply: FastifyReply, token: string, data: Record<string, unknown> = {}) => {
     const invitation = await pending(token);
     const signedIn = request.consoleUser ?? ((await loadSignedIn(deps, sessions, request)) ? request.consoleUser : null);
-    const invited = signedIn ? null : await findUserByEmail(deps.db, invitation.email);
-    const signedInAsInvited = signedIn !== null && signedIn.email.toLowerCase() === invitation.email.toLowerCase();
+    // Signed out, nothing about the address's account is looked up: the page is the same for all.
     const mode = signedIn
-      ? signedInAsInvited
+      ? signedIn.email.toLowerCase() === invitation.email.toLowerCase()
         ? signedIn.emailVerified
           ? 'join'
           : 'claim'
         : 'other'
-      : invited
-        ? invited.emailVerifiedAt
-          ? 'sign-in'
-          : 'claim'
-        : 'sign-up';
+      : 'accept';
     reply.header('cache-control', 'no-store');
     return page(request, reply, 'invitation', {
       title: 'Invitation',
@@ -68,65 +68,79 @@ export async function invitationPages(app: FastifyInstance, { deps, sessions, li
     return reply.redirect(targetHref(joined.kind, joined.id), 303);
   });
 
-  // An account exists: its password, limited like any sign-in, then join.
-  app.post('/invitation/sign-in', async (request, reply) => {
+  const tooMany = (reply: FastifyReply, retryAfterSeconds: number) => reply.code(429).header('retry-after', String(retryAfterSeconds));
+
+  // Signed out: the one form. Whether an account exists is known only once it is sent, and every
+  // answer is limited: as a sign-in while there is a confirmed account, as a sign-up while there
+  // is none or one never confirmed (claimed: a new name and password, the address confirmed,
+  // every session of the account ended). A claim answers as a sign-up does.
+  app.post('/invitation/accept', async (request, reply) => {
     const form = (request.body ?? {}) as Form;
     const token = tokenOf(form);
     const invitation = await pending(token);
+    const name = formText(form, 'name');
+    const password = formText(form, 'password');
+    const again = { form: { name } };
     const account = `account:${invitation.email.toLowerCase()}`;
     const address = `ip:${request.ip}`;
     const attempt = await takeSignInAttempt(limits, account, address);
     if (attempt.blocked) {
-      reply.code(429).header('retry-after', String(attempt.blocked.retryAfterSeconds));
-      return invitationPage(request, reply, token, { problem: 'Too many attempts. Try again later.' });
+      tooMany(reply, attempt.blocked.retryAfterSeconds);
+      return invitationPage(request, reply, token, { ...again, problem: attempt.blocked.slowed ? slowedMessage(attempt.blocked.retryAfterSeconds) : 'Too many attempts. Try again later.' });
     }
-    const user = await verifyCredentials(deps.db, invitation.email, formText(form, 'password'));
-    if (!user) {
-      reply.code(401);
-      return invitationPage(request, reply, token, { problem: WRONG_CREDENTIALS });
-    }
-    await attempt.forgive();
-    const joined = await acceptInvitation(deps.db, token, user.id, deps.clock);
-    await startSession(deps, sessions, request, reply, user.id);
-    await recordSignIn(deps.db, user.id, deps.clock);
-    return reply.redirect(targetHref(joined.kind, joined.id), 303);
-  });
-
-  // No account yet: name and password (the email is the invitation's), limited like any sign-up.
-  app.post('/invitation/sign-up', async (request, reply) => {
-    const form = (request.body ?? {}) as Form;
-    const token = tokenOf(form);
-    await pending(token);
-    const address = `ip:${request.ip}`;
-    const attempt = await takeSignUp(limits, address);
-    if (attempt.blocked) {
-      reply.code(429).header('retry-after', String(attempt.blocked.retryAfterSeconds));
-      return invitationPage(request, reply, token, { problem: 'Too many sign-ups from this address. Try again later.' });
-    }
-    const name = formText(form, 'name');
-    let created: Awaited<ReturnType<typeof signUpByInvitation>>;
-    try {
-      created = await signUpByInvitation(deps.db, token, { name, password: formText(form, 'password') }, deps.clock);
-    } catch (err) {
+    const existing = await findUserByEmail(deps.db, invitation.email);
+    if (existing?.emailVerifiedAt) {
+      const user = await verifyCredentials(deps.db, invitation.email, password);
+      if (!user) {
+        reply.code(401);
+        return invitationPage(request, reply, token, { ...again, problem: WRONG_CREDENTIALS });
+      }
       await attempt.forgive();
-      if (!(err instanceof DomainError && err.code === 'invalid_input')) throw err;
-      reply.code(422);
-      return invitationPage(request, reply, token, { form: { name }, errors: (err.details.errors ?? {}) as FieldErrors, problem: 'Check the fields below.' });
+      const joined = await acceptInvitation(deps.db, token, user.id, deps.clock);
+      await startSession(deps, sessions, request, reply, user.id);
+      await recordSignIn(deps.db, user.id, deps.clock);
+      return reply.redirect(targetHref(joined.kind, joined.id), 303);
     }
-    await startSession(deps, sessions, request, reply, created.user.id);
-    await recordSignIn(deps.db, created.user.id, deps.clock);
-    return reply.redirect(targetHref(created.joined.kind, created.joined.id), 303);
+    // No confirmed account: a sign-up with the invitation's email, whatever SIGNUP says, or the
+    // unconfirmed account claimed; the link proves the address either way.
+    await attempt.forgive();
+    const signUp = await takeSignUp(limits, address);
+    if (signUp.blocked) {
+      tooMany(reply, signUp.blocked.retryAfterSeconds);
+      return invitationPage(request, reply, token, { ...again, problem: 'Too many sign-ups from this address. Try again later.' });
+    }
+    let made: { user: { id: number }; joined: Awaited<ReturnType<typeof acceptInvitation>> };
+    try {
+      made = existing
+        ? await claimByInvitation(deps.db, token, { name, password }, deps.clock)
+        : await signUpByInvitation(deps.db, token, { name, password }, deps.clock);
+    } catch (err) {
+      // A form refused for its fields still counts (unlike on the sign-up page): its answer tells
+      // that the address has no confirmed account.
+      if (!(err instanceof DomainError && err.code === 'invalid_input')) {
+        await signUp.forgive();
+        throw err;
+      }
+      reply.code(422);
+      return invitationPage(request, reply, token, { ...again, errors: (err.details.errors ?? {}) as FieldErrors, problem: CHECK_NEW_ACCOUNT });
+    }
+    await startSession(deps, sessions, request, reply, made.user.id);
+    await recordSignIn(deps.db, made.user.id, deps.clock);
+    return reply.redirect(targetHref(made.joined.kind, made.joined.id), 303);
   });
 
-  // An account that never confirmed its address: the link proves it, so its holder sets a new
-  // name and password; every session of the account ends. Limited like a sign-up.
+  // Signed in as the invited address, never confirmed: the link proves it, so its holder sets a
+  // new name and password; every session of the account ends (this one is started again).
+  // Limited like a sign-up. Signed out, or as anyone else, the page is shown again as it is.
   app.post('/invitation/claim', async (request, reply) => {
     const form = (request.body ?? {}) as Form;
     const token = tokenOf(form);
-    await pending(token);
+    const invitation = await pending(token);
+    const me = (await loadSignedIn(deps, sessions, request)) ? request.consoleUser! : null;
+    if (!me || me.emailVerified || me.email.toLowerCase() !== invitation.email.toLowerCase()) return invitationPage(request, reply, token);
     const attempt = await takeSignUp(limits, `ip:${request.ip}`);
     if (attempt.blocked) {
-      reply.code(429).header('retry-after', String(attempt.blocked.retryAfterSeconds));
+      tooMany(reply, attempt.blocked.retryAfterSeconds);
       return invitationPage(request, reply, token, { problem: 'Too many attempts from this address. Try again later.' });
     }
     const name = formText(form, 'name');

@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { memberRoles } from '../../common/enums.js';
 import { consoleBaseUrl } from '../../config.js';
-import { DomainError, type FieldErrors, notFound } from '../../domain/errors.js';
+import { DomainError, type FieldErrors, forbidden, notFound } from '../../domain/errors.js';
 import { endMembership } from '../../domain/accounts/membership-end.js';
 import { listKeysMadeBy } from '../../domain/keys/key-service.js';
+import type { FailureLimiter } from '../../domain/limits/failure-limiter.js';
 import { createInvitation, listPendingInvitations } from '../../domain/users/invitations.js';
 import { changeRole, listMembers, type Target } from '../../domain/users/memberships.js';
 import { can } from '../../domain/users/permissions.js';
@@ -31,7 +32,12 @@ function userIdParam(request: FastifyRequest): number {
 const shownOnPage = (err: unknown): err is DomainError =>
   err instanceof DomainError && (err.code === 'invalid_input' || err.code === 'conflict');
 
-export async function memberPages(app: FastifyInstance, { deps }: { deps: ConsoleDeps }) {
+function hours(seconds: number) {
+  const h = Math.ceil(seconds / 3600);
+  return h <= 1 ? 'an hour' : `${h} hours`;
+}
+
+export async function memberPages(app: FastifyInstance, { deps, invitations: limit }: { deps: ConsoleDeps; invitations: FailureLimiter }) {
   const listPage = async (request: FastifyRequest, reply: FastifyReply, data: Record<string, unknown> = {}) => {
     const target = targetOf(request);
     const me = request.consoleUser!;
@@ -65,6 +71,19 @@ export async function memberPages(app: FastifyInstance, { deps }: { deps: Consol
     const form = (request.body ?? {}) as Form;
     const email = formText(form, 'email');
     const role = formText(form, 'role');
+    if (!can(target.role, 'manage_members')) throw forbidden('Only an owner can invite people.');
+    // Counted before it is made, so invitations sent at once cannot pass the limit together;
+    // given back when it is refused.
+    const key = `${target.kind}:${target.id}`;
+    const counted = await limit.fail(key);
+    if (counted.blocked) {
+      await limit.forgive(key);
+      reply.code(429).header('retry-after', String(counted.retryAfterSeconds));
+      return listPage(request, reply, {
+        form: { email, role },
+        problem: `Nobody was invited: this ${target.kindLabel.toLowerCase()} has sent ${limit.points} invitations in the last 24 hours. Try again in ${hours(counted.retryAfterSeconds)}.`,
+      });
+    }
     try {
       const invitation = await createInvitation(deps.db, request.consoleUser!.id, targetKey(target), email, role as never, deps.clock, {
         mailVia: { baseUrl: consoleBaseUrl(deps.config) },
@@ -79,6 +98,7 @@ export async function memberPages(app: FastifyInstance, { deps }: { deps: Consol
         back: `${target.href}/settings/members`,
       });
     } catch (err) {
+      await limit.forgive(key);
       if (!shownOnPage(err)) throw err;
       reply.code(err.code === 'conflict' ? 409 : 422);
       return listPage(request, reply, {

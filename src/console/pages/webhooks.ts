@@ -74,7 +74,7 @@ export async function webhookPages(app: FastifyInstance, { deps }: { deps: Conso
     const url = formText(form, 'url').trim();
     const events = chosenEvents(form);
     try {
-      const created = await addEndpoint(deps.pool, ownerOf(target), { url, ...(events ? { events } : {}) }, policy, deps.clock.now());
+      const created = await addEndpoint(deps.pool, ownerOf(target), { url, ...(events ? { events } : {}) }, policy, deps.clock.now(), deps.webhookSecrets);
       return secretPage(request, reply, created, 'Webhook endpoint created', 'Copy the signing secret now: it is shown once. Receivers check each delivery\'s signature with it (Standard Webhooks).');
     } catch (err) {
       if (!(err instanceof DomainError && (err.code === 'invalid_input' || err.code === 'conflict'))) throw err;
@@ -102,7 +102,7 @@ export async function webhookPages(app: FastifyInstance, { deps }: { deps: Conso
   app.post('/settings/webhooks/:endpointId/rotate', async (request, reply) => {
     const target = targetOf(request);
     mustManage(target);
-    const rotated = await rotateSecret(deps.pool, ownerOf(target), idParam(request, 'endpointId'), deps.clock.now());
+    const rotated = await rotateSecret(deps.pool, ownerOf(target), idParam(request, 'endpointId'), deps.clock.now(), deps.webhookSecrets);
     return secretPage(request, reply, rotated, 'New signing secret', 'Copy the new secret now: it is shown once. The previous secret keeps signing beside it for 24 hours, so receivers can switch.');
   });
 

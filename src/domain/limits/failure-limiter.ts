@@ -10,10 +10,15 @@ import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract, RateLimi
  * cannot be told apart from knowing.
  */
 export interface FailureLimiter {
+  /** Failures allowed per window. */
+  readonly points: number;
   /** Whether the key has used up its failures in the current window. */
   check(key: string): Promise<LimitState>;
-  /** Counts one failure. */
-  fail(key: string): Promise<LimitState>;
+  /**
+   * Counts one failure. `windowSeconds` sets the length of a window this failure starts (a key
+   * with none running); a running window keeps its end.
+   */
+  fail(key: string, windowSeconds?: number): Promise<LimitState>;
   /**
    * Gives back one failure counted by `fail`. Work that must not run past the limit even when
    * many attempts arrive at once counts the attempt first (`fail`), then forgives it when it
@@ -25,6 +30,8 @@ export interface FailureLimiter {
 export interface LimitState {
   blocked: boolean;
   retryAfterSeconds: number;
+  /** Failures counted in the key's current window (this one included, after `fail`). */
+  count: number;
 }
 
 const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
@@ -44,9 +51,12 @@ export function createFailureLimiter(opts: { name: string; points: number; windo
     : memory;
   // A window that has passed but whose memory record is not yet dropped (its timer runs late on a
   // busy process) blocks nothing.
-  const state = (res: RateLimiterRes | null, threshold: number): LimitState =>
-    res && res.consumedPoints >= threshold && res.msBeforeNext > 0 ? { blocked: true, retryAfterSeconds: seconds(res.msBeforeNext) } : { blocked: false, retryAfterSeconds: 0 };
+  const state = (res: RateLimiterRes | null, threshold: number): LimitState => {
+    const count = res && res.msBeforeNext > 0 ? res.consumedPoints : 0;
+    return count >= threshold ? { blocked: true, retryAfterSeconds: seconds(res!.msBeforeNext), count } : { blocked: false, retryAfterSeconds: 0, count };
+  };
   return {
+    points: opts.points,
     async check(key) {
       let res: RateLimiterRes | null;
       try {
@@ -56,12 +66,13 @@ export function createFailureLimiter(opts: { name: string; points: number; windo
       }
       return state(res, opts.points);
     },
-    async fail(key) {
+    async fail(key, windowSeconds) {
+      const options = windowSeconds === undefined ? {} : { customDuration: windowSeconds };
       try {
-        return state(await limiter.consume(key), opts.points + 1);
+        return state(await limiter.consume(key, 1, options), opts.points + 1);
       } catch (err) {
         if (err instanceof RateLimiterRes) return state(err, opts.points + 1);
-        return state(await memory.consume(key).catch((e: unknown) => (e instanceof RateLimiterRes ? e : null)), opts.points + 1);
+        return state(await memory.consume(key, 1, options).catch((e: unknown) => (e instanceof RateLimiterRes ? e : null)), opts.points + 1);
       }
     },
     async forgive(key) {

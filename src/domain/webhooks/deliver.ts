@@ -5,6 +5,7 @@ import { recordEvents } from '../events/record.js';
 import { eventId, type EventOwner } from '../events/event-types.js';
 import { isoSeconds } from '../../common/iso-seconds.js';
 import { type EndpointRow, endpointView } from './endpoints.js';
+import { resealSecret, type SecretBox } from './secret-box.js';
 
 export interface DeliverySettings {
   timeoutMs: number;
@@ -71,7 +72,7 @@ export function retryDelay(attempts: number, baseMs: number): number {
  * timeout), and if this process dies mid-send the claim lapses and the delivery is sent again
  * (at least once). Then sends each and records the outcome. Returns how many it attempted.
  */
-export async function deliverDue(pool: Db, client: OutboundClient, settings: DeliverySettings, now: () => number): Promise<number> {
+export async function deliverDue(pool: Db, client: OutboundClient, settings: DeliverySettings, now: () => number, box: SecretBox): Promise<number> {
   const claimedAt = now();
   const { rows } = await pool.query<Claimed>({
     name: 'webhook_deliveries_claim',
@@ -89,13 +90,20 @@ export async function deliverDue(pool: Db, client: OutboundClient, settings: Del
                      w.previous_secret_expires_at, e.position, e.type, e.actor, e.previous_status, e.data, e.created_at`,
     values: [new Date(claimedAt), new Date(claimedAt + settings.timeoutMs + CLAIM_MARGIN_MS)],
   });
-  await Promise.all(rows.map((d) => attempt(pool, client, settings, now, d)));
+  await Promise.all(rows.map((d) => attempt(pool, client, settings, now, d, box)));
   return rows.length;
 }
 
-async function attempt(pool: Db, client: OutboundClient, settings: DeliverySettings, now: () => number, d: Claimed): Promise<void> {
-  const result = await send(client, settings, now, d);
-  const at = now();
+async function attempt(pool: Db, client: OutboundClient, settings: DeliverySettings, now: () => number, d: Claimed, box: SecretBox): Promise<void> {
+  const result = await send(client, settings, now, d, box);
+  await settle(pool, settings, d, result, now());
+  // A secret written in plain text (by a process from before sealing) is sealed once it has signed;
+  // after the outcome is recorded, and a failure here only leaves it for the next attempt.
+  await resealSecret(pool, box, d.endpoint_id, 'secret', d.secret).catch(() => false);
+  if (d.previous_secret) await resealSecret(pool, box, d.endpoint_id, 'previous_secret', d.previous_secret).catch(() => false);
+}
+
+async function settle(pool: Db, settings: DeliverySettings, d: Claimed, result: OutboundResult, at: number): Promise<void> {
   const delivered = result.status !== null && result.status >= 200 && result.status < 300;
   const error = delivered ? null : (result.error ?? `answered ${result.status}`);
   const givingUp = !delivered && at - d.first_attempt_at.getTime() >= settings.disableAfterMs;
@@ -126,16 +134,17 @@ async function attempt(pool: Db, client: OutboundClient, settings: DeliverySetti
 }
 
 /**
- * Signs and sends one attempt. Whatever goes wrong on the way (a secret that cannot sign, a URL
- * the client cannot request, an error thrown anywhere in between) is a failed attempt like a
- * refused connection: recorded, retried with backoff, counted towards disabling the endpoint.
+ * Signs and sends one attempt. Whatever goes wrong on the way (a secret that cannot be opened or
+ * cannot sign, a URL the client cannot request, an error thrown anywhere in between) is a failed
+ * attempt like a refused connection: recorded, retried with backoff, counted towards disabling
+ * the endpoint.
  */
-async function send(client: OutboundClient, settings: DeliverySettings, now: () => number, d: Claimed): Promise<OutboundResult> {
+async function send(client: OutboundClient, settings: DeliverySettings, now: () => number, d: Claimed, box: SecretBox): Promise<OutboundResult> {
   const started = performance.now();
   try {
     const body = webhookBody(d);
-    const secrets = [d.secret];
-    if (d.previous_secret && d.previous_secret_expires_at && d.previous_secret_expires_at.getTime() > now()) secrets.push(d.previous_secret);
+    const secrets = [await box.open(d.secret)];
+    if (d.previous_secret && d.previous_secret_expires_at && d.previous_secret_expires_at.getTime() > now()) secrets.push(await box.open(d.previous_secret));
     // The signature's timestamp is the wall clock: receivers compare it with theirs.
     const headers = signedHeaders(eventId(d.position), body, secrets, new Date());
     return await client.post(d.url, body, headers, settings.timeoutMs);

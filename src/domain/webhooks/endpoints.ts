@@ -3,11 +3,12 @@ import type pg from 'pg';
 import { type Db, withTransaction } from '../../db/handle.js';
 import type { Clock } from '../clock.js';
 import { DomainError, invalidInput, notFound } from '../errors.js';
-import { type OnceOptions, runOnce } from '../idempotency/record-once.js';
+import { type Kept, type OnceOptions, runOnce } from '../idempotency/record-once.js';
 import { type EventOwner, type EventType, eventId, ownerColumn, ownerId, requireReceivable } from '../events/event-types.js';
 import { isoSeconds } from '../../common/iso-seconds.js';
 import { judgeTarget, type OutboundPolicy } from '../../outbound/address-policy.js';
 import { urlTextProblem } from '../http-url.js';
+import type { SecretBox } from './secret-box.js';
 
 /** Endpoints per workspace or publisher: enough for a few environments, bounded fan-out per event. */
 export const MAX_ENDPOINTS = 20;
@@ -63,9 +64,11 @@ export async function createEndpoint(
   owner: EventOwner,
   input: { url: string; events?: EventType[] | undefined },
   now: number,
+  box: SecretBox,
 ): Promise<EndpointView & { secret: string }> {
   requireReceivable(owner, input.events, 'events');
   const secret = newSecret();
+  const sealed = await box.seal(secret);
   {
     // One creation at a time per owner, so the count below stays true until commit.
     await tx.query({
@@ -85,7 +88,7 @@ export async function createEndpoint(
       name: `webhook_endpoints_insert_${owner.party}`,
       text: `INSERT INTO webhook_endpoints (${ownerColumn(owner)}, url, event_types, secret, created_at)
              VALUES ($1, $2, $3, $4, $5) RETURNING ${ENDPOINT_COLUMNS}`,
-      values: [ownerId(owner), input.url, input.events ?? null, secret, new Date(now)],
+      values: [ownerId(owner), input.url, input.events ?? null, sealed, new Date(now)],
     });
     return { ...endpointView(rows[0]!), secret };
   }
@@ -121,13 +124,14 @@ export async function deleteEndpoint(pool: Db, owner: EventOwner, id: number): P
 }
 
 /** A new secret; the current one keeps signing beside it for a day, so receivers can switch. */
-export async function rotateSecret(pool: Db, owner: EventOwner, id: number, now: number): Promise<EndpointView & { secret: string }> {
+export async function rotateSecret(pool: Db, owner: EventOwner, id: number, now: number, box: SecretBox): Promise<EndpointView & { secret: string }> {
   const secret = newSecret();
+  const sealed = await box.seal(secret);
   const { rows } = await pool.query<EndpointRow>({
     name: `webhook_endpoints_rotate_${owner.party}`,
     text: `UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_expires_at = $3, secret = $4
             WHERE id = $1 AND ${ownerColumn(owner)} = $2 RETURNING ${ENDPOINT_COLUMNS}`,
-    values: [id, ownerId(owner), new Date(now + ROTATION_OVERLAP_MS), secret],
+    values: [id, ownerId(owner), new Date(now + ROTATION_OVERLAP_MS), sealed],
   });
   if (!rows[0]) throw notFound('Webhook endpoint');
   return { ...endpointView(rows[0]), secret };
@@ -220,15 +224,29 @@ type Created = EndpointView & { secret: string };
 type EndpointInput = { url: string; events?: EventType[] | undefined };
 
 /** Checks the URL, then stores the endpoint in a transaction of its own. */
-export async function addEndpoint(pool: Db, owner: EventOwner, input: EndpointInput, policy: OutboundPolicy, now: number): Promise<Created> {
+export async function addEndpoint(pool: Db, owner: EventOwner, input: EndpointInput, policy: OutboundPolicy, now: number, box: SecretBox): Promise<Created> {
   const url = await checkEndpointUrl(input.url, policy);
-  return withTransaction(pool, (tx) => createEndpoint(tx, owner, { ...input, url }, now));
+  return withTransaction(pool, (tx) => createEndpoint(tx, owner, { ...input, url }, now, box));
 }
 
 export interface EndpointActionDeps {
   pool: pg.Pool;
   clock: Clock;
   outboundPolicy: OutboundPolicy;
+  /** Seals the signing secrets (secret-box.ts). */
+  secrets: SecretBox;
+}
+
+/**
+ * Runs a change that answers a new secret, kept once: the kept answer (24 h in the database, for
+ * replays) holds the secret sealed, as the endpoint's row does; the caller gets it opened.
+ */
+async function keptSealed(deps: EndpointActionDeps, options: OnceOptions, work: (tx: Db, now: number) => Promise<Created>): Promise<Kept<Created>> {
+  const kept = await runOnce(deps, options, async (tx, now) => {
+    const done = await work(tx, now);
+    return { ...done, secret: await deps.secrets.seal(done.secret) };
+  });
+  return kept.ok ? { ...kept, value: { ...kept.value, secret: await deps.secrets.open(kept.value.secret) } } : kept;
 }
 
 /**
@@ -239,10 +257,10 @@ export const webhookEndpoints = {
   /** The URL is checked first, outside any transaction: resolving its host may take a while. */
   async create(deps: EndpointActionDeps, owner: EventOwner, input: EndpointInput, options: OnceOptions) {
     const url = await checkEndpointUrl(input.url, deps.outboundPolicy);
-    return runOnce(deps, options, (tx, now) => createEndpoint(tx, owner, { ...input, url }, now));
+    return keptSealed(deps, options, (tx, now) => createEndpoint(tx, owner, { ...input, url }, now, deps.secrets));
   },
   rotateSecret: (deps: EndpointActionDeps, owner: EventOwner, id: number, options: OnceOptions) =>
-    runOnce(deps, options, (tx, now) => rotateSecret(tx, owner, id, now)),
+    keptSealed(deps, options, (tx, now) => rotateSecret(tx, owner, id, now, deps.secrets)),
   resend: (deps: EndpointActionDeps, owner: EventOwner, endpointId: number, deliveryId: number, options: OnceOptions) =>
     runOnce(deps, options, (tx, now) => resendDelivery(tx, owner, endpointId, deliveryId, now)),
 };

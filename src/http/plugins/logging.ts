@@ -28,6 +28,12 @@ const HIDDEN_TOKEN = new RegExp(String.raw`(?:${SECRET_WORDS})[^=&;]*=|(?:^|[?&;
 /** Whether a URL may hold such a parameter at all (the fast path skips the rest). */
 const MAY_HOLD_TOKEN = new RegExp(String.raw`${SECRET_WORDS}|[?&;]\s*code`, 'i');
 const BAD_ESCAPE = /%(?![0-9a-f]{2})/i;
+/**
+ * Text with no separator a parser could read a value after (no `=`, `&`, `;`, space, `:`): a
+ * route word (`api-keys`) or a path (`next=/app/w/1/settings/api-keys`). A secret's name in it
+ * names no value, so it stays.
+ */
+const PLAIN_WORDS = /^[A-Za-z0-9_.~/-]*$/;
 /** Where a URL's parts end: path segments, the query, its parameters (`&`, or `;` as some servers read it), the fragment. */
 const PART = /([/?&;#])/;
 
@@ -53,7 +59,7 @@ function looselyDecoded(text: string): string {
  * `=` or `&`) goes whole. A key pasted where an id or another value goes (`/orders/mk_…`) is a
  * secret whatever names it: it goes, and the rest of the part stays unless the key was escaped.
  */
-function redactPart(sent: string): string {
+function redactPart(sent: string, inQuery: boolean): string {
   const part = sent.replace(KEY_SHAPED_ALL, REDACTED);
   const decoded = looselyDecoded(part);
   if (KEY_SHAPED.test(decoded)) return REDACTED;
@@ -61,8 +67,15 @@ function redactPart(sent: string): string {
   if (eq !== -1 && TOKEN_NAME.test(looselyDecoded(part.slice(0, eq)))) return `${part.slice(0, eq)}=${REDACTED}`;
   if (HIDDEN_TOKEN.test(looselyDecoded(eq === -1 ? part : part.slice(eq + 1)))) return REDACTED;
   // A name with an escape no decoder agrees on (`api%ZZkey`) counts: a lenient parser may still read it as the key.
-  if (!SECRET_NAME.test(decoded) && !(eq !== -1 && BAD_ESCAPE.test(part.slice(0, eq)))) return part;
-  if (eq !== -1 && !/[=&;]/.test(looselyDecoded(part.slice(0, eq)))) return `${part.slice(0, eq)}=${REDACTED}`;
+  const nameBadlyEscaped = eq !== -1 && BAD_ESCAPE.test(part.slice(0, eq));
+  if (!SECRET_NAME.test(decoded) && !nameBadlyEscaped) return part;
+  const name = eq === -1 ? '' : looselyDecoded(part.slice(0, eq));
+  // The secret's name only in a path segment or another parameter's value: redacted only when a
+  // value could follow it there; route words are kept, or every console URL under api-keys loses its path.
+  if (!SECRET_NAME.test(name) && !nameBadlyEscaped && PLAIN_WORDS.test(eq === -1 ? decoded : looselyDecoded(part.slice(eq + 1)))) {
+    return inQuery && eq === -1 && ONLY_SECRET_NAME.test(decoded) ? `${part}=${REDACTED}` : part;
+  }
+  if (eq !== -1 && !/[=&;]/.test(name)) return `${part.slice(0, eq)}=${REDACTED}`;
   if (eq === -1 && ONLY_SECRET_NAME.test(decoded)) return `${part}=${REDACTED}`;
   return REDACTED;
 }
@@ -76,10 +89,9 @@ function redactPart(sent: string): string {
 export function redactUrl(url: string): string {
   const decodedUrl = looselyDecoded(url);
   if (!SECRET_NAME.test(decodedUrl) && !MAY_HOLD_TOKEN.test(decodedUrl) && !KEY_SHAPED.test(decodedUrl) && !BAD_ESCAPE.test(url)) return url;
-  return url
-    .split(PART)
-    .map((part, i) => (i % 2 === 1 ? part : redactPart(part)))
-    .join('');
+  const parts = url.split(PART);
+  const query = parts.indexOf('?');
+  return parts.map((part, i) => (i % 2 === 1 ? part : redactPart(part, query !== -1 && i > query))).join('');
 }
 
 /** A request's one log line; the request id comes from the child logger's bindings. */

@@ -22,6 +22,7 @@ import type { Durations } from '../../domain/orders/states.js';
 import type { LinkChecker } from '../../domain/orders/link-checker.js';
 import type { PlacementGroups } from '../../domain/orders/place-orders.js';
 import type { Limiter } from '../plugins/rate-limit.js';
+import type { SecretBox } from '../../domain/webhooks/secret-box.js';
 
 const buyerAndPublisherRoutes: FastifyPluginAsyncZod<{
   pool: pg.Pool;
@@ -35,7 +36,8 @@ const buyerAndPublisherRoutes: FastifyPluginAsyncZod<{
   outboundPolicy: OutboundPolicy;
   linkChecker: LinkChecker;
   limiter: Limiter;
-}> = async (app, { pool, search, workspaces, publicBaseUrl, approvalBaseUrl, clock, durations, placementGroups, outboundPolicy, linkChecker, limiter }) => {
+  webhookSecrets: SecretBox;
+}> = async (app, { pool, search, workspaces, publicBaseUrl, approvalBaseUrl, clock, durations, placementGroups, outboundPolicy, linkChecker, limiter, webhookSecrets }) => {
   // A route that names no query parameters takes none: `POST /orders?dry_run=true` must not place
   // an order as if the parameter meant something (list endpoints name theirs, strictly too).
   app.addHook('onRoute', (route) => {
@@ -61,7 +63,7 @@ const buyerAndPublisherRoutes: FastifyPluginAsyncZod<{
   ];
   for (const p of parties) {
     await app.register(eventRoutes, { ...p, pool, publicBaseUrl });
-    await app.register(webhookEndpointRoutes, { ...p, pool, clock, publicBaseUrl, outboundPolicy, limiter });
+    await app.register(webhookEndpointRoutes, { ...p, pool, clock, publicBaseUrl, outboundPolicy, secrets: webhookSecrets, limiter });
   }
 };
 

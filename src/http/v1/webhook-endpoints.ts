@@ -10,6 +10,7 @@ import { DomainError } from '../../domain/errors.js';
 import { ownerId } from '../../domain/events/event-types.js';
 import type { Limiter } from '../plugins/rate-limit.js';
 import type { OutboundPolicy } from '../../outbound/address-policy.js';
+import type { SecretBox } from '../../domain/webhooks/secret-box.js';
 import { onceFor, sendKept } from '../plugins/idempotency.js';
 import { authErrors, bearerSecurity, errorResponses } from '../../schemas/common.js';
 import { webhookDelivery, webhookEndpoint, webhookEndpointBody, webhookEndpointWithSecret } from '../../schemas/events.js';
@@ -21,6 +22,7 @@ export interface WebhookRouteDeps {
   clock: Clock;
   publicBaseUrl: string | undefined;
   outboundPolicy: OutboundPolicy;
+  secrets: SecretBox;
   /** Counts resends, per owner and endpoint (the per-key limiter's store, its own buckets). */
   limiter: Limiter;
   party: Viewer['party'];
@@ -30,14 +32,14 @@ export interface WebhookRouteDeps {
 const deliveryParams = z.object({ id: idParam.shape.id, delivery_id: idParam.shape.id });
 
 /** /webhook-endpoints: a workspace's (or, under /publisher, a publisher's) keys read its endpoints; keys with `manage_webhooks` change them. */
-export const webhookEndpointRoutes: FastifyPluginAsyncZod<WebhookRouteDeps> = async (app, { pool, clock, publicBaseUrl, outboundPolicy, limiter, party, owner }) => {
+export const webhookEndpointRoutes: FastifyPluginAsyncZod<WebhookRouteDeps> = async (app, { pool, clock, publicBaseUrl, outboundPolicy, secrets, limiter, party, owner }) => {
   const config: { auth: AuthMode } = { auth: party === 'publisher' ? 'publisher' : 'buyer' };
   // POSTs take an optional Idempotency-Key, like every POST of the API: a retried creation
   // answers the same endpoint (and secret) instead of making a second one.
   const postConfig = { ...config, idempotency: 'optional' as const, manageWebhooks: true };
   // Reading the endpoints and their deliveries takes any key; changing them, `manage_webhooks`.
   const changeConfig = { ...config, manageWebhooks: true };
-  const actions = { pool, clock, outboundPolicy };
+  const actions = { pool, clock, outboundPolicy, secrets };
   const tags = [party === 'buyer' ? 'Events' : 'Publisher'];
   const op = (name: string) => (party === 'buyer' ? name : `publisher${name[0]!.toUpperCase()}${name.slice(1)}`);
   const whose = party === 'buyer' ? "the workspace's" : "the publisher's";

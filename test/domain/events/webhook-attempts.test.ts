@@ -2,6 +2,7 @@ import { createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { deliverDue } from '../../../src/domain/webhooks/deliver.js';
+import { webhookSecretBox } from '../../../src/domain/webhooks/secret-box.js';
 import { RESENDS_PER_MINUTE } from '../../../src/domain/webhooks/endpoints.js';
 import type { OutboundClient } from '../../../src/outbound/http-client.js';
 import { setupApp } from '../../helpers/app.js';
@@ -18,6 +19,7 @@ describe('an attempt that throws is a failed attempt (deliverDue on its own)', a
   const database = await createTestDatabase({ max: 4 });
   afterAll(() => database.drop());
   const settings = { timeoutMs: 1000, retryBaseMs: 60_000, disableAfterMs: 72 * HOUR };
+  const box = webhookSecretBox(database.pool, undefined);
 
   async function pendingDelivery(url: string, at: number) {
     const ws = await workspaceWithKeys(database.pool);
@@ -46,21 +48,21 @@ describe('an attempt that throws is a failed attempt (deliverDue on its own)', a
       const client = { post, get: post, close() {} } as unknown as OutboundClient;
       let t = Date.parse('2026-11-01T00:00:00Z');
       const { endpointId, deliveryId, workspaceId } = await pendingDelivery('https://93.184.215.14/hook', t);
-      expect(await deliverDue(database.pool, client, settings, () => t)).toBe(1);
+      expect(await deliverDue(database.pool, client, settings, () => t, box)).toBe(1);
       const first = await delivery(deliveryId);
       expect(first).toMatchObject({ status: 'pending', attempts: 1, last_error: 'could not send: boom', last_status_code: null });
       // Backoff: the base, plus up to a fifth.
       expect(first.next_attempt_at.getTime()).toBeGreaterThanOrEqual(t + 60_000);
       expect(first.next_attempt_at.getTime()).toBeLessThanOrEqual(t + 72_000);
       t = first.next_attempt_at.getTime() - 1; // a moment before the backoff ends (its length is random)
-      expect(await deliverDue(database.pool, client, settings, () => t)).toBe(0); // not due yet
+      expect(await deliverDue(database.pool, client, settings, () => t, box)).toBe(0); // not due yet
       t = first.next_attempt_at.getTime();
-      expect(await deliverDue(database.pool, client, settings, () => t)).toBe(1);
+      expect(await deliverDue(database.pool, client, settings, () => t, box)).toBe(1);
       const second = await delivery(deliveryId);
       expect(second).toMatchObject({ status: 'pending', attempts: 2 });
       expect(second.next_attempt_at.getTime()).toBeGreaterThanOrEqual(t + 120_000);
       t = Date.parse('2026-11-01T00:00:00Z') + 73 * HOUR;
-      expect(await deliverDue(database.pool, client, settings, () => t)).toBe(1);
+      expect(await deliverDue(database.pool, client, settings, () => t, box)).toBe(1);
       expect(await delivery(deliveryId)).toMatchObject({ status: 'failed', attempts: 3, next_attempt_at: null });
       const { rows } = await database.pool.query('SELECT disabled_at FROM webhook_endpoints WHERE id = $1', [endpointId]);
       expect(rows[0].disabled_at).toEqual(new Date(t));

@@ -1,0 +1,13 @@
+import { randomBytes } from 'node:crypto';
+import { ensureAppSecret } from '../../db/app-secrets.js';
+import type { Db } from '../../db/handle.js';
+
+const CSRF_KEY_NAME = 'console_csrf_hmac_key';
+
+/**
+ * The HMAC key of the console's CSRF tokens, which carry a keyed hash of the session they were
+ * made for. Stored in app_secrets, so a token made by one process is good on every other.
+ */
+export function consoleCsrfKey(pool: Db): Promise<string> {
+  return ensureAppSecret(pool, CSRF_KEY_NAME, () => randomBytes(32).toString('base64url'));
+}
