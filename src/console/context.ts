@@ -66,6 +66,8 @@ declare module 'fastify' {
     consoleTarget: ConsoleTarget | null;
     /** A workspace page's count of approval requests waiting (the navigation shows it), read when the page is rendered. */
     consolePendingApprovals: (() => Promise<number>) | null;
+    /** The key of the CSRF tokens' session binding (app_secrets), read before the route runs. */
+    consoleCsrfKey: string;
   }
 }
 

@@ -77,6 +77,7 @@ async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps) {
   app.decorateRequest('consoleTargets', null as unknown as ConsoleTarget[]);
   app.decorateRequest('consoleTarget', null);
   app.decorateRequest('consolePendingApprovals', null);
+  app.decorateRequest('consoleCsrfKey', '');
   app.addHook('onRequest', async (request) => {
     request.consoleTargets = [];
   });
@@ -91,7 +92,16 @@ async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps) {
     cookieKey: CSRF_COOKIE,
     cookieOpts: { path: '/app', httpOnly: true, sameSite: 'lax', secure },
     getUserInfo: csrfUserInfo,
-    csrfOpts: { hmacKey: await consoleCsrfKey(deps.pool) },
+    // The binding is keyed in csrfUserInfo, with the stored key; the library asks for a key of
+    // its own too, which then needs no secrecy (every process must use the same one).
+    csrfOpts: { hmacKey: 'console-csrf' },
+  });
+  // The binding's key, read on the first console request rather than at start (the app starts
+  // while the database is away), after the cookies are parsed (an error page needs them); the
+  // assets need none.
+  const csrfKey = consoleCsrfKey(deps.pool);
+  app.addHook('onRequest', async (request) => {
+    if (!request.url.startsWith('/app/assets/')) request.consoleCsrfKey = await csrfKey();
   });
   await app.register(view, {
     engine: { eta: new Eta({ autoEscape: true, cache: true }) },

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { MCP_SECRET_NAME } from '../../src/db/migrate.js';
 import { DEMO_KEYS_UNSHOWN } from '../../src/demo/seed.js';
 import { migrationsFolder } from '../../src/paths.js';
 import { cleanupChildren, describeChild, eventually, type ServerChild, spawnServer, tempDataDir } from '../helpers/child.js';
@@ -64,9 +65,13 @@ describe('starting on DATABASE_URL', () => {
     expect(migrations[0]!.n).toBe(journal.entries.length);
     const workspaces = await query<{ n: number }>(url, 'SELECT count(*)::int AS n FROM workspaces');
     expect(workspaces[0]!.n).toBe(1);
-    // The demo's unshown-keys marker lives there until the keys are printed: not a secret.
-    const secrets = await query<{ n: number }>(url, `SELECT count(*)::int AS n FROM app_secrets WHERE name <> '${DEMO_KEYS_UNSHOWN}'`);
-    expect(secrets[0]!.n).toBe(1);
+    // The demo's unshown-keys marker lives there until the keys are printed: not a secret. Besides
+    // the migration's secret, only the keys a process stores on first use (the webhook secrets'
+    // key, by the event worker; the console's CSRF key), one row each that every process reads.
+    const secrets = await query<{ name: string }>(url, `SELECT name FROM app_secrets WHERE name <> '${DEMO_KEYS_UNSHOWN}' ORDER BY name`);
+    const names = secrets.map((s) => s.name);
+    expect(names).toContain(MCP_SECRET_NAME);
+    for (const name of names) expect([MCP_SECRET_NAME, 'secrets_key', 'console_csrf_hmac_key']).toContain(name);
 
     // The demo keys work on both processes (they share the data).
     const printer = printedKeys(a!) ? a! : b!;

@@ -125,5 +125,12 @@ describe('a database that accepts connections but never answers', () => {
     // It waited for the connect timeout (the listener never answers), and no longer.
     expect(elapsed).toBeGreaterThanOrEqual(CONNECT_TIMEOUT_MS - 50);
     expect(elapsed).toBeLessThan(HANG_MS);
+
+    // The console too (its CSRF key is read on the first console request, not at start): a 503 page.
+    started = Date.now();
+    const page = await stuckApp.app.inject({ method: 'GET', url: '/app/sign-in' });
+    expect(page.statusCode).toBe(503);
+    expect(page.body).toContain('Unavailable');
+    expect(Date.now() - started).toBeLessThan(HANG_MS);
   });
 });
