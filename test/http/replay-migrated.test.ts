@@ -46,6 +46,9 @@ describe('POST /api/v1/orders and MCP place-orders: a record kept before the out
     );
     // The migrations after 0031 undone, so that 0031 and they apply again (drizzle applies those
     // newer than the newest it recorded).
+    await q(`DROP TABLE event_cursors, notification_reminders, notification_digest_items`);
+    await q(`ALTER TABLE memberships DROP COLUMN notifications`);
+    await q(`DROP INDEX api_keys_expires_idx`);
     await q(`DROP TABLE approval_requests`);
     await q(`DROP TYPE approval_action, approval_status`);
     await q(`ALTER TABLE workspaces DROP COLUMN approval_above_cents`);
@@ -54,7 +57,7 @@ describe('POST /api/v1/orders and MCP place-orders: a record kept before the out
     await q(`DROP TABLE user_tokens, mail_outbox`);
     await q(`DROP TYPE user_token_purpose, mail_status`);
     await q(`ALTER TABLE users DROP COLUMN email_verified_at`);
-    await q(`DELETE FROM drizzle.__drizzle_migrations WHERE id IN (SELECT id FROM drizzle.__drizzle_migrations ORDER BY created_at DESC LIMIT 3)`);
+    await q(`DELETE FROM drizzle.__drizzle_migrations WHERE id IN (SELECT id FROM drizzle.__drizzle_migrations ORDER BY created_at DESC LIMIT 4)`);
     await migrateOnly(h.database.pool);
     const { rows } = await q(`SELECT count(*)::int AS n FROM idempotency_records WHERE outcome IS NOT NULL AND key LIKE 'before-%'`);
     expect(rows[0].n).toBe(2);
