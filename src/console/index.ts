@@ -29,6 +29,7 @@ import { webhookPages } from './pages/webhooks.js';
 import { overviewPages } from './pages/overview.js';
 import { oauthConsentPages } from './pages/oauth-consent.js';
 import { connectedAppPages } from './pages/connected-apps.js';
+import { notificationPages, unsubscribePages } from './pages/notifications.js';
 import { CSRF_COOKIE, isSecure, signedInGate } from './session.js';
 
 const consoleDir = join(projectRoot, 'src', 'console');
@@ -99,6 +100,7 @@ async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps) {
     // A request no route takes (another method on a form's path) is answered 404 by the
     // not-found handler, not "form expired".
     if (request.method === 'GET' || request.method === 'HEAD' || request.is404) return;
+    if (request.routeOptions.config?.formToken === false) return;
     await new Promise<void>((resolve, reject) => {
       app.csrfProtection(request, reply, (err?: Error) => (err ? reject(err) : resolve()));
     });
@@ -126,6 +128,7 @@ async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps) {
   await app.register(authPages, { deps, sessions, limits });
   await app.register(invitationPages, { deps, sessions, limits });
   await app.register(accountLinkPages, { deps, sessions, limits });
+  await app.register(unsubscribePages, { deps });
 
   // Everything below needs a signed-in person: one gate for all of it.
   await app.register(async (signedIn) => {
@@ -150,6 +153,7 @@ async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps) {
           await target.register(placeOrderPages, { deps });
           await target.register(approvalPages, { deps });
           await target.register(connectedAppPages, { deps });
+          await target.register(notificationPages, { deps });
         },
         { prefix },
       );
