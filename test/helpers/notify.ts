@@ -5,7 +5,7 @@ import { sweepNotifications } from '../../src/domain/notifications/sweep.js';
 import { addMember } from '../../src/domain/users/memberships.js';
 import { createUser } from '../../src/domain/users/user-service.js';
 import type { Harness } from './app.js';
-import type { TestSmtp } from './smtp.js';
+import type { ReceivedMail, TestSmtp } from './smtp.js';
 
 // Notifications (docs/mail.md) driven step by step, as the event tests drive the sequencer: the
 // change commits, the sequencer positions its events, the notifier turns them into mails, the
@@ -41,7 +41,7 @@ export async function sweepAndSend(h: Harness, smtp: TestSmtp) {
 }
 
 /** A raw header line of a received mail (mailparser folds List-* headers into one object; the line is what was sent). */
-export function headerLine(mail: { parsed: { headerLines: Array<{ key: string; line: string }> } }, name: string): string | undefined {
+export function headerLine(mail: ReceivedMail, name: string): string | undefined {
   const line = mail.parsed.headerLines.find((l) => l.key === name.toLowerCase())?.line;
   return line?.replace(/\r?\n[ \t]+/g, ' ').slice(name.length + 1).trim();
 }
