@@ -232,6 +232,17 @@ describe('Reminders the deadline sweep derives — happy', () => {
     expect(rows).toHaveLength(1);
   });
 
+  it('a state that lasts a day or less (a one-day turnaround) has no reminder: its deadline was that near from the start', async () => {
+    const s = await parties([{ turnaround_days: 1 }]);
+    const res = await kit.place(s.ws.spendKey, { offer_ids: [s.p.offers[0]!.id], target_url: TARGET, anchor_text: 'our product' });
+    const id = res.json().data[0].id as number;
+    expect((await kit.pub(s.p.publisherKey, `${id}/accept`)).json().data.status).toBe('writing');
+    await deliverAll(h, smtp);
+    clock.advance(3_600_000);
+    const swept = await sweepAndSend(h, smtp);
+    expect(to(swept.mails, s.pubMember.email)).toEqual([]);
+  });
+
   it('a key expiring within 7 days: its workspace\'s owners and members are told once; a key made to last a few days is not', async () => {
     const { ws } = await kit.setup();
     const owner = await personIn(h, { workspaceId: ws.workspaceId }, 'owner');

@@ -52,7 +52,8 @@ interface DueOrder {
 
 /**
  * Reminds the side whose turn it is of every deadline less than 24 hours away that was not
- * reminded yet. Answers how many reminders it recorded.
+ * reminded yet. A state that lasts a day or less has no "24 hours before" to remind at: the
+ * deadline is as near as it was when the order entered it. Answers how many reminders it recorded.
  */
 export async function remindDeadlines(pool: Db, site: MailSite, now: number): Promise<number> {
   let recorded = 0;
@@ -64,10 +65,10 @@ export async function remindDeadlines(pool: Db, site: MailSite, now: number): Pr
         text: `SELECT o.id, o.status, o.deadline_at, o.workspace_id, o.publisher_id, ol.name AS outlet_name, ol.domain AS outlet_domain, f.title AS offer_title
                  FROM orders o JOIN outlets ol ON ol.id = o.outlet_id JOIN offers f ON f.id = o.offer_id
                 WHERE o.status NOT IN ('completed', 'declined', 'expired', 'cancelled') AND o.status = ANY($3::order_status[])
-                  AND o.deadline_at > $1 AND o.deadline_at <= $2
+                  AND o.deadline_at > $1 AND o.deadline_at <= $2 AND o.deadline_at - o.state_entered_at > $4 * interval '1 millisecond'
                   AND NOT EXISTS (SELECT 1 FROM notification_reminders r WHERE r.kind = 'deadline_reminder' AND r.subject_id = o.id AND r.subject_at = o.deadline_at)
                 ORDER BY o.deadline_at, o.id LIMIT ${BATCH}`,
-        values: [new Date(now), new Date(now + DEADLINE_NOTICE_MS), WITH_A_TURN],
+        values: [new Date(now), new Date(now + DEADLINE_NOTICE_MS), WITH_A_TURN, DEADLINE_NOTICE_MS],
       });
       if (rows.length === 0) return { found: 0, recorded: 0 };
       const mine = await record(tx, 'deadline_reminder', rows.map((o) => ({ id: o.id, at: o.deadline_at })), now);
