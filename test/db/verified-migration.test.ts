@@ -11,11 +11,14 @@ const q = (text: string, values: unknown[] = []) => database.pool.query(text, va
 
 describe('Migration 0033 (mail) — happy', () => {
   it('marks the users that existed before it as having confirmed their address', async () => {
-    // The database as it was before 0033, with a user in it.
+    // The database as it was before 0033 (0034 undone first), with a user in it.
+    await q(`DROP TABLE event_cursors, notification_reminders, notification_digest_items`);
+    await q(`ALTER TABLE memberships DROP COLUMN notifications`);
+    await q(`DROP INDEX api_keys_expires_idx`);
     await q(`DROP TABLE user_tokens, mail_outbox`);
     await q(`DROP TYPE user_token_purpose, mail_status`);
     await q(`ALTER TABLE users DROP COLUMN email_verified_at`);
-    await q(`DELETE FROM drizzle.__drizzle_migrations WHERE id IN (SELECT id FROM drizzle.__drizzle_migrations ORDER BY created_at DESC LIMIT 1)`);
+    await q(`DELETE FROM drizzle.__drizzle_migrations WHERE id IN (SELECT id FROM drizzle.__drizzle_migrations ORDER BY created_at DESC LIMIT 2)`);
     await q(`INSERT INTO users (email, name, password_hash) VALUES ('before@example.com', 'Bea Before', 'x')`);
     await migrateOnly(database.pool);
     const { rows } = await q(`SELECT email_verified_at FROM users WHERE email = 'before@example.com'`);
