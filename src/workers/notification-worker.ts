@@ -21,9 +21,22 @@ declare module 'fastify' {
  */
 export const notificationWorker = fp(
   async function notificationWorker(app: FastifyInstance, opts: { pool: pg.Pool; clock: Clock; intervalMs: number; site: MailSite }) {
-    // The cursor starts at the feed's newest event the first time any process starts with it.
-    await startNotificationCursor(opts.pool, opts.clock.now());
-    const drain = () => notifyFromEvents(opts.pool, opts.site, opts.clock.now());
+    // The cursor starts at the feed's newest event the first time any process starts with it:
+    // when the app is ready, so what happens from then on is told. A database away at that moment
+    // does not stop the start (readiness reports it); the first run makes the cursor instead.
+    let started = false;
+    const start = async () => {
+      if (started) return;
+      await startNotificationCursor(opts.pool, opts.clock.now());
+      started = true;
+    };
+    app.addHook('onReady', async () => {
+      await start().catch((err) => app.log.warn({ err: (err as Error).message }, 'the notifications cursor could not be made yet; the first run will'));
+    });
+    const drain = async () => {
+      await start();
+      return notifyFromEvents(opts.pool, opts.site, opts.clock.now());
+    };
     app.decorate('notifier', { drain });
     if (opts.intervalMs <= 0) return;
     repeatInBackground(app, opts.intervalMs, 'notifications', async () => {
