@@ -36,6 +36,7 @@ import { outboundPolicyFor } from './domain/orders/configured-checker.js';
 import { linkCheckerPlugin } from './http/plugins/link-checker.js';
 import { eventWorker } from './workers/event-worker.js';
 import { mailWorker } from './workers/mail-worker.js';
+import { notificationWorker } from './workers/notification-worker.js';
 import { loggingTransport } from './domain/mail/deliver.js';
 import { createSmtpTransport } from './outbound/smtp.js';
 import { createOutboundClient } from './outbound/http-client.js';
@@ -244,6 +245,8 @@ export const marketplaceApp = fp(
       eventRetentionDays: deps.config.EVENT_RETENTION_DAYS,
       approvalBaseUrl: consoleBaseUrl(deps.config),
       oauthUnusedClientHours: deps.config.OAUTH_UNUSED_CLIENT_HOURS,
+      site: { baseUrl: consoleBaseUrl(deps.config) },
+      digestHourUtc: deps.config.NOTIFICATION_DIGEST_HOUR,
     });
     await app.register(eventWorker, {
       pool: deps.database.pool,
@@ -260,6 +263,13 @@ export const marketplaceApp = fp(
 
     // Mail (docs/mail.md): over SMTP, or without SMTP_URL one log line per mail, links included.
     if (!deps.config.SMTP_URL) app.log.warn('SMTP_URL is not set: mails are written to this log instead of sent (docs/mail.md)');
+    // Notifications from the event feed (docs/mail.md), queued into the outbox the mail worker sends.
+    await app.register(notificationWorker, {
+      pool: deps.database.pool,
+      clock,
+      intervalMs: deps.config.MAIL_POLL_INTERVAL_MS,
+      site: { baseUrl: consoleBaseUrl(deps.config) },
+    });
     await app.register(mailWorker, {
       pool: deps.database.pool,
       clock,

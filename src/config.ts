@@ -132,6 +132,8 @@ export const configSchema = z.object({
   MAIL_TIMEOUT_MS: z.coerce.number().int().min(50).max(300_000).default(30_000),
   MAIL_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(30_000),
   MAIL_GIVE_UP_HOURS: z.coerce.number().positive().max(24 * 30).default(24),
+  // The hour (UTC, 0–23) at which each person's daily digest of notifications is written.
+  NOTIFICATION_DIGEST_HOUR: z.coerce.number().int().min(0).max(23).default(7),
   // required: an unconfirmed address sees only "Check your email"; optional: the console, but no
   // invitation accepted and no spending key made until the address is confirmed.
   EMAIL_VERIFICATION: z.enum(['required', 'optional']).default('required'),

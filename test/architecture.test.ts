@@ -51,6 +51,7 @@ const areaMayImport: Record<string, string[]> = {
   limits: [],
   mail: [],
   money: [],
+  notifications: ['events', 'mail', 'orders', 'users'],
   oauth: ['keys', 'users'],
   orders: ['events', 'idempotency', 'keys', 'ledger', 'money', 'outlets', 'placements', 'users', 'workspaces'],
   outlets: ['money'],

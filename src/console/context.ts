@@ -58,6 +58,13 @@ export interface SignedIn {
 }
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * false: a POST the console takes without its form token (the CSRF check), for a route whose
+     * URL carries what authorises it (the one-click unsubscribe a mail client posts, RFC 8058).
+     */
+    formToken?: boolean;
+  }
   interface FastifyRequest {
     /** The signed-in person (set by the gate in front of every signed-in route). */
     consoleUser: SignedIn | null;

@@ -32,6 +32,7 @@ import { oauthConsentPages } from './pages/oauth-consent.js';
 import { connectedAppPages } from './pages/connected-apps.js';
 import { CSRF_COOKIE, csrfUserInfo } from './cookies.js';
 import { isSecure, signedInGate } from './session.js';
+import { notificationPages, unsubscribePages } from './pages/notifications.js';
 
 const consoleDir = join(projectRoot, 'src', 'console');
 
@@ -118,6 +119,7 @@ async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps) {
     // A request no route takes (another method on a form's path) is answered 404 by the
     // not-found handler, not "form expired".
     if (request.method === 'GET' || request.method === 'HEAD' || request.is404) return;
+    if (request.routeOptions.config?.formToken === false) return;
     await new Promise<void>((resolve, reject) => {
       app.csrfProtection(request, reply, (err?: Error) => (err ? reject(err) : resolve()));
     });
@@ -151,6 +153,7 @@ async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps) {
   await app.register(authPages, { deps, sessions, limits });
   await app.register(invitationPages, { deps, sessions, limits });
   await app.register(accountLinkPages, { deps, sessions, limits });
+  await app.register(unsubscribePages, { deps });
 
   // Everything below needs a signed-in person: one gate for all of it.
   await app.register(async (signedIn) => {
@@ -175,6 +178,7 @@ async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps) {
           await target.register(placeOrderPages, { deps });
           await target.register(approvalPages, { deps });
           await target.register(connectedAppPages, { deps });
+          await target.register(notificationPages, { deps });
         },
         { prefix },
       );

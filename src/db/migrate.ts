@@ -9,6 +9,8 @@ import { migrationsFolder } from '../paths.js';
 const MIGRATION_LOCK = 72_616_001;
 
 export const MCP_SECRET_NAME = 'mcp_confirmation_secret';
+/** The key that signs the one-click unsubscribe links of notification mails (docs/mail.md). */
+export const UNSUBSCRIBE_SECRET_NAME = 'unsubscribe_key';
 
 /**
  * Applies pending migrations and makes sure the shared secrets exist, then runs `afterMigrate`
@@ -33,8 +35,8 @@ export async function prepareDatabase<T>(
     try {
       await migrate(drizzle(client), { migrationsFolder });
       await client.query(
-        'INSERT INTO app_secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING',
-        [MCP_SECRET_NAME, randomBytes(32).toString('base64url')],
+        'INSERT INTO app_secrets (name, value) VALUES ($1, $2), ($3, $4) ON CONFLICT (name) DO NOTHING',
+        [MCP_SECRET_NAME, randomBytes(32).toString('base64url'), UNSUBSCRIBE_SECRET_NAME, randomBytes(32).toString('base64url')],
       );
       return afterMigrate ? await afterMigrate() : undefined;
     } finally {

@@ -8,6 +8,8 @@ export interface OutgoingMail {
   html: string;
   /** `<…@…>`, the same on every attempt of the mail. */
   messageId: string;
+  /** A notification's one-click unsubscribe address: List-Unsubscribe and List-Unsubscribe-Post (RFC 8058). */
+  listUnsubscribe?: string;
 }
 
 /**
@@ -63,8 +65,14 @@ export function createSmtpTransport(opts: { url: string; from: string; timeoutMs
           text: mail.text,
           html: mail.html,
           messageId: mail.messageId,
-          // RFC 3834: written by a program, so auto-responders do not answer it.
-          headers: { 'Auto-Submitted': 'auto-generated' },
+          // RFC 8058 one-click unsubscribe: nodemailer writes `List-Unsubscribe: <url>`; the
+          // -Post header tells the mail client it may POST to it without opening a page.
+          ...(mail.listUnsubscribe ? { list: { unsubscribe: mail.listUnsubscribe } } : {}),
+          headers: {
+            // RFC 3834: written by a program, so auto-responders do not answer it.
+            'Auto-Submitted': 'auto-generated',
+            ...(mail.listUnsubscribe ? { 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' } : {}),
+          },
           signal: AbortSignal.timeout(opts.timeoutMs),
         });
         return { ok: true };

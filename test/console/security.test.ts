@@ -17,14 +17,14 @@ import { consoleClient, signUpConfirmed } from './helpers.js';
 // answers 404 for another tenant's ids (before anything else), and refuses a form without its
 // CSRF token with 403 on the person's own workspace or publisher account.
 
-const routes: Array<{ method: string; url: string }> = [];
+const routes: Array<{ method: string; url: string; formToken?: boolean }> = [];
 const database = await createTestDatabase();
 const config = defaultConfig({ SIGNUP: 'open', PUBLIC_BASE_URL: 'http://127.0.0.1:3000', ORDER_SWEEP_INTERVAL_MS: 0, EVENTS_POLL_INTERVAL_MS: 0, LINK_CHECK_POLL_MS: 0 });
 const clock = new ManualClock(Date.now());
 const logs: string[] = [];
 const app = Fastify(serverOptions(config, createLogger('info', new Writable({ write: (c, _e, cb) => (logs.push(String(c)), cb()) }))));
 app.addHook('onRoute', (r) => {
-  for (const method of ([] as string[]).concat(r.method)) if (method !== 'HEAD') routes.push({ method, url: r.url });
+  for (const method of ([] as string[]).concat(r.method)) if (method !== 'HEAD') routes.push({ method, url: r.url, ...(r.config?.formToken === false ? { formToken: false } : {}) });
 });
 await app.register(marketplaceApp, { config, database, clock });
 await app.ready();
@@ -140,5 +140,7 @@ describe('Every signed-in console route — security', () => {
       else expect(signedOut.statusCode, `signed out: ${r.method} ${url}`).toBe(403);
       expect((await b.c.post(url, { name: 'forged' }, { csrf: false })).statusCode, `signed in: ${r.method} ${url}`).toBe(403);
     }
+    // The one route taken without a form token: the one-click unsubscribe, authorised by its signed link (docs/mail.md).
+    expect(routes.filter((r) => r.formToken === false).map((r) => `${r.method} ${r.url}`)).toEqual(['POST /app/unsubscribe']);
   });
 });

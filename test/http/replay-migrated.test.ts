@@ -50,6 +50,9 @@ describe('POST /api/v1/orders and MCP place-orders: a record kept before the out
     // The migrations after 0031 undone, so that 0031 and they apply again (drizzle applies those
     // newer than the newest it recorded). 0034 (OAuth client secrets hashed) needs no undoing: it
     // changes nothing the second time.
+    await q(`DROP TABLE event_cursors, notification_reminders, notification_digest_items`);
+    await q(`ALTER TABLE memberships DROP COLUMN notifications`);
+    await q(`DROP INDEX api_keys_expires_idx`);
     await q(`DROP TABLE approval_requests`);
     await q(`DROP TYPE approval_action, approval_status`);
     await q(`ALTER TABLE workspaces DROP COLUMN approval_above_cents`);

@@ -66,12 +66,14 @@ describe('starting on DATABASE_URL', () => {
     const workspaces = await query<{ n: number }>(url, 'SELECT count(*)::int AS n FROM workspaces');
     expect(workspaces[0]!.n).toBe(1);
     // The demo's unshown-keys marker lives there until the keys are printed: not a secret. Besides
-    // the migration's secret, only the keys a process stores on first use (the webhook secrets'
-    // key, by the event worker; the console's CSRF key), one row each that every process reads.
+    // the migration's secrets (the MCP confirmation secret, the unsubscribe links' key), only the
+    // keys a process stores on first use (the webhook secrets' key, by the event worker; the
+    // console's CSRF key), one row each that every process reads.
     const secrets = await query<{ name: string }>(url, `SELECT name FROM app_secrets WHERE name <> '${DEMO_KEYS_UNSHOWN}' ORDER BY name`);
     const names = secrets.map((s) => s.name);
     expect(names).toContain(MCP_SECRET_NAME);
-    for (const name of names) expect([MCP_SECRET_NAME, 'secrets_key', 'console_csrf_hmac_key']).toContain(name);
+    expect(names).toContain('unsubscribe_key');
+    for (const name of names) expect([MCP_SECRET_NAME, 'unsubscribe_key', 'secrets_key', 'console_csrf_hmac_key']).toContain(name);
 
     // The demo keys work on both processes (they share the data).
     const printer = printedKeys(a!) ? a! : b!;

@@ -32,7 +32,7 @@ it('a sweep stuck behind a lock is not joined by the next ticks', async () => {
   vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
   const app = Fastify();
   try {
-    await app.register(deadlineSweeper, { pool: database.pool, clock: new ManualClock(), durations: durationsFrom(defaultConfig()), intervalMs: 20, eventRetentionDays: 30, approvalBaseUrl: 'http://127.0.0.1:3000' });
+    await app.register(deadlineSweeper, { pool: database.pool, clock: new ManualClock(), durations: durationsFrom(defaultConfig()), intervalMs: 20, eventRetentionDays: 30, approvalBaseUrl: 'http://127.0.0.1:3000', site: { baseUrl: 'http://127.0.0.1:3000' }, digestHourUtc: 7 });
     await app.ready();
     vi.advanceTimersByTime(20 * 10); // ten ticks
     // The first sweep reaches the lock; give the others every chance to (the pool has room for them).

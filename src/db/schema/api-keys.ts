@@ -57,6 +57,8 @@ export const apiKeys = pgTable(
   (t) => [
     index('api_keys_workspace_idx').on(t.workspaceId),
     index('api_keys_publisher_idx').on(t.publisherId),
+    // The sweep that mails "a key expiring within 7 days" reads only live keys with an expiry.
+    index('api_keys_expires_idx').on(t.expiresAt).where(sql`${t.expiresAt} IS NOT NULL AND ${t.revokedAt} IS NULL`),
     index('api_keys_budget_idx').on(t.budgetKeyId).where(sql`${t.budgetKeyId} IS NOT NULL`),
     check(
       'api_keys_limits',

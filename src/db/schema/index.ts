@@ -16,3 +16,4 @@ export * from './users.js';
 export * from './oauth.js';
 export * from './approvals.js';
 export * from './mail.js';
+export * from './notifications.js';

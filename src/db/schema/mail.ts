@@ -24,6 +24,11 @@ export const mailOutbox = pgTable(
     /** The parts as sent; emptied once the mail is sent or given up, since they may hold a link's token. */
     bodyText: text('body_text'),
     bodyHtml: text('body_html'),
+    /**
+     * A notification's one-click unsubscribe address (RFC 8058: the List-Unsubscribe header);
+     * emptied with the parts, since it carries a signed token.
+     */
+    listUnsubscribe: text('list_unsubscribe'),
     /** The same on every attempt, so a receiver can drop a mail sent twice. */
     messageId: text('message_id').notNull(),
     status: mailStatus('status').notNull().default('pending'),

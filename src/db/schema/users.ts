@@ -63,6 +63,11 @@ export const memberships = pgTable(
     workspaceId: integer('workspace_id').references(() => workspaces.id),
     publisherId: integer('publisher_id').references(() => publishers.id),
     role: memberRole('role').notNull(),
+    /**
+     * The person's notification settings here (docs/mail.md): kind → `now`, `digest` or `off`.
+     * A kind not in it takes the role's default, so a role changed later changes the defaults.
+     */
+    notifications: jsonb('notifications').$type<Record<string, string>>().notNull().default({}),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [

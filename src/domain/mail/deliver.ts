@@ -26,6 +26,7 @@ interface Claimed {
   subject: string;
   body_text: string;
   body_html: string;
+  list_unsubscribe: string | null;
   message_id: string;
 }
 
@@ -49,7 +50,7 @@ export interface MailAttempt {
  * deliveries do: another process skips them (SKIP LOCKED while claiming, then next_attempt_at is
  * past the attempt's timeout), and if this process dies mid-send the claim lapses and another
  * sends the mail again, with the same Message-ID. Then sends each and records the outcome; a sent
- * or given-up mail's parts are emptied (they may hold a token). Returns how many it attempted.
+ * or given-up mail's parts and unsubscribe address are emptied (they may hold a token). Returns how many it attempted.
  */
 export async function sendDueMail(
   pool: Db,
@@ -71,7 +72,7 @@ export async function sendDueMail(
                   first_attempt_at = COALESCE(m.first_attempt_at, $1)
              FROM due
             WHERE m.id = due.id
-           RETURNING m.id, m.kind, m.attempts, m.first_attempt_at, m.to_address, m.subject, m.body_text, m.body_html, m.message_id`,
+           RETURNING m.id, m.kind, m.attempts, m.first_attempt_at, m.to_address, m.subject, m.body_text, m.body_html, m.list_unsubscribe, m.message_id`,
     values: [new Date(claimedAt), new Date(claimedAt + settings.timeoutMs + CLAIM_MARGIN_MS)],
   });
   await Promise.all(rows.map((m) => attempt(pool, transport, settings, now, m, report)));
@@ -86,7 +87,14 @@ async function attempt(
   m: Claimed,
   report: (attempt: MailAttempt) => void,
 ): Promise<void> {
-  const mail: OutgoingMail = { to: m.to_address, subject: m.subject, text: m.body_text, html: m.body_html, messageId: m.message_id };
+  const mail: OutgoingMail = {
+    to: m.to_address,
+    subject: m.subject,
+    text: m.body_text,
+    html: m.body_html,
+    messageId: m.message_id,
+    ...(m.list_unsubscribe ? { listUnsubscribe: m.list_unsubscribe } : {}),
+  };
   let result: SendResult;
   try {
     result = await transport.send(mail);
@@ -104,7 +112,8 @@ async function attempt(
               SET status = $3::mail_status, next_attempt_at = $4, last_error = $5,
                   sent_at = CASE WHEN $3::mail_status IN ('sent', 'logged') THEN $6 ELSE sent_at END,
                   body_text = CASE WHEN $3::mail_status = 'pending' THEN body_text END,
-                  body_html = CASE WHEN $3::mail_status = 'pending' THEN body_html END
+                  body_html = CASE WHEN $3::mail_status = 'pending' THEN body_html END,
+                  list_unsubscribe = CASE WHEN $3::mail_status = 'pending' THEN list_unsubscribe END
             WHERE id = $1 AND attempts = $2 AND status = 'pending'`,
     values: [
       m.id,

@@ -7,7 +7,24 @@ import type { ComposedMail } from './compose.js';
  * (the link's token row, the invitation; a notification's event), so writing the same mail twice
  * (a retried transaction, two processes reacting to one event) queues it once.
  */
-export const mailKinds = ['verify_email', 'reset_password', 'invitation'] as const;
+export const mailKinds = [
+  'verify_email',
+  'reset_password',
+  'invitation',
+  // Notifications (src/domain/notifications/kinds.ts): one per event, or reminder, and person.
+  'order_to_accept',
+  'content_in',
+  'draft_ready',
+  'placement_live',
+  'link_lost',
+  'approval_request',
+  'deadline_reminder',
+  'budget_exhausted',
+  'webhook_disabled',
+  'key_expiring',
+  // A person's daily digest of the notifications set to it: the subject is the day.
+  'digest',
+] as const;
 export type MailKind = (typeof mailKinds)[number];
 
 /** Where a mail's links point: the console's absolute address (`consoleBaseUrl`). */
@@ -21,6 +38,8 @@ export interface NewMail extends ComposedMail {
   /** The person it goes to, when the address has an account. */
   userId: number | null;
   to: string;
+  /** A notification's one-click unsubscribe address (RFC 8058), sent as List-Unsubscribe. */
+  listUnsubscribe?: string;
 }
 
 /** A Message-ID's right-hand side: the console's host name, or localhost for an address given as an IP. */
@@ -37,12 +56,52 @@ function messageIdDomain(site: MailSite): string {
 export async function enqueueMail(q: Pick<Db, 'query'>, site: MailSite, mail: NewMail, now: number): Promise<boolean> {
   const { rowCount } = await q.query({
     name: 'mail_outbox_enqueue',
-    text: `INSERT INTO mail_outbox (kind, subject_id, user_id, to_address, subject, body_text, body_html, message_id, next_attempt_at, created_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)
+    text: `INSERT INTO mail_outbox (kind, subject_id, user_id, to_address, subject, body_text, body_html, list_unsubscribe, message_id, next_attempt_at, created_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)
            ON CONFLICT (kind, subject_id, lower(to_address)) DO NOTHING`,
-    values: [mail.kind, mail.subjectId, mail.userId, mail.to, mail.subject, mail.text, mail.html, `<${randomUUID()}@${messageIdDomain(site)}>`, new Date(now)],
+    values: [
+      mail.kind,
+      mail.subjectId,
+      mail.userId,
+      mail.to,
+      mail.subject,
+      mail.text,
+      mail.html,
+      mail.listUnsubscribe ?? null,
+      `<${randomUUID()}@${messageIdDomain(site)}>`,
+      new Date(now),
+    ],
   });
   return (rowCount ?? 0) > 0;
+}
+
+/**
+ * Queues several mails in one statement (a batch of notifications), each as `enqueueMail` would:
+ * a mail already queued is left as it is. Answers how many were new.
+ */
+export async function enqueueMails(q: Pick<Db, 'query'>, site: MailSite, mails: NewMail[], now: number): Promise<number> {
+  if (mails.length === 0) return 0;
+  const domain = messageIdDomain(site);
+  const rows = mails.map((m) => ({
+    kind: m.kind,
+    subject_id: m.subjectId,
+    user_id: m.userId,
+    to_address: m.to,
+    subject: m.subject,
+    body_text: m.text,
+    body_html: m.html,
+    list_unsubscribe: m.listUnsubscribe ?? null,
+    message_id: `<${randomUUID()}@${domain}>`,
+  }));
+  const { rowCount } = await q.query({
+    name: 'mail_outbox_enqueue_many',
+    text: `INSERT INTO mail_outbox (kind, subject_id, user_id, to_address, subject, body_text, body_html, list_unsubscribe, message_id, next_attempt_at, created_at)
+           SELECT m.kind, m.subject_id, m.user_id, m.to_address, m.subject, m.body_text, m.body_html, m.list_unsubscribe, m.message_id, $2, $2
+             FROM jsonb_to_recordset($1::jsonb) AS m(kind text, subject_id bigint, user_id int, to_address text, subject text, body_text text, body_html text, list_unsubscribe text, message_id text)
+           ON CONFLICT (kind, subject_id, lower(to_address)) DO NOTHING`,
+    values: [JSON.stringify(rows), new Date(now)],
+  });
+  return rowCount ?? 0;
 }
 
 /**
