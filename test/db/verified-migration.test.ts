@@ -14,18 +14,15 @@ const q = (text: string, values: unknown[] = []) => database.pool.query(text, va
 
 describe('Migration 0033 (mail) — happy', () => {
   it('marks the users that existed before it as having confirmed their address', async () => {
-    // The database as it was before 0033 (0034 undone first), with a user in it.
+    // The database as it was before 0033, with a user in it: the migrations after it undone first
+    // (0036 notifications, 0035 the key's creator; 0034 changes only OAuth rows and may run twice).
     await q(`DROP TABLE event_cursors, notification_reminders, notification_digest_items`);
     await q(`ALTER TABLE memberships DROP COLUMN notifications`);
     await q(`DROP INDEX api_keys_expires_idx`);
+    await q(`ALTER TABLE api_keys DROP COLUMN created_by_user_id`);
     await q(`DROP TABLE user_tokens, mail_outbox`);
     await q(`DROP TYPE user_token_purpose, mail_status`);
     await q(`ALTER TABLE users DROP COLUMN email_verified_at`);
-    // The migrations after it undone too, so that it and they apply again (0034 changes only OAuth rows and may run twice).
-    await q(`ALTER TABLE api_keys DROP COLUMN created_by_user_id`);
-    await q(`DROP TABLE event_cursors, notification_reminders, notification_digest_items`);
-    await q(`ALTER TABLE memberships DROP COLUMN notifications`);
-    await q(`DROP INDEX api_keys_expires_idx`);
     const since0033 = (JSON.parse(readFileSync(join(migrationsFolder, 'meta', '_journal.json'), 'utf8')) as { entries: { idx: number }[] }).entries.filter((e) => e.idx >= 33).length;
     await q(`DELETE FROM drizzle.__drizzle_migrations WHERE id IN (SELECT id FROM drizzle.__drizzle_migrations ORDER BY created_at DESC LIMIT ${since0033})`);
     await q(`INSERT INTO users (email, name, password_hash) VALUES ('before@example.com', 'Bea Before', 'x')`);
