@@ -180,9 +180,15 @@ describe.skipIf(skipBrowser)('Console pages in Chromium', () => {
       const member = await person();
       await member.goto(link);
       await check(member, 'invitation');
+      // No account: the form mails the address a link, which sets the name and password and joins.
+      await member.getByRole('button', { name: 'Continue' }).click();
+      await expect.poll(() => member.getByRole('heading', { name: 'Check your email' }).count()).toBe(1);
+      await check(member, 'invitation-mailed');
+      await member.goto(await outboxLink(h.database.pool, invitee, 'invitation_proof'));
+      await check(member, 'invitation-finish');
       await member.getByLabel('Name').fill('Mia Member');
       await member.getByLabel('Password').fill(password);
-      await member.getByRole('button', { name: 'Continue' }).click();
+      await member.getByRole('button', { name: 'Join' }).click();
       await member.waitForURL(new RegExp(`${home}$`));
       // The member sees the workspace's orders (the overview links each to its page).
       await expect.poll(() => member.getByRole('link', { name: `Order ${orderId}`, exact: true }).count()).toBeGreaterThan(0);

@@ -257,10 +257,28 @@ describe('Invitations by mail — happy', () => {
     expect(parsed.html).toContain('Acme &amp; &quot;Sons&quot;');
     expect(parsed.html).not.toContain('<b>Owner</b>');
 
+    // Signed out, the form makes no account: it mails the address a link that finishes joining.
     const guest = consoleClient(h, nextIp());
-    const joined = await guest.post('/app/invitation/accept', { token: new URL(link).searchParams.get('token')!, name: 'Gus Guest', password }, { from: pathOf(link) });
+    const token = new URL(link).searchParams.get('token')!;
+    const asked = await guest.post('/app/invitation/accept', { token, password }, { from: pathOf(link) });
+    expect(asked.statusCode).toBe(200);
+    expect(asked.body).toContain('Check your email');
+    expect((await h.database.pool.query(`SELECT 1 FROM users WHERE email = 'guest@example.com'`)).rowCount).toBe(0);
+    const [finish] = await deliver('guest@example.com');
+    expect(finish!.parsed.subject).toBe('Finish joining the Marketplace console');
+    expect(finish!.parsed.text).not.toContain('Owner');
+    const mailed = linkIn(finish!.parsed.text, 'invitation');
+    expect(new URL(mailed).searchParams.get('token')).toBe(token);
+    const form = await guest.get(pathOf(mailed));
+    expect(form.body).toContain('action="/app/invitation/finish"');
+    const proof = new URL(mailed).searchParams.get('mail_token')!;
+    const short = await guest.post('/app/invitation/finish', { token, mail_token: proof, name: 'Gus Guest', password: 'short' }, { from: pathOf(mailed) });
+    expect(short.statusCode).toBe(422);
+    const joined = await guest.post('/app/invitation/finish', { token, mail_token: proof, name: 'Gus Guest', password }, { from: pathOf(mailed) });
     expect(joined.headers.location).toBe(`/app/w/${workspaceId}`);
     expect((await guest.get(`/app/w/${workspaceId}`)).statusCode).toBe(200);
+    // Used once.
+    expect((await consoleClient(h, nextIp()).post('/app/invitation/finish', { token, mail_token: proof, name: 'Again', password }, { from: '/app/sign-in' })).statusCode).toBe(409);
   });
 
   it('an account someone made with the address, never confirmed: the invitation takes it back (new password, every session ended)', async () => {
@@ -295,19 +313,24 @@ describe('Invitations by mail — happy', () => {
     const strangerPage = await consoleClient(h, nextIp()).get(pathOf(strangerLink));
     expect(formOf(page.body, 'cfo@example.com', token)).toBe(formOf(strangerPage.body, 'nobody-yet@example.com', strangerToken));
 
-    // Sent without a name, the answer is the one an address without an account gets; nothing changed.
-    const nameless = await cfo.post('/app/invitation/accept', { token, name: '', password: newPassword }, { from: pathOf(link) });
-    const namelessStranger = await consoleClient(h, nextIp()).post('/app/invitation/accept', { token: strangerToken, name: '', password: newPassword }, { from: pathOf(strangerLink) });
-    expect(nameless.statusCode).toBe(422);
-    expect(namelessStranger.statusCode).toBe(422);
-    expect(formOf(nameless.body, 'cfo@example.com', token)).toBe(formOf(namelessStranger.body, 'nobody-yet@example.com', strangerToken));
-    const problemOf = (body: string) => /<p class="problem"[^>]*>([^<]*)</.exec(body)?.[1];
-    expect(problemOf(nameless.body)).toBeDefined();
-    expect(problemOf(nameless.body)).toBe(problemOf(namelessStranger.body));
+    // Sent, the answer is the one an address without an account gets; nothing changed, nobody signed in.
+    const sent = await cfo.post('/app/invitation/accept', { token, name: 'Real CFO', password: newPassword }, { from: pathOf(link) });
+    const sentStranger = await consoleClient(h, nextIp()).post('/app/invitation/accept', { token: strangerToken, name: 'Real CFO', password: newPassword }, { from: pathOf(strangerLink) });
+    expect(sent.statusCode).toBe(200);
+    expect(sentStranger.statusCode).toBe(200);
+    expect(sent.body.replaceAll('cfo@example.com', 'EMAIL').replace(/name="_csrf" value="[^"]*"/, '')).toBe(
+      sentStranger.body.replaceAll('nobody-yet@example.com', 'EMAIL').replace(/name="_csrf" value="[^"]*"/, ''),
+    );
+    expect(sent.headers['set-cookie']).toBeUndefined();
     expect(await signInStatus('cfo@example.com', password)).not.toBe(401);
+    expect(await signInStatus('cfo@example.com', newPassword)).toBe(401);
 
-    // With a name and a password: the account is claimed, as a new account would be made.
-    const claimed = await cfo.post('/app/invitation/accept', { token, name: 'Real CFO', password: newPassword }, { from: pathOf(link) });
+    // The link mailed to the address claims the account, as a new account would be made.
+    const [finish] = await deliver('cfo@example.com');
+    const mailed = linkIn(finish!.parsed.text, 'invitation');
+    const proof = new URL(mailed).searchParams.get('mail_token')!;
+    expect((await cfo.get(pathOf(mailed))).body).toContain('action="/app/invitation/finish"');
+    const claimed = await cfo.post('/app/invitation/finish', { token, mail_token: proof, name: 'Real CFO', password: newPassword }, { from: pathOf(mailed) });
     expect(claimed.statusCode).toBe(303);
     expect(claimed.headers.location).toBe(`/app/w/${workspaceId}`);
     expect((await cfo.get(`/app/w/${workspaceId}`)).statusCode).toBe(200);
@@ -317,6 +340,54 @@ describe('Invitations by mail — happy', () => {
     const user = await h.database.pool.query(`SELECT name, email_verified_at FROM users WHERE email = 'cfo@example.com'`);
     expect(user.rows[0].name).toBe('Real CFO');
     expect(user.rows[0].email_verified_at).not.toBeNull();
+  });
+
+  it('an owner who invites an unconfirmed account and uses the copied link signed out does not take it over', async () => {
+    // The victim signed up, never confirmed, and belongs to a workspace.
+    const victim = await signUp('target@example.com', 'Tia Target');
+    await deliver('target@example.com');
+    const victimId = (await h.database.pool.query<{ id: number }>(`SELECT id FROM users WHERE email = 'target@example.com'`)).rows[0]!.id;
+    const victimWs = (await createWorkspace(h.database.pool, { name: 'Tia private' })).id;
+    await addMember(h.database.pool, { workspaceId: victimWs }, victimId, 'owner');
+    // The attacker owns a workspace and invites the victim's address, then copies the link.
+    const attacker = await createUser(h.database.pool, { email: 'mallory@example.com', name: 'Mallory', password });
+    const ownWs = (await createWorkspace(h.database.pool, { name: 'Bait' })).id;
+    await addMember(h.database.pool, { workspaceId: ownWs }, attacker.id, 'owner');
+    const m = consoleClient(h, nextIp());
+    await m.post('/app/sign-in', { email: 'mallory@example.com', password });
+    const invited = await m.post(`/app/w/${ownWs}/settings/members/invite`, { email: 'target@example.com', role: 'member' }, { from: `/app/w/${ownWs}/settings/members` });
+    const copied = /id="invite-link"[^>]*value="([^"]+)"/.exec(invited.body)![1]!.replace(/&amp;/g, '&');
+    const token = new URL(copied).searchParams.get('token')!;
+    const before = (await h.database.pool.query(`SELECT password_hash FROM users WHERE id = $1`, [victimId])).rows[0].password_hash;
+
+    // Signed out, with a password of the attacker's choosing.
+    const out = consoleClient(h, nextIp());
+    const sent = await out.post('/app/invitation/accept', { token, name: 'Mallory', password: newPassword }, { from: pathOf(copied) });
+    expect(sent.statusCode).toBe(200);
+    expect(sent.body).toContain('Check your email');
+    expect(sent.headers['set-cookie']).toBeUndefined();
+    expect((await out.get(`/app/w/${victimWs}`)).statusCode).not.toBe(200);
+    expect(await signInStatus('target@example.com', newPassword)).toBe(401);
+    const after = await h.database.pool.query(`SELECT name, password_hash, email_verified_at FROM users WHERE id = $1`, [victimId]);
+    expect(after.rows[0]).toEqual({ name: 'Tia Target', password_hash: before, email_verified_at: null });
+    expect((await victim.c.get('/app/check-email')).statusCode).toBe(200); // the victim's session is intact
+    // A made-up proof, or none, finishes nothing.
+    for (const mail_token of ['', '9999999999.' + 'A'.repeat(43)]) {
+      const forged = await out.post('/app/invitation/finish', { token, mail_token, name: 'Mallory', password: newPassword }, { from: pathOf(copied) });
+      expect(forged.statusCode).toBe(403);
+    }
+    expect((await h.database.pool.query(`SELECT password_hash FROM users WHERE id = $1`, [victimId])).rows[0].password_hash).toBe(before);
+
+    // The mail went to the victim's address only; its link completes the claim there.
+    const finish = (await deliver('target@example.com')).find((mail) => mail.parsed.subject === 'Finish joining the Marketplace console');
+    expect(smtp.to('mallory@example.com').some((mail) => mail.parsed.subject === 'Finish joining the Marketplace console')).toBe(false);
+    const mailed = linkIn(finish!.parsed.text, 'invitation');
+    const real = consoleClient(h, nextIp());
+    const claimed = await real.post('/app/invitation/finish', { token, mail_token: new URL(mailed).searchParams.get('mail_token')!, name: 'Tia Real', password: newPassword }, { from: pathOf(mailed) });
+    expect([claimed.statusCode, /<p class="problem"[^>]*>([^<]*)</.exec(claimed.body)?.[1]]).toEqual([303, undefined]);
+    expect(claimed.headers.location).toBe(`/app/w/${ownWs}`);
+    expect((await real.get(`/app/w/${victimWs}`)).statusCode).toBe(200);
+    expect((await victim.c.get('/app')).headers.location).toBe('/app/sign-in');
   });
 
   it('signed in as an account that never confirmed its address: "Set a password to join" claims it from that session; signed out, that form claims nothing', async () => {

@@ -3,7 +3,8 @@ import { addMember } from '../../src/domain/users/memberships.js';
 import { createUser, findUserByEmail } from '../../src/domain/users/user-service.js';
 import { createWorkspace } from '../../src/domain/workspaces/workspace-service.js';
 import { setupApp } from '../helpers/app.js';
-import { consoleClient } from './helpers.js';
+import { outboxLink } from '../helpers/mail.js';
+import { consoleClient, joinByMail, seenSecrets } from './helpers.js';
 
 // SIGNUP=closed under attack: the sign-up form is gone, and an invite link adds only the invited
 // email, once, before it expires; the link's token leaves by no Referer.
@@ -54,7 +55,13 @@ describe('Console sign-up and invitation links with SIGNUP=closed (probe) — se
     const page = await c.get(`/app/invitation?token=${token}`);
     expect(page.statusCode).toBe(200);
     expect(page.headers['referrer-policy']).toBe('no-referrer');
-    const res = await c.post('/app/invitation/accept', { token, name: 'Sneak', email: 'other@example.com', password }, { from: `/app/invitation?token=${token}` });
+    const asked = await c.post('/app/invitation/accept', { token, name: 'Sneak', email: 'other@example.com', password }, { from: `/app/invitation?token=${token}` });
+    expect(asked.statusCode).toBe(200);
+    expect(await findUserByEmail(h.database.pool, 'invited-only@example.com')).toBeNull();
+    const link = await outboxLink(h.database.pool, 'invited-only@example.com', 'invitation_proof');
+    const mail_token = new URLSearchParams(link.split('?')[1]).get('mail_token')!;
+    seenSecrets.add(mail_token);
+    const res = await c.post('/app/invitation/finish', { token, mail_token, name: 'Sneak', email: 'other@example.com', password }, { from: link });
     expect(res.statusCode).toBe(303);
     expect(await findUserByEmail(h.database.pool, 'other@example.com')).toBeNull();
     expect(await findUserByEmail(h.database.pool, 'invited-only@example.com')).not.toBeNull();
@@ -83,7 +90,7 @@ describe('Console sign-up and invitation links with SIGNUP=closed (probe) — se
     const o = await owner();
     const token = await invite(o, 'leaver@example.com', 'member');
     const c = consoleClient(h, '10.9.2.5');
-    expect((await c.post('/app/invitation/accept', { token, name: 'Leaver', password }, { from: `/app/invitation?token=${token}` })).statusCode).toBe(303);
+    expect((await joinByMail(h, c, token, 'leaver@example.com', { name: 'Leaver', password })).statusCode).toBe(303);
     expect((await c.get(`${o.base}/settings/api-keys`)).statusCode).toBe(200);
     const leaver = (await findUserByEmail(h.database.pool, 'leaver@example.com'))!;
     expect((await o.c.post(`${o.base}/settings/members/${leaver.id}/remove`, {}, { from: `${o.base}/settings/members/${leaver.id}/remove` })).statusCode).toBe(303);

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { addMember, changeRole } from '../../src/domain/users/memberships.js';
 import { createUser } from '../../src/domain/users/user-service.js';
 import { setupApp } from '../helpers/app.js';
-import { consoleClient, signUpConfirmed } from './helpers.js';
+import { outboxLink } from '../helpers/mail.js';
+import { consoleClient, seenSecrets, signUpConfirmed } from './helpers.js';
 
 // A hostile review of the console: forged forms, tokens in the wrong place, hostile field values,
 // roles changed under an open session, invitations raced. Each case is an attack that must fail.
@@ -293,9 +294,14 @@ describe('Console invitation links: used twice at once (probe) — errors', () =
     const token = new URL(/id="invite-link"[^>]*value="([^"]+)"/.exec(res.body)![1]!.replaceAll('&amp;', '&')).searchParams.get('token')!;
     const c1 = consoleClient(h, '10.7.8.7');
     const c2 = consoleClient(h, '10.7.8.8');
+    // Each asks; the mailed link is then sent from both at once.
+    for (const c of [c1, c2]) expect((await c.post('/app/invitation/accept', { token }, { from: `/app/invitation?token=${token}` })).statusCode).toBe(200);
+    const link = await outboxLink(h.database.pool, email, 'invitation_proof');
+    const proof = new URLSearchParams(link.split('?')[1]).get('mail_token')!;
+    seenSecrets.add(proof);
     const [r1, r2] = await Promise.all([
-      c1.post('/app/invitation/accept', { token, name: 'One', password }, { from: `/app/invitation?token=${token}` }),
-      c2.post('/app/invitation/accept', { token, name: 'Two', password }, { from: `/app/invitation?token=${token}` }),
+      c1.post('/app/invitation/finish', { token, mail_token: proof, name: 'One', password }, { from: link }),
+      c2.post('/app/invitation/finish', { token, mail_token: proof, name: 'Two', password }, { from: link }),
     ]);
     expect([r1.statusCode, r2.statusCode].sort()).toEqual([303, 409]);
   });

@@ -5,13 +5,13 @@ import { linkIn, pathOf } from './smtp.js';
  * The path of the newest link of `kind` queued for `address` in the outbox, read from the mail's
  * text as the worker would send it: tests that run no mail worker follow links this way.
  */
-export async function outboxLink(pool: pg.Pool, address: string, kind: 'verify_email' | 'reset_password' | 'invitation'): Promise<string> {
+export async function outboxLink(pool: pg.Pool, address: string, kind: 'verify_email' | 'reset_password' | 'invitation' | 'invitation_proof'): Promise<string> {
   const { rows } = await pool.query<{ body_text: string }>(
     `SELECT body_text FROM mail_outbox WHERE lower(to_address) = lower($1) AND kind = $2 AND body_text IS NOT NULL ORDER BY id DESC LIMIT 1`,
     [address, kind],
   );
   if (!rows[0]) throw new Error(`no ${kind} mail waiting for ${address}`);
-  const path = { verify_email: 'verify-email', reset_password: 'reset-password', invitation: 'invitation' }[kind];
+  const path = { verify_email: 'verify-email', reset_password: 'reset-password', invitation: 'invitation', invitation_proof: 'invitation' }[kind];
   return pathOf(linkIn(rows[0].body_text, path));
 }
 

@@ -107,7 +107,7 @@ export async function startSmtp(opts: { reject?: string[] } = {}): Promise<TestS
 
 /** The console link of `path` (verify-email, reset-password, invitation) in a mail's text part. */
 export function linkIn(text: string | undefined, path: string): string {
-  const m = new RegExp(`https?://[^\\s]+/app/${path}\\?token=[A-Za-z0-9_%-]+`).exec(text ?? '');
+  const m = new RegExp(`https?://[^\\s]+/app/${path}\\?token=[A-Za-z0-9_%-]+(?:&mail_token=[A-Za-z0-9_.%-]+)?`).exec(text ?? '');
   if (!m) throw new Error(`no /app/${path} link in: ${text}`);
   return m[0];
 }

@@ -1,8 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, type FieldErrors, notFound } from '../../domain/errors.js';
 import type { SessionStore } from '../../domain/sessions/session-store.js';
-import { acceptInvitation, claimByInvitation, describeInvitation, invitationExpired, invitationUsed, signUpByInvitation } from '../../domain/users/invitations.js';
+import { acceptInvitation, checkInvitationProof, claimByInvitation, describeInvitation, invitationExpired, invitationUsed, joinByMailedLink, mailInvitationProof } from '../../domain/users/invitations.js';
+import { INVITATION_PROOF_MINUTES } from '../../domain/users/user-mails.js';
 import { findUserByEmail, recordSignIn, verifyCredentials } from '../../domain/users/user-service.js';
+import { consoleBaseUrl } from '../../config.js';
 import { type ConsoleDeps, page, targetHref } from '../context.js';
 import { loadSignedIn, startSession } from '../session.js';
 import { type AuthLimits, slowedMessage, takeSignInAttempt, takeSignUp, WRONG_CREDENTIALS } from './auth.js';
@@ -12,18 +14,20 @@ import { type Form, formText } from '../form.js';
 // the invited address: "Join", or, for an account that never confirmed its address, "Set a
 // password to join" (a new name and password: docs/mail.md). Not signed in: one form, the same
 // whether the address has an account or not (else the page tells anyone who can invite which
-// addresses have one): its password signs in to a confirmed account; with no account it makes
-// one, and an account never confirmed is claimed with the name and password sent, answered as
-// if it were made (whatever SIGNUP says, an invitation may add a person). The token travels in
-// the query string (redacted from logs) and in form fields, never in a redirect's `next`.
-
+// addresses have one): its password signs in to a confirmed account; for any other address the
+// answer is "Check your email", and a link is mailed to the address (…&mail_token=…) whose page
+// sets a name and password and joins: it makes the account, or claims one never confirmed. The
+// invite link alone proves nothing about the address: the owner who invites sees it too. The
+// tokens travel in the query string (redacted from logs) and in form fields, never in a redirect.
 const tokenOf = (source: unknown) => {
   const t = (source as { token?: unknown } | undefined)?.token;
   return typeof t === 'string' && t.length > 0 && t.length <= 200 ? t : '';
 };
 
-/** The 422 of the one form when the fields cannot make (or claim) an account: the same words either way. */
-const CHECK_NEW_ACCOUNT = 'Check the fields below: they make your account as you join.';
+const proofOf = (source: unknown) => {
+  const t = (source as { mail_token?: unknown } | undefined)?.mail_token;
+  return typeof t === 'string' && t.length > 0 && t.length <= 200 ? t : '';
+};
 
 export async function invitationPages(app: FastifyInstance, { deps, sessions, limits }: { deps: ConsoleDeps; sessions: SessionStore; limits: AuthLimits }) {
   /** The pending invitation a token names; an error page for any other. */
@@ -35,17 +39,22 @@ export async function invitationPages(app: FastifyInstance, { deps, sessions, li
     return invitation;
   };
 
-  const invitationPage = async (request: FastifyRequest, reply: FastifyReply, token: string, data: Record<string, unknown> = {}) => {
+  const invitationPage = async (request: FastifyRequest, reply: FastifyReply, token: string, data: Record<string, unknown> = {}, proof = '') => {
     const invitation = await pending(token);
     const signedIn = request.consoleUser ?? ((await loadSignedIn(deps, sessions, request)) ? request.consoleUser : null);
     // Signed out, nothing about the address's account is looked up: the page is the same for all.
+    // With the mailed link's proof: the form that finishes joining.
+    const proofState = !signedIn && proof ? await checkInvitationProof(deps.db, token, proof, deps.clock) : 'none';
     const mode = signedIn
       ? signedIn.email.toLowerCase() === invitation.email.toLowerCase()
         ? signedIn.emailVerified
           ? 'join'
           : 'claim'
         : 'other'
-      : 'accept';
+      : proofState === 'valid'
+        ? 'finish'
+        : 'accept';
+    if (proofState === 'expired' && !data.problem) data = { ...data, problem: `The link mailed to you has expired (it works for ${INVITATION_PROOF_MINUTES} minutes). Send the form below again for a new one.` };
     reply.header('cache-control', 'no-store');
     return page(request, reply, 'invitation', {
       title: 'Invitation',
@@ -53,12 +62,13 @@ export async function invitationPages(app: FastifyInstance, { deps, sessions, li
       invitation: { ...invitation, kindLabel: invitation.kind === 'workspace' ? 'workspace' : 'publisher account' },
       token,
       mode,
+      ...(mode === 'finish' ? { proof } : {}),
       ...(mode === 'claim' && signedIn ? { form: { name: signedIn.name } } : {}),
       ...data,
     });
   };
 
-  app.get('/invitation', async (request, reply) => invitationPage(request, reply, tokenOf(request.query)));
+  app.get('/invitation', async (request, reply) => invitationPage(request, reply, tokenOf(request.query), {}, proofOf(request.query)));
 
   // Signed in as the invited address: join.
   app.post('/invitation', async (request, reply) => {
@@ -71,9 +81,9 @@ export async function invitationPages(app: FastifyInstance, { deps, sessions, li
   const tooMany = (reply: FastifyReply, retryAfterSeconds: number) => reply.code(429).header('retry-after', String(retryAfterSeconds));
 
   // Signed out: the one form. Whether an account exists is known only once it is sent, and every
-  // answer is limited: as a sign-in while there is a confirmed account, as a sign-up while there
-  // is none or one never confirmed (claimed: a new name and password, the address confirmed,
-  // every session of the account ended). A claim answers as a sign-up does.
+  // answer is limited: as a sign-in while there is a confirmed account; otherwise as a sign-up,
+  // answered "Check your email" whatever the fields say, with the mailed link queued (no account
+  // is made or claimed here: the invite link proves nothing about the address).
   app.post('/invitation/accept', async (request, reply) => {
     const form = (request.body ?? {}) as Form;
     const token = tokenOf(form);
@@ -101,28 +111,40 @@ export async function invitationPages(app: FastifyInstance, { deps, sessions, li
       await recordSignIn(deps.db, user.id, deps.clock);
       return reply.redirect(targetHref(joined.kind, joined.id), 303);
     }
-    // No confirmed account: a sign-up with the invitation's email, whatever SIGNUP says, or the
-    // unconfirmed account claimed; the link proves the address either way.
+    // No confirmed account (none, or one never confirmed): the same answer either way, and a mail
+    // to the address, counted on the sign-up limit.
     await attempt.forgive();
     const signUp = await takeSignUp(limits, address);
     if (signUp.blocked) {
       tooMany(reply, signUp.blocked.retryAfterSeconds);
       return invitationPage(request, reply, token, { ...again, problem: 'Too many sign-ups from this address. Try again later.' });
     }
-    let made: { user: { id: number }; joined: Awaited<ReturnType<typeof acceptInvitation>> };
+    await mailInvitationProof(deps.db, token, { baseUrl: consoleBaseUrl(deps.config) }, deps.clock);
+    reply.header('cache-control', 'no-store');
+    return page(request, reply, 'invitation-mailed', { title: 'Check your email', noAddressBanner: true, email: invitation.email, minutes: INVITATION_PROOF_MINUTES });
+  });
+
+  // The mailed link's form: its proof shows the address is the sender's, so a name and password
+  // make the account, or claim one never confirmed (every session of it ends), and it joins.
+  app.post('/invitation/finish', async (request, reply) => {
+    const form = (request.body ?? {}) as Form;
+    const token = tokenOf(form);
+    const proof = proofOf(form);
+    await pending(token);
+    const attempt = await takeSignUp(limits, `ip:${request.ip}`);
+    if (attempt.blocked) {
+      tooMany(reply, attempt.blocked.retryAfterSeconds);
+      return invitationPage(request, reply, token, { problem: 'Too many attempts from this address. Try again later.' }, proof);
+    }
+    const name = formText(form, 'name');
+    let made: Awaited<ReturnType<typeof joinByMailedLink>>;
     try {
-      made = existing
-        ? await claimByInvitation(deps.db, token, { name, password }, deps.clock)
-        : await signUpByInvitation(deps.db, token, { name, password }, deps.clock);
+      made = await joinByMailedLink(deps.db, token, proof, { name, password: formText(form, 'password') }, deps.clock);
     } catch (err) {
-      // A form refused for its fields still counts (unlike on the sign-up page): its answer tells
-      // that the address has no confirmed account.
-      if (!(err instanceof DomainError && err.code === 'invalid_input')) {
-        await signUp.forgive();
-        throw err;
-      }
+      await attempt.forgive();
+      if (!(err instanceof DomainError && err.code === 'invalid_input')) throw err;
       reply.code(422);
-      return invitationPage(request, reply, token, { ...again, errors: (err.details.errors ?? {}) as FieldErrors, problem: CHECK_NEW_ACCOUNT });
+      return invitationPage(request, reply, token, { form: { name }, errors: (err.details.errors ?? {}) as FieldErrors, problem: 'Check the fields below.' }, proof);
     }
     await startSession(deps, sessions, request, reply, made.user.id);
     await recordSignIn(deps.db, made.user.id, deps.clock);

@@ -11,6 +11,8 @@ export const mailKinds = [
   'verify_email',
   'reset_password',
   'invitation',
+  // The link that finishes joining through an invitation, signed out (invitations.ts): the subject is the link's end, in seconds.
+  'invitation_proof',
   // Notifications (src/domain/notifications/kinds.ts): one per event, or reminder, and person.
   'order_to_accept',
   'content_in',

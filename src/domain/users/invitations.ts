@@ -7,10 +7,12 @@ import { can } from './permissions.js';
 import { createUser, findUserByEmail, type User } from './user-service.js';
 import { hashPassword } from './passwords.js';
 import { enqueueMail, type MailSite } from '../mail/outbox.js';
-import { consoleLink, invitationMail } from './user-mails.js';
+import { consoleLink, INVITATION_PROOF_MINUTES, invitationMail, invitationProofMail } from './user-mails.js';
 import { emailField, nameField, parseUserInput, passwordField, roleField } from './user-input.js';
 import { hashToken, newToken } from './tokens.js';
 import { z } from 'zod';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { ensureAppSecret } from '../../db/app-secrets.js';
 
 export const INVITATION_DAYS = 7;
 const DAY_MS = 86_400_000;
@@ -271,4 +273,76 @@ export async function claimByInvitation(
     const user = (await findUserByEmail(tx, invitation.email))!;
     return { user, joined, sessionsEnded: ended.rowCount ?? 0 };
   });
+}
+
+// Signed out, an invite link proves nothing about the address: its owner saw it too (Members shows
+// it to copy). So whoever sends the invitation's form for an address with no confirmed account
+// is mailed a second link, to that address, carrying a proof: `<end, in seconds>.<HMAC of the
+// invitation, its address and that end>`. Nothing is stored per proof; it dies with its end
+// (INVITATION_PROOF_MINUTES) or when the invitation is used. The key is in app_secrets.
+
+const PROOF = /^([1-9]\d{0,10})\.([A-Za-z0-9_-]{43})$/;
+const proofKey = (db: Db) => ensureAppSecret(db, 'invitation_proof_key', () => randomBytes(32).toString('base64url'));
+const signProof = (key: string, invitationId: number, email: string, end: number) =>
+  createHmac('sha256', key).update(`invitation-proof:${invitationId}:${email.toLowerCase()}:${end}`).digest('base64url');
+
+async function pendingRow(db: Db, token: string, clock: Clock): Promise<InvitationRow> {
+  if (typeof token !== 'string' || token.length === 0 || token.length > 200) throw notFound('Invitation');
+  const { rows } = await db.query<InvitationRow>('SELECT * FROM invitations WHERE token_hash = $1', [hashToken(token)]);
+  const inv = rows[0];
+  if (!inv) throw notFound('Invitation');
+  if (inv.accepted_at) throw invitationUsed();
+  if (inv.expires_at.getTime() <= clock.now()) throw invitationExpired();
+  return inv;
+}
+
+/**
+ * Mails the invited address the link that finishes joining (`/app/invitation?token=…&mail_token=…`).
+ * The mail's words are fixed: whoever asks for it may be anyone holding the invite link.
+ */
+export async function mailInvitationProof(db: Db, token: string, site: MailSite, clock: Clock = systemClock): Promise<void> {
+  const inv = await pendingRow(db, token, clock);
+  const now = clock.now();
+  const end = Math.ceil(now / 1000) + INVITATION_PROOF_MINUTES * 60;
+  const proof = `${end}.${signProof(await proofKey(db), inv.id, inv.email, end)}`;
+  const link = `${consoleLink(site, 'invitation', token)}&mail_token=${encodeURIComponent(proof)}`;
+  const invitee = await findUserByEmail(db, inv.email);
+  await enqueueMail(db, site, { kind: 'invitation_proof', subjectId: end, userId: invitee?.id ?? null, to: inv.email, ...invitationProofMail(inv.email, link) }, now);
+}
+
+export const proofExpired = () =>
+  new DomainError('conflict', `The link mailed to you has expired (it works for ${INVITATION_PROOF_MINUTES} minutes). Send the form below again for a new one.`, {
+    reason: 'link_expired',
+  });
+
+/** Whether `proof` is a mailed proof of the pending invitation `token`: 'valid', 'expired' or 'none'. */
+export async function checkInvitationProof(db: Db, token: string, proof: unknown, clock: Clock = systemClock): Promise<'valid' | 'expired' | 'none'> {
+  const m = typeof proof === 'string' ? PROOF.exec(proof) : null;
+  if (!m) return 'none';
+  const inv = await pendingRow(db, token, clock);
+  const end = Number(m[1]);
+  const expected = Buffer.from(signProof(await proofKey(db), inv.id, inv.email, end));
+  const given = Buffer.from(m[2]!);
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'none';
+  return end * 1000 <= clock.now() ? 'expired' : 'valid';
+}
+
+/**
+ * Joining through the mailed link: with no account, one is made (signUpByInvitation); an account
+ * that never confirmed its address is claimed (claimByInvitation: every session of it ends); a
+ * confirmed one is not touched (its password signs in on the invitation's form).
+ */
+export async function joinByMailedLink(
+  db: Db,
+  token: string,
+  proof: unknown,
+  input: { name: string; password: string },
+  clock: Clock = systemClock,
+): Promise<{ user: User; joined: Awaited<ReturnType<typeof acceptInvitation>> }> {
+  const state = await checkInvitationProof(db, token, proof, clock);
+  if (state === 'expired') throw proofExpired();
+  if (state !== 'valid') throw forbidden('This link does not prove the address: use the link mailed to it.');
+  const inv = await pendingRow(db, token, clock);
+  const existing = await findUserByEmail(db, inv.email);
+  return existing ? claimByInvitation(db, token, input, clock) : signUpByInvitation(db, token, input, clock);
 }

@@ -46,3 +46,19 @@ export function invitationMail(invite: { email: string; inviter: string; kindLab
     after: [`The link works once, for this address only, until ${invite.expiresOn}.`, 'If you do not know why you got this, ignore this mail.'],
   });
 }
+
+export const INVITATION_PROOF_MINUTES = 60;
+
+/** The link that finishes joining through an invitation: anyone holding the invite link can ask for it, so no word in it is theirs. */
+export function invitationProofMail(email: string, link: string): ComposedMail {
+  return composeMail({
+    subject: 'Finish joining the Marketplace console',
+    greeting: 'Hello,',
+    paragraphs: [`Someone, we hope you, opened an invitation for ${email} on the Marketplace console and asked to join. Choose your name and password to finish.`],
+    action: { label: 'Finish joining', url: link },
+    after: [
+      `The link works once, for ${INVITATION_PROOF_MINUTES} minutes. If ${email} already has an account that never confirmed its address, the password you choose replaces its password and signs it out everywhere.`,
+      'If you did not ask for it, ignore this mail: nothing changes.',
+    ],
+  });
+}
