@@ -1,4 +1,4 @@
-import { LINK_BODY } from '../domain/orders/content-checks.js';
+import { articleText, linkTokens } from '../domain/orders/article-links.js';
 
 // Articles are Markdown, shown in the console to both parties, the draft's preview included, by
 // this one function. It renders a plain subset (paragraphs, headings, lists, quotes, code, rules,
@@ -6,7 +6,8 @@ import { LINK_BODY } from '../domain/orders/content-checks.js';
 // markdown-it took 0.1–1 s on a few tens of kilobytes of "![" here (content-checks.ts dropped it
 // for the same reason). Safety does not depend on the subset: every character of the input is
 // escaped, the only tags are this file's own, and a link keeps its target only when it is
-// http(s) or mailto.
+// http(s) or mailto. Its links are the ones the content checks count (domain/orders/article-links.ts),
+// so a link the checks find is a link the reader sees.
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
@@ -14,8 +15,6 @@ export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c]
 /** Quotes inside quotes deeper than this are shown as text (no recursion a body could exhaust). */
 const MAX_QUOTE_DEPTH = 8;
 
-const LINK = new RegExp(`(!?)${LINK_BODY}`, 'g');
-const AUTOLINK = /<((?:https?:\/\/|mailto:)[^<>\s]+)>/gi;
 const CODE_SPAN = /`([^`]+)`/g;
 // Anchored: the scheme is what the target starts with, whatever it names later (javascript:…//https://…).
 const SAFE_TARGET = /^(?:https?:\/\/|mailto:)/i;
@@ -34,39 +33,27 @@ function link(text: string, target: string, image: boolean): string {
   return `<a href="${escapeHtml(target)}" rel="nofollow noopener noreferrer">${label}</a>`;
 }
 
-/** Plain text with autolinks and emphasis. */
-function textRun(raw: string): string {
+/** Text outside code spans: the article's links, and what lies between them. */
+function linksRun(raw: string, definitions: Map<string, string>): string {
   let out = '';
   let at = 0;
-  for (const m of raw.matchAll(AUTOLINK)) {
-    out += emphasis(escapeHtml(raw.slice(at, m.index)));
-    out += link(m[1]!, m[1]!, false);
-    at = m.index + m[0].length;
+  for (const t of linkTokens(raw, definitions)) {
+    out += emphasis(escapeHtml(raw.slice(at, t.start)));
+    out += link(t.text, t.url, t.form === 'image');
+    at = t.end;
   }
   return out + emphasis(escapeHtml(raw.slice(at)));
 }
 
-/** Text outside code spans: links and images, and what lies between them. */
-function linksRun(raw: string): string {
-  let out = '';
-  let at = 0;
-  for (const m of raw.matchAll(LINK)) {
-    out += textRun(raw.slice(at, m.index));
-    out += link(m[2]!, m[3]!, m[1] === '!');
-    at = m.index + m[0].length;
-  }
-  return out + textRun(raw.slice(at));
-}
-
-export function renderInline(raw: string): string {
+export function renderInline(raw: string, definitions: Map<string, string> = new Map()): string {
   let out = '';
   let at = 0;
   for (const m of raw.matchAll(CODE_SPAN)) {
-    out += linksRun(raw.slice(at, m.index));
+    out += linksRun(raw.slice(at, m.index), definitions);
     out += `<code>${escapeHtml(m[1]!)}</code>`;
     at = m.index + m[0].length;
   }
-  return out + linksRun(raw.slice(at));
+  return out + linksRun(raw.slice(at), definitions);
 }
 
 const FENCE = /^ {0,3}(```|~~~)/;
@@ -86,7 +73,7 @@ function headingText(line: string, marker: RegExpExecArray): string {
   return text;
 }
 
-function renderBlocks(lines: string[], depth: number): string {
+function renderBlocks(lines: string[], depth: number, definitions: Map<string, string>): string {
   const out: string[] = [];
   let i = 0;
   while (i < lines.length) {
@@ -107,7 +94,7 @@ function renderBlocks(lines: string[], depth: number): string {
     const heading = HEADING.exec(line);
     if (heading) {
       const level = heading[1]!.length;
-      out.push(`<h${level}>${renderInline(headingText(line, heading))}</h${level}>`);
+      out.push(`<h${level}>${renderInline(headingText(line, heading), definitions)}</h${level}>`);
       i++;
       continue;
     }
@@ -119,7 +106,7 @@ function renderBlocks(lines: string[], depth: number): string {
     if (QUOTE.test(line) && depth < MAX_QUOTE_DEPTH) {
       const quoted: string[] = [];
       while (i < lines.length && QUOTE.test(lines[i]!)) quoted.push(lines[i++]!.replace(QUOTE, ''));
-      out.push(`<blockquote>${renderBlocks(quoted, depth + 1)}</blockquote>`);
+      out.push(`<blockquote>${renderBlocks(quoted, depth + 1, definitions)}</blockquote>`);
       continue;
     }
     const listKind = BULLET.test(line) ? BULLET : NUMBERED.test(line) ? NUMBERED : null;
@@ -133,7 +120,7 @@ function renderBlocks(lines: string[], depth: number): string {
         i++;
       }
       const tag = listKind === BULLET ? 'ul' : 'ol';
-      out.push(`<${tag}>${items.map((it) => `<li>${renderInline(it)}</li>`).join('')}</${tag}>`);
+      out.push(`<${tag}>${items.map((it) => `<li>${renderInline(it, definitions)}</li>`).join('')}</${tag}>`);
       continue;
     }
     const para: string[] = [];
@@ -143,12 +130,14 @@ function renderBlocks(lines: string[], depth: number): string {
       para.push(l.trim());
       i++;
     }
-    out.push(`<p>${renderInline(para.join('\n'))}</p>`);
+    out.push(`<p>${renderInline(para.join('\n'), definitions)}</p>`);
   }
   return out.join('\n');
 }
 
 /** An article's Markdown as HTML safe to put in a page as it is. */
 export function renderMarkdown(source: string): string {
-  return renderBlocks(source.replace(/\r\n?/g, '\n').split('\n'), 0);
+  // Reference definitions ([label]: url) are not shown; the links that name them are.
+  const { prose, definitions } = articleText(source.replace(/\r\n?/g, '\n'));
+  return renderBlocks(prose.split('\n'), 0, definitions);
 }

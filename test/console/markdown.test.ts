@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { renderMarkdown } from '../../src/console/markdown.js';
+import { analyseContent } from '../../src/domain/orders/content-checks.js';
 
 // The console's Markdown: what both parties see of an article, and the draft's preview. Safety is
 // that no input can produce a tag or attribute of its own; the subset is checked by example.
@@ -39,6 +40,40 @@ describe('renderMarkdown', () => {
         '<p><a href="https://example.com/auto" rel="nofollow noopener noreferrer">https://example.com/auto</a></p>',
       ].join('\n'),
     );
+  });
+
+  it('renders a reference link as a link, as the checks count it (issue: [text][1] passed the check, the preview showed brackets)', () => {
+    const body = 'Buy the [best shoes][1] today.\n\n[1]: https://buyer.example/landing';
+    expect(analyseContent({ title: 't', body }).links).toEqual([{ url: 'https://buyer.example/landing', text: 'best shoes' }]);
+    expect(renderMarkdown(body)).toBe('<p>Buy the <a href="https://buyer.example/landing" rel="nofollow noopener noreferrer">best shoes</a> today.</p>');
+  });
+
+  it('renders as links exactly the links the content checks count, in each form', () => {
+    const forms = [
+      'inline [one](https://a.example/1 "title")',
+      'with parentheses [two](https://a.example/2_(x))',
+      'autolink <https://a.example/3>',
+      'full reference [four][Ref  Four]',
+      'collapsed reference [five][]',
+      'shortcut reference [six]',
+      'numbered reference [seven][7]',
+      'HTML <a class="x" href="https://a.example/8">eight &amp; more</a>',
+      'HTML unquoted <A HREF=https://a.example/9>nine</A>',
+    ];
+    const definitions = '[ref four]: https://a.example/4\n[five]: <https://a.example/5>\n[Six]: https://a.example/6 "Six"\n[7]: https://a.example/7';
+    const body = `${forms.join('\n\n')}\n\n${definitions}`;
+    const counted = analyseContent({ title: 't', body }).links;
+    const rendered = renderMarkdown(body);
+    const shown = [...rendered.matchAll(/<a href="([^"]*)" rel="nofollow noopener noreferrer">([^<]*)<\/a>/g)].map((m) => ({
+      url: m[1]!,
+      text: m[2]!.replace(/&amp;/g, '&'),
+    }));
+    expect(counted).toHaveLength(forms.length);
+    const byUrl = (a: { url: string }, b: { url: string }) => a.url.localeCompare(b.url);
+    expect(shown.sort(byUrl)).toEqual([...counted].sort(byUrl));
+    // The definitions are not shown, and no bracket is left over.
+    expect(rendered).not.toMatch(/[[\]]|a\.example\/\d<\/p>/);
+    expectSafe(rendered);
   });
 
   it('escapes HTML and keeps a link target only when it is http(s) or mailto', () => {

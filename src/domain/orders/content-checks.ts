@@ -1,5 +1,4 @@
-import { decodeHTML } from 'entities';
-import { Parser } from 'htmlparser2';
+import { flagScriptUrl, htmlLinks, LINK_BODY, markdownLinks, MAX_DEPTH, type Link } from './article-links.js';
 
 export type CheckStatus = 'pass' | 'warn' | 'fail';
 export interface ContentCheck {
@@ -16,133 +15,11 @@ export interface CheckContext {
   maxLinks: number;
 }
 
-// Bodies are up to 1 MB of anyone's text, a later version checked while its order is locked: no
-// pattern below may backtrack over more than the span between two brackets. A run that may not
-// contain its pattern's opening character ([^\][], a link target without "[") ends where the next
-// attempt would start, so failed attempts cost linear time, not quadratic (a body of 100,000 "["
-// took 25 s with [^\]]). A CommonMark parser (markdown-it) was tried for the Markdown side and
-// dropped: a megabyte of "![" took it 5.4 s, against 0.3 s here.
-// A target may hold balanced parentheses (https://en.wikipedia.org/wiki/Ada_(language)).
-export const LINK_BODY = String.raw`\[([^\][]*)\]\(\s*<?((?:[^()\s<>[]|\([^()\s<>[]*\))+)>?(?:\s+"[^"]*")?\s*\)`;
 // An image (![alt](src)) is not a link; for the word count, its alt text is words and its source is not.
-const MARKDOWN_LINK = new RegExp(`(?<!!)${LINK_BODY}`, 'g');
 const LINK_OR_IMAGE = new RegExp(LINK_BODY, 'g');
-const AUTOLINK = /<((?:https?|javascript):[^<>\s]+)>/gi;
-// Reference links: definitions ([label]: url), then uses ([text][label], [label][], [label]).
-const REFERENCE_DEFINITION = /^ {0,3}\[([^\][]+)\]:[ \t]*(?:\n[ \t]*)?<?([^\s<>]+)>?/gm;
-const FULL_REFERENCE = /(?<!!)\[([^\][]*)\]\[([^\][]*)\]/g;
-const SHORTCUT_REFERENCE = /(?<![!\]])\[([^\][]+)\](?![[(:])/g;
 const TAG = /<[^<>]*>/g;
-/** Deeper than any article nests its elements (page scans stop at the same depth). */
-const MAX_DEPTH = 1000;
-
-/** Attributes whose value a browser follows or loads as a URL. */
-const URL_ATTRIBUTES = new Set(['href', 'src', 'xlink:href', 'action', 'formaction', 'data', 'poster', 'background']);
-
-/** A link target as a browser reads its scheme: entities decoded, controls and spaces dropped. */
-const schemeText = (url: string) =>
-  decodeHTML(url)
-    .replace(/[\u0000-\u0020]+/g, '')
-    .toLowerCase();
-const isJavascriptUrl = (url: string) => schemeText(url).startsWith('javascript:');
-// vbscript: runs script in old Internet Explorer, and a data: document runs its own (text/html,
-// and SVG, an image type, in <object> or <embed>); a raster picture is content, not a link out.
-const isOtherScriptUrl = (url: string) => {
-  const t = schemeText(url);
-  return t.startsWith('vbscript:') || (t.startsWith('data:') && !/^data:image\/(png|jpe?g|gif|webp|avif|bmp)[;,]/.test(t));
-};
-/** Files a scripting or document link under its label, if it is one. */
-function flagScriptUrl(url: string, unsafe: Set<string>): void {
-  if (isJavascriptUrl(url)) unsafe.add('javascript: link');
-  else if (isOtherScriptUrl(url)) unsafe.add('vbscript: or data: link');
-}
-/**
- * `<meta http-equiv="refresh" content="0; url=…">` sends the reader to its URL like a link; as
- * browsers parse it, `url=` may be left out (`content="0;javascript:…"`).
- */
-const REFRESH_URL = /^\s*[\d.]*\s*[;,]?\s*(?:url\s*=\s*)?['"]?([^'"]*)/i;
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-
-/** CommonMark matches reference labels case-insensitively, with runs of white space as one. */
-const labelKey = (label: string) => label.trim().replace(/\s+/g, ' ').toLowerCase();
-
-interface Link {
-  url: string;
-  text: string;
-}
-
-function markdownLinks(body: string): Link[] {
-  const definitions = new Map<string, string>();
-  for (const m of body.matchAll(REFERENCE_DEFINITION)) {
-    const key = labelKey(m[1]!);
-    if (!definitions.has(key)) definitions.set(key, m[2]!); // the first definition wins
-  }
-  // A definition's <url> is its target, not an autolink.
-  const prose = definitions.size ? body.replace(REFERENCE_DEFINITION, '') : body;
-  const found: Link[] = [];
-  for (const m of prose.matchAll(MARKDOWN_LINK)) found.push({ url: m[2]!, text: m[1]! });
-  for (const m of prose.matchAll(AUTOLINK)) found.push({ url: m[1]!, text: m[1]! });
-  if (definitions.size === 0) return found;
-  for (const m of prose.matchAll(FULL_REFERENCE)) {
-    const url = definitions.get(labelKey(m[2]! || m[1]!));
-    if (url !== undefined) found.push({ url, text: m[1]! });
-  }
-  for (const m of prose.matchAll(SHORTCUT_REFERENCE)) {
-    const url = definitions.get(labelKey(m[1]!));
-    if (url !== undefined) found.push({ url, text: m[1]! });
-  }
-  return found;
-}
-
-/**
- * The body's HTML as a browser tokenizes it (htmlparser2): its anchors with their text, and its
- * unsafe markup, seen through entity-encoded values and the attribute syntax browsers accept
- * (`<img/src="x"/onerror=…>`, no space after a quoted value).
- */
-function scanHtml(body: string, unsafe: Set<string>): Link[] {
-  const found: Link[] = [];
-  let open: Link | undefined; // the anchor whose text is being read (anchors do not nest)
-  let depth = 0;
-  let tooDeep = false;
-  const parser = new Parser(
-    {
-      onopentag(name, attributes) {
-        // htmlparser2's work per tag grows with the nesting (40,000 unclosed <div>s, a 200 KB
-        // body, took 0.7 s): deeper than any article needs, the rest is not read, and flagged.
-        if (++depth > MAX_DEPTH && !tooDeep) {
-          tooDeep = true;
-          unsafe.add(`elements nested deeper than ${MAX_DEPTH}`);
-          parser.pause();
-        }
-        if (name === 'script') unsafe.add('<script>');
-        else if (name === 'iframe' || name === 'frame' || name === 'frameset') unsafe.add('<iframe>');
-        else if (name === 'meta' && attributes['http-equiv']?.toLowerCase() === 'refresh') {
-          const target = REFRESH_URL.exec(attributes.content ?? '')?.[1];
-          if (target !== undefined) flagScriptUrl(target, unsafe);
-        }
-        for (const [attribute, value] of Object.entries(attributes)) {
-          if (/^on[a-z]+$/.test(attribute)) unsafe.add('event-handler attribute');
-          else if (URL_ATTRIBUTES.has(attribute)) flagScriptUrl(value, unsafe);
-        }
-        if (name === 'a' && attributes.href !== undefined && !open) open = { url: attributes.href, text: '' };
-      },
-      ontext(text) {
-        if (open) open.text += text;
-      },
-      onclosetag(name) {
-        depth--;
-        if (name !== 'a' || !open) return;
-        found.push({ url: open.url, text: open.text.replace(/\s+/g, ' ').trim() });
-        open = undefined;
-      },
-    },
-    { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
-  );
-  parser.write(body);
-  if (!tooDeep) parser.end();
-  return found;
-}
 
 function normaliseUrl(url: string): string {
   try {
@@ -176,7 +53,7 @@ export interface ContentAnalysis {
 export function analyseContent(content: { title: string; body: string }): ContentAnalysis {
   const unsafe = new Set<string>();
   const markdown = markdownLinks(content.body);
-  const html = scanHtml(content.body, unsafe);
+  const html = htmlLinks(content.body, unsafe);
   for (const l of markdown) flagScriptUrl(l.url, unsafe);
   const order = ['<script>', '<iframe>', 'event-handler attribute', 'javascript: link', 'vbscript: or data: link', `elements nested deeper than ${MAX_DEPTH}`];
   return {
