@@ -27,6 +27,7 @@ export interface ApprovalRow {
   status: ApprovalStatus;
   requested_by_key_id: number;
   key_name: string;
+  key_prefix: string;
   by_app: boolean;
   body: unknown;
   order_id: number | null;
@@ -46,7 +47,7 @@ export interface ApprovalRow {
 }
 
 /** The columns every read of a request selects (`ApprovalRow`), from `approval_requests a`. */
-export const APPROVAL_COLUMNS = `a.id, a.workspace_id, a.action, a.status, a.requested_by_key_id, k.name AS key_name,
+export const APPROVAL_COLUMNS = `a.id, a.workspace_id, a.action, a.status, a.requested_by_key_id, k.name AS key_name, k.prefix AS key_prefix,
        (k.oauth_grant_id IS NOT NULL) AS by_app, a.body, a.order_id, a.total_cents, a.items, a.requested_at, a.expires_at,
        a.decided_by_user_id, u.name AS decided_by_name, a.decided_at, a.decline_reason, a.order_ids, a.failure,
        w.currency, fx.per_usd::float8 AS per_usd`;

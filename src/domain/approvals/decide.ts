@@ -41,12 +41,11 @@ async function requireDecider(tx: Db, person: WorkspaceMember): Promise<void> {
 }
 
 /** The key that asked, as the placement's buyer: its orders and budget are its own. */
-async function requester(tx: Db, row: ApprovalRow): Promise<WorkspacePrincipal> {
-  const { rows } = await tx.query<{ prefix: string }>({ name: 'approval_requester', text: 'SELECT prefix FROM api_keys WHERE id = $1', values: [row.requested_by_key_id] });
+function requester(row: ApprovalRow): WorkspacePrincipal {
   return {
     keyId: row.requested_by_key_id,
     name: row.key_name,
-    prefix: rows[0]!.prefix,
+    prefix: row.key_prefix,
     canPlaceOrders: true,
     abilities: [],
     workspaceId: row.workspace_id,
@@ -101,7 +100,7 @@ export const approvalRequests = {
       try {
         if (row.action === 'place_orders') {
           // The total the person saw is the one they approve: a price changed since is quote_changed (failed).
-          const orders = await placeOrders(tx, await requester(tx, row), row.body as PlaceOrdersInput, now, deps.durations, {
+          const orders = await placeOrders(tx, requester(row), row.body as PlaceOrdersInput, now, deps.durations, {
             approved: { requestId: row.id },
             quotedTotalCents: row.total_cents,
           });

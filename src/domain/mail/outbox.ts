@@ -7,13 +7,8 @@ import type { ComposedMail } from './compose.js';
  * (the link's token row, the invitation; a notification's event), so writing the same mail twice
  * (a retried transaction, two processes reacting to one event) queues it once.
  */
-export const mailKinds = [
-  'verify_email',
-  'reset_password',
-  'invitation',
-  // The link that finishes joining through an invitation, signed out (invitations.ts): the subject is the link's end, in seconds.
-  'invitation_proof',
-  // Notifications (src/domain/notifications/kinds.ts): one per event, or reminder, and person.
+/** The notifications' kinds (who gets each: src/domain/notifications/kinds.ts), listed once, here, as mail kinds. */
+export const notificationMailKinds = [
   'order_to_accept',
   'content_in',
   'draft_ready',
@@ -24,6 +19,16 @@ export const mailKinds = [
   'budget_exhausted',
   'webhook_disabled',
   'key_expiring',
+] as const;
+
+export const mailKinds = [
+  'verify_email',
+  'reset_password',
+  'invitation',
+  // The link that finishes joining through an invitation, signed out (invitations.ts): the subject is the link's end, in seconds.
+  'invitation_proof',
+  // Notifications (src/domain/notifications/kinds.ts): one per event, or reminder, and person.
+  ...notificationMailKinds,
   // A person's daily digest of the notifications set to it: the subject is the day.
   'digest',
 ] as const;

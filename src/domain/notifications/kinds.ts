@@ -1,5 +1,5 @@
 import { type MemberRole, memberRoles } from '../../common/enums.js';
-import type { MailKind } from '../mail/outbox.js';
+import { notificationMailKinds } from '../mail/outbox.js';
 import { can, type Permission } from '../users/permissions.js';
 
 // What a person can be told (docs/mail.md, "Notifications"): each kind is a mail kind of the
@@ -7,18 +7,7 @@ import { can, type Permission } from '../users/permissions.js';
 // roles that can act on it (the role table's permission). How each person takes it is their
 // setting, per membership: right away, in the daily digest, or not at all.
 
-export const notificationKinds = [
-  'order_to_accept',
-  'content_in',
-  'draft_ready',
-  'placement_live',
-  'link_lost',
-  'approval_request',
-  'deadline_reminder',
-  'budget_exhausted',
-  'webhook_disabled',
-  'key_expiring',
-] as const satisfies readonly MailKind[];
+export const notificationKinds = notificationMailKinds;
 export type NotificationKind = (typeof notificationKinds)[number];
 
 /** A membership's side: a workspace's (buyers) or a publisher account's. */
