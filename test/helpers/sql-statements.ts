@@ -46,7 +46,21 @@ function sourceFiles(dir: string): string[] {
 /** Globals a text builder may call (`Object.entries(…)`, `JSON.stringify(…)`). */
 const GLOBALS: Record<string, Value> = { Object, JSON, String, Number, Math, Array };
 
-export async function collectStatements(root: string): Promise<{ statements: FoundStatement[]; unresolved: Unresolved[] }> {
+/** A row type as written at a `query<T>(…)` call: each field's name and its type in words (`number | null`). */
+export interface TypedQuery {
+  where: string;
+  /** The texts the call's statement can take (one per variant). */
+  texts: string[];
+  /** `kinds`: what the field's values are at run time (`number`, `string[]`, `Date`, `object`), or any. */
+  fields: Array<{ name: string; type: string; kinds: string[] | 'any' }>;
+}
+
+/**
+ * The source's reader: every file of src/ with the type checker, and `value`, which works out what
+ * an expression gives from what the source says (see collectStatements), with `variants` running
+ * each combination of the choices it meets.
+ */
+function reader(root: string) {
   const files = sourceFiles(join(root, 'src'));
   const config = ts.parseJsonConfigFileContent(ts.readConfigFile(join(root, 'tsconfig.json'), (p) => readFileSync(p, 'utf8')).config, ts.sys, root);
   const program = ts.createProgram(files, { ...config.options, noEmit: true });
@@ -249,6 +263,11 @@ export async function collectStatements(root: string): Promise<{ statements: Fou
     return [...texts];
   }
 
+  return { files, parse, checker, value, variants };
+}
+
+export async function collectStatements(root: string): Promise<{ statements: FoundStatement[]; unresolved: Unresolved[] }> {
+  const { files, parse, value, variants } = reader(root);
   const statements: FoundStatement[] = [];
   const unresolved: Unresolved[] = [];
   for (const file of files) {
@@ -279,4 +298,87 @@ export async function collectStatements(root: string): Promise<{ statements: Fou
     }
   }
   return { statements, unresolved };
+}
+
+/**
+ * Every `….query<T>(statement, …)` call in src/ whose statement can be worked out, with the fields
+ * of its row type `T`: a test compares them with the columns PostgreSQL says the statement returns.
+ * Calls whose text depends on a caller's value are counted in `unresolved`.
+ */
+export async function collectTypedQueries(root: string): Promise<{ queries: TypedQuery[]; unresolved: Unresolved[] }> {
+  const { files, parse, checker, value, variants } = reader(root);
+  /** What values of a type are at run time, in words a column's type can be compared with. */
+  const kindsOf = (type: ts.Type): string[] | 'any' => {
+    const kinds = new Set<string>();
+    for (const t of type.isUnion() ? type.types : [type]) {
+      if (t.flags & (ts.TypeFlags.Null | ts.TypeFlags.Undefined)) continue;
+      if (t.flags & (ts.TypeFlags.Any | ts.TypeFlags.Unknown)) return 'any';
+      if (t.flags & ts.TypeFlags.NumberLike) kinds.add('number');
+      else if (t.flags & ts.TypeFlags.StringLike) kinds.add('string');
+      else if (t.flags & ts.TypeFlags.BooleanLike) kinds.add('boolean');
+      else if (checker.isArrayType(t)) {
+        const inner = kindsOf(checker.getTypeArguments(t as ts.TypeReference)[0]!);
+        if (inner === 'any') kinds.add('any[]');
+        else for (const k of inner) kinds.add(`${k}[]`);
+      } else if (t.symbol?.name === 'Date' || t.symbol?.name === 'Buffer') kinds.add(t.symbol.name);
+      else kinds.add('object');
+    }
+    return [...kinds];
+  };
+  const queries: TypedQuery[] = [];
+  const unresolved: Unresolved[] = [];
+  for (const file of files) {
+    const sf = parse(file);
+    const calls: ts.CallExpression[] = [];
+    const visit = (n: ts.Node) => {
+      if (
+        ts.isCallExpression(n) &&
+        ts.isPropertyAccessExpression(n.expression) &&
+        n.expression.name.text === 'query' &&
+        n.typeArguments?.length === 1 &&
+        n.arguments.length > 0
+      ) {
+        calls.push(n);
+      }
+      ts.forEachChild(n, visit);
+    };
+    visit(sf);
+    for (const call of calls) {
+      const where = `${relative(root, file)}:${sf.getLineAndCharacterOfPosition(call.getStart(sf)).line + 1}`;
+      const rowType = checker.getTypeFromTypeNode(call.typeArguments![0]!);
+      const fields = checker.getPropertiesOfType(rowType).map((p) => {
+        const type = checker.getTypeOfSymbolAtLocation(p, call);
+        return { name: p.name, type: checker.typeToString(type, undefined, ts.TypeFormatFlags.NoTruncation), kinds: kindsOf(type) };
+      });
+      // The statement as pg takes it: a text, or `{ name, text, values }` (often `{ ...statement, values }`).
+      const statement = call.arguments[0]!;
+      try {
+        const textOf = async (e: ts.Expression): Promise<Value> => {
+          // `{ ...statement, values }`: only the text matters, not the caller's values.
+          if (ts.isObjectLiteralExpression(e)) {
+            let text: Value;
+            for (const p of e.properties) {
+              if (ts.isSpreadAssignment(p)) text = (await textOf(p.expression)) ?? text;
+              else if (p.name && ts.isIdentifier(p.name) && p.name.text === 'text') {
+                text = await value(sf, ts.isPropertyAssignment(p) ? p.initializer : p.name as ts.Identifier, new Map());
+              }
+            }
+            return text;
+          }
+          const v = await value(sf, e, new Map());
+          return typeof v === 'string' ? v : (v as { text?: Value } | null)?.text;
+        };
+        const texts = (await variants(async () => {
+          const text = await textOf(statement);
+          if (typeof text !== 'string') throw new Unknown('a statement that is neither a text nor { text }');
+          return text;
+        })).map(String);
+        queries.push({ where, texts, fields });
+      } catch (error) {
+        if (!(error instanceof Unknown)) throw error;
+        unresolved.push({ where, because: (error as Error).message.split('\n')[0]! });
+      }
+    }
+  }
+  return { queries, unresolved };
 }

@@ -279,11 +279,11 @@ export async function findPurchaseRows(pool: Db, lookups: PurchaseLookup[]): Pro
     const { rows } = await pool.query<PurchaseRow>({ ...purchaseStatement, values: [asked[0]!.code, asked[0]!.workspaceId] });
     found[asked[0]!.i] = rows[0];
   } else if (asked.length > 1) {
-    const { rows } = await pool.query<PurchaseRow & { n: string }>({
+    const { rows } = await pool.query<PurchaseRow & { n: number }>({
       ...purchasesStatement,
       values: [asked.map((l) => l.code), asked.map((l) => l.workspaceId)],
     });
-    for (const row of rows) found[asked[Number(row.n) - 1]!.i] = row;
+    for (const row of rows) found[asked[row.n - 1]!.i] = row;
   }
   return found;
 }

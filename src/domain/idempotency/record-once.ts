@@ -190,7 +190,7 @@ const lockSpace = (key: OnceKey) => (key.book === 'person' ? key.userId : key.ap
 /** The kept outcome of a key, read outside any transaction (a used, expired token still replays). */
 export async function findKept<T>(q: Db, key: OnceKey, now: number): Promise<Kept<T> | undefined> {
   if (key.book === 'request') {
-    const { rows } = await q.query<{ fingerprint: string; outcome: string }>({
+    const { rows } = await q.query<{ n: number; fingerprint: string; outcome: string }>({
       ...statements.findRequests,
       values: [[key.apiKeyId], [key.key], new Date(now)],
     });

@@ -137,9 +137,9 @@ export async function listGrants(db: Db, workspaceId: number, clock: Clock): Pro
     oauth_user_id: number | null;
     can_place_orders: boolean;
     needs_approval: boolean;
-    order_limit_cents: string | null;
-    daily_limit_cents: string | null;
-    monthly_limit_cents: string | null;
+    order_limit_cents: number | null;
+    daily_limit_cents: number | null;
+    monthly_limit_cents: number | null;
     created_at: Date;
     last_used_at: Date | null;
     expires_at: Date | null;
@@ -153,7 +153,6 @@ export async function listGrants(db: Db, workspaceId: number, clock: Clock): Pro
     [workspaceId],
   );
   const now = clock.now();
-  const cents = (v: string | null) => (v === null ? null : Number(v));
   return rows.map((r) => ({
     id: r.id,
     client_name: r.name,
@@ -162,9 +161,9 @@ export async function listGrants(db: Db, workspaceId: number, clock: Clock): Pro
     granted_by_id: r.oauth_user_id,
     can_place_orders: r.can_place_orders,
     needs_approval: r.needs_approval,
-    order_limit_cents: cents(r.order_limit_cents),
-    daily_limit_cents: cents(r.daily_limit_cents),
-    monthly_limit_cents: cents(r.monthly_limit_cents),
+    order_limit_cents: r.order_limit_cents,
+    daily_limit_cents: r.daily_limit_cents,
+    monthly_limit_cents: r.monthly_limit_cents,
     created_at: r.created_at,
     last_used_at: r.last_used_at,
     expires_at: r.expires_at,

@@ -78,7 +78,7 @@ export class ApprovalNeeded extends DomainError {
   constructor(
     readonly reason: ApprovalReason,
     readonly total: number,
-    readonly offers: OfferRow[],
+    readonly offers: PlacementOfferRow[],
     readonly orderId: number | null = null,
   ) {
     super('approval_required', "This order needs a person's approval.", { total_cents: total });
@@ -371,7 +371,8 @@ export function quoteChanged(quotedCents: number, totalCents: number, fmt: (cent
   );
 }
 
-export interface OfferRow {
+/** An offer as placement reads it (with its outlet and publisher), not the catalog's OfferRow. */
+export interface PlacementOfferRow {
   id: number;
   outlet_id: number;
   outlet_name: string;
@@ -403,7 +404,7 @@ interface PlacementContext extends KeyLimits {
   max_order_cents: number | null;
   currency: string;
   per_usd: number;
-  offers: OfferRow[];
+  offers: PlacementOfferRow[];
 }
 
 // The workspaces whose balances the lock statement locks: every placement's, but in a group only
@@ -534,7 +535,7 @@ function insufficientBalance(needed: number, balance: number, fmt: (c: number) =
 }
 
 interface NewOrder {
-  offer: OfferRow;
+  offer: PlacementOfferRow;
   status: ReturnType<typeof initialStatus>;
   deadline: Date;
   checks: ReturnType<typeof checkContent> | null;
@@ -616,7 +617,7 @@ function insertContent(rows: Row[], now: number): Statement {
   };
 }
 
-function checksFor(content: { title: string; body: string; analysis: ContentAnalysis }, input: PlaceOrdersInput, offer: OfferRow) {
+function checksFor(content: { title: string; body: string; analysis: ContentAnalysis }, input: PlaceOrdersInput, offer: PlacementOfferRow) {
   const limits = {
     targetUrl: input.target_url,
     anchorText: input.anchor_text ?? null,

@@ -44,12 +44,12 @@ interface Row {
   country: string;
   language: string;
   verified: boolean;
-  visits: string;
-  p0: string | null;
-  p1: string | null;
-  p2: string | null;
-  p3: string | null;
-  p4: string | null;
+  visits: number;
+  p0: number | null;
+  p1: number | null;
+  p2: number | null;
+  p3: number | null;
+  p4: number | null;
   topics: string;
   terms: string;
   name_terms: string;
@@ -319,13 +319,13 @@ export class SearchIndex implements Vocabulary, FilterView {
     this.flag(`country:${this.country[s]}`, s, true);
     this.flag(`language:${this.language[s]}`, s, true);
     this.flag(`verified:${this.verified[s]}`, s, true);
-    this.visitsOf[s] = Number(r.visits);
+    this.visitsOf[s] = r.visits;
     this.onTime[s] = r.on_time === null ? NaN : Number(r.on_time);
     this.acceptance[s] = r.acceptance === null ? NaN : Number(r.acceptance);
     this.rating[s] = r.rating === null ? NaN : Number(r.rating);
     this.byTraffic.add(s);
     [r.p0, r.p1, r.p2, r.p3, r.p4].forEach((p, i) => {
-      this.prices[i]![s] = p === null ? NaN : Number(p);
+      this.prices[i]![s] = p ?? NaN;
       if (p !== null) {
         this.flag(`price:${i}`, s, true);
         this.byPrice[i]!.add(s);

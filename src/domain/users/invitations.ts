@@ -112,6 +112,10 @@ interface InvitationRow {
   accepted_at: Date | null;
 }
 
+// The columns of InvitationRow, named (not `*`): the token's hash stays in the database, and a
+// joined `invited_by` (the inviter's name) does not meet the column of that name (their id).
+const INVITATION_COLUMNS = 'i.id, i.email, i.role, i.workspace_id, i.publisher_id, i.expires_at, i.accepted_at';
+
 const targetOf = (row: Pick<InvitationRow, 'workspace_id' | 'publisher_id'>): Target =>
   row.workspace_id !== null ? { workspaceId: row.workspace_id } : { publisherId: row.publisher_id! };
 
@@ -119,7 +123,7 @@ const targetOf = (row: Pick<InvitationRow, 'workspace_id' | 'publisher_id'>): Ta
 export async function describeInvitation(db: Db, token: string, clock: Clock = systemClock): Promise<InvitationView | null> {
   if (typeof token !== 'string' || token.length === 0 || token.length > 200) return null;
   const { rows } = await db.query<InvitationRow & { target_name: string; invited_by: string }>(
-    `SELECT i.*, COALESCE(w.name, p.name) AS target_name, u.name AS invited_by
+    `SELECT ${INVITATION_COLUMNS}, COALESCE(w.name, p.name) AS target_name, u.name AS invited_by
        FROM invitations i JOIN users u ON u.id = i.invited_by
        LEFT JOIN workspaces w ON w.id = i.workspace_id LEFT JOIN publishers p ON p.id = i.publisher_id
       WHERE i.token_hash = $1`,
@@ -162,7 +166,7 @@ export async function acceptInvitation(
 ): Promise<{ kind: 'workspace' | 'publisher'; id: number; role: MemberRole }> {
   if (typeof token !== 'string' || token.length === 0 || token.length > 200) throw notFound('Invitation');
   return withTransaction(db, async (tx) => {
-    const { rows } = await tx.query<InvitationRow>('SELECT * FROM invitations WHERE token_hash = $1 FOR UPDATE', [hashToken(token)]);
+    const { rows } = await tx.query<InvitationRow>(`SELECT ${INVITATION_COLUMNS} FROM invitations i WHERE i.token_hash = $1 FOR UPDATE`, [hashToken(token)]);
     const inv = rows[0];
     if (!inv) throw notFound('Invitation');
     if (inv.accepted_at) throw invitationUsed();
@@ -288,7 +292,7 @@ const signProof = (key: string, invitationId: number, email: string, end: number
 
 async function pendingRow(db: Db, token: string, clock: Clock): Promise<InvitationRow> {
   if (typeof token !== 'string' || token.length === 0 || token.length > 200) throw notFound('Invitation');
-  const { rows } = await db.query<InvitationRow>('SELECT * FROM invitations WHERE token_hash = $1', [hashToken(token)]);
+  const { rows } = await db.query<InvitationRow>(`SELECT ${INVITATION_COLUMNS} FROM invitations i WHERE i.token_hash = $1`, [hashToken(token)]);
   const inv = rows[0];
   if (!inv) throw notFound('Invitation');
   if (inv.accepted_at) throw invitationUsed();
