@@ -60,7 +60,14 @@ export interface TypedQuery {
  * an expression gives from what the source says (see collectStatements), with `variants` running
  * each combination of the choices it meets.
  */
+const readers = new Map<string, ReturnType<typeof newReader>>();
+// Building the TypeScript program takes seconds: the two SQL checks share one per worker.
 function reader(root: string) {
+  if (!readers.has(root)) readers.set(root, newReader(root));
+  return readers.get(root)!;
+}
+
+function newReader(root: string) {
   const files = sourceFiles(join(root, 'src'));
   const config = ts.parseJsonConfigFileContent(ts.readConfigFile(join(root, 'tsconfig.json'), (p) => readFileSync(p, 'utf8')).config, ts.sys, root);
   const program = ts.createProgram(files, { ...config.options, noEmit: true });
