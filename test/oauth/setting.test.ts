@@ -49,6 +49,13 @@ describe('OAuth without PUBLIC_BASE_URL', () => {
     expect(off).toContain('<code>PUBLIC_BASE_URL</code>');
     expect(off).toContain(`/app/w/${workspaceId}/settings/api-keys`);
     expect(page.body).not.toContain('No connected apps');
+    // A new key's page says the same where it tells how to connect an agent.
+    const made = await browser.post(`/app/w/${workspaceId}/settings/api-keys`, { name: 'Agent' });
+    expect(made.statusCode, made.body).toBe(200);
+    const hint = /<p id="mcp-oauth">([\s\S]*?)<\/p>/.exec(made.body)?.[1];
+    expect(hint).toContain('cannot connect to this server yet (HOST 0.0.0.0 is not a loopback address');
+    expect(hint).toContain('<code>PUBLIC_BASE_URL</code>');
+    expect(made.body).toContain('id="mcp-config"');
   });
 
   it('Connected apps, with OAuth on and nothing connected yet, gives the URL to add', async () => {
