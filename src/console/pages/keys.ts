@@ -37,8 +37,11 @@ function curlFor(section: Section, target: ConsoleTarget, base: string, key: str
 function agentSetup(deps: ConsoleDeps, base: string, key: string) {
   const config = { mcpServers: { marketplace: { type: 'http', url: `${base}/mcp`, headers: { Authorization: `Bearer ${key}` } } } };
   const oauth = oauthBase(deps.config);
+  const text = JSON.stringify(config, null, 2);
   return {
-    config: JSON.stringify(config, null, 2),
+    config: text,
+    // A line more than the text: the key wraps in a narrow field.
+    lines: text.split('\n').length + 1,
     ...(deps.oauth && 'url' in oauth ? { oauthUrl: `${oauth.url}/mcp/oauth` } : { oauthOff: 'off' in oauth ? oauth.off : 'OAuth is not configured' }),
   };
 }
@@ -81,11 +84,16 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
       ? {
           heading: 'API access',
           intro:
-            'Read-only keys for the seller API (account details, items, purchase validation). Keys are stored hashed, so an existing key cannot be shown again: see its prefix and last use here, or generate a new one.',
+            'Read-only keys for the seller API (/api/account, /api/items, /api/purchases: account details, items, purchase validation). Keys are stored hashed, so an existing key cannot be shown again: see its prefix and last use here, or generate a new one.',
           createHeading: 'Generate a key',
           createButton: 'Generate key',
         }
-      : { heading: 'API keys', intro: 'Keys for the API and the MCP server. Only the visible prefix of each key is kept.', createHeading: 'Create a key', createButton: 'Create key' };
+      : {
+          heading: 'API keys',
+          intro: 'Keys for the buyer API (/api/v1) and the MCP server (/mcp): the ones to hand to an agent or a script that searches, plans and orders. Only the visible prefix of each key is kept.',
+          createHeading: 'Create a key',
+          createButton: 'Create key',
+        };
     /**
      * The two pages list the same workspace keys for two APIs; each says how it differs from the
      * other, and links to it, so nobody has to guess which one an agent's key comes from.
@@ -94,16 +102,16 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
       if (target.kind !== 'workspace') return undefined;
       return apiAccess
         ? {
-            text: 'These are for selling digital goods through the seller API (/api/account, /api/items, /api/purchases). They are the read-only keys of this workspace, also listed under',
+            text: 'Not the same as',
             link: 'API keys',
             href: `${target.href}/settings/api-keys`,
-            after: ', where the keys for agents, the buyer API and the MCP server are made; a key that can place orders never works on the seller API.',
+            after: ': these are the read-only keys of this workspace, also listed there, where keys for agents (the buyer API and the MCP server) are made. A key that can place orders never works on the seller API.',
           }
         : {
-            text: 'These are for buying placements: the buyer API (/api/v1) and the MCP server (/mcp), the keys to hand to an agent. A read-only key also works on the seller API for digital goods; those are listed again, with that API in mind, under',
+            text: 'Not the same as',
             link: 'API access',
             href: `${target.href}/settings/api-access`,
-            after: '.',
+            after: ': that page lists the read-only keys again for the seller API (/api/account, /api/items, /api/purchases: selling digital goods), where a key that can place orders never works.',
           };
     };
 
