@@ -59,7 +59,11 @@ describe('A new key, shown once — happy', () => {
     expect(call.body).toContain('place_orders');
 
     // The OAuth URL is OAuth's own address, never the request's host (its resource must match).
-    expect(res.body).toMatch(/<p id="mcp-oauth">[^<]*<code>http:\/\/127\.0\.0\.1:3000\/mcp\/oauth<\/code>/);
+    const oauthHint = /<p id="mcp-oauth">([\s\S]*?)<\/p>/.exec(res.body)![1]!;
+    expect(oauthHint).toContain('<code>http://127.0.0.1:3000/mcp/oauth</code>');
+    // A loopback address: said, with the setting a hosted client needs.
+    expect(oauthHint).toContain('That address reaches this machine only');
+    expect(oauthHint).toContain('<code>PUBLIC_BASE_URL</code>');
     expect((await h.app.inject({ url: '/.well-known/oauth-protected-resource/mcp/oauth' })).json().resource).toBe('http://127.0.0.1:3000/mcp/oauth');
     // Its page: what it spent, Roll and Revoke.
     const page = /<a href="([^"]+)">The key's page<\/a>/.exec(res.body)![1]!;

@@ -8,6 +8,7 @@ import { personIn } from './helpers.js';
 
 const loopback = await setupApp({ PUBLIC_BASE_URL: undefined, HOST: '127.0.0.1', PORT: 4100 });
 const everywhere = await setupApp({ PUBLIC_BASE_URL: undefined, HOST: '0.0.0.0', PORT: 4100 }, { database: loopback.database });
+const published = await setupApp({ PUBLIC_BASE_URL: 'https://market.example', HOST: '0.0.0.0', PORT: 4100 }, { database: loopback.database });
 const BASE = 'http://127.0.0.1:4100';
 
 const METADATA = ['/.well-known/oauth-protected-resource/mcp/oauth', '/.well-known/oauth-authorization-server/oauth', '/oauth/.well-known/openid-configuration'];
@@ -56,6 +57,19 @@ describe('OAuth without PUBLIC_BASE_URL', () => {
     expect(hint).toContain('cannot connect to this server yet (HOST 0.0.0.0 is not a loopback address');
     expect(hint).toContain('<code>PUBLIC_BASE_URL</code>');
     expect(made.body).toContain('id="mcp-config"');
+  });
+
+  it('PUBLIC_BASE_URL on any HOST: on at that URL; a new key\'s page gives it, without the loopback caveat', async () => {
+    const resource = await published.app.inject({ url: METADATA[0]!, headers: { host: '127.0.0.1:4100' } });
+    expect(resource.statusCode).toBe(200);
+    expect(resource.json().resource).toBe('https://market.example/mcp/oauth');
+    const { browser, workspaceId } = await personIn(published);
+    const made = await browser.post(`/app/w/${workspaceId}/settings/api-keys`, { name: 'Agent' });
+    expect(made.statusCode, made.body).toBe(200);
+    const hint = /<p id="mcp-oauth">([\s\S]*?)<\/p>/.exec(made.body)![1]!;
+    expect(hint).toContain('<code>https://market.example/mcp/oauth</code>');
+    expect(hint).not.toContain('this machine only');
+    expect(made.body).toContain('&quot;url&quot;: &quot;https://market.example/mcp&quot;');
   });
 
   it('Connected apps, with OAuth on and nothing connected yet, gives the URL to add', async () => {

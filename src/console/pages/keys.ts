@@ -42,7 +42,10 @@ function agentSetup(deps: ConsoleDeps, base: string, key: string) {
     config: text,
     // A line more than the text: the key wraps in a narrow field.
     lines: text.split('\n').length + 1,
-    ...(deps.oauth && 'url' in oauth ? { oauthUrl: `${oauth.url}/mcp/oauth` } : { oauthOff: 'off' in oauth ? oauth.off : 'OAuth is not configured' }),
+    ...(deps.oauth && 'url' in oauth
+      ? // Without PUBLIC_BASE_URL the address is loopback: clients on this machine only.
+        { oauthUrl: `${oauth.url}/mcp/oauth`, oauthLocal: !deps.config.PUBLIC_BASE_URL }
+      : { oauthOff: 'off' in oauth ? oauth.off : 'OAuth is not configured' }),
   };
 }
 
