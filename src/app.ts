@@ -5,7 +5,7 @@ import sensible from '@fastify/sensible';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { type Config, consoleBaseUrl, mailFrom } from './config.js';
+import { type Config, consoleBaseUrl, mailFrom, oauthBase } from './config.js';
 import type { Database } from './db/client.js';
 import { type Clock, systemClock } from './domain/clock.js';
 import { createCatalogModule } from './domain/catalog/catalog-module.js';
@@ -17,6 +17,7 @@ import { catalogClientErrorBody, catalogNotFoundRenderer, renderFrameworkError }
 import { BODY_LIMITS } from './http/body-limits.js';
 import { catalogRoutes } from './http/catalog/index.js';
 import { opsRoutes } from './http/ops.js';
+import { frontDoor } from './http/front-door.js';
 import { searchEnginePlugin } from './http/plugins/search-engine.js';
 import { placementGroupsPlugin } from './http/plugins/placement-groups.js';
 import { workspacesPlugin } from './http/plugins/workspaces.js';
@@ -180,6 +181,7 @@ export const marketplaceApp = fp(
     // Outlet search: one engine per process (its index loads now), used by REST, MCP and the planner.
     await app.register(searchEnginePlugin, { pool: deps.database.pool });
     await app.register(opsRoutes, { pool: deps.database.pool, search: app.searchEngine });
+    await app.register(frontDoor);
     // One settings cache and balance reader, and one line of placements, for REST, MCP and the console.
     await app.register(workspacesPlugin, { pool: deps.database.pool, clock });
     await app.register(placementGroupsPlugin, { pool: deps.database.pool, clock, durations });
@@ -208,14 +210,15 @@ export const marketplaceApp = fp(
       limiter,
       webhookSecrets,
     });
-    // OAuth for agents (docs/oauth.md): every URL of it is built from PUBLIC_BASE_URL, never from a
-    // request's Host, so without it there is none.
+    // OAuth for agents (docs/oauth.md): every URL of it is built from PUBLIC_BASE_URL, or on a
+    // loopback HOST from HOST and PORT, never from a request's Host; elsewhere without it there is none.
     let oauth: ReturnType<typeof createOAuthServer> | undefined;
-    if (deps.config.PUBLIC_BASE_URL) {
+    const oauthAt = oauthBase(deps.config);
+    if ('url' in oauthAt) {
       const outbound = createOutboundClient(outboundPolicy);
       app.addHook('onClose', async () => outbound.close());
       oauth = createOAuthServer({
-        urls: oauthUrls(deps.config.PUBLIC_BASE_URL),
+        urls: oauthUrls(oauthAt.url),
         pool: deps.database.pool,
         outbound,
         resolver,
@@ -223,7 +226,7 @@ export const marketplaceApp = fp(
       });
       await app.register(oauthRoutes, { oauth, limiter });
     } else {
-      app.log.warn('OAuth is off until PUBLIC_BASE_URL is set (http://127.0.0.1:3000 is fine for local use): /mcp/oauth answers 404');
+      app.log.warn(`OAuth is off until PUBLIC_BASE_URL is set (${oauthAt.off}): /mcp/oauth answers 404`);
     }
     await app.register(mcpRoutes, {
       oauth: oauth && { principalFor: oauth.principalFor, resourceMetadata: oauth.urls.resourceMetadata },

@@ -203,6 +203,26 @@ export function consoleBaseUrl(config: Pick<Config, 'PUBLIC_BASE_URL' | 'HOST' |
  * The From of every mail: MAIL_FROM, else no-reply at the console's host name (localhost when the
  * console is reached by an IP address, which an address cannot name without brackets).
  */
+/** Whether a HOST is a loopback address (127.0.0.0/8, ::1, localhost): only this machine reaches it. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.trim().toLowerCase().replace(/^\[|\]$/g, '');
+  return h === 'localhost' || h === '::1' || /^127(?:\.\d{1,3}){3}$/.test(h) || /^::ffff:127(?:\.\d{1,3}){3}$/.test(h);
+}
+
+/**
+ * Where OAuth for agents lives (docs/oauth.md), or why it is off. PUBLIC_BASE_URL when set; else,
+ * on a loopback HOST, the address the server listens on (`http://HOST:PORT`): only this machine
+ * reaches it, so no public URL is needed. Anywhere else the URL people reach cannot be told from
+ * the configuration, and it is never taken from a request's Host header, so OAuth stays off.
+ */
+export function oauthBase(config: Pick<Config, 'PUBLIC_BASE_URL' | 'HOST' | 'PORT'>): { url: string } | { off: string } {
+  if (config.PUBLIC_BASE_URL) return { url: config.PUBLIC_BASE_URL.replace(/\/+$/, '') };
+  if (!isLoopbackHost(config.HOST)) return { off: `HOST ${config.HOST} is not a loopback address` };
+  // PORT=0 lets the system choose the port once listening, after the app (and its issuer) is built.
+  if (config.PORT === 0) return { off: 'PORT is 0, so the address is known only once listening' };
+  return { url: consoleBaseUrl(config) };
+}
+
 export function mailFrom(config: Pick<Config, 'MAIL_FROM' | 'PUBLIC_BASE_URL' | 'HOST' | 'PORT'>): string {
   if (config.MAIL_FROM) return config.MAIL_FROM;
   const host = new URL(consoleBaseUrl(config)).hostname;

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { loadConfig, mailFrom } from '../src/config.js';
+import { isLoopbackHost, loadConfig, mailFrom, oauthBase } from '../src/config.js';
 
 describe('configuration', () => {
   it('treats empty values as unset, so a copied .env.example starts', () => {
@@ -43,6 +43,22 @@ describe('configuration', () => {
     expect(() => loadConfig({ TRUST_PROXY: '1' })).toThrow(/TRUST_PROXY/); // a hop count makes Fastify trust no proxy
     expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, loopback' }).TRUST_PROXY).toBe('10.0.0.0/8, loopback');
     expect(() => loadConfig({ TRUST_PROXY: 'everyone' })).toThrow(/TRUST_PROXY/);
+  });
+
+  it('turns OAuth on by itself only on a loopback HOST, with http://HOST:PORT; elsewhere PUBLIC_BASE_URL is needed', () => {
+    for (const host of ['127.0.0.1', '127.4.5.6', 'localhost', 'LOCALHOST', '::1', '[::1]']) expect(isLoopbackHost(host), host).toBe(true);
+    for (const host of ['0.0.0.0', '::', '', '10.0.0.1', '192.168.1.2', '128.0.0.1', 'localhost.example.com', 'example.com']) expect(isLoopbackHost(host), host).toBe(false);
+    expect(oauthBase(loadConfig({}))).toEqual({ url: 'http://127.0.0.1:3000' });
+    expect(oauthBase(loadConfig({ PORT: '4000' }))).toEqual({ url: 'http://127.0.0.1:4000' });
+    expect(oauthBase(loadConfig({ HOST: 'localhost', PORT: '4000' }))).toEqual({ url: 'http://localhost:4000' });
+    expect(oauthBase(loadConfig({ HOST: '::1' }))).toEqual({ url: 'http://[::1]:3000' });
+    expect(oauthBase(loadConfig({ HOST: '0.0.0.0' }))).toEqual({ off: 'HOST 0.0.0.0 is not a loopback address' });
+    expect(oauthBase(loadConfig({ HOST: '10.0.0.7' }))).toEqual({ off: 'HOST 10.0.0.7 is not a loopback address' });
+    // The port the system chooses is known only once listening, after the issuer is built.
+    expect(oauthBase(loadConfig({ PORT: '0' }))).toMatchObject({ off: expect.stringContaining('PORT is 0') });
+    // PUBLIC_BASE_URL wins wherever the server listens, without its trailing slash.
+    expect(oauthBase(loadConfig({ HOST: '0.0.0.0', PUBLIC_BASE_URL: 'https://market.example/' }))).toEqual({ url: 'https://market.example' });
+    expect(oauthBase(loadConfig({ PUBLIC_BASE_URL: 'https://market.example' }))).toEqual({ url: 'https://market.example' });
   });
 
   it('reads the mail settings; a bad SMTP_URL is named without its password', () => {

@@ -35,7 +35,7 @@ export interface ConsoleDeps {
   search: SearchEngine;
   /** Seals webhook signing secrets, as the webhook routes do. */
   webhookSecrets: SecretBox;
-  /** The OAuth server's interactions (docs/oauth.md); absent when PUBLIC_BASE_URL is unset. */
+  /** The OAuth server's interactions (docs/oauth.md); absent when OAuth is off (`oauthBase` in config.ts). */
   oauth?: OAuthInteractions;
 }
 

@@ -27,7 +27,7 @@ export interface McpRouteDeps {
   approvalBaseUrl: string;
   /** MCP_CONFIRMATION_SECRET; when unset, the secret generated into app_secrets at migration. */
   confirmationSecret: string | undefined;
-  /** The OAuth-authorized twin at /mcp/oauth (docs/oauth.md); absent when PUBLIC_BASE_URL is unset. */
+  /** The OAuth-authorized twin at /mcp/oauth (docs/oauth.md); absent when OAuth is off (`oauthBase` in config.ts). */
   oauth?: McpOAuth | undefined;
 }
 

@@ -14,9 +14,11 @@ const h = await setupApp({ UNKNOWN_KEY_RATE_LIMIT_PER_MINUTE: 100_000 });
 
 /**
  * Routes deliberately left out of the document: the document itself, its reference page, /mcp
- * (JSON-RPC, see docs/mcp.md) and the console under /app (HTML for people, docs/console.md).
+ * and /mcp/oauth (JSON-RPC, see docs/mcp.md) with OAuth's metadata (docs/oauth.md; on here, the
+ * harness's HOST being loopback), the console under /app (HTML for people, docs/console.md) and
+ * the site root, which only sends a browser there.
  */
-const UNDOCUMENTED = [/^\/openapi\.json$/, /^\/docs(\/.*)?$/, /^\/mcp$/, /^\/app(\/.*)?$/];
+const UNDOCUMENTED = [/^\/openapi\.json$/, /^\/docs(\/.*)?$/, /^\/mcp(\/oauth)?$/, /^\/\.well-known\/oauth-/, /^\/app(\/.*)?$/, /^\/$/];
 const ERROR_REF = '#/components/schemas/Error';
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 

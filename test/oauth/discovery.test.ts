@@ -3,7 +3,6 @@ import { setupApp } from '../helpers/app.js';
 import { PUBLIC, RESOURCE } from './helpers.js';
 
 const h = await setupApp({ PUBLIC_BASE_URL: PUBLIC });
-const off = await setupApp({ PUBLIC_BASE_URL: undefined });
 
 const rpc = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
 const mcpHeaders = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
@@ -72,16 +71,5 @@ describe('OAuth discovery (MCP authorization, RFC 9728, RFC 8414)', () => {
     const res = await h.app.inject({ method: 'POST', url: '/mcp', headers: mcpHeaders, payload: rpc });
     expect(res.statusCode).toBe(401);
     expect(res.headers['www-authenticate']).toBe('Bearer');
-  });
-
-  it('PUBLIC_BASE_URL unset: /mcp/oauth, /oauth and the metadata answer 404, and one warning says why', async () => {
-    for (const url of ['/.well-known/oauth-protected-resource/mcp/oauth', '/.well-known/oauth-authorization-server/oauth', '/oauth/.well-known/openid-configuration']) {
-      expect((await off.app.inject({ url })).statusCode, url).toBe(404);
-    }
-    expect((await off.app.inject({ method: 'POST', url: '/mcp/oauth', headers: mcpHeaders, payload: rpc })).statusCode).toBe(404);
-    const warnings = off.logs.filter((l) => l.includes('OAuth is off until PUBLIC_BASE_URL is set'));
-    expect(warnings).toHaveLength(1);
-    expect(JSON.parse(warnings[0]!).level).toBe(40);
-    expect(h.logs.some((l) => l.includes('OAuth is off'))).toBe(false);
   });
 });

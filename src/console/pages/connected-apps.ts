@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { oauthBase } from '../../config.js';
 import { notFound } from '../../domain/errors.js';
 import { formatCents } from '../../domain/money/format.js';
 import { findGrant, type GrantListing, listGrants, revokeGrant } from '../../domain/oauth/grants.js';
@@ -28,6 +29,9 @@ function budgetText(g: GrantListing) {
  */
 export async function connectedAppPages(app: FastifyInstance, { deps }: { deps: ConsoleDeps }) {
   const base = (t: ConsoleTarget) => `${t.href}/settings/connected-apps`;
+  // Where apps connect, or why they cannot: said on the page rather than a bare "No connected apps".
+  const at = oauthBase(deps.config);
+  const oauth = deps.oauth && 'url' in at ? { url: `${at.url}/mcp/oauth` } : { off: 'off' in at ? at.off : 'OAuth is not configured' };
 
   const listPage = async (request: FastifyRequest, reply: FastifyReply, data: Record<string, unknown> = {}) => {
     const target = targetOf(request);
@@ -36,6 +40,7 @@ export async function connectedAppPages(app: FastifyInstance, { deps }: { deps: 
       title: 'Connected apps',
       section: 'connected-apps',
       base: base(target),
+      oauth,
       grants: grants.map((g) => ({
         id: g.id,
         client: g.client_name,

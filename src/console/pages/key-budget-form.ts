@@ -92,6 +92,21 @@ export const asDollars = (cents: number | null) => (cents === null ? '' : (cents
 export const asDate = (d: Date | null) => (d ? d.toISOString().slice(0, 10) : '');
 const minute = (iso: string) => iso.slice(0, 16).replace('T', ' ') + ' UTC';
 
+/**
+ * A key's budget in one line, for the keys list and the page that shows a new key:
+ * "$200.00 per order, $500.00 a day, $5,000.00 a month", "No limit" for a spending key without
+ * one, and "Cannot spend" for a key that cannot place orders (it has no budget).
+ */
+export function budgetSummary(key: { can_place_orders: boolean; order_limit_cents: number | null; daily_limit_cents: number | null; monthly_limit_cents: number | null }): string {
+  if (!key.can_place_orders) return 'Cannot spend';
+  const parts = [
+    key.order_limit_cents !== null && `${usd(key.order_limit_cents)} per order`,
+    key.daily_limit_cents !== null && `${usd(key.daily_limit_cents)} a day`,
+    key.monthly_limit_cents !== null && `${usd(key.monthly_limit_cents)} a month`,
+  ].filter(Boolean);
+  return parts.length ? parts.join(', ') : 'No limit';
+}
+
 /** The key page's budget table: each window's limit, spent, remaining and reset, in US dollars. */
 export function budgetRows(budget: NonNullable<KeyDetail['budget']>) {
   const row = (label: string, w: WindowDetail) => ({

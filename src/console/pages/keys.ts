@@ -1,11 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { oauthBase } from '../../config.js';
 import { DomainError, type FieldErrors, forbidden, invalidInput, notFound } from '../../domain/errors.js';
 import { keyDetail } from '../../domain/keys/key-detail.js';
 import { createKey, type KeyListing, listKeys, MAX_ROLL_GRACE_HOURS, revokeKey, rollKey, updateKey } from '../../domain/keys/key-service.js';
 import { can } from '../../domain/users/permissions.js';
 import { nameField } from '../../domain/users/user-input.js';
 import { type ConsoleDeps, type ConsoleTarget, page, pathId, targetOf } from '../context.js';
-import { asDate, asDollars, budgetFormValues, type BudgetFormValues, budgetRows, formErrors, hasBudgetErrors, readBudgetForm } from './key-budget-form.js';
+import { asDate, asDollars, budgetFormValues, type BudgetFormValues, budgetRows, budgetSummary, formErrors, hasBudgetErrors, readBudgetForm } from './key-budget-form.js';
 import { type Form, formText } from '../form.js';
 
 /** The two key pages: API keys (every key of the target) and API access (a workspace's read-only keys, for the seller API). */
@@ -25,6 +26,27 @@ function curlFor(section: Section, target: ConsoleTarget, base: string, key: str
   if (section === 'api-access') return `curl -s "${base}/api/account/details?api_key=${key}"`;
   const path = target.kind === 'workspace' ? '/api/v1/me' : '/api/v1/publisher/me';
   return `curl -s ${base}${path} -H "Authorization: Bearer ${key}"`;
+}
+
+/**
+ * What an MCP client needs to use a new workspace key (docs/mcp.md): the header form, a
+ * `mcpServers` entry for `/mcp` to paste, and for clients that sign in instead, the `/mcp/oauth`
+ * URL, which is OAuth's own base (never the request's host: its resource must match exactly), or
+ * why there is none.
+ */
+function agentSetup(deps: ConsoleDeps, base: string, key: string) {
+  const config = { mcpServers: { marketplace: { type: 'http', url: `${base}/mcp`, headers: { Authorization: `Bearer ${key}` } } } };
+  const oauth = oauthBase(deps.config);
+  const text = JSON.stringify(config, null, 2);
+  return {
+    config: text,
+    // A line more than the text: the key wraps in a narrow field.
+    lines: text.split('\n').length + 1,
+    ...(deps.oauth && 'url' in oauth
+      ? // Without PUBLIC_BASE_URL the address is loopback: clients on this machine only.
+        { oauthUrl: `${oauth.url}/mcp/oauth`, oauthLocal: !deps.config.PUBLIC_BASE_URL }
+      : { oauthOff: 'off' in oauth ? oauth.off : 'OAuth is not configured' }),
+  };
 }
 
 /** Whether the person may manage a key with (or without) "Can place orders" here: the domain's table of roles. */
@@ -65,11 +87,36 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
       ? {
           heading: 'API access',
           intro:
-            'Read-only keys for the seller API (account details, items, purchase validation). Keys are stored hashed, so an existing key cannot be shown again: see its prefix and last use here, or generate a new one.',
+            'Read-only keys for the seller API (/api/account, /api/items, /api/purchases: account details, items, purchase validation). Keys are stored hashed, so an existing key cannot be shown again: see its prefix and last use here, or generate a new one.',
           createHeading: 'Generate a key',
           createButton: 'Generate key',
         }
-      : { heading: 'API keys', intro: 'Keys for the API and the MCP server. Only the visible prefix of each key is kept.', createHeading: 'Create a key', createButton: 'Create key' };
+      : {
+          heading: 'API keys',
+          intro: 'Keys for the buyer API (/api/v1) and the MCP server (/mcp): the ones to hand to an agent or a script that searches, plans and orders. Only the visible prefix of each key is kept.',
+          createHeading: 'Create a key',
+          createButton: 'Create key',
+        };
+    /**
+     * The two pages list the same workspace keys for two APIs; each says how it differs from the
+     * other, and links to it, so nobody has to guess which one an agent's key comes from.
+     */
+    const splitOf = (target: ConsoleTarget) => {
+      if (target.kind !== 'workspace') return undefined;
+      return apiAccess
+        ? {
+            text: 'Not the same as',
+            link: 'API keys',
+            href: `${target.href}/settings/api-keys`,
+            after: ': these are the read-only keys of this workspace, also listed there, where keys for agents (the buyer API and the MCP server) are made. A key that can place orders never works on the seller API.',
+          }
+        : {
+            text: 'Not the same as',
+            link: 'API access',
+            href: `${target.href}/settings/api-access`,
+            after: ': that page lists the read-only keys again for the seller API (/api/account, /api/items, /api/purchases: selling digital goods), where a key that can place orders never works.',
+          };
+    };
 
     const keysOf = async (target: ConsoleTarget) => {
       const all = await listKeys(deps.db, ownerOf(target), deps.clock);
@@ -100,6 +147,7 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
         lastUsed: day(k.last_used_at) || 'Never',
         expires: day(k.expires_at) || 'Never',
         state: STATES[k.state],
+        budget: budgetSummary(k),
         actions: live(k) && mayChange(target, k),
         href: `${target.href}/settings/${section}/${k.id}`,
       }));
@@ -109,6 +157,9 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
         title: texts.heading,
         section,
         ...texts,
+        // A publisher's keys are for the publisher API only: the MCP server answers them 401.
+        ...(target.kind === 'publisher' ? { intro: 'Keys for the publisher API (/api/v1/publisher): orders to accept, write, publish and re-check from code. Only the visible prefix of each key is kept.' } : {}),
+        split: splitOf(target),
         base: `${target.href}/settings/${section}`,
         keys,
         showSpending: !apiAccess && target.kind === 'workspace',
@@ -125,8 +176,11 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
       });
     };
 
-    const shown = (request: FastifyRequest, reply: FastifyReply, created: { key: string; prefix: string }, name: string, extra: Record<string, unknown> = {}) => {
+    const shown = async (request: FastifyRequest, reply: FastifyReply, created: { id: number; key: string; prefix: string }, name: string, extra: Record<string, unknown> = {}) => {
       const target = targetOf(request);
+      // What was stored (a rolled key's budget and approval are the old key's), read back.
+      const detail = await keyDetail(deps.db, ownerOf(target), created.id, deps.clock);
+      const base = baseUrl(deps, request);
       // The raw key is in this page only: no cache may keep it.
       reply.header('cache-control', 'no-store');
       return page(request, reply, 'key-shown', {
@@ -134,7 +188,16 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
         heading: 'Your new key',
         section,
         created: { ...created, name },
-        curl: curlFor(section, target, baseUrl(deps, request), created.key),
+        facts: {
+          canPlaceOrders: detail.can_place_orders,
+          budget: budgetSummary(detail),
+          needsApproval: detail.needs_approval,
+          expires: day(detail.expires_at) || 'Never',
+        },
+        // The MCP server is for workspace keys; the seller API's keys are not handed to agents.
+        agent: !apiAccess && target.kind === 'workspace' ? agentSetup(deps, base, created.key) : undefined,
+        keyHref: `${target.href}/settings/${section}/${created.id}`,
+        curl: curlFor(section, target, base, created.key),
         back: `${target.href}/settings/${section}`,
         backLabel: texts.heading,
         ...extra,
@@ -230,6 +293,8 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
         approvalForm: key.can_place_orders || Boolean(data.errors?.needs_approval),
         approvalAction: `${back}/${key.id}/approval`,
         needsApproval: data.needsApproval ?? key.needs_approval,
+        revokeHref: `${back}/${key.id}/revoke`,
+        rollHref: `${back}/${key.id}/roll`,
         back,
         backLabel: texts.heading,
         action: `${back}/${key.id}`,

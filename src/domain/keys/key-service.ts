@@ -215,6 +215,10 @@ export interface KeyListing {
   expires_at: Date | null;
   revoked_at: Date | null;
   state: KeyState;
+  /** A spending key's budget (docs/budgets.md), US cents; null where it has no such limit (always, on a key that cannot spend). */
+  order_limit_cents: number | null;
+  daily_limit_cents: number | null;
+  monthly_limit_cents: number | null;
 }
 
 export function keyState(key: { revokedAt: Date | null; expiresAt: Date | null }, now: number): KeyState {
@@ -246,6 +250,9 @@ export function keyListing(k: typeof apiKeys.$inferSelect, now: number): KeyList
     expires_at: k.expiresAt,
     revoked_at: k.revokedAt,
     state: keyState(k, now),
+    order_limit_cents: k.orderLimitCents,
+    daily_limit_cents: k.dailyLimitCents,
+    monthly_limit_cents: k.monthlyLimitCents,
   };
 }
 

@@ -10,11 +10,11 @@ import type { OutboundClient } from '../../outbound/http-client.js';
 /** The two scopes of the MCP endpoint: `read` is every tool but spending, `spend` adds spending. */
 export const OAUTH_SCOPES = ['read', 'spend'] as const;
 
-/** Where everything OAuth lives, built from PUBLIC_BASE_URL alone (never from a request's Host). */
+/** Where everything OAuth lives, built from the configured base URL alone (`oauthBase` in config.ts; never from a request's Host). */
 export interface OAuthUrls {
-  /** `<PUBLIC_BASE_URL>/oauth`, the authorization server's issuer. */
+  /** `<base>/oauth`, the authorization server's issuer. */
   issuer: string;
-  /** `<PUBLIC_BASE_URL>/mcp/oauth`, the protected resource and every token's audience. */
+  /** `<base>/mcp/oauth`, the protected resource and every token's audience. */
   resource: string;
   /** RFC 9728 metadata of the resource. */
   resourceMetadata: string;
@@ -209,7 +209,7 @@ export async function createProvider(deps: ProviderDeps): Promise<Provider> {
     renderError,
   } as Configuration;
   const provider = new Provider(urls.issuer, configuration);
-  // The forwarded headers it reads are written by routes.ts from PUBLIC_BASE_URL and Fastify's own judgement.
+  // The forwarded headers it reads are written by routes.ts from the configured base URL and Fastify's own judgement.
   provider.proxy = true;
   // A stored secret is its hash: the library's documented way to compare it otherwise is this method.
   provider.Client.prototype.compareClientSecret = function compareClientSecret(this: { clientSecret?: string }, actual: string) {
