@@ -14,6 +14,19 @@ allowBrowserFlows();
 
 if (skipBrowser) console.log(`browser tests skipped: ${NO_BROWSER}`);
 
+// What the checks below read of the page, run in the browser (the project compiles without the DOM's types).
+interface PageElement {
+  open: boolean;
+  textContent: string | null;
+  getAttribute(name: string): string | null;
+  getBoundingClientRect(): { width: number };
+}
+declare const document: {
+  documentElement: { scrollWidth: number };
+  querySelectorAll(selector: string): ArrayLike<PageElement> & Iterable<PageElement>;
+  createRange(): { selectNodeContents(node: PageElement): void; getClientRects(): Iterable<{ top: number }> };
+};
+
 const PHONE = { width: 390, height: 844 };
 /** Saved as docs/console/phone-<name>.png under CONSOLE_SCREENSHOTS=1; docs/console.md shows them. */
 const SHOWN = new Set(['overview', 'orders', 'order', 'api-keys', 'desk-orders', 'outlet']);
