@@ -60,6 +60,7 @@ export function consoleHelmet(secure: boolean) {
 const assets: Record<string, { type: string; body: string }> = {
   'console.css': { type: 'text/css; charset=utf-8', body: readFileSync(join(consoleDir, 'assets', 'console.css'), 'utf8') },
   'console.js': { type: 'text/javascript; charset=utf-8', body: readFileSync(join(consoleDir, 'assets', 'console.js'), 'utf8') },
+  'favicon.svg': { type: 'image/svg+xml', body: readFileSync(join(consoleDir, 'assets', 'favicon.svg'), 'utf8') },
 };
 
 /**

@@ -53,8 +53,8 @@ export function launchBrowser(path: string): Promise<Browser> {
   return chromium.launch({ executablePath: path, args: ['--no-sandbox', '--disable-gpu'] });
 }
 
-/** axe-core in the page (whose context bypasses the CSP): no serious or critical violation; the page saved when asked. */
-export async function checkPage(page: Page, name: string) {
+/** axe-core in the page (whose context bypasses the CSP): no serious or critical violation; the page saved when asked (and `save` is not false). */
+export async function checkPage(page: Page, name: string, opts: { save?: boolean } = {}) {
   await page.addScriptTag({ content: axeSource });
   const violations = await page.evaluate(async () => {
     const axe = (globalThis as unknown as { axe: { run: (context: unknown, options: unknown) => Promise<{ violations: Array<{ id: string; impact: string; nodes: unknown[] }> }> } }).axe;
@@ -64,5 +64,5 @@ export async function checkPage(page: Page, name: string) {
     return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.nodes.length})`);
   });
   expect(violations, `axe on ${name}`).toEqual([]);
-  if (SHOTS) await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  if (SHOTS && opts.save !== false) await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
 }
