@@ -7,12 +7,12 @@ import { nameField } from '../../domain/users/user-input.js';
 import { type ConsoleDeps, type ConsoleTarget, page, pathId, targetOf } from '../context.js';
 import { asDate, asDollars, budgetFormValues, type BudgetFormValues, budgetRows, formErrors, hasBudgetErrors, readBudgetForm } from './key-budget-form.js';
 import { type Form, formText } from '../form.js';
+import { exactTime, moment } from '../format.js';
 
 /** The two key pages: API keys (every key of the target) and API access (a workspace's read-only keys, for the seller API). */
 type Section = 'api-keys' | 'api-access';
 
 const ownerOf = (t: ConsoleTarget) => (t.kind === 'workspace' ? { workspaceId: t.id } : { publisherId: t.id });
-const day = (d: Date | null | undefined) => (d ? d.toISOString().slice(0, 16).replace('T', ' ') + ' UTC' : '');
 
 const STATES: Record<KeyListing['state'], string> = { active: 'Active', expiring: 'Expiring soon', expired: 'Expired', revoked: 'Revoked' };
 const live = (k: KeyListing) => k.state === 'active' || k.state === 'expiring';
@@ -91,14 +91,15 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
     const listPage = async (request: FastifyRequest, reply: FastifyReply, data: Record<string, unknown> = {}) => {
       const target = targetOf(request);
       if (section === 'api-access' && target.kind !== 'workspace') throw notFound('Page');
+      const now = deps.clock.now();
       const keys = (await keysOf(target)).map((k) => ({
         id: k.id,
         name: k.name,
         prefix: k.prefix,
         canPlaceOrders: k.can_place_orders,
-        created: day(k.created_at),
-        lastUsed: day(k.last_used_at) || 'Never',
-        expires: day(k.expires_at) || 'Never',
+        created: moment(k.created_at, now),
+        lastUsed: moment(k.last_used_at, now, 'Never'),
+        expires: moment(k.expires_at, now, 'Never'),
         state: STATES[k.state],
         actions: live(k) && mayChange(target, k),
         href: `${target.href}/settings/${section}/${k.id}`,
@@ -210,6 +211,7 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
       const target = targetOf(request);
       if (apiAccess && target.kind !== 'workspace') throw notFound('Page');
       const key = await keyDetail(deps.db, ownerOf(target), keyIdOf(request), deps.clock);
+      const now = deps.clock.now();
       if (apiAccess && key.can_place_orders) throw notFound('Key');
       const back = `${target.href}/settings/${section}`;
       return page(request, reply, 'key', {
@@ -217,12 +219,12 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
         section,
         key: {
           ...key,
-          created: day(key.created_at),
-          lastUsed: day(key.last_used_at) || 'Never',
-          expires: day(key.expires_at) || 'Never',
+          created: moment(key.created_at, now),
+          lastUsed: moment(key.last_used_at, now, 'Never'),
+          expires: moment(key.expires_at, now, 'Never'),
           stateLabel: STATES[key.state],
         },
-        rows: key.budget ? budgetRows(key.budget) : [],
+        rows: key.budget ? budgetRows(key.budget, now) : [],
         manage: live(key) && mayChange(target, key),
         // A limit forged onto a key without a budget is refused; the fields show to say so.
         limitFields: key.budget !== null || hasBudgetErrors(data.errors),
@@ -323,7 +325,7 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
         return page(request, reply, 'key-roll', { title: `Roll ${key.name}`, section, key, back, action: `${back}/${key.id}/roll`, form: { grace_hours: formText(form, 'grace_hours') }, errors: err.details.errors });
       }
       const rolled = await rollKey(deps.db, ownerOf(target), key.id, hours, deps.clock, request.consoleUser!.id);
-      const until = hours === 0 ? 'The old key has stopped working.' : `The old key ${key.prefix}… keeps working until ${day(new Date(deps.clock.now() + hours * 3_600_000))}.`;
+      const until = hours === 0 ? 'The old key has stopped working.' : `The old key ${key.prefix}… keeps working until ${exactTime(new Date(deps.clock.now() + hours * 3_600_000))}.`;
       return shown(request, reply, rolled, key.name, { rolled: until });
     });
   }

@@ -1,0 +1,75 @@
+// How the console writes numbers, times, countries and languages for people (docs/console.md,
+// "Words"). Pure functions of their input and the clock's `now`, so pages and tests agree.
+// Intl's formatters are made once: constructing one costs far more than using it.
+
+const counts = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+const relative = new Intl.RelativeTimeFormat('en', { numeric: 'always' });
+const regions = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
+const languages = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'none' });
+
+/** A whole number with thousands separators: 1234567 → "1,234,567". */
+export const count = (n: number) => counts.format(n);
+
+/** An instant as the console writes it exactly, to the minute: "2027-03-10 14:05 UTC". */
+export function exactTime(at: Date | string): string {
+  const d = typeof at === 'string' ? new Date(at) : at;
+  return `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+/**
+ * How far `then` is from `now`, in the largest unit that reads naturally: "2 hours ago", "in 3
+ * days". Under a minute is "just now" (past) or "in under a minute"; units switch where a rounded
+ * figure would mislead (45 minutes is "1 hour", 22 hours "1 day"), as people round when they talk.
+ */
+export function relativeTime(then: number, now: number): string {
+  const delta = then - now;
+  const abs = Math.abs(delta);
+  if (abs < MINUTE) return delta <= 0 ? 'just now' : 'in under a minute';
+  const sign = delta < 0 ? -1 : 1;
+  const say = (n: number, unit: Intl.RelativeTimeFormatUnit) => relative.format(sign * Math.max(1, Math.round(n)), unit);
+  if (abs < 45 * MINUTE) return say(abs / MINUTE, 'minute');
+  if (abs < 22 * HOUR) return say(abs / HOUR, 'hour');
+  if (abs < 26 * DAY) return say(abs / DAY, 'day');
+  if (abs < 320 * DAY) return say(abs / (30.44 * DAY), 'month');
+  return say(abs / (365.25 * DAY), 'year');
+}
+
+/** A moment as a page shows it: relative text, and the exact time for the `<time>` element's title (views/time.eta). */
+export interface Moment {
+  /** The machine-readable instant (`datetime`); empty when there is none. */
+  iso: string;
+  exact: string;
+  text: string;
+}
+
+/** `at` as a Moment relative to `now`; no instant gives `none` as its text ("Never", or nothing). */
+export function moment(at: Date | string | null | undefined, now: number, none = ''): Moment {
+  if (at === null || at === undefined || at === '') return { iso: '', exact: '', text: none };
+  const d = typeof at === 'string' ? new Date(at) : at;
+  if (Number.isNaN(d.getTime())) return { iso: '', exact: '', text: String(at) };
+  return { iso: d.toISOString().replace(/\.000Z$/, 'Z'), exact: exactTime(d), text: relativeTime(d.getTime(), now) };
+}
+
+/** A country by name from its ISO 3166-1 code ("DE" → "Germany"); a code Intl does not know stays as it is. */
+export function countryName(code: string | null | undefined): string {
+  if (!code) return '';
+  try {
+    return regions.of(code.toUpperCase()) ?? code;
+  } catch {
+    return code;
+  }
+}
+
+/** A language by name from its ISO 639-1 code ("de" → "German"); a code Intl does not know stays as it is. */
+export function languageName(code: string | null | undefined): string {
+  if (!code) return '';
+  try {
+    return languages.of(code) ?? code;
+  } catch {
+    return code;
+  }
+}
