@@ -1,3 +1,5 @@
+import { isoSeconds } from '../common/iso-seconds.js';
+
 // How the console writes numbers, times, countries and languages for people (docs/console.md,
 // "Words"). Pure functions of their input and the clock's `now`, so pages and tests agree.
 // Intl's formatters are made once: constructing one costs far more than using it.
@@ -51,7 +53,7 @@ export function moment(at: Date | string | null | undefined, now: number, none =
   if (at === null || at === undefined || at === '') return { iso: '', exact: '', text: none };
   const d = typeof at === 'string' ? new Date(at) : at;
   if (Number.isNaN(d.getTime())) return { iso: '', exact: '', text: String(at) };
-  return { iso: d.toISOString().replace(/\.000Z$/, 'Z'), exact: exactTime(d), text: relativeTime(d.getTime(), now) };
+  return { iso: isoSeconds(d), exact: exactTime(d), text: relativeTime(d.getTime(), now) };
 }
 
 /** A country by name from its ISO 3166-1 code ("DE" → "Germany"); a code Intl does not know stays as it is. */
@@ -72,4 +74,21 @@ export function languageName(code: string | null | undefined): string {
   } catch {
     return code;
   }
+}
+
+const shortDays = new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });
+const longDays = new Intl.DateTimeFormat('en-US', { weekday: 'short', month: 'short', day: 'numeric', year: 'numeric', timeZone: 'UTC' });
+
+/** A UTC day (YYYY-MM-DD) as a chart's axis writes it: "Mar 3". */
+export const shortDay = (day: string) => shortDays.format(new Date(`${day}T00:00:00Z`));
+/** A UTC day (YYYY-MM-DD) as a table writes it: "Wed, Mar 3, 2027". */
+export const longDay = (day: string) => longDays.format(new Date(`${day}T00:00:00Z`));
+
+const compacts = new Map<string, Intl.NumberFormat>();
+
+/** An amount rounded for a chart's axis, in the workspace currency: 150000 cents → "$1.5K". */
+export function compactMoney(cents: number, currency: string, perUsd: number): string {
+  let f = compacts.get(currency);
+  if (!f) compacts.set(currency, (f = new Intl.NumberFormat('en-US', { style: 'currency', currency, notation: 'compact', minimumFractionDigits: 0, maximumFractionDigits: 1 })));
+  return f.format((cents / 100) * perUsd);
 }

@@ -2,11 +2,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, type FieldErrors, forbidden, invalidInput, notFound } from '../../domain/errors.js';
 import { keyDetail } from '../../domain/keys/key-detail.js';
 import { createKey, type KeyListing, listKeys, MAX_ROLL_GRACE_HOURS, revokeKey, rollKey, updateKey } from '../../domain/keys/key-service.js';
+import { spendingPerDay } from '../../domain/orders/spending.js';
 import { can } from '../../domain/users/permissions.js';
 import { nameField } from '../../domain/users/user-input.js';
 import { type ConsoleDeps, type ConsoleTarget, page, pathId, targetOf } from '../context.js';
 import { asDate, asDollars, budgetFormValues, type BudgetFormValues, budgetRows, formErrors, hasBudgetErrors, readBudgetForm } from './key-budget-form.js';
 import { type Form, formText } from '../form.js';
+import { spendingChart } from '../chart-specs.js';
 import { exactTime, moment } from '../format.js';
 
 /** The two key pages: API keys (every key of the target) and API access (a workspace's read-only keys, for the seller API). */
@@ -212,6 +214,11 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
       if (apiAccess && target.kind !== 'workspace') throw notFound('Page');
       const key = await keyDetail(deps.db, ownerOf(target), keyIdOf(request), deps.clock);
       const now = deps.clock.now();
+      // A spending key's days against its daily limit, in US dollars as its budget is.
+      const spending =
+        key.budget && target.kind === 'workspace'
+          ? spendingChart('key-spending', await spendingPerDay(deps.pool, { workspaceId: target.id, keyId: key.id }, now), { currency: 'USD', perUsd: 1 }, { cents: key.budget.day.limit_cents, words: 'Daily limit' })
+          : null;
       if (apiAccess && key.can_place_orders) throw notFound('Key');
       const back = `${target.href}/settings/${section}`;
       return page(request, reply, 'key', {
@@ -225,6 +232,7 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
           stateLabel: STATES[key.state],
         },
         rows: key.budget ? budgetRows(key.budget, now) : [],
+        spending,
         manage: live(key) && mayChange(target, key),
         // A limit forged onto a key without a budget is refused; the fields show to say so.
         limitFields: key.budget !== null || hasBudgetErrors(data.errors),

@@ -5,9 +5,12 @@ import { allows } from '../../domain/orders/action-states.js';
 import { getOrder, listOrderSummaries, type Viewer } from '../../domain/orders/order-read.js';
 import type { BuyerOrderView, OrderSummary, PublisherOrderView } from '../../domain/orders/order-view.js';
 import { orderStatuses, type OrderStatus } from '../../domain/orders/states.js';
+import { orderTimeline } from '../../domain/orders/order-timeline.js';
+import { payoutsPerWeek } from '../../domain/publishers/payouts-per-week.js';
 import { publisherMe } from '../../domain/publishers/publisher-service.js';
 import { can } from '../../domain/users/permissions.js';
 import { type ConsoleDeps, type ConsoleTarget, page, targetOf } from '../context.js';
+import { orderTimelineChart, payoutsChart } from '../chart-specs.js';
 import { moment } from '../format.js';
 import { renderMarkdown } from '../markdown.js';
 import { STATUS_WORDS, statusWords } from '../words.js';
@@ -75,10 +78,11 @@ export async function orderPage(deps: ConsoleDeps, request: FastifyRequest, repl
   const target = targetOf(request);
   const viewer = viewerOf(target);
   // An order placed by an approved request names who approved it, on the buyer's side only.
-  const [order, figures, approval] = await Promise.all([
+  const [order, figures, approval, timeline] = await Promise.all([
     getOrder(deps.pool, viewer, orderId),
     publisherFigures(deps, target),
     target.kind === 'workspace' ? approvalOfOrder(deps.pool, target.id, orderId) : null,
+    orderTimeline(deps.pool, viewer, orderId),
   ]);
   const mayAct = can(target.role, 'manage_orders');
   const buyer = target.kind === 'workspace';
@@ -113,6 +117,7 @@ export async function orderPage(deps: ConsoleDeps, request: FastifyRequest, repl
     },
     content,
     figures,
+    timeline: orderTimelineChart('timeline', timeline, now),
     approval: approval && {
       by: approval.decided_by ? approval.decided_by.name : 'a former member',
       at: moment(approval.decided_at, now),
@@ -149,10 +154,11 @@ export async function orderPages(app: FastifyInstance, { deps }: { deps: Console
     const pageNo = typeof query.page === 'string' && /^[1-9][0-9]{0,5}$/.test(query.page) ? Number(query.page) : 1;
     const filter = status ? { status } : {};
     const now = deps.clock.now();
-    const [mine, rest, figures] = await Promise.all([
+    const [mine, rest, figures, payouts] = await Promise.all([
       listOrderSummaries(deps.pool, viewer, { ...filter, yourTurn: true }, 1, MINE_SHOWN),
       listOrderSummaries(deps.pool, viewer, { ...filter, yourTurn: false }, pageNo, PER_PAGE),
       publisherFigures(deps, target),
+      target.kind === 'publisher' ? payoutsPerWeek(deps.pool, target.id, now) : null,
     ]);
     const pages = Math.max(1, Math.ceil(rest.total / PER_PAGE));
     const link = (n: number) => `${target.href}/orders?${status ? `status=${status}&` : ''}page=${n}`;
@@ -161,6 +167,7 @@ export async function orderPages(app: FastifyInstance, { deps }: { deps: Console
       heading: target.kind === 'workspace' ? 'Orders' : 'Orders desk',
       section: 'orders',
       figures,
+      payouts: payouts && payoutsChart('payouts', payouts),
       statuses: orderStatuses.map((s) => ({ value: s, label: STATUS_WORDS[s], selected: s === status })),
       status: status ?? '',
       mine: mine.items.map((o) => row(target, o, now)),

@@ -5,9 +5,11 @@ import { eventsNeedingAction } from '../../domain/orders/action-needed.js';
 import { latestEvents } from '../../domain/events/feed.js';
 import { listOrderSummaries } from '../../domain/orders/order-read.js';
 import type { OrderSummary } from '../../domain/orders/order-view.js';
+import { spendingPerDay } from '../../domain/orders/spending.js';
 import { publisherMe } from '../../domain/publishers/publisher-service.js';
 import type { Party } from '../../domain/parties.js';
 import { type ConsoleDeps, page, targetOf } from '../context.js';
+import { spendingChart } from '../chart-specs.js';
 import { moment } from '../format.js';
 import { actionWords, eventWords, statusWords } from '../words.js';
 import { approvalRow } from './approvals.js';
@@ -63,8 +65,10 @@ export async function overviewPages(app: FastifyInstance, { deps }: { deps: Cons
     const now = deps.clock.now();
     if (target.kind === 'workspace') {
       const viewer = { party: 'buyer' as const, workspaceId: target.id };
-      const [summary, orders, recent, events, needing, approvals] = await Promise.all([
+      const [summary, settings, spending, orders, recent, events, needing, approvals] = await Promise.all([
         deps.workspaces.summary(target.id),
+        deps.workspaces.settings.get(target.id),
+        spendingPerDay(deps.pool, { workspaceId: target.id }, now),
         listOrderSummaries(deps.pool, viewer, { yourTurn: true }, 1, ORDERS_SHOWN),
         listOrderSummaries(deps.pool, viewer, {}, 1, RECENT_SHOWN),
         latestEvents(deps.pool, viewer, {}, EVENTS_SHOWN),
@@ -79,6 +83,7 @@ export async function overviewPages(app: FastifyInstance, { deps }: { deps: Cons
           { label: 'Held for orders', value: summary.held_formatted },
         ],
         moneyLabel: 'Price',
+        spending: spendingChart('spending', spending, settings),
         orders: orders.items.map(orderRow(now)),
         ordersTotal: orders.total,
         recent: recent.items.map(orderRow(now)),
@@ -102,6 +107,7 @@ export async function overviewPages(app: FastifyInstance, { deps }: { deps: Cons
       section: 'overview',
       figures: payoutFigures(me),
       moneyLabel: 'Payout',
+      spending: null,
       orders: orders.items.map(orderRow(now)),
       ordersTotal: orders.total,
       recent: recent.items.map(orderRow(now)),
