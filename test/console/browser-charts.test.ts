@@ -94,7 +94,7 @@ describe.skipIf(skipBrowser)('Console charts in Chromium — happy', () => {
       const page = await contexts[c.who].newPage();
       await page.goto(c.url());
       const img = page.getByRole('img', { name: c.chart });
-      await expect.poll(() => img.count(), c.name).toBe(1);
+      await expect.poll(() => img.count(), { message: c.name }).toBe(1);
       const box = (await img.boundingBox())!;
       expect(box.width, c.name).toBeGreaterThan(300);
       expect(box.height, c.name).toBeGreaterThan(40);
@@ -118,7 +118,7 @@ describe.skipIf(skipBrowser)('Console charts in Chromium — happy', () => {
       });
       await page.goto(c.url());
       const img = page.getByRole('img', { name: c.chart });
-      await expect.poll(() => img.count(), c.name).toBe(1);
+      await expect.poll(() => img.count(), { message: c.name }).toBe(1);
       const box = (await img.boundingBox())!;
       expect(box.x + box.width, c.name).toBeLessThanOrEqual(390);
       expect(refused, c.name).toEqual([]);

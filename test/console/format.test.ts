@@ -37,6 +37,37 @@ describe('relative times — happy', () => {
   });
 });
 
+describe('written by hand, as Intl writes them — property', () => {
+  // format.ts writes these itself (Intl's format() costs microseconds a call, a page has dozens):
+  // every output must be what Intl's en-US gives.
+  const rtf = new Intl.RelativeTimeFormat('en', { numeric: 'always' });
+  const units: Array<[Intl.RelativeTimeFormatUnit, number]> = [['minute', MIN], ['hour', HOUR], ['day', DAY], ['month', 30.44 * DAY], ['year', 365.25 * DAY]];
+
+  it('relative times: each figure and unit, past and future', () => {
+    for (const [unit, ms] of units) {
+      for (const n of [1, 2, 3, 5, 10, 11, 20, 21, 25, 40, 44, 1000, 12_345]) {
+        const delta = n * ms;
+        const said = relativeTime(NOW + delta, NOW);
+        const [, figure, word] = /^(?:in )?([\d,]+) (\w+?)s?(?: ago)?$/.exec(said) ?? [];
+        expect(said, `${n} ${unit}`).toBe(rtf.format(Number(figure!.replace(/,/g, '')), word as Intl.RelativeTimeFormatUnit));
+        expect(relativeTime(NOW - delta, NOW)).toBe(rtf.format(-Number(figure!.replace(/,/g, '')), word as Intl.RelativeTimeFormatUnit));
+      }
+    }
+  });
+
+  it('days, and counts with separators, over a range', () => {
+    const short = new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });
+    const long = new Intl.DateTimeFormat('en-US', { weekday: 'short', month: 'short', day: 'numeric', year: 'numeric', timeZone: 'UTC' });
+    for (let t = Date.parse('2026-12-25T00:00:00Z'); t < Date.parse('2029-03-05T00:00:00Z'); t += DAY) {
+      const day = new Date(t).toISOString().slice(0, 10);
+      expect(shortDay(day)).toBe(short.format(t));
+      expect(longDay(day)).toBe(long.format(t));
+    }
+    const numbers = new Intl.NumberFormat('en-US');
+    for (const n of [0, 1, -1, 12, 999, 1000, -1000, 9_999, 10_000, 123_456, 999_999, 1_000_000, -7_654_321, Number.MAX_SAFE_INTEGER]) expect(count(n)).toBe(numbers.format(n));
+  });
+});
+
 describe('moments (the <time> element’s values) — happy and edge', () => {
   it('gives the instant, its exact words and its relative words', () => {
     expect(moment('2027-03-10T10:00:00Z', NOW)).toEqual({ iso: '2027-03-10T10:00:00Z', exact: '2027-03-10 10:00 UTC', text: '2 hours ago' });
