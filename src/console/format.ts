@@ -51,20 +51,34 @@ export function relativeTime(then: number, now: number): string {
   return say(abs / (365.25 * DAY), 'year');
 }
 
-/** A moment as a page shows it: relative text, and the exact time for the `<time>` element's title (views/time.eta). */
+/** A moment as a page shows it: relative text, and the exact time for the `<time>` element's title. */
 export interface Moment {
   /** The machine-readable instant (`datetime`); empty when there is none. */
   iso: string;
   exact: string;
   text: string;
+  /**
+   * The element itself, `<time datetime="…" title="…">2 hours ago</time>`, or the text alone when
+   * there is no instant; escaped here, so a template writes it raw (`<%~ m.html %>`). Made here
+   * rather than by a partial: an Eta include cost about 9 µs, and a page shows up to 70 times.
+   */
+  html: string;
 }
+
+const escapes: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const escape = (text: string) => text.replace(/[&<>"']/g, (c) => escapes[c]!);
+const plain = (text: string): Moment => ({ iso: '', exact: '', text, html: escape(text) });
 
 /** `at` as a Moment relative to `now`; no instant gives `none` as its text ("Never", or nothing). */
 export function moment(at: Date | string | null | undefined, now: number, none = ''): Moment {
-  if (at === null || at === undefined || at === '') return { iso: '', exact: '', text: none };
+  if (at === null || at === undefined || at === '') return plain(none);
   const d = typeof at === 'string' ? new Date(at) : at;
-  if (Number.isNaN(d.getTime())) return { iso: '', exact: '', text: String(at) };
-  return { iso: isoSeconds(d), exact: exactTime(d), text: relativeTime(d.getTime(), now) };
+  if (Number.isNaN(d.getTime())) return plain(String(at));
+  const iso = isoSeconds(d);
+  const exact = exactTime(d);
+  const text = relativeTime(d.getTime(), now);
+  // The three are digits, letters, spaces and "-:,": nothing to escape.
+  return { iso, exact, text, html: `<time datetime="${iso}" title="${exact}">${text}</time>` };
 }
 
 /** A country by name from its ISO 3166-1 code ("DE" → "Germany"); a code Intl does not know stays as it is. */

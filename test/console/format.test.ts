@@ -70,14 +70,20 @@ describe('written by hand, as Intl writes them — property', () => {
 
 describe('moments (the <time> element’s values) — happy and edge', () => {
   it('gives the instant, its exact words and its relative words', () => {
-    expect(moment('2027-03-10T10:00:00Z', NOW)).toEqual({ iso: '2027-03-10T10:00:00Z', exact: '2027-03-10 10:00 UTC', text: '2 hours ago' });
-    expect(moment(new Date('2027-03-11T00:00:00.000Z'), NOW)).toEqual({ iso: '2027-03-11T00:00:00Z', exact: '2027-03-11 00:00 UTC', text: 'in 12 hours' });
+    expect(moment('2027-03-10T10:00:00Z', NOW)).toEqual({
+      iso: '2027-03-10T10:00:00Z',
+      exact: '2027-03-10 10:00 UTC',
+      text: '2 hours ago',
+      html: '<time datetime="2027-03-10T10:00:00Z" title="2027-03-10 10:00 UTC">2 hours ago</time>',
+    });
+    expect(moment(new Date('2027-03-11T00:00:00.000Z'), NOW).html).toBe('<time datetime="2027-03-11T00:00:00Z" title="2027-03-11 00:00 UTC">in 12 hours</time>');
   });
 
-  it('no instant is the words given for it; a bad one is shown as it came, never a crash', () => {
-    expect(moment(null, NOW, 'Never')).toEqual({ iso: '', exact: '', text: 'Never' });
-    expect(moment(undefined, NOW)).toEqual({ iso: '', exact: '', text: '' });
-    expect(moment('not a time', NOW)).toEqual({ iso: '', exact: '', text: 'not a time' });
+  it('no instant is the words given for it; a bad one is shown as it came, escaped, never a crash', () => {
+    expect(moment(null, NOW, 'Never')).toEqual({ iso: '', exact: '', text: 'Never', html: 'Never' });
+    expect(moment(undefined, NOW)).toEqual({ iso: '', exact: '', text: '', html: '' });
+    expect(moment('not a time', NOW)).toEqual({ iso: '', exact: '', text: 'not a time', html: 'not a time' });
+    expect(moment('<b>"x" & y</b>', NOW).html).toBe('&lt;b&gt;&quot;x&quot; &amp; y&lt;/b&gt;');
     expect(exactTime('2027-01-02T03:04:59Z')).toBe('2027-01-02 03:04 UTC');
   });
 });
