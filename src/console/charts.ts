@@ -67,7 +67,15 @@ export function barChart(spec: BarChartSpec) {
       return { x: round(PAD.left + i * band + (band - barW) / 2), y: round(PAD.top + plotH - h), w: round(barW), h: round(h), fill: over ? '#a4161a' : '#0b5394' };
     });
   const ticks = [0, top / 2, top].map((v) => ({ y: round(y(v)), label: spec.tick(v) }));
-  const axis = spec.points.flatMap((p, i) => ((n - 1 - i) % spec.every === 0 ? [{ x: round(PAD.left + i * band + band / 2), label: p.axis }] : []));
+  // A label centred under a bar at either end would be cut by the edge: it ends (or starts) there instead.
+  const axis = spec.points.flatMap((p, i) => {
+    if ((n - 1 - i) % spec.every !== 0) return [];
+    const x = PAD.left + i * band + band / 2;
+    const half = p.axis.length * 3.3;
+    if (x + half > W - PAD.right) return [{ x: W - PAD.right, anchor: 'end', label: p.axis }];
+    if (x - half < PAD.left) return [{ x: PAD.left, anchor: 'start', label: p.axis }];
+    return [{ x: round(x), anchor: 'middle', label: p.axis }];
+  });
   const limit = spec.limit ? { y: round(y(spec.limit.value)), label: spec.limit.label } : null;
 
   const total = values.reduce((a, b) => a + b, 0);
