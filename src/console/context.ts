@@ -14,6 +14,7 @@ import type { OAuthInteractions } from '../domain/oauth/interactions.js';
 import type { SearchEngine } from '../domain/outlets/search-engine.js';
 import type { SecretBox } from '../domain/webhooks/secret-box.js';
 import { csrfUserInfo } from './cookies.js';
+import * as fmt from './format.js';
 
 /** The database handle the domain's functions take (the pool here), named without importing the db layer. */
 export type DomainDb = Parameters<typeof createUser>[0];
@@ -115,7 +116,7 @@ async function pendingApprovals(request: FastifyRequest): Promise<number | null>
   }
 }
 
-/** A page: the layout's common data (who is signed in, the switcher, the form token) added. */
+/** A page: the layout's common data (who is signed in, the switcher, the form token) and the formatting helpers (`it.fmt`) added. */
 export async function page(request: FastifyRequest, reply: FastifyReply, view: string, data: Record<string, unknown>) {
   return reply.view(view, {
     csrf: reply.generateCsrf({ userInfo: csrfUserInfo(request) }),
@@ -125,6 +126,7 @@ export async function page(request: FastifyRequest, reply: FastifyReply, view: s
     pendingApprovals: await pendingApprovals(request),
     form: {},
     errors: {},
+    fmt,
     ...data,
   });
 }

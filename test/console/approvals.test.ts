@@ -92,7 +92,7 @@ describe('Console approval requests (/app/w/{id}/approvals) — happy', () => {
     expect(list.body).toMatch(/<td>Place an order<\/td><td>Outlet \d+<\/td>/);
     expect(list.body).toContain(first.total_formatted);
     expect(list.body).toContain('API key “Research agent”');
-    expect(list.body).toMatch(/Expires \d{4}-\d\d-\d\d \d\d:\d\d UTC/);
+    expect(list.body).toMatch(/Expires <time datetime="[0-9T:-]+Z" title="\d{4}-\d\d-\d\d \d\d:\d\d UTC">in \d+ (hours|days)<\/time>/);
     // Filtered by status.
     const pending = await s.owner.c.get(`${s.w}/approvals?status=cancelled`);
     expect([...pending.body.matchAll(/>Request (\d+)</g)].map((m) => Number(m[1]))).toEqual([third.id]);
@@ -122,7 +122,7 @@ describe('Console approval requests (/app/w/{id}/approvals) — happy', () => {
     expect(page).toContain('Available balance after');
     expect(page).toContain(`$${((500_000 - s.offer.price) / 100).toLocaleString('en-US', { minimumFractionDigits: 2 })}`);
     expect(page).toContain(req.total_formatted);
-    expect(page).toMatch(/<dt>Expires<\/dt><dd>\d{4}-\d\d-\d\d \d\d:\d\d UTC/);
+    expect(page).toMatch(/<dt>Expires<\/dt><dd><time datetime="[0-9T:-]+Z" title="\d{4}-\d\d-\d\d \d\d:\d\d UTC">in \d+ (hours|days)<\/time>/);
     expect(page).toContain('>Approve</button>');
     expect(page).toContain('>Decline</button>');
     expect(page).toContain('<label for="f-reason">Reason for declining (optional)</label>');
@@ -157,7 +157,7 @@ describe('Console approval requests (/app/w/{id}/approvals) — happy', () => {
 
     const orderPage = await s.owner.c.get(`${s.w}/orders/${order!.id}`);
     expect(orderPage.statusCode).toBe(200);
-    expect(orderPage.body).toMatch(new RegExp(`Approved by ${s.owner.user.name} at \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC`));
+    expect(orderPage.body).toMatch(new RegExp(`Approved by ${s.owner.user.name} <time datetime="[0-9T:-]+Z" title="\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC">just now</time>`));
     expect(orderPage.body).toContain(`href="${url}">approval request ${req.id}</a>`);
     // The publisher's side of the same order does not name the buyer's people.
     const pub = await createUser(pool, { email: `pub${++n}@example.com`, name: 'Pub Person', password });

@@ -71,8 +71,8 @@ describe('Console key form (POST /app/w/{id}/settings/api-keys) — happy', () =
     const page = await a.c.get(`${a.keys}/${id}`);
     expect(page.statusCode).toBe(200);
     expect(page.body).toMatch(/<th scope="row">Per order<\/th><td>\$200\.00<\/td>/);
-    expect(page.body).toMatch(/<th scope="row">Today \(UTC day\)<\/th><td>\$500\.01<\/td><td>\$0\.00<\/td><td>\$500\.01<\/td><td>2027-03-11 00:00 UTC<\/td>/);
-    expect(page.body).toMatch(/<th scope="row">This month \(UTC\)<\/th><td>\$5,000\.00<\/td><td>\$0\.00<\/td><td>\$5,000\.00<\/td><td>2027-04-01 00:00 UTC<\/td>/);
+    expect(page.body).toMatch(/<th scope="row">Today \(UTC day\)<\/th><td>\$500\.01<\/td><td>\$0\.00<\/td><td>\$500\.01<\/td><td><time datetime="2027-03-11T00:00:00Z" title="2027-03-11 00:00 UTC">in 12 hours<\/time><\/td>/);
+    expect(page.body).toMatch(/<th scope="row">This month \(UTC\)<\/th><td>\$5,000\.00<\/td><td>\$0\.00<\/td><td>\$5,000\.00<\/td><td><time datetime="2027-04-01T00:00:00Z" title="2027-04-01 00:00 UTC">in 22 days<\/time><\/td>/);
     expect(page.body).toContain('value="500.01"');
     expect(page.body).toContain('value="2027-06-30"');
   });

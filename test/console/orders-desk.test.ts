@@ -74,7 +74,7 @@ describe('Console orders desk (/app/w/{id}/orders and /app/p/{id}/orders) — ha
     expect(desk.statusCode).toBe(200);
     expect(desk.body).toContain('Waiting for you (1)');
     expect(desk.body).toContain(`href="${m.pp}/orders/${id}"`);
-    expect(desk.body).toContain('Pending');
+    expect(desk.body).toContain('Payouts pending');
     // The buyer's own brief is text, never markup.
     const order = `${m.pp}/orders/${id}`;
     expect((await m.writer.c.get(order)).body).toContain('A review &lt;b&gt;please&lt;/b&gt;');
@@ -103,13 +103,14 @@ describe('Console orders desk (/app/w/{id}/orders and /app/p/{id}/orders) — ha
     expect(seen.body).toContain('&lt;script&gt;');
     await sequenceEvents(h.database.pool, h.clock.now());
     const overview = await m.owner.c.get(m.w);
-    expect(overview.body).toMatch(new RegExp(`draft submitted</td><td><a href="${m.w}/orders/${id}">Order ${id}</a>`));
+    // In words, with the action it asks of the buyer now.
+    expect(overview.body).toMatch(new RegExp(`Draft submitted</td><td><a href="${m.w}/orders/${id}">Order ${id}</a></td><td>Review the draft</td>`));
 
     expect(redirectedTo(await m.owner.c.post(`${buyerOrder}/messages`, { body: 'Looks good.' }, { from: buyerOrder }))).toBe(`${buyerOrder}?done=message`);
     expect(redirectedTo(await m.owner.c.post(`${buyerOrder}/approve-draft`, {}, { from: buyerOrder }))).toBe(`${buyerOrder}?done=draft-approved`);
     expect(await statusOf(id)).toBe('publishing');
     await sequenceEvents(h.database.pool, h.clock.now());
-    expect((await m.writer.c.get(m.pp)).body).toMatch(new RegExp(`New message</td><td><a href="${m.pp}/orders/${id}">`));
+    expect((await m.writer.c.get(m.pp)).body).toMatch(new RegExp(`New message</td><td><a href="${m.pp}/orders/${id}">Order ${id}</a></td><td>Read the message and reply</td>`));
 
     // A URL off the outlet's domain: the API's 422, next to the field.
     const bad = await m.writer.c.post(`${order}/publish`, { live_url: 'https://elsewhere.example/post' }, { from: order });
@@ -203,7 +204,7 @@ describe('Console orders desk (/app/w/{id}/orders and /app/p/{id}/orders): a sta
     });
     expect(res.statusCode).toBe(409);
     expect(res.body).toContain('This order has moved on. Cannot accept: the order is cancelled.');
-    expect(res.body).toContain('<dt>State</dt><dd>cancelled</dd>');
+    expect(res.body).toContain('<dt>State</dt><dd>Cancelled</dd>');
     expect(res.body).not.toMatch(/at .*\.ts:\d+/);
     expect(res.body).not.toContain('>Accept</button>');
     // The confirmation page of an order that cannot be cancelled any more says so too.

@@ -15,7 +15,7 @@ import { refuseUnstorableText } from '../../domain/text-input.js';
 import { can } from '../../domain/users/permissions.js';
 import { type ConsoleDeps, type ConsoleTarget, page, targetOf } from '../context.js';
 import { type Form, formText } from '../form.js';
-import { statusLabel, when } from './orders.js';
+import { moment } from '../format.js';
 
 // Approval requests (an agent's key that needs a person before it spends): the list, and a
 // request's page, which is itself the confirmation: what is bought, who asked, the price and the
@@ -45,14 +45,14 @@ export const askedBy = (v: ApprovalRequestView) => (v.requested_by.kind === 'oau
 export const outletsOf = (v: ApprovalRequestView) => [...new Set(v.items.map((i) => i.outlet.name))].join(', ');
 
 /** When a request ends or ended: its expiry while pending, its decision after. */
-function endOf(v: ApprovalRequestView) {
-  if (v.status === 'pending') return `Expires ${when(v.expires_at)}`;
-  if (v.status === 'expired') return `Expired ${when(v.expires_at)}`;
-  return v.decided_at ? `${APPROVAL_STATUS_WORDS[v.status]} ${when(v.decided_at)}` : '';
+function endOf(v: ApprovalRequestView, now: number) {
+  if (v.status === 'pending') return { label: 'Expires', at: moment(v.expires_at, now) };
+  if (v.status === 'expired') return { label: 'Expired', at: moment(v.expires_at, now) };
+  return v.decided_at ? { label: APPROVAL_STATUS_WORDS[v.status], at: moment(v.decided_at, now) } : { label: '', at: moment(null, now) };
 }
 
 /** One row of a table of requests (the list, the overview). */
-export function approvalRow(target: ConsoleTarget, v: ApprovalRequestView) {
+export function approvalRow(target: ConsoleTarget, v: ApprovalRequestView, now: number) {
   return {
     id: v.id,
     href: `${target.href}/approvals/${v.id}`,
@@ -61,8 +61,8 @@ export function approvalRow(target: ConsoleTarget, v: ApprovalRequestView) {
     action: v.action === 'place_orders' ? 'Place an order' : 'Approve a placement',
     total: v.total_formatted,
     askedBy: askedBy(v),
-    end: endOf(v),
-    expires: when(v.expires_at),
+    end: endOf(v, now),
+    expires: moment(v.expires_at, now),
   };
 }
 
@@ -113,7 +113,8 @@ export async function approvalPages(app: FastifyInstance, { deps }: { deps: Cons
     const query = (request.query ?? {}) as Record<string, unknown>;
     const status = approvalStatuses.find((s) => s === query.status);
     const pageNo = typeof query.page === 'string' && /^[1-9][0-9]{0,5}$/.test(query.page) ? Number(query.page) : 1;
-    const { items, total } = await listApprovals(deps.pool, target.id, { status }, pageNo, PER_PAGE, at());
+    const when = at();
+    const { items, total } = await listApprovals(deps.pool, target.id, { status }, pageNo, PER_PAGE, when);
     const pages = Math.max(1, Math.ceil(total / PER_PAGE));
     const link = (n: number) => `${target.href}/approvals?${status ? `status=${status}&` : ''}page=${n}`;
     return page(request, reply, 'approvals', {
@@ -121,7 +122,7 @@ export async function approvalPages(app: FastifyInstance, { deps }: { deps: Cons
       section: 'approvals',
       statuses: approvalStatuses.map((s) => ({ value: s, label: APPROVAL_STATUS_WORDS[s], selected: s === status })),
       status: status ?? '',
-      rows: items.map((v) => approvalRow(target, v)),
+      rows: items.map((v) => approvalRow(target, v, when.now)),
       total,
       pageNo,
       pages,
@@ -134,8 +135,9 @@ export async function approvalPages(app: FastifyInstance, { deps }: { deps: Cons
   /** A request's page: everything the decision needs, and its two forms for a person who may decide a pending one. */
   async function requestPage(request: FastifyRequest, reply: FastifyReply, id: number, extras: RequestPageExtras = {}) {
     const target = workspaceOf(request);
+    const { now } = at();
     const [v, summary, settings] = await Promise.all([
-      getApproval(deps.pool, target.id, id, at()),
+      getApproval(deps.pool, target.id, id, { now, baseUrl: approvals.baseUrl }),
       deps.workspaces.summary(target.id),
       deps.workspaces.settings.get(target.id),
     ]);
@@ -159,12 +161,12 @@ export async function approvalPages(app: FastifyInstance, { deps }: { deps: Cons
         statusWords: APPROVAL_STATUS_WORDS[v.status],
         actionWords: placing ? 'Place an order' : 'Approve a live placement (pays the publisher)',
         askedBy: askedBy(v),
-        requested: when(v.requested_at),
-        expires: when(v.expires_at),
-        decided: when(v.decided_at),
+        requested: moment(v.requested_at, now),
+        expires: moment(v.expires_at, now),
+        decided: moment(v.decided_at, now),
         items: v.items.map((i) => ({
           ...i,
-          formatWords: statusLabel(i.format),
+          formatWords: i.format.replace(/_/g, ' '),
           orderHref: i.order_id === null ? null : `${target.href}/orders/${i.order_id}`,
         })),
         orders: v.order_ids.map((o) => ({ id: o, href: `${target.href}/orders/${o}` })),

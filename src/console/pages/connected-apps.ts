@@ -5,8 +5,8 @@ import { formatCents } from '../../domain/money/format.js';
 import { findGrant, type GrantListing, listGrants, revokeGrant } from '../../domain/oauth/grants.js';
 import { can } from '../../domain/users/permissions.js';
 import { type ConsoleDeps, type ConsoleTarget, page, pathId, targetOf } from '../context.js';
+import { moment } from '../format.js';
 
-const when = (d: Date | null) => (d ? d.toISOString().slice(0, 16).replace('T', ' ') + ' UTC' : '');
 const STATES: Record<GrantListing['state'], string> = { active: 'Active', expiring: 'Expiring soon', expired: 'Expired', revoked: 'Revoked' };
 const usd = (cents: number | null) => (cents === null ? null : formatCents(cents, 'USD', 1));
 
@@ -36,6 +36,7 @@ export async function connectedAppPages(app: FastifyInstance, { deps }: { deps: 
   const listPage = async (request: FastifyRequest, reply: FastifyReply, data: Record<string, unknown> = {}) => {
     const target = targetOf(request);
     const grants = await listGrants(deps.db, target.id, deps.clock);
+    const now = deps.clock.now();
     return page(request, reply, 'connected-apps', {
       title: 'Connected apps',
       section: 'connected-apps',
@@ -48,9 +49,9 @@ export async function connectedAppPages(app: FastifyInstance, { deps }: { deps: 
         grantedBy: g.granted_by ?? '',
         scope: !g.can_place_orders ? 'read' : g.needs_approval ? "read, spend (each order waits for a person's approval)" : 'read, spend',
         budget: budgetText(g),
-        created: when(g.created_at),
-        lastUsed: when(g.last_used_at) || 'Never',
-        expires: when(g.expires_at) || 'Never',
+        created: moment(g.created_at, now),
+        lastUsed: moment(g.last_used_at, now, 'Never'),
+        expires: moment(g.expires_at, now, 'Never'),
         state: STATES[g.state],
         revocable: g.state !== 'revoked' && g.state !== 'expired' && mayRevoke(target, g),
       })),

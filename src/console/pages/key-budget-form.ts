@@ -5,6 +5,7 @@ import type { BudgetLimits } from '../../domain/keys/key-service.js';
 import { formatCents } from '../../domain/money/format.js';
 import { expiryDate, usdLimit } from '../../schemas/key-budget.js';
 import { type Form, formText } from '../form.js';
+import { moment } from '../format.js';
 
 // A spending key's budget and expiry in the console's forms (the key form and the key page;
 // docs/budgets.md). The fields are read by the same zod schemas as the admin CLI's flags; the
@@ -90,7 +91,6 @@ const usd = (cents: number) => formatCents(cents, 'USD', 1);
 export const asDollars = (cents: number | null) => (cents === null ? '' : (cents / 100).toFixed(2));
 /** An instant as a date field shows it (the UTC day). */
 export const asDate = (d: Date | null) => (d ? d.toISOString().slice(0, 10) : '');
-const minute = (iso: string) => iso.slice(0, 16).replace('T', ' ') + ' UTC';
 
 /**
  * A key's budget in one line, for the keys list and the page that shows a new key:
@@ -108,16 +108,16 @@ export function budgetSummary(key: { can_place_orders: boolean; order_limit_cent
 }
 
 /** The key page's budget table: each window's limit, spent, remaining and reset, in US dollars. */
-export function budgetRows(budget: NonNullable<KeyDetail['budget']>) {
+export function budgetRows(budget: NonNullable<KeyDetail['budget']>, now: number) {
   const row = (label: string, w: WindowDetail) => ({
     label,
     limit: w.limit_cents === null ? 'No limit' : usd(w.limit_cents),
     spent: usd(w.spent_cents),
     remaining: w.remaining_cents === null ? '—' : usd(w.remaining_cents),
-    resets: minute(w.resets_at),
+    resets: moment(w.resets_at, now),
   });
   return [
-    { label: 'Per order', limit: budget.order_limit_cents === null ? 'No limit' : usd(budget.order_limit_cents), spent: '—', remaining: '—', resets: '—' },
+    { label: 'Per order', limit: budget.order_limit_cents === null ? 'No limit' : usd(budget.order_limit_cents), spent: '—', remaining: '—', resets: moment(null, now, '—') },
     row('Today (UTC day)', budget.day),
     row('This month (UTC)', budget.month),
   ];

@@ -3,17 +3,19 @@ import { oauthBase } from '../../config.js';
 import { DomainError, type FieldErrors, forbidden, invalidInput, notFound } from '../../domain/errors.js';
 import { keyDetail } from '../../domain/keys/key-detail.js';
 import { createKey, type KeyListing, listKeys, MAX_ROLL_GRACE_HOURS, revokeKey, rollKey, updateKey } from '../../domain/keys/key-service.js';
+import { spendingPerDay } from '../../domain/orders/spending.js';
 import { can } from '../../domain/users/permissions.js';
 import { nameField } from '../../domain/users/user-input.js';
 import { type ConsoleDeps, type ConsoleTarget, page, pathId, targetOf } from '../context.js';
 import { asDate, asDollars, budgetFormValues, type BudgetFormValues, budgetRows, budgetSummary, formErrors, hasBudgetErrors, readBudgetForm } from './key-budget-form.js';
 import { type Form, formText } from '../form.js';
+import { spendingChart } from '../chart-specs.js';
+import { exactTime, moment } from '../format.js';
 
 /** The two key pages: API keys (every key of the target) and API access (a workspace's read-only keys, for the seller API). */
 type Section = 'api-keys' | 'api-access';
 
 const ownerOf = (t: ConsoleTarget) => (t.kind === 'workspace' ? { workspaceId: t.id } : { publisherId: t.id });
-const day = (d: Date | null | undefined) => (d ? d.toISOString().slice(0, 16).replace('T', ' ') + ' UTC' : '');
 
 const STATES: Record<KeyListing['state'], string> = { active: 'Active', expiring: 'Expiring soon', expired: 'Expired', revoked: 'Revoked' };
 const live = (k: KeyListing) => k.state === 'active' || k.state === 'expiring';
@@ -138,14 +140,15 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
     const listPage = async (request: FastifyRequest, reply: FastifyReply, data: Record<string, unknown> = {}) => {
       const target = targetOf(request);
       if (section === 'api-access' && target.kind !== 'workspace') throw notFound('Page');
+      const now = deps.clock.now();
       const keys = (await keysOf(target)).map((k) => ({
         id: k.id,
         name: k.name,
         prefix: k.prefix,
         canPlaceOrders: k.can_place_orders,
-        created: day(k.created_at),
-        lastUsed: day(k.last_used_at) || 'Never',
-        expires: day(k.expires_at) || 'Never',
+        created: moment(k.created_at, now),
+        lastUsed: moment(k.last_used_at, now, 'Never'),
+        expires: moment(k.expires_at, now, 'Never'),
         state: STATES[k.state],
         budget: budgetSummary(k),
         actions: live(k) && mayChange(target, k),
@@ -192,7 +195,7 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
           canPlaceOrders: detail.can_place_orders,
           budget: budgetSummary(detail),
           needsApproval: detail.needs_approval,
-          expires: day(detail.expires_at) || 'Never',
+          expires: detail.expires_at ? exactTime(detail.expires_at) : 'Never',
         },
         // The MCP server is for workspace keys; the seller API's keys are not handed to agents.
         agent: !apiAccess && target.kind === 'workspace' ? agentSetup(deps, base, created.key) : undefined,
@@ -273,6 +276,12 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
       const target = targetOf(request);
       if (apiAccess && target.kind !== 'workspace') throw notFound('Page');
       const key = await keyDetail(deps.db, ownerOf(target), keyIdOf(request), deps.clock);
+      const now = deps.clock.now();
+      // A spending key's days against its daily limit, in US dollars as its budget is.
+      const spending =
+        key.budget && target.kind === 'workspace'
+          ? spendingChart('key-spending', await spendingPerDay(deps.pool, { workspaceId: target.id, keyId: key.id }, now), { currency: 'USD', perUsd: 1 }, { cents: key.budget.day.limit_cents, words: 'Daily limit' })
+          : null;
       if (apiAccess && key.can_place_orders) throw notFound('Key');
       const back = `${target.href}/settings/${section}`;
       return page(request, reply, 'key', {
@@ -280,12 +289,13 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
         section,
         key: {
           ...key,
-          created: day(key.created_at),
-          lastUsed: day(key.last_used_at) || 'Never',
-          expires: day(key.expires_at) || 'Never',
+          created: moment(key.created_at, now),
+          lastUsed: moment(key.last_used_at, now, 'Never'),
+          expires: moment(key.expires_at, now, 'Never'),
           stateLabel: STATES[key.state],
         },
-        rows: key.budget ? budgetRows(key.budget) : [],
+        rows: key.budget ? budgetRows(key.budget, now) : [],
+        spending,
         manage: live(key) && mayChange(target, key),
         // A limit forged onto a key without a budget is refused; the fields show to say so.
         limitFields: key.budget !== null || hasBudgetErrors(data.errors),
@@ -388,7 +398,7 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
         return page(request, reply, 'key-roll', { title: `Roll ${key.name}`, section, key, back, action: `${back}/${key.id}/roll`, form: { grace_hours: formText(form, 'grace_hours') }, errors: err.details.errors });
       }
       const rolled = await rollKey(deps.db, ownerOf(target), key.id, hours, deps.clock, request.consoleUser!.id);
-      const until = hours === 0 ? 'The old key has stopped working.' : `The old key ${key.prefix}… keeps working until ${day(new Date(deps.clock.now() + hours * 3_600_000))}.`;
+      const until = hours === 0 ? 'The old key has stopped working.' : `The old key ${key.prefix}… keeps working until ${exactTime(new Date(deps.clock.now() + hours * 3_600_000))}.`;
       return shown(request, reply, rolled, key.name, { rolled: until });
     });
   }

@@ -8,6 +8,7 @@ import type { FailureLimiter } from '../../domain/limits/failure-limiter.js';
 import { createInvitation, listPendingInvitations } from '../../domain/users/invitations.js';
 import { changeRole, listMembers, type Target } from '../../domain/users/memberships.js';
 import { can } from '../../domain/users/permissions.js';
+import { exactTime, moment } from '../format.js';
 import { type ConsoleDeps, type ConsoleTarget, page, pathId, targetOf } from '../context.js';
 import { type Form, formText } from '../form.js';
 
@@ -16,7 +17,6 @@ import { type Form, formText } from '../form.js';
 // last owner stays) is the domain's: this file only shows its answers.
 
 const targetKey = (t: ConsoleTarget): Target => (t.kind === 'workspace' ? { workspaceId: t.id } : { publisherId: t.id });
-const day = (d: Date) => d.toISOString().slice(0, 10);
 const ROLE_HELP = 'Owner: everything (spending keys, approval rules, webhooks, members). Member: orders and read-only keys. Viewer: reads.';
 
 function baseUrl(deps: ConsoleDeps, request: FastifyRequest) {
@@ -46,6 +46,7 @@ export async function memberPages(app: FastifyInstance, { deps, invitations: lim
       listMembers(deps.db, targetKey(target)),
       manage ? listPendingInvitations(deps.db, targetKey(target), deps.clock) : Promise.resolve([]),
     ]);
+    const now = deps.clock.now();
     const query = (request.query ?? {}) as Record<string, unknown>;
     const revoked = Number(query.keys_revoked) || 0;
     const removedNotice = revoked > 0 ? `Member removed, and the ${revoked === 1 ? 'key' : `${revoked} keys`} they made revoked.` : 'Member removed.';
@@ -58,8 +59,8 @@ export async function memberPages(app: FastifyInstance, { deps, invitations: lim
       manage,
       roles: memberRoles,
       roleHelp: ROLE_HELP,
-      members: members.map((m) => ({ ...m, since: day(m.since), you: m.userId === me.id })),
-      invitations: invitations.map((i) => ({ ...i, expires: day(i.expiresAt) })),
+      members: members.map((m) => ({ ...m, since: moment(m.since, now), you: m.userId === me.id })),
+      invitations: invitations.map((i) => ({ ...i, expires: moment(i.expiresAt, now) })),
       ...data,
     });
   };
@@ -93,7 +94,7 @@ export async function memberPages(app: FastifyInstance, { deps, invitations: lim
       return page(request, reply, 'invite-link', {
         title: 'Invitation link',
         section: 'members',
-        invitation: { email: invitation.email, role: invitation.role, expires: day(invitation.expiresAt), mailed: invitation.mailed },
+        invitation: { email: invitation.email, role: invitation.role, expires: exactTime(invitation.expiresAt), mailed: invitation.mailed },
         link: `${baseUrl(deps, request)}/app/invitation?token=${invitation.token}`,
         back: `${target.href}/settings/members`,
       });
@@ -148,7 +149,7 @@ export async function memberPages(app: FastifyInstance, { deps, invitations: lim
       member,
       you,
       apps: target.kind === 'workspace',
-      keys: keys.map((k) => ({ name: k.name, prefix: k.prefix, spends: k.can_place_orders, created: day(k.created_at) })),
+      keys: keys.map((k) => ({ name: k.name, prefix: k.prefix, spends: k.can_place_orders, created: moment(k.created_at, deps.clock.now()) })),
       back,
       action: `${back}/${member.userId}/remove`,
     });

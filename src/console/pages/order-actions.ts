@@ -13,7 +13,8 @@ import { can } from '../../domain/users/permissions.js';
 import { contentBody, declineBody, messageBody, publishBody } from '../../schemas/orders.js';
 import { type ConsoleDeps, type ConsoleTarget, page, targetOf } from '../context.js';
 import { renderMarkdown } from '../markdown.js';
-import { orderIdParam, orderPage, statusLabel } from './orders.js';
+import { statusWords } from '../words.js';
+import { orderIdParam, orderPage } from './orders.js';
 import { type Form, formText } from '../form.js';
 
 // The orders desk's actions: each one is the domain call its REST route makes (src/http/v1/orders.ts,
@@ -156,7 +157,7 @@ export async function orderActionPages(app: FastifyInstance, { deps }: { deps: C
       if (!allows(path === 'approve' ? 'approvePlacement' : 'cancel', order.status)) {
         return orderPage(deps, request, reply, orderId, {
           status: 409,
-          problem: `This order has moved on: it is ${statusLabel(order.status)}, so it cannot be ${path === 'approve' ? 'approved' : 'cancelled'} any more. The page shows it as it is now.`,
+          problem: `This order has moved on: it is ${statusWords(order.status).toLowerCase()}, so it cannot be ${path === 'approve' ? 'approved' : 'cancelled'} any more. The page shows it as it is now.`,
         });
       }
       const fmt = (c: number) => formatCents(c, settings.currency, settings.perUsd);

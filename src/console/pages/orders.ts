@@ -5,10 +5,15 @@ import { allows } from '../../domain/orders/action-states.js';
 import { getOrder, listOrderSummaries, type Viewer } from '../../domain/orders/order-read.js';
 import type { BuyerOrderView, OrderSummary, PublisherOrderView } from '../../domain/orders/order-view.js';
 import { orderStatuses, type OrderStatus } from '../../domain/orders/states.js';
+import { orderTimeline } from '../../domain/orders/order-timeline.js';
+import { payoutsPerWeek } from '../../domain/publishers/payouts-per-week.js';
 import { publisherMe } from '../../domain/publishers/publisher-service.js';
 import { can } from '../../domain/users/permissions.js';
 import { type ConsoleDeps, type ConsoleTarget, page, targetOf } from '../context.js';
+import { orderTimelineChart, payoutsChart } from '../chart-specs.js';
+import { moment } from '../format.js';
 import { renderMarkdown } from '../markdown.js';
+import { STATUS_WORDS, statusWords } from '../words.js';
 
 // The orders desk: a workspace's orders as its buyer sees them (/app/w/{id}/orders) and a
 // publisher account's as the publisher does (/app/p/{id}/orders). An order's page reads it as
@@ -20,8 +25,6 @@ const MINE_SHOWN = 50;
 
 export const viewerOf = (t: ConsoleTarget): Viewer => (t.kind === 'workspace' ? { party: 'buyer', workspaceId: t.id } : { party: 'publisher', publisherId: t.id });
 
-export const when = (iso: string | null) => (iso ? iso.replace('T', ' ').replace(/(:\d\d)?Z$/, ' UTC') : '');
-export const statusLabel = (s: string) => s.replace(/_/g, ' ');
 
 const DEADLINES: Record<string, string> = { respond_by: 'Respond by', deliver_by: 'Deliver by', review_by: 'Review by', restore_by: 'Restore by' };
 
@@ -35,27 +38,29 @@ export function orderIdParam(request: FastifyRequest): number {
   return Number(raw);
 }
 
-function row(target: ConsoleTarget, o: OrderSummary) {
+function row(target: ConsoleTarget, o: OrderSummary, now: number) {
   return {
     id: o.id,
     href: `${target.href}/orders/${o.id}`,
-    status: statusLabel(o.status),
+    status: statusWords(o.status),
     turn: o.your_turn ? 'Yours' : o.turn === null ? 'Finished' : 'Theirs',
     outlet: o.outlet.name,
     money: o.money_formatted,
-    deadline: when(o.deadline),
-    updated: when(o.updated_at),
+    deadline: moment(o.deadline, now),
+    updated: moment(o.updated_at, now),
   };
 }
 
-/** The publisher's balances, shown on its desk: pending (under guarantee) and payable. */
+/** The publisher's payouts, pending (under guarantee) and payable: "Payout" is the publisher's amount on every page. */
+export const payoutFigures = (me: { pending_formatted: string; payable_formatted: string }) => [
+  { label: 'Payouts pending', value: me.pending_formatted },
+  { label: 'Payouts payable', value: me.payable_formatted },
+];
+
+/** The publisher's balances, shown on its desk. */
 async function publisherFigures(deps: ConsoleDeps, target: ConsoleTarget) {
   if (target.kind !== 'publisher') return [];
-  const me = await publisherMe(deps.pool, target.id);
-  return [
-    { label: 'Pending', value: me.pending_formatted },
-    { label: 'Payable', value: me.payable_formatted },
-  ];
+  return payoutFigures(await publisherMe(deps.pool, target.id));
 }
 
 export interface OrderPageExtras {
@@ -73,19 +78,21 @@ export async function orderPage(deps: ConsoleDeps, request: FastifyRequest, repl
   const target = targetOf(request);
   const viewer = viewerOf(target);
   // An order placed by an approved request names who approved it, on the buyer's side only.
-  const [order, figures, approval] = await Promise.all([
+  const [order, figures, approval, timeline] = await Promise.all([
     getOrder(deps.pool, viewer, orderId),
     publisherFigures(deps, target),
     target.kind === 'workspace' ? approvalOfOrder(deps.pool, target.id, orderId) : null,
+    orderTimeline(deps.pool, viewer, orderId),
   ]);
   const mayAct = can(target.role, 'manage_orders');
   const buyer = target.kind === 'workspace';
   const offer = (action: Parameters<typeof allows>[0]) => mayAct && allows(action, order.status);
   const base = `${target.href}/orders/${order.id}`;
   if (extras.status) reply.code(extras.status);
+  const now = deps.clock.now();
   const content = order.content && {
     ...order.content,
-    submitted_at: when(order.content.submitted_at),
+    submitted_at: moment(order.content.submitted_at, now),
     by: order.content.submitted_by === (buyer ? 'buyer' : 'publisher') ? 'you' : order.content.submitted_by,
     html: renderMarkdown(order.content.body),
   };
@@ -97,22 +104,23 @@ export async function orderPage(deps: ConsoleDeps, request: FastifyRequest, repl
     back: `${target.href}/orders`,
     order: {
       ...order,
-      statusLabel: statusLabel(order.status),
+      statusLabel: statusWords(order.status),
       turnLabel: order.your_turn ? 'Yours' : order.turn === null ? 'Nobody’s: the order is finished' : `The ${order.turn}’s`,
       money: moneyOf(order),
-      created: when(order.created_at),
+      created: moment(order.created_at, now),
       deadlines: Object.entries(order.deadlines)
         .filter(([, v]) => v)
-        .map(([k, v]) => ({ label: DEADLINES[k], at: when(v) })),
-      live_checked: when(order.live_checked_at),
-      guarantee_ends: when(order.guarantee_ends_at),
-      messages: (order.messages ?? []).map((m) => ({ ...m, at: when(m.created_at), from: m.author === (buyer ? 'buyer' : 'publisher') ? 'You' : m.author === 'buyer' ? 'Buyer' : 'Publisher' })),
+        .map(([k, v]) => ({ label: DEADLINES[k], at: moment(v, now) })),
+      live_checked: moment(order.live_checked_at, now, 'Not yet'),
+      guarantee_ends: moment(order.guarantee_ends_at, now),
+      messages: (order.messages ?? []).map((m) => ({ ...m, at: moment(m.created_at, now), from: m.author === (buyer ? 'buyer' : 'publisher') ? 'You' : m.author === 'buyer' ? 'Buyer' : 'Publisher' })),
     },
     content,
     figures,
+    timeline: orderTimelineChart('timeline', timeline, now),
     approval: approval && {
       by: approval.decided_by ? approval.decided_by.name : 'a former member',
-      at: when(approval.decided_at),
+      at: moment(approval.decided_at, now),
       href: `${target.href}/approvals/${approval.request_id}`,
       requestId: approval.request_id,
     },
@@ -145,10 +153,12 @@ export async function orderPages(app: FastifyInstance, { deps }: { deps: Console
     const status = orderStatuses.find((s) => s === query.status) as OrderStatus | undefined;
     const pageNo = typeof query.page === 'string' && /^[1-9][0-9]{0,5}$/.test(query.page) ? Number(query.page) : 1;
     const filter = status ? { status } : {};
-    const [mine, rest, figures] = await Promise.all([
+    const now = deps.clock.now();
+    const [mine, rest, figures, payouts] = await Promise.all([
       listOrderSummaries(deps.pool, viewer, { ...filter, yourTurn: true }, 1, MINE_SHOWN),
       listOrderSummaries(deps.pool, viewer, { ...filter, yourTurn: false }, pageNo, PER_PAGE),
       publisherFigures(deps, target),
+      target.kind === 'publisher' ? payoutsPerWeek(deps.pool, target.id, now) : null,
     ]);
     const pages = Math.max(1, Math.ceil(rest.total / PER_PAGE));
     const link = (n: number) => `${target.href}/orders?${status ? `status=${status}&` : ''}page=${n}`;
@@ -157,11 +167,12 @@ export async function orderPages(app: FastifyInstance, { deps }: { deps: Console
       heading: target.kind === 'workspace' ? 'Orders' : 'Orders desk',
       section: 'orders',
       figures,
-      statuses: orderStatuses.map((s) => ({ value: s, label: statusLabel(s), selected: s === status })),
+      payouts: payouts && payoutsChart('payouts', payouts),
+      statuses: orderStatuses.map((s) => ({ value: s, label: STATUS_WORDS[s], selected: s === status })),
       status: status ?? '',
-      mine: mine.items.map((o) => row(target, o)),
+      mine: mine.items.map((o) => row(target, o, now)),
       mineTotal: mine.total,
-      rest: rest.items.map((o) => row(target, o)),
+      rest: rest.items.map((o) => row(target, o, now)),
       restTotal: rest.total,
       pageNo,
       pages,

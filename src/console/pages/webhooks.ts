@@ -6,6 +6,8 @@ import { can } from '../../domain/users/permissions.js';
 import { addEndpoint, deleteEndpoint, listDeliveries, listEndpoints, resendDelivery, rotateSecret } from '../../domain/webhooks/endpoints.js';
 import { type ConsoleDeps, type ConsoleTarget, page, targetOf } from '../context.js';
 import { type Form, formText } from '../form.js';
+import { moment } from '../format.js';
+import { eventWords } from '../words.js';
 
 // Settings → Webhooks: the same domain functions as /api/v1/webhook-endpoints and the CLI's
 // `webhook` commands (create, list, delete, rotate the secret, the delivery log, resend). Owners
@@ -14,12 +16,21 @@ import { type Form, formText } from '../form.js';
 const PER_PAGE = 25;
 
 const ownerOf = (t: ConsoleTarget): EventOwner => (t.kind === 'workspace' ? { party: 'buyer', workspaceId: t.id } : { party: 'publisher', publisherId: t.id });
-const when = (iso: string | null) => (iso ? iso.replace('T', ' ').replace(/Z$/, ' UTC') : '');
 
 function idParam(request: FastifyRequest, name: 'endpointId' | 'deliveryId'): number {
   const raw = (request.params as Record<string, string>)[name] ?? '';
   if (!/^[1-9][0-9]{0,9}$/.test(raw)) throw notFound(name === 'endpointId' ? 'Webhook endpoint' : 'Delivery');
   return Number(raw);
+}
+
+/** The form's fields by the names its labels give them, for the banner that says what failed. */
+const FIELD_LABELS: Record<string, string> = { url: 'Endpoint URL', events: 'Events' };
+
+/** The banner of a refused endpoint: each failing field by its label and what is wrong with it, as the key form names its fields. */
+function refusal(err: DomainError): string {
+  const errors = (err.details.errors ?? {}) as FieldErrors;
+  const named = Object.entries(errors).map(([field, messages]) => `${FIELD_LABELS[field] ?? field} ${messages.join('; ')}`);
+  return `The endpoint was not created: ${named.length ? `${named.join('. ')}.` : err.message}`;
 }
 
 /** The checked event types of the form; none means every type. */
@@ -48,13 +59,20 @@ export async function webhookPages(app: FastifyInstance, { deps }: { deps: Conso
   const listPage = async (request: FastifyRequest, reply: FastifyReply, data: Record<string, unknown> = {}) => {
     const target = targetOf(request);
     const endpoints = await listEndpoints(deps.pool, ownerOf(target));
+    const now = deps.clock.now();
     return page(request, reply, 'webhooks', {
       title: 'Webhooks',
       section: 'webhooks',
       base: base(target),
       manage: can(target.role, 'manage_webhooks'),
-      eventTypes: receivableEventTypes(ownerOf(target)),
-      endpoints: endpoints.map((e) => ({ ...e, events: e.events ? e.events.join(', ') : 'Every event', created: when(e.created_at), state: e.disabled_at ? `Disabled ${when(e.disabled_at)}` : 'Active' })),
+      // Words for people, and the type's code beside them: a receiver is written against the codes.
+      eventTypes: receivableEventTypes(ownerOf(target)).map((t) => ({ value: t, words: eventWords(t) })),
+      endpoints: endpoints.map((e) => ({
+        ...e,
+        events: e.events ? e.events.map((t) => ({ value: t, words: eventWords(t) })) : null,
+        created: moment(e.created_at, now),
+        disabled: moment(e.disabled_at, now),
+      })),
       chosen: [],
       ...data,
     });
@@ -79,7 +97,7 @@ export async function webhookPages(app: FastifyInstance, { deps }: { deps: Conso
     } catch (err) {
       if (!(err instanceof DomainError && (err.code === 'invalid_input' || err.code === 'conflict'))) throw err;
       reply.code(err.code === 'conflict' ? 409 : 422);
-      return listPage(request, reply, { form: { url }, chosen: events ?? [], errors: (err.details.errors ?? {}) as FieldErrors, problem: `The endpoint was not created: ${err.message}` });
+      return listPage(request, reply, { form: { url }, chosen: events ?? [], errors: (err.details.errors ?? {}) as FieldErrors, problem: refusal(err) });
     }
   });
 
@@ -119,6 +137,7 @@ export async function webhookPages(app: FastifyInstance, { deps }: { deps: Conso
     const rawPage = String((request.query as { page?: unknown }).page ?? '1');
     const pageNo = /^[1-9][0-9]{0,5}$/.test(rawPage) ? Number(rawPage) : 1;
     const { items, total } = await listDeliveries(deps.pool, ownerOf(target), endpoint.id, pageNo, PER_PAGE);
+    const now = deps.clock.now();
     const here = `${base(target)}/${endpoint.id}/deliveries`;
     return page(request, reply, 'webhook-deliveries', {
       title: 'Deliveries',
@@ -127,7 +146,7 @@ export async function webhookPages(app: FastifyInstance, { deps }: { deps: Conso
       here,
       back: base(target),
       manage: can(target.role, 'manage_webhooks') && !endpoint.disabled_at,
-      deliveries: items.map((d) => ({ ...d, created: when(d.created_at), last: when(d.last_attempt_at) })),
+      deliveries: items.map((d) => ({ ...d, words: eventWords(d.event_type), created: moment(d.created_at, now), last: moment(d.last_attempt_at, now) })),
       total,
       previous: pageNo > 1 ? `${here}?page=${pageNo - 1}` : '',
       next: pageNo * PER_PAGE < total ? `${here}?page=${pageNo + 1}` : '',
