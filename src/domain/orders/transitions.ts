@@ -1,6 +1,7 @@
 import type { Db } from '../../db/handle.js';
-import { conflict, notFound } from '../errors.js';
+import { notFound } from '../errors.js';
 import * as ledger from '../ledger/ledger.js';
+import { type OrderAction, requireAllowed } from './action-states.js';
 import { checkContent } from './content-checks.js';
 import type { Viewer } from './order-read.js';
 import { deadlineFor, type Durations, type OrderStatus, type Party } from './states.js';
@@ -65,11 +66,9 @@ export async function lockOrder(tx: Db, orderId: number, viewer: Viewer | null):
   return rows[0];
 }
 
-/** 409 with the current status unless the order is in one of `allowed`. */
-export function requireStatus(order: LockedOrder, allowed: OrderStatus[], action: string): void {
-  if (!allowed.includes(order.status)) {
-    throw conflict(`Cannot ${action}: the order is ${order.status.replace(/_/g, ' ')}.`, order.status);
-  }
+/** 409 with the current status unless `action` may start from the order's (action-states.ts). */
+export function requireStatus(order: LockedOrder, action: OrderAction): void {
+  requireAllowed(action, order.status);
 }
 
 /** Moves the order into `status`, starting that state's deadline at `now`. */
