@@ -1,15 +1,15 @@
 import { hash, randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { canonicalJson } from '../../common/canonical-json.js';
-import { DomainError, type FieldErrors, forbidden, invalidInput, notFound } from '../../domain/errors.js';
+import { DomainError, type FieldErrors, invalidInput, notFound } from '../../domain/errors.js';
 import { valueOf } from '../../domain/idempotency/record-once.js';
-import { formatCents } from '../../domain/money/format.js';
 import type { WorkspaceMember } from '../../domain/orders/buyer-actor.js';
-import { checkPlacement, place, type PlaceOrdersInput } from '../../domain/orders/place-orders.js';
+import { place, type PlaceOrdersInput } from '../../domain/orders/place-orders.js';
+import { type PlacementQuote, quotePlacement } from '../../domain/orders/quote.js';
 import { getOutlet } from '../../domain/outlets/outlet-detail.js';
 import { outletSearchOf, searchOutlets } from '../../domain/outlets/search.js';
 import { refuseUnstorableText } from '../../domain/text-input.js';
-import { can } from '../../domain/users/permissions.js';
+import { can, requireSpend } from '../../domain/users/permissions.js';
 import { parseUserInput } from '../../domain/users/user-input.js';
 import { outletListQuery } from '../../schemas/outlets.js';
 import { placeOrdersBody } from '../../schemas/orders.js';
@@ -26,7 +26,6 @@ const FIELDS = ['target_url', 'anchor_text', 'brief', 'content_title', 'content'
 type Values = Record<(typeof FIELDS)[number], string>;
 
 const PER_PAGE = 20;
-const NOT_A_SPENDER = "Only the workspace's owners can place orders: placing spends the workspace's balance.";
 
 function workspaceOf(request: FastifyRequest): ConsoleTarget {
   const target = targetOf(request);
@@ -37,7 +36,7 @@ function workspaceOf(request: FastifyRequest): ConsoleTarget {
 /** The console asks the role table before showing a form; `place()` asks it again inside its transaction. */
 function spenderOf(request: FastifyRequest): { target: ConsoleTarget; who: WorkspaceMember } {
   const target = workspaceOf(request);
-  if (!can(target.role, 'spend')) throw forbidden(NOT_A_SPENDER);
+  requireSpend(target.role, 'place');
   return { target, who: { workspaceId: target.id, userId: request.consoleUser!.id } };
 }
 
@@ -152,16 +151,15 @@ export async function placeOrderPages(app: FastifyInstance, { deps }: { deps: Co
     if (formText(body, 'intent') === 'edit') return briefPage(request, reply, values);
     const { outlet, offer } = await offerOf(deps, request, target.id);
     let input: PlaceOrdersInput;
+    let quote: PlacementQuote;
     try {
       input = inputOf(offer.id, values);
-      // Every rule placement checks but the balance (the quote's check, as MCP's first step).
-      await checkPlacement(deps.pool, who, input, deps.clock.now());
+      // The quote MCP's first step answers: every rule placement checks but the balance, whose
+      // shortfall it says instead.
+      quote = await quotePlacement({ db: deps.pool, workspaces: deps.workspaces }, who, input, deps.clock.now());
     } catch (err) {
       return refused(request, reply, values, err);
     }
-    const [summary, settings] = await Promise.all([deps.workspaces.summary(target.id), deps.workspaces.settings.get(target.id)]);
-    const fmt = (c: number) => formatCents(c, settings.currency, settings.perUsd);
-    const after = summary.balance - offer.price;
     return page(request, reply, 'order-place', {
       title: `Confirm the order from ${outlet.name}`,
       section: 'orders',
@@ -170,15 +168,16 @@ export async function placeOrderPages(app: FastifyInstance, { deps }: { deps: Co
       outlet,
       input,
       figures: [
-        { label: 'Price', value: offer.price_formatted },
-        { label: 'Available balance now', value: summary.balance_formatted },
-        { label: 'Available balance after', value: fmt(after) },
+        { label: 'Price', value: quote.total.formatted },
+        { label: 'Available balance now', value: quote.balance.formatted },
+        { label: 'Available balance after', value: quote.balanceAfter.formatted },
+        ...(quote.shortfall.cents > 0 ? [{ label: 'Short by', value: quote.shortfall.formatted }] : []),
       ],
-      short: after < 0,
+      short: quote.shortfall.cents > 0,
       values,
       // The idempotency key this confirmation carries (sent twice, it places once) and the price it shows.
       idempotencyKey: randomUUID(),
-      quotedCents: offer.price,
+      quotedCents: quote.total.cents,
       action: `${target.href}/outlets/${outlet.id}/offers/${offer.id}/place`,
       edit: `${target.href}/outlets/${outlet.id}/offers/${offer.id}`,
     });
