@@ -2,7 +2,7 @@ import type { Db } from '../../db/handle.js';
 import { notFound } from '../errors.js';
 import * as ledger from '../ledger/ledger.js';
 import { type OrderAction, requireAllowed } from './action-states.js';
-import { checkContent } from './content-checks.js';
+import { checksAgainst } from './content-checks.js';
 import type { Viewer } from './order-read.js';
 import { deadlineFor, type Durations, type OrderStatus, type Party } from './states.js';
 
@@ -136,13 +136,7 @@ export async function addContent(
   by: Party,
   now: number,
 ): Promise<void> {
-  const checks = checkContent(content, {
-    targetUrl: order.target_url,
-    anchorText: order.anchor_text,
-    minWords: order.min_words,
-    maxWords: order.max_words,
-    maxLinks: order.max_links,
-  });
+  const checks = checksAgainst(order, content);
   await tx.query({
     name: 'order_add_content',
     text: `INSERT INTO order_contents (order_id, version, title, body, submitted_by, submitted_at, checks)
