@@ -51,7 +51,7 @@ const SPECS: Record<FilterName, FieldSpec> = {
       { value: 'false', label: 'Not verified only' },
     ],
   },
-  sort: { label: 'Sort', options: choices('Best match, or most traffic without words', shape.sort.unwrap().options, (v) => SORT_WORDS[v] ?? words(v)) },
+  sort: { label: 'Sort', hint: 'Default: best match, or most traffic without words.', options: choices('Default', shape.sort.unwrap().options, (v) => SORT_WORDS[v] ?? words(v)) },
 };
 
 export type FilterValues = Partial<Record<FilterName, string>>;
