@@ -114,6 +114,8 @@ try {
     'mcp-ping': mcp({ method: 'ping' }),
     'console-overview': { method: 'GET', url: `/app/w/${principal.workspaceId}`, headers: signedIn },
     'console-keys': { method: 'GET', url: `/app/w/${principal.workspaceId}/settings/api-keys`, headers: signedIn },
+    // The outlet search with filters and a sort, as the form sends it (blank fields included).
+    'console-outlets': { method: 'GET', url: `/app/w/${principal.workspaceId}/outlets?q=&country=US&language=en&topic=&type=&format=&max_price_usd=500&min_traffic=&verified_traffic=true&sort=price`, headers: signedIn },
   };
 
   const names = (positionals[0] ?? 'one-query,one-query-auth,me,me-handler,validation,validation-query').split(',');

@@ -1,20 +1,18 @@
 import { z } from 'zod';
 import { approvalReasons, type ApprovalReason } from '../common/enums.js';
-import { conflict } from '../domain/errors.js';
-import { budgetAfter } from '../domain/keys/budget.js';
 import { formatCents } from '../domain/money/format.js';
-import { placementApprovalAsks } from '../domain/orders/buyer-actions.js';
-import { getOrder } from '../domain/orders/order-read.js';
-import { checkPlacement, type PlaceOrdersInput } from '../domain/orders/place-orders.js';
+import type { PlaceOrdersInput } from '../domain/orders/place-orders.js';
+import { quoteApproval as approvalQuote, quotePlacement as placementQuote, type QuoteMoney } from '../domain/orders/quote.js';
 import { contentByValues, offerFormat } from '../domain/outlets/enums.js';
 import { keyBudget } from '../schemas/me.js';
 import type { ToolContext } from './tool.js';
 
 /**
- * What a spending tool's first step shows: what would be bought or paid, the total, and the
- * available balance before and after. A quote is a preview: the binding checks run again in the
- * confirming transaction (place / approvePlacement), which also refuses a total that differs
- * from the quoted one (quote_changed).
+ * What a spending tool's first step shows: the domain's quote (src/domain/orders/quote.ts) written
+ * as the tools answer it: what would be bought or paid, the total, and the available balance
+ * before and after. A quote is a preview: the binding checks run again in the confirming
+ * transaction (place / approvePlacement), which also refuses a total that differs from the quoted
+ * one (quote_changed).
  */
 
 const cents = (what: string) => z.number().int().describe(`${what}, in US cents (fees included).`);
@@ -83,20 +81,18 @@ export function quoteSchema<T extends z.ZodType>(item: T) {
 
 type Money = (c: number) => string;
 
-function totals(total: number, balance: number, paidFrom: 'available' | 'held', fmt: Money) {
-  const spent = paidFrom === 'available' ? total : 0;
-  const shortfall = Math.max(0, spent - balance);
-  const after = Math.max(0, balance - spent);
+/** The quote's money as the tools write it (`paid_from`: the available balance, or what was held). */
+function totals(q: QuoteMoney) {
   return {
-    total_cents: total,
-    total_cents_formatted: fmt(total),
-    paid_from: paidFrom,
-    balance,
-    balance_formatted: fmt(balance),
-    balance_after: after,
-    balance_after_formatted: fmt(after),
-    shortfall_cents: shortfall,
-    shortfall_cents_formatted: fmt(shortfall),
+    total_cents: q.total.cents,
+    total_cents_formatted: q.total.formatted,
+    paid_from: q.movement === 'hold' ? ('available' as const) : ('held' as const),
+    balance: q.balance.cents,
+    balance_formatted: q.balance.formatted,
+    balance_after: q.balanceAfter.cents,
+    balance_after_formatted: q.balanceAfter.formatted,
+    shortfall_cents: q.shortfall.cents,
+    shortfall_cents_formatted: q.shortfall.formatted,
   };
 }
 
@@ -105,37 +101,28 @@ export async function moneyOf(ctx: ToolContext): Promise<Money> {
   return (c) => formatCents(c, w.currency, w.perUsd);
 }
 
-/** The price of placing these orders now; refuses exactly what placement would refuse outright. */
+const quoteDeps = (ctx: ToolContext) => ({ db: ctx.pool, workspaces: ctx.workspaces });
+
+/** The price of placing these orders now (the domain's quote); refuses exactly what placement would refuse outright. */
 export async function quotePlacement(ctx: ToolContext, input: PlaceOrdersInput) {
-  const now = ctx.clock.now();
-  const [checked, me] = await Promise.all([checkPlacement(ctx.pool, ctx.principal, input, now), ctx.workspaces.me(ctx.principal, now)]);
-  const { offers, total, fmt, asks } = checked;
-  // Refused here as placement would refuse it (no token); else the budget left after the order.
-  const budget = me.key.budget && ctx.principal.budget ? budgetAfter(ctx.principal.budget.limits, me.key.budget, total, now, fmt) : null;
-  const items = offers.map((f) => ({
+  const q = await placementQuote(quoteDeps(ctx), ctx.principal, input, ctx.clock.now());
+  const items = q.items.map(({ offer: f, price }) => ({
     offer_id: f.id,
     outlet: { id: f.outlet_id, name: f.outlet_name, domain: f.outlet_domain },
     format: f.format,
     title: f.title,
     content_by: f.content_by,
     turnaround_days: f.turnaround_days,
-    price: f.price,
-    price_formatted: fmt(f.price),
+    price: price.cents,
+    price_formatted: price.formatted,
   }));
-  return { items, ...totals(total, me.balance, 'available', fmt), budget, approval: approvalOf(asks) };
+  return { items, ...totals(q), budget: q.budget, approval: approvalOf(q.asks) };
 }
 
 /** Approving a live placement pays the publisher from escrow: the available balance is unchanged. */
 export async function quoteApproval(ctx: ToolContext, orderId: number) {
-  const [order, me, asks] = await Promise.all([
-    getOrder(ctx.pool, { party: 'buyer', workspaceId: ctx.principal.workspaceId }, orderId),
-    ctx.workspaces.me(ctx.principal, ctx.clock.now()),
-    placementApprovalAsks(ctx.pool, ctx.principal),
-  ]);
-  const fmt = await moneyOf(ctx); // cached by getMe
-  if (order.status !== 'live_review') {
-    throw conflict(`Cannot approve the placement: the order is ${order.status.replace(/_/g, ' ')}.`, order.status);
-  }
+  const q = await approvalQuote(quoteDeps(ctx), ctx.principal, orderId, ctx.clock.now());
+  const { order } = q;
   const item = {
     order_id: order.id,
     outlet: order.outlet,
@@ -145,5 +132,5 @@ export async function quoteApproval(ctx: ToolContext, orderId: number) {
     price_formatted: order.price_formatted,
   };
   // Shown, never refused by: approving releases money already held.
-  return { items: [item], ...totals(order.price, me.balance, 'held', fmt), budget: me.key.budget, approval: approvalOf(asks) };
+  return { items: [item], ...totals(q), budget: q.budget, approval: approvalOf(q.asks) };
 }

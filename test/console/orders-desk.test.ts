@@ -9,6 +9,7 @@ import { bearer } from '../helpers/fixtures.js';
 import { expectLedgerInvariants } from '../helpers/ledger-invariants.js';
 import { articleFor, orderKit } from '../helpers/orders.js';
 import { html, startPages } from '../helpers/pages.js';
+import { mcpHeaders, rpc } from '../mcp/helpers.js';
 import { consoleClient } from './helpers.js';
 
 // The orders desk through app.inject, as a browser without JavaScript: each action is the
@@ -63,6 +64,8 @@ async function place(m: Awaited<ReturnType<typeof market>>, offer: number, extra
 }
 
 const statusOf = async (id: number) => (await h.database.pool.query<{ status: string }>('SELECT status FROM orders WHERE id = $1', [id])).rows[0]!.status;
+/** US cents as the console writes them for a USD workspace. */
+const usd = (cents: number) => `$${(cents / 100).toLocaleString('en-US', { minimumFractionDigits: 2 })}`;
 const redirectedTo = (res: { statusCode: number; headers: Record<string, unknown> }) => (res.statusCode === 303 ? String(res.headers.location) : `status ${res.statusCode}`);
 
 const m = await market();
@@ -140,12 +143,29 @@ describe('Console orders desk (/app/w/{id}/orders and /app/p/{id}/orders) — ha
     expect(confirm.body).toContain('Approve and pay');
     expect(confirm.body).toContain('$120.00');
     expect(await statusOf(id)).toBe('live_review');
+    // The figures are the domain's quote, the one MCP's approve-placement answers for the same order.
+    const mcp = await h.app.inject({
+      method: 'POST',
+      url: '/mcp',
+      headers: { ...mcpHeaders(m.ws.spendKey) },
+      payload: rpc('tools/call', { name: 'approve-placement', arguments: { order_id: id } }),
+    });
+    const quote = mcp.json().result.structuredContent.quote as Record<string, string>;
+    expect(confirm.body).toContain(`<dt>Price</dt><dd>${quote.total_cents_formatted}</dd>`);
+    expect(confirm.body).toContain(`<dt>Available balance now</dt><dd>${quote.balance_formatted}</dd>`);
+    expect(confirm.body).toContain(`<dt>Available balance after</dt><dd>${quote.balance_after_formatted}</dd>`);
+    expect(quote.balance_after_formatted).toBe(quote.balance_formatted);
+    expect(confirm.body).toContain(`<dt>Held for orders after</dt><dd>${usd(before.held - 12_000)}</dd>`);
     expect(redirectedTo(await m.owner.c.post(`${buyerOrder}/approve`, {}, { from: `${buyerOrder}/approve` }))).toBe(`${buyerOrder}?done=approved`);
     expect(await statusOf(id)).toBe('completed');
     const after = await kit.balances(m.ws.workspaceId);
     expect(after.available).toBe(before.available);
     expect(after.held).toBe(before.held - m.p.offers[0]!.price);
     expect(await kit.pending(m.p.publisherId)).toBe(10_000);
+    // Approved: the confirmation page refuses with the words the API's refusal uses.
+    const late = await m.owner.c.get(`${buyerOrder}/approve`);
+    expect(late.statusCode).toBe(409);
+    expect(late.body).toContain('This order has moved on. Cannot approve the placement: the order is completed.');
     await expectLedgerInvariants(h.database);
     // The API sees what the console did.
     const api = await h.app.inject({ method: 'GET', url: `/api/v1/orders/${id}`, headers: bearer(m.ws.readKey) });
@@ -166,6 +186,8 @@ describe('Console orders desk (/app/w/{id}/orders and /app/p/{id}/orders) — ha
     const confirm = await m.owner.c.get(`${order}/cancel`);
     expect(confirm.body).toContain('Cancel order');
     const before = await kit.balances(m.ws.workspaceId);
+    expect(confirm.body).toContain(`<dt>Refund</dt><dd>${usd(m.p.offers[1]!.price)}</dd>`);
+    expect(confirm.body).toContain(`<dt>Available balance after</dt><dd>${usd(Number(before.available) + m.p.offers[1]!.price)}</dd>`);
     expect(redirectedTo(await m.owner.c.post(`${order}/cancel`, {}, { from: `${order}/cancel` }))).toBe(`${order}?done=cancelled`);
     expect((await kit.balances(m.ws.workspaceId)).available).toBe(before.available + m.p.offers[1]!.price);
 
@@ -210,7 +232,7 @@ describe('Console orders desk (/app/w/{id}/orders and /app/p/{id}/orders): a sta
     // The confirmation page of an order that cannot be cancelled any more says so too.
     const gone = await m.owner.c.get(`${m.w}/orders/${id}/cancel`);
     expect(gone.statusCode).toBe(409);
-    expect(gone.body).toContain('This order has moved on');
+    expect(gone.body).toContain('This order has moved on. Cannot cancel: the order is cancelled.');
   });
 });
 

@@ -198,6 +198,10 @@ describe('Console order placing (/app/w/{id}/outlets/…/place): prices, fields,
     const confirm = await who.c.post(url, brief);
     expect(confirm.statusCode).toBe(200);
     expect(confirm.body).toContain('lower than the price');
+    // The quote's figures: the balance after never below zero, and what is missing said.
+    expect(confirm.body).toContain('<dt>Available balance now</dt><dd>$1.00</dd>');
+    expect(confirm.body).toContain('<dt>Available balance after</dt><dd>$0.00</dd>');
+    expect(confirm.body).toContain(`<dt>Short by</dt><dd>$${((p.offers[0]!.price - 100) / 100).toFixed(2)}</dd>`);
     const res = await who.c.post(`${url}/place`, hiddenFields(confirm.body), { from: url });
     expect(res.statusCode).toBe(402);
     expect(res.body).toContain('The balance is too low:');

@@ -7,12 +7,13 @@ import { getApproval, listApprovals } from '../../domain/approvals/approval-read
 import type { ApprovalRequestView } from '../../domain/approvals/approval-view.js';
 import type { ApprovalDeps } from '../../domain/approvals/ask.js';
 import { approvalRequests, MAX_DECLINE_REASON } from '../../domain/approvals/decide.js';
-import { DomainError, type FieldErrors, forbidden, invalidInput, notFound } from '../../domain/errors.js';
+import { DomainError, type FieldErrors, invalidInput, notFound } from '../../domain/errors.js';
 import { valueOf } from '../../domain/idempotency/record-once.js';
 import { formatCents } from '../../domain/money/format.js';
 import type { WorkspaceMember } from '../../domain/orders/buyer-actor.js';
+import { quoteMoney } from '../../domain/orders/quote.js';
 import { refuseUnstorableText } from '../../domain/text-input.js';
-import { can } from '../../domain/users/permissions.js';
+import { can, requireSpend } from '../../domain/users/permissions.js';
 import { type ConsoleDeps, type ConsoleTarget, page, targetOf } from '../context.js';
 import { type Form, formText } from '../form.js';
 import { moment } from '../format.js';
@@ -25,7 +26,6 @@ import { moment } from '../format.js';
 // the request's status again inside its transaction.
 
 const PER_PAGE = 25;
-const NOT_A_DECIDER = "Only the workspace's owners can approve or decline a request: approving spends the workspace's balance.";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** A request's status, as a person reads it. */
@@ -146,7 +146,7 @@ export async function approvalPages(app: FastifyInstance, { deps }: { deps: Cons
     const placing = v.action === 'place_orders';
     // Placing holds the total from the available balance; a live placement's price was held
     // when it was placed, so paying it leaves the available balance as it is.
-    const after = placing ? summary.balance - v.total_cents : summary.balance;
+    const money = quoteMoney(v.total_cents, summary, placing ? 'hold' : 'release', fmt);
     const base = `${target.href}/approvals/${v.id}`;
     if (extras.status) reply.code(extras.status);
     const notice = noticeOf(extras.done, v);
@@ -177,10 +177,11 @@ export async function approvalPages(app: FastifyInstance, { deps }: { deps: Cons
         ? [
             { label: 'Total', value: v.total_formatted },
             { label: 'Available balance now', value: summary.balance_formatted },
-            { label: 'Available balance after', value: fmt(after) },
+            { label: 'Available balance after', value: money.balanceAfter.formatted },
+            ...(money.shortfall.cents > 0 ? [{ label: 'Short by', value: money.shortfall.formatted }] : []),
           ]
         : [{ label: 'Total', value: v.total_formatted }],
-      short: pending && after < 0,
+      short: pending && money.shortfall.cents > 0,
       mayDecide: pending && can(target.role, 'spend'),
       // Each form's idempotency key (sent twice, a decision is made once).
       approveKey: randomUUID(),
@@ -201,7 +202,7 @@ export async function approvalPages(app: FastifyInstance, { deps }: { deps: Cons
   /** The person who decides: an owner (`spend`) of this workspace; the domain checks it again in its transaction. */
   function deciderOf(request: FastifyRequest): { target: ConsoleTarget; who: WorkspaceMember } {
     const target = workspaceOf(request);
-    if (!can(target.role, 'spend')) throw forbidden(NOT_A_DECIDER);
+    requireSpend(target.role, 'decide');
     return { target, who: { workspaceId: target.id, userId: request.consoleUser!.id } };
   }
 

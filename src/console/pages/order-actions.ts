@@ -2,18 +2,15 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { DomainError, type FieldErrors, forbidden, notFound } from '../../domain/errors.js';
 import type { OnceOptions } from '../../domain/idempotency/record-once.js';
-import { allows } from '../../domain/orders/action-states.js';
 import { buyerOrders, type WorkspaceMember } from '../../domain/orders/buyer-actions.js';
-import { getOrder } from '../../domain/orders/order-read.js';
 import { publisherOrders } from '../../domain/orders/publisher-actions.js';
-import { formatCents } from '../../domain/money/format.js';
+import { type OrderQuote, quoteApproval, quoteCancel } from '../../domain/orders/quote.js';
 import { refuseUnstorableText } from '../../domain/text-input.js';
 import { parseUserInput } from '../../domain/users/user-input.js';
-import { can } from '../../domain/users/permissions.js';
+import { can, requireSpend } from '../../domain/users/permissions.js';
 import { contentBody, declineBody, messageBody, publishBody } from '../../schemas/orders.js';
 import { type ConsoleDeps, type ConsoleTarget, page, targetOf } from '../context.js';
 import { renderMarkdown } from '../markdown.js';
-import { statusWords } from '../words.js';
 import { orderIdParam, orderPage } from './orders.js';
 import { type Form, formText } from '../form.js';
 
@@ -24,6 +21,9 @@ import { type Form, formText } from '../form.js';
 
 /** The console keeps no answer: it reads the order again after the action. */
 const unkept: OnceOptions = { once: undefined };
+
+/** Why a viewer is refused an action: said on every form of the desk. */
+const READ_ONLY = 'Your role can read orders here, not act on them.';
 
 /** The form's fields, judged by the API's own schema for them. */
 function parseFields<S extends z.ZodType>(schema: S, values: Record<string, string>): z.output<S> {
@@ -52,7 +52,7 @@ export async function orderActionPages(app: FastifyInstance, { deps }: { deps: C
   /** Runs one action and goes back to the order; the domain's refusals a person can act on are shown there. */
   async function act(request: FastifyRequest, reply: FastifyReply, a: Action) {
     const target = targetOf(request);
-    if (!can(target.role, 'manage_orders')) throw forbidden('Your role can read orders here, not act on them.');
+    if (!can(target.role, 'manage_orders')) throw forbidden(READ_ONLY);
     const orderId = orderIdParam(request);
     try {
       await a.run(orderId);
@@ -81,7 +81,7 @@ export async function orderActionPages(app: FastifyInstance, { deps }: { deps: C
     const values = { title: formText(body, 'title'), body: formText(body, 'body') };
     if (formText(body, 'intent') === 'preview') {
       const target = targetOf(request);
-      if (!can(target.role, 'manage_orders')) throw forbidden('Your role can read orders here, not act on them.');
+      if (!can(target.role, 'manage_orders')) throw forbidden(READ_ONLY);
       return orderPage(deps, request, reply, orderIdParam(request), { preview: { form, values, html: renderMarkdown(values.body) } });
     }
     return act(request, reply, { form, values, done, run: async (id) => send(id, parseFields(contentBody, values)) });
@@ -133,36 +133,33 @@ export async function orderActionPages(app: FastifyInstance, { deps }: { deps: C
     act(request, reply, { form: 'approve-draft', values: {}, done: 'draft-approved', run: (id) => buyerOrders.approveDraft(actions, who, id, unkept) }),
   );
   buyerAction('approve', (request, reply, who) => {
-    if (!can(targetOf(request).role, 'spend')) throw forbidden("Only the workspace's owners can approve a placement: approving pays the publisher.");
+    requireSpend(targetOf(request).role, 'approvePlacement');
     return act(request, reply, { form: 'approve', values: {}, done: 'approved', run: (id) => buyerOrders.approve(actions, who, id, unkept) });
   });
   buyerAction('cancel', (request, reply, who) =>
     act(request, reply, { form: 'cancel', values: {}, done: 'cancelled', run: (id) => buyerOrders.cancel(actions, who, id, unkept) }),
   );
 
-  // The confirmation pages of the two actions that move money: what happens, then one button.
+  // The confirmation pages of the two actions that move money: the domain's quote of what
+  // happens (src/domain/orders/quote.ts, as MCP's approve-placement answers it), then one button.
   const confirmPage = (path: 'approve' | 'cancel') =>
     app.get(`/orders/:orderId/${path}`, async (request, reply) => {
       const target = targetOf(request);
       requireKind(target, 'workspace');
       const orderId = orderIdParam(request);
-      if (!can(target.role, path === 'approve' ? 'spend' : 'manage_orders')) {
-        throw forbidden(path === 'approve' ? "Only the workspace's owners can approve a placement: approving pays the publisher." : 'Your role can read orders here, not act on them.');
-      }
-      const [order, summary, settings] = await Promise.all([
-        getOrder(deps.pool, { party: 'buyer', workspaceId: target.id }, orderId),
-        deps.workspaces.summary(target.id),
-        deps.workspaces.settings.get(target.id),
-      ]);
-      if (!allows(path === 'approve' ? 'approvePlacement' : 'cancel', order.status)) {
-        return orderPage(deps, request, reply, orderId, {
-          status: 409,
-          problem: `This order has moved on: it is ${statusWords(order.status).toLowerCase()}, so it cannot be ${path === 'approve' ? 'approved' : 'cancelled'} any more. The page shows it as it is now.`,
-        });
-      }
-      const fmt = (c: number) => formatCents(c, settings.currency, settings.perUsd);
-      const base = `${target.href}/orders/${order.id}`;
       const approve = path === 'approve';
+      if (approve) requireSpend(target.role, 'approvePlacement');
+      else if (!can(target.role, 'manage_orders')) throw forbidden(READ_ONLY);
+      const quoteOf = approve ? quoteApproval : quoteCancel;
+      let quote: OrderQuote;
+      try {
+        quote = await quoteOf({ db: deps.pool, workspaces: deps.workspaces }, member(target, request), orderId, deps.clock.now());
+      } catch (err) {
+        if (!(err instanceof DomainError && err.code === 'conflict')) throw err;
+        return orderPage(deps, request, reply, orderId, { status: 409, problem: `This order has moved on. ${err.message} The page shows it as it is now.` });
+      }
+      const { order } = quote;
+      const base = `${target.href}/orders/${order.id}`;
       return page(request, reply, 'order-confirm', {
         title: approve ? `Approve order ${order.id}` : `Cancel order ${order.id}`,
         section: 'orders',
@@ -173,18 +170,12 @@ export async function orderActionPages(app: FastifyInstance, { deps }: { deps: C
               'The price was held for this order when it was placed, so your available balance does not change.',
             ]
           : ['The publisher has not started: the order is cancelled and its price returns to your available balance. This cannot be undone.'],
-        figures: approve
-          ? [
-              { label: 'Price', value: order.price_formatted },
-              { label: 'Available balance now', value: summary.balance_formatted },
-              { label: 'Available balance after', value: summary.balance_formatted },
-              { label: 'Held for orders after', value: fmt(Math.max(0, summary.held - order.price)) },
-            ]
-          : [
-              { label: 'Refund', value: order.price_formatted },
-              { label: 'Available balance now', value: summary.balance_formatted },
-              { label: 'Available balance after', value: fmt(summary.balance + order.price) },
-            ],
+        figures: [
+          { label: approve ? 'Price' : 'Refund', value: quote.total.formatted },
+          { label: 'Available balance now', value: quote.balance.formatted },
+          { label: 'Available balance after', value: quote.balanceAfter.formatted },
+          ...(approve ? [{ label: 'Held for orders after', value: quote.heldAfter.formatted }] : []),
+        ],
         action: `${base}/${path}`,
         button: approve ? 'Approve and pay' : 'Cancel order',
         danger: !approve,

@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { approvalOfOrder } from '../../domain/approvals/approval-read.js';
 import { notFound } from '../../domain/errors.js';
 import { allows } from '../../domain/orders/action-states.js';
-import { getOrder, listOrderSummaries, type Viewer } from '../../domain/orders/order-read.js';
+import { checksAgainst, TITLE_LENGTH } from '../../domain/orders/content-checks.js';
+import { getContentRules, getOrder, listOrderSummaries, type Viewer } from '../../domain/orders/order-read.js';
 import type { BuyerOrderView, OrderSummary, PublisherOrderView } from '../../domain/orders/order-view.js';
 import { orderStatuses, type OrderStatus } from '../../domain/orders/states.js';
 import { orderTimeline } from '../../domain/orders/order-timeline.js';
@@ -70,7 +71,20 @@ export interface OrderPageExtras {
   /** The form that was sent and failed, its fields as sent and what is wrong with them. */
   failed?: { form: string; values: Record<string, string>; errors: Record<string, string[]> };
   /** A preview of the article being written, rendered as the other party will see it. */
-  preview?: { form: string; values: Record<string, string>; html: string };
+  preview?: { form: string; values: { title: string; body: string }; html: string };
+}
+
+/**
+ * What the order asks of the article the person may write now (the offer's word range and links,
+ * the link and its text), and a preview's checks against it: `checksAgainst`, the function that
+ * checks a submitted version, so the preview shows what submitting will store.
+ */
+async function writingOf(deps: ConsoleDeps, viewer: Viewer, orderId: number, preview: OrderPageExtras['preview']) {
+  const rules = await getContentRules(deps.pool, viewer, orderId);
+  return {
+    rules: { ...rules, min_words: rules.min_words.toLocaleString('en-US'), max_words: rules.max_words.toLocaleString('en-US'), title: TITLE_LENGTH },
+    checks: preview ? checksAgainst(rules, preview.values) : null,
+  };
 }
 
 /** The order page: everything both parties see, and the forms of the actions the person may take now. */
@@ -87,6 +101,7 @@ export async function orderPage(deps: ConsoleDeps, request: FastifyRequest, repl
   const mayAct = can(target.role, 'manage_orders');
   const buyer = target.kind === 'workspace';
   const offer = (action: Parameters<typeof allows>[0]) => mayAct && allows(action, order.status);
+  const writing = offer(buyer ? 'submitContent' : 'submitDraft') ? await writingOf(deps, viewer, orderId, extras.preview) : null;
   const base = `${target.href}/orders/${order.id}`;
   if (extras.status) reply.code(extras.status);
   const now = deps.clock.now();
@@ -140,6 +155,7 @@ export async function orderPage(deps: ConsoleDeps, request: FastifyRequest, repl
     },
     failed: extras.failed ?? { form: '', values: {}, errors: {} },
     preview: extras.preview ?? null,
+    writing,
     ...(extras.notice ? { notice: extras.notice } : {}),
     ...(extras.problem ? { problem: extras.problem } : {}),
   });

@@ -1,20 +1,24 @@
 import { hash, randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
 import { canonicalJson } from '../../common/canonical-json.js';
-import { DomainError, type FieldErrors, forbidden, invalidInput, notFound } from '../../domain/errors.js';
+import { DomainError, type FieldErrors, invalidInput, notFound } from '../../domain/errors.js';
+import { checksAgainst, type ContentCheck, TITLE_LENGTH } from '../../domain/orders/content-checks.js';
 import { valueOf } from '../../domain/idempotency/record-once.js';
-import { formatCents } from '../../domain/money/format.js';
 import type { WorkspaceMember } from '../../domain/orders/buyer-actor.js';
-import { checkPlacement, place, type PlaceOrdersInput } from '../../domain/orders/place-orders.js';
+import { place, type PlaceOrdersInput } from '../../domain/orders/place-orders.js';
+import { type PlacementQuote, quotePlacement } from '../../domain/orders/quote.js';
 import { getOutlet } from '../../domain/outlets/outlet-detail.js';
 import { outletSearchOf, searchOutlets } from '../../domain/outlets/search.js';
 import { refuseUnstorableText } from '../../domain/text-input.js';
-import { can } from '../../domain/users/permissions.js';
+import { can, requireSpend } from '../../domain/users/permissions.js';
 import { parseUserInput } from '../../domain/users/user-input.js';
 import { outletListQuery } from '../../schemas/outlets.js';
 import { placeOrdersBody } from '../../schemas/orders.js';
 import { type ConsoleDeps, type ConsoleTarget, page, pathId, targetOf } from '../context.js';
 import { type Form, formText } from '../form.js';
+import { renderMarkdown } from '../markdown.js';
+import { anyFilter, filterFields, filterValuesOf } from '../outlet-filters.js';
 
 // Placing an order from the console (docs/console.md, "Placing an order"): search outlets with
 // the engine GET /api/v1/outlets uses, pick an offer, fill the brief POST /api/v1/orders takes,
@@ -26,7 +30,6 @@ const FIELDS = ['target_url', 'anchor_text', 'brief', 'content_title', 'content'
 type Values = Record<(typeof FIELDS)[number], string>;
 
 const PER_PAGE = 20;
-const NOT_A_SPENDER = "Only the workspace's owners can place orders: placing spends the workspace's balance.";
 
 function workspaceOf(request: FastifyRequest): ConsoleTarget {
   const target = targetOf(request);
@@ -37,7 +40,7 @@ function workspaceOf(request: FastifyRequest): ConsoleTarget {
 /** The console asks the role table before showing a form; `place()` asks it again inside its transaction. */
 function spenderOf(request: FastifyRequest): { target: ConsoleTarget; who: WorkspaceMember } {
   const target = workspaceOf(request);
-  if (!can(target.role, 'spend')) throw forbidden(NOT_A_SPENDER);
+  requireSpend(target.role, 'place');
   return { target, who: { workspaceId: target.id, userId: request.consoleUser!.id } };
 }
 
@@ -48,6 +51,30 @@ async function offerOf(deps: ConsoleDeps, request: FastifyRequest, workspaceId: 
   const offer = outlet.offers.find((f) => f.id === pathId(params.offerId, 'Offer'));
   if (!offer) throw notFound('Offer');
   return { outlet, offer };
+}
+
+type TrackRecord = Awaited<ReturnType<typeof getOutlet>>['track_record'];
+
+const percent = (rate: number) => `${(rate * 100).toLocaleString('en-US', { maximumFractionDigits: 1 })}%`;
+const count = (n: number, what: string) => `${n.toLocaleString('en-US')} ${what}${n === 1 ? '' : 's'}`;
+
+/**
+ * The outlet's track record as GET /api/v1/outlets/{id} gives it (`track_record`), in words: a
+ * figure the marketplace has not measured yet says so rather than showing 0.
+ */
+function trackRecordRows(r: TrackRecord) {
+  const notYet = 'Not measured yet';
+  const checked = (rate: number | null, n: number, noun: string) => (rate === null ? 'None checked yet' : `${percent(rate)} of ${count(n, noun)} checked`);
+  return [
+    { label: 'Orders completed', value: r.orders_completed.toLocaleString('en-US') },
+    { label: 'Orders accepted', value: r.acceptance_rate === null ? notYet : percent(r.acceptance_rate) },
+    { label: 'Published on time', value: r.on_time_rate === null ? notYet : percent(r.on_time_rate) },
+    { label: 'Average turnaround', value: r.avg_turnaround_days === null ? notYet : `${r.avg_turnaround_days} days` },
+    { label: 'Rating', value: r.rating === null ? notYet : `${r.rating} of 5` },
+    { label: 'Links alive at 30 days', value: checked(r.link_survival_30d, r.links_checked_30d, 'link') },
+    { label: 'Links alive at 60 days', value: checked(r.link_survival_60d, r.links_checked_60d, 'link') },
+    { label: 'First link check passed', value: checked(r.verification_pass_rate, r.placements_checked, 'placement') },
+  ];
 }
 
 function valuesOf(form: Form): Values {
@@ -65,21 +92,51 @@ function inputOf(offerId: number, values: Values): PlaceOrdersInput {
 }
 
 export async function placeOrderPages(app: FastifyInstance, { deps }: { deps: ConsoleDeps }) {
-  // Outlets: a text search, as GET /api/v1/outlets?q= answers it.
+  // Outlets: the search of GET /api/v1/outlets, its query parsed by the same schema and answered
+  // by the same engine and function; a bad filter is the form again with the field named (422).
   app.get('/outlets', async (request, reply) => {
     const target = workspaceOf(request);
-    const query = (request.query ?? {}) as Record<string, unknown>;
-    const { q } = parseUserInput(outletListQuery.pick({ q: true }), { q: typeof query.q === 'string' ? query.q : undefined });
-    const pageNo = typeof query.page === 'string' && /^[1-9][0-9]{0,3}$/.test(query.page) ? Number(query.page) : 1;
-    const { items, total } = await searchOutlets(deps.search, deps.pool, target.id, outletSearchOf({ q }), pageNo, PER_PAGE);
-    const pages = Math.max(1, Math.ceil(total / PER_PAGE));
-    const link = (n: number) => `${target.href}/outlets?${q ? `q=${encodeURIComponent(q)}&` : ''}page=${n}`;
+    const { values, given } = filterValuesOf(request.query);
+    let query: z.output<typeof outletListQuery>;
+    try {
+      query = parseUserInput(outletListQuery, { ...given, per_page: String(PER_PAGE) });
+    } catch (err) {
+      if (!(err instanceof DomainError && err.code === 'invalid_input')) throw err;
+      const errors = (err.details.errors ?? {}) as FieldErrors;
+      reply.code(422);
+      return page(request, reply, 'outlets', {
+        title: 'Place an order',
+        section: 'orders',
+        fields: filterFields(values, errors),
+        filtered: anyFilter(values),
+        // Each filter's problem is said under it; the page number has no field of its own.
+        problem: `Nothing was searched: check the filters below.${errors.page ? ` Page ${errors.page.join('; ')}.` : ''}`,
+        searched: false,
+        maySpend: can(target.role, 'spend'),
+      });
+    }
+    const { page: pageNo, per_page: perPage, max_price_usd, ...params } = query;
+    const { items, total } = await searchOutlets(deps.search, deps.pool, target.id, outletSearchOf({ ...params, max_price_cents: max_price_usd }), pageNo, perPage);
+    const pages = Math.max(1, Math.ceil(total / perPage));
+    const link = (n: number) => `${target.href}/outlets?${new URLSearchParams({ ...values, page: String(n) }).toString()}`;
     return page(request, reply, 'outlets', {
       title: 'Place an order',
       section: 'orders',
-      q: q ?? '',
+      fields: filterFields(values, {}),
+      filtered: anyFilter(values),
+      searched: true,
+      q: query.q ?? '',
       total,
-      outlets: items.map((o) => ({ href: `${target.href}/outlets/${o.id}`, name: o.name, domain: o.domain, from: o.from_price_formatted, visits: o.traffic.monthly_visits })),
+      outlets: items.map((o) => ({
+        href: `${target.href}/outlets/${o.id}`,
+        name: o.name,
+        domain: o.domain,
+        country: o.country,
+        topics: o.topics.join(', '),
+        from: o.from_price_formatted,
+        visits: o.traffic.monthly_visits.toLocaleString('en-US'),
+        verified: o.traffic.verified,
+      })),
       pageNo,
       pages,
       prev: pageNo > 1 ? link(pageNo - 1) : null,
@@ -96,13 +153,20 @@ export async function placeOrderPages(app: FastifyInstance, { deps }: { deps: Co
       title: outlet.name,
       section: 'orders',
       outlet,
+      visits: outlet.traffic.monthly_visits.toLocaleString('en-US'),
+      record: trackRecordRows(outlet.track_record),
       back: `${target.href}/outlets`,
       offers: outlet.offers.map((f) => ({ ...f, href: `${target.href}/outlets/${outlet.id}/offers/${f.id}` })),
       maySpend: can(target.role, 'spend'),
     });
   });
 
-  async function briefPage(request: FastifyRequest, reply: FastifyReply, values: Values, extras: { status?: number; errors?: FieldErrors; problem?: string } = {}) {
+  async function briefPage(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    values: Values,
+    extras: { status?: number; errors?: FieldErrors; problem?: string; preview?: { title: string; html: string; checks: ContentCheck[] } } = {},
+  ) {
     const { target } = spenderOf(request);
     const { outlet, offer } = await offerOf(deps, request, target.id);
     if (extras.status) reply.code(extras.status);
@@ -115,6 +179,8 @@ export async function placeOrderPages(app: FastifyInstance, { deps }: { deps: Co
       back: `${target.href}/outlets/${outlet.id}`,
       values,
       errors: extras.errors ?? {},
+      titleLength: TITLE_LENGTH,
+      preview: extras.preview ?? null,
       ...(extras.problem ? { problem: extras.problem } : {}),
     });
   }
@@ -151,17 +217,29 @@ export async function placeOrderPages(app: FastifyInstance, { deps }: { deps: Co
     const values = valuesOf(body);
     if (formText(body, 'intent') === 'edit') return briefPage(request, reply, values);
     const { outlet, offer } = await offerOf(deps, request, target.id);
+    if (formText(body, 'intent') === 'preview') {
+      // The article rendered, and the checks placing will store with it: the brief judged as
+      // placing judges it, then `checksAgainst` with this offer's limits. Nothing is placed.
+      let brief: PlaceOrdersInput;
+      try {
+        brief = inputOf(offer.id, values);
+      } catch (err) {
+        return refused(request, reply, values, err);
+      }
+      const article = { title: brief.content_title ?? '', body: brief.content ?? '' };
+      const rules = { target_url: brief.target_url, anchor_text: brief.anchor_text ?? null, min_words: offer.min_words, max_words: offer.max_words, max_links: offer.max_links };
+      return briefPage(request, reply, values, { preview: { title: article.title, html: renderMarkdown(article.body), checks: checksAgainst(rules, article) } });
+    }
     let input: PlaceOrdersInput;
+    let quote: PlacementQuote;
     try {
       input = inputOf(offer.id, values);
-      // Every rule placement checks but the balance (the quote's check, as MCP's first step).
-      await checkPlacement(deps.pool, who, input, deps.clock.now());
+      // The quote MCP's first step answers: every rule placement checks but the balance, whose
+      // shortfall it says instead.
+      quote = await quotePlacement({ db: deps.pool, workspaces: deps.workspaces }, who, input, deps.clock.now());
     } catch (err) {
       return refused(request, reply, values, err);
     }
-    const [summary, settings] = await Promise.all([deps.workspaces.summary(target.id), deps.workspaces.settings.get(target.id)]);
-    const fmt = (c: number) => formatCents(c, settings.currency, settings.perUsd);
-    const after = summary.balance - offer.price;
     return page(request, reply, 'order-place', {
       title: `Confirm the order from ${outlet.name}`,
       section: 'orders',
@@ -170,15 +248,16 @@ export async function placeOrderPages(app: FastifyInstance, { deps }: { deps: Co
       outlet,
       input,
       figures: [
-        { label: 'Price', value: offer.price_formatted },
-        { label: 'Available balance now', value: summary.balance_formatted },
-        { label: 'Available balance after', value: fmt(after) },
+        { label: 'Price', value: quote.total.formatted },
+        { label: 'Available balance now', value: quote.balance.formatted },
+        { label: 'Available balance after', value: quote.balanceAfter.formatted },
+        ...(quote.shortfall.cents > 0 ? [{ label: 'Short by', value: quote.shortfall.formatted }] : []),
       ],
-      short: after < 0,
+      short: quote.shortfall.cents > 0,
       values,
       // The idempotency key this confirmation carries (sent twice, it places once) and the price it shows.
       idempotencyKey: randomUUID(),
-      quotedCents: offer.price,
+      quotedCents: quote.total.cents,
       action: `${target.href}/outlets/${outlet.id}/offers/${offer.id}/place`,
       edit: `${target.href}/outlets/${outlet.id}/offers/${offer.id}`,
     });

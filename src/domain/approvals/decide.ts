@@ -1,5 +1,5 @@
 import type { Db } from '../../db/handle.js';
-import { conflict, DomainError, forbidden, invalidInput, notFound } from '../errors.js';
+import { conflict, DomainError, invalidInput, notFound } from '../errors.js';
 import { type EventActor, type ApprovalEventType } from '../events/event-types.js';
 import { recordEvents } from '../events/record.js';
 import { type Kept, type OnceOptions, runOnce } from '../idempotency/record-once.js';
@@ -8,7 +8,7 @@ import { buyerActions } from '../orders/buyer-actions.js';
 import type { WorkspaceMember } from '../orders/buyer-actor.js';
 import { ApprovalNeeded, placeOrders, type PlaceOrdersInput } from '../orders/place-orders.js';
 import { roleIn } from '../users/memberships.js';
-import { can } from '../users/permissions.js';
+import { requireSpend } from '../users/permissions.js';
 import { getApproval } from './approval-read.js';
 import { APPROVAL_COLUMNS, APPROVAL_JOINS, type ApprovalRequestView, type ApprovalRow, statusAt } from './approval-view.js';
 import type { ApprovalDeps } from './ask.js';
@@ -37,7 +37,7 @@ function requirePending(row: ApprovalRow, now: number, doing: string): void {
 async function requireDecider(tx: Db, person: WorkspaceMember): Promise<void> {
   const role = await roleIn(tx, person.userId, { workspaceId: person.workspaceId });
   if (!role) throw notFound('Approval request');
-  if (!can(role, 'spend')) throw forbidden("Only people who may spend the workspace's money (owners) can approve or decline a request.");
+  requireSpend(role, 'decide');
 }
 
 /** The key that asked, as the placement's buyer: its orders and budget are its own. */

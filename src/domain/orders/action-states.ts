@@ -1,3 +1,4 @@
+import { conflict } from '../errors.js';
 import type { OrderStatus } from './states.js';
 
 /**
@@ -19,7 +20,25 @@ export const actionStates = {
 
 export type OrderAction = keyof typeof actionStates;
 
-/** The states `action` may start from, as `requireStatus` takes them. */
-export const statesFor = (action: OrderAction): OrderStatus[] => [...actionStates[action]];
-
 export const allows = (action: OrderAction, status: OrderStatus): boolean => (actionStates[action] as readonly OrderStatus[]).includes(status);
+
+/** Each action in the words of its refusal ("Cannot approve the placement: …"). */
+const actionWords: Record<OrderAction, string> = {
+  submitContent: 'submit content',
+  approveDraft: 'approve the draft',
+  approvePlacement: 'approve the placement',
+  cancel: 'cancel',
+  accept: 'accept',
+  decline: 'decline',
+  submitDraft: 'submit a draft',
+  publish: 'publish',
+  recheck: 're-check the placement',
+};
+
+/**
+ * 409 naming the order's status unless `action` may start from it: the one refusal of a state
+ * the steps, the MCP quote and the console's confirmation pages give.
+ */
+export function requireAllowed(action: OrderAction, status: OrderStatus): void {
+  if (!allows(action, status)) throw conflict(`Cannot ${actionWords[action]}: the order is ${status.replace(/_/g, ' ')}.`, status);
+}

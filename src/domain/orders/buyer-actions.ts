@@ -10,10 +10,9 @@ import { ApprovalNeeded, type ApprovalReason, quoteChanged, recheckSpendingKey }
 import type { Durations } from './states.js';
 import { addContent, addMessage, enterState, lockOrder, refund, requireStatus } from './transitions.js';
 import { completePlacement } from './guarantee.js';
-import { DomainError, forbidden, notFound } from '../errors.js';
+import { DomainError, notFound } from '../errors.js';
 import { roleIn } from '../users/memberships.js';
-import { statesFor } from './action-states.js';
-import { can } from '../users/permissions.js';
+import { requireSpend } from '../users/permissions.js';
 
 export type { BuyerActor, WorkspaceMember } from './buyer-actor.js';
 
@@ -27,7 +26,7 @@ async function recheckSpender(tx: Db, p: BuyerActor, now: number): Promise<{ nee
   if (!isMember(p)) return recheckSpendingKey(tx, p.keyId, now);
   const role = await roleIn(tx, p.userId, { workspaceId: p.workspaceId });
   if (!role) throw notFound('Order');
-  if (!can(role, 'spend')) throw forbidden("Only the workspace's owners can approve a placement: approving pays the publisher.");
+  requireSpend(role, 'approvePlacement');
   return { needsApproval: false };
 }
 
@@ -51,7 +50,7 @@ export function buyerActions(durations: Durations) {
     /** awaiting_content → awaiting_acceptance with the buyer's content. */
     async submitContent(tx: Db, p: BuyerActor, orderId: number, content: { title: string; body: string }, now: number) {
       const order = await lockOrder(tx, orderId, buyer(p));
-      requireStatus(order, statesFor('submitContent'), 'submit content');
+      requireStatus(order, 'submitContent');
       await addContent(tx, order, content, 'buyer', now);
       await enterState(tx, order, 'awaiting_acceptance', now, durations);
       return (await recordOrderEvent(tx, 'order.content_submitted', orderId, { actor: 'buyer', previousStatus: 'awaiting_content' }, now)).buyer;
@@ -60,7 +59,7 @@ export function buyerActions(durations: Durations) {
     /** draft_review → publishing. */
     async approveDraft(tx: Db, p: BuyerActor, orderId: number, now: number) {
       const order = await lockOrder(tx, orderId, buyer(p));
-      requireStatus(order, statesFor('approveDraft'), 'approve the draft');
+      requireStatus(order, 'approveDraft');
       await enterState(tx, order, 'publishing', now, durations, { publishingBuyerContent: false });
       return (await recordOrderEvent(tx, 'order.draft_approved', orderId, { actor: 'buyer', previousStatus: 'draft_review' }, now)).buyer;
     },
@@ -72,7 +71,7 @@ export function buyerActions(durations: Durations) {
     async approvePlacement(tx: Db, p: BuyerActor, orderId: number, now: number) {
       const { needsApproval } = await recheckSpender(tx, p, now);
       const order = await lockOrder(tx, orderId, buyer(p));
-      requireStatus(order, statesFor('approvePlacement'), 'approve the placement');
+      requireStatus(order, 'approvePlacement');
       if (needsApproval) throw new ApprovalNeeded('key_needs_approval', order.price, [], orderId);
       await completePlacement(tx, order, now, durations);
       return (await recordOrderEvent(tx, 'order.completed', orderId, { actor: 'buyer', previousStatus: 'live_review' }, now)).buyer;
@@ -81,7 +80,7 @@ export function buyerActions(durations: Durations) {
     /** Before the publisher has started: cancelled, with the price back in the available balance. */
     async cancel(tx: Db, p: BuyerActor, orderId: number, now: number) {
       const order = await lockOrder(tx, orderId, buyer(p));
-      requireStatus(order, statesFor('cancel'), 'cancel');
+      requireStatus(order, 'cancel');
       const previousStatus = order.status;
       await enterState(tx, order, 'cancelled', now, durations);
       await refund(tx, order);

@@ -15,9 +15,29 @@ export interface CheckContext {
   maxLinks: number;
 }
 
+/** What an article is checked against, from an order's (or a brief and its offer's) fields as the API names them. */
+export interface ContentRules {
+  target_url: string;
+  anchor_text: string | null;
+  min_words: number;
+  max_words: number;
+  max_links: number;
+}
+
+const checkContextOf = (r: ContentRules): CheckContext => ({
+  targetUrl: r.target_url,
+  anchorText: r.anchor_text,
+  minWords: r.min_words,
+  maxWords: r.max_words,
+  maxLinks: r.max_links,
+});
+
 // An image (![alt](src)) is not a link; for the word count, its alt text is words and its source is not.
 const LINK_OR_IMAGE = new RegExp(LINK_BODY, 'g');
 const TAG = /<[^<>]*>/g;
+
+/** A title's length the title check passes, in characters (trimmed). */
+export const TITLE_LENGTH = { min: 10, max: 120 } as const;
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
@@ -129,9 +149,9 @@ export function checkContent(
       : { name: 'link_count', status: 'fail', detail: `${plural(all.length, 'link')}; the offer allows ${ctx.maxLinks}.` },
   );
   checks.push(
-    titleLength >= 10 && titleLength <= 120
+    titleLength >= TITLE_LENGTH.min && titleLength <= TITLE_LENGTH.max
       ? { name: 'title_length', status: 'pass', detail: `${titleLength} characters.` }
-      : { name: 'title_length', status: 'fail', detail: `${titleLength} characters; titles need 10–120.` },
+      : { name: 'title_length', status: 'fail', detail: `${titleLength} characters; titles need ${TITLE_LENGTH.min}–${TITLE_LENGTH.max}.` },
   );
   checks.push(
     unsafe.length === 0
@@ -139,4 +159,12 @@ export function checkContent(
       : { name: 'markdown_safe', status: 'fail', detail: `Contains ${unsafe.join(', ')}.` },
   );
   return checks;
+}
+
+/**
+ * The checks of an article against an order's rules: what submitting it stores with the version
+ * (buyer's content or publisher's draft), and what the console's preview shows before that.
+ */
+export function checksAgainst(rules: ContentRules, content: { title: string; body: string }): ContentCheck[] {
+  return checkContent(content, checkContextOf(rules));
 }

@@ -5,7 +5,6 @@ import { getOrder } from './order-read.js';
 import type { PublisherOrderView } from './order-view.js';
 import type { Durations } from './states.js';
 import { lockOrder, requireStatus } from './transitions.js';
-import { statesFor } from './action-states.js';
 import { DomainError } from '../errors.js';
 import { applyCheck, type CheckOutcome } from './guarantee.js';
 import { HostPacing } from '../placements/host-pacing.js';
@@ -135,7 +134,7 @@ export function createLinkChecker(deps: LinkCheckerDeps) {
       const viewer = { party: 'publisher' as const, publisherId };
       const claimed = await withTransaction(deps.pool, async (tx): Promise<Claimed> => {
         const order = await lockOrder(tx, orderId, viewer);
-        requireStatus(order, statesFor('recheck'), 're-check the placement');
+        requireStatus(order, 'recheck');
         bookRecheck(orderId);
         const lease = new Date(deps.clock.now() + leaseMs);
         const { rows } = await tx.query<Omit<Claimed, 'lease'>>({

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { Db } from '../../db/handle.js';
 import { notFound } from '../errors.js';
+import type { ContentRules } from './content-checks.js';
 import { type BuyerOrderView, type MessageRow, messageView, type OrderRow, type OrderSummary, orderSummary, type OrderSummaryRow, orderView, type PublisherOrderView } from './order-view.js';
 import type { Viewer } from '../parties.js';
 import { type OrderStatus, type Party, turnOf, orderStatuses } from './states.js';
@@ -29,6 +30,21 @@ function ownerClause(viewer: Viewer, param: string): string {
   return viewer.party === 'buyer' ? `o.workspace_id = ${param}` : `o.publisher_id = ${param}`;
 }
 const ownerId = (viewer: Viewer) => (viewer.party === 'buyer' ? viewer.workspaceId : viewer.publisherId);
+
+/**
+ * What the order asks of its article (the link, the anchor text, and the offer's limits as they
+ * were when it was placed), if the viewer may see the order; otherwise 404. The content checks
+ * read these when content is submitted; a form shows them, and its preview checks against them.
+ */
+export async function getContentRules(q: Db, viewer: Viewer, orderId: number): Promise<ContentRules> {
+  const { rows } = await q.query<ContentRules>({
+    name: `order_content_rules_${viewer.party}`,
+    text: `SELECT o.target_url, o.anchor_text, o.min_words, o.max_words, o.max_links FROM orders o WHERE o.id = $1 AND ${ownerClause(viewer, '$2')}`,
+    values: [orderId, ownerId(viewer)],
+  });
+  if (!rows[0]) throw notFound('Order');
+  return rows[0];
+}
 
 async function messagesOf(q: Db, orderId: number): Promise<MessageRow[]> {
   const { rows } = await q.query<MessageRow>({

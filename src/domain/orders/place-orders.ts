@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Db, Statement } from '../../db/handle.js';
 import type { Clock } from '../clock.js';
-import { DomainError, forbidden, invalidInput, notFound } from '../errors.js';
+import { DomainError, invalidInput, notFound } from '../errors.js';
 import { GroupCommit } from '../../db/group-commit.js';
 import { isDatabaseUnavailable } from '../../db/errors.js';
 import {
@@ -21,7 +21,7 @@ import {
   type RequestKey,
 } from '../idempotency/record-once.js';
 import type { ApprovalReason, MemberRole } from '../../common/enums.js';
-import { can } from '../users/permissions.js';
+import { requireSpend } from '../users/permissions.js';
 import { type BuyerActor, isMember } from './buyer-actor.js';
 import { orderPlacedEvents } from './order-events.js';
 import { eventRows, eventsInsert, type NewEvent } from '../events/record.js';
@@ -490,7 +490,7 @@ function requirePlacer(ctx: PlacementContext | undefined, principal: BuyerActor)
     return;
   }
   if (!ctx?.member_role) throw notFound('Workspace');
-  if (!can(ctx.member_role, 'spend')) throw forbidden("Only the workspace's owners can place orders: placing spends the workspace's balance.");
+  requireSpend(ctx.member_role, 'place');
 }
 
 /**

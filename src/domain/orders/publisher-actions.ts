@@ -7,7 +7,6 @@ import { recordMessageReceived, recordOrderEvent } from './order-events.js';
 import { messageView } from './order-view.js';
 import type { Durations } from './states.js';
 import { scheduleFirstCheck } from './guarantee.js';
-import { statesFor } from './action-states.js';
 import { addContent, addMessage, enterState, lockOrder, refund, requireStatus } from './transitions.js';
 
 const publisher = (publisherId: number) => ({ party: 'publisher' as const, publisherId });
@@ -41,7 +40,7 @@ export function publisherActions(durations: Durations) {
     /** awaiting_acceptance → writing, or publishing when the buyer supplied the content. */
     async accept(tx: Db, publisherId: number, orderId: number, now: number) {
       const order = await lockOrder(tx, orderId, publisher(publisherId));
-      requireStatus(order, statesFor('accept'), 'accept');
+      requireStatus(order, 'accept');
       if (order.has_content) await enterState(tx, order, 'publishing', now, durations, { publishingBuyerContent: true });
       else await enterState(tx, order, 'writing', now, durations);
       return (await recordOrderEvent(tx, 'order.accepted', orderId, { actor: 'publisher', previousStatus: 'awaiting_acceptance' }, now)).publisher;
@@ -50,7 +49,7 @@ export function publisherActions(durations: Durations) {
     /** awaiting_acceptance → declined, refunding the buyer. */
     async decline(tx: Db, publisherId: number, orderId: number, reason: string, now: number) {
       const order = await lockOrder(tx, orderId, publisher(publisherId));
-      requireStatus(order, statesFor('decline'), 'decline');
+      requireStatus(order, 'decline');
       await enterState(tx, order, 'declined', now, durations, { declineReason: reason });
       await refund(tx, order);
       return (await recordOrderEvent(tx, 'order.declined', orderId, { actor: 'publisher', previousStatus: 'awaiting_acceptance' }, now)).publisher;
@@ -64,7 +63,7 @@ export function publisherActions(durations: Durations) {
      */
     async submitDraft(tx: Db, publisherId: number, orderId: number, draft: { title: string; body: string }, now: number) {
       const order = await lockOrder(tx, orderId, publisher(publisherId));
-      requireStatus(order, statesFor('submitDraft'), 'submit a draft');
+      requireStatus(order, 'submitDraft');
       await addContent(tx, order, draft, 'publisher', now);
       const previousStatus = order.status;
       if (order.auto_approve_drafts) {
@@ -94,7 +93,7 @@ export function publisherActions(durations: Durations) {
           live_url: [`must be an http(s) URL on ${order.outlet_domain} or one of its subdomains, without user:password@`],
         });
       }
-      requireStatus(order, statesFor('publish'), 'publish');
+      requireStatus(order, 'publish');
       await enterState(tx, order, 'live_review', now, durations, { liveUrl: url });
       await scheduleFirstCheck(tx, orderId, now);
       return (await recordOrderEvent(tx, 'order.published', orderId, { actor: 'publisher', previousStatus: 'publishing' }, now)).publisher;

@@ -1,7 +1,8 @@
 import type { Db } from '../../db/handle.js';
-import { conflict, notFound } from '../errors.js';
+import { notFound } from '../errors.js';
 import * as ledger from '../ledger/ledger.js';
-import { checkContent } from './content-checks.js';
+import { type OrderAction, requireAllowed } from './action-states.js';
+import { checksAgainst } from './content-checks.js';
 import type { Viewer } from './order-read.js';
 import { deadlineFor, type Durations, type OrderStatus, type Party } from './states.js';
 
@@ -65,11 +66,9 @@ export async function lockOrder(tx: Db, orderId: number, viewer: Viewer | null):
   return rows[0];
 }
 
-/** 409 with the current status unless the order is in one of `allowed`. */
-export function requireStatus(order: LockedOrder, allowed: OrderStatus[], action: string): void {
-  if (!allowed.includes(order.status)) {
-    throw conflict(`Cannot ${action}: the order is ${order.status.replace(/_/g, ' ')}.`, order.status);
-  }
+/** 409 with the current status unless `action` may start from the order's (action-states.ts). */
+export function requireStatus(order: LockedOrder, action: OrderAction): void {
+  requireAllowed(action, order.status);
 }
 
 /** Moves the order into `status`, starting that state's deadline at `now`. */
@@ -137,13 +136,7 @@ export async function addContent(
   by: Party,
   now: number,
 ): Promise<void> {
-  const checks = checkContent(content, {
-    targetUrl: order.target_url,
-    anchorText: order.anchor_text,
-    minWords: order.min_words,
-    maxWords: order.max_words,
-    maxLinks: order.max_links,
-  });
+  const checks = checksAgainst(order, content);
   await tx.query({
     name: 'order_add_content',
     text: `INSERT INTO order_contents (order_id, version, title, body, submitted_by, submitted_at, checks)

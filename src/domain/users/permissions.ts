@@ -1,4 +1,5 @@
 import type { MemberRole } from '../../common/enums.js';
+import { forbidden } from '../errors.js';
 
 /**
  * What each role may do in a workspace or publisher account: the one table the console asks
@@ -23,4 +24,19 @@ export const rolePermissions: Readonly<Record<MemberRole, readonly Permission[]>
 
 export function can(role: MemberRole | null | undefined, permission: Permission): boolean {
   return role ? rolePermissions[role].includes(permission) : false;
+}
+
+/**
+ * Why a role that may not `spend` is refused each spending action, said once: the console asks
+ * before it shows a form, and the domain asks again inside the paying transaction.
+ */
+const spendRefusals = {
+  place: "Only the workspace's owners can place orders: placing spends the workspace's balance.",
+  approvePlacement: "Only the workspace's owners can approve a placement: approving pays the publisher.",
+  decide: "Only the workspace's owners can approve or decline a request: approving spends the workspace's balance.",
+} as const;
+
+/** 403 with the action's reason unless `role` may spend the workspace's money. */
+export function requireSpend(role: MemberRole | null | undefined, doing: keyof typeof spendRefusals): void {
+  if (!can(role, 'spend')) throw forbidden(spendRefusals[doing]);
 }
