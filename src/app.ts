@@ -44,6 +44,7 @@ import { durationsFrom } from './domain/orders/states.js';
 import { v1Routes } from './http/v1/index.js';
 import { mcpRoutes } from './http/mcp.js';
 import { consoleApp } from './console/index.js';
+import { createBilling } from './domain/billing/billing-deps.js';
 import { webhookSecretBox } from './domain/webhooks/secret-box.js';
 import { oauthUrls } from './http/oauth/provider.js';
 import { oauthRoutes } from './http/oauth/routes.js';
@@ -193,6 +194,8 @@ export const marketplaceApp = fp(
     const { linkChecker } = app;
     // One box for the webhook signing secrets: the routes seal them, the event worker opens them.
     const webhookSecrets = webhookSecretBox(deps.database.pool, deps.config.SECRETS_KEY);
+    // Adding funds (docs/billing.md): the provider and the limits, made from the settings, for the API and the console.
+    const billing = createBilling(deps.database.pool, clock, deps.config);
     await app.register(v1Routes, {
       prefix: '/api/v1',
       pool: deps.database.pool,
@@ -207,6 +210,7 @@ export const marketplaceApp = fp(
       linkChecker,
       limiter,
       webhookSecrets,
+      billing,
     });
     // OAuth for agents (docs/oauth.md): every URL of it is built from PUBLIC_BASE_URL, never from a
     // request's Host, so without it there is none.
@@ -296,6 +300,7 @@ export const marketplaceApp = fp(
       placementGroups: app.placementGroups,
       search: app.searchEngine,
       webhookSecrets,
+      billing,
       ...(deps.redis ? { redis: deps.redis } : {}),
       ...(oauth ? { oauth: oauth.interactions } : {}),
     });

@@ -1,7 +1,7 @@
 import { isoSeconds } from '../../common/iso-seconds.js';
-import { withTransaction } from '../../db/handle.js';
 import { invalidInput, notFound } from '../errors.js';
 import { recordEvents } from '../events/record.js';
+import { type Kept, type OnceOptions, runOnce } from '../idempotency/record-once.js';
 import * as ledger from '../ledger/ledger.js';
 import { MAX_BALANCE_CENTS } from '../ledger/limits.js';
 import { requireStaff, type Staff } from '../users/staff.js';
@@ -41,13 +41,20 @@ export interface AdjustmentView {
 /**
  * Credits (`cents` > 0) or debits (`cents` < 0) the workspace's available balance. A debit may
  * not take it below zero (422 naming `amount_usd`): money held for orders is the orders', and a
- * balance owed is not something the ledger keeps.
+ * balance owed is not something the ledger keeps. Kept once under the form's key (`options`): a
+ * form sent twice adjusts once.
  */
-export function adjustBalance(deps: BillingDeps, staff: Staff, workspaceId: number, cents: number, reason: string): Promise<AdjustmentView> {
+export function adjustBalance(
+  deps: BillingDeps,
+  staff: Staff,
+  workspaceId: number,
+  cents: number,
+  reason: string,
+  options: OnceOptions = { once: undefined },
+): Promise<Kept<AdjustmentView>> {
   if (!Number.isSafeInteger(cents) || cents === 0) throw invalidInput({ amount_usd: ['must be an amount other than 0'] });
   const text = staffReason(reason);
-  return withTransaction(deps.pool, async (tx) => {
-    const now = deps.clock.now();
+  return runOnce(deps, options, async (tx, now) => {
     await requireStaff(tx, staff, 'Workspace');
     const exists = await tx.query({ name: 'adjust_workspace', text: 'SELECT 1 FROM workspaces WHERE id = $1', values: [workspaceId] });
     if (exists.rowCount === 0) throw notFound('Workspace');
