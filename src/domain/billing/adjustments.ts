@@ -44,7 +44,7 @@ export interface AdjustmentView {
  * balance owed is not something the ledger keeps. Kept once under the form's key (`options`): a
  * form sent twice adjusts once.
  */
-export function adjustBalance(
+export async function adjustBalance(
   deps: BillingDeps,
   staff: Staff,
   workspaceId: number,

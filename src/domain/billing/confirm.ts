@@ -89,7 +89,7 @@ async function creditReceipt(tx: Db, deps: BillingDeps, row: TopUpRow, receipt: 
  * Staff confirm the money received for a request (`receivedCents`, which may differ from what
  * was asked): credited once, however many staff press at once.
  */
-export function confirmTopUp(deps: BillingDeps, staff: Staff, id: number, receivedCents: number): Promise<OpsTopUpView> {
+export async function confirmTopUp(deps: BillingDeps, staff: Staff, id: number, receivedCents: number): Promise<OpsTopUpView> {
   return withTransaction(deps.pool, async (tx) => {
     const now = deps.clock.now();
     await requireStaff(tx, staff, 'Top-up');
@@ -111,7 +111,7 @@ export function staffReason(reason: string, field = 'reason'): string {
 }
 
 /** Staff reject a request (no money came, or not for this): it ends, with the reason the workspace reads. */
-export function rejectTopUp(deps: BillingDeps, staff: Staff, id: number, reason: string): Promise<OpsTopUpView> {
+export async function rejectTopUp(deps: BillingDeps, staff: Staff, id: number, reason: string): Promise<OpsTopUpView> {
   const text = staffReason(reason);
   return withTransaction(deps.pool, async (tx) => {
     const now = deps.clock.now();

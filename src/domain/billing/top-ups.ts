@@ -63,7 +63,7 @@ export function requirePending(row: Pick<TopUpRow, 'status'>, doing: string): vo
  * rare repeat), the provider's instructions for it, all kept with the request. Nothing is
  * credited until staff confirm the money received.
  */
-export function requestTopUp(deps: BillingDeps, actor: FundsActor, amountCents: number, options: OnceOptions = { once: undefined }): Promise<Kept<TopUpView>> {
+export async function requestTopUp(deps: BillingDeps, actor: FundsActor, amountCents: number, options: OnceOptions = { once: undefined }): Promise<Kept<TopUpView>> {
   checkTopUpAmount(deps, amountCents);
   const workspaceId = workspaceOf(actor);
   return runOnce(deps, options, async (tx, now) => {
@@ -105,7 +105,7 @@ export function requestTopUp(deps: BillingDeps, actor: FundsActor, amountCents: 
 }
 
 /** Withdraws a pending request (pending → cancelled): money sent for it afterwards is not credited. */
-export function cancelTopUp(deps: BillingDeps, actor: FundsActor, id: number, options: OnceOptions = { once: undefined }): Promise<Kept<TopUpView>> {
+export async function cancelTopUp(deps: BillingDeps, actor: FundsActor, id: number, options: OnceOptions = { once: undefined }): Promise<Kept<TopUpView>> {
   const workspaceId = workspaceOf(actor);
   return runOnce(deps, options, async (tx, now) => {
     await requireFundsActor(tx, actor);
