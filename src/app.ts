@@ -45,6 +45,7 @@ import { durationsFrom } from './domain/orders/states.js';
 import { v1Routes } from './http/v1/index.js';
 import { mcpRoutes } from './http/mcp.js';
 import { consoleApp } from './console/index.js';
+import { createBilling } from './domain/billing/billing-deps.js';
 import { webhookSecretBox } from './domain/webhooks/secret-box.js';
 import { oauthUrls } from './http/oauth/provider.js';
 import { oauthRoutes } from './http/oauth/routes.js';
@@ -195,6 +196,8 @@ export const marketplaceApp = fp(
     const { linkChecker } = app;
     // One box for the webhook signing secrets: the routes seal them, the event worker opens them.
     const webhookSecrets = webhookSecretBox(deps.database.pool, deps.config.SECRETS_KEY);
+    // Adding funds (docs/billing.md): the provider and the limits, made from the settings, for the API and the console.
+    const billing = createBilling(deps.database.pool, clock, deps.config);
     await app.register(v1Routes, {
       prefix: '/api/v1',
       pool: deps.database.pool,
@@ -209,6 +212,7 @@ export const marketplaceApp = fp(
       linkChecker,
       limiter,
       webhookSecrets,
+      billing,
     });
     // OAuth for agents (docs/oauth.md): every URL of it is built from PUBLIC_BASE_URL, or on a
     // loopback HOST from HOST and PORT, never from a request's Host; elsewhere without it there is none.
@@ -299,6 +303,7 @@ export const marketplaceApp = fp(
       placementGroups: app.placementGroups,
       search: app.searchEngine,
       webhookSecrets,
+      billing,
       ...(deps.redis ? { redis: deps.redis } : {}),
       ...(oauth ? { oauth: oauth.interactions } : {}),
     });

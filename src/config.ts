@@ -72,6 +72,17 @@ const mailbox = z
   .trim()
   .refine((v) => MAILBOX.test(v), { message: 'must be an address (no-reply@example.com) or a name and an address (Marketplace <no-reply@example.com>)' });
 
+// BILLING_INSTRUCTIONS: what a workspace is told to do to pay a top-up (docs/billing.md), with
+// {reference} and {amount} filled in; `\n` (backslash, n) starts a new line, since an environment
+// variable is one line in most .env files.
+const DEFAULT_BILLING_INSTRUCTIONS =
+  'Pay {amount} by bank transfer to the account named in your contract, with the reference {reference} as the payment\'s description: the reference is how we find your transfer.\\nYour balance grows once we have received it, usually within two working days.';
+const billingInstructions = z
+  .string()
+  .trim()
+  .max(4000, 'must be at most 4,000 characters')
+  .refine((v) => v.includes('{reference}'), { message: 'must contain {reference}, where the payment reference goes' });
+
 export const configSchema = z.object({
   HOST: z.string().default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -150,6 +161,11 @@ export const configSchema = z.object({
   // Invitations a workspace (or publisher account) may send in 24 hours: each one lets whoever
   // holds its link learn, by sending its form, whether the address has an account.
   INVITATIONS_PER_WORKSPACE_PER_DAY: z.coerce.number().int().min(1).max(1_000_000).default(20),
+  // Adding funds (docs/billing.md): the smallest and largest top-up a workspace may request, in US
+  // cents, and the payment instructions its request and invoice show.
+  TOPUP_MIN_CENTS: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).default(1_000),
+  TOPUP_MAX_CENTS: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).default(10_000_000),
+  BILLING_INSTRUCTIONS: billingInstructions.default(DEFAULT_BILLING_INSTRUCTIONS),
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   // Set by npm: the folder `npm run` was started from (npm itself runs scripts from the package
@@ -160,7 +176,7 @@ export const configSchema = z.object({
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(72_000),
   HTTP_CONNECTION_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
-});
+}).refine((c) => c.TOPUP_MIN_CENTS <= c.TOPUP_MAX_CENTS, { message: 'must be at least TOPUP_MIN_CENTS', path: ['TOPUP_MAX_CENTS'] });
 
 export type Config = z.infer<typeof configSchema>;
 

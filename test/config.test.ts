@@ -27,6 +27,15 @@ describe('configuration', () => {
     expect(() => loadConfig({ LOG_LEVEL: 'loud' })).toThrow(/LOG_LEVEL/);
   });
 
+  it('reads the top-up limits and the payment instructions (docs/billing.md), refusing limits upside down and instructions without {reference}', () => {
+    const config = loadConfig({ TOPUP_MIN_CENTS: '500', TOPUP_MAX_CENTS: '', BILLING_INSTRUCTIONS: '' });
+    expect(config).toMatchObject({ TOPUP_MIN_CENTS: 500, TOPUP_MAX_CENTS: 10_000_000 });
+    expect(config.BILLING_INSTRUCTIONS).toContain('{reference}');
+    expect(() => loadConfig({ TOPUP_MIN_CENTS: '5000', TOPUP_MAX_CENTS: '4999' })).toThrow(/TOPUP_MAX_CENTS: must be at least TOPUP_MIN_CENTS/);
+    expect(() => loadConfig({ TOPUP_MIN_CENTS: '0' })).toThrow(/TOPUP_MIN_CENTS/);
+    expect(() => loadConfig({ BILLING_INSTRUCTIONS: 'Pay us.' })).toThrow(/BILLING_INSTRUCTIONS: must contain \{reference\}/);
+  });
+
   it('parses booleans and numbers', () => {
     const config = loadConfig({ SEED_DEMO: '1', RATE_LIMIT_PER_MINUTE: '500', FEE_RATE: '0.15' });
     expect(config).toMatchObject({ SEED_DEMO: true, RATE_LIMIT_PER_MINUTE: 500, FEE_RATE: 0.15 });

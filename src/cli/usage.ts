@@ -29,9 +29,10 @@ export const synopses: Record<string, string> = {
   'webhook list': 'webhook list (--workspace ID | --publisher ID)',
   'webhook delete': 'webhook delete --id ID',
   'webhook rotate-secret': 'webhook rotate-secret --id ID',
-  'user create': 'user create --email EMAIL --name NAME [--password-stdin]',
+  'user create': 'user create --email EMAIL --name NAME [--password-stdin] [--staff]',
   'user add': 'user add --email EMAIL (--workspace ID | --publisher ID) --role owner|member|viewer',
   'user set-password': 'user set-password --email EMAIL [--password-stdin]',
+  'user set-staff': 'user set-staff --email EMAIL --staff true|false',
 };
 
 export const HELP_WORDS = new Set(['help', '--help', '-h']);

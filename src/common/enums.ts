@@ -46,3 +46,7 @@ export type UserTokenPurpose = (typeof userTokenPurposes)[number];
 /** A mail in the outbox: waiting, sent, written to the log (no SMTP_URL), or given up. */
 export const mailStatuses = ['pending', 'sent', 'logged', 'failed'] as const;
 export type MailStatus = (typeof mailStatuses)[number];
+
+/** A request to add funds (docs/billing.md): waiting for the money, credited, withdrawn by the workspace, or refused by staff. */
+export const topUpStatuses = ['pending', 'confirmed', 'cancelled', 'rejected'] as const;
+export type TopUpStatus = (typeof topUpStatuses)[number];

@@ -13,6 +13,7 @@ import type { PlacementGroups } from '../domain/orders/place-orders.js';
 import type { OAuthInteractions } from '../domain/oauth/interactions.js';
 import type { SearchEngine } from '../domain/outlets/search-engine.js';
 import type { SecretBox } from '../domain/webhooks/secret-box.js';
+import type { BillingDeps } from '../domain/billing/billing-deps.js';
 import { csrfUserInfo } from './cookies.js';
 import * as fmt from './format.js';
 
@@ -36,6 +37,8 @@ export interface ConsoleDeps {
   search: SearchEngine;
   /** Seals webhook signing secrets, as the webhook routes do. */
   webhookSecrets: SecretBox;
+  /** Adding funds and the operations console (docs/billing.md), as the top-up routes get it. */
+  billing: BillingDeps;
   /** The OAuth server's interactions (docs/oauth.md); absent when OAuth is off (`oauthBase` in config.ts). */
   oauth?: OAuthInteractions;
 }
@@ -56,6 +59,8 @@ export interface SignedIn {
   email: string;
   /** Whether the person confirmed their address (docs/mail.md); until then EMAIL_VERIFICATION decides what they may do. */
   emailVerified: boolean;
+  /** The operator's staff: the navigation's "Operations" and the pages under /app/ops (docs/billing.md). */
+  staff: boolean;
 }
 
 declare module 'fastify' {

@@ -26,6 +26,9 @@ export function exactTime(at: Date | string): string {
   return `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
+/** exactTime, or nothing for an instant not reached (a request not decided). */
+export const when = (at: Date | string | null | undefined): string => (at ? exactTime(at) : '');
+
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;

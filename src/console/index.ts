@@ -30,6 +30,8 @@ import { webhookPages } from './pages/webhooks.js';
 import { overviewPages } from './pages/overview.js';
 import { oauthConsentPages } from './pages/oauth-consent.js';
 import { connectedAppPages } from './pages/connected-apps.js';
+import { fundsPages } from './pages/funds.js';
+import { opsPages } from './pages/ops.js';
 import { CSRF_COOKIE, csrfUserInfo } from './cookies.js';
 import { isSecure, signedInGate } from './session.js';
 import { notificationPages, unsubscribePages } from './pages/notifications.js';
@@ -61,6 +63,7 @@ const assets: Record<string, { type: string; body: string }> = {
   'console.css': { type: 'text/css; charset=utf-8', body: readFileSync(join(consoleDir, 'assets', 'console.css'), 'utf8') },
   'console.js': { type: 'text/javascript; charset=utf-8', body: readFileSync(join(consoleDir, 'assets', 'console.js'), 'utf8') },
   'favicon.svg': { type: 'image/svg+xml', body: readFileSync(join(consoleDir, 'assets', 'favicon.svg'), 'utf8') },
+  'invoice.css': { type: 'text/css; charset=utf-8', body: readFileSync(join(consoleDir, 'assets', 'invoice.css'), 'utf8') },
 };
 
 /**
@@ -160,6 +163,8 @@ async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps) {
   await app.register(async (signedIn) => {
     signedIn.addHook('onRequest', signedInGate(deps, sessions));
     await signedIn.register(oauthConsentPages, { deps });
+    // The operations console: staff only (docs/billing.md).
+    await signedIn.register(opsPages, { deps, prefix: '/ops' });
     for (const prefix of ['/w/:targetId', '/p/:targetId']) {
       await signedIn.register(
         async (target) => {
@@ -180,6 +185,7 @@ async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps) {
           await target.register(approvalPages, { deps });
           await target.register(connectedAppPages, { deps });
           await target.register(notificationPages, { deps });
+          await target.register(fundsPages, { deps });
         },
         { prefix },
       );

@@ -44,6 +44,8 @@ export const EVENT_WORDS: Record<EventType, string> = {
   'order.link_refunded': 'Refunded for a lost link',
   'order.message_received': 'New message',
   'workspace.topped_up': 'Balance topped up',
+  'balance.topped_up': 'Funds added',
+  'balance.adjusted': 'Balance adjusted',
   'key.budget_exhausted': 'Key budget used up',
   'webhook_endpoint.disabled': 'Webhook endpoint disabled',
   'approval_request.created': 'Approval requested',

@@ -4,6 +4,7 @@ import { approvalRequest } from './approvals.js';
 import { orderStatuses } from '../domain/orders/states.js';
 import { buyerOrder, messageSchema, publisherOrder } from './orders.js';
 import { documentAs } from './param-docs.js';
+import { balanceAdjustedData, balanceToppedUpData } from './top-ups.js';
 
 export const webhookEndpoint = z
   .object({
@@ -74,6 +75,8 @@ function eventsOf<Extra extends z.ZodRawShape>(party: 'workspace' | 'publisher',
         orderEvent,
         messageEvent,
         member(z.literal('workspace.topped_up'), topUpData),
+        member(z.literal('balance.topped_up'), balanceToppedUpData),
+        member(z.literal('balance.adjusted'), balanceAdjustedData),
         member(z.literal('key.budget_exhausted'), budgetExhaustedData),
         disabledEvent,
         member(z.enum(approvalEventTypes), approvalRequest.describe('The approval request as GET /api/v1/approval-requests/{id} showed it right after the change.')),

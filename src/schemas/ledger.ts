@@ -7,8 +7,8 @@ export const ledgerEntry = z.object({
   amount: z.number().int().describe('US cents; positive when the account grew.'),
   amount_formatted: z.string(),
   kind: z
-    .enum(['top_up', 'order_placed', 'order_released', 'order_refunded', 'guarantee_refunded'])
-    .describe('guarantee_refunded: a lost link not restored in time, the full price back (docs/link-guarantee.md).'),
+    .enum(['top_up', 'order_placed', 'order_released', 'order_refunded', 'guarantee_refunded', 'adjustment'])
+    .describe('guarantee_refunded: a lost link not restored in time, the full price back (docs/link-guarantee.md); adjustment: credited or debited by the operator\'s staff, with a reason (docs/billing.md).'),
   order_id: z.number().int().nullable(),
   created_at: z.string(),
 }).meta({ id: 'LedgerEntry', description: 'One movement of one account; the entries of a transaction sum to zero.' });

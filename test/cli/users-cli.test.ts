@@ -149,3 +149,32 @@ describe('the first line of standard input', () => {
     await expect(read(['x'.repeat(5000)], false)).rejects.toThrow(/longer than 4096/);
   });
 });
+
+describe('user create --staff, user set-staff', () => {
+  const staffOf = async (email: string) => (await db.query<{ is_staff: boolean }>('SELECT is_staff FROM users WHERE lower(email) = lower($1)', [email])).rows[0]?.is_staff;
+
+  it('makes staff, and takes it away; being staff makes nobody a member', async () => {
+    const made = await ok(['user', 'create', '--email', 'ops@example.com', '--name', 'Olu Ops', '--staff']);
+    expect(made).toMatchObject({ email: 'ops@example.com', staff: true });
+    expect(await staffOf('ops@example.com')).toBe(true);
+    expect((await db.query('SELECT count(*)::int AS n FROM memberships WHERE user_id = $1', [made.id])).rows[0].n).toBe(0);
+    expect(await ok(['user', 'set-staff', '--email', 'OPS@example.com', '--staff', 'false'])).toEqual({ id: made.id, email: 'ops@example.com', staff: false });
+    expect(await staffOf('ops@example.com')).toBe(false);
+    expect(await ok(['user', 'set-staff', '--email', 'ops@example.com', '--staff', 'true'])).toMatchObject({ staff: true });
+    expect(await staffOf('ops@example.com')).toBe(true);
+    // Without --staff a new user is not staff.
+    await ok(['user', 'create', '--email', 'plain@example.com', '--name', 'Plain']);
+    expect(await staffOf('plain@example.com')).toBe(false);
+  });
+
+  it('refuses an unknown email, a value other than true or false, a missing --staff, and --staff with a value on create', async () => {
+    expect(await fails(['user', 'set-staff', '--email', 'nobody@example.com', '--staff', 'true'])).toBe('--email: user nobody@example.com not found');
+    await ok(['user', 'create', '--email', 'half@example.com', '--name', 'Half']);
+    expect(await fails(['user', 'set-staff', '--email', 'half@example.com', '--staff', 'yes'])).toBe('--staff: must be true or false');
+    expect(await fails(['user', 'set-staff', '--email', 'half@example.com'])).toBe('--staff: is required');
+    expect(await fails(['user', 'set-staff', '--email', 'half@example.com', '--staff'])).toBe('--staff: must be true or false');
+    expect(await fails(['user', 'create', '--email', 'v@example.com', '--name', 'V', '--staff=true'])).toBe('--staff: takes no value');
+    expect(await staffOf('half@example.com')).toBe(false);
+    expect(await staffOf('v@example.com')).toBeUndefined();
+  });
+});

@@ -15,7 +15,12 @@ const q = (text: string, values: unknown[] = []) => database.pool.query(text, va
 describe('Migration 0033 (mail) — happy', () => {
   it('marks the users that existed before it as having confirmed their address', async () => {
     // The database as it was before 0033, with a user in it: the migrations after it undone first
-    // (0036 notifications, 0035 the key's creator; 0034 changes only OAuth rows and may run twice).
+    // (0037 funds, 0036 notifications, 0035 the key's creator; 0034 changes only OAuth rows and may run twice).
+    // 0037 (funds): its tables and the staff column. The enum values it adds stay (a value cannot be
+    // dropped): 0037 adds them again IF NOT EXISTS and makes the account kinds' type anew.
+    await q(`DROP TABLE ledger_adjustments, top_up_requests`);
+    await q(`DROP TYPE top_up_status`);
+    await q(`ALTER TABLE users DROP COLUMN is_staff`);
     await q(`DROP TABLE event_cursors, notification_reminders, notification_digest_items`);
     await q(`ALTER TABLE memberships DROP COLUMN notifications`);
     await q(`DROP INDEX api_keys_expires_idx`);

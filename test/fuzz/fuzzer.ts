@@ -1092,7 +1092,7 @@ export async function ledgerInvariantViolations(pool: pg.Pool): Promise<string[]
   const drift = await q(`SELECT a.id, a.kind, a.balance, COALESCE(sum(e.amount), 0)::bigint AS entries
       FROM ledger_accounts a LEFT JOIN ledger_entries e ON e.account_id = a.id GROUP BY a.id HAVING a.balance <> COALESCE(sum(e.amount), 0)`);
   if (drift.length) out.push(`balances differ from their entries: ${stringify(drift)}`);
-  const negative = await q(`SELECT id, kind, balance FROM ledger_accounts WHERE kind <> 'external' AND balance < 0`);
+  const negative = await q(`SELECT id, kind, balance FROM ledger_accounts WHERE kind NOT IN ('external', 'adjustments') AND balance < 0`);
   if (negative.length) out.push(`negative balances: ${stringify(negative)}`);
   const held = await q(`SELECT a.workspace_id, a.balance, COALESCE(o.open, 0)::bigint AS open FROM ledger_accounts a
       LEFT JOIN (SELECT workspace_id, sum(price) AS open FROM orders WHERE status NOT IN ('completed', 'declined', 'expired', 'cancelled') GROUP BY workspace_id) o

@@ -50,6 +50,11 @@ describe('POST /api/v1/orders and MCP place-orders: a record kept before the out
     // The migrations after 0031 undone, so that 0031 and they apply again (drizzle applies those
     // newer than the newest it recorded). 0034 (OAuth client secrets hashed) needs no undoing: it
     // changes nothing the second time.
+    // 0037 (funds): its tables and the staff column. The enum values it adds stay (a value cannot be
+    // dropped): 0037 adds them again IF NOT EXISTS and makes the account kinds' type anew.
+    await q(`DROP TABLE ledger_adjustments, top_up_requests`);
+    await q(`DROP TYPE top_up_status`);
+    await q(`ALTER TABLE users DROP COLUMN is_staff`);
     await q(`DROP TABLE event_cursors, notification_reminders, notification_digest_items`);
     await q(`ALTER TABLE memberships DROP COLUMN notifications`);
     await q(`DROP INDEX api_keys_expires_idx`);

@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { memberRoles } from '../../common/enums.js';
 import { DomainError } from '../../domain/errors.js';
 import { addMember } from '../../domain/users/memberships.js';
-import { createUser, requireUserByEmail, setPassword } from '../../domain/users/user-service.js';
-import { CliError, flag, id, name, readFlags, str } from '../args.js';
+import { createUser, requireUserByEmail, setPassword, setStaff } from '../../domain/users/user-service.js';
+import { CliError, flag, id, name, readFlags, str, trueOrFalse } from '../args.js';
 import type { CliContext, Commands } from '../registry.js';
 
 const email = str.max(254, 'must be at most 254 characters');
@@ -33,10 +33,10 @@ async function withStdinPassword<T>(fromStdin: boolean | undefined, fn: () => Pr
 
 export const userCommands: Commands = {
   'user create': async (ctx, raw) => {
-    const f = readFlags(z.object({ email, name, 'password-stdin': flag }).strict(), raw);
+    const f = readFlags(z.object({ email, name, 'password-stdin': flag, staff: flag }).strict(), raw);
     const { password, shown } = await passwordFor(ctx, f['password-stdin']);
-    const user = await withStdinPassword(f['password-stdin'], () => createUser(ctx.db, { email: f.email, name: f.name, password }));
-    return { id: user.id, email: user.email, name: user.name, ...(shown ? { password } : {}) };
+    const user = await withStdinPassword(f['password-stdin'], () => createUser(ctx.db, { email: f.email, name: f.name, password, staff: Boolean(f.staff) }));
+    return { id: user.id, email: user.email, name: user.name, ...(user.isStaff ? { staff: true } : {}), ...(shown ? { password } : {}) };
   },
 
   'user add': async ({ db }, raw) => {
@@ -54,6 +54,13 @@ export const userCommands: Commands = {
     const target = f.workspace !== undefined ? { workspaceId: f.workspace } : { publisherId: f.publisher! };
     const member = await addMember(db, target, user.id, f.role);
     return { user_id: user.id, email: user.email, ...(f.workspace !== undefined ? { workspace_id: f.workspace } : { publisher_id: f.publisher }), role: member.role };
+  },
+
+  // The operator's staff see the operations console (docs/billing.md); being staff makes nobody a member of a workspace.
+  'user set-staff': async ({ db }, raw) => {
+    const f = readFlags(z.object({ email, staff: trueOrFalse }).strict(), raw);
+    const user = await setStaff(db, (await requireUserByEmail(db, f.email)).id, f.staff);
+    return { id: user.id, email: user.email, staff: user.isStaff };
   },
 
   'user set-password': async (ctx, raw) => {

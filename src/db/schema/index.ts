@@ -17,3 +17,4 @@ export * from './oauth.js';
 export * from './approvals.js';
 export * from './mail.js';
 export * from './notifications.js';
+export * from './billing.js';

@@ -22,6 +22,8 @@ export const ledgerAccountKind = pgEnum('ledger_account_kind', [
   'payable',
   'fees',
   'external',
+  // The platform's side of staff adjustments (docs/billing.md): minus the net of all money credited by hand.
+  'adjustments',
 ]);
 
 export const ledgerTransactionKind = pgEnum('ledger_transaction_kind', [
@@ -31,11 +33,13 @@ export const ledgerTransactionKind = pgEnum('ledger_transaction_kind', [
   'order_refunded',
   'payout_released',
   'guarantee_refunded',
+  'adjustment',
 ]);
 
 /**
  * One row per account, carrying its balance. Only `external` (money entering or leaving the
- * system) may go negative; the CHECK is the last line of defence against a double spend.
+ * system) and `adjustments` (the platform's side of staff adjustments) may go negative; the
+ * CHECK is the last line of defence against a double spend.
  */
 export const ledgerAccounts = pgTable(
   'ledger_accounts',
@@ -50,14 +54,14 @@ export const ledgerAccounts = pgTable(
     unique('ledger_accounts_owner_uq').on(t.kind, t.workspaceId, t.publisherId).nullsNotDistinct(),
     index('ledger_accounts_workspace_idx').on(t.workspaceId),
     index('ledger_accounts_publisher_idx').on(t.publisherId),
-    check('ledger_accounts_balance_non_negative', sql`${t.kind} = 'external' OR ${t.balance} >= 0`),
+    check('ledger_accounts_balance_non_negative', sql`${t.kind} IN ('external', 'adjustments') OR ${t.balance} >= 0`),
     // ±(2^53 − 1): what a JSON number carries exactly (MAX_BALANCE_CENTS in domain/ledger/limits.ts).
     check('ledger_accounts_balance_exact', sql`${t.balance} BETWEEN -9007199254740991 AND 9007199254740991`),
     check(
       'ledger_accounts_owner_matches_kind',
       sql`(${t.kind} IN ('available', 'held') AND ${t.workspaceId} IS NOT NULL AND ${t.publisherId} IS NULL)
         OR (${t.kind} IN ('pending', 'payable') AND ${t.publisherId} IS NOT NULL AND ${t.workspaceId} IS NULL)
-        OR (${t.kind} IN ('fees', 'external') AND ${t.workspaceId} IS NULL AND ${t.publisherId} IS NULL)`,
+        OR (${t.kind} IN ('fees', 'external', 'adjustments') AND ${t.workspaceId} IS NULL AND ${t.publisherId} IS NULL)`,
     ),
   ],
 );

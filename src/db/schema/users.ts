@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigserial, check, index, integer, jsonb, pgEnum, pgTable, serial, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigserial, boolean, check, index, integer, jsonb, pgEnum, pgTable, serial, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { memberRoles, userTokenPurposes } from '../../common/enums.js';
 import { publishers } from './publishers.js';
 import { workspaces } from './workspaces.js';
@@ -24,6 +24,11 @@ export const users = pgTable(
      * then. Users made by the CLI, and those who existed before the column, count as proven.
      */
     emailVerifiedAt: timestamp('email_verified_at', { withTimezone: true }),
+    /**
+     * The operator's own people (docs/billing.md): they see the operations console (top-ups to
+     * confirm, adjustments), and are members of no workspace by being staff. Set by the CLI only.
+     */
+    isStaff: boolean('is_staff').notNull().default(false),
   },
   (t) => [uniqueIndex('users_email_lower_key').on(sql`lower(${t.email})`)],
 );

@@ -8,7 +8,7 @@ import { assertCurrency, insertWorkspace } from '../workspaces/workspace-service
 
 /**
  * Open sign-up (SIGNUP=open): a new user and a new workspace they own, with a balance of zero
- * (top-ups stay an operator's action). The workspace is named after the person, and its
+ * (it adds funds on its Funds page, docs/billing.md). The workspace is named after the person, and its
  * The seller API owner fields (email, names) are theirs. The user, the workspace, the membership
  * and the mail with the link that confirms the address are written in one transaction: a failure
  * leaves no user without a workspace, and no user whose link was never queued. The address is

@@ -31,6 +31,9 @@ export const eventTypes = [
   ...orderEventTypes,
   'order.message_received',
   'workspace.topped_up',
+  // Adding funds (docs/billing.md): a top-up request's money received, and a staff adjustment.
+  'balance.topped_up',
+  'balance.adjusted',
   'key.budget_exhausted',
   'webhook_endpoint.disabled',
   ...approvalEventTypes,
@@ -47,7 +50,7 @@ export type EventActor = (typeof eventActors)[number];
 export type EventOwner = Viewer;
 
 /** Events only a workspace receives: its balance, its keys' budgets and its approval requests are no publisher's. */
-const workspaceOnlyEventTypes: readonly EventType[] = ['workspace.topped_up', 'key.budget_exhausted', ...approvalEventTypes];
+const workspaceOnlyEventTypes: readonly EventType[] = ['workspace.topped_up', 'balance.topped_up', 'balance.adjusted', 'key.budget_exhausted', ...approvalEventTypes];
 
 /** The event types `owner` may receive (what its endpoints and feed filters may name). */
 export function receivableEventTypes(owner: EventOwner): readonly EventType[] {

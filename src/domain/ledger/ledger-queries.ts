@@ -9,7 +9,7 @@ export interface LedgerLine {
   account: 'available' | 'held';
   amount: number;
   amount_formatted: string;
-  kind: 'top_up' | 'order_placed' | 'order_released' | 'order_refunded' | 'guarantee_refunded';
+  kind: 'top_up' | 'order_placed' | 'order_released' | 'order_refunded' | 'guarantee_refunded' | 'adjustment';
   order_id: number | null;
   created_at: string;
 }

@@ -30,7 +30,7 @@ export async function workspaceAccountIds(
   return { available, held };
 }
 
-export async function platformAccountId(db: Db, kind: 'fees' | 'external'): Promise<number> {
+export async function platformAccountId(db: Db, kind: 'fees' | 'external' | 'adjustments'): Promise<number> {
   const [row] = await orm(db)
     .select({ id: ledgerAccounts.id })
     .from(ledgerAccounts)
@@ -53,7 +53,7 @@ const tooMuch = (what: string, field: string) =>
  * A top-up inside the caller's transaction (creating a workspace with its opening balance).
  * `field` names the amount in refusals, as the caller's input calls it.
  */
-export async function creditTopUp(tx: Db, workspaceId: number, cents: number, field = 'cents'): Promise<{ balanceCents: number }> {
+export async function creditTopUp(tx: Db, workspaceId: number, cents: number, field = 'cents'): Promise<{ balanceCents: number; transactionId: number }> {
   if (!Number.isSafeInteger(cents) || cents <= 0) {
     throw new DomainError('invalid_input', 'The top-up must be a positive whole number of cents.', {
       errors: { [field]: ['must be a positive integer'] },
@@ -64,12 +64,13 @@ export async function creditTopUp(tx: Db, workspaceId: number, cents: number, fi
   const accounts = await ledger.lockWorkspace(tx, workspaceId);
   if (accounts.availableBalance + cents > MAX_BALANCE_CENTS) throw tooMuch("the workspace's balance", field);
   const external = await ledger.platformAccount(tx, 'external');
+  let transactionId: number;
   try {
-    await ledger.post(tx, [ledger.topUp(accounts, external, cents)]);
+    [transactionId] = (await ledger.post(tx, [ledger.topUp(accounts, external, cents)])) as [number];
   } catch (err) {
     // All money ever topped up is the external account's (negative) balance, bounded the same way.
     if (pgErrorCode(err) === '23514' && constraintOf(err) === 'ledger_accounts_balance_exact') throw tooMuch('the money held by the service', field);
     throw err;
   }
-  return { balanceCents: accounts.availableBalance + cents };
+  return { balanceCents: accounts.availableBalance + cents, transactionId };
 }

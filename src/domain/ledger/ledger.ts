@@ -7,14 +7,15 @@ import type { Db } from '../../db/handle.js';
  * it pays for: balanced transactions, their entries and the balance rows, together.
  */
 
-export type AccountKind = 'available' | 'held' | 'pending' | 'payable' | 'fees' | 'external';
+export type AccountKind = 'available' | 'held' | 'pending' | 'payable' | 'fees' | 'external' | 'adjustments';
 export type TransactionKind =
   | 'top_up'
   | 'order_placed'
   | 'order_released'
   | 'order_refunded'
   | 'payout_released'
-  | 'guarantee_refunded';
+  | 'guarantee_refunded'
+  | 'adjustment';
 
 export interface Posting {
   accountId: number;
@@ -47,6 +48,21 @@ export const topUp = (w: WorkspaceAccounts, external: number, cents: number): Mo
   postings: [
     { accountId: w.available, kind: 'available', amount: cents },
     { accountId: external, kind: 'external', amount: -cents },
+  ],
+});
+
+/**
+ * A staff adjustment (docs/billing.md): the workspace's available balance credited (cents > 0) or
+ * debited (cents < 0), against the platform's `adjustments` account, so every adjustment ever made
+ * is that account's balance, apart from the money that really came in (external).
+ */
+export const adjustment = (w: WorkspaceAccounts, adjustments: number, cents: number): Movement => ({
+  kind: 'adjustment',
+  orderId: null,
+  workspaceId: w.workspaceId,
+  postings: [
+    { accountId: w.available, kind: 'available', amount: cents },
+    { accountId: adjustments, kind: 'adjustments', amount: -cents },
   ],
 });
 
@@ -174,7 +190,7 @@ export async function publisherAccounts(tx: Db, publisherId: number): Promise<{ 
   return { pending: pending.id, payable: payable.id };
 }
 
-export async function platformAccount(tx: Db, kind: 'fees' | 'external'): Promise<number> {
+export async function platformAccount(tx: Db, kind: 'fees' | 'external' | 'adjustments'): Promise<number> {
   const { rows } = await tx.query<{ id: number }>({
     name: 'ledger_platform',
     text: `SELECT id FROM ledger_accounts WHERE kind = $1 AND workspace_id IS NULL AND publisher_id IS NULL`,
@@ -188,7 +204,7 @@ export async function platformAccount(tx: Db, kind: 'fees' | 'external'): Promis
 
 // Balance rows are updated in this order (workspace rows, then publisher, then platform) — the
 // documented lock order — so two movements never wait on each other in opposite orders.
-const KIND_ORDER: Record<AccountKind, number> = { available: 0, held: 1, pending: 2, payable: 3, fees: 4, external: 5 };
+const KIND_ORDER: Record<AccountKind, number> = { available: 0, held: 1, pending: 2, payable: 3, fees: 4, external: 5, adjustments: 6 };
 
 // The transactions, their entries and the workspace's own balance rows, as WITH queries of one
 // statement: `post`'s own, or a caller's that writes the change they pay for in the same round
@@ -205,7 +221,8 @@ export const postingWith = (first: number) => `ledger_m AS (SELECT * FROM unnest
   ledger_b AS (UPDATE ledger_accounts a SET balance = a.balance + d.delta
     FROM unnest($${first + 7}::int[], $${first + 8}::bigint[]) AS d(id, delta) WHERE a.id = d.id)`;
 
-const postStatement = { name: 'ledger_post', text: `WITH ${postingWith(1)}\nSELECT 1` };
+// Answers the new transactions' ids, in the order of the movements.
+const postStatement = { name: 'ledger_post', text: `WITH ${postingWith(1)}\nSELECT id FROM ledger_t ORDER BY id` };
 
 type Delta = { kind: AccountKind; amount: number };
 
@@ -255,12 +272,14 @@ function prepare(movements: Movement[]): { values: unknown[]; others: Array<[num
  * Writes balanced movements and applies them to the balance rows, in the caller's transaction.
  * The workspace's rows must be locked already (`lockWorkspace`); publisher and platform rows
  * follow, one at a time in the documented lock order. UNIQUE (order_id, kind) rejects a second
- * placement, release or refund of an order; the balance CHECK rejects an overdraft.
+ * placement, release or refund of an order; the balance CHECK rejects an overdraft. Answers the
+ * ids of the ledger transactions written, in the order of `movements` (a top-up request or an
+ * adjustment keeps its own).
  */
-export async function post(tx: Db, movements: Movement[]): Promise<void> {
-  if (movements.length === 0) return;
+export async function post(tx: Db, movements: Movement[]): Promise<number[]> {
+  if (movements.length === 0) return [];
   const { values, others } = prepare(movements);
-  await tx.query({ ...postStatement, values });
+  const { rows } = await tx.query<{ id: number }>({ ...postStatement, values });
   for (const [accountId, d] of others) {
     await tx.query({
       name: 'ledger_apply',
@@ -268,6 +287,7 @@ export async function post(tx: Db, movements: Movement[]): Promise<void> {
       values: [accountId, d.amount],
     });
   }
+  return rows.map((r) => r.id);
 }
 
 /**

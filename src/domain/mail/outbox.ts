@@ -19,6 +19,7 @@ export const notificationMailKinds = [
   'budget_exhausted',
   'webhook_disabled',
   'key_expiring',
+  'funds_added',
 ] as const;
 
 export const mailKinds = [

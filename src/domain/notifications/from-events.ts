@@ -2,7 +2,7 @@ import { withTransaction, type Db } from '../../db/handle.js';
 import type { EventType } from '../events/event-types.js';
 import type { MailSite } from '../mail/outbox.js';
 import { dispatch, type Notice } from './dispatch.js';
-import { approvalWords, budgetWords, type OrderFacts, orderWords, webhookWords } from './notification-mails.js';
+import { approvalWords, budgetWords, fundsWords, type OrderFacts, orderWords, webhookWords } from './notification-mails.js';
 
 // Notifications from the event feed (docs/mail.md): the feed is the one record of what happened,
 // so the mails are read from it, as webhook deliveries are, never written beside the change (the
@@ -27,6 +27,7 @@ const SOURCES: readonly EventType[] = [
   'approval_request.created',
   'key.budget_exhausted',
   'webhook_endpoint.disabled',
+  'balance.topped_up',
 ];
 
 interface EventRow {
@@ -97,6 +98,8 @@ function noticeOf(e: EventRow): Notice | null {
       return { kind: 'budget_exhausted', subjectId: e.position, target, words: budgetWords({ ...(e.data as object), byApp: e.by_app === true }) };
     case 'webhook_endpoint.disabled':
       return { kind: 'webhook_disabled', subjectId: e.position, target, words: webhookWords(e.data as { id?: number; url?: string }) };
+    case 'balance.topped_up':
+      return { kind: 'funds_added', subjectId: e.position, target, words: fundsWords(e.data as Parameters<typeof fundsWords>[0]) };
     default:
       return null;
   }

@@ -35,6 +35,7 @@ export const kindInfo: Record<NotificationKind, KindInfo> = {
   budget_exhausted: { sides: ['workspace'], permission: 'manage_spending_keys', label: "A key's budget used up", help: 'A spending key used its daily or monthly budget: it places no more orders until the budget resets.' },
   webhook_disabled: { sides: ['workspace', 'publisher'], permission: 'manage_webhooks', label: 'A webhook endpoint disabled', help: 'Deliveries to an endpoint kept failing and it was disabled: it gets no more events.' },
   key_expiring: { sides: ['workspace', 'publisher'], permission: 'manage_read_only_keys', label: 'A key expiring within 7 days', help: 'A key stops working within a week: roll it or make a new one.' },
+  funds_added: { sides: ['workspace'], permission: 'manage_billing', label: 'Funds added', help: 'The payment for a top-up arrived and is in the available balance.' },
 };
 
 /** How a person takes a kind of notification. */

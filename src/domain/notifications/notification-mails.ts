@@ -155,3 +155,20 @@ export function keyExpiryWords(k: { id: number; name: string; prefix: string; ex
     line: `Key ${k.name} (${k.prefix}…) expires at ${when(k.expires_at)}`,
   };
 }
+
+/** `balance.topped_up`: the money of a top-up request arrived and is in the balance (docs/billing.md). */
+export function fundsWords(e: { amount_formatted?: string; balance_formatted?: string; top_up?: { id?: number; reference?: string; amount_formatted?: string; received_formatted?: string | null } }): NoticeWords {
+  const reference = e.top_up?.reference ?? 'your top-up';
+  const amount = e.amount_formatted ?? e.top_up?.received_formatted ?? '';
+  const asked = e.top_up?.amount_formatted;
+  const differs = asked && e.top_up?.received_formatted && asked !== e.top_up.received_formatted;
+  return {
+    subject: `Funds added: ${amount} (${reference})`.trim(),
+    paragraphs: [
+      `We received the payment for ${reference} and added ${amount} to the available balance${e.balance_formatted ? `, which is now ${e.balance_formatted}` : ''}.`,
+      ...(differs ? [`The request was for ${asked}; ${e.top_up!.received_formatted} arrived, and that is what was added.`] : []),
+    ],
+    action: { label: 'Open the top-up', path: `/funds/${e.top_up?.id ?? ''}` },
+    line: `${reference}: ${amount} added to the balance`,
+  };
+}

@@ -14,10 +14,11 @@ export type Permission =
   | 'manage_spending_keys' // create, revoke, roll keys with "Can place orders"
   | 'manage_rules' // approval rules
   | 'manage_webhooks'
-  | 'manage_members'; // invite, change roles, remove
+  | 'manage_members' // invite, change roles, remove
+  | 'manage_billing'; // add funds: top-up requests and their cancelling (docs/billing.md)
 
 export const rolePermissions: Readonly<Record<MemberRole, readonly Permission[]>> = {
-  owner: ['read', 'manage_orders', 'spend', 'manage_read_only_keys', 'manage_spending_keys', 'manage_rules', 'manage_webhooks', 'manage_members'],
+  owner: ['read', 'manage_orders', 'spend', 'manage_read_only_keys', 'manage_spending_keys', 'manage_rules', 'manage_webhooks', 'manage_members', 'manage_billing'],
   member: ['read', 'manage_orders', 'manage_read_only_keys'],
   viewer: ['read'],
 };

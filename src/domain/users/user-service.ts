@@ -15,9 +15,11 @@ export interface User {
   lastSignInAt: Date | null;
   /** When the person proved the address is theirs (docs/mail.md); null until then. */
   emailVerifiedAt: Date | null;
+  /** The operator's staff (docs/billing.md): the operations console is theirs. */
+  isStaff: boolean;
 }
 
-const USER_COLUMNS = 'id, email, name, created_at AS "createdAt", last_sign_in_at AS "lastSignInAt", email_verified_at AS "emailVerifiedAt"';
+const USER_COLUMNS = 'id, email, name, created_at AS "createdAt", last_sign_in_at AS "lastSignInAt", email_verified_at AS "emailVerifiedAt", is_staff AS "isStaff"';
 
 const newUserInput = z.object({ email: emailField, name: nameField, password: passwordField });
 
@@ -33,9 +35,20 @@ export const emailTaken = () =>
  * as confirmed: an operator (the CLI, the demo) or an invitation's link vouches for it. Open
  * sign-up writes its unconfirmed users itself (`signUp`).
  */
-export async function createUser(db: Db, input: { email: string; name: string; password: string }): Promise<User> {
+export async function createUser(db: Db, input: { email: string; name: string; password: string; staff?: boolean }): Promise<User> {
   const ready = await prepareUser(db, input);
-  return insertUser(db, ready, new Date());
+  const user = await insertUser(db, ready, new Date());
+  return input.staff ? setStaff(db, user.id, true) : user;
+}
+
+/**
+ * Makes a user staff, or no longer (the CLI's `user set-staff`): the operations console is theirs
+ * from their next page. Being staff makes nobody a member of any workspace (docs/billing.md).
+ */
+export async function setStaff(db: Db, userId: number, staff: boolean): Promise<User> {
+  const { rows } = await db.query<User>(`UPDATE users SET is_staff = $2 WHERE id = $1 RETURNING ${USER_COLUMNS}`, [userId, staff]);
+  if (!rows[0]) throw notFound('User');
+  return rows[0];
 }
 
 /** A new user's input checked and its password hashed: slow work done before any transaction. */

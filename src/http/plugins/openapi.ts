@@ -258,6 +258,7 @@ export const openApi = fp(
           { name: 'Plans', description: 'Pick offers for a goal within a budget; buys nothing.' },
           { name: 'Orders', description: 'Buy offers, follow each order through review and publication.' },
           { name: 'Approval requests', description: "A key's spending actions that wait for a person's approval in the console (docs/approvals.md)." },
+          { name: 'Top-ups', description: "Adding funds: a request with a reference and payment instructions, credited once the operator's staff confirm the money received (docs/billing.md)." },
           { name: 'Events', description: 'What happened, as a feed to page or follow, and as signed webhooks (docs/events.md).' },
           { name: 'Publisher', description: "A publisher's side of its orders, events and webhooks (publisher keys)." },
           { name: 'MCP', description: 'The Model Context Protocol endpoint (stateless streamable HTTP).' },

@@ -12,6 +12,8 @@ import { outletRoutes } from './outlets.js';
 import { planRoutes } from './plan.js';
 import { orderRoutes } from './orders.js';
 import { approvalRoutes } from './approvals.js';
+import { topUpRoutes } from './top-ups.js';
+import type { BillingDeps } from '../../domain/billing/billing-deps.js';
 import { publisherId, publisherRoutes } from './publisher.js';
 import { eventRoutes } from './events.js';
 import { webhookEndpointRoutes } from './webhook-endpoints.js';
@@ -37,7 +39,8 @@ const buyerAndPublisherRoutes: FastifyPluginAsyncZod<{
   linkChecker: LinkChecker;
   limiter: Limiter;
   webhookSecrets: SecretBox;
-}> = async (app, { pool, search, workspaces, publicBaseUrl, approvalBaseUrl, clock, durations, placementGroups, outboundPolicy, linkChecker, limiter, webhookSecrets }) => {
+  billing: BillingDeps;
+}> = async (app, { pool, search, workspaces, publicBaseUrl, approvalBaseUrl, clock, durations, placementGroups, outboundPolicy, linkChecker, limiter, webhookSecrets, billing }) => {
   // A route that names no query parameters takes none: `POST /orders?dry_run=true` must not place
   // an order as if the parameter meant something (list endpoints name theirs, strictly too).
   app.addHook('onRoute', (route) => {
@@ -56,6 +59,7 @@ const buyerAndPublisherRoutes: FastifyPluginAsyncZod<{
   await app.register(planRoutes, { pool, search, clock });
   await app.register(orderRoutes, { pool, clock, durations, placementGroups, publicBaseUrl, approvalBaseUrl });
   await app.register(approvalRoutes, { pool, clock, durations, baseUrl: approvalBaseUrl, publicBaseUrl });
+  await app.register(topUpRoutes, { billing, publicBaseUrl });
   await app.register(publisherRoutes, { prefix: '/publisher', pool, clock, durations, publicBaseUrl, linkChecker });
   const parties = [
     { party: 'buyer' as const, owner: (request: FastifyRequest) => ({ party: 'buyer' as const, workspaceId: workspacePrincipal(request).workspaceId }) },

@@ -8,6 +8,10 @@ import { durationsFrom } from '../../../src/domain/orders/states.js';
 import { addMember } from '../../../src/domain/users/memberships.js';
 import { createUser } from '../../../src/domain/users/user-service.js';
 import { topUpWorkspace } from '../../../src/domain/workspaces/top-up.js';
+import { adjustBalance } from '../../../src/domain/billing/adjustments.js';
+import { createBilling } from '../../../src/domain/billing/billing-deps.js';
+import { confirmTopUp } from '../../../src/domain/billing/confirm.js';
+import { valueOf } from '../../../src/domain/idempotency/record-once.js';
 import { webhookDelivery, webhookEndpointWithSecret } from '../../../src/schemas/events.js';
 import { setupApp } from '../../helpers/app.js';
 import { bearer } from '../../helpers/fixtures.js';
@@ -75,6 +79,14 @@ describe('webhooks — every event type, signed', () => {
     await pub(p.publisherKey, `${unchecked.id}/publish`, { live_url: `https://${p.domain}/unchecked` });
     await recordLiveCheck(unchecked.id, FAILING_LIVE_CHECKS);
     await topUpWorkspace(h.database.pool, ws.workspaceId, 1_000, h.clock.now());
+    // Adding funds (docs/billing.md): a top-up request confirmed by staff, and a staff adjustment.
+    const staff = await createUser(h.database.pool, { email: `staff-${Date.now()}@example.com`, name: 'Staff', password: 'correct horse battery', staff: true });
+    const billing = createBilling(h.database.pool, h.clock, h.config);
+    const requested = await call('POST', ws.spendKey, '/api/v1/top-ups', { amount_usd: 20 });
+    expect(requested.statusCode, requested.body).toBe(201);
+    const topUp = requested.json().data as { id: number };
+    await confirmTopUp(billing, { userId: staff.id }, topUp.id, 2_000);
+    valueOf(await adjustBalance(billing, { userId: staff.id }, ws.workspaceId, 500, 'Goodwill credit'));
     // A budgeted key whose one order uses up its day.
     const budgeted = await createKey(h.database.pool, { workspaceId: ws.workspaceId, canPlaceOrders: true, limits: { dailyLimitCents: p.offers[0]!.price } });
     expect((await place(budgeted.key, { offer_ids: [p.offers[0]!.id], target_url: target })).statusCode).toBe(201);
@@ -106,7 +118,7 @@ describe('webhooks — every event type, signed', () => {
     expect(await sweep()).toMatchObject({ returned: 1, link_refunded: 1 });
 
     const workspaceTypes = eventTypes.filter((t) => t !== 'webhook_endpoint.disabled');
-    const publisherTypes = workspaceTypes.filter((t) => t !== 'workspace.topped_up' && t !== 'key.budget_exhausted' && !t.startsWith('approval_request.'));
+    const publisherTypes = workspaceTypes.filter((t) => t !== 'workspace.topped_up' && !t.startsWith('balance.') && t !== 'key.budget_exhausted' && !t.startsWith('approval_request.'));
     await vi.waitFor(() => expect(new Set(typesOf(buyerHook.received))).toEqual(new Set(workspaceTypes)), HANG);
     await vi.waitFor(() => expect(new Set(typesOf(publisherHook.received))).toEqual(new Set(publisherTypes)), HANG);
     for (const r of buyerHook.received) {
