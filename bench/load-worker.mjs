@@ -8,7 +8,9 @@ import autocannon from 'autocannon';
 
 // job: { url, connections, rampSeconds, durationSeconds, requests: [{ method, path, headers, body }] }
 // Optional: requestsPerConnection: [[request…]…] (connection i sends list i mod their number instead
-// of requests); idReplacement: true (autocannon replaces [<id>] with an id unique to each request).
+// of requests); idReplacement: true (autocannon replaces [<id>] with an id unique to each request);
+// latencies: true (the window's latencies are sent back too, so that a round's percentiles can be
+// taken over all its responses).
 //
 // The load runs for rampSeconds before the window and a little after it; only responses that
 // arrive inside the window count. So neither the ramp-up (the first responses take a whole
@@ -47,6 +49,7 @@ function run(job) {
           seconds: (closed - opened) / 1000,
           p50: at(0.5),
           p99: at(0.99),
+          ...(job.latencies ? { latencies } : {}),
           errors: result.errors,
           timeouts: result.timeouts,
           statuses,

@@ -185,8 +185,10 @@ interface Spawned {
   tail(): string;
 }
 
-function spawnNode(args: string[], env: NodeJS.ProcessEnv, stdout: 'pipe' | 'ignore', stdin: 'pipe' | 'ignore' = 'ignore'): Spawned {
-  const child = spawn(process.execPath, args, { cwd: workDir, env, stdio: [stdin, stdout, 'pipe'] });
+/** `stdout`: kept with stderr's last lines ('pipe'), discarded, or each line given to a function (not kept). */
+function spawnNode(args: string[], env: NodeJS.ProcessEnv, stdout: 'pipe' | 'ignore' | ((line: string) => void), stdin: 'pipe' | 'ignore' = 'ignore'): Spawned {
+  const child = spawn(process.execPath, args, { cwd: workDir, env, stdio: [stdin, stdout === 'ignore' ? 'ignore' : 'pipe', 'pipe'] });
+  if (typeof stdout === 'function') createInterface({ input: child.stdout! }).on('line', stdout);
   children.add(child);
   child.once('exit', () => children.delete(child));
   const lines: string[] = [];
@@ -215,7 +217,7 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function waitForHttp(url: string, s: Spawned, what: string, timeoutMs = 60_000): Promise<void> {
+async function waitForHttp(url: string, s: Spawned, what: string, timeoutMs = 60_000, pollMs = 150): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (!alive(s.child)) throw exitedError(what, s);
@@ -226,7 +228,7 @@ async function waitForHttp(url: string, s: Spawned, what: string, timeoutMs = 60
     } catch {
       // not listening yet
     }
-    await sleep(150);
+    await sleep(pollMs);
   }
   throw new Error(`${what} did not answer ${url} within ${timeoutMs / 1000} s${s.tail() ? `:\n${s.tail()}` : ''}`);
 }
@@ -408,17 +410,59 @@ interface Server {
   pid: number | undefined;
 }
 
-/** The server under test; its stdout (the request log) goes to /dev/null. */
-async function startApp(databaseUrl: string): Promise<Server> {
+// The event loop of the server under test, watched when a chosen scenario judges it or starts from
+// /readyz: the server logs how long its loop was held up every LOOP_REPORT_MS
+// (EVENT_LOOP_DELAY_LOG_MS, src/infra/loop-delay.ts), and the bench reads those lines from its
+// log, which it otherwise discards.
+const watchLoop = chosen.some((s) => s.target.loopDelayMs !== undefined || s.fromReady);
+const LOOP_REPORT_MS = 250;
+/** Each `event loop delay` line of the server under test: when it arrived, its longest holdup. */
+const loopDelays: Array<{ at: number; maxMs: number }> = [];
+
+function readLoopDelay(line: string): void {
+  if (!line.includes('"event loop delay"')) return;
+  const maxMs = (JSON.parse(line) as { loop_delay_max_ms?: unknown }).loop_delay_max_ms;
+  if (typeof maxMs === 'number') loopDelays.push({ at: Date.now(), maxMs });
+}
+
+/** The longest holdup reported for the time from `from` to `to` (ms since the epoch); undefined: no line. */
+function longestLoopDelay(from: number, to: number): number | undefined {
+  // A line covers the LOOP_REPORT_MS before it arrived.
+  const xs = loopDelays.filter((d) => d.at > from && d.at <= to + LOOP_REPORT_MS).map((d) => d.maxMs);
+  return xs.length ? Math.max(...xs) : undefined;
+}
+
+/** The server under test, which can be started again on the same port (Scenario.fromReady). */
+interface AppServer extends Server {
+  restart(): Promise<void>;
+}
+
+/** The server under test; its stdout (the request log) goes to /dev/null, or is read for the loop's delay. */
+async function startApp(databaseUrl: string): Promise<AppServer> {
   const port = await freePort();
   // --profile DIR: a V8 CPU profile of the server under test, written when it stops.
   const profile = opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${opts.profile}`] : [];
   const extra = Object.assign({}, ...chosen.map((c) => c.serverEnv ?? {})) as Record<string, string>;
-  const s = spawnNode([...profile, serverJs], serverEnv(databaseUrl, port, extra), 'ignore');
+  if (watchLoop) extra.EVENT_LOOP_DELAY_LOG_MS = String(LOOP_REPORT_MS);
   const base = `http://127.0.0.1:${port}`;
-  // Ready: the database answers and search's count index is loaded (minutes at 1M outlets).
-  await waitForHttp(`${base}/readyz`, s, 'server', 900_000);
-  return { baseUrl: base, pid: s.child.pid };
+  const start = async (pollMs?: number) => {
+    const s = spawnNode([...profile, serverJs], serverEnv(databaseUrl, port, extra), watchLoop ? readLoopDelay : 'ignore');
+    // Ready: the database answers and search's count index is loaded (minutes at 1M outlets).
+    await waitForHttp(`${base}/readyz`, s, 'server', 900_000, pollMs);
+    return s;
+  };
+  let s = await start();
+  const server: AppServer = {
+    baseUrl: base,
+    pid: s.child.pid,
+    async restart() {
+      await stopChild(s.child);
+      // Polled often: the load starts the moment it answers.
+      s = await start(25);
+      server.pid = s.child.pid;
+    },
+  };
+  return server;
 }
 
 async function startCeiling(databaseUrl: string, workspaceId: number): Promise<Server> {
@@ -533,6 +577,8 @@ function startLoadWorker(): LoadJob {
             }
           : {}),
         ...(t.uniqueIds ? { idReplacement: true } : {}),
+        // A p99 goal is judged on all of a round's responses (bench/results.ts, combineSlices).
+        ...(t.scenario?.target.p99Ms !== undefined ? { latencies: true } : {}),
       };
       s.child.stdin!.write(JSON.stringify(job) + '\n');
     });
@@ -561,6 +607,7 @@ async function measureSlice(
   seconds: number,
   postmasterPid: number | undefined,
   stats?: { client: pg.Client; into: StatementSnapshot },
+  rampSeconds = RAMP_SECONDS,
 ): Promise<Slice> {
   let node0: Snapshot | undefined;
   let db0: Snapshot | undefined;
@@ -568,7 +615,7 @@ async function measureSlice(
   let dbMicros: number | undefined;
   let statsBefore: Promise<StatementSnapshot> | undefined;
   let statsAfter: Promise<StatementSnapshot> | undefined;
-  const { main: r, background } = await withBackground(t, seconds, RAMP_SECONDS, () => load(t, seconds, RAMP_SECONDS, {
+  const { main: r, background } = await withBackground(t, seconds, rampSeconds, () => load(t, seconds, rampSeconds, {
     start() {
       t.scenario?.observer?.windowStart();
       node0 = snapshotProcess(t.pid);
@@ -746,6 +793,31 @@ async function main(): Promise<number> {
 
   const results = new Map<Target, LoadResult[]>(targets.map((t) => [t, []]));
   const load = startLoadWorker();
+  // Scenario.fromReady: the server under test starts again, and those scenarios' load begins the
+  // moment /readyz answers, each in one window of --duration seconds without warm-up.
+  const firstRound = new Map<Target, LoadResult>();
+  /** From when the server under test's event loop is judged: /readyz of its last start. */
+  let watchedFrom = Date.now();
+  /** Per round (the first seconds after /readyz first, when measured): when it began and ended. */
+  const roundTimes: Array<{ label: string; from: number; to: number }> = [];
+  const fresh = targets.filter((t) => t.scenario?.fromReady);
+  if (fresh.length) {
+    process.stderr.write('Starting the server under test again: the first round begins when /readyz answers…\n');
+    await app.restart();
+    watchedFrom = Date.now();
+    for (const t of targets) if (t.baseUrl === app.baseUrl) t.pid = app.pid;
+    for (const t of fresh) {
+      const r = combineSlices([await measureSlice(load, t, durationSeconds, db.postmasterPid, undefined, 0)]);
+      firstRound.set(t, r);
+      await sleep(LOOP_REPORT_MS + 100);
+      const loop = longestLoopDelay(watchedFrom, Date.now());
+      const issues = problems(t, r);
+      process.stderr.write(
+        `from /readyz ${t.label.padEnd(26)} ${fmtInt(r.rps).padStart(7)} req/s  p50 ${fmtMs(r.p50)} ms  p99 ${fmtMs(r.p99)} ms${loop === undefined ? '' : `  longest loop delay ${fmtMs(loop)} ms`}${issues.length ? `  (${issues.join('; ')})` : ''}\n`,
+      );
+    }
+    roundTimes.push({ label: 'from /readyz', from: watchedFrom, to: Date.now() });
+  }
   const statsClient = opts['pg-stats'] ? new pg.Client({ connectionString: db.url }) : undefined;
   if (statsClient) {
     await statsClient.connect();
@@ -757,6 +829,7 @@ async function main(): Promise<number> {
   // time, and every target's figures span the whole round.
   const slices = Math.max(1, Math.round(durationSeconds / sliceSeconds));
   for (let round = 1; round <= rounds; round++) {
+    const roundFrom = Date.now();
     if (warmupSeconds > 0) {
       process.stderr.write(`round ${round}/${rounds}  warm-up (${warmupSeconds} s each)…\n`);
       for (const t of targets) await withBackground(t, warmupSeconds, 0, () => load(t, warmupSeconds, 0));
@@ -770,13 +843,20 @@ async function main(): Promise<number> {
         taken.get(t)!.push(await measureSlice(load, t, durationSeconds / slices, db.postmasterPid, stats));
       }
     }
+    // The round's last delay line is on its way (one each LOOP_REPORT_MS).
+    if (watchLoop) await sleep(LOOP_REPORT_MS + 100);
+    roundTimes.push({ label: String(round), from: roundFrom, to: Date.now() });
+    // The longest holdup of the server under test's loop in the whole round (warm-up and other
+    // targets' turns included: the writer of a fresh workload runs through them).
+    const loop = watchLoop ? longestLoopDelay(roundFrom, Date.now()) : undefined;
     for (const t of targets) {
       const r = combineSlices(taken.get(t)!);
       results.get(t)!.push(r);
       const issues = problems(t, r);
       const cpu = r.nodeUs === undefined ? '' : `  node ${fmtUs(r.nodeUs)} µs/req${r.dbUs === undefined ? '' : `  db ${fmtUs(r.dbUs)} µs/req`}`;
+      const loopText = t.scenario && loop !== undefined ? `  longest loop delay ${fmtMs(loop)} ms` : '';
       process.stderr.write(
-        `round ${round}/${rounds}  ${t.label.padEnd(26)} ${fmtInt(r.rps).padStart(7)} req/s  p50 ${fmtMs(r.p50)} ms  p99 ${fmtMs(r.p99)} ms${cpu}${issues.length ? `  (${issues.join('; ')})` : ''}\n`,
+        `round ${round}/${rounds}  ${t.label.padEnd(26)} ${fmtInt(r.rps).padStart(7)} req/s  p50 ${fmtMs(r.p50)} ms  p99 ${fmtMs(r.p99)} ms${cpu}${loopText}${issues.length ? `  (${issues.join('; ')})` : ''}\n`,
       );
       if (statsClient && t.scenario) process.stderr.write(formatStatementStats(statements.get(t)!, r.total));
     }
@@ -802,22 +882,34 @@ async function main(): Promise<number> {
       rows.push([...row, ...(ownCol ? [''] : []), '', '']);
       continue;
     }
-    const { ratio, p99Ms } = t.scenario.target;
+    const { ratio, p99Ms, loopDelayMs } = t.scenario.target;
     const reference = referenceOf(t.scenario);
     const measured = r.rps / picked.get(reference)!.rps;
-    const goal = [ratio !== undefined ? `≥ ${ratio.toFixed(2)} × ${referenceName(t.scenario)}` : '', p99Ms !== undefined ? `p99 ≤ ${p99Ms} ms` : '']
+    const goal = [
+      ratio !== undefined ? `≥ ${ratio.toFixed(2)} × ${referenceName(t.scenario)}` : '',
+      p99Ms !== undefined ? `p99 ≤ ${p99Ms} ms${rounds > 1 || firstRound.has(t) ? ' every round' : ''}` : '',
+      loopDelayMs !== undefined ? `loop delay ≤ ${loopDelayMs} ms` : '',
+    ]
       .filter(Boolean)
       .join(', ');
     // A ratio that rounds to its goal shows a third decimal, so that 0.697 does not read as a 0.70 that failed.
     if (ownCol) row.push(ratio !== undefined && fmtRatio(measured) === fmtRatio(ratio) ? measured.toFixed(3) : fmtRatio(measured));
-    const invalid = [t, reference, ...targets.filter((c) => !c.scenario)].some((c) => results.get(c)!.some((x) => problems(c, x).length > 0));
+    const invalid = [t, reference, ...targets.filter((c) => !c.scenario)].some((c) =>
+      [...results.get(c)!, ...(firstRound.has(c) ? [firstRound.get(c)!] : [])].some((x) => problems(c, x).length > 0),
+    );
     if (t.scenario.diagnostic) {
       rows.push([...row, `none (diagnostic, vs ${referenceName(t.scenario)})`, invalid ? 'invalid run' : '—']);
       continue;
     }
-    const pass = !invalid && (ratio === undefined || measured >= ratio) && (p99Ms === undefined || r.p99 <= p99Ms);
+    // A p99 goal holds in every round, the first seconds after /readyz included; a loop goal for
+    // every line the server under test logged since then (none at all: a build without them).
+    const everyRound = [...(firstRound.has(t) ? [firstRound.get(t)!] : []), ...results.get(t)!];
+    const loop = longestLoopDelay(watchedFrom, Date.now());
+    const loopMet = loopDelayMs === undefined || (loop !== undefined && loop <= loopDelayMs);
+    const pass = !invalid && (ratio === undefined || measured >= ratio) && (p99Ms === undefined || everyRound.every((x) => x.p99 <= p99Ms)) && loopMet;
     if (!pass) failed = true;
-    rows.push([...row, goal, invalid ? 'FAIL (invalid run)' : pass ? 'PASS' : 'FAIL']);
+    const why = loopDelayMs !== undefined && loop === undefined ? 'FAIL (no event-loop figures from the server under test)' : 'FAIL';
+    rows.push([...row, goal, invalid ? 'FAIL (invalid run)' : pass ? 'PASS' : why]);
   }
 
   const perRound = targets
@@ -833,12 +925,26 @@ async function main(): Promise<number> {
     .filter((t) => t.scenario)
     .map((t) => {
       const sum: Record<string, number> = {};
-      for (const r of results.get(t)!) for (const [code, n] of Object.entries(r.statuses)) sum[code] = (sum[code] ?? 0) + n;
-      const errs = results.get(t)!.reduce((a, r) => a + r.errors + r.timeouts, 0);
+      const all = [...(firstRound.has(t) ? [firstRound.get(t)!] : []), ...results.get(t)!];
+      for (const r of all) for (const [code, n] of Object.entries(r.statuses)) sum[code] = (sum[code] ?? 0) + n;
+      const errs = all.reduce((a, r) => a + r.errors + r.timeouts, 0);
       const bad = Object.entries(sum).filter(([code]) => !okStatus(t, Number(code))).reduce((a, [, n]) => a + n, 0);
       const codes = Object.entries(sum).map(([code, n]) => `${code}×${n}`).join(', ');
       return `${t.label}: ${codes || 'none'}; errors (other statuses, connection errors, timeouts): ${bad + errs}`;
     });
+
+  // Per round, the p99 and the longest holdup of the server under test's event loop beside it.
+  const loopLines = watchLoop
+    ? targets
+        .filter((t) => t.scenario && (t.scenario.fromReady || t.scenario.target.loopDelayMs !== undefined))
+        .map((t) => {
+          const rs = [...(firstRound.has(t) ? [firstRound.get(t)!] : []), ...results.get(t)!];
+          const loops = roundTimes.map((x) => longestLoopDelay(x.from, x.to));
+          const worst = longestLoopDelay(watchedFrom, Date.now());
+          const ms = (x: number | undefined) => (x === undefined ? '—' : fmtMs(x));
+          return `${t.label} per round (${roundTimes.map((x) => x.label).join(', ')}): p99 ${rs.map((x) => fmtMs(x.p99)).join(', ')} ms; longest event-loop delay ${loops.map(ms).join(', ')} ms; the longest ${fresh.length ? 'from /readyz' : 'from the first round'} to the end ${ms(worst)} ms`;
+        })
+    : [];
 
   const observed: string[] = [];
   for (const s of chosen) if (s.observer) observed.push(...(await s.observer.report()));
@@ -856,6 +962,7 @@ async function main(): Promise<number> {
     '',
     `per-round ratios (same round): ${perRound.join('; ')}`,
     `statuses (measured windows, all rounds): ${statusLines.join('; ')}`,
+    ...loopLines,
     ...targets
       .filter((t) => t.background)
       .map((t) => {

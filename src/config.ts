@@ -167,6 +167,14 @@ export const configSchema = z.object({
   TOPUP_MAX_CENTS: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).default(10_000_000),
   BILLING_INSTRUCTIONS: billingInstructions.default(DEFAULT_BILLING_INSTRUCTIONS),
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  // Every this many ms, one log line with how long the event loop was held up (0: none).
+  EVENT_LOOP_DELAY_LOG_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(3_600_000)
+    .refine((v) => v === 0 || v >= 100, { message: 'must be 0 (off) or at least 100' })
+    .default(0),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   // Set by npm: the folder `npm run` was started from (npm itself runs scripts from the package
   // root). The admin CLI reads relative --file paths from there.

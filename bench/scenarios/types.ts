@@ -74,9 +74,18 @@ export interface Scenario {
   /**
    * PASS when requests/s ≥ ratio × the reference's requests/s in the same round: a ceiling, or
    * another scenario by name (which then runs too, e.g. mcp against me); with p99Ms, also (or,
-   * without ratio, only) when the 99th percentile latency is at most that.
+   * without ratio, only) when the 99th percentile latency is at most that, in every round (the
+   * first seconds after /readyz too, with `fromReady`); with loopDelayMs, also only when the server
+   * under test's event loop was never held up longer than that, from /readyz to the end of the run.
    */
-  target: { ratio?: number; p99Ms?: number; against: Ceiling | { scenario: string } };
+  target: { ratio?: number; p99Ms?: number; loopDelayMs?: number; against: Ceiling | { scenario: string } };
+  /**
+   * Once setup is done (and the judged set scored), the server under test is started again, and
+   * this scenario's load (and observer) begins the moment /readyz answers: a first round of its
+   * own, `--duration` seconds in one window with no warm-up, before the usual rounds. What a
+   * process serves first, right after it says it is ready, is measured rather than warmed away.
+   */
+  fromReady?: boolean;
   /** Concurrent connections of this scenario's load (default: the run's --connections). */
   connections?: number;
   /** Left out of `all` (it needs a run of its own, e.g. a large catalog or another durability). */

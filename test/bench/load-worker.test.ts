@@ -19,6 +19,20 @@ describe('combineSlices', () => {
     expect(r).toEqual({ rps: 200, total: 600, p50: 3, p99: 20, errors: 1, timeouts: 2, statuses: { '201': 590, '402': 10 }, nodeUs: 75, dbUs: 20 });
   });
 
+  it('takes the percentiles over every response when the slices carry their latencies, so that one slow slice shows', () => {
+    const quick = Array.from({ length: 99 }, (_, i) => 1 + i / 100);
+    const r = combineSlices([
+      slice({ total: 99, p50: 1.5, p99: 2, latencies: quick }),
+      slice({ total: 99, p50: 1.5, p99: 2, latencies: quick }),
+      slice({ total: 10, p50: 900, p99: 1_000, latencies: Array.from({ length: 10 }, (_, i) => 900 + i * 10) }),
+    ]);
+    // The median of the slices' p99 would say 2 ms; 10 of the 208 responses took 900 ms or more.
+    expect(r.p99).toBe(970);
+    expect(r.p50).toBeCloseTo(1.52);
+    // Without latencies in every slice: the medians, as before.
+    expect(combineSlices([slice({ p99: 2, latencies: [1] }), slice({ p99: 30 }), slice({ p99: 4 })]).p99).toBe(4);
+  });
+
   it('leaves CPU out when a slice could not read it, and gives 0 responses a second for no time', () => {
     const r = combineSlices([slice({ total: 10, nodeMicros: 100 }), slice({ total: 10 })]);
     expect(r.nodeUs).toBeUndefined();
@@ -72,12 +86,32 @@ describe('the load generator', () => {
         expect(total).toBeLessThan(sentAll);
         expect(result.msg.statuses).toEqual({ '200': total });
         expect(result.msg.errors).toBe(0);
+        expect(result.msg.latencies).toBeUndefined();
         // Stopped: nothing arrives a moment after the answer.
         await new Promise((r) => setTimeout(r, 150));
         const settled = arrivals.length;
         await new Promise((r) => setTimeout(r, 300));
         expect(arrivals.length, `round ${round}`).toBe(settled);
       }
+    } finally {
+      worker.kill();
+    }
+  });
+
+  it('sends back every latency of its window when asked, ascending', async () => {
+    const worker = spawn(process.execPath, [join(import.meta.dirname, '../../bench/load-worker.mjs')], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const lines = createInterface({ input: worker.stdout! })[Symbol.asyncIterator]();
+    try {
+      worker.stdin!.write(JSON.stringify({ url, connections: 2, rampSeconds: 0, durationSeconds: 0.3, latencies: true, requests: [{ method: 'GET', path: '/' }] }) + '\n');
+      let result: { total: number; p99: number; latencies: number[] } | undefined;
+      while (!result) {
+        const msg = JSON.parse((await lines.next()).value as string) as Record<string, unknown>;
+        if (!('event' in msg)) result = msg as unknown as typeof result;
+      }
+      expect(result!.total).toBeGreaterThan(0);
+      expect(result!.latencies).toHaveLength(result!.total);
+      expect(result!.latencies).toEqual([...result!.latencies].sort((a, b) => a - b));
+      expect(result!.latencies).toContain(result!.p99);
     } finally {
       worker.kill();
     }

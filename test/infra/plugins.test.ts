@@ -10,8 +10,8 @@ import { freePort } from '../helpers/pg-server.js';
 const database = await createTestDatabase();
 afterAll(() => database.drop());
 
-async function started(overrides: Parameters<typeof defaultConfig>[0]): Promise<FastifyInstance> {
-  const app = Fastify();
+async function started(overrides: Parameters<typeof defaultConfig>[0], lines?: string[]): Promise<FastifyInstance> {
+  const app = Fastify(lines ? { logger: { level: 'info', stream: { write: (line: string) => void lines.push(line) } } } : {});
   await app.register(infrastructure, { config: defaultConfig({ DATABASE_URL: database.url, ...overrides }) });
   await app.ready();
   return app;
@@ -39,5 +39,31 @@ describe('infrastructure plugins', () => {
     expect(await res.text()).toContain('db_pool_connections');
     await app.close();
     await expect(fetch(`http://127.0.0.1:${port}/metrics`)).rejects.toThrow();
+  });
+
+  it('log how long the event loop was held up, once per interval, only when asked', async () => {
+    const lines: string[] = [];
+    const delays = () => lines.map((l) => JSON.parse(l) as { msg: string; loop_delay_max_ms?: number }).filter((l) => l.msg === 'event loop delay');
+    const quiet = await started({}, lines);
+    await new Promise((r) => setTimeout(r, 300));
+    await quiet.close();
+    expect(delays()).toEqual([]);
+
+    const app = await started({ EVENT_LOOP_DELAY_LOG_MS: 100 }, lines);
+    // Work that holds the loop for 200 ms: the next line reports at least that, less the timer's own 10 ms.
+    await new Promise((r) => setTimeout(r, 150));
+    const until = Date.now() + 200;
+    while (Date.now() < until);
+    await expect.poll(() => Math.max(...delays().map((d) => d.loop_delay_max_ms!)), { timeout: 5_000 }).toBeGreaterThanOrEqual(190);
+    await app.close();
+    const after = delays().length;
+    await new Promise((r) => setTimeout(r, 300));
+    expect(delays().length).toBe(after);
+  });
+
+  it('refuse an interval under 100 ms for the event loop delay line', async () => {
+    const { loadConfig } = await import('../../src/config.js');
+    expect(() => loadConfig({ EVENT_LOOP_DELAY_LOG_MS: '50' })).toThrow(/EVENT_LOOP_DELAY_LOG_MS/);
+    expect(loadConfig({ EVENT_LOOP_DELAY_LOG_MS: '' }).EVENT_LOOP_DELAY_LOG_MS).toBe(0);
   });
 });
