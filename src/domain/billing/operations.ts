@@ -1,6 +1,7 @@
 import { isoSeconds } from '../../common/iso-seconds.js';
 import type { Db } from '../../db/handle.js';
 import { notFound } from '../errors.js';
+import type { AdjustmentView } from './adjustments.js';
 import { normalReference } from './reference.js';
 import { TOP_UP_COLUMNS, TOP_UP_JOINS, type OpsTopUpView, opsTopUpView, type TopUpRow, usd } from './top-up-view.js';
 
@@ -106,15 +107,8 @@ export async function opsTopUp(db: Db, id: number, baseUrl: string): Promise<Ops
   return opsTopUpView(rows[0], baseUrl);
 }
 
-export interface AdjustmentLine {
-  id: number;
-  amount_cents: number;
-  amount_formatted: string;
-  reason: string;
-  staff: { user_id: number; name: string };
-  ledger_transaction_id: number;
-  created_at: string;
-}
+/** An adjustment as the operations console lists it: the view without the workspace it is listed under. */
+export type AdjustmentLine = Omit<AdjustmentView, 'workspace_id' | 'balance_cents'>;
 
 /** A workspace as staff see it: its balances, its latest requests and adjustments. */
 export async function opsWorkspace(db: Db, id: number, baseUrl: string) {
