@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { generateOutlets, runDomainTag } from '../../src/demo/outlet-generator.js';
+import { countryName, languageName } from '../../src/console/format.js';
 import { upsertOutlets } from '../../src/domain/outlets/outlet-upsert.js';
 import { createPublisher } from '../../src/domain/publishers/publisher-service.js';
 import { addMember } from '../../src/domain/users/memberships.js';
@@ -153,8 +154,9 @@ describe('Console outlet page: country, topics and the track record the API give
     expect(page.statusCode).toBe(200);
     const fact = (label: string) => new RegExp(`<dt>${label.replace(/[()]/g, '\\$&')}</dt><dd>([^<]*)</dd>`).exec(page.body)?.[1];
     const pct = (r: number) => `${(r * 100).toLocaleString('en-US', { maximumFractionDigits: 1 })}%`;
-    expect(fact('Country')).toBe(api.country);
-    expect(fact('Language')).toBe(api.language);
+    // Codes read as names (Spain for ES), as everywhere in the console.
+    expect(fact('Country')).toBe(countryName(api.country));
+    expect(fact('Language')).toBe(languageName(api.language));
     expect(fact('Topics')).toBe(api.topics.join(', '));
     const t = api.track_record;
     expect(fact('Orders completed')).toBe(t.orders_completed.toLocaleString('en-US'));
@@ -180,7 +182,7 @@ describe('Console outlet page: country, topics and the track record the API give
     expect(body).toContain('<dt>First link check passed</dt><dd>0% of 1 placement checked</dd>');
     expect(body).toContain('<dt>Orders accepted</dt><dd>Not measured yet</dd>');
     expect(body).toContain('<dt>Topics</dt><dd>technology</dd>');
-    expect(body).toContain('<dt>Country</dt><dd>US</dd>');
+    expect(body).toContain('<dt>Country</dt><dd>United States</dd>');
   });
 });
 

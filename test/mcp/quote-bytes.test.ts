@@ -42,7 +42,9 @@ const budgeted = await createKey(pool, {
 });
 const p = await publisherWithOutlet(h.database, [{ publisher_price_cents: 10_000 }, { publisher_price_cents: 5_000, title: 'Cheap' }], 'quote-bytes.example');
 const args = { offer_ids: p.offers.map((o) => o.id), target_url: 'https://buyer.example/', anchor_text: 'buyer' };
-const outlet = { id: p.outletId, name: 'Outlet 1', domain: 'quote-bytes.example' };
+// The helper numbers outlets across the files a worker runs (`Outlet 7`): the name as stored.
+const outletName = (await pool.query<{ name: string }>('SELECT name FROM outlets WHERE id = $1', [p.outletId])).rows[0]!.name;
+const outlet = { id: p.outletId, name: outletName, domain: 'quote-bytes.example' };
 
 describe('MCP quotes, written out in full — happy', () => {
   it('place-orders: items, a shortfall, the budget after the order, a key that needs approval', async () => {
