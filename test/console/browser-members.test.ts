@@ -1,5 +1,6 @@
 import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EVENT_WORDS } from '../../src/console/words.js';
 import { eventTypes } from '../../src/domain/events/event-types.js';
 import { addMember, roleIn } from '../../src/domain/users/memberships.js';
 import { createUser } from '../../src/domain/users/user-service.js';
@@ -117,7 +118,8 @@ describe.skipIf(skipBrowser)('Console members, rules and webhooks in Chromium â€
 
     await nav(page, 'Webhooks').click();
     await page.getByLabel('Endpoint URL').fill('http://127.0.0.1:9/hooks');
-    await page.getByLabel(eventTypes[0]!, { exact: true }).check();
+    // Each event type is labelled in words, with its code beside them.
+    await page.getByLabel(`${EVENT_WORDS[eventTypes[0]!]} ${eventTypes[0]!}`, { exact: true }).check();
     await page.getByRole('button', { name: 'Create endpoint' }).click();
     await checkPage(page, 'webhook-created');
     expect(await page.getByLabel('Signing secret').inputValue()).toMatch(/^whsec_/);
