@@ -6,6 +6,7 @@ import { defaultConfig } from '../../src/config.js';
 import { createKey } from '../../src/domain/keys/key-service.js';
 import { createPublisher } from '../../src/domain/publishers/publisher-service.js';
 import { addMember } from '../../src/domain/users/memberships.js';
+import { setStaff } from '../../src/domain/users/user-service.js';
 import { createLogger } from '../../src/logger.js';
 import type { Harness } from '../helpers/app.js';
 import { ManualClock } from '../helpers/clock.js';
@@ -139,8 +140,18 @@ describe('Every signed-in console route — security', () => {
       // A route behind the sign-in gate sends a signed-out browser to sign in before it reads the form.
       if (signedOut.statusCode === 303) expect(signedOut.headers.location, `signed out: ${r.method} ${url}`).toMatch(/^\/app\/sign-in/);
       else expect(signedOut.statusCode, `signed out: ${r.method} ${url}`).toBe(403);
+      // The operations console is staff's only (docs/billing.md): anyone else is told there is no
+      // such page before the form is read; staff without the token are refused as everywhere.
+      if (r.url.startsWith('/app/ops/')) {
+        expect((await b.c.post(url, { name: 'forged' }, { csrf: false })).statusCode, `signed in, not staff: ${r.method} ${url}`).toBe(404);
+        await setStaff(database.pool, b.userId, true);
+        expect((await b.c.post(url, { name: 'forged' }, { csrf: false })).statusCode, `signed in, staff: ${r.method} ${url}`).toBe(403);
+        await setStaff(database.pool, b.userId, false);
+        continue;
+      }
       expect((await b.c.post(url, { name: 'forged' }, { csrf: false })).statusCode, `signed in: ${r.method} ${url}`).toBe(403);
     }
+    expect(urls.filter((u) => u.startsWith('POST /app/ops/')).length, 'the walk finds the operations console\'s forms').toBeGreaterThan(2);
     // The one route taken without a form token: the one-click unsubscribe, authorised by its signed link (docs/mail.md).
     expect(routes.filter((r) => r.formToken === false).map((r) => `${r.method} ${r.url}`)).toEqual(['POST /app/unsubscribe']);
   });
