@@ -1,9 +1,11 @@
 import type { OrderStatus } from '../common/enums.js';
 import type { EventType } from '../domain/events/event-types.js';
 import type { Party } from '../domain/parties.js';
+import { nextStepOf } from '../domain/orders/next-step.js';
+import { turnOf } from '../domain/orders/states.js';
 
 // The words the console shows for the API's codes (docs/console.md, "Words"): one table for
-// order states, one for event types, one for what each state asks of the side whose turn it is.
+// order states, one for event types, and the next step of each state comes from the domain (orders/next-step.ts).
 // The API keeps its codes; pages show these instead, and webhook pages show both, since a
 // receiver is written against the codes.
 
@@ -58,24 +60,11 @@ export const EVENT_WORDS: Record<EventType, string> = {
 
 export const eventWords = (t: string) => EVENT_WORDS[t as EventType] ?? t.replace(/^[a-z_]+\./, '').replace(/_/g, ' ');
 
-/**
- * What an order in each state asks of the side whose turn it is ("Needs your action"). Each open
- * state is one side's turn (turnOf), so the state alone names the action; the side is checked so
- * a row never tells a party to do the other's step.
- */
-const ACTIONS: Partial<Record<OrderStatus, { party: Party; words: string }>> = {
-  awaiting_content: { party: 'buyer', words: 'Write the article' },
-  awaiting_acceptance: { party: 'publisher', words: 'Accept or decline the order' },
-  writing: { party: 'publisher', words: 'Write the draft' },
-  draft_review: { party: 'buyer', words: 'Review the draft' },
-  publishing: { party: 'publisher', words: 'Publish the article' },
-  live_review: { party: 'buyer', words: 'Review the placement' },
-  link_lost: { party: 'publisher', words: 'Restore the link' },
-};
-
 /** The action an event asks of `party`: a message asks for a reply; otherwise the state the event left the order in. */
 export function actionWords(type: string, status: string | undefined, party: Party): string {
   if (type === 'order.message_received') return 'Read the message and reply';
-  const action = ACTIONS[status as OrderStatus];
-  return action && action.party === party ? action.words : 'Open the order';
+  // Each open state is one side's turn, so the state names the action; the side is checked so a
+  // row never tells a party to do the other's step.
+  const step = status ? nextStepOf(status) : undefined;
+  return step && turnOf[status as OrderStatus] === party ? step.title : 'Open the order';
 }

@@ -1,4 +1,5 @@
 import type { OrderStatus } from '../../common/enums.js';
+import { nextStepOf } from '../orders/next-step.js';
 
 // The words of each notification (docs/mail.md): what needs the person, by when, and the one
 // console page where they act. The values come from the event (an order as its party sees it, the
@@ -82,19 +83,8 @@ export function orderWords(kind: 'order_to_accept' | 'content_in' | 'draft_ready
   }
 }
 
-/** What each state's deadline asks of the side whose turn it is. */
-const deadlineAsks: Partial<Record<OrderStatus, { ask: string; after: string }>> = {
-  awaiting_content: { ask: 'send the article', after: 'the order expires and you are refunded' },
-  awaiting_acceptance: { ask: 'accept or decline the order', after: 'it expires' },
-  writing: { ask: 'submit the draft', after: 'the order expires' },
-  draft_review: { ask: 'approve the draft or ask for changes', after: 'it is approved automatically' },
-  publishing: { ask: 'publish the placement and report its address', after: 'the order expires' },
-  live_review: { ask: 'review and approve the placement', after: 'it is approved automatically if its link check passed' },
-  link_lost: { ask: 'put the link back', after: 'the buyer is refunded' },
-};
-
 export function deadlineWords(o: OrderFacts & { status: OrderStatus }): NoticeWords {
-  const asks = deadlineAsks[o.status] ?? { ask: 'act on the order', after: 'its deadline applies' };
+  const asks = nextStepOf(o.status) ?? { ask: 'act on the order', after: 'its deadline applies' };
   const by = when(o.deadline);
   return {
     subject: `Deadline in 24 hours: order #${o.id}, ${outletOf(o)}`,
