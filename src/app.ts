@@ -188,6 +188,7 @@ export const marketplaceApp = fp(
     await app.register(placementGroupsPlugin, { pool: deps.database.pool, clock, durations });
     const catalog = createCatalogModule({
       pool: deps.database.pool,
+      clock,
       ...(deps.redis ? { redis: deps.redis } : {}),
       redisPrefix: deps.config.REDIS_KEY_PREFIX,
     });

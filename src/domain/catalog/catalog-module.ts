@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { Redis } from 'ioredis';
+import type { Clock } from '../clock.js';
 import { DomainError } from '../errors.js';
 import { cachedItems, getAccount, getItem, listItems } from './catalog-queries.js';
 import { createFailureLimiter } from '../limits/failure-limiter.js';
@@ -7,6 +8,8 @@ import { purchaseLookups } from './purchase-lookups.js';
 
 export interface CatalogDeps {
   pool: pg.Pool;
+  /** Times the item cache, so tests move time without sleeping. */
+  clock: Clock;
   /** Shares the invalid-code counts between processes; without it each process counts alone. */
   redis?: Redis;
   redisPrefix: string;
@@ -27,7 +30,7 @@ export const INVALID_CODES_PER_MINUTE = 30;
 export function createCatalogModule(deps: CatalogDeps) {
   const { pool } = deps;
   // A lookup the database is too busy to answer in time.
-  const findPurchase = purchaseLookups(pool, cachedItems(pool), () => new DomainError('unavailable', 'The service is busy. Retry shortly.'));
+  const findPurchase = purchaseLookups(pool, cachedItems(pool, deps.clock), () => new DomainError('unavailable', 'The service is busy. Retry shortly.'));
   return {
     account: (workspaceId: number) => getAccount(pool, workspaceId),
     /** The workspace's items, oldest first (none when it has none). */

@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { expiringCache, systemClock, type Clock } from '../clock.js';
 import type { Db } from '../../db/handle.js';
 import { minorToDecimal, usdCentsToDecimal } from './money.js';
 import { isoSeconds } from '../../common/iso-seconds.js';
@@ -158,8 +158,8 @@ const ITEM_TTL_MS = 5_000;
 export type ItemReader = (workspaceId: number, itemId: number) => Promise<Item | undefined>;
 
 /** Items from a short cache of its own, for one pool: the catalog module makes one. */
-export function cachedItems(pool: Db): ItemReader {
-  const cache = new LRUCache<string, Item>({ max: 10_000, ttl: ITEM_TTL_MS });
+export function cachedItems(pool: Db, clock: Clock = systemClock): ItemReader {
+  const cache = expiringCache<string, Item>(clock, { max: 10_000, ttl: ITEM_TTL_MS });
   return async (workspaceId, itemId) => {
     const key = `${workspaceId}:${itemId}`;
     const hit = cache.get(key);

@@ -1,6 +1,6 @@
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
 import type pg from 'pg';
-import type { Clock } from '../clock.js';
+import { expiringCache, type Clock } from '../clock.js';
 import { abilitiesFor } from './abilities.js';
 import { hashKey, isWellFormedKey, visiblePrefix } from './key-format.js';
 import type { Principal } from './principal.js';
@@ -14,9 +14,9 @@ const KNOWN_VALID_MS = 24 * 3_600_000;
 // How stale the set of live keys' visible prefixes may be when the guard consults it.
 const PREFIXES_FRESH_MS = 1_000;
 
+/** A cached answer: a principal, or null for a key that is not (or no longer) valid. */
 interface Entry {
   principal: Principal | null;
-  expiresAt: number;
 }
 
 const lookupStatement = {
@@ -77,19 +77,24 @@ function budgetOf(row: { order_limit_cents: number | null; daily_limit_cents: nu
  * key costs no database round trip and a repeated unknown key neither.
  */
 export class KeyResolver {
-  // Bounded by count, least recently used out first; each answer's 5 s (or its key's expiry) is
-  // checked against the injected clock in `cached`, so tests move time without sleeping.
-  private readonly cache = new LRUCache<string, Entry>({ max: MAX_ENTRIES });
-  private readonly lastUsedWrites = new LRUCache<number, number>({ max: MAX_ENTRIES });
-  /** Hashes of keys that resolved, with when they last did; never used to authorise, only to look up. */
-  private readonly knownValid = new LRUCache<string, number>({ max: MAX_ENTRIES });
+  // Bounded by count, least recently used out first; each answer lasts 5 s (or until its key
+  // expires, if sooner) on the injected clock, so tests move time without sleeping.
+  private readonly cache: LRUCache<string, Entry>;
+  /** Keys whose `last_used_at` was written within the last minute. */
+  private readonly lastUsedWrites: LRUCache<number, true>;
+  /** Hashes of keys that resolved within the last day; never used to authorise, only to look up. */
+  private readonly knownValid: LRUCache<string, true>;
   private prefixes: { set: Set<string>; readAt: number; reading: Promise<void> | undefined } | undefined;
 
   constructor(
     private readonly pool: pg.Pool,
     private readonly clock: Clock,
     private readonly onBackgroundError: (err: unknown) => void = () => {},
-  ) {}
+  ) {
+    this.cache = expiringCache(clock, { max: MAX_ENTRIES, ttl: CACHE_TTL_MS });
+    this.lastUsedWrites = expiringCache(clock, { max: MAX_ENTRIES, ttl: LAST_USED_EVERY_MS });
+    this.knownValid = expiringCache(clock, { max: MAX_ENTRIES, ttl: KNOWN_VALID_MS });
+  }
 
   /** A cached answer, or undefined when the database must be asked. */
   peek(raw: string): Principal | null | undefined {
@@ -114,8 +119,7 @@ export class KeyResolver {
       return cached;
     }
     const plausible = async () => {
-      const seen = this.knownValid.get(hash);
-      if (seen !== undefined && this.clock.now() - seen < KNOWN_VALID_MS) return true;
+      if (this.knownValid.has(hash)) return true;
       return (await this.livePrefixes()).has(visiblePrefix(raw));
     };
     if (!(await mayQuery(plausible))) return null;
@@ -170,13 +174,7 @@ export class KeyResolver {
   }
 
   private cached(hash: string): Principal | null | undefined {
-    const entry = this.cache.get(hash);
-    if (!entry) return undefined;
-    if (entry.expiresAt <= this.clock.now()) {
-      this.cache.delete(hash);
-      return undefined;
-    }
-    return entry.principal;
+    return this.cache.get(hash)?.principal;
   }
 
   /** Drops every cached answer (used after a local revoke, and by tests). */
@@ -185,19 +183,23 @@ export class KeyResolver {
   }
 
   private remember(hash: string, principal: Principal | null, notAfter = Infinity): void {
-    this.cache.set(hash, { principal, expiresAt: Math.min(this.clock.now() + CACHE_TTL_MS, notAfter) });
+    // An entry goes stale once it is older than its ttl, strictly, and a key is expired at its
+    // `notAfter` itself: hence the 1 ms less. One that ends within a millisecond is not kept (a
+    // ttl of 0 would mean "never expires").
+    const ttl = Math.min(CACHE_TTL_MS, notAfter - this.clock.now() - 1);
+    if (ttl >= 1) this.cache.set(hash, { principal }, { ttl });
+    else this.cache.delete(hash);
   }
 
   private markKnown(hash: string): void {
-    this.knownValid.set(hash, this.clock.now());
+    this.knownValid.set(hash, true);
   }
 
   /** `last_used_at` at most once a minute per key, off the request path. */
   private touch(keyId: number): void {
+    if (this.lastUsedWrites.has(keyId)) return;
+    this.lastUsedWrites.set(keyId, true);
     const now = this.clock.now();
-    const last = this.lastUsedWrites.get(keyId);
-    if (last !== undefined && now - last < LAST_USED_EVERY_MS) return;
-    this.lastUsedWrites.set(keyId, now);
     this.pool
       .query({
         name: 'api_key_touch',

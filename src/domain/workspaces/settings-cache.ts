@@ -1,6 +1,6 @@
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
 import type pg from 'pg';
-import type { Clock } from '../clock.js';
+import { expiringCache, type Clock } from '../clock.js';
 import { notFound } from '../errors.js';
 
 /** A brand kit as the workspace's settings (and `/me`) show it. */
@@ -42,19 +42,20 @@ const settingsStatement = {
  * Money decisions never use it: spending reads the rules inside its own transaction.
  */
 export class WorkspaceSettingsCache {
-  // At most 10,000 workspaces, least recently read out first; the 5 s is checked against the
-  // injected clock, so tests move time without sleeping.
-  private readonly entries = new LRUCache<number, { value: WorkspaceSettings; expiresAt: number }>({ max: 10_000 });
+  // At most 10,000 workspaces, least recently read out first; the 5 s runs on the injected
+  // clock, so tests move time without sleeping.
+  private readonly entries: LRUCache<number, WorkspaceSettings>;
 
   constructor(
     private readonly pool: pg.Pool,
-    private readonly clock: Clock,
-  ) {}
+    clock: Clock,
+  ) {
+    this.entries = expiringCache(clock, { max: 10_000, ttl: TTL_MS });
+  }
 
   async get(workspaceId: number): Promise<WorkspaceSettings> {
-    const now = this.clock.now();
     const hit = this.entries.get(workspaceId);
-    if (hit && hit.expiresAt > now) return hit.value;
+    if (hit) return hit;
     const { rows } = await this.pool.query({ ...settingsStatement, values: [workspaceId] });
     const r = rows[0];
     if (!r) throw notFound('Workspace');
@@ -68,7 +69,7 @@ export class WorkspaceSettingsCache {
       autoApproveDrafts: r.auto_approve_drafts,
       brandKits: r.brand_kits,
     };
-    this.entries.set(workspaceId, { value, expiresAt: now + TTL_MS });
+    this.entries.set(workspaceId, value);
     return value;
   }
 }

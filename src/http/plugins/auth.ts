@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
 import fp from 'fastify-plugin';
-import type { Clock } from '../../domain/clock.js';
+import { expiringCache, type Clock } from '../../domain/clock.js';
 import { DomainError } from '../../domain/errors.js';
 import type { KeyResolver } from '../../domain/keys/key-resolver.js';
 import type { Principal, WorkspacePrincipal } from '../../domain/keys/principal.js';
@@ -43,22 +43,24 @@ export interface AuthOptions {
  * (Responses are limited separately, per IP, by the limiter's `ip:` bucket.)
  */
 class UnknownKeyGuard {
-  // At most 100,000 addresses, least recently missed out first; the minute is the injected clock's.
-  private readonly misses = new LRUCache<string, { count: number; since: number }>({ max: 100_000 });
+  // At most 100,000 addresses, least recently missed out first. An address's count lives for the
+  // minute after its first miss (a fixed window), on the injected clock.
+  private readonly misses: LRUCache<string, { count: number }>;
   constructor(
-    private readonly clock: Clock,
+    clock: Clock,
     private readonly max: number,
-  ) {}
+  ) {
+    this.misses = expiringCache(clock, { max: 100_000, ttl: 60_000 });
+  }
   exhausted(ip: string): boolean {
     const m = this.misses.get(ip);
-    return !!m && this.clock.now() - m.since < 60_000 && m.count >= this.max;
+    return !!m && m.count >= this.max;
   }
   miss(ip: string): void {
-    const now = this.clock.now();
     const m = this.misses.get(ip);
-    if (!m || now - m.since >= 60_000) {
-      this.misses.set(ip, { count: 1, since: now });
-    } else m.count++;
+    // Counted in place: setting the entry again would restart its minute.
+    if (m) m.count++;
+    else this.misses.set(ip, { count: 1 });
   }
 }
 
