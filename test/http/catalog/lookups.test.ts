@@ -82,4 +82,19 @@ describe('POST /api/purchases/validation: purchase lookups together — happy', 
     expect(res[30]!.statusCode).toBe(503);
     expect(res.filter((r, i) => i !== 30 && r.statusCode !== 200)).toEqual([]);
   });
+
+  it('an item read is reused for 5 s of the app clock, then read again', async () => {
+    const own = cachedItems(h.database.pool, h.clock);
+    const itemId = a.itemIds[2]!;
+    const before = await own(a.workspaceId, itemId);
+    await h.database.pool.query('UPDATE items SET name = $1 WHERE id = $2', [`${before!.name} (renamed)`, itemId]);
+    try {
+      h.clock.advance(4_000);
+      expect((await own(a.workspaceId, itemId))!.name).toBe(before!.name);
+      h.clock.advance(1_001);
+      expect((await own(a.workspaceId, itemId))!.name).toBe(`${before!.name} (renamed)`);
+    } finally {
+      await h.database.pool.query('UPDATE items SET name = $1 WHERE id = $2', [before!.name, itemId]);
+    }
+  });
 });
