@@ -16,6 +16,7 @@ import type { SecretBox } from '../domain/webhooks/secret-box.js';
 import type { BillingDeps } from '../domain/billing/billing-deps.js';
 import { csrfUserInfo } from './cookies.js';
 import * as fmt from './format.js';
+import { pathIdText } from '../schemas/outlets.js';
 
 /** The database handle the domain's functions take (the pool here), named without importing the db layer. */
 export type DomainDb = Parameters<typeof createUser>[0];
@@ -95,8 +96,10 @@ export function toTarget(m: { kind: 'workspace' | 'publisher'; id: number; name:
  * naming `what`, as for one that does not exist.
  */
 export function pathId(raw: string | undefined, what: string): number {
-  if (raw === undefined || !/^[1-9][0-9]{0,9}$/.test(raw) || Number(raw) > 2_147_483_647) throw notFound(what);
-  return Number(raw);
+  // The API's id rule, written as a page's address writes it: one address per page, so `01` is no page.
+  const id = pathIdText.safeParse(raw);
+  if (!id.success || String(id.data) !== raw) throw notFound(what);
+  return id.data;
 }
 
 /** The target of the current page; the gate has already answered 404 when there is none. */

@@ -5,18 +5,18 @@ import { pageQuery } from './pagination.js';
 import { documentAs } from './param-docs.js';
 import { usdQueryParam } from './usd.js';
 
+/** A positive database id as a path writes it: the REST routes' `{id}`, the console's ids. */
+export const pathIdText = z
+  .string()
+  .regex(/^\d+$/, 'must be a positive integer')
+  .transform(Number)
+  .refine((n) => n >= 1, 'must be a positive integer')
+  // Ids are PostgreSQL integers: a larger one is well formed but names nothing that can exist.
+  .refine((n) => n <= 2_147_483_647, 'must be at most 2,147,483,647');
+
 /** A positive database id in a path (`{id}`). */
 export const idParam = z.object({
-  id: documentAs(
-    z
-      .string()
-      .regex(/^\d+$/, 'must be a positive integer')
-      .transform(Number)
-      .refine((n) => n >= 1, 'must be a positive integer')
-      // Ids are PostgreSQL integers: a larger one is well formed but names nothing that can exist.
-      .refine((n) => n <= 2_147_483_647, 'must be at most 2,147,483,647'),
-    { type: 'integer', minimum: 1, maximum: 2_147_483_647 },
-  ).describe('Numeric id, 1..2147483647.'),
+  id: documentAs(pathIdText, { type: 'integer', minimum: 1, maximum: 2_147_483_647 }).describe('Numeric id, 1..2147483647.'),
 });
 
 /** A true/false query flag, also written 1/0. */

@@ -382,7 +382,7 @@ describe('Console approval requests — roles, tenants, tokens', () => {
     const theirs = `${s.w}/approvals/${req.id}`;
     expect((await other.owner.c.get(theirs)).statusCode).toBe(404);
     expect((await other.owner.c.post(`${theirs}/approve`, { idempotency_key: crypto.randomUUID() }, { from: `${other.w}/approvals` })).statusCode).toBe(404);
-    for (const bad of ['x1', '0', '99999999999999999999']) expect((await s.owner.c.get(`${s.w}/approvals/${bad}`)).statusCode, bad).toBe(404);
+    for (const bad of ['x1', '0', '3000000000', '99999999999999', '99999999999999999999']) expect((await s.owner.c.get(`${s.w}/approvals/${bad}`)).statusCode, bad).toBe(404);
     expect(await statusOf(req.id)).toBe('pending');
   });
 

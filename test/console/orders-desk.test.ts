@@ -256,6 +256,8 @@ describe('Console orders desk (/app/w/{id}/orders and /app/p/{id}/orders): parti
     expect((await m.owner.c.post(`${m.w}/orders/${id}/accept`, {}, { from: `${m.w}/orders` })).statusCode).toBe(404);
     expect((await m.writer.c.post(`${m.pp}/orders/${id}/approve`, {}, { from: `${m.pp}/orders` })).statusCode).toBe(404);
     expect((await m.owner.c.get(`${m.w}/orders/0${id}x`)).statusCode).toBe(404);
+    // An id no PostgreSQL integer can hold names no order: 404, as the API's 422 names no order either.
+    for (const bad of ['0', '3000000000', '99999999999999']) expect((await m.owner.c.get(`${m.w}/orders/${bad}`)).statusCode, bad).toBe(404);
     expect(await statusOf(id)).toBe('awaiting_acceptance');
   });
 

@@ -14,7 +14,7 @@ import type { WorkspaceMember } from '../../domain/orders/buyer-actor.js';
 import { quoteMoney } from '../../domain/orders/quote.js';
 import { refuseUnstorableText } from '../../domain/text-input.js';
 import { can, requireSpend } from '../../domain/users/permissions.js';
-import { type ConsoleDeps, type ConsoleTarget, page, targetOf } from '../context.js';
+import { type ConsoleDeps, type ConsoleTarget, page, pathId, targetOf } from '../context.js';
 import { type Form, formText } from '../form.js';
 import { moment } from '../format.js';
 
@@ -77,9 +77,7 @@ function workspaceOf(request: FastifyRequest): ConsoleTarget {
 
 /** A request id from the path; anything else is a request that does not exist. */
 function requestIdParam(request: FastifyRequest): number {
-  const raw = (request.params as { requestId: string }).requestId;
-  if (!/^[1-9][0-9]{0,14}$/.test(raw)) throw notFound('Approval request');
-  return Number(raw);
+  return pathId((request.params as { requestId: string }).requestId, 'Approval request');
 }
 
 /** What the page says after a decision (the form redirects here with ?done=…), when the request is in the state it announces. */

@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { approvalOfOrder } from '../../domain/approvals/approval-read.js';
-import { notFound } from '../../domain/errors.js';
 import { allows } from '../../domain/orders/action-states.js';
 import { checksAgainst, TITLE_LENGTH } from '../../domain/orders/content-checks.js';
 import { getContentRules, getOrder, listOrderSummaries, type Viewer } from '../../domain/orders/order-read.js';
@@ -10,7 +9,7 @@ import { orderTimeline } from '../../domain/orders/order-timeline.js';
 import { payoutsPerWeek } from '../../domain/publishers/payouts-per-week.js';
 import { publisherMe } from '../../domain/publishers/publisher-service.js';
 import { can } from '../../domain/users/permissions.js';
-import { type ConsoleDeps, type ConsoleTarget, page, targetOf } from '../context.js';
+import { type ConsoleDeps, type ConsoleTarget, page, pathId, targetOf } from '../context.js';
 import { orderTimelineChart, payoutsChart } from '../chart-specs.js';
 import { moment } from '../format.js';
 import { renderMarkdown } from '../markdown.js';
@@ -34,9 +33,7 @@ const moneyOf = (o: AnyOrder) => ('price_formatted' in o ? o.price_formatted : o
 
 /** An order id from the path; anything else is an order that does not exist. */
 export function orderIdParam(request: FastifyRequest): number {
-  const raw = (request.params as { orderId: string }).orderId;
-  if (!/^[1-9][0-9]{0,14}$/.test(raw)) throw notFound('Order');
-  return Number(raw);
+  return pathId((request.params as { orderId: string }).orderId, 'Order');
 }
 
 function row(target: ConsoleTarget, o: OrderSummary, now: number) {

@@ -4,7 +4,7 @@ import { type EventOwner, type EventType, eventTypes, receivableEventTypes } fro
 import { outboundPolicyFor } from '../../domain/orders/configured-checker.js';
 import { can } from '../../domain/users/permissions.js';
 import { addEndpoint, deleteEndpoint, listDeliveries, listEndpoints, resendDelivery, rotateSecret } from '../../domain/webhooks/endpoints.js';
-import { type ConsoleDeps, type ConsoleTarget, page, targetOf } from '../context.js';
+import { type ConsoleDeps, type ConsoleTarget, page, pathId, targetOf } from '../context.js';
 import { type Form, formText } from '../form.js';
 import { moment } from '../format.js';
 import { eventWords } from '../words.js';
@@ -18,9 +18,7 @@ const PER_PAGE = 25;
 const ownerOf = (t: ConsoleTarget): EventOwner => (t.kind === 'workspace' ? { party: 'buyer', workspaceId: t.id } : { party: 'publisher', publisherId: t.id });
 
 function idParam(request: FastifyRequest, name: 'endpointId' | 'deliveryId'): number {
-  const raw = (request.params as Record<string, string>)[name] ?? '';
-  if (!/^[1-9][0-9]{0,9}$/.test(raw)) throw notFound(name === 'endpointId' ? 'Webhook endpoint' : 'Delivery');
-  return Number(raw);
+  return pathId((request.params as Record<string, string>)[name], name === 'endpointId' ? 'Webhook endpoint' : 'Delivery');
 }
 
 /** The form's fields by the names its labels give them, for the banner that says what failed. */
