@@ -102,6 +102,11 @@ export function pathId(raw: string | undefined, what: string): number {
   return id.data;
 }
 
+/** A list's `?page=`: a page number from 1 to 999,999, else the first page (a list never refuses its own links). */
+export function pageNumber(raw: unknown): number {
+  return typeof raw === 'string' && /^[1-9][0-9]{0,5}$/.test(raw) ? Number(raw) : 1;
+}
+
 /** The target of the current page; the gate has already answered 404 when there is none. */
 export function targetOf(request: FastifyRequest): ConsoleTarget {
   const t = request.consoleTarget;

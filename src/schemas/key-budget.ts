@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { usdToCents } from '../domain/money/format.js';
+import { typedUsdCents } from './usd.js';
 
 // A spending key's budget as a person writes it (docs/budgets.md), read alike by the admin CLI's
 // `key create`/`key update` flags and the console's key form and key page. The limits' own rule
@@ -11,13 +11,21 @@ export const MAX_LIMIT_USD = 10_000_000;
 
 export const usdLimitMessage = `must be an amount of US dollars from 0 to ${MAX_LIMIT_USD.toLocaleString('en-US')} (such as 200 or 12.50)`;
 
-/** US dollars written plainly (200, 12.5, 0.015), as cents rounded half up like every `*_usd` input. */
-export const usdLimit = z
-  .string()
-  .trim()
-  .regex(/^\d+(\.\d+)?$/, usdLimitMessage)
-  .refine((v) => Number(v) <= MAX_LIMIT_USD, usdLimitMessage)
-  .transform((v) => usdToCents(Number(v)));
+/** US dollars as typed (200, 12.5, 1,500, 0.015), as cents rounded half up like every `*_usd` input. */
+export const usdLimit = typedUsdCents(usdLimitMessage).refine((cents) => cents <= MAX_LIMIT_USD * 100, usdLimitMessage);
+
+/** A limit that may be left empty (no limit: null), as the OAuth consent form's are. */
+export const optionalUsdLimit = (message: string) =>
+  z
+    .string()
+    .trim()
+    .transform((v, ctx) => {
+      if (v === '') return null;
+      const cents = usdLimit.safeParse(v);
+      if (cents.success) return cents.data;
+      ctx.addIssue({ code: 'custom', message });
+      return z.NEVER;
+    });
 
 export const expiryDateMessage = 'must be a date such as 2027-01-31';
 

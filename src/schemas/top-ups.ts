@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { topUpStatuses } from '../common/enums.js';
 import { pageQuery } from './pagination.js';
-import { usdAmount, usdQueryParam } from './usd.js';
+import { typedUsd, usdAmount } from './usd.js';
 
 // Adding funds (docs/billing.md): a workspace's top-up requests, read and written by the API and
 // the console alike, and the staff's forms of the operations console.
@@ -36,9 +36,14 @@ export const topUpListQuery = z.strictObject({
   status: z.enum(topUpStatuses).optional().describe('Only requests in this status.'),
 });
 
-// The console's forms, whose fields arrive as text: an amount is written as the API's query
-// parameters write one (250, 99.50) and judged by the same rule as `amount_usd`.
-const usdText = z.string({ error: 'is required' }).trim().min(1, 'is required').pipe(usdQueryParam);
+// The console's forms, whose fields arrive as text: an amount is typed as every form's is (250,
+// 99.50, 1,250) and judged by the same rule as `amount_usd`.
+const usdText = z
+  .string({ error: 'is required' })
+  .trim()
+  .min(1, 'is required')
+  .pipe(typedUsd('must be a number of US dollars such as 150 or 99.50'))
+  .pipe(usdAmount());
 const reasonText = z.string({ error: 'is required' }).trim().min(1, 'is required').max(1000, 'must be at most 1,000 characters');
 
 /** "Add funds" in the console: the amount, as `POST /api/v1/top-ups` takes it. */

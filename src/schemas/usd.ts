@@ -19,3 +19,21 @@ export const usdQueryParam = z
   .regex(/^\d+(\.\d+)?$/, 'must be a number of US dollars such as 150 or 99.50')
   .transform(Number)
   .pipe(usdAmount());
+
+// Commas only between thousands (1,250.50): a person's way of writing a large amount.
+const TYPED_USD = /^(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?$/;
+
+/**
+ * US dollars as a person types them into a console form or a CLI flag (250, 250.50, 1,250.50), as
+ * a number of dollars: every form that takes an amount reads it with this one rule, then judges it
+ * as its field does.
+ */
+export const typedUsd = (message: string) =>
+  z
+    .string()
+    .trim()
+    .regex(TYPED_USD, message)
+    .transform((v) => Number(v.replaceAll(',', '')));
+
+/** The same, in US cents, rounded half up to the cent as every `*_usd` input. */
+export const typedUsdCents = (message: string) => typedUsd(message).transform(usdToCents);

@@ -276,9 +276,12 @@ describe('Console approval rules page (/app/w/{id}/settings/rules) — happy', (
     const { owner, ws, base } = await ownedWorkspace();
     const url = `${base}/settings/approval-rules`;
     expect((await owner.c.get(url)).body).toContain('No limit');
-    const bad = await owner.c.post(url, { max_order: '12.345' }, { from: url });
+    const bad = await owner.c.post(url, { max_order: '12,34' }, { from: url });
     expect(bad.statusCode).toBe(422);
     expect(bad.body).toContain('Maximum order (USD) must be an amount');
+    // Read as every form's amount (and the API's *_usd): rounded half up to the cent.
+    expect((await owner.c.post(url, { max_order: '12.345' }, { from: url })).statusCode).toBe(200);
+    expect((await getApprovalRules(h.database.pool, ws.id)).max_order_cents).toBe(1_235);
     const saved = await owner.c.post(url, { max_order: '250.5', auto_approve_drafts: '1' }, { from: url });
     expect(saved.statusCode).toBe(200);
     expect(saved.body).toContain('$250.50');
@@ -312,10 +315,10 @@ describe('Console approval rules page (/app/w/{id}/settings/rules) — happy', (
     expect((await getApprovalRules(h.database.pool, ws.id)).approval_above_cents).toBe(0);
 
     // Both fields bad: each is named, the typed text is kept, nothing is changed.
-    const bad = await owner.c.post(url, { max_order: 'lots', approval_above: '12.345' }, { from: url });
+    const bad = await owner.c.post(url, { max_order: 'lots', approval_above: '1,2345' }, { from: url });
     expect(bad.statusCode).toBe(422);
     expect(bad.body).toContain('The rules were not changed: check the fields below.');
-    expect(bad.body).toMatch(/<input id="f-approval_above"[^>]*value="12.345"[^>]*aria-invalid="true"/);
+    expect(bad.body).toMatch(/<input id="f-approval_above"[^>]*value="1,2345"[^>]*aria-invalid="true"/);
     expect(bad.body).toContain('<p class="error" id="f-approval_above-error">Ask for approval above (USD) must be an amount such as 100 or 100.50, or empty for never</p>');
     expect(bad.body).toContain('<p class="error" id="f-max_order-error">Maximum order (USD) must be an amount');
     for (const value of ['-5', '1e3', '99999999999999999999']) {

@@ -3,6 +3,7 @@ import { DomainError, type FieldErrors, forbidden, notFound } from '../../domain
 import { MAX_BALANCE_CENTS } from '../../domain/ledger/limits.js';
 import { formatCents } from '../../domain/money/format.js';
 import { can } from '../../domain/users/permissions.js';
+import { typedUsdCents } from '../../schemas/usd.js';
 import { getApprovalRules, setApprovalRules } from '../../domain/workspaces/workspace-service.js';
 import { type ConsoleDeps, page, targetOf } from '../context.js';
 import { type Form, formText } from '../form.js';
@@ -20,12 +21,11 @@ const AMOUNTS = {
 } as const;
 type AmountField = keyof typeof AMOUNTS;
 
-/** "250" or "250.50" US dollars → cents; empty → null (no limit, or never); undefined when it is neither. */
-function dollarsToCents(raw: string): number | null | undefined {
+/** US dollars as every form reads them → cents; empty → null (no limit, or never); undefined when it is neither. */
+function dollarsToCents(raw: string, field: AmountField): number | null | undefined {
   if (raw === '') return null;
-  const m = /^(\d{1,13})(?:\.(\d{1,2}))?$/.exec(raw.replaceAll(',', ''));
-  const cents = m ? Number(m[1]) * 100 + Number((m[2] ?? '').padEnd(2, '0')) : NaN;
-  return Number.isSafeInteger(cents) && cents <= MAX_BALANCE_CENTS ? cents : undefined;
+  const cents = typedUsdCents(AMOUNTS[field]).safeParse(raw);
+  return cents.success && cents.data <= MAX_BALANCE_CENTS ? cents.data : undefined;
 }
 
 const asDecimal = (cents: number | null) => (cents === null ? '' : (cents / 100).toFixed(2));
@@ -75,7 +75,7 @@ export async function approvalRulePages(app: FastifyInstance, { deps }: { deps: 
         Object.assign(errors, err.details.errors);
         continue;
       }
-      const value = dollarsToCents(typed[field]);
+      const value = dollarsToCents(typed[field], field);
       if (value === undefined) errors[field] = [AMOUNTS[field]];
       else cents[field] = value;
     }

@@ -14,7 +14,7 @@ import type { WorkspaceMember } from '../../domain/orders/buyer-actor.js';
 import { quoteMoney } from '../../domain/orders/quote.js';
 import { refuseUnstorableText } from '../../domain/text-input.js';
 import { can, requireSpend } from '../../domain/users/permissions.js';
-import { type ConsoleDeps, type ConsoleTarget, page, pathId, targetOf } from '../context.js';
+import { type ConsoleDeps, type ConsoleTarget, page, pageNumber, pathId, targetOf } from '../context.js';
 import { type Form, formText } from '../form.js';
 import { moment } from '../format.js';
 
@@ -110,7 +110,7 @@ export async function approvalPages(app: FastifyInstance, { deps }: { deps: Cons
     const target = workspaceOf(request);
     const query = (request.query ?? {}) as Record<string, unknown>;
     const status = approvalStatuses.find((s) => s === query.status);
-    const pageNo = typeof query.page === 'string' && /^[1-9][0-9]{0,5}$/.test(query.page) ? Number(query.page) : 1;
+    const pageNo = pageNumber(query.page);
     const when = at();
     const { items, total } = await listApprovals(deps.pool, target.id, { status }, pageNo, PER_PAGE, when);
     const pages = Math.max(1, Math.ceil(total / PER_PAGE));

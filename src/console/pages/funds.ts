@@ -13,7 +13,7 @@ import { parseUserInput } from '../../domain/users/user-input.js';
 import { can } from '../../domain/users/permissions.js';
 import { topUpRequestForm } from '../../schemas/top-ups.js';
 import { projectRoot } from '../../paths.js';
-import { type ConsoleDeps, type ConsoleTarget, page, pathId, targetOf } from '../context.js';
+import { type ConsoleDeps, type ConsoleTarget, page, pageNumber, pathId, targetOf } from '../context.js';
 import { type Form, formText } from '../form.js';
 import { when } from '../format.js';
 
@@ -59,7 +59,7 @@ export async function fundsPages(app: FastifyInstance, { deps }: { deps: Console
   async function fundsPage(request: FastifyRequest, reply: FastifyReply, extras: { status?: number; amount?: string; errors?: FieldErrors; problem?: string } = {}) {
     const target = workspaceOf(request);
     const query = (request.query ?? {}) as Record<string, unknown>;
-    const pageNo = typeof query.page === 'string' && /^[1-9][0-9]{0,5}$/.test(query.page) ? Number(query.page) : 1;
+    const pageNo = pageNumber(query.page);
     const [summary, list] = await Promise.all([deps.workspaces.summary(target.id), listTopUps(deps.pool, target.id, {}, pageNo, PER_PAGE, billing.baseUrl)]);
     const pages = Math.max(1, Math.ceil(list.total / PER_PAGE));
     if (extras.status) reply.code(extras.status);

@@ -1,27 +1,26 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { DomainError, type FieldErrors, notFound } from '../../domain/errors.js';
-import { usdToCents } from '../../domain/money/format.js';
 import { claimAnswer, mayGrant, recordGrant, releaseAnswer } from '../../domain/oauth/grants.js';
 import type { ConsentRequest } from '../../domain/oauth/interactions.js';
 import { can } from '../../domain/users/permissions.js';
+import { MAX_LIMIT_USD, optionalUsdLimit } from '../../schemas/key-budget.js';
+import { pathIdText } from '../../schemas/outlets.js';
 import { type ConsoleDeps, page } from '../context.js';
 import { type Form, NOT_SENT_ONCE } from '../form.js';
 
 const MAX_EXPIRY_DAYS = 3650;
-const MAX_LIMIT_USD = 10_000_000;
 
-const usdLimit = z
-  .string()
-  .trim()
-  .refine((v) => v === '' || (/^\d+(\.\d{1,2})?$/.test(v) && Number(v) <= MAX_LIMIT_USD), {
-    message: `must be empty or an amount of US dollars from 0 to ${MAX_LIMIT_USD.toLocaleString('en-US')} (such as 200 or 12.50)`,
-  })
-  .transform((v) => (v === '' ? null : usdToCents(Number(v))));
+const usdLimit = optionalUsdLimit(`must be empty or an amount of US dollars from 0 to ${MAX_LIMIT_USD.toLocaleString('en-US')} (such as 200 or 12.50)`);
 
 /** The consent form: which workspace, whether the app may spend (and only with a person's approval), its budget and expiry. */
 const consentForm = z.object({
-  workspace_id: z.string().regex(/^[1-9][0-9]{0,9}$/, 'must be one of your workspaces').transform(Number),
+  workspace_id: z.string().transform((v, ctx) => {
+    const id = pathIdText.safeParse(v);
+    if (id.success) return id.data;
+    ctx.addIssue({ code: 'custom', message: 'must be one of your workspaces' });
+    return z.NEVER;
+  }),
   can_place_orders: z.string().optional().transform((v) => v === '1'),
   // A checkbox: sent ticked, absent unticked (the page ticks it for an app that asks to spend).
   needs_approval: z.string().optional().transform((v) => v === '1'),

@@ -9,7 +9,7 @@ import { orderTimeline } from '../../domain/orders/order-timeline.js';
 import { payoutsPerWeek } from '../../domain/publishers/payouts-per-week.js';
 import { publisherMe } from '../../domain/publishers/publisher-service.js';
 import { can } from '../../domain/users/permissions.js';
-import { type ConsoleDeps, type ConsoleTarget, page, pathId, targetOf } from '../context.js';
+import { type ConsoleDeps, type ConsoleTarget, page, pageNumber, pathId, targetOf } from '../context.js';
 import { orderTimelineChart, payoutsChart } from '../chart-specs.js';
 import { moment } from '../format.js';
 import { renderMarkdown } from '../markdown.js';
@@ -164,7 +164,7 @@ export async function orderPages(app: FastifyInstance, { deps }: { deps: Console
     const viewer = viewerOf(target);
     const query = (request.query ?? {}) as Record<string, unknown>;
     const status = orderStatuses.find((s) => s === query.status) as OrderStatus | undefined;
-    const pageNo = typeof query.page === 'string' && /^[1-9][0-9]{0,5}$/.test(query.page) ? Number(query.page) : 1;
+    const pageNo = pageNumber(query.page);
     const filter = status ? { status } : {};
     const now = deps.clock.now();
     const [mine, rest, figures, payouts] = await Promise.all([

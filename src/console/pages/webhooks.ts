@@ -4,7 +4,7 @@ import { type EventOwner, type EventType, eventTypes, receivableEventTypes } fro
 import { outboundPolicyFor } from '../../domain/orders/configured-checker.js';
 import { can } from '../../domain/users/permissions.js';
 import { addEndpoint, deleteEndpoint, listDeliveries, listEndpoints, resendDelivery, rotateSecret } from '../../domain/webhooks/endpoints.js';
-import { type ConsoleDeps, type ConsoleTarget, page, pathId, targetOf } from '../context.js';
+import { type ConsoleDeps, type ConsoleTarget, page, pageNumber, pathId, targetOf } from '../context.js';
 import { type Form, formText } from '../form.js';
 import { moment } from '../format.js';
 import { eventWords } from '../words.js';
@@ -132,8 +132,7 @@ export async function webhookPages(app: FastifyInstance, { deps }: { deps: Conso
   const deliveriesPage = async (request: FastifyRequest, reply: FastifyReply, data: Record<string, unknown> = {}) => {
     const target = targetOf(request);
     const endpoint = await endpointOf(request);
-    const rawPage = String((request.query as { page?: unknown }).page ?? '1');
-    const pageNo = /^[1-9][0-9]{0,5}$/.test(rawPage) ? Number(rawPage) : 1;
+    const pageNo = pageNumber((request.query as { page?: unknown }).page);
     const { items, total } = await listDeliveries(deps.pool, ownerOf(target), endpoint.id, pageNo, PER_PAGE);
     const now = deps.clock.now();
     const here = `${base(target)}/${endpoint.id}/deliveries`;
