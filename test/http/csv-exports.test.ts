@@ -15,7 +15,7 @@ import { orderKit } from '../helpers/orders.js';
 
 const h = await setupApp();
 const kit = orderKit(h);
-const p = await publisherWithOutlet(h.database, [{}, { price: 12_345 }]);
+const p = await publisherWithOutlet(h.database, [{}, { publisher_price_cents: 12_345 }]);
 const w = await workspaceWithKeys(h.database.pool, { balanceCents: 10_000_000 });
 const other = await workspaceWithKeys(h.database.pool, { balanceCents: 1_000_000 });
 
