@@ -1,11 +1,11 @@
 import { z } from 'zod';
 
 /** A month as the statements name it: YYYY-MM, UTC. */
-export const monthParam = z.strictObject({
-  month: z
-    .string()
-    .regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'must be a month written YYYY-MM')
-    .describe('The month, YYYY-MM (UTC): from its first instant to the next month’s.'),
+export const monthText = z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'must be a month written YYYY-MM');
+
+/** GET /statements?month=: the month, YYYY-MM (UTC); the current month when left out. */
+export const statementQuery = z.strictObject({
+  month: monthText.optional().describe('The month, YYYY-MM (UTC): from its first instant to the next month’s. Default: the current month, so far.'),
 });
 
 const cents = (what: string) => z.number().int().describe(`${what}, US cents.`);

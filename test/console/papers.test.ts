@@ -51,7 +51,7 @@ describe('statements in the console', () => {
     expect(doc.headers['content-type']).toMatch(/^text\/html/);
     expect(doc.body).toContain('href="/app/assets/invoice.css"');
     expect(doc.body).toContain('Papers &amp; Co');
-    const api = (await h.app.inject({ method: 'GET', url: `/api/v1/statements/${thisMonth}`, headers: bearer(ws.readKey) })).json().data;
+    const api = (await h.app.inject({ method: 'GET', url: `/api/v1/statements?month=${thisMonth}`, headers: bearer(ws.readKey) })).json().data;
     expect(api.closing).toBe(50_000);
     for (const a of api.accounts) expect(doc.body).toContain(`closing ${a.closing_formatted}`);
     expect(doc.body).toContain('Order placed (held)');

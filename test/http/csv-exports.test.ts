@@ -199,3 +199,17 @@ describe('content negotiation', () => {
     expect(anonymous.statusCode).toBe(401);
   });
 });
+
+describe('the OpenAPI document', () => {
+  it('shows text/csv beside JSON on the exporting lists, with their columns, and their 406', async () => {
+    const doc = (await h.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    for (const [path, columns] of [['/api/v1/orders', buyerOrderCsvColumns], ['/api/v1/publisher/orders', publisherOrderCsvColumns], ['/api/v1/ledger', ledgerCsvColumns]] as const) {
+      const op = doc.paths[path].get;
+      expect(Object.keys(op.responses['200'].content).sort(), path).toEqual(['application/json', 'text/csv']);
+      expect(op.responses['200'].content['application/json'].schema.properties.data).toBeDefined();
+      expect(op.responses['200'].content['text/csv'].schema.description).toContain(`Columns: ${columns.join(', ')}.`);
+      expect(op.responses['406'], path).toBeDefined();
+    }
+    expect(Object.keys(doc.paths['/api/v1/top-ups'].get.responses['200'].content)).toEqual(['application/json']);
+  });
+});

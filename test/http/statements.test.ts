@@ -154,7 +154,7 @@ describe('statements over a year of activity', () => {
       let previous: Record<string, number> | null = null;
       let movements = 0;
       for (let m = 0; m < 12; m++) {
-        const s = await statementOf(key(), `${path}/${month(m)}`);
+        const s = await statementOf(key(), `${path}?month=${month(m)}`);
         expect(s.complete).toBe(true);
         expect(s.from).toBe(`${month(m)}-01T00:00:00Z`);
         const ledgerAtEnd = Object.fromEntries(Object.entries(atMonthEnd[month(m)]!).filter(([k]) => k.startsWith(prefix)).map(([k, v]) => [k.slice(2), v]));
@@ -188,7 +188,7 @@ describe('statements over a year of activity', () => {
   }
 
   it('names what each movement was: kind, order, a top-up reference, an adjustment reason', async () => {
-    const s = await statementOf(ws.readKey, `/api/v1/statements/${month(1)}`);
+    const s = await statementOf(ws.readKey, `/api/v1/statements?month=${month(1)}`);
     const available = s.accounts.find((a) => a.account === 'available')!;
     const kinds = new Set(available.movements.map((x) => x.kind));
     for (const kind of ['top_up', 'order_placed', 'order_refunded', 'adjustment']) expect(kinds.has(kind), kind).toBe(true);
@@ -200,17 +200,19 @@ describe('statements over a year of activity', () => {
   });
 
   it('a month with no movement carries its balance; the current month is not complete; a month not begun is a 422', async () => {
-    const jan = await statementOf(ws.readKey, '/api/v1/statements/2026-01');
+    const jan = await statementOf(ws.readKey, '/api/v1/statements?month=2026-01');
     expect(jan.complete).toBe(false);
-    const dec = await statementOf(ws.readKey, '/api/v1/statements/2025-12');
+    // Without a month: the current one, so far.
+    expect(await statementOf(ws.readKey, '/api/v1/statements')).toEqual(jan);
+    const dec = await statementOf(ws.readKey, '/api/v1/statements?month=2025-12');
     expect(jan.accounts.map((a) => [a.account, a.opening, a.closing, a.movements.length])).toEqual(dec.accounts.map((a) => [a.account, a.closing, a.closing, 0]));
-    const before = await statementOf(ws.readKey, '/api/v1/statements/2024-06');
+    const before = await statementOf(ws.readKey, '/api/v1/statements?month=2024-06');
     expect(before.accounts.every((a) => a.opening === 0 && a.closing === 0 && a.movements.length === 0)).toBe(true);
-    const future = await h.app.inject({ method: 'GET', url: '/api/v1/statements/2026-02', headers: bearer(ws.readKey) });
+    const future = await h.app.inject({ method: 'GET', url: '/api/v1/statements?month=2026-02', headers: bearer(ws.readKey) });
     expect(future.statusCode).toBe(422);
     expect(future.json()).toMatchObject({ code: 'invalid_input', errors: { month: ['is in the future'] } });
     for (const bad of ['2025-13', '2025-1', '25-01', 'last', '2025-00']) {
-      const res = await h.app.inject({ method: 'GET', url: `/api/v1/statements/${bad}`, headers: bearer(ws.readKey) });
+      const res = await h.app.inject({ method: 'GET', url: `/api/v1/statements?month=${bad}`, headers: bearer(ws.readKey) });
       expect(res.statusCode, bad).toBe(422);
       expect(Object.keys(res.json().errors)).toEqual(['month']);
     }
@@ -219,12 +221,12 @@ describe('statements over a year of activity', () => {
   it('a key reads only its own: a workspace key gets its workspace’s, a publisher key its publisher’s, the other side’s route is 403', async () => {
     const other = await workspaceWithKeys(pool, { balanceCents: 777 });
     await stamp();
-    const theirs = await statementOf(other.readKey, '/api/v1/statements/2026-01');
+    const theirs = await statementOf(other.readKey, '/api/v1/statements?month=2026-01');
     expect(theirs.owner).toMatchObject({ kind: 'workspace', id: other.workspaceId });
     expect(theirs.closing).toBe(777);
-    expect((await h.app.inject({ method: 'GET', url: '/api/v1/publisher/statements/2026-01', headers: bearer(ws.readKey) })).statusCode).toBe(403);
-    expect((await h.app.inject({ method: 'GET', url: '/api/v1/statements/2026-01', headers: bearer(p.publisherKey) })).statusCode).toBe(403);
-    expect((await h.app.inject({ method: 'GET', url: '/api/v1/statements/2026-01' })).statusCode).toBe(401);
+    expect((await h.app.inject({ method: 'GET', url: '/api/v1/publisher/statements?month=2026-01', headers: bearer(ws.readKey) })).statusCode).toBe(403);
+    expect((await h.app.inject({ method: 'GET', url: '/api/v1/statements?month=2026-01', headers: bearer(p.publisherKey) })).statusCode).toBe(403);
+    expect((await h.app.inject({ method: 'GET', url: '/api/v1/statements?month=2026-01' })).statusCode).toBe(401);
   });
 
   it('the ledger invariants hold', async () => {

@@ -28,7 +28,7 @@ const listStatement = `
 
 /** The workspace's own ledger entries (available and held), newest first. */
 export async function listLedger(pool: Db, principal: WorkspacePrincipal, page: number, perPage: number) {
-  const { rows } = await pool.query<LedgerRow & { total: string }>({
+  const { rows } = await pool.query<LedgerRow & { total: number }>({
     name: 'ledger_list',
     text: listStatement,
     values: [principal.workspaceId, perPage, (page - 1) * perPage],

@@ -3,9 +3,9 @@ import type { FastifyRequest } from 'fastify';
 import type pg from 'pg';
 import { z } from 'zod';
 import type { Clock } from '../../domain/clock.js';
-import { monthlyStatement, type StatementOwner } from '../../domain/ledger/statements.js';
+import { monthlyStatement, monthOf, type StatementOwner } from '../../domain/ledger/statements.js';
 import { authErrors, bearerSecurity, errorResponses } from '../../schemas/common.js';
-import { monthParam, statement } from '../../schemas/statements.js';
+import { statement, statementQuery } from '../../schemas/statements.js';
 
 export interface StatementRouteDeps {
   pool: pg.Pool;
@@ -15,10 +15,10 @@ export interface StatementRouteDeps {
   owner: (request: FastifyRequest) => StatementOwner;
 }
 
-/** GET /statements/{month}: a workspace's or a publisher's monthly statement (docs/billing.md, "Papers"). */
+/** GET /statements?month=YYYY-MM: a workspace's or a publisher's monthly statement (docs/billing.md, "Papers"). */
 export const statementRoutes: FastifyPluginAsyncZod<StatementRouteDeps> = async (app, { pool, clock, party, owner }) => {
   app.get(
-    '/statements/:month',
+    '/statements',
     {
       ...(party === 'publisher' ? { config: { auth: 'publisher' as const } } : {}),
       schema: {
@@ -30,10 +30,13 @@ export const statementRoutes: FastifyPluginAsyncZod<StatementRouteDeps> = async 
         description: 'Reconciles with the ledger to the cent: opening + movements = closing, and closing is the balance at the month’s end. A month not yet begun is a 422.',
         tags: [party === 'buyer' ? 'Workspace' : 'Publisher'],
         security: bearerSecurity,
-        params: monthParam,
+        querystring: statementQuery,
         response: { 200: z.object({ data: statement }), ...errorResponses(...authErrors, 422) },
       },
     },
-    async (request) => ({ data: await monthlyStatement(pool, owner(request), request.params.month, clock.now()) }),
+    async (request) => {
+      const now = clock.now();
+      return { data: await monthlyStatement(pool, owner(request), request.query.month ?? monthOf(now), now) };
+    },
   );
 };
