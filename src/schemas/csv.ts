@@ -1,4 +1,4 @@
-import { Readable } from 'node:stream';
+import { pipeline, Readable } from 'node:stream';
 import { stringify } from 'csv-stringify';
 import type { z } from 'zod';
 
@@ -76,7 +76,8 @@ export function csvStream(columns: string[], rows: AsyncIterable<unknown>): Read
   // injection"): a buyer's anchor text or brief must not run on the reader's machine. Numbers are
   // never guarded: `-1500` is no formula, and amounts must stay summable.
   const encoder = stringify({ record_delimiter: '\r\n', quote_record_delimiter: true, escape_formulas: true });
-  const source = Readable.from(cells());
-  source.on('error', (err) => encoder.destroy(err));
-  return source.pipe(encoder);
+  // pipeline, not pipe: a failing read (the database gone mid-export) destroys the output with
+  // its error, so the response is cut rather than ended as if complete; a client that goes away
+  // destroys the output, which ends the generator (its `finally` runs, no batch is read after).
+  return pipeline(Readable.from(cells()), encoder, () => {});
 }
