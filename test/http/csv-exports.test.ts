@@ -213,3 +213,12 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(doc.paths['/api/v1/top-ups'].get.responses['200'].content)).toEqual(['application/json']);
   });
 });
+
+describe('HEAD', () => {
+  it('answers the export’s headers without a body', async () => {
+    const res = await h.app.inject({ method: 'HEAD', url: '/api/v1/orders', headers: { ...bearer(w.readKey), accept: 'text/csv' } });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
+    expect(res.body).toBe('');
+  });
+});
