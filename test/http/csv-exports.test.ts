@@ -13,7 +13,8 @@ import { orderKit } from '../helpers/orders.js';
 // CSV exports (docs/billing.md, "Papers"): Accept: text/csv on the order lists and the ledger
 // answers every matching row, the same rows as the JSON list's pages put together, field by field.
 
-const h = await setupApp();
+// The property tests read many pages with one key: no rate limit in the way.
+const h = await setupApp({ RATE_LIMIT_PER_MINUTE: 1_000_000 });
 const kit = orderKit(h);
 const p = await publisherWithOutlet(h.database, [{}, { publisher_price_cents: 12_345 }]);
 const w = await workspaceWithKeys(h.database.pool, { balanceCents: 10_000_000 });
