@@ -16,6 +16,7 @@ const pages: Partial<Record<ErrorCode, { status: number; heading: string }>> = {
   bad_request: { status: 400, heading: 'Bad request' },
   payload_too_large: { status: 413, heading: 'Too large' },
   method_not_allowed: { status: 405, heading: 'Not allowed' },
+  not_acceptable: { status: 406, heading: 'Not available in that format' },
   request_timeout: { status: 408, heading: 'Too slow' },
 };
 

@@ -13,6 +13,7 @@ export const errorCodes = [
   'budget_exceeded',
   'not_found',
   'method_not_allowed',
+  'not_acceptable',
   'payload_too_large',
   'request_timeout',
   'invalid_input',

@@ -58,6 +58,7 @@ const errorDescriptions = {
   402: 'Balance too low; carries needed_cents.',
   403: 'The key cannot do this (not a spending key, wrong kind of key, over the approval limit, or over the key\'s budget: budget_exceeded).',
   404: 'Not found for this workspace.',
+  406: 'The Accept header names no format this endpoint answers (application/json, or text/csv where the endpoint exports CSV).',
   409: 'The order has moved on (carries its status), or the same Idempotency-Key is still running.',
   413: 'Body over the endpoint\'s limit: 1 MB where it takes an article (POST /orders, content, drafts), else 64 KB.',
   422: 'Invalid input; errors names each bad field.',

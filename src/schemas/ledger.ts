@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { csvColumns } from './csv.js';
 
 export const ledgerEntry = z.object({
   id: z.number().int(),
@@ -12,3 +13,6 @@ export const ledgerEntry = z.object({
   order_id: z.number().int().nullable(),
   created_at: z.string(),
 }).meta({ id: 'LedgerEntry', description: 'One movement of one account; the entries of a transaction sum to zero.' });
+
+/** The CSV export's columns (Accept: text/csv on GET /api/v1/ledger): the list's JSON fields. */
+export const ledgerCsvColumns = csvColumns(ledgerEntry);

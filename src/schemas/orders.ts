@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { csvColumns } from './csv.js';
 import { httpUrl } from '../domain/http-url.js';
 import { offerFormat } from '../domain/outlets/enums.js';
 import { MAX_OFFERS_PER_REQUEST } from '../domain/orders/place-orders.js';
@@ -132,3 +133,7 @@ export const publisherOrder = z.object({
   payout_cents: z.number().int().describe('What the publisher is paid on approval, frozen at placement.'),
   payout_formatted: z.string(),
 }).meta({ id: 'PublisherOrder', description: 'One order, as the publisher selling it sees it.' });
+
+/** The CSV export's columns (Accept: text/csv on the order lists): the list's JSON fields. */
+export const buyerOrderCsvColumns = csvColumns(buyerOrder, ['messages']);
+export const publisherOrderCsvColumns = csvColumns(publisherOrder, ['messages']);

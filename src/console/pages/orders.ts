@@ -193,6 +193,7 @@ export async function orderPages(app: FastifyInstance, { deps }: { deps: Console
       next: pageNo < pages ? link(pageNo + 1) : null,
       moneyLabel: target.kind === 'workspace' ? 'Price' : 'Payout',
       placeHref: target.kind === 'workspace' && can(target.role, 'spend') ? `${target.href}/outlets` : null,
+      csvHref: `${target.href}/orders.csv${status ? `?status=${status}` : ''}`,
     });
   });
 

@@ -169,8 +169,8 @@ export async function listOrderSummaries(q: Db, viewer: Viewer, f: OrderListFilt
   return { items: rows.map((r) => orderSummary(r, viewer.party)), total };
 }
 
-/** One page of `select`'s rows for the viewer's orders matching `f`, newest first, and how many match. */
-async function listPage<R extends pg.QueryResultRow>(q: Db, name: string, select: string, viewer: Viewer, f: OrderListFilters, page: number, perPage: number) {
+/** The WHERE clause of the viewer's orders matching `f`, its values, and a name for its shape. */
+function orderFilter(viewer: Viewer, f: OrderListFilters) {
   const values: unknown[] = [ownerId(viewer)];
   const where = [ownerClause(viewer, '$1')];
   if (f.status) {
@@ -184,6 +184,12 @@ async function listPage<R extends pg.QueryResultRow>(q: Db, name: string, select
   }
   // Every distinct statement text needs its own name: pg refuses to re-prepare a name differently.
   const shape = `${viewer.party}_${f.status ? 's' : ''}${f.yourTurn === undefined ? '' : f.yourTurn ? 'mine' : 'theirs'}`;
+  return { values, where, shape };
+}
+
+/** One page of `select`'s rows for the viewer's orders matching `f`, newest first, and how many match. */
+async function listPage<R extends pg.QueryResultRow>(q: Db, name: string, select: string, viewer: Viewer, f: OrderListFilters, page: number, perPage: number) {
+  const { values, where, shape } = orderFilter(viewer, f);
   const countValues = [...values];
   values.push(perPage, (page - 1) * perPage);
   const [rows, count] = await Promise.all([
@@ -199,4 +205,27 @@ async function listPage<R extends pg.QueryResultRow>(q: Db, name: string, select
     }),
   ]);
   return { rows: rows.rows, total: count.rows[0]!.n };
+}
+
+/** How many orders an export reads a statement: enough to keep round trips few, small enough to hold little memory. */
+export const EXPORT_BATCH = 200;
+
+/**
+ * Every order of the viewer matching `f`, newest first, as `listOrders` shows them, read in
+ * batches by keyset (`o.id <` the last id read), never all at once: for the CSV exports, which
+ * stream what this yields. Each batch is its own statement; an order placed while the export
+ * runs has a higher id than the first batch's and is not in it.
+ */
+export function eachOrder(q: Db, viewer: Viewer & { party: 'buyer' }, f: OrderListFilters, batch?: number): AsyncGenerator<BuyerOrderView>;
+export function eachOrder(q: Db, viewer: Viewer & { party: 'publisher' }, f: OrderListFilters, batch?: number): AsyncGenerator<PublisherOrderView>;
+export async function* eachOrder(q: Db, viewer: Viewer, f: OrderListFilters, batch = EXPORT_BATCH): AsyncGenerator<BuyerOrderView | PublisherOrderView> {
+  const { values, where, shape } = orderFilter(viewer, f);
+  const text = `${SELECT} WHERE ${where.join(' AND ')} AND o.id < $${values.length + 1} ORDER BY o.id DESC LIMIT $${values.length + 2}`;
+  let after = Number.MAX_SAFE_INTEGER;
+  for (;;) {
+    const { rows } = await q.query<OrderRow>({ name: `order_export_${shape}`, text, values: [...values, after, batch] });
+    for (const r of rows) yield orderView(r, viewer.party);
+    if (rows.length < batch) return;
+    after = Number(rows[rows.length - 1]!.id);
+  }
 }

@@ -18,6 +18,7 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   budget_exceeded: 403,
   not_found: 404,
   method_not_allowed: 405,
+  not_acceptable: 406,
   payload_too_large: 413,
   request_timeout: 408,
   invalid_input: 422,

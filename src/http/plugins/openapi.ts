@@ -202,6 +202,33 @@ const zodToJsonConfig = { override: overrideSchema };
 const jsonSchemaTransform = createJsonSchemaTransform({ zodToJsonConfig });
 const jsonSchemaTransformObject = createJsonSchemaTransformObject({ zodToJsonConfig });
 
+/**
+ * A list that also exports CSV (route config `csv`, docs/http.md): its 200 answers JSON by default
+ * and `text/csv` when asked, every matching row with these columns.
+ */
+function withCsv(responses: Record<string, unknown>, columns: readonly string[]): Record<string, unknown> {
+  const json = responses['200'] as Record<string, unknown> & { description?: string };
+  const { description, ...schema } = json;
+  return {
+    ...responses,
+    200: {
+      description: description ?? 'OK',
+      content: {
+        'application/json': { schema },
+        'text/csv': {
+          schema: {
+            type: 'string',
+            description:
+              `With Accept: text/csv: every row matching the filters (page and per_page ignored), streamed; RFC 4180, CRLF, a header line. ` +
+              `Columns: ${columns.join(', ')}. A nested field is named by its path; an array is its JSON; null is an empty cell; ` +
+              `text starting with = + - @, a tab or a carriage return gets a leading apostrophe (numbers never do).`,
+          },
+        },
+      },
+    },
+  };
+}
+
 const signatureHeader = (name: string, description: string) => ({ name, in: 'header', required: true, description, schema: { type: 'string' } });
 
 /** What the service POSTs to a workspace's or a publisher's webhook endpoints (docs/events.md): the feed's event, signed by Standard Webhooks 1.0. */
@@ -290,6 +317,8 @@ export const openApi = fp(
       // for readers, generated clients and the security suite that walks the document.
       transform: (input) => {
         const out = jsonSchemaTransform(input);
+        const csv = input.route.config?.csv;
+        if (csv) out.schema = { ...out.schema, response: withCsv(out.schema.response as Record<string, unknown>, csv) };
         if (input.route.config?.spending) return { ...out, schema: { ...out.schema, 'x-requires-spending-key': true } };
         return out;
       },

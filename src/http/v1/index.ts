@@ -17,6 +17,7 @@ import type { BillingDeps } from '../../domain/billing/billing-deps.js';
 import { publisherId, publisherRoutes } from './publisher.js';
 import { eventRoutes } from './events.js';
 import { webhookEndpointRoutes } from './webhook-endpoints.js';
+import { statementRoutes } from './statements.js';
 import type { OutboundPolicy } from '../../outbound/address-policy.js';
 import { workspacePrincipal } from '../plugins/auth.js';
 import type { Clock } from '../../domain/clock.js';
@@ -67,6 +68,10 @@ const buyerAndPublisherRoutes: FastifyPluginAsyncZod<{
   ];
   for (const p of parties) {
     await app.register(eventRoutes, { ...p, pool, publicBaseUrl });
+    const owner = p.party === 'buyer'
+      ? (request: FastifyRequest) => ({ kind: 'workspace' as const, id: workspacePrincipal(request).workspaceId })
+      : (request: FastifyRequest) => ({ kind: 'publisher' as const, id: publisherId(request) });
+    await app.register(statementRoutes, { ...(p.prefix ? { prefix: p.prefix } : {}), party: p.party, owner, pool, clock });
     await app.register(webhookEndpointRoutes, { ...p, pool, clock, publicBaseUrl, outboundPolicy, secrets: webhookSecrets, limiter });
   }
 };

@@ -6,7 +6,7 @@ import type { Clock } from '../../domain/clock.js';
 import type { Kept, OnceOptions } from '../../domain/idempotency/record-once.js';
 import type { Asked } from '../../domain/approvals/ask.js';
 import { buyerOrders } from '../../domain/orders/buyer-actions.js';
-import { getOrder, listMessages, listOrders } from '../../domain/orders/order-read.js';
+import { eachOrder, getOrder, listMessages, listOrders } from '../../domain/orders/order-read.js';
 import type { PlacementGroups } from '../../domain/orders/place-orders.js';
 import { type ApprovalDeps, approveOrAsk, isAsked, placeOrAsk } from '../../domain/approvals/ask.js';
 import { approvalRequest } from '../../schemas/approvals.js';
@@ -14,10 +14,11 @@ import type { Durations } from '../../domain/orders/states.js';
 import { workspacePrincipal } from '../plugins/auth.js';
 import { onceFor, sendKept } from '../plugins/idempotency.js';
 import { authErrors, bearerSecurity, errorResponses } from '../../schemas/common.js';
-import { buyerOrder, contentBody, emptyBody, messageBody, messageSchema, orderListQuery, placeOrdersBody } from '../../schemas/orders.js';
+import { buyerOrder, buyerOrderCsvColumns, contentBody, emptyBody, messageBody, messageSchema, orderListQuery, placeOrdersBody } from '../../schemas/orders.js';
 import { idParam } from '../../schemas/outlets.js';
 import { pageEnvelope, paginated, pageQuery } from '../../schemas/pagination.js';
 import { BODY_LIMITS } from '../body-limits.js';
+import { listFormat, sendCsv } from '../negotiate.js';
 
 export interface OrderRouteDeps {
   pool: pg.Pool;
@@ -76,19 +77,24 @@ export const orderRoutes: FastifyPluginAsyncZod<OrderRouteDeps & { placementGrou
   app.get(
     '/orders',
     {
+      config: { csv: buyerOrderCsvColumns },
       schema: {
         operationId: 'listOrders',
-        summary: "The workspace's orders, newest first.",
+        summary: "The workspace's orders, newest first. With Accept: text/csv, every matching order as CSV (page and per_page ignored).",
         tags: ['Orders'],
         security: bearerSecurity,
         querystring: orderListQuery,
-        response: { 200: paginated(buyerOrder), ...errorResponses(...authErrors, 422) },
+        response: { 200: paginated(buyerOrder), ...errorResponses(...authErrors, 406, 422) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { page, per_page, status, your_turn } = request.query;
+      const format = listFormat(request);
       const viewer = { party: 'buyer' as const, workspaceId: workspacePrincipal(request).workspaceId };
-      const { items, total } = await listOrders(pool, viewer, { ...(status ? { status } : {}), ...(your_turn !== undefined ? { yourTurn: your_turn } : {}) }, page, per_page);
+      const filters = { ...(status ? { status } : {}), ...(your_turn !== undefined ? { yourTurn: your_turn } : {}) };
+      if (format === 'csv') return sendCsv(reply, 'orders.csv', buyerOrderCsvColumns, eachOrder(pool, viewer, filters));
+      reply.header('vary', 'Accept');
+      const { items, total } = await listOrders(pool, viewer, filters, page, per_page);
       return { data: items, ...pageEnvelope(request, publicBaseUrl, { page, perPage: per_page, total, count: items.length }) };
     },
   );

@@ -2,16 +2,17 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { DomainError } from '../../domain/errors.js';
-import { getOrder, listMessages, listOrders } from '../../domain/orders/order-read.js';
+import { eachOrder, getOrder, listMessages, listOrders } from '../../domain/orders/order-read.js';
 import type { Kept, OnceOptions } from '../../domain/idempotency/record-once.js';
 import { publisherOrders } from '../../domain/orders/publisher-actions.js';
 import { onceFor, sendKept } from '../plugins/idempotency.js';
 import { authErrors, bearerSecurity, errorResponses } from '../../schemas/common.js';
-import { contentBody, declineBody, emptyBody, messageBody, messageSchema, orderListQuery, publishBody, publisherOrder } from '../../schemas/orders.js';
+import { contentBody, declineBody, emptyBody, messageBody, messageSchema, orderListQuery, publishBody, publisherOrder, publisherOrderCsvColumns } from '../../schemas/orders.js';
 import { idParam } from '../../schemas/outlets.js';
 import { pageEnvelope, paginated, pageQuery } from '../../schemas/pagination.js';
 import type { ActionRequest, OrderRouteDeps } from './orders.js';
 import { BODY_LIMITS } from '../body-limits.js';
+import { listFormat, sendCsv } from '../negotiate.js';
 import type { LinkChecker } from '../../domain/orders/link-checker.js';
 import { publisherMe } from '../../domain/publishers/publisher-service.js';
 import { publisherMeData } from '../../schemas/me.js';
@@ -49,25 +50,24 @@ export const publisherRoutes: FastifyPluginAsyncZod<OrderRouteDeps & { linkCheck
   app.get(
     '/orders',
     {
-      config: auth,
+      config: { ...auth, csv: publisherOrderCsvColumns },
       schema: {
         operationId: 'publisherListOrders',
-        summary: "Orders on this publisher's outlets, newest first.",
+        summary: "Orders on this publisher's outlets, newest first. With Accept: text/csv, every matching order as CSV (page and per_page ignored).",
         tags: ['Publisher'],
         security: bearerSecurity,
         querystring: orderListQuery,
-        response: { 200: paginated(publisherOrder), ...errorResponses(...authErrors, 422) },
+        response: { 200: paginated(publisherOrder), ...errorResponses(...authErrors, 406, 422) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { page, per_page, status, your_turn } = request.query;
-      const { items, total } = await listOrders(
-        pool,
-        { party: 'publisher', publisherId: publisherId(request) },
-        { ...(status ? { status } : {}), ...(your_turn !== undefined ? { yourTurn: your_turn } : {}) },
-        page,
-        per_page,
-      );
+      const format = listFormat(request);
+      const viewer = { party: 'publisher' as const, publisherId: publisherId(request) };
+      const filters = { ...(status ? { status } : {}), ...(your_turn !== undefined ? { yourTurn: your_turn } : {}) };
+      if (format === 'csv') return sendCsv(reply, 'publisher-orders.csv', publisherOrderCsvColumns, eachOrder(pool, viewer, filters));
+      reply.header('vary', 'Accept');
+      const { items, total } = await listOrders(pool, viewer, filters, page, per_page);
       return { data: items, ...pageEnvelope(request, publicBaseUrl, { page, perPage: per_page, total, count: items.length }) };
     },
   );
