@@ -13,7 +13,7 @@ export async function createWorkspaceAccounts(tx: Db, workspaceId: number): Prom
 }
 
 export async function createPublisherAccount(tx: Db, publisherId: number): Promise<void> {
-  await tx.query(`INSERT INTO ledger_accounts (kind, publisher_id) VALUES ('pending', $1), ('payable', $1) ON CONFLICT DO NOTHING`, [publisherId]);
+  await tx.query(`INSERT INTO ledger_accounts (kind, publisher_id) VALUES ('pending', $1), ('payable', $1), ('in_payout', $1) ON CONFLICT DO NOTHING`, [publisherId]);
 }
 
 export async function workspaceAccountIds(

@@ -10,6 +10,7 @@ import { createUser } from '../../../src/domain/users/user-service.js';
 import { topUpWorkspace } from '../../../src/domain/workspaces/top-up.js';
 import { adjustBalance } from '../../../src/domain/billing/adjustments.js';
 import { createBilling } from '../../../src/domain/billing/billing-deps.js';
+import { webhookSecretBox } from '../../../src/domain/webhooks/secret-box.js';
 import { confirmTopUp } from '../../../src/domain/billing/confirm.js';
 import { valueOf } from '../../../src/domain/idempotency/record-once.js';
 import { webhookDelivery, webhookEndpointWithSecret } from '../../../src/schemas/events.js';
@@ -81,7 +82,7 @@ describe('webhooks — every event type, signed', () => {
     await topUpWorkspace(h.database.pool, ws.workspaceId, 1_000, h.clock.now());
     // Adding funds (docs/billing.md): a top-up request confirmed by staff, and a staff adjustment.
     const staff = await createUser(h.database.pool, { email: `staff-${Date.now()}@example.com`, name: 'Staff', password: 'correct horse battery', staff: true });
-    const billing = createBilling(h.database.pool, h.clock, h.config);
+    const billing = createBilling(h.database.pool, h.clock, h.config, webhookSecretBox(h.database.pool, h.config.SECRETS_KEY));
     const requested = await call('POST', ws.spendKey, '/api/v1/top-ups', { amount_usd: 20 });
     expect(requested.statusCode, requested.body).toBe(201);
     const topUp = requested.json().data as { id: number };
