@@ -31,6 +31,7 @@ import { overviewPages } from './pages/overview.js';
 import { oauthConsentPages } from './pages/oauth-consent.js';
 import { connectedAppPages } from './pages/connected-apps.js';
 import { fundsPages } from './pages/funds.js';
+import { payoutPages } from './pages/payouts.js';
 import { opsPages } from './pages/ops.js';
 import { CSRF_COOKIE, csrfUserInfo } from './cookies.js';
 import { isSecure, signedInGate } from './session.js';
@@ -186,6 +187,7 @@ async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps) {
           await target.register(connectedAppPages, { deps });
           await target.register(notificationPages, { deps });
           await target.register(fundsPages, { deps });
+          await target.register(payoutPages, { deps });
         },
         { prefix },
       );
