@@ -5,8 +5,6 @@ import { setDestination } from '../../src/domain/billing/payout-details.js';
 import { requestPayout } from '../../src/domain/billing/payouts.js';
 import { DomainError } from '../../src/domain/errors.js';
 import { valueOf } from '../../src/domain/idempotency/record-once.js';
-import { platformAccount, post } from '../../src/domain/ledger/ledger.js';
-import { withTransaction } from '../../src/db/handle.js';
 import { createPublisher } from '../../src/domain/publishers/publisher-service.js';
 import { setStaff } from '../../src/domain/users/user-service.js';
 import { webhookSecretBox } from '../../src/domain/webhooks/secret-box.js';
@@ -14,6 +12,7 @@ import { setupApp } from '../helpers/app.js';
 import { bearer, workspaceWithKeys } from '../helpers/fixtures.js';
 import { expectLedgerInvariants } from '../helpers/ledger-invariants.js';
 import { PASSWORD, personIn } from '../helpers/notify.js';
+import { makePayable } from '../helpers/payouts.js';
 import { consoleClient } from './helpers.js';
 
 // Payouts (docs/billing.md): a publisher's owner says where to be paid (sealed at rest, shown
@@ -34,17 +33,6 @@ async function signedIn(user: { email: string }) {
   return c;
 }
 
-/** Money made payable as a placement whose guarantee ended would make it: external → the publisher's payable, balanced. */
-async function makePayable(publisherId: number, cents: number) {
-  await withTransaction(pool, async (tx) => {
-    const { rows } = await tx.query(`SELECT id FROM ledger_accounts WHERE publisher_id = $1 AND kind = 'payable' FOR UPDATE`, [publisherId]);
-    await post(tx, [{ kind: 'adjustment', orderId: null, workspaceId: null, postings: [
-      { accountId: rows[0].id, kind: 'payable', amount: cents },
-      { accountId: await platformAccount(tx, 'external'), kind: 'external', amount: -cents },
-    ] }]);
-  });
-}
-
 async function setup(payableCents = 12_345) {
   const pub = await createPublisher(pool, `Payee ${ip + 1}`);
   const people = {
@@ -52,7 +40,7 @@ async function setup(payableCents = 12_345) {
     member: await personIn(h, { publisherId: pub.id }, 'member'),
     viewer: await personIn(h, { publisherId: pub.id }, 'viewer'),
   };
-  if (payableCents) await makePayable(pub.id, payableCents);
+  if (payableCents) await makePayable(pool, pub.id, payableCents);
   return { pub, people, p: `/app/p/${pub.id}`, owner: await signedIn(people.owner), member: await signedIn(people.member), viewer: await signedIn(people.viewer) };
 }
 
