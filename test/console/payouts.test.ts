@@ -6,6 +6,7 @@ import { requestPayout } from '../../src/domain/billing/payouts.js';
 import { DomainError } from '../../src/domain/errors.js';
 import { valueOf } from '../../src/domain/idempotency/record-once.js';
 import { createPublisher } from '../../src/domain/publishers/publisher-service.js';
+import { sequenceEvents } from '../../src/domain/events/sequencer.js';
 import { setStaff } from '../../src/domain/users/user-service.js';
 import { webhookSecretBox } from '../../src/domain/webhooks/secret-box.js';
 import { setupApp } from '../helpers/app.js';
@@ -159,6 +160,36 @@ describe('Payouts — happy', () => {
     const res = await h.app.inject({ method: 'GET', url: '/api/v1/publisher/payouts', headers: bearer(s.pub.key) });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().data[0]).toMatchObject({ id, status: 'pending', amount_cents: 12_345, destination: 'Bank account of Paula Owner, IBAN DE•• ending 3000' });
+  });
+});
+
+describe('Payouts — mails', () => {
+  it("each step mails the publisher's owners (not its member), linking to the payout; no account number in any mail", async () => {
+    const s = await setup();
+    await saveIban(s);
+    const id = await requestFromConsole(s);
+    const staff = await staffMember('Mo Staff');
+    await markPayoutSent(billing, { userId: staff.id }, id, 'BANK-42');
+    await makePayable(pool, s.pub.id, 7_000);
+    const failed = await requestFromConsole(s);
+    await markPayoutFailed(billing, { userId: staff.id }, failed, 'The bank returned it.');
+    await sequenceEvents(pool, h.clock.now());
+    await h.app.notifier.drain();
+    const { rows } = await pool.query(`SELECT kind, to_address, subject, body_text FROM mail_outbox WHERE kind LIKE 'payout_%' AND to_address = ANY($1) ORDER BY id`, [
+      [s.people.owner.email, s.people.member.email, s.people.viewer.email],
+    ]);
+    expect(rows.map((m) => [m.kind, m.to_address])).toEqual([
+      ['payout_requested', s.people.owner.email],
+      ['payout_sent', s.people.owner.email],
+      ['payout_requested', s.people.owner.email],
+      ['payout_failed', s.people.owner.email],
+    ]);
+    expect(rows[1].subject).toMatch(/^Payout sent: \$123\.45 \(PO-/);
+    expect(rows[1].body_text).toContain("with the bank's reference BANK-42");
+    expect(rows[1].body_text).toContain(`/app/p/${s.pub.id}/payouts/${id}`);
+    expect(rows[3].body_text).toContain('The bank returned it.');
+    expect(rows[3].body_text).toContain('The money is back in the payable balance (now $70.00)');
+    for (const m of rows) expect(m.body_text).not.toContain('0532013000');
   });
 });
 
