@@ -275,6 +275,19 @@ describe('Payouts — unhappy', () => {
     expect(await balance(s.pub.id, 'payable')).toBe(4_999);
   });
 
+  it('bank details never reach the log: not when saved, refused, requested or exported', async () => {
+    const s = await setup();
+    await s.owner.post(`${s.p}/payouts/destination`, { method: 'bank', holder: 'Paula', iban: 'DE89370400440532013001' }, { from: `${s.p}/payouts` });
+    await saveIban(s);
+    await requestFromConsole(s);
+    const staff = await staffMember('Lo Staff');
+    const made = await staff.c.post('/app/ops/payout-batches', {}, { from: '/app/ops' });
+    expect((await staff.c.get(`${made.headers.location!}/file`)).body).toContain(IBAN);
+    const log = h.logs.join('');
+    expect(log).toContain('/payouts/destination');
+    for (const secret of ['0532013000', '0532013001', '0532 0130']) expect(log).not.toContain(secret);
+  });
+
   it('the operations console is 404 to the publisher owner; a staff decision without a reason is 422', async () => {
     const s = await setup();
     await saveIban(s);
