@@ -3,6 +3,7 @@ CREATE TYPE "public"."payout_status" AS ENUM('pending', 'sent', 'failed');--> st
 ALTER TYPE "public"."ledger_transaction_kind" ADD VALUE IF NOT EXISTS 'payout_requested';--> statement-breakpoint
 ALTER TYPE "public"."ledger_transaction_kind" ADD VALUE IF NOT EXISTS 'payout_sent';--> statement-breakpoint
 ALTER TYPE "public"."ledger_transaction_kind" ADD VALUE IF NOT EXISTS 'payout_failed';--> statement-breakpoint
+ALTER TYPE "public"."ledger_transaction_kind" ADD VALUE IF NOT EXISTS 'opening_balance';--> statement-breakpoint
 ALTER TABLE "ledger_accounts" DROP CONSTRAINT "ledger_accounts_balance_non_negative";--> statement-breakpoint
 ALTER TABLE "ledger_accounts" DROP CONSTRAINT "ledger_accounts_owner_matches_kind";--> statement-breakpoint
 -- 'in_payout' is used below in this same transaction (the owner CHECK), which a value added by

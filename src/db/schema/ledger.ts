@@ -40,6 +40,8 @@ export const ledgerTransactionKind = pgEnum('ledger_transaction_kind', [
   'payout_requested',
   'payout_sent',
   'payout_failed',
+  // A balance an account starts with, from outside the service (the demo publisher's earnings before the demo).
+  'opening_balance',
 ]);
 
 /**

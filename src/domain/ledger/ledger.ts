@@ -18,7 +18,8 @@ export type TransactionKind =
   | 'adjustment'
   | 'payout_requested'
   | 'payout_sent'
-  | 'payout_failed';
+  | 'payout_failed'
+  | 'opening_balance';
 
 export interface Posting {
   accountId: number;
@@ -167,6 +168,17 @@ export const payoutFailed = (a: PayoutAccounts, cents: number): Movement => ({
   postings: [
     { accountId: a.inPayout, kind: 'in_payout', amount: -cents },
     { accountId: a.payable, kind: 'payable', amount: cents },
+  ],
+});
+
+/** A publisher's payable balance from outside the service (the demo publisher's earnings before the demo): external → payable. */
+export const openingPayable = (payable: number, external: number, cents: number): Movement => ({
+  kind: 'opening_balance',
+  orderId: null,
+  workspaceId: null,
+  postings: [
+    { accountId: payable, kind: 'payable', amount: cents },
+    { accountId: external, kind: 'external', amount: -cents },
   ],
 });
 
