@@ -108,6 +108,10 @@ describe('Payouts — happy', () => {
     const events = (await pool.query(`SELECT type, data FROM events WHERE publisher_id = $1 AND type LIKE 'payout.%' ORDER BY id`, [s.pub.id])).rows;
     expect(events.map((e) => e.type)).toEqual(['payout.requested', 'payout.sent']);
     expect(events[1].data.by_user_id).toBe(staff.id);
+    // "What staff did" names the author, the publisher and the payout; the publisher's ops page its balances.
+    const reference = (await pool.query('SELECT reference FROM payouts WHERE id = $1', [id])).rows[0].reference;
+    expect((await staff.c.get('/app/ops')).body).toMatch(new RegExp(`<td>Sam Staff</td><td>Sent a payout</td><td><a href="/app/ops/publishers/${s.pub.id}">[^<]+</a></td><td>\\$123\\.45</td><td><a href="/app/ops/payouts/${id}">${reference}</a>`));
+    expect((await staff.c.get(`/app/ops/publishers/${s.pub.id}`)).body).toContain('In payout');
     // Sent twice: the second press meets the new status.
     const again = await staff.c.post(`/app/ops/payouts/${id}/sent`, { bank_reference: 'BANK-779' }, { from: `/app/ops/payouts/${id}` });
     expect(again.statusCode).toBe(409);

@@ -26,7 +26,7 @@ import { when } from '../format.js';
 // in its own transaction, that the person is staff now. Nothing here shows a key, a member or an
 // order: staff run the money and are no members of the workspaces they look at.
 
-const ACTION_WORDS = { confirmed: 'Confirmed a top-up', rejected: 'Rejected a top-up', adjusted: 'Adjusted the balance' } as const;
+const ACTION_WORDS = { confirmed: 'Confirmed a top-up', rejected: 'Rejected a top-up', adjusted: 'Adjusted the balance', sent: 'Sent a payout', failed: 'Marked a payout failed' } as const;
 
 const staffOf = (request: FastifyRequest): Staff => ({ userId: request.consoleUser!.id });
 
@@ -96,10 +96,14 @@ export async function opsPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
         at: when(a.at),
         who: a.staff.name,
         what: ACTION_WORDS[a.action],
-        workspace: a.workspace.name,
-        workspaceHref: `/app/ops/workspaces/${a.workspace.id}`,
+        workspace: a.workspace ? a.workspace.name : (a.publisher?.name ?? ''),
+        workspaceHref: a.workspace ? `/app/ops/workspaces/${a.workspace.id}` : `/app/ops/publishers/${a.publisher?.id ?? ''}`,
         amount: a.amount_formatted,
-        topUp: a.top_up ? { reference: a.top_up.reference, href: `/app/ops/top-ups/${a.top_up.id}` } : null,
+        topUp: a.top_up
+          ? { reference: a.top_up.reference, href: `/app/ops/top-ups/${a.top_up.id}` }
+          : a.payout
+            ? { reference: a.payout.reference, href: `/app/ops/payouts/${a.payout.id}` }
+            : null,
         reason: a.reason ?? '',
       })),
     });
