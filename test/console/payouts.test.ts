@@ -6,6 +6,7 @@ import { requestPayout } from '../../src/domain/billing/payouts.js';
 import { DomainError } from '../../src/domain/errors.js';
 import { valueOf } from '../../src/domain/idempotency/record-once.js';
 import { createPublisher } from '../../src/domain/publishers/publisher-service.js';
+import { requireReceivable } from '../../src/domain/events/event-types.js';
 import { sequenceEvents } from '../../src/domain/events/sequencer.js';
 import { setStaff } from '../../src/domain/users/user-service.js';
 import { webhookSecretBox } from '../../src/domain/webhooks/secret-box.js';
@@ -277,6 +278,21 @@ describe('Payouts — unhappy', () => {
     expect(low).toMatchObject({ code: 'conflict', details: { reason: 'below_minimum' } });
     expect((low as DomainError).message).toBe('The payable balance ($49.99) is below the smallest payout, $50.00.');
     expect(await balance(s.pub.id, 'payable')).toBe(4_999);
+  });
+
+  it("payout events are the publisher's only: a workspace's endpoint or filter naming one is 422 naming the field; the publisher's feed filters them", async () => {
+    const ws = await workspaceWithKeys(pool);
+    expect(() => requireReceivable({ party: 'buyer', workspaceId: ws.workspaceId }, ['payout.sent'], 'events')).toThrow(DomainError);
+    const filtered = await h.app.inject({ method: 'GET', url: '/api/v1/events?type=payout.sent', headers: bearer(ws.readKey) });
+    expect(filtered.statusCode).toBe(422);
+    expect(filtered.json().errors.type[0]).toContain('only a publisher does');
+    const s = await setup();
+    await saveIban(s);
+    await requestFromConsole(s);
+    await sequenceEvents(pool, h.clock.now());
+    const feed = await h.app.inject({ method: 'GET', url: '/api/v1/publisher/events?type=payout.requested', headers: bearer(s.pub.key) });
+    expect(feed.statusCode, feed.body).toBe(200);
+    expect(feed.json().data.map((e: { type: string }) => e.type)).toEqual(['payout.requested']);
   });
 
   it('bank details never reach the log: not when saved, refused, requested or exported', async () => {
