@@ -75,7 +75,7 @@ describe.skipIf(skipBrowser)('Payouts in Chromium — happy', () => {
     const staff = await signIn('sam@operator.example');
     await staff.getByRole('link', { name: 'Operations' }).click();
     await expect.poll(() => staff.getByRole('heading', { name: 'Payouts to send' }).count()).toBe(1);
-    await checkPage(staff, 'ops');
+    await checkPage(staff, 'ops-payouts');
     await staff.getByRole('link', { name: reference }).click();
     await staff.getByLabel("Bank's reference").fill('SEPA-2026-1202-77');
     await checkPage(staff, 'ops-payout');
