@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createBilling } from '../../src/domain/billing/billing-deps.js';
-import { markPayoutFailed, markPayoutSent } from '../../src/domain/billing/payout-decide.js';
+import { makePayoutBatch, markBatchSent, markPayoutFailed, markPayoutSent } from '../../src/domain/billing/payout-decide.js';
 import { setDestination } from '../../src/domain/billing/payout-details.js';
 import { requestPayout } from '../../src/domain/billing/payouts.js';
 import { DomainError } from '../../src/domain/errors.js';
@@ -224,6 +224,40 @@ describe('Payouts — races', () => {
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     expect((results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason).toMatchObject({ code: 'conflict' });
     expect(await balance(s.pub.id, 'in_payout')).toBe(0);
+    await expectLedgerInvariants(h.database);
+  });
+});
+
+describe('Payouts — batch races', () => {
+  it('a batch marked sent by two staff at once, while a third marks one of its payouts failed: each payout decided once', async () => {
+    const pubs = [await setup(6_000), await setup(7_000), await setup(8_000)];
+    const ids: number[] = [];
+    for (const s of pubs) {
+      await setDestination(billing, { publisherId: s.pub.id, userId: s.people.owner.id }, { method: 'paypal', email: `b${s.pub.id}@example.com` });
+      ids.push(valueOf(await requestPayout(billing, { publisherId: s.pub.id, userId: s.people.owner.id })).id);
+    }
+    const [a, b, c] = [await staffMember('Ann Staff'), await staffMember('Ben Staff'), await staffMember('Cat Staff')];
+    const batch = (await makePayoutBatch(billing, { userId: a.id }))!;
+    expect(batch).toMatch(/^PB-/);
+    const results = await Promise.allSettled([
+      markBatchSent(billing, { userId: a.id }, batch, 'BATCH-A'),
+      markBatchSent(billing, { userId: b.id }, batch, 'BATCH-B'),
+      markPayoutFailed(billing, { userId: c.id }, ids[1]!, 'Bounced'),
+    ]);
+    const sentByBatches = results.slice(0, 2).filter((r) => r.status === 'fulfilled').map((r) => (r as PromiseFulfilledResult<{ sent: number }>).value.sent);
+    expect(sentByBatches).toHaveLength(1);
+    for (const r of results.filter((x) => x.status === 'rejected')) expect((r as PromiseRejectedResult).reason).toMatchObject({ code: 'conflict' });
+    // The batch may hold other tests' pending payouts too: these three are judged.
+    const { rows } = await pool.query('SELECT id, status, sent_reference FROM payouts WHERE id = ANY($1) ORDER BY id', [ids]);
+    expect(rows.every((r) => r.status === 'sent' || r.status === 'failed')).toBe(true);
+    expect(rows.filter((r) => r.status === 'failed').length).toBeLessThanOrEqual(1);
+    expect(rows.filter((r) => r.status === 'failed').every((r) => r.id === ids[1])).toBe(true);
+    expect(new Set(rows.filter((r) => r.status === 'sent').map((r) => r.sent_reference)).size).toBe(1);
+    for (const [i, s] of pubs.entries()) {
+      const status = rows.find((r) => r.id === ids[i])!.status;
+      expect(await balance(s.pub.id, 'in_payout')).toBe(0);
+      expect(await balance(s.pub.id, 'payable')).toBe(status === 'failed' ? [6_000, 7_000, 8_000][i] : 0);
+    }
     await expectLedgerInvariants(h.database);
   });
 });
