@@ -99,6 +99,6 @@ export const payoutEventData = z
     payout: payout.describe('The payout as GET /api/v1/publisher/payouts/{id} showed it right after.'),
     payable: z.number().int().describe('The payable balance after it, in US cents.'),
     payable_formatted: z.string(),
-    by_user_id: z.number().int().describe("Who did it: the publisher's owner who asked, or the operator's staff member who marked it."),
+    by_user_id: z.number().int().nullable().describe("Who did it: the publisher's owner who asked, or the operator's staff member who marked it; null when the provider settled it by itself."),
   })
   .meta({ id: 'PayoutEvent', description: 'A payout asked for (payout.requested), sent (payout.sent), or failed with its money back in payable (payout.failed).' });

@@ -198,6 +198,20 @@ describe('Payouts — mails', () => {
   });
 });
 
+describe('Payouts — a provider that sends by itself', () => {
+  it('a payout its provider answers sent is recorded sent at once (in_payout → external), by the provider, not a person', async () => {
+    const s = await setup(6_500);
+    const connect = { ...billing, provider: { ...billing.provider, sendPayout: async () => ({ state: 'sent' as const, providerReference: 'tr_1Abc' }) } };
+    await setDestination(connect, { publisherId: s.pub.id, userId: s.people.owner.id }, { method: 'paypal', email: 'connect@example.com' });
+    const p = valueOf(await requestPayout(connect, { publisherId: s.pub.id, userId: s.people.owner.id }));
+    expect(p).toMatchObject({ status: 'sent', sent_reference: 'tr_1Abc', amount_cents: 6_500 });
+    expect(await balance(s.pub.id, 'in_payout')).toBe(0);
+    const events = (await pool.query(`SELECT type, data FROM events WHERE publisher_id = $1 AND type LIKE 'payout.%' ORDER BY id`, [s.pub.id])).rows;
+    expect(events.map((e) => [e.type, e.data.by_user_id])).toEqual([['payout.requested', s.people.owner.id], ['payout.sent', null]]);
+    await expectLedgerInvariants(h.database);
+  });
+});
+
 describe('Payouts — races', () => {
   it('50 requests at once: one payout takes the money, the others are refused, the ledger sums to zero', async () => {
     const s = await setup(50_000);

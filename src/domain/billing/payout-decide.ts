@@ -1,17 +1,13 @@
 import { withTransaction, type Db } from '../../db/handle.js';
 import { conflict, invalidInput, notFound } from '../errors.js';
-import { recordEvents } from '../events/record.js';
-import { payoutFailed, payoutSent, platformAccount, post } from '../ledger/ledger.js';
 import { refuseUnstorableText } from '../text-input.js';
 import { requireStaff, type Staff } from '../users/staff.js';
 import type { BillingDeps } from './billing-deps.js';
 import { staffReason } from './confirm.js';
 import { openDetails } from './payout-details.js';
-import { PAYOUT_COLUMNS, PAYOUT_JOINS, type OpsPayoutView, opsPayoutView, type PayoutRow, payoutView } from './payout-view.js';
-import { lockPayoutAccounts, type PayoutEventData, readPayout } from './payouts.js';
-import type { PayoutSettlement } from './provider.js';
+import { PAYOUT_COLUMNS, PAYOUT_JOINS, type OpsPayoutView, opsPayoutView, type PayoutRow } from './payout-view.js';
+import { readPayout, settle } from './payout-settle.js';
 import { newBatchReference } from './reference.js';
-import { usd } from './top-up-view.js';
 
 // Staff deciding payouts (docs/billing.md, "Payouts"): one marked sent with the bank's reference
 // (in_payout → external) or failed with a reason (in_payout → payable, the publisher's again); the
@@ -34,29 +30,6 @@ export function bankReference(typed: string, field = 'bank_reference'): string {
   if (text.length > MAX_BANK_REFERENCE) throw invalidInput({ [field]: [`must be at most ${MAX_BANK_REFERENCE} characters`] });
   refuseUnstorableText({ [field]: text }, 'form');
   return text;
-}
-
-/** Applies a settlement to a locked, pending payout: the ledger's movement, the row, and the event, in the caller's transaction. */
-async function settle(tx: Db, row: PayoutRow, s: PayoutSettlement, now: number): Promise<void> {
-  const accounts = await lockPayoutAccounts(tx, row.publisher_id);
-  const ids = { payable: accounts.payable.id, inPayout: accounts.inPayout.id };
-  const movement = s.state === 'sent' ? payoutSent(ids, await platformAccount(tx, 'external'), row.amount_cents) : payoutFailed(ids, row.amount_cents);
-  const [transactionId] = await post(tx, [movement]);
-  const staffUserId = 'staffUserId' in s.settledBy ? s.settledBy.staffUserId : null;
-  await tx.query({
-    name: 'payout_settle',
-    text: `UPDATE payouts SET status = $2, sent_reference = $3, failure_reason = $4, decided_by_user_id = $5, decided_at = $6, decided_ledger_transaction_id = $7 WHERE id = $1`,
-    values: [row.id, s.state, s.state === 'sent' ? s.providerReference : null, s.state === 'failed' ? s.reason : null, staffUserId, new Date(now), transactionId],
-  });
-  const payable = accounts.payable.balance + (s.state === 'failed' ? row.amount_cents : 0);
-  const data: PayoutEventData = {
-    publisher_id: row.publisher_id,
-    payout: payoutView(await readPayout(tx, row.id, null)),
-    payable,
-    payable_formatted: usd(payable),
-    by_user_id: staffUserId ?? 0,
-  };
-  await recordEvents(tx, [{ type: s.state === 'sent' ? 'payout.sent' : 'payout.failed', owner: { party: 'publisher', publisherId: row.publisher_id }, actor: 'system', data }], now);
 }
 
 /** Staff sent one payout from the bank: recorded with the bank's reference, once. */

@@ -1,13 +1,16 @@
 import type { PayoutStatus } from '../../common/enums.js';
 import type { Db } from '../../db/handle.js';
-import { DomainError, notFound } from '../errors.js';
+import { DomainError } from '../errors.js';
 import { recordEvents } from '../events/record.js';
 import { type Kept, type OnceOptions, runOnce } from '../idempotency/record-once.js';
 import { payoutRequested, post } from '../ledger/ledger.js';
+import { lockPayoutAccounts, type PayoutEventData, readPayout, settle } from './payout-settle.js';
 import type { BillingDeps } from './billing-deps.js';
 import { requirePayoutOwner, type PayoutActor } from './payout-actor.js';
 import { readDestination } from './payout-details.js';
 import { PAYOUT_COLUMNS, PAYOUT_JOINS, type PayoutRow, type PayoutView, payoutView } from './payout-view.js';
+
+export type { PayoutEventData } from './payout-settle.js';
 import { newPayoutReference } from './reference.js';
 import { usd } from './top-up-view.js';
 
@@ -15,40 +18,6 @@ import { usd } from './top-up-view.js';
 // balance; in the same transaction the money moves from payable into the publisher's `in_payout`
 // account and the payout is written, under a lock of the payable row, so two requests at once
 // cannot both take it. Staff then send it (payout-decide.ts), or mark it failed (the money back).
-
-/** The `payout.*` events' data: the payout as the publisher reads it, and who did it. */
-export interface PayoutEventData {
-  publisher_id: number;
-  payout: PayoutView;
-  payable: number;
-  payable_formatted: string;
-  by_user_id: number;
-}
-
-export async function readPayout(db: Db, id: number, publisherId: number | null, lock = false): Promise<PayoutRow> {
-  const { rows } = await db.query<PayoutRow>({
-    name: lock ? 'payout_lock' : 'payout_get',
-    text: `SELECT ${PAYOUT_COLUMNS} FROM payouts p ${PAYOUT_JOINS} WHERE p.id = $1 AND ($2::int IS NULL OR p.publisher_id = $2)${lock ? ' FOR UPDATE OF p' : ''}`,
-    values: [id, publisherId],
-  });
-  if (!rows[0]) throw notFound('Payout');
-  return rows[0];
-}
-
-/** The publisher's payable and in-payout accounts, locked (payable first: the lock order), made if missing. */
-export async function lockPayoutAccounts(tx: Db, publisherId: number): Promise<{ payable: { id: number; balance: number }; inPayout: { id: number; balance: number } }> {
-  // Publishers from before payouts have no in_payout account yet: made on first use.
-  await tx.query({ name: 'payout_account_make', text: `INSERT INTO ledger_accounts (kind, publisher_id) VALUES ('in_payout', $1) ON CONFLICT DO NOTHING`, values: [publisherId] });
-  const { rows } = await tx.query<{ id: number; kind: 'payable' | 'in_payout'; balance: number }>({
-    name: 'payout_accounts_lock',
-    text: `SELECT id, kind, balance FROM ledger_accounts WHERE publisher_id = $1 AND kind IN ('payable', 'in_payout') ORDER BY kind FOR UPDATE`,
-    values: [publisherId],
-  });
-  const payable = rows.find((r) => r.kind === 'payable');
-  const inPayout = rows.find((r) => r.kind === 'in_payout');
-  if (!payable || !inPayout) throw notFound('Publisher');
-  return { payable, inPayout };
-}
 
 /**
  * A payout of the whole payable balance: refused (409, naming why) without a destination or
@@ -77,13 +46,15 @@ export async function requestPayout(deps: BillingDeps, actor: PayoutActor, optio
       const id = inserted.rows[0]?.id;
       if (id === undefined) continue;
       const row = await readPayout(tx, id, actor.publisherId);
-      // The bank transfer answers `manual` (staff send it); a provider that sends by itself would
-      // be called after commit instead, as docs/billing.md designs Connect.
-      await deps.provider.sendPayout({ reference, amountCents: amount, publisher: { id: actor.publisherId, name: row.publisher_name } });
-      const view = payoutView(row);
-      const data: PayoutEventData = { publisher_id: actor.publisherId, payout: view, payable: 0, payable_formatted: usd(0), by_user_id: actor.userId };
+      const data: PayoutEventData = { publisher_id: actor.publisherId, payout: payoutView(row), payable: 0, payable_formatted: usd(0), by_user_id: actor.userId };
       await recordEvents(tx, [{ type: 'payout.requested', owner: { party: 'publisher', publisherId: actor.publisherId }, actor: 'publisher', data }], now);
-      return view;
+      // The bank transfer answers `manual`: staff send it. A provider that sends by itself is
+      // recorded sent at once (docs/billing.md designs Connect, whose call would run after commit).
+      const outcome = await deps.provider.sendPayout({ reference, amountCents: amount, publisher: { id: actor.publisherId, name: row.publisher_name } });
+      if (outcome.state === 'sent') {
+        await settle(tx, row, { reference, settledBy: { providerEventId: outcome.providerReference }, state: 'sent', providerReference: outcome.providerReference }, now);
+      }
+      return payoutView(await readPayout(tx, id, actor.publisherId));
     }
     throw new Error('five payout references in a row were taken');
   });
