@@ -198,7 +198,7 @@ export const marketplaceApp = fp(
     // One box for the webhook signing secrets: the routes seal them, the event worker opens them.
     const webhookSecrets = webhookSecretBox(deps.database.pool, deps.config.SECRETS_KEY);
     // Adding funds (docs/billing.md): the provider and the limits, made from the settings, for the API and the console.
-    const billing = createBilling(deps.database.pool, clock, deps.config);
+    const billing = createBilling(deps.database.pool, clock, deps.config, webhookSecrets);
     await app.register(v1Routes, {
       prefix: '/api/v1',
       pool: deps.database.pool,

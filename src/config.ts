@@ -165,6 +165,8 @@ export const configSchema = z.object({
   // cents, and the payment instructions its request and invoice show.
   TOPUP_MIN_CENTS: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).default(1_000),
   TOPUP_MAX_CENTS: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).default(10_000_000),
+  // The smallest payout a publisher may ask for, US cents (docs/billing.md): a bank transfer costs the operator a fee.
+  PAYOUT_MIN_CENTS: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).default(5_000),
   BILLING_INSTRUCTIONS: billingInstructions.default(DEFAULT_BILLING_INSTRUCTIONS),
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   // Every this many ms, one log line with how long the event loop was held up (0: none).

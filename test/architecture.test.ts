@@ -42,7 +42,7 @@ const layerOf = (file: string) => file.split('/')[1]!;
 const areaMayImport: Record<string, string[]> = {
   accounts: ['keys', 'mail', 'oauth', 'users', 'workspaces'],
   approvals: ['events', 'idempotency', 'keys', 'money', 'orders', 'users'],
-  billing: ['events', 'idempotency', 'keys', 'ledger', 'money', 'users'],
+  billing: ['events', 'idempotency', 'keys', 'ledger', 'money', 'users', 'webhooks'],
   catalog: ['limits'],
   events: ['outlets'],
   fx: [],

@@ -36,6 +36,13 @@ describe('configuration', () => {
     expect(() => loadConfig({ BILLING_INSTRUCTIONS: 'Pay us.' })).toThrow(/BILLING_INSTRUCTIONS: must contain \{reference\}/);
   });
 
+  it('reads the smallest payout (docs/billing.md, "Payouts"): $50 unless set, a positive number of cents', () => {
+    expect(loadConfig({}).PAYOUT_MIN_CENTS).toBe(5_000);
+    expect(loadConfig({ PAYOUT_MIN_CENTS: '100' }).PAYOUT_MIN_CENTS).toBe(100);
+    expect(() => loadConfig({ PAYOUT_MIN_CENTS: '0' })).toThrow(/PAYOUT_MIN_CENTS/);
+    expect(() => loadConfig({ PAYOUT_MIN_CENTS: 'fifty' })).toThrow(/PAYOUT_MIN_CENTS/);
+  });
+
   it('parses booleans and numbers', () => {
     const config = loadConfig({ SEED_DEMO: '1', RATE_LIMIT_PER_MINUTE: '500', FEE_RATE: '0.15' });
     expect(config).toMatchObject({ SEED_DEMO: true, RATE_LIMIT_PER_MINUTE: 500, FEE_RATE: 0.15 });

@@ -50,3 +50,11 @@ export type MailStatus = (typeof mailStatuses)[number];
 /** A request to add funds (docs/billing.md): waiting for the money, credited, withdrawn by the workspace, or refused by staff. */
 export const topUpStatuses = ['pending', 'confirmed', 'cancelled', 'rejected'] as const;
 export type TopUpStatus = (typeof topUpStatuses)[number];
+
+/** A publisher's payout (docs/billing.md): asked and waiting to be sent, sent by staff, or failed (the money back in payable). */
+export const payoutStatuses = ['pending', 'sent', 'failed'] as const;
+export type PayoutStatus = (typeof payoutStatuses)[number];
+
+/** Where a publisher is paid: a bank account (IBAN, or account and routing numbers) or a PayPal address. */
+export const payoutMethods = ['bank', 'paypal'] as const;
+export type PayoutMethod = (typeof payoutMethods)[number];

@@ -32,6 +32,7 @@ import { oauthConsentPages } from './pages/oauth-consent.js';
 import { connectedAppPages } from './pages/connected-apps.js';
 import { fundsPages } from './pages/funds.js';
 import { paperPages } from './pages/papers.js';
+import { payoutPages } from './pages/payouts.js';
 import { opsPages } from './pages/ops.js';
 import { CSRF_COOKIE, csrfUserInfo } from './cookies.js';
 import { isSecure, signedInGate } from './session.js';
@@ -188,6 +189,7 @@ async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps) {
           await target.register(notificationPages, { deps });
           await target.register(fundsPages, { deps });
           await target.register(paperPages, { deps });
+          await target.register(payoutPages, { deps });
         },
         { prefix },
       );

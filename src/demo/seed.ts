@@ -9,6 +9,7 @@ import { createKey } from '../domain/keys/key-service.js';
 import { upsertOutlets } from '../domain/outlets/outlet-upsert.js';
 import { generateOutlets, runDomainTag } from './outlet-generator.js';
 import { createPublisher } from '../domain/publishers/publisher-service.js';
+import { openPublisherPayable } from '../domain/ledger/ledger-service.js';
 import { createBrandKit } from '../domain/workspaces/brand-kits.js';
 import { createProject } from '../domain/workspaces/projects.js';
 import { createWorkspace } from '../domain/workspaces/workspace-service.js';
@@ -53,6 +54,9 @@ interface UnshownDemo {
 }
 
 // The publisher's first key is named by createPublisher ('<name> key').
+/** The demo publisher's payable balance at the start: $250.00, above the default PAYOUT_MIN_CENTS. */
+export const DEMO_PAYABLE_CENTS = 25_000;
+
 const DEMO_KEY_NAMES = { readOnly: 'Demo read-only key', spending: 'Demo spending key', publisher: 'Demo Publisher key' };
 
 async function recordUnshown(db: Db, demo: UnshownDemo): Promise<void> {
@@ -125,6 +129,9 @@ export async function seedDemoIfEmpty(database: Pick<Database, 'pool'>, feeRate:
   const readOnly = await createKey(db, { workspaceId: ws.id, name: DEMO_KEY_NAMES.readOnly });
   const spending = await createKey(db, { workspaceId: ws.id, name: DEMO_KEY_NAMES.spending, canPlaceOrders: true });
   const publisher = await createPublisher(db, 'Demo Publisher');
+  // Earnings from before the demo, payable now: a payout can be tried at once (a placement's own money
+  // stays pending for its guarantee window, and the demo's links never pass a check). docs/billing.md.
+  await openPublisherPayable(db, publisher.id, DEMO_PAYABLE_CENTS);
   const [publisherKey] = await orm(db).select({ id: apiKeys.id }).from(apiKeys).where(eq(apiKeys.publisherId, publisher.id));
   const password = demoPassword();
   const user = await createUser(db, { ...DEMO_USER, password });

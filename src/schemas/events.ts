@@ -5,6 +5,7 @@ import { orderStatuses } from '../domain/orders/states.js';
 import { buyerOrder, messageSchema, publisherOrder } from './orders.js';
 import { documentAs } from './param-docs.js';
 import { balanceAdjustedData, balanceToppedUpData } from './top-ups.js';
+import { payoutEventData } from './payouts.js';
 
 export const webhookEndpoint = z
   .object({
@@ -81,7 +82,7 @@ function eventsOf<Extra extends z.ZodRawShape>(party: 'workspace' | 'publisher',
         disabledEvent,
         member(z.enum(approvalEventTypes), approvalRequest.describe('The approval request as GET /api/v1/approval-requests/{id} showed it right after the change.')),
       ])
-    : z.discriminatedUnion('type', [orderEvent, messageEvent, disabledEvent]);
+    : z.discriminatedUnion('type', [orderEvent, messageEvent, member(z.enum(['payout.requested', 'payout.sent', 'payout.failed']), payoutEventData), disabledEvent]);
 }
 
 export const workspaceEvent = eventsOf('workspace', {}).meta({

@@ -15,7 +15,12 @@ const q = (text: string, values: unknown[] = []) => database.pool.query(text, va
 describe('Migration 0033 (mail) — happy', () => {
   it('marks the users that existed before it as having confirmed their address', async () => {
     // The database as it was before 0033, with a user in it: the migrations after it undone first
-    // (0037 funds, 0036 notifications, 0035 the key's creator; 0034 changes only OAuth rows and may run twice).
+    // (0038 payouts, 0037 funds, 0036 notifications, 0035 the key's creator; 0034 changes only OAuth rows and may run twice).
+    // 0038 (payouts): its tables, and the publishers' in_payout accounts (0037 makes the account kinds'
+    // type anew without the value, which 0038 adds again). The transaction kinds it adds stay, added IF NOT EXISTS.
+    await q(`DROP TABLE payouts, payout_destinations`);
+    await q(`DROP TYPE payout_status`);
+    await q(`DELETE FROM ledger_accounts WHERE kind = 'in_payout'`);
     // 0037 (funds): its tables and the staff column. The enum values it adds stay (a value cannot be
     // dropped): 0037 adds them again IF NOT EXISTS and makes the account kinds' type anew.
     await q(`DROP TABLE ledger_adjustments, top_up_requests`);

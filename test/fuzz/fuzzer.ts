@@ -1099,6 +1099,11 @@ export async function ledgerInvariantViolations(pool: pg.Pool): Promise<string[]
         ON o.workspace_id = a.workspace_id
      WHERE a.kind = 'held' AND a.balance <> COALESCE(o.open, 0)`);
   if (held.length) out.push(`held differs from open orders: ${stringify(held)}`);
+  const inPayout = await q(`SELECT a.publisher_id, a.balance, COALESCE(p.waiting, 0)::bigint AS waiting FROM ledger_accounts a
+      LEFT JOIN (SELECT publisher_id, sum(amount_cents) AS waiting FROM payouts WHERE status = 'pending' GROUP BY publisher_id) p
+        ON p.publisher_id = a.publisher_id
+     WHERE a.kind = 'in_payout' AND a.balance <> COALESCE(p.waiting, 0)`);
+  if (inPayout.length) out.push(`in_payout differs from pending payouts: ${stringify(inPayout)}`);
   return out;
 }
 

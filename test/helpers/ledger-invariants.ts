@@ -5,7 +5,8 @@ import type { Database } from '../../src/db/client.js';
  * The ledger invariants of docs/orders.md, checked against the database itself:
  * every transaction sums to zero, so all entries do; each balance equals the sum of its
  * entries; no balance but `external` and `adjustments` (staff adjustments, docs/billing.md) is
- * negative; a workspace's `held` equals the price of its open orders (once orders exist).
+ * negative; a workspace's `held` equals the price of its open orders (once orders exist); a
+ * publisher's `in_payout` equals its payouts still pending (docs/billing.md).
  */
 export async function expectLedgerInvariants(database: Database): Promise<void> {
   const q = async (sql: string) => (await database.pool.query(sql)).rows;
@@ -43,5 +44,16 @@ export async function expectLedgerInvariants(database: Database): Promise<void> 
           ON o.publisher_id = a.publisher_id
        WHERE a.kind = 'pending' AND a.balance <> COALESCE(o.held, 0)`);
     expect(pendingDrift, 'pending balances that differ from payouts in their guarantee window').toEqual([]);
+  }
+  const hasPayouts = (await q(`SELECT to_regclass('public.payouts') IS NOT NULL AS ok`))[0].ok;
+  if (hasPayouts) {
+    // A publisher's in_payout holds exactly its payouts asked for and not yet sent or failed (docs/billing.md).
+    const inPayoutDrift = await q(`
+      SELECT a.publisher_id, a.balance, COALESCE(p.waiting, 0)::bigint AS waiting
+        FROM ledger_accounts a
+        LEFT JOIN (SELECT publisher_id, sum(amount_cents) AS waiting FROM payouts WHERE status = 'pending' GROUP BY publisher_id) p
+          ON p.publisher_id = a.publisher_id
+       WHERE a.kind = 'in_payout' AND a.balance <> COALESCE(p.waiting, 0)`);
+    expect(inPayoutDrift, 'in_payout balances that differ from pending payouts').toEqual([]);
   }
 }

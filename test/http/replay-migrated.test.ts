@@ -50,6 +50,11 @@ describe('POST /api/v1/orders and MCP place-orders: a record kept before the out
     // The migrations after 0031 undone, so that 0031 and they apply again (drizzle applies those
     // newer than the newest it recorded). 0034 (OAuth client secrets hashed) needs no undoing: it
     // changes nothing the second time.
+    // 0038 (payouts): its tables, and the publishers' in_payout accounts (0037 makes the account kinds'
+    // type anew without the value, which 0038 adds again). The transaction kinds it adds stay, added IF NOT EXISTS.
+    await q(`DROP TABLE payouts, payout_destinations`);
+    await q(`DROP TYPE payout_status`);
+    await q(`DELETE FROM ledger_accounts WHERE kind = 'in_payout'`);
     // 0037 (funds): its tables and the staff column. The enum values it adds stay (a value cannot be
     // dropped): 0037 adds them again IF NOT EXISTS and makes the account kinds' type anew.
     await q(`DROP TABLE ledger_adjustments, top_up_requests`);

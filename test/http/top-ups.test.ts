@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { adjustBalance } from '../../src/domain/billing/adjustments.js';
 import { createBilling } from '../../src/domain/billing/billing-deps.js';
+import { webhookSecretBox } from '../../src/domain/webhooks/secret-box.js';
 import { confirmTopUp, rejectTopUp } from '../../src/domain/billing/confirm.js';
 import { requestTopUp } from '../../src/domain/billing/top-ups.js';
 import { DomainError } from '../../src/domain/errors.js';
@@ -19,7 +20,7 @@ import { personIn } from '../helpers/notify.js';
 
 const h = await setupApp({ RATE_LIMIT_PER_MINUTE: 1_000_000, TOPUP_MIN_CENTS: 1_000, TOPUP_MAX_CENTS: 5_000_000 });
 const pool = h.database.pool;
-const billing = createBilling(pool, h.clock, h.config);
+const billing = createBilling(pool, h.clock, h.config, webhookSecretBox(pool, h.config.SECRETS_KEY));
 
 const post = (key: string, url: string, payload: unknown = {}, headers: Record<string, string> = {}) =>
   h.app.inject({ method: 'POST', url, headers: { ...bearer(key), ...headers }, payload: payload as object });

@@ -11,6 +11,10 @@ import { usdToCents } from '../../domain/money/format.js';
 import { parseUserInput } from '../../domain/users/user-input.js';
 import type { Staff } from '../../domain/users/staff.js';
 import { adjustmentForm, confirmTopUpForm, rejectTopUpForm } from '../../schemas/top-ups.js';
+import { batchPayouts, makePayoutBatch, markBatchSent, markPayoutFailed, markPayoutSent, opsPayout, payoutBatchFile, pendingPayouts } from '../../domain/billing/payout-decide.js';
+import type { OpsPayoutView } from '../../domain/billing/payout-view.js';
+import { payoutFailedForm, payoutSentForm } from '../../schemas/payouts.js';
+import { PAYOUT_STATUS_WORDS } from './payouts.js';
 import { type ConsoleDeps, page, pathId } from '../context.js';
 import { type Form, formText } from '../form.js';
 import { TOP_UP_STATUS_WORDS, requesterWords } from './funds.js';
@@ -22,7 +26,7 @@ import { when } from '../format.js';
 // in its own transaction, that the person is staff now. Nothing here shows a key, a member or an
 // order: staff run the money and are no members of the workspaces they look at.
 
-const ACTION_WORDS = { confirmed: 'Confirmed a top-up', rejected: 'Rejected a top-up', adjusted: 'Adjusted the balance' } as const;
+const ACTION_WORDS = { confirmed: 'Confirmed a top-up', rejected: 'Rejected a top-up', adjusted: 'Adjusted the balance', sent: 'Sent a payout', failed: 'Marked a payout failed' } as const;
 
 const staffOf = (request: FastifyRequest): Staff => ({ userId: request.consoleUser!.id });
 
@@ -40,6 +44,21 @@ const topUpRow = (v: OpsTopUpView) => ({
   decidedBy: v.decided_by ? `${v.decided_by.name}, ${when(v.decided_at)}` : '',
 });
 
+/** A payout as a row of the staff's tables. */
+const payoutRow = (v: OpsPayoutView) => ({
+  href: `/app/ops/payouts/${v.id}`,
+  reference: v.reference,
+  status: PAYOUT_STATUS_WORDS[v.status],
+  publisher: v.publisher.name,
+  publisherHref: `/app/ops/publishers/${v.publisher.id}`,
+  amount: v.amount_formatted,
+  destination: v.destination,
+  requested: when(v.requested_at),
+  batch: v.batch_reference,
+  batchHref: v.batch_reference ? `/app/ops/payout-batches/${v.batch_reference}` : null,
+  decidedBy: v.decided_by ? `${v.decided_by.name}, ${when(v.decided_at)}` : '',
+});
+
 /** Field errors and what the page says of them, from a refusal of the form's fields. */
 const fieldsOf = (err: DomainError) => (err.details.errors ?? {}) as FieldErrors;
 
@@ -54,7 +73,12 @@ export async function opsPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
   app.get('/', async (request, reply) => {
     const q = ((request.query ?? {}) as Record<string, unknown>).q;
     const text = typeof q === 'string' ? q.trim().slice(0, 200) : '';
-    const [queue, actions, found] = await Promise.all([pendingTopUps(deps.pool, billing.baseUrl), staffActions(deps.pool), findAccounts(deps.pool, text, billing.baseUrl)]);
+    const [queue, actions, found, payouts] = await Promise.all([
+      pendingTopUps(deps.pool, billing.baseUrl),
+      staffActions(deps.pool),
+      findAccounts(deps.pool, text, billing.baseUrl),
+      pendingPayouts(deps.pool),
+    ]);
     return page(request, reply, 'ops', {
       title: 'Operations',
       section: 'ops',
@@ -66,14 +90,20 @@ export async function opsPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
         topUp: found.topUp ? topUpRow(found.topUp) : null,
       },
       queue: queue.map(topUpRow),
+      payouts: payouts.map(payoutRow),
+      unbatched: payouts.some((p) => p.batch_reference === null),
       actions: actions.map((a) => ({
         at: when(a.at),
         who: a.staff.name,
         what: ACTION_WORDS[a.action],
-        workspace: a.workspace.name,
-        workspaceHref: `/app/ops/workspaces/${a.workspace.id}`,
+        workspace: a.workspace ? a.workspace.name : (a.publisher?.name ?? ''),
+        workspaceHref: a.workspace ? `/app/ops/workspaces/${a.workspace.id}` : `/app/ops/publishers/${a.publisher?.id ?? ''}`,
         amount: a.amount_formatted,
-        topUp: a.top_up ? { reference: a.top_up.reference, href: `/app/ops/top-ups/${a.top_up.id}` } : null,
+        topUp: a.top_up
+          ? { reference: a.top_up.reference, href: `/app/ops/top-ups/${a.top_up.id}` }
+          : a.payout
+            ? { reference: a.payout.reference, href: `/app/ops/payouts/${a.payout.id}` }
+            : null,
         reason: a.reason ?? '',
       })),
     });
@@ -194,5 +224,127 @@ export async function opsPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
   app.get('/publishers/:id', async (request, reply) => {
     const p = await opsPublisher(deps.pool, pathId((request.params as { id?: string }).id, 'Publisher'));
     return page(request, reply, 'ops-publisher', { title: `Publisher ${p.name}`, section: 'ops', publisher: p });
+  });
+
+  // ---- Payouts (docs/billing.md, "Payouts") ----------------------------------------------------
+
+  const payoutId = (request: FastifyRequest) => pathId((request.params as { id?: string }).id, 'Payout');
+
+  async function payoutPage(request: FastifyRequest, reply: FastifyReply, id: number, extras: { status?: number; done?: unknown; problem?: string; errors?: FieldErrors; form?: Record<string, string> } = {}) {
+    const v = await opsPayout(deps.pool, id);
+    if (extras.status) reply.code(extras.status);
+    const notice =
+      extras.done === 'sent' && v.status === 'sent'
+        ? `Marked sent: ${v.publisher.name} is told, with the bank's reference.`
+        : extras.done === 'failed' && v.status === 'failed'
+          ? `Marked failed: ${v.amount_formatted} is back in ${v.publisher.name}'s payable balance.`
+          : undefined;
+    return page(request, reply, 'ops-payout', {
+      title: `Payout ${v.reference}`,
+      section: 'ops',
+      payout: { ...payoutRow(v), sentReference: v.sent_reference, failureReason: v.failure_reason, ledgerTransaction: v.ledger_transaction_id, decidedLedgerTransaction: v.decided_ledger_transaction_id },
+      base: `/app/ops/payouts/${v.id}`,
+      pending: v.status === 'pending',
+      form: extras.form ?? { bank_reference: '', reason: '' },
+      errors: extras.errors ?? {},
+      ...(notice ? { notice } : {}),
+      ...(extras.problem ? { problem: extras.problem } : {}),
+    });
+  }
+
+  app.get('/payouts/:id', async (request, reply) => payoutPage(request, reply, payoutId(request), { done: ((request.query ?? {}) as Record<string, unknown>).done }));
+
+  const payoutMovedOn = (request: FastifyRequest, reply: FastifyReply, id: number, err: DomainError) =>
+    payoutPage(request, reply, id, { status: 409, problem: `Nothing was done: ${err.message.replace(/^Cannot [^:]+: /, '')} The page shows it as it is now.` });
+
+  app.post('/payouts/:id/sent', async (request, reply) => {
+    const id = payoutId(request);
+    const form = { bank_reference: '', reason: '' };
+    try {
+      form.bank_reference = formText((request.body ?? {}) as Form, 'bank_reference');
+      parseUserInput(payoutSentForm, { bank_reference: form.bank_reference });
+      await markPayoutSent(billing, staffOf(request), id, form.bank_reference);
+    } catch (err) {
+      if (!(err instanceof DomainError)) throw err;
+      if (err.code === 'conflict') return payoutMovedOn(request, reply, id, err);
+      if (err.code === 'invalid_input') return payoutPage(request, reply, id, { status: 422, form, errors: fieldsOf(err), problem: "Nothing was marked: give the bank's reference." });
+      throw err;
+    }
+    return reply.redirect(`/app/ops/payouts/${id}?done=sent`, 303);
+  });
+
+  app.post('/payouts/:id/failed', async (request, reply) => {
+    const id = payoutId(request);
+    const form = { bank_reference: '', reason: '' };
+    try {
+      form.reason = formText((request.body ?? {}) as Form, 'reason');
+      parseUserInput(payoutFailedForm, { reason: form.reason });
+      await markPayoutFailed(billing, staffOf(request), id, form.reason);
+    } catch (err) {
+      if (!(err instanceof DomainError)) throw err;
+      if (err.code === 'conflict') return payoutMovedOn(request, reply, id, err);
+      if (err.code === 'invalid_input') return payoutPage(request, reply, id, { status: 422, form, errors: fieldsOf(err), problem: 'Nothing was marked: give the reason.' });
+      throw err;
+    }
+    return reply.redirect(`/app/ops/payouts/${id}?done=failed`, 303);
+  });
+
+  /** Every pending payout not in a batch yet, gathered into one for the bank's file. */
+  app.post('/payout-batches', async (request, reply) => {
+    const batch = await makePayoutBatch(billing, staffOf(request));
+    return reply.redirect(batch ? `/app/ops/payout-batches/${batch}` : '/app/ops', 303);
+  });
+
+  const batchOf = (request: FastifyRequest) => {
+    const ref = (request.params as { batch?: string }).batch ?? '';
+    if (!/^PB-[2-9A-Z]{4}-[2-9A-Z]{4}$/.test(ref)) throw notFound('Batch');
+    return ref;
+  };
+
+  async function batchPage(request: FastifyRequest, reply: FastifyReply, batch: string, extras: { status?: number; done?: unknown; problem?: string; errors?: FieldErrors; bankReference?: string } = {}) {
+    const rows = await batchPayouts(deps.pool, batch);
+    if (extras.status) reply.code(extras.status);
+    const pending = rows.filter((r) => r.status === 'pending');
+    return page(request, reply, 'ops-payout-batch', {
+      title: `Batch ${batch}`,
+      section: 'ops',
+      batch,
+      base: `/app/ops/payout-batches/${batch}`,
+      rows: rows.map(payoutRow),
+      pendingCount: pending.length,
+      total: pending.reduce((s, r) => s + r.amount_cents, 0),
+      bankReference: extras.bankReference ?? '',
+      errors: extras.errors ?? {},
+      ...(extras.done === 'sent' ? { notice: 'Marked sent: each publisher is told.' } : {}),
+      ...(extras.problem ? { problem: extras.problem } : {}),
+    });
+  }
+
+  app.get('/payout-batches/:batch', async (request, reply) => batchPage(request, reply, batchOf(request), { done: ((request.query ?? {}) as Record<string, unknown>).done }));
+
+  /** The bank's file of the batch's payouts still pending: the details opened for the bank, never cached, never logged. */
+  app.get('/payout-batches/:batch/file', async (request, reply) => {
+    const file = await payoutBatchFile(billing, staffOf(request), batchOf(request));
+    return reply
+      .header('content-type', file.contentType)
+      .header('content-disposition', `attachment; filename="${file.filename}"`)
+      .header('cache-control', 'no-store')
+      .send(file.body);
+  });
+
+  app.post('/payout-batches/:batch/sent', async (request, reply) => {
+    const batch = batchOf(request);
+    let bankRef = '';
+    try {
+      bankRef = formText((request.body ?? {}) as Form, 'bank_reference');
+      parseUserInput(payoutSentForm, { bank_reference: bankRef });
+      await markBatchSent(billing, staffOf(request), batch, bankRef);
+    } catch (err) {
+      if (!(err instanceof DomainError)) throw err;
+      if (err.code === 'conflict') return batchPage(request, reply, batch, { status: 409, problem: `Nothing was marked: ${err.message.replace(/^Cannot [^:]+: /, '')}` });
+      if (err.code === 'invalid_input') return batchPage(request, reply, batch, { status: 422, bankReference: bankRef, errors: fieldsOf(err), problem: "Nothing was marked: give the bank's reference." });
+      throw err;
+    }
+    return reply.redirect(`/app/ops/payout-batches/${batch}?done=sent`, 303);
   });
 }

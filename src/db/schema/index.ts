@@ -18,3 +18,4 @@ export * from './approvals.js';
 export * from './mail.js';
 export * from './notifications.js';
 export * from './billing.js';
+export * from './payouts.js';

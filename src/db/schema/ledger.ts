@@ -24,6 +24,8 @@ export const ledgerAccountKind = pgEnum('ledger_account_kind', [
   'external',
   // The platform's side of staff adjustments (docs/billing.md): minus the net of all money credited by hand.
   'adjustments',
+  // A publisher's money asked to be paid out and not yet sent (docs/billing.md, "Payouts").
+  'in_payout',
 ]);
 
 export const ledgerTransactionKind = pgEnum('ledger_transaction_kind', [
@@ -34,6 +36,12 @@ export const ledgerTransactionKind = pgEnum('ledger_transaction_kind', [
   'payout_released',
   'guarantee_refunded',
   'adjustment',
+  // Payouts (docs/billing.md): payable → in_payout when asked; in_payout → external when sent; back to payable when failed.
+  'payout_requested',
+  'payout_sent',
+  'payout_failed',
+  // A balance an account starts with, from outside the service (the demo publisher's earnings before the demo).
+  'opening_balance',
 ]);
 
 /**
@@ -60,7 +68,7 @@ export const ledgerAccounts = pgTable(
     check(
       'ledger_accounts_owner_matches_kind',
       sql`(${t.kind} IN ('available', 'held') AND ${t.workspaceId} IS NOT NULL AND ${t.publisherId} IS NULL)
-        OR (${t.kind} IN ('pending', 'payable') AND ${t.publisherId} IS NOT NULL AND ${t.workspaceId} IS NULL)
+        OR (${t.kind} IN ('pending', 'payable', 'in_payout') AND ${t.publisherId} IS NOT NULL AND ${t.workspaceId} IS NULL)
         OR (${t.kind} IN ('fees', 'external', 'adjustments') AND ${t.workspaceId} IS NULL AND ${t.publisherId} IS NULL)`,
     ),
   ],

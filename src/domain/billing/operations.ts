@@ -31,6 +31,8 @@ export interface PublisherBalances {
   pending_formatted: string;
   payable: number;
   payable_formatted: string;
+  in_payout: number;
+  in_payout_formatted: string;
 }
 
 const WORKSPACE_BALANCES = `SELECT w.id, w.name, w.currency::text AS currency,
@@ -39,14 +41,15 @@ const WORKSPACE_BALANCES = `SELECT w.id, w.name, w.currency::text AS currency,
   FROM workspaces w`;
 const PUBLISHER_BALANCES = `SELECT p.id, p.name,
        COALESCE((SELECT balance FROM ledger_accounts WHERE publisher_id = p.id AND kind = 'pending'), 0)::bigint AS pending,
-       COALESCE((SELECT balance FROM ledger_accounts WHERE publisher_id = p.id AND kind = 'payable'), 0)::bigint AS payable
+       COALESCE((SELECT balance FROM ledger_accounts WHERE publisher_id = p.id AND kind = 'payable'), 0)::bigint AS payable,
+       COALESCE((SELECT balance FROM ledger_accounts WHERE publisher_id = p.id AND kind = 'in_payout'), 0)::bigint AS in_payout
   FROM publishers p`;
 
 type WorkspaceRow = { id: number; name: string; currency: string; available: number; held: number };
-type PublisherRow = { id: number; name: string; pending: number; payable: number };
+type PublisherRow = { id: number; name: string; pending: number; payable: number; in_payout: number };
 
 const workspaceBalances = (r: WorkspaceRow): WorkspaceBalances => ({ ...r, available_formatted: usd(r.available), held_formatted: usd(r.held) });
-const publisherBalances = (r: PublisherRow): PublisherBalances => ({ ...r, pending_formatted: usd(r.pending), payable_formatted: usd(r.payable) });
+const publisherBalances = (r: PublisherRow): PublisherBalances => ({ ...r, pending_formatted: usd(r.pending), payable_formatted: usd(r.payable), in_payout_formatted: usd(r.in_payout) });
 
 /** The requests waiting for money, oldest first: the staff's queue. */
 export async function pendingTopUps(db: Db, baseUrl: string): Promise<OpsTopUpView[]> {
@@ -153,51 +156,64 @@ export async function opsPublisher(db: Db, id: number): Promise<PublisherBalance
 }
 
 export interface StaffAction {
-  /** confirmed, rejected (a top-up), adjusted. */
-  action: 'confirmed' | 'rejected' | 'adjusted';
+  /** confirmed, rejected (a top-up), adjusted (a workspace's balance), sent or failed (a payout). */
+  action: 'confirmed' | 'rejected' | 'adjusted' | 'sent' | 'failed';
   at: string;
   staff: { user_id: number; name: string };
-  workspace: { id: number; name: string };
+  /** The workspace acted on (top-ups, adjustments), or null for a publisher's payout. */
+  workspace: { id: number; name: string } | null;
+  publisher: { id: number; name: string } | null;
   amount_cents: number;
   amount_formatted: string;
   top_up: { id: number; reference: string } | null;
+  payout: { id: number; reference: string } | null;
   reason: string | null;
 }
 
 /** What staff did last, newest first, each with who did it. */
 export async function staffActions(db: Db): Promise<StaffAction[]> {
   const { rows } = await db.query<{
-    action: 'confirmed' | 'rejected' | 'adjusted';
+    action: StaffAction['action'];
     at: Date;
     user_id: number;
     user_name: string;
-    workspace_id: number;
-    workspace_name: string;
+    workspace_id: number | null;
+    workspace_name: string | null;
+    publisher_id: number | null;
+    publisher_name: string | null;
     amount_cents: number;
     top_up_id: number | null;
+    payout_id: number | null;
     reference: string | null;
     reason: string | null;
   }>({
     name: 'ops_staff_actions',
     text: `SELECT * FROM (
              (SELECT t.status::text AS action, t.decided_at AS at, t.decided_by_user_id AS user_id, u.name AS user_name, t.workspace_id, w.name AS workspace_name,
-                     COALESCE(t.received_cents, t.amount_cents) AS amount_cents, t.id AS top_up_id, t.reference, t.reject_reason AS reason
+                     NULL::int AS publisher_id, NULL::text AS publisher_name,
+                     COALESCE(t.received_cents, t.amount_cents) AS amount_cents, t.id AS top_up_id, NULL::bigint AS payout_id, t.reference, t.reject_reason AS reason
                 FROM top_up_requests t JOIN users u ON u.id = t.decided_by_user_id JOIN workspaces w ON w.id = t.workspace_id
                WHERE t.status IN ('confirmed', 'rejected') ORDER BY t.decided_at DESC LIMIT ${LIMIT})
              UNION ALL
-             (SELECT 'adjusted', a.created_at, a.staff_user_id, u.name, a.workspace_id, w.name, a.amount_cents, NULL::bigint, NULL::text, a.reason
+             (SELECT 'adjusted', a.created_at, a.staff_user_id, u.name, a.workspace_id, w.name, NULL::int, NULL::text, a.amount_cents, NULL::bigint, NULL::bigint, NULL::text, a.reason
                 FROM ledger_adjustments a JOIN users u ON u.id = a.staff_user_id JOIN workspaces w ON w.id = a.workspace_id
                ORDER BY a.id DESC LIMIT ${LIMIT})
+             UNION ALL
+             (SELECT p.status::text, p.decided_at, p.decided_by_user_id, u.name, NULL::int, NULL::text, p.publisher_id, pub.name, p.amount_cents, NULL::bigint, p.id, p.reference, p.failure_reason
+                FROM payouts p JOIN users u ON u.id = p.decided_by_user_id JOIN publishers pub ON pub.id = p.publisher_id
+               WHERE p.status IN ('sent', 'failed') ORDER BY p.decided_at DESC LIMIT ${LIMIT})
            ) s ORDER BY at DESC LIMIT ${LIMIT}`,
   });
   return rows.map((r) => ({
     action: r.action,
     at: isoSeconds(r.at),
     staff: { user_id: r.user_id, name: r.user_name },
-    workspace: { id: r.workspace_id, name: r.workspace_name },
+    workspace: r.workspace_id !== null ? { id: r.workspace_id, name: r.workspace_name ?? '' } : null,
+    publisher: r.publisher_id !== null ? { id: r.publisher_id, name: r.publisher_name ?? '' } : null,
     amount_cents: r.amount_cents,
     amount_formatted: usd(r.amount_cents),
     top_up: r.top_up_id !== null && r.reference !== null ? { id: r.top_up_id, reference: r.reference } : null,
+    payout: r.payout_id !== null && r.reference !== null ? { id: r.payout_id, reference: r.reference } : null,
     reason: r.reason,
   }));
 }

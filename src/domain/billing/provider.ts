@@ -39,7 +39,7 @@ export interface TopUpReceipt {
   confirmedBy: { staffUserId: number } | { providerEventId: string };
 }
 
-/** Money to send to a publisher (docs/billing.md, "Payouts"). */
+/** Money to send to a publisher (docs/billing.md, "Payouts"): handed to the provider once the owner asked. */
 export interface PayoutStart {
   reference: string;
   amountCents: number;
@@ -52,6 +52,35 @@ export type PayoutOutcome =
   | { state: 'sent'; providerReference: string }
   /** Nothing sent by code: staff send it (a bank transfer) and record its reference by hand. */
   | { state: 'manual' };
+
+/**
+ * What tells the service a payout left or failed: a staff member who sent it from the bank (or
+ * saw it come back), or a provider's signed notification (Connect's `payout.failed`).
+ */
+export type PayoutEvidence =
+  | { kind: 'staff'; staffUserId: number; reference: string; outcome: { state: 'sent'; bankReference: string } | { state: 'failed'; reason: string } }
+  | { kind: 'webhook'; body: string; headers: Record<string, string | undefined> };
+
+/** A payout's end, vouched for by the provider: the domain applies it once, by reference. */
+export type PayoutSettlement = {
+  reference: string;
+  /** A staff member (recorded on the payout and in the event), or the provider's event id. */
+  settledBy: { staffUserId: number } | { providerEventId: string };
+} & ({ state: 'sent'; providerReference: string } | { state: 'failed'; reason: string });
+
+/** One payout of a batch file, with its destination opened (the file goes to the bank, never to a log). */
+export interface PayoutLine {
+  reference: string;
+  amountCents: number;
+  publisher: { id: number; name: string };
+  details: PayoutDetails;
+}
+
+/** Where a publisher is paid, as its owner gave it (sealed at rest: docs/billing.md). */
+export type PayoutDetails =
+  | { method: 'bank'; holder: string; iban: string }
+  | { method: 'bank'; holder: string; account_number: string; routing_number: string }
+  | { method: 'paypal'; email: string };
 
 export interface PaymentProvider {
   /** Stored with each request (`top_up_requests.provider`). */
@@ -69,6 +98,10 @@ export interface PaymentProvider {
   confirmTopUp(evidence: TopUpEvidence): Promise<TopUpReceipt>;
   /** A pending request withdrawn or rejected: the provider stops taking money for it (a card session expired). */
   cancelTopUp(reference: string): Promise<void>;
-  /** Money out to a publisher. */
+  /** Money out to a publisher, called once the payout is asked for (and written): sent by code, or left to staff. */
   sendPayout(payout: PayoutStart): Promise<PayoutOutcome>;
+  /** Turns evidence into a payout's end (sent, or failed with a reason), or refuses it. */
+  settlePayout(evidence: PayoutEvidence): Promise<PayoutSettlement>;
+  /** The file staff hand the bank for a batch of payouts, or null when the provider sends them itself. */
+  payoutBatchFile(batchReference: string, lines: PayoutLine[]): { filename: string; contentType: string; body: string } | null;
 }

@@ -10,6 +10,9 @@ const GROUP = 4;
 const group = () => Array.from({ length: GROUP }, () => ALPHABET[randomInt(ALPHABET.length)]).join('');
 
 export const newTopUpReference = () => `TU-${group()}-${group()}`;
+/** A payout's reference, the description its transfer carries; and a batch's, the file staff give the bank. */
+export const newPayoutReference = () => `PO-${group()}-${group()}`;
+export const newBatchReference = () => `PB-${group()}-${group()}`;
 
 /**
  * A reference as typed (lower case, spaces, without its dashes) in the form it is stored in, or

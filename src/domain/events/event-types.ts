@@ -34,6 +34,10 @@ export const eventTypes = [
   // Adding funds (docs/billing.md): a top-up request's money received, and a staff adjustment.
   'balance.topped_up',
   'balance.adjusted',
+  // Payouts (docs/billing.md): a publisher's payout asked for, sent by staff, or failed (the money back in payable).
+  'payout.requested',
+  'payout.sent',
+  'payout.failed',
   'key.budget_exhausted',
   'webhook_endpoint.disabled',
   ...approvalEventTypes,
@@ -52,9 +56,12 @@ export type EventOwner = Viewer;
 /** Events only a workspace receives: its balance, its keys' budgets and its approval requests are no publisher's. */
 const workspaceOnlyEventTypes: readonly EventType[] = ['workspace.topped_up', 'balance.topped_up', 'balance.adjusted', 'key.budget_exhausted', ...approvalEventTypes];
 
+/** Events only a publisher receives: its payouts are no workspace's. */
+const publisherOnlyEventTypes: readonly EventType[] = ['payout.requested', 'payout.sent', 'payout.failed'];
+
 /** The event types `owner` may receive (what its endpoints and feed filters may name). */
 export function receivableEventTypes(owner: EventOwner): readonly EventType[] {
-  return owner.party === 'publisher' ? eventTypes.filter((t) => !workspaceOnlyEventTypes.includes(t)) : eventTypes;
+  return owner.party === 'publisher' ? eventTypes.filter((t) => !workspaceOnlyEventTypes.includes(t)) : eventTypes.filter((t) => !publisherOnlyEventTypes.includes(t));
 }
 
 /**
@@ -63,9 +70,14 @@ export function receivableEventTypes(owner: EventOwner): readonly EventType[] {
  * silent forever.
  */
 export function requireReceivable(owner: EventOwner, types: readonly EventType[] | undefined, field: string): void {
-  if (owner.party !== 'publisher' || !types) return;
-  const never = types.filter((t) => workspaceOnlyEventTypes.includes(t));
-  if (never.length) throw invalidInput({ [field]: [`a publisher never receives ${never.join(', ')}: only a workspace does`] });
+  if (!types) return;
+  if (owner.party === 'publisher') {
+    const never = types.filter((t) => workspaceOnlyEventTypes.includes(t));
+    if (never.length) throw invalidInput({ [field]: [`a publisher never receives ${never.join(', ')}: only a workspace does`] });
+  } else {
+    const never = types.filter((t) => publisherOnlyEventTypes.includes(t));
+    if (never.length) throw invalidInput({ [field]: [`a workspace never receives ${never.join(', ')}: only a publisher does`] });
+  }
 }
 
 export const ownerColumn = (owner: EventOwner) => (owner.party === 'buyer' ? 'workspace_id' : 'publisher_id');

@@ -13,7 +13,23 @@ export async function createWorkspaceAccounts(tx: Db, workspaceId: number): Prom
 }
 
 export async function createPublisherAccount(tx: Db, publisherId: number): Promise<void> {
-  await tx.query(`INSERT INTO ledger_accounts (kind, publisher_id) VALUES ('pending', $1), ('payable', $1) ON CONFLICT DO NOTHING`, [publisherId]);
+  await tx.query(`INSERT INTO ledger_accounts (kind, publisher_id) VALUES ('pending', $1), ('payable', $1), ('in_payout', $1) ON CONFLICT DO NOTHING`, [publisherId]);
+}
+
+/**
+ * A publisher's payable balance to start with, from outside the service (the demo publisher's
+ * earnings before the demo, so a payout can be tried at once: docs/billing.md).
+ */
+export async function openPublisherPayable(pool: Db, publisherId: number, cents: number): Promise<void> {
+  await withTransaction(pool, async (tx) => {
+    const { rows } = await tx.query<{ id: number }>({
+      name: 'ledger_publisher_payable_lock',
+      text: `SELECT id FROM ledger_accounts WHERE publisher_id = $1 AND kind = 'payable' FOR UPDATE`,
+      values: [publisherId],
+    });
+    if (!rows[0]) throw new DomainError('not_found', 'Publisher not found.');
+    await ledger.post(tx, [ledger.openingPayable(rows[0].id, await ledger.platformAccount(tx, 'external'), cents)]);
+  });
 }
 
 export async function workspaceAccountIds(

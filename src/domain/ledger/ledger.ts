@@ -7,7 +7,7 @@ import type { Db } from '../../db/handle.js';
  * it pays for: balanced transactions, their entries and the balance rows, together.
  */
 
-export type AccountKind = 'available' | 'held' | 'pending' | 'payable' | 'fees' | 'external' | 'adjustments';
+export type AccountKind = 'available' | 'held' | 'pending' | 'payable' | 'in_payout' | 'fees' | 'external' | 'adjustments';
 export type TransactionKind =
   | 'top_up'
   | 'order_placed'
@@ -15,7 +15,11 @@ export type TransactionKind =
   | 'order_refunded'
   | 'payout_released'
   | 'guarantee_refunded'
-  | 'adjustment';
+  | 'adjustment'
+  | 'payout_requested'
+  | 'payout_sent'
+  | 'payout_failed'
+  | 'opening_balance';
 
 export interface Posting {
   accountId: number;
@@ -128,6 +132,56 @@ export const guaranteeRefund = (w: WorkspaceAccounts, order: FrozenAmounts, pend
   ],
 });
 
+/** A publisher's accounts a payout moves between (docs/billing.md, "Payouts"). */
+export interface PayoutAccounts {
+  payable: number;
+  inPayout: number;
+}
+
+/** A payout asked for: the publisher's payable → in_payout, so it cannot be asked for twice. */
+export const payoutRequested = (a: PayoutAccounts, cents: number): Movement => ({
+  kind: 'payout_requested',
+  orderId: null,
+  workspaceId: null,
+  postings: [
+    { accountId: a.payable, kind: 'payable', amount: -cents },
+    { accountId: a.inPayout, kind: 'in_payout', amount: cents },
+  ],
+});
+
+/** A payout sent: in_payout → external (the money left the service). */
+export const payoutSent = (a: PayoutAccounts, external: number, cents: number): Movement => ({
+  kind: 'payout_sent',
+  orderId: null,
+  workspaceId: null,
+  postings: [
+    { accountId: a.inPayout, kind: 'in_payout', amount: -cents },
+    { accountId: external, kind: 'external', amount: cents },
+  ],
+});
+
+/** A payout failed: in_payout → payable, the money the publisher's again. */
+export const payoutFailed = (a: PayoutAccounts, cents: number): Movement => ({
+  kind: 'payout_failed',
+  orderId: null,
+  workspaceId: null,
+  postings: [
+    { accountId: a.inPayout, kind: 'in_payout', amount: -cents },
+    { accountId: a.payable, kind: 'payable', amount: cents },
+  ],
+});
+
+/** A publisher's payable balance from outside the service (the demo publisher's earnings before the demo): external → payable. */
+export const openingPayable = (payable: number, external: number, cents: number): Movement => ({
+  kind: 'opening_balance',
+  orderId: null,
+  workspaceId: null,
+  postings: [
+    { accountId: payable, kind: 'payable', amount: cents },
+    { accountId: external, kind: 'external', amount: -cents },
+  ],
+});
+
 // ---- Locks and accounts -----------------------------------------------------------------------
 
 /**
@@ -204,7 +258,7 @@ export async function platformAccount(tx: Db, kind: 'fees' | 'external' | 'adjus
 
 // Balance rows are updated in this order (workspace rows, then publisher, then platform) — the
 // documented lock order — so two movements never wait on each other in opposite orders.
-const KIND_ORDER: Record<AccountKind, number> = { available: 0, held: 1, pending: 2, payable: 3, fees: 4, external: 5, adjustments: 6 };
+const KIND_ORDER: Record<AccountKind, number> = { available: 0, held: 1, pending: 2, payable: 3, in_payout: 4, fees: 5, external: 6, adjustments: 7 };
 
 // The transactions, their entries and the workspace's own balance rows, as WITH queries of one
 // statement: `post`'s own, or a caller's that writes the change they pay for in the same round

@@ -20,6 +20,9 @@ export const notificationMailKinds = [
   'webhook_disabled',
   'key_expiring',
   'funds_added',
+  'payout_requested',
+  'payout_sent',
+  'payout_failed',
 ] as const;
 
 export const mailKinds = [

@@ -2,7 +2,7 @@ import { withTransaction, type Db } from '../../db/handle.js';
 import type { EventType } from '../events/event-types.js';
 import type { MailSite } from '../mail/outbox.js';
 import { dispatch, type Notice } from './dispatch.js';
-import { approvalWords, budgetWords, fundsWords, type OrderFacts, orderWords, webhookWords } from './notification-mails.js';
+import { approvalWords, budgetWords, fundsWords, type OrderFacts, orderWords, payoutWords, webhookWords } from './notification-mails.js';
 
 // Notifications from the event feed (docs/mail.md): the feed is the one record of what happened,
 // so the mails are read from it, as webhook deliveries are, never written beside the change (the
@@ -28,6 +28,9 @@ const SOURCES: readonly EventType[] = [
   'key.budget_exhausted',
   'webhook_endpoint.disabled',
   'balance.topped_up',
+  'payout.requested',
+  'payout.sent',
+  'payout.failed',
 ];
 
 interface EventRow {
@@ -100,6 +103,10 @@ function noticeOf(e: EventRow): Notice | null {
       return { kind: 'webhook_disabled', subjectId: e.position, target, words: webhookWords(e.data as { id?: number; url?: string }) };
     case 'balance.topped_up':
       return { kind: 'funds_added', subjectId: e.position, target, words: fundsWords(e.data as Parameters<typeof fundsWords>[0]) };
+    case 'payout.requested':
+    case 'payout.sent':
+    case 'payout.failed':
+      return { kind: e.type.replace('.', '_') as 'payout_requested' | 'payout_sent' | 'payout_failed', subjectId: e.position, target, words: payoutWords(e.type, e.data as Parameters<typeof payoutWords>[1]) };
     default:
       return null;
   }

@@ -36,6 +36,9 @@ export const kindInfo: Record<NotificationKind, KindInfo> = {
   webhook_disabled: { sides: ['workspace', 'publisher'], permission: 'manage_webhooks', label: 'A webhook endpoint disabled', help: 'Deliveries to an endpoint kept failing and it was disabled: it gets no more events.' },
   key_expiring: { sides: ['workspace', 'publisher'], permission: 'manage_read_only_keys', label: 'A key expiring within 7 days', help: 'A key stops working within a week: roll it or make a new one.' },
   funds_added: { sides: ['workspace'], permission: 'manage_billing', label: 'Funds added', help: 'The payment for a top-up arrived and is in the available balance.' },
+  payout_requested: { sides: ['publisher'], permission: 'manage_billing', label: 'Payout requested', help: 'A payout of the payable balance was asked for: the operator sends it.' },
+  payout_sent: { sides: ['publisher'], permission: 'manage_billing', label: 'Payout sent', help: 'The operator sent a payout, with the bank’s reference.' },
+  payout_failed: { sides: ['publisher'], permission: 'manage_billing', label: 'Payout failed', help: 'A payout could not be sent: its money is back in the payable balance.' },
 };
 
 /** How a person takes a kind of notification. */

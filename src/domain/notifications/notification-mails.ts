@@ -162,3 +162,39 @@ export function fundsWords(e: { amount_formatted?: string; balance_formatted?: s
     line: `${reference}: ${amount} added to the balance`,
   };
 }
+
+/** `payout.*`: a publisher's payout asked for, sent, or failed (docs/billing.md). */
+export function payoutWords(
+  type: 'payout.requested' | 'payout.sent' | 'payout.failed',
+  e: { payable_formatted?: string; payout?: { id?: number; reference?: string; amount_formatted?: string; destination?: string; sent_reference?: string | null; failure_reason?: string | null } },
+): NoticeWords {
+  const p = e.payout ?? {};
+  const reference = p.reference ?? 'your payout';
+  const amount = p.amount_formatted ?? '';
+  const action = { label: 'Open the payout', path: `/payouts/${p.id ?? ''}` };
+  if (type === 'payout.requested') {
+    return {
+      subject: `Payout requested: ${amount} (${reference})`,
+      paragraphs: [`A payout of ${amount} was asked for, to ${p.destination ?? 'the account on file'}. The operator sends it; you get a mail when it is sent.`],
+      action,
+      line: `${reference}: a payout of ${amount} requested`,
+    };
+  }
+  if (type === 'payout.sent') {
+    return {
+      subject: `Payout sent: ${amount} (${reference})`,
+      paragraphs: [`The payout ${reference} of ${amount} was sent to ${p.destination ?? 'the account on file'}${p.sent_reference ? `, with the bank's reference ${p.sent_reference}` : ''}.`],
+      action,
+      line: `${reference}: ${amount} sent`,
+    };
+  }
+  return {
+    subject: `Payout failed: ${amount} (${reference})`,
+    paragraphs: [
+      `The payout ${reference} of ${amount} could not be sent${p.failure_reason ? `: ${p.failure_reason}` : '.'}`,
+      `The money is back in the payable balance${e.payable_formatted ? ` (now ${e.payable_formatted})` : ''}. Check where you are paid, then ask again.`,
+    ],
+    action,
+    line: `${reference}: the payout of ${amount} failed`,
+  };
+}

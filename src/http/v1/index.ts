@@ -13,6 +13,7 @@ import { planRoutes } from './plan.js';
 import { orderRoutes } from './orders.js';
 import { approvalRoutes } from './approvals.js';
 import { topUpRoutes } from './top-ups.js';
+import { publisherPayoutRoutes } from './publisher-payouts.js';
 import type { BillingDeps } from '../../domain/billing/billing-deps.js';
 import { publisherId, publisherRoutes } from './publisher.js';
 import { eventRoutes } from './events.js';
@@ -62,6 +63,7 @@ const buyerAndPublisherRoutes: FastifyPluginAsyncZod<{
   await app.register(approvalRoutes, { pool, clock, durations, baseUrl: approvalBaseUrl, publicBaseUrl });
   await app.register(topUpRoutes, { billing, publicBaseUrl });
   await app.register(publisherRoutes, { prefix: '/publisher', pool, clock, durations, publicBaseUrl, linkChecker });
+  await app.register(publisherPayoutRoutes, { prefix: '/publisher', billing, publicBaseUrl });
   const parties = [
     { party: 'buyer' as const, owner: (request: FastifyRequest) => ({ party: 'buyer' as const, workspaceId: workspacePrincipal(request).workspaceId }) },
     { prefix: '/publisher', party: 'publisher' as const, owner: (request: FastifyRequest) => ({ party: 'publisher' as const, publisherId: publisherId(request) }) },

@@ -10,7 +10,12 @@ import { createUser } from '../../../src/domain/users/user-service.js';
 import { topUpWorkspace } from '../../../src/domain/workspaces/top-up.js';
 import { adjustBalance } from '../../../src/domain/billing/adjustments.js';
 import { createBilling } from '../../../src/domain/billing/billing-deps.js';
+import { webhookSecretBox } from '../../../src/domain/webhooks/secret-box.js';
 import { confirmTopUp } from '../../../src/domain/billing/confirm.js';
+import { markPayoutFailed, markPayoutSent } from '../../../src/domain/billing/payout-decide.js';
+import { setDestination } from '../../../src/domain/billing/payout-details.js';
+import { requestPayout } from '../../../src/domain/billing/payouts.js';
+import { makePayable } from '../../helpers/payouts.js';
 import { valueOf } from '../../../src/domain/idempotency/record-once.js';
 import { webhookDelivery, webhookEndpointWithSecret } from '../../../src/schemas/events.js';
 import { setupApp } from '../../helpers/app.js';
@@ -81,12 +86,21 @@ describe('webhooks — every event type, signed', () => {
     await topUpWorkspace(h.database.pool, ws.workspaceId, 1_000, h.clock.now());
     // Adding funds (docs/billing.md): a top-up request confirmed by staff, and a staff adjustment.
     const staff = await createUser(h.database.pool, { email: `staff-${Date.now()}@example.com`, name: 'Staff', password: 'correct horse battery', staff: true });
-    const billing = createBilling(h.database.pool, h.clock, h.config);
+    const billing = createBilling(h.database.pool, h.clock, h.config, webhookSecretBox(h.database.pool, h.config.SECRETS_KEY));
     const requested = await call('POST', ws.spendKey, '/api/v1/top-ups', { amount_usd: 20 });
     expect(requested.statusCode, requested.body).toBe(201);
     const topUp = requested.json().data as { id: number };
     await confirmTopUp(billing, { userId: staff.id }, topUp.id, 2_000);
     valueOf(await adjustBalance(billing, { userId: staff.id }, ws.workspaceId, 500, 'Goodwill credit'));
+    // Payouts (docs/billing.md): one sent, one failed.
+    const payee = await createUser(h.database.pool, { email: `payee-${Date.now()}@example.com`, name: 'Payee', password: 'correct horse battery' });
+    await addMember(h.database.pool, { publisherId: p.publisherId }, payee.id, 'owner');
+    const payeeActor = { publisherId: p.publisherId, userId: payee.id };
+    await setDestination(billing, payeeActor, { method: 'paypal', email: 'payee@example.com' });
+    await makePayable(h.database.pool, p.publisherId, 10_000);
+    await markPayoutSent(billing, { userId: staff.id }, valueOf(await requestPayout(billing, payeeActor)).id, 'BANK-1');
+    await makePayable(h.database.pool, p.publisherId, 10_000);
+    await markPayoutFailed(billing, { userId: staff.id }, valueOf(await requestPayout(billing, payeeActor)).id, 'Account closed');
     // A budgeted key whose one order uses up its day.
     const budgeted = await createKey(h.database.pool, { workspaceId: ws.workspaceId, canPlaceOrders: true, limits: { dailyLimitCents: p.offers[0]!.price } });
     expect((await place(budgeted.key, { offer_ids: [p.offers[0]!.id], target_url: target })).statusCode).toBe(201);
@@ -117,8 +131,10 @@ describe('webhooks — every event type, signed', () => {
     expect(await recordLiveCheck(main.id, FAILING_LIVE_CHECKS)).toBe('checked');
     expect(await sweep()).toMatchObject({ returned: 1, link_refunded: 1 });
 
-    const workspaceTypes = eventTypes.filter((t) => t !== 'webhook_endpoint.disabled');
-    const publisherTypes = workspaceTypes.filter((t) => t !== 'workspace.topped_up' && !t.startsWith('balance.') && t !== 'key.budget_exhausted' && !t.startsWith('approval_request.'));
+    const workspaceTypes = eventTypes.filter((t) => t !== 'webhook_endpoint.disabled' && !t.startsWith('payout.'));
+    const publisherTypes = eventTypes.filter(
+      (t) => t !== 'webhook_endpoint.disabled' && t !== 'workspace.topped_up' && !t.startsWith('balance.') && t !== 'key.budget_exhausted' && !t.startsWith('approval_request.'),
+    );
     await vi.waitFor(() => expect(new Set(typesOf(buyerHook.received))).toEqual(new Set(workspaceTypes)), HANG);
     await vi.waitFor(() => expect(new Set(typesOf(publisherHook.received))).toEqual(new Set(publisherTypes)), HANG);
     for (const r of buyerHook.received) {
