@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { adjustBalance } from '../../src/domain/billing/adjustments.js';
 import { createBilling } from '../../src/domain/billing/billing-deps.js';
+import { webhookSecretBox } from '../../src/domain/webhooks/secret-box.js';
 import { confirmTopUp } from '../../src/domain/billing/confirm.js';
+import { markPayoutFailed, markPayoutSent } from '../../src/domain/billing/payout-decide.js';
+import { setDestination } from '../../src/domain/billing/payout-details.js';
+import { payoutBalances, requestPayout } from '../../src/domain/billing/payouts.js';
+import { valueOf } from '../../src/domain/idempotency/record-once.js';
 import { topUp } from '../../src/domain/ledger/ledger-service.js';
 import { setStaff } from '../../src/domain/users/user-service.js';
 import { statement as statementSchema } from '../../src/schemas/statements.js';
@@ -27,12 +32,16 @@ const START = Date.UTC(2025, 0, 2, 9);
 const clock = new ManualClock(START);
 const h = await setupApp({ RATE_LIMIT_PER_MINUTE: 1_000_000, TOPUP_MAX_CENTS: 100_000_000 }, { clock });
 const pool = h.database.pool;
-const billing = createBilling(pool, h.clock, h.config);
+const billing = createBilling(pool, h.clock, h.config, webhookSecretBox(pool, h.config.SECRETS_KEY));
 const kit = orderKit(h);
 const { ws, p } = await kit.setup([{ content_by: 'buyer', publisher_price_cents: 10_000 }, { content_by: 'buyer', publisher_price_cents: 23_456 }], 100_000);
 const staffPerson = await personIn(h, { workspaceId: ws.workspaceId }, 'viewer', { name: 'Sam Staff' });
 await setStaff(pool, staffPerson.id, true);
 const staff = { userId: staffPerson.id, name: 'Sam Staff' };
+// The publisher's owner, paid by PayPal: payable money goes out in payouts during the year.
+const pubOwner = await personIn(h, { publisherId: p.publisherId }, 'owner', { name: 'Pia Publisher' });
+const payoutActor = { publisherId: p.publisherId, userId: pubOwner.id };
+await setDestination(billing, payoutActor, { method: 'paypal', email: 'pia@example.com' });
 
 let stamped = { entry: 0, transaction: 0 };
 /** Puts the ledger rows written since the last call at the test clock's time. */
@@ -71,6 +80,7 @@ const atMonthEnd: Record<string, Record<string, number>> = {};
 const approved: { id: number; at: number }[] = [];
 const counts: Record<string, number> = {};
 let n = 0;
+let payouts = 0;
 for (let m = 0; m < 12; m++) {
   await at(m, 3);
   await topUp(pool, ws.workspaceId, 40_000 + m * 1_234);
@@ -123,6 +133,18 @@ for (let m = 0; m < 12; m++) {
   }
   await stamp();
 
+  // A payout of what is payable (payable → in payout), sent by staff (→ external) or, every
+  // other time, failed (back to payable).
+  if ((await payoutBalances(pool, p.publisherId, h.config.PAYOUT_MIN_CENTS)).payable >= h.config.PAYOUT_MIN_CENTS) {
+    await at(m, 22);
+    const payout = valueOf(await requestPayout(billing, payoutActor));
+    await stamp();
+    await at(m, 24);
+    if (++payouts % 2 === 1) await markPayoutSent(billing, staff, payout.id, `BANK-${m}`);
+    else await markPayoutFailed(billing, staff, payout.id, 'The bank returned it.');
+    await stamp();
+  }
+
   // Staff adjust: a goodwill credit, or a debit of a transfer credited twice.
   await at(m, 25);
   await adjustBalance(billing, staff, ws.workspaceId, m % 2 === 0 ? 1_500 + m : -(700 + m), m % 2 === 0 ? 'Goodwill credit' : '=Transfer credited twice');
@@ -143,7 +165,7 @@ const statementOf = async (key: string, path: string) => {
 
 describe('statements over a year of activity', () => {
   it('made every kind of movement', () => {
-    for (const kind of ['top_up', 'order_placed', 'order_refunded', 'order_released', 'payout_released', 'adjustment']) expect(counts[kind], kind).toBeGreaterThan(0);
+    for (const kind of ['top_up', 'order_placed', 'order_refunded', 'order_released', 'payout_released', 'payout_requested', 'payout_sent', 'payout_failed', 'adjustment']) expect(counts[kind], kind).toBeGreaterThan(0);
   });
 
   for (const [who, key, path, prefix] of [

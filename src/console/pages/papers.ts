@@ -26,6 +26,7 @@ const ACCOUNT_WORDS: Record<string, string> = {
   held: 'Held for orders',
   pending: 'Pending (in the guarantee window)',
   payable: 'Payable',
+  in_payout: 'In payout',
 };
 
 /** A movement's kind as a person reads it; a kind added later shows by its name. */
@@ -37,6 +38,10 @@ const KIND_WORDS: Record<string, string> = {
   guarantee_refunded: 'Refunded: link lost',
   payout_released: 'Guarantee ended: payable',
   adjustment: 'Adjustment',
+  opening_balance: 'Opening balance',
+  payout_requested: 'Payout requested',
+  payout_sent: 'Payout sent',
+  payout_failed: 'Payout failed: returned',
 };
 
 const words = (table: Record<string, string>, key: string) => table[key] ?? key.replace(/_/g, ' ');
