@@ -12,7 +12,8 @@ import { approveConfirmed, buyerOrders, type OrderActionDeps, requireQuoted } fr
 import { type BuyerActor, isMember } from '../orders/buyer-actor.js';
 import { getOrder } from '../orders/order-read.js';
 import type { BuyerOrderView } from '../orders/order-view.js';
-import { ApprovalNeeded, place, type PlaceOptions, type PlaceOrdersInput, type PlacementGroups } from '../orders/place-orders.js';
+import { place, type PlaceOptions, type PlacementGroups } from '../orders/place-orders.js';
+import { ApprovalNeeded, type PlaceOrdersInput } from '../orders/placement-rules.js';
 import type { Durations } from '../orders/states.js';
 import { getApproval } from './approval-read.js';
 import type { ApprovalItem, ApprovalRequestView } from './approval-view.js';

@@ -20,7 +20,7 @@ import { solveMultipleChoiceKnapsackAtMost } from './knapsack.js';
 import { costPart, relevancePart, score, trackRecordPart, trafficPart } from './score.js';
 import { whyPicked } from './why.js';
 import { notOwnProject } from '../workspaces/projects.js';
-import { MAX_OFFERS_PER_REQUEST } from '../orders/place-orders.js';
+import { MAX_OFFERS_PER_REQUEST } from '../orders/placement-rules.js';
 
 export interface PlanInput {
   goal: string;
