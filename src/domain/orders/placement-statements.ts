@@ -1,7 +1,8 @@
 import type { Db, Statement } from '../../db/handle.js';
+import { type Param, param, raw, type Sql, sql, statement } from '../../db/sql.js';
 import type { MemberRole } from '../../common/enums.js';
 import { DomainError } from '../errors.js';
-import { type ClaimRow, type ClaimsInRead, claimsWith, noClaims, recordsWith } from '../idempotency/record-once.js';
+import { type ClaimRow, type ClaimsInRead, noClaims } from '../idempotency/record-once.js';
 import { eventRows, eventsInsert, type NewEvent } from '../events/record.js';
 import type { KeyLimits } from '../keys/budget.js';
 import * as ledger from '../ledger/ledger.js';
@@ -53,26 +54,44 @@ export interface PlacementContext extends KeyLimits {
 
 // The workspaces whose balances the lock statement locks: every placement's, but in a group only
 // those of the placements that go on (`claim_admitted`): a replay or a key in use locks nothing.
-const goingOn = `ARRAY(SELECT u.w FROM unnest($2::int[]) WITH ORDINALITY AS u(w, n)
+const goingOn = (workspaceIds: Param) => sql`ARRAY(SELECT u.w FROM unnest(${workspaceIds}::int[]) WITH ORDINALITY AS u(w, n)
                     LEFT JOIN claimed c ON c.n = u.n WHERE c.claim_admitted IS NOT FALSE)`;
 
-/** The key (columns prefixed `k`, such as 'k.') has not expired at the time `at` (a timestamptz parameter). */
-const KEY_NOT_EXPIRED = (at: string, k: string) => `(${k}expires_at IS NULL OR ${k}expires_at > ${at})`;
+/** The key (columns prefixed `k`: 'k.' or none) has not expired at the time `at`. */
+const keyNotExpired = (at: Date, k: 'k.' | '') => sql`(${raw(k)}expires_at IS NULL OR ${raw(k)}expires_at > ${at})`;
 
-// What each placement must know besides the balance: the key still valid at the time given as $6
-// (not revoked, not expired: the request may have waited past its expiry), or the person's role,
-// the project the workspace's own, the approval limit and currency, and the requested offers
-// (given as text, "1,2,3": one row per placement). A placement also locks the balance rows and
-// reads them in the same statement (`lock`: one round trip fewer); the rest is then read as at
-// the statement's start, before any wait for the lock (at most the group's lock timeout, or the
-// statement's). Locking, it also takes the ids of the orders each placement would make (one per
-// offer) from the orders' sequence, so the orders, their ledger movements and their events are
-// written together by one statement (`writeOrders`). A placement then refused leaves its ids
-// unused: a gap in the sequence, as a rolled-back placement always left. For a group, the same
-// statement claims the placements' keys and looks up their records (`claimsWith`, parameters $7
-// to $9; none for a placement alone, already claimed by `recordOnce`): one round trip fewer.
-const contextsText = (lock: boolean) => `${lock ? `WITH ${claimsWith(7)},\n  ${ledger.balanceLock(goingOn)}\n` : ''}SELECT
-         k.revoked_at IS NULL AND k.can_place_orders AND ${KEY_NOT_EXPIRED('$6', 'k.')} AS key_ok, k.needs_approval,
+/** The columns the lock statement adds, as nulls when the statement only reads. */
+const locking = {
+  balances: sql`COALESCE((SELECT json_agg(l) FROM locked l WHERE l.workspace_id = r.workspace_id), '[]'::json)`,
+  orderIds: sql`CASE WHEN c.claim_admitted IS NOT FALSE THEN ARRAY(SELECT nextval('orders_id_seq') FROM generate_series(1, cardinality(string_to_array(r.offer_ids, ',')))) END`,
+  claims: sql`c.claim_ok, c.claim_fingerprint, c.claim_outcome, c.claim_admitted`,
+  join: sql`LEFT JOIN claimed c ON c.n = r.n`,
+};
+const reading = {
+  balances: sql`NULL::json`,
+  orderIds: sql`NULL::bigint[]`,
+  claims: sql`NULL::boolean AS claim_ok, NULL::text AS claim_fingerprint, NULL::text AS claim_outcome, NULL::boolean AS claim_admitted`,
+  join: sql``,
+};
+
+// What each placement must know besides the balance: the key still valid at the time of the
+// placement (not revoked, not expired: the request may have waited past its expiry), or the
+// person's role, the project the workspace's own, the approval limit and currency, and the
+// requested offers (given as text, "1,2,3": one row per placement). A placement also locks the
+// balance rows and reads them in the same statement (`lock`: one round trip fewer); the rest is
+// then read as at the statement's start, before any wait for the lock (at most the group's lock
+// timeout, or the statement's). Locking, it also takes the ids of the orders each placement would
+// make (one per offer) from the orders' sequence, so the orders, their ledger movements and their
+// events are written together by one statement (`writeOrders`). A placement then refused leaves
+// its ids unused: a gap in the sequence, as a rolled-back placement always left. For a group, the
+// same statement claims the placements' keys and looks up their records (`claimed`, the WITH
+// query `ClaimsInRead.claimed` gives; an empty one for a placement alone, already claimed by
+// `recordOnce`): one round trip fewer.
+function contextsStatement(placements: ContextRead[], now: number, claimed: Sql | undefined) {
+  const workspaceIds = param(placements.map((p) => p.principal.workspaceId));
+  const c = claimed ? locking : reading;
+  return sql`${claimed ? sql`WITH ${claimed},\n  ${ledger.balanceLock(goingOn(workspaceIds))}\n` : sql``}SELECT
+         k.revoked_at IS NULL AND k.can_place_orders AND ${keyNotExpired(new Date(now), 'k.')} AS key_ok, k.needs_approval,
          k.order_limit_cents::float8 AS order_limit_cents, k.daily_limit_cents::float8 AS daily_limit_cents,
          k.monthly_limit_cents::float8 AS monthly_limit_cents, COALESCE(k.budget_key_id, k.id) AS budget_id,
          (SELECT m.role FROM memberships m WHERE m.user_id = r.user_id AND m.workspace_id = r.workspace_id) AS member_role,
@@ -84,16 +103,17 @@ const contextsText = (lock: boolean) => `${lock ? `WITH ${claimsWith(7)},\n  ${l
                   f.max_links, f.link_type, f.sponsored_label, f.active
              FROM offers f JOIN outlets o ON o.id = f.outlet_id
             WHERE f.id = ANY(string_to_array(r.offer_ids, ',')::int[])) x), '[]'::json) AS offers,
-         ${lock ? 'COALESCE((SELECT json_agg(l) FROM locked l WHERE l.workspace_id = r.workspace_id), \'[]\'::json)' : 'NULL::json'} AS balances,
-         ${lock ? "CASE WHEN c.claim_admitted IS NOT FALSE THEN ARRAY(SELECT nextval('orders_id_seq') FROM generate_series(1, cardinality(string_to_array(r.offer_ids, ',')))) END" : 'NULL::bigint[]'} AS order_ids,
-         ${lock ? 'c.claim_ok, c.claim_fingerprint, c.claim_outcome, c.claim_admitted' : 'NULL::boolean AS claim_ok, NULL::text AS claim_fingerprint, NULL::text AS claim_outcome, NULL::boolean AS claim_admitted'}
-    FROM unnest($1::int[], $2::int[], $3::int[], $4::text[], $5::int[]) WITH ORDINALITY AS r(key_id, workspace_id, project_id, offer_ids, user_id, n)
+         ${c.balances} AS balances,
+         ${c.orderIds} AS order_ids,
+         ${c.claims}
+    FROM unnest(${placements.map((p) => keyIdOf(p.principal))}::int[], ${workspaceIds}::int[], ${placements.map((p) => p.input.project_id ?? null)}::int[],
+                ${placements.map((p) => p.input.offer_ids.join(','))}::text[], ${placements.map((p) => (isMember(p.principal) ? p.principal.userId : null))}::int[])
+           WITH ORDINALITY AS r(key_id, workspace_id, project_id, offer_ids, user_id, n)
     JOIN workspaces w ON w.id = r.workspace_id JOIN fx_rates fx ON fx.currency = w.currency
     LEFT JOIN api_keys k ON k.id = r.key_id
-    ${lock ? 'LEFT JOIN claimed c ON c.n = r.n' : ''}
+    ${c.join}
    ORDER BY r.n`;
-const contextStatement = { name: 'orders_placement_contexts', text: contextsText(false) };
-const lockStatement = { name: 'orders_placement_lock_contexts', text: contextsText(true) };
+}
 
 /** `order_ids` as bigint[] arrives as text (only the single INT8 is parsed as a number). */
 export type ContextRow = PlacementContext & ClaimRow & { balances: ledger.BalanceRow[] | null; order_ids: string[] | null };
@@ -106,18 +126,8 @@ export interface ContextRead {
 
 /** The placements' contexts; locking, the balances and new order ids too, and the claims given. */
 export async function readContexts(q: Db, placements: ContextRead[], now: number, lock?: { claims: ClaimsInRead | undefined }): Promise<ContextRow[]> {
-  const { rows } = await q.query<ContextRow>({
-    ...(lock ? lockStatement : contextStatement),
-    values: [
-      placements.map((p) => keyIdOf(p.principal)),
-      placements.map((p) => p.principal.workspaceId),
-      placements.map((p) => p.input.project_id ?? null),
-      placements.map((p) => p.input.offer_ids.join(',')),
-      placements.map((p) => (isMember(p.principal) ? p.principal.userId : null)),
-      new Date(now),
-      ...(lock ? (lock.claims?.values() ?? noClaims()) : []),
-    ],
-  });
+  const claimed = lock ? (lock.claims?.claimed() ?? noClaims()) : undefined;
+  const { rows } = await q.query<ContextRow>(statement(contextsStatement(placements, now, claimed), lock ? 'orders_placement_lock_contexts' : 'orders_placement_contexts'));
   if (rows.length !== placements.length) throw new Error('a placement has no workspace or currency');
   return rows;
 }
@@ -155,38 +165,37 @@ export interface OrderRecord {
 // The orders (their ids taken already, by the lock statement), their escrow movements, both
 // parties' `order.placed` events and a group's records of its outcomes, in one statement of
 // data-modifying WITH queries, each written by the module that owns the table
-// (`ledger.postingWith`, `eventsInsert`, `recordsWith`). The parts see none of each other's rows
-// and need not: every id is known before, and the foreign keys (a ledger transaction's order) are
-// checked at the end of the statement, as the balance CHECK is. A key that holds a live record
-// fails it (`recordsWith`), and the group with it.
-// Parameters: $1 the orders (one JSON parameter of named fields, nothing to count), $2 the time,
-// $3 the events, $4 to $12 the ledger's, $13 to $18 the records' (none outside a group).
-const writeStatement = {
-  name: 'orders_place',
-  text: `WITH orders_written AS (
+// (`ledger.posting`, `eventsInsert`, `RecordsInWrite.written`). The parts see none of each
+// other's rows and need not: every id is known before, and the foreign keys (a ledger
+// transaction's order) are checked at the end of the statement, as the balance CHECK is. A key
+// that holds a live record fails it (`records_written`), and the group with it. The orders are
+// one JSON parameter of named fields; the time is one parameter, wherever it is written.
+
+/**
+ * The statement that writes the orders and what goes with them; `records` is the WITH query
+ * `records_written` (`RecordsInWrite.written`, or `noRecords()` outside a group).
+ */
+export function writeOrders(orders: OrderRecord[], escrow: ledger.Movement[], events: NewEvent[], now: number, records: Sql): Statement {
+  const at = param(new Date(now));
+  return statement(
+    sql`WITH orders_written AS (
          INSERT INTO orders (id, workspace_id, project_id, placed_by_key_id, placed_by_user_id, approval_request_id, target_url, anchor_text, brief,
            outlet_id, offer_id, publisher_id, status, publisher_price_cents, fee_cents, price, content_by, turnaround_days,
            min_words, max_words, max_links, link_type, sponsored_label, deadline_at, state_entered_at, created_at, updated_at)
          SELECT t.id, t.workspace_id, t.project_id, t.placed_by_key_id, t.placed_by_user_id, t.approval_request_id, t.target_url, t.anchor_text, t.brief,
                 t.outlet_id, t.offer_id, t.publisher_id, t.status, t.publisher_price_cents, t.fee_cents, t.price, t.content_by,
-                t.turnaround_days, t.min_words, t.max_words, t.max_links, t.link_type, t.sponsored_label, t.deadline_at, $2, $2, $2
-           FROM json_to_recordset($1::json) AS t(
+                t.turnaround_days, t.min_words, t.max_words, t.max_links, t.link_type, t.sponsored_label, t.deadline_at, ${at}, ${at}, ${at}
+           FROM json_to_recordset(${JSON.stringify(orders)}::json) AS t(
                   id bigint, workspace_id int, project_id int, placed_by_key_id int, placed_by_user_id int, approval_request_id bigint, target_url text, anchor_text text,
                   brief text, outlet_id int, offer_id int, publisher_id int, status order_status, publisher_price_cents bigint,
                   fee_cents bigint, price bigint, content_by content_by, turnaround_days int, min_words int, max_words int, max_links int,
                   link_type link_type, sponsored_label boolean, deadline_at timestamptz)),
-       events_written AS (${eventsInsert('$3', '$2')}),
-       ${ledger.postingWith(4)},
-       ${recordsWith(13)}
+       events_written AS (${eventsInsert(eventRows(events), at)}),
+       ${ledger.posting(escrow)},
+       ${records}
   SELECT 1`,
-};
-
-/** The statement that writes the orders and what goes with them (`writeStatement`). */
-export function writeOrders(orders: OrderRecord[], escrow: ledger.Movement[], events: NewEvent[], now: number, records: unknown[]): Statement {
-  const movements = ledger.posting(escrow);
-  // The records' part is numbered after the ledger's nine parameters (`recordsWith(13)`).
-  if (movements.length !== 9) throw new Error('the ledger part of orders_place takes another number of parameters');
-  return { ...writeStatement, values: [JSON.stringify(orders), new Date(now), eventRows(events), ...movements, ...records] };
+    'orders_place',
+  );
 }
 
 /** The buyer's content of one new order, with what the checks found in it. */
@@ -199,12 +208,12 @@ export interface NewContent {
 
 /** The statement that stores the buyer's content of the orders that have some. */
 export function insertContent(contents: NewContent[], now: number): Statement {
-  return {
-    name: 'orders_insert_content',
-    text: `INSERT INTO order_contents (order_id, version, title, body, submitted_by, submitted_at, checks)
-           SELECT c.id, 1, c.title, c.body, 'buyer', $5, c.checks::jsonb FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[]) AS c(id, title, body, checks)`,
-    values: [contents.map((c) => c.id), contents.map((c) => c.title), contents.map((c) => c.body), contents.map((c) => JSON.stringify(c.checks)), new Date(now)],
-  };
+  return statement(
+    sql`INSERT INTO order_contents (order_id, version, title, body, submitted_by, submitted_at, checks)
+           SELECT c.id, 1, c.title, c.body, 'buyer', ${new Date(now)}, c.checks::jsonb
+             FROM unnest(${contents.map((c) => c.id)}::bigint[], ${contents.map((c) => c.title)}::text[], ${contents.map((c) => c.body)}::text[], ${contents.map((c) => JSON.stringify(c.checks))}::text[]) AS c(id, title, body, checks)`,
+    'orders_insert_content',
+  );
 }
 
 /**
@@ -212,11 +221,9 @@ export function insertContent(contents: NewContent[], now: number): Statement {
  * behind a revocation, and a request may have waited past the key's expiry.
  */
 export async function recheckSpendingKey(tx: Db, keyId: number, now: number): Promise<{ needsApproval: boolean }> {
-  const { rows } = await tx.query<{ ok: boolean; needs_approval: boolean }>({
-    name: 'key_recheck_spending',
-    text: `SELECT (revoked_at IS NULL AND can_place_orders AND ${KEY_NOT_EXPIRED('$2', '')}) AS ok, needs_approval FROM api_keys WHERE id = $1`,
-    values: [keyId, new Date(now)],
-  });
+  const { rows } = await tx.query<{ ok: boolean; needs_approval: boolean }>(
+    statement(sql`SELECT (revoked_at IS NULL AND can_place_orders AND ${keyNotExpired(new Date(now), '')}) AS ok, needs_approval FROM api_keys WHERE id = ${keyId}`, 'key_recheck_spending'),
+  );
   if (!rows[0]?.ok) throw new DomainError('unauthenticated', 'This key has been revoked or has expired.');
   return { needsApproval: rows[0].needs_approval };
 }
