@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { isoSeconds } from '../../common/iso-seconds.js';
 import { commitWith, type Db, type Statement, withTransaction } from '../../db/handle.js';
-import { type Param, param, type Sql, sql, statement } from '../../db/sql.js';
+import { type Param, param, sql, statement } from '../../db/sql.js';
 import { constraintOf, pgErrorCode } from '../../db/errors.js';
 import type { Clock } from '../clock.js';
 import { DomainError, invalidInput } from '../errors.js';
@@ -103,7 +103,7 @@ export const refusedConfirmation = (why: string) =>
 const mismatch = () => refusedConfirmation('it does not match the call it was used for');
 
 /** REST records as the INSERT binds them: one element per record, and the times they share. */
-interface RecordValues {
+export interface RecordValues {
   apiKeyIds: number[];
   keys: string[];
   fingerprints: string[];
@@ -130,7 +130,7 @@ const requestsInsert = (v: RecordValues) => sql`${eachInsert(v)}
             WHERE idempotency_records.expires_at <= EXCLUDED.created_at`;
 
 /** A group's keys as the claims bind them, and the time their records must outlive (one parameter, read twice). */
-interface ClaimValues {
+export interface ClaimValues {
   apiKeyIds: number[];
   keys: string[];
   at: Param;
@@ -138,7 +138,7 @@ interface ClaimValues {
 
 /**
  * The claims of a group's keys (advisory locks tried, never waited for) and the lookup of their
- * records, as the WITH query `claimed` of a statement (`ClaimsInRead.claimed`): one row per key,
+ * records, as the WITH query `claimed` of a statement (values: `ClaimsInRead.values`): one row per key,
  * `n` its place from 1, `claim_ok` whether it was claimed, the live record's `claim_fingerprint`
  * and `claim_outcome` (null: none), and `claim_admitted`, whether the work goes on with it
  * (claimed, and no record: `admit` goes by it). The lookup reads as at the statement's start,
@@ -147,7 +147,7 @@ interface ClaimValues {
  * group's records are plain INSERTs (`recordsWith`). (OFFSET 0 keeps the claim a subquery of its
  * own, so each key's lock is tried once however often its result is read.)
  */
-const claimsWith = (v: ClaimValues) => sql`claimed AS MATERIALIZED (
+export const claimsWith = (v: ClaimValues) => sql`claimed AS MATERIALIZED (
     SELECT x.n, x.api_key_id, x.key, t.claim_ok, r.fingerprint AS claim_fingerprint, r.outcome AS claim_outcome,
            t.claim_ok AND r.outcome IS NULL AS claim_admitted
       FROM unnest(${v.apiKeyIds}::int[], ${v.keys}::text[]) WITH ORDINALITY AS x(api_key_id, key, n)
@@ -327,13 +327,13 @@ export type EachResult<T> = { ok: true; value: Kept<T> } | { ok: false; error: u
 /**
  * The claims of a group's keys, handed to its work so that the work's first statement claims them
  * too, instead of a statement of their own before it: one round trip a group fewer. A work that
- * takes them adds `claimed()`, the WITH query `claimed` with its values, to its first statement, joins
+ * takes them adds `claimsWith(claims.values())` (the WITH query `claimed`) to its first statement, joins
  * `claimed` on each item's place (`n`, from 1) and hands the rows' claim columns, in the items'
  * order, to `admit`; one that does not calls `admit()` with nothing, which claims them in a
  * statement of its own. Either way the work goes on only with the items `admit` answers.
  */
 export interface ClaimsInRead {
-  claimed(): Sql;
+  values(): ClaimValues;
   admit(rows?: ClaimRow[]): Promise<number[]>;
 }
 
@@ -345,22 +345,22 @@ export interface ClaimRow {
   claim_admitted: boolean | null;
 }
 
-/** The WITH query `claimed` of a statement that claims nothing (no row in it). */
-export const noClaims = (): Sql => claimsWith({ apiKeyIds: [], keys: [], at: param(null) });
+/** The values of `claimsWith` for a statement that claims nothing (no row in `claimed`). */
+export const noClaims = (): ClaimValues => ({ apiKeyIds: [], keys: [], at: param(null) });
 
 /**
  * The records of a group's outcomes, handed to its work so that the work's last statements store
  * them and end the transaction, instead of statements of their own after it: with the claims in
  * the work's first statement, a group makes two round trips (BEGIN with the work's claims and
- * reads; its write with the records, and COMMIT). A work that takes them adds `written(outcomes)`
- * to its last write, the WITH query `records_written` with its values (`outcomes`: its answer, the
- * outcomes it will return), and
+ * reads; its write with the records, and COMMIT). A work that takes them adds
+ * `recordsWith(records.values(outcomes))` (the WITH query `records_written`; `outcomes`: its
+ * answer, the outcomes it will return) to its last write, and
  * sends that write through `commitWith`, the last thing it does, or through `send` (`recordEach`
- * then commits after the work). One that writes nothing, or does not call `written`, leaves them
+ * then commits after the work). One that writes nothing, or does not call `values`, leaves them
  * to `recordEach`, which stores them in one statement before COMMIT.
  */
 export interface RecordsInWrite<T> {
-  written(outcomes: Array<Outcome<T>>): Sql;
+  values(outcomes: Array<Outcome<T>>): RecordValues;
   commitWith(tx: Db, statements: Statement[]): Promise<Array<pg.QueryResult>>;
   send(tx: Db, statements: Statement[]): Promise<Array<pg.QueryResult>>;
 }
@@ -369,10 +369,10 @@ export interface RecordsInWrite<T> {
  * `RecordsInWrite`'s part of a statement of WITH queries: the records' INSERT, as
  * `records_written`. A key that holds a live record fails it.
  */
-const recordsWith = (v: RecordValues) => sql`records_written AS (${eachInsert(v)})`;
+export const recordsWith = (v: RecordValues) => sql`records_written AS (${eachInsert(v)})`;
 
-/** The WITH query `records_written` of a statement that stores no records. */
-export const noRecords = (): Sql => recordsWith({ apiKeyIds: [], keys: [], fingerprints: [], outcomes: [], createdAt: null, expiresAt: null });
+/** The values of `recordsWith` for a statement that stores no records. */
+export const noRecords = (): RecordValues => ({ apiKeyIds: [], keys: [], fingerprints: [], outcomes: [], createdAt: null, expiresAt: null });
 
 const isKept = (outcome: Outcome<unknown>, item: EachItem) => outcome.ok || item.keeps?.(outcome.error) === true;
 
@@ -425,12 +425,12 @@ export async function recordEach<T>(
     const results: Array<EachResult<T>> = [];
     let admitted: number[] | undefined;
     const claims: ClaimsInRead = {
-      claimed: () => claimsWith({ apiKeyIds, keys, at: param(new Date(now)) }),
+      values: () => ({ apiKeyIds, keys, at: param(new Date(now)) }),
       admit: async (rows) => {
         if (admitted) throw new Error('the items were claimed twice');
         const claimed =
           rows ??
-          (await tx.query<ClaimRow>(statement(sql`WITH ${claims.claimed()}\nSELECT claim_ok, claim_fingerprint, claim_outcome, claim_admitted FROM claimed ORDER BY n`, 'once_claim_requests'))).rows;
+          (await tx.query<ClaimRow>(statement(sql`WITH ${claimsWith(claims.values())}\nSELECT claim_ok, claim_fingerprint, claim_outcome, claim_admitted FROM claimed ORDER BY n`, 'once_claim_requests'))).rows;
         if (claimed.length !== items.length) throw new Error('the claims answered another number of rows than there are items');
         admitted = [];
         items.forEach((item, i) => {
@@ -471,12 +471,12 @@ export async function recordEach<T>(
     let sent = false;
     let committed = false;
     const records: RecordsInWrite<T> = {
-      written: (outcomes) => {
+      values: (outcomes) => {
         if (!admitted) throw new Error('the records of items not yet claimed');
         if (taken) throw new Error('the records were taken twice');
         if (outcomes.length !== admitted.length) throw new Error('the work answered another number of outcomes than it admitted items');
         taken = [...outcomes];
-        return recordsWith(recordValues(admitted, outcomes).values);
+        return recordValues(admitted, outcomes).values;
       },
       commitWith: async (tx, statements) => {
         if (!admitted || !taken || sent) throw new Error('the records were not taken, or sent already');

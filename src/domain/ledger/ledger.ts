@@ -4,7 +4,7 @@ import { type Sql, sql, statement } from '../../db/sql.js';
 /**
  * The ledger's one writer and its posting rules. Every balance change in the code base is a
  * movement built by a rule below and written by `post`, or by `postingWith` as a part of the
- * statement that makes the change (placement's escrow, `posting`), in the transaction of the state change
+ * statement that makes the change (placement's escrow), in the transaction of the state change
  * it pays for: balanced transactions, their entries and the balance rows, together.
  */
 
@@ -209,10 +209,10 @@ const KIND_ORDER: Record<AccountKind, number> = { available: 0, held: 1, pending
 
 // The transactions, their entries and the workspace's own balance rows, as WITH queries of one
 // statement: `post`'s own, or a caller's that writes the change they pay for in the same round
-// trip (`posting` gives the piece with its values). The rows are already locked (`lockWorkspace`,
+// trip (its values from `posting`). The rows are already locked (`lockWorkspace`,
 // `balanceLock`), so it takes no new lock. The entries find their transaction by (kind,
 // order_id), which UNIQUE (order_id, kind) makes one.
-const postingWith = (v: PostingValues) => sql`ledger_m AS (SELECT * FROM unnest(${v.kinds}::ledger_transaction_kind[], ${v.orderIds}::bigint[], ${v.workspaceIds}::int[], ${v.ns}::int[]) AS m(kind, order_id, workspace_id, n)),
+export const postingWith = (v: PostingValues) => sql`ledger_m AS (SELECT * FROM unnest(${v.kinds}::ledger_transaction_kind[], ${v.orderIds}::bigint[], ${v.workspaceIds}::int[], ${v.ns}::int[]) AS m(kind, order_id, workspace_id, n)),
   ledger_t AS (INSERT INTO ledger_transactions (kind, order_id, workspace_id)
         SELECT kind, order_id, workspace_id FROM ledger_m ORDER BY n RETURNING id, kind, order_id),
   ledger_e AS (INSERT INTO ledger_entries (transaction_id, account_id, amount)
@@ -223,7 +223,7 @@ const postingWith = (v: PostingValues) => sql`ledger_m AS (SELECT * FROM unnest(
     FROM unnest(${v.deltaAccounts}::int[], ${v.deltas}::bigint[]) AS d(id, delta) WHERE a.id = d.id)`;
 
 /** The movements as the arrays `postingWith` binds: one element per movement, posting or changed account. */
-interface PostingValues {
+export interface PostingValues {
   kinds: TransactionKind[];
   orderIds: Array<number | null>;
   workspaceIds: Array<number | null>;
@@ -303,13 +303,13 @@ export async function post(tx: Db, movements: Movement[]): Promise<number[]> {
 }
 
 /**
- * The WITH queries of `postingWith` for movements written by a caller's statement, with their
- * values, checked as `post` checks them. Only movements between workspace accounts the caller
+ * The values of `postingWith` for movements written by a caller's statement, checked as `post`
+ * checks them. Only movements between workspace accounts the caller
  * has locked (escrow on placement): a publisher's or the platform's row is locked and changed one
  * at a time, in the lock order, by `post` alone.
  */
-export function posting(movements: Movement[]): Sql {
+export function posting(movements: Movement[]): PostingValues {
   const { values, others } = prepare(movements);
   if (others.length > 0) throw new Error('a movement of publisher or platform accounts goes through post');
-  return postingWith(values);
+  return values;
 }

@@ -1,8 +1,8 @@
 import type { Db, Statement } from '../../db/handle.js';
-import { type Param, param, raw, type Sql, sql, statement } from '../../db/sql.js';
+import { type Param, param, raw, sql, statement } from '../../db/sql.js';
 import type { MemberRole } from '../../common/enums.js';
 import { DomainError } from '../errors.js';
-import { type ClaimRow, type ClaimsInRead, noClaims } from '../idempotency/record-once.js';
+import { type ClaimRow, type ClaimsInRead, type ClaimValues, claimsWith, noClaims, type RecordValues, recordsWith } from '../idempotency/record-once.js';
 import { eventRows, eventsInsert, type NewEvent } from '../events/record.js';
 import type { KeyLimits } from '../keys/budget.js';
 import * as ledger from '../ledger/ledger.js';
@@ -84,13 +84,11 @@ const reading = {
 // make (one per offer) from the orders' sequence, so the orders, their ledger movements and their
 // events are written together by one statement (`writeOrders`). A placement then refused leaves
 // its ids unused: a gap in the sequence, as a rolled-back placement always left. For a group, the
-// same statement claims the placements' keys and looks up their records (`claimed`, the WITH
-// query `ClaimsInRead.claimed` gives; an empty one for a placement alone, already claimed by
-// `recordOnce`): one round trip fewer.
-function contextsStatement(placements: ContextRead[], now: number, claimed: Sql | undefined) {
+// same statement claims the placements' keys and looks up their records (`claimsWith`; none for
+// a placement alone, already claimed by `recordOnce`): one round trip fewer.
+function contextsStatement(placements: ContextRead[], now: number, claims: ClaimValues | undefined) {
   const workspaceIds = param(placements.map((p) => p.principal.workspaceId));
-  const c = claimed ? locking : reading;
-  return sql`${claimed ? sql`WITH ${claimed},\n  ${ledger.balanceLock(goingOn(workspaceIds))}\n` : sql``}SELECT
+  return sql`${claims ? sql`WITH ${claimsWith(claims)},\n  ${ledger.balanceLock(goingOn(workspaceIds))}\n` : sql``}SELECT
          k.revoked_at IS NULL AND k.can_place_orders AND ${keyNotExpired(new Date(now), 'k.')} AS key_ok, k.needs_approval,
          k.order_limit_cents::float8 AS order_limit_cents, k.daily_limit_cents::float8 AS daily_limit_cents,
          k.monthly_limit_cents::float8 AS monthly_limit_cents, COALESCE(k.budget_key_id, k.id) AS budget_id,
@@ -103,15 +101,15 @@ function contextsStatement(placements: ContextRead[], now: number, claimed: Sql 
                   f.max_links, f.link_type, f.sponsored_label, f.active
              FROM offers f JOIN outlets o ON o.id = f.outlet_id
             WHERE f.id = ANY(string_to_array(r.offer_ids, ',')::int[])) x), '[]'::json) AS offers,
-         ${c.balances} AS balances,
-         ${c.orderIds} AS order_ids,
-         ${c.claims}
+         ${claims ? locking.balances : reading.balances} AS balances,
+         ${claims ? locking.orderIds : reading.orderIds} AS order_ids,
+         ${claims ? locking.claims : reading.claims}
     FROM unnest(${placements.map((p) => keyIdOf(p.principal))}::int[], ${workspaceIds}::int[], ${placements.map((p) => p.input.project_id ?? null)}::int[],
                 ${placements.map((p) => p.input.offer_ids.join(','))}::text[], ${placements.map((p) => (isMember(p.principal) ? p.principal.userId : null))}::int[])
            WITH ORDINALITY AS r(key_id, workspace_id, project_id, offer_ids, user_id, n)
     JOIN workspaces w ON w.id = r.workspace_id JOIN fx_rates fx ON fx.currency = w.currency
     LEFT JOIN api_keys k ON k.id = r.key_id
-    ${c.join}
+    ${claims ? locking.join : reading.join}
    ORDER BY r.n`;
 }
 
@@ -126,8 +124,8 @@ export interface ContextRead {
 
 /** The placements' contexts; locking, the balances and new order ids too, and the claims given. */
 export async function readContexts(q: Db, placements: ContextRead[], now: number, lock?: { claims: ClaimsInRead | undefined }): Promise<ContextRow[]> {
-  const claimed = lock ? (lock.claims?.claimed() ?? noClaims()) : undefined;
-  const { rows } = await q.query<ContextRow>(statement(contextsStatement(placements, now, claimed), lock ? 'orders_placement_lock_contexts' : 'orders_placement_contexts'));
+  const claims = lock ? (lock.claims?.values() ?? noClaims()) : undefined;
+  const { rows } = await q.query<ContextRow>(statement(contextsStatement(placements, now, claims), lock ? 'orders_placement_lock_contexts' : 'orders_placement_contexts'));
   if (rows.length !== placements.length) throw new Error('a placement has no workspace or currency');
   return rows;
 }
@@ -165,17 +163,17 @@ export interface OrderRecord {
 // The orders (their ids taken already, by the lock statement), their escrow movements, both
 // parties' `order.placed` events and a group's records of its outcomes, in one statement of
 // data-modifying WITH queries, each written by the module that owns the table
-// (`ledger.posting`, `eventsInsert`, `RecordsInWrite.written`). The parts see none of each
+// (`ledger.postingWith`, `eventsInsert`, `recordsWith`). The parts see none of each
 // other's rows and need not: every id is known before, and the foreign keys (a ledger
 // transaction's order) are checked at the end of the statement, as the balance CHECK is. A key
 // that holds a live record fails it (`records_written`), and the group with it. The orders are
 // one JSON parameter of named fields; the time is one parameter, wherever it is written.
 
 /**
- * The statement that writes the orders and what goes with them; `records` is the WITH query
- * `records_written` (`RecordsInWrite.written`, or `noRecords()` outside a group).
+ * The statement that writes the orders and what goes with them; `records` are a group's
+ * (`RecordsInWrite.values`, or `noRecords()` outside one).
  */
-export function writeOrders(orders: OrderRecord[], escrow: ledger.Movement[], events: NewEvent[], now: number, records: Sql): Statement {
+export function writeOrders(orders: OrderRecord[], escrow: ledger.Movement[], events: NewEvent[], now: number, records: RecordValues): Statement {
   const at = param(new Date(now));
   return statement(
     sql`WITH orders_written AS (
@@ -191,8 +189,8 @@ export function writeOrders(orders: OrderRecord[], escrow: ledger.Movement[], ev
                   fee_cents bigint, price bigint, content_by content_by, turnaround_days int, min_words int, max_words int, max_links int,
                   link_type link_type, sponsored_label boolean, deadline_at timestamptz)),
        events_written AS (${eventsInsert(eventRows(events), at)}),
-       ${ledger.posting(escrow)},
-       ${records}
+       ${ledger.postingWith(ledger.posting(escrow))},
+       ${recordsWith(records)}
   SELECT 1`,
     'orders_place',
   );

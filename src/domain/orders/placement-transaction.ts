@@ -133,7 +133,7 @@ export async function placeAll(
       rows.map((r) => ledger.escrow(accounts.get(r.p.principal.workspaceId)!, { id: r.id, price: r.order.offer.price })),
       orderPlacedEvents(accepted.flatMap((a, i) => placed[i]!.map((row) => ({ workspaceId: a.p.principal.workspaceId, publisherId: row.publisher_id, row })))),
       now,
-      records ? records.written(outcomes) : noRecords(),
+      records ? records.values(outcomes) : noRecords(),
     ),
     ...(rows.some((r) => r.p.content) ? [insertContent(rows.flatMap(({ p, order, id }) => (p.content ? [{ id, title: p.content.title, body: p.content.body, checks: order.checks }] : [])), now)] : []),
   ];

@@ -4,7 +4,7 @@ import { defaultConfig } from '../../../src/config.js';
 import type { Db } from '../../../src/db/handle.js';
 import { DomainError, invalidInput } from '../../../src/domain/errors.js';
 import { sql, statement } from '../../../src/db/sql.js';
-import { type ClaimRow, type ClaimsInRead, type EachItem, type Outcome, recordEach, RETENTION_MS } from '../../../src/domain/idempotency/record-once.js';
+import { type ClaimRow, type ClaimsInRead, claimsWith, type EachItem, type Outcome, recordEach, recordsWith, RETENTION_MS } from '../../../src/domain/idempotency/record-once.js';
 import { place, placementGroups } from '../../../src/domain/orders/place-orders.js';
 import type { PlaceOrdersInput } from '../../../src/domain/orders/placement-rules.js';
 import { durationsFrom } from '../../../src/domain/orders/states.js';
@@ -86,7 +86,7 @@ describe('recordEach: a record the claim did not see', () => {
       await commitRecordElsewhere(keys[2]!, { value: 'first' });
       const answered = admitted.map((i) => outcomes[i]!);
       await records.commitWith(tx, [
-        statement(sql`WITH notes AS (INSERT INTO each_work (note) SELECT unnest(${admitted.map((i) => keys[i]!)}::text[])), ${records.written(answered)} SELECT 1`, 'each_work'),
+        statement(sql`WITH notes AS (INSERT INTO each_work (note) SELECT unnest(${admitted.map((i) => keys[i]!)}::text[])), ${recordsWith(records.values(answered))} SELECT 1`, 'each_work'),
       ]);
       return answered;
     });
@@ -108,7 +108,7 @@ describe('recordEach: a record the claim did not see', () => {
       const admitted = await claims.admit();
       const answered = admitted.map((i) => outcomes[i]!);
       await records.commitWith(tx, [
-        statement(sql`WITH notes AS (INSERT INTO each_work (note) SELECT unnest(${admitted.map((i) => keys[i]!)}::text[])), ${records.written(answered)} SELECT 1`, 'each_work'),
+        statement(sql`WITH notes AS (INSERT INTO each_work (note) SELECT unnest(${admitted.map((i) => keys[i]!)}::text[])), ${recordsWith(records.values(answered))} SELECT 1`, 'each_work'),
       ]);
       return answered;
     });
@@ -127,7 +127,7 @@ describe('recordEach: a record the claim did not see', () => {
     const results = recordEach(database.pool, keys.map((k) => item(k)), NOW, async (tx, claims, records) => {
       const admitted = await claims.admit();
       // Sent without ending the transaction: the check comes before COMMIT.
-      await records.send(tx, [statement(sql`WITH ${records.written([{ ok: true, value: 'one thing' }])} SELECT 1`, 'each_work')]);
+      await records.send(tx, [statement(sql`WITH ${recordsWith(records.values([{ ok: true, value: 'one thing' }]))} SELECT 1`, 'each_work')]);
       return admitted.map(() => ({ ok: true as const, value: 'another' }));
     });
     await expect(results).rejects.toThrow(/other outcomes/);
@@ -158,7 +158,7 @@ describe('recordEach: a record the claim did not see', () => {
       await commitRecordElsewhere(keys[1]!, { value: 'first' });
       const answered = admitted.map(answer);
       await records.commitWith(tx, [
-        statement(sql`WITH notes AS (INSERT INTO each_work (note) SELECT unnest(${admitted.map((i) => keys[i]!)}::text[])), ${records.written(answered)} SELECT 1`, 'each_work'),
+        statement(sql`WITH notes AS (INSERT INTO each_work (note) SELECT unnest(${admitted.map((i) => keys[i]!)}::text[])), ${recordsWith(records.values(answered))} SELECT 1`, 'each_work'),
       ]);
       return answered;
     });
@@ -206,7 +206,7 @@ describe('recordEach: the claims in the work’s own statement', () => {
       let admitted: number[] = [];
       const results = await recordEach(database.pool, keys.map((k) => item(k)), NOW, async (tx, claims) => {
         const { rows } = await tx.query<ClaimRow>(
-          statement(sql`WITH ${claims.claimed()} SELECT claim_ok, claim_fingerprint, claim_outcome, claim_admitted FROM claimed ORDER BY n`, 'each_claims'),
+          statement(sql`WITH ${claimsWith(claims.values())} SELECT claim_ok, claim_fingerprint, claim_outcome, claim_admitted FROM claimed ORDER BY n`, 'each_claims'),
         );
         admitted = await claims.admit(rows);
         return admitted.map(() => ({ ok: true as const, value: 'placed' }));
@@ -227,15 +227,15 @@ describe('recordEach: the claims in the work’s own statement', () => {
     const unsent = recordEach(database.pool, keys.map((k) => item(k)), NOW, async (tx, claims, records) => {
       const admitted = await claims.admit();
       const answered = admitted.map(() => ({ ok: true as const, value: 'placed' }));
-      records.written(answered);
+      records.values(answered);
       await tx.query('INSERT INTO each_work (note) VALUES ($1)', [keys[0]]);
       return answered;
     });
     await expect(unsent).rejects.toThrow(/did not send them/);
     const twice = recordEach(database.pool, keys.map((k) => item(k)), NOW, async (_tx, claims, records) => {
       const answered = (await claims.admit()).map(() => ({ ok: true as const, value: 'placed' }));
-      records.written(answered);
-      records.written(answered);
+      records.values(answered);
+      records.values(answered);
       return answered;
     });
     await expect(twice).rejects.toThrow(/taken twice/);
