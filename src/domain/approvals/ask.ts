@@ -1,5 +1,4 @@
 import { hash } from 'node:crypto';
-import type pg from 'pg';
 import { canonicalJson } from '../../common/canonical-json.js';
 import type { ApprovalAction } from '../../common/enums.js';
 import type { Db } from '../../db/handle.js';
@@ -21,7 +20,7 @@ import { expireApprovalsIn } from './expiry.js';
 
 /** What the approvals need: the pool, the clock, deadlines, and the console's address for `approve_url`. */
 export interface ApprovalDeps extends OrderActionDeps {
-  pool: pg.Pool;
+  pool: Db;
   clock: Clock;
   durations: Durations;
   /** The console's absolute base URL (no trailing slash): approve links point there. */

@@ -1,4 +1,3 @@
-import type pg from 'pg';
 import type { Db } from '../../db/handle.js';
 import type { Clock } from '../clock.js';
 import { type Kept, type OnceKey, type OnceOptions, runOnce } from '../idempotency/record-once.js';
@@ -103,7 +102,7 @@ type ResultOf<K extends keyof Steps> = Awaited<ReturnType<Steps[K]>>;
 type ApprovedOrder = ResultOf<'approvePlacement'>;
 
 export interface OrderActionDeps {
-  pool: pg.Pool;
+  pool: Db;
   clock: Clock;
   durations: Durations;
 }

@@ -14,6 +14,7 @@ import type { Durations } from './states.js';
 // group or lone placement does in its transaction is placement-transaction.ts's.
 
 export interface PlaceDeps {
+  /** A pool, not a transaction: its size and connection timeout size the groups. */
   pool: pg.Pool;
   clock: Clock;
   durations: Durations;

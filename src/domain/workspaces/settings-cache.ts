@@ -1,5 +1,5 @@
+import type { Db } from '../../db/handle.js';
 import { LRUCache } from 'lru-cache';
-import type pg from 'pg';
 import type { Clock } from '../clock.js';
 import { notFound } from '../errors.js';
 
@@ -47,7 +47,7 @@ export class WorkspaceSettingsCache {
   private readonly entries = new LRUCache<number, { value: WorkspaceSettings; expiresAt: number }>({ max: 10_000 });
 
   constructor(
-    private readonly pool: pg.Pool,
+    private readonly pool: Db,
     private readonly clock: Clock,
   ) {}
 
