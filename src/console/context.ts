@@ -7,7 +7,6 @@ import type { Clock } from '../domain/clock.js';
 import { notFound } from '../domain/errors.js';
 import type { Durations } from '../domain/orders/states.js';
 import type { LinkChecker } from '../domain/orders/link-checker.js';
-import type { createUser } from '../domain/users/user-service.js';
 import type { WorkspacesModule } from '../domain/workspaces/workspaces-module.js';
 import type { PlacementGroups } from '../domain/orders/place-orders.js';
 import type { OAuthInteractions } from '../domain/oauth/interactions.js';
@@ -17,13 +16,11 @@ import type { BillingDeps } from '../domain/billing/billing-deps.js';
 import { csrfUserInfo } from './cookies.js';
 import * as fmt from './format.js';
 
-/** The database handle the domain's functions take (the pool here), named without importing the db layer. */
-export type DomainDb = Parameters<typeof createUser>[0];
 
 /** What the console is built from: the same handles the API's routes get. */
 export interface ConsoleDeps {
+  /** The app's pool: what every domain call of the console runs on (a pool is a `Db`). */
   pool: pg.Pool;
-  db: DomainDb;
   clock: Clock;
   config: Config;
   redis?: Redis;
