@@ -295,7 +295,6 @@ export const marketplaceApp = fp(
     await app.register(consoleApp, {
       prefix: '/app',
       pool: deps.database.pool,
-      db: deps.database.pool,
       clock,
       config: deps.config,
       workspaces: app.workspaces,

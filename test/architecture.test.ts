@@ -60,6 +60,7 @@ const areaMayImport: Record<string, string[]> = {
   planning: ['keys', 'money', 'orders', 'outlets', 'workspaces'],
   publishers: ['keys', 'ledger', 'money'],
   sessions: [],
+  services: ['billing', 'orders', 'outlets', 'webhooks', 'workspaces'],
   users: ['mail'],
   webhooks: ['events', 'idempotency', 'outlets'],
   workspaces: ['events', 'keys', 'ledger', 'money'],

@@ -1,45 +1,20 @@
 import type { Redis } from 'ioredis';
-import type pg from 'pg';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { MemberRole } from '../common/enums.js';
 import type { Config } from '../config.js';
-import type { Clock } from '../domain/clock.js';
 import { notFound } from '../domain/errors.js';
-import type { Durations } from '../domain/orders/states.js';
-import type { LinkChecker } from '../domain/orders/link-checker.js';
-import type { createUser } from '../domain/users/user-service.js';
-import type { WorkspacesModule } from '../domain/workspaces/workspaces-module.js';
-import type { PlacementGroups } from '../domain/orders/place-orders.js';
 import type { OAuthInteractions } from '../domain/oauth/interactions.js';
-import type { SearchEngine } from '../domain/outlets/search-engine.js';
-import type { SecretBox } from '../domain/webhooks/secret-box.js';
-import type { BillingDeps } from '../domain/billing/billing-deps.js';
 import { csrfUserInfo } from './cookies.js';
 import * as fmt from './format.js';
 import { pathIdText } from '../schemas/outlets.js';
+import type { Services } from '../domain/services/services.js';
 
-/** The database handle the domain's functions take (the pool here), named without importing the db layer. */
-export type DomainDb = Parameters<typeof createUser>[0];
 
 /** What the console is built from: the same handles the API's routes get. */
-export interface ConsoleDeps {
-  pool: pg.Pool;
-  db: DomainDb;
-  clock: Clock;
+export interface ConsoleDeps
+  extends Pick<Services, 'pool' | 'clock' | 'workspaces' | 'durations' | 'linkChecker' | 'placementGroups' | 'search' | 'webhookSecrets' | 'billing'> {
   config: Config;
   redis?: Redis;
-  workspaces: WorkspacesModule;
-  /** The orders' deadlines and the link checker, as the order routes get them (the orders desk). */
-  durations: Durations;
-  linkChecker: LinkChecker;
-  /** The placements of the app's pool, the ones the order routes place through (placing an order). */
-  placementGroups: PlacementGroups;
-  /** Outlet search, the engine GET /api/v1/outlets uses (placing an order). */
-  search: SearchEngine;
-  /** Seals webhook signing secrets, as the webhook routes do. */
-  webhookSecrets: SecretBox;
-  /** Adding funds and the operations console (docs/billing.md), as the top-up routes get it. */
-  billing: BillingDeps;
   /** The OAuth server's interactions (docs/oauth.md); absent when OAuth is off (`oauthBase` in config.ts). */
   oauth?: OAuthInteractions;
 }

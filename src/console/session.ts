@@ -58,7 +58,7 @@ export async function loadSignedIn(deps: ConsoleDeps, sessions: SessionStore, re
   if (!id) return false;
   const session = await sessions.find(id);
   if (!session) return false;
-  const [user, memberships] = await Promise.all([getUser(deps.db, session.userId), membershipsOf(deps.db, session.userId)]);
+  const [user, memberships] = await Promise.all([getUser(deps.pool, session.userId), membershipsOf(deps.pool, session.userId)]);
   request.consoleUser = { id: user.id, name: user.name, email: user.email, emailVerified: user.emailVerifiedAt !== null, staff: user.isStaff };
   request.consoleTargets = memberships.map(toTarget);
   return true;

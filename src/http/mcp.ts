@@ -1,11 +1,5 @@
-import type { SearchEngine } from '../domain/outlets/search-engine.js';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type pg from 'pg';
-import type { Clock } from '../domain/clock.js';
-import type { Durations } from '../domain/orders/states.js';
-import type { PlacementGroups } from '../domain/orders/place-orders.js';
-import type { WorkspacesModule } from '../domain/workspaces/workspaces-module.js';
 import { lazyConfirmations } from '../mcp/confirmation-secret.js';
 import { createMcpEndpoint } from '../mcp/endpoint.js';
 import { isJsonRpcRequest, jsonRpcError } from '../mcp/json-rpc.js';
@@ -14,17 +8,10 @@ import { DomainError } from '../domain/errors.js';
 import { type AuthService, bearerToken, oneAuthorization, workspacePrincipal } from './plugins/auth.js';
 import { type ErrorRenderer, renderV1Error, v1ErrorBody } from './plugins/errors.js';
 import { BODY_LIMITS } from './body-limits.js';
+import type { Services } from '../domain/services/services.js';
 
-export interface McpRouteDeps {
+export interface McpRouteDeps extends Pick<Services, 'pool' | 'search' | 'clock' | 'durations' | 'placementGroups' | 'workspaces' | 'approvalBaseUrl'> {
   auth: AuthService;
-  pool: pg.Pool;
-  search: SearchEngine;
-  clock: Clock;
-  durations: Durations;
-  placementGroups: PlacementGroups;
-  workspaces: WorkspacesModule;
-  /** The console's absolute base URL: an approval request's `approve_url` points there. */
-  approvalBaseUrl: string;
   /** MCP_CONFIRMATION_SECRET; when unset, the secret generated into app_secrets at migration. */
   confirmationSecret: string | undefined;
   /** The OAuth-authorized twin at /mcp/oauth (docs/oauth.md); absent when OAuth is off (`oauthBase` in config.ts). */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { approvalReasons, type ApprovalReason } from '../common/enums.js';
 import { formatCents } from '../domain/money/format.js';
-import type { PlaceOrdersInput } from '../domain/orders/place-orders.js';
+import type { PlaceOrdersInput } from '../domain/orders/placement-rules.js';
 import { quoteApproval as approvalQuote, quotePlacement as placementQuote, type QuoteMoney } from '../domain/orders/quote.js';
 import { contentByValues, offerFormat } from '../domain/outlets/enums.js';
 import { keyBudget } from '../schemas/me.js';

@@ -1,30 +1,17 @@
 import type { CallToolResult, Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyBaseLogger } from 'fastify';
-import type pg from 'pg';
 import { z } from 'zod';
-import type { Clock } from '../domain/clock.js';
-import type { SearchEngine } from '../domain/outlets/search-engine.js';
 import { forbidden } from '../domain/errors.js';
 import { refuseUnstorableText } from '../domain/text-input.js';
 import type { WorkspacePrincipal } from '../domain/keys/principal.js';
-import type { Durations } from '../domain/orders/states.js';
-import type { PlacementGroups } from '../domain/orders/place-orders.js';
-import type { WorkspacesModule } from '../domain/workspaces/workspaces-module.js';
 import { paginationMeta } from '../schemas/pagination.js';
 import type { Confirmations } from './confirmation.js';
 import { invalidArguments, toolError } from './errors.js';
+import type { Services } from '../domain/services/services.js';
 
 /** Everything a tool may use: the caller (from its key) and the app's shared services. */
-export interface ToolContext {
+export interface ToolContext extends Pick<Services, 'pool' | 'search' | 'clock' | 'durations' | 'placementGroups' | 'workspaces' | 'approvalBaseUrl'> {
   principal: WorkspacePrincipal;
-  pool: pg.Pool;
-  search: SearchEngine;
-  clock: Clock;
-  durations: Durations;
-  placementGroups: PlacementGroups;
-  workspaces: WorkspacesModule;
-  /** The console's absolute base URL: where a person approves a key's request (`approve_url`). */
-  approvalBaseUrl: string;
   confirmations: Confirmations;
   log: FastifyBaseLogger;
   requestId: string;

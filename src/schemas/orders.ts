@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { csvColumns } from './csv.js';
 import { httpUrl } from '../domain/http-url.js';
 import { offerFormat } from '../domain/outlets/enums.js';
-import { MAX_OFFERS_PER_REQUEST } from '../domain/orders/place-orders.js';
+import { MAX_OFFERS_PER_REQUEST } from '../domain/orders/placement-rules.js';
 import { orderStatuses } from '../domain/orders/states.js';
 import { liveCheckNames } from '../domain/placements/live-checks.js';
 import { pageQuery } from './pagination.js';

@@ -8,9 +8,13 @@ import ts from 'typescript';
  * literal that starts like a statement, with its `${…}` parts worked out from what the source
  * says: constants (in the file or imported), arithmetic, conditions, calls of the file's own
  * arrow functions with known arguments, and calls of exported functions, which are imported and
- * run (they are pure text builders such as `isoSql`). A part that depends on a caller's value
- * (a column chosen per call, `$${n + 1}`) cannot be known from the source: such a statement is
- * returned as unresolved, with the part that stopped it.
+ * run (they are pure text builders such as `isoSql`). A statement written with the `sql` tag
+ * (src/db/sql.ts) is worked out the same way, run through the tag itself: a value interpolated
+ * there that cannot be known from the source is a parameter whatever it is, so it stands as one
+ * (`hole`), as it does when a piece builder is called with values known only at run time. A part
+ * of the text that depends on a caller's value (a column chosen per call, a piece handed in)
+ * cannot be known from the source: such a statement is returned as unresolved, with the part
+ * that stopped it.
  */
 
 export interface FoundStatement {
@@ -26,11 +30,21 @@ export interface Unresolved {
 
 const STATEMENT = /^\s*(SELECT|INSERT INTO|UPDATE|DELETE FROM|WITH)\s/;
 
+/** Where a template's text starts: its head, or after a first part that is empty (`${piece}SELECT …`). */
+const templateStart = (t: ts.TemplateLiteral) =>
+  ts.isNoSubstitutionTemplateLiteral(t) ? t.text : t.head.text.trim() === '' && t.templateSpans.length > 0 ? t.templateSpans[0]!.literal.text.replace(/^\s*/, '') : t.head.text;
+
 /** `{ name, text }`: a named statement, as pg takes it. */
 const isStatementObject = (n: ts.Node) =>
   ts.isObjectLiteralExpression(n) && n.properties.some((p) => p.name !== undefined && ts.isIdentifier(p.name) && p.name.text === 'name');
 
 class Unknown extends Error {}
+
+/**
+ * A value known only at run time where only its being a parameter matters: any property of it is
+ * another, and the `sql` tag binds it as a parameter (it is no piece of SQL).
+ */
+const hole = (): unknown => new Proxy({}, { get: (_t, k) => (typeof k === 'symbol' || k === 'then' || k === 'toJSON' ? undefined : hole()) });
 
 type Value = string | number | boolean | null | undefined | Value[] | ((...args: Value[]) => Value) | object;
 type Env = Map<string, Value>;
@@ -73,6 +87,21 @@ function newReader(root: string) {
   const program = ts.createProgram(files, { ...config.options, noEmit: true });
   const checker = program.getTypeChecker();
   const parse = (file: string) => program.getSourceFile(file)!;
+
+  /** Whether an expression is a piece of SQL (src/db/sql.ts's `Sql`), whose text matters, rather than a value. */
+  const isSqlPiece = (e: ts.Expression) => {
+    const type = checker.getTypeAtLocation(e);
+    return (type.isUnion() ? type.types : [type]).some((t) => t.symbol?.name === 'Sql');
+  };
+  /** A value, or a hole where it is known only at run time and is no piece of SQL. */
+  async function valueOrHole(sf: ts.SourceFile, e: ts.Expression, env: Env): Promise<Value> {
+    try {
+      return await value(sf, e, env);
+    } catch (error) {
+      if (error instanceof Unknown && !isSqlPiece(e)) return hole() as Value;
+      throw error;
+    }
+  }
 
   /** The values an expression's type allows, when it names them all (`'workspace_id' | 'publisher_id'`, `boolean`). */
   const literalsOf = (e: ts.Expression): Value[] | undefined => {
@@ -213,7 +242,31 @@ function newReader(root: string) {
       return out;
     }
     if (ts.isArrowFunction(e)) return arrow(sf, e, env);
-    if (ts.isConditionalExpression(e)) return (await value(sf, e.condition, env)) ? value(sf, e.whenTrue, env) : value(sf, e.whenFalse, env);
+    if (ts.isTaggedTemplateExpression(e)) {
+      const tag = await value(sf, e.tag, env);
+      if (typeof tag !== 'function') throw new Unknown(e.tag.getText(sf));
+      const t = e.template;
+      const strings = ts.isNoSubstitutionTemplateLiteral(t) ? [t.text] : [t.head.text, ...t.templateSpans.map((span) => span.literal.text)];
+      const values = ts.isNoSubstitutionTemplateLiteral(t) ? [] : await Promise.all(t.templateSpans.map((span) => valueOrHole(sf, span.expression, env)));
+      return (tag as (...a: unknown[]) => Value)(Object.assign([...strings], { raw: strings }), ...values);
+    }
+    if (ts.isConditionalExpression(e)) {
+      let condition: Value;
+      try {
+        condition = await value(sf, e.condition, env);
+      } catch (error) {
+        if (!(error instanceof Unknown)) throw error;
+        // A condition known only at run time (`claims ? … : …`): each way is a text of its own,
+        // and one name is taken the same way wherever it is tested.
+        const symbol = ts.isIdentifier(e.condition) ? checker.getSymbolAtLocation(e.condition) : undefined;
+        if (symbol && chosen.has(symbol)) condition = chosen.get(symbol);
+        else {
+          condition = choose([true, false]);
+          if (symbol) chosen.set(symbol, condition);
+        }
+      }
+      return condition ? value(sf, e.whenTrue, env) : value(sf, e.whenFalse, env);
+    }
     if (ts.isBinaryExpression(e)) {
       const [l, r] = [await value(sf, e.left, env), await value(sf, e.right, env)];
       switch (e.operatorToken.kind) {
@@ -241,8 +294,17 @@ function newReader(root: string) {
     if (ts.isCallExpression(e)) {
       const fn = await value(sf, e.expression, env);
       if (typeof fn !== 'function') throw new Unknown(e.getText(sf));
-      const args = await Promise.all(e.arguments.map((a) => value(sf, a, env)));
-      const out = (await fn(...args)) as Value;
+      // A builder of a piece of SQL may be given values known only at run time: they are its parameters.
+      const builder = isSqlPiece(e);
+      const args = await Promise.all(e.arguments.map((a) => (builder ? valueOrHole(sf, a, env) : value(sf, a, env))));
+      let out: Value;
+      try {
+        out = (await fn(...args)) as Value;
+      } catch (error) {
+        // A builder that does more with a hole than bind it (iterates it) cannot be worked out.
+        if (builder && !(error instanceof Unknown)) throw new Unknown(e.getText(sf));
+        throw error;
+      }
       // A file's own arrow functions run asynchronously: `.map(arrow)` gives promises.
       return Array.isArray(out) ? Promise.all(out) : out;
     }
@@ -270,11 +332,19 @@ function newReader(root: string) {
     return [...texts];
   }
 
-  return { files, parse, checker, value, variants };
+  /** What a statement's expression gives as text: a string, or a piece of SQL numbered as `statement` numbers it. */
+  const sqlModule = join(root, 'src', 'db', 'sql.ts');
+  async function textOf(v: Value): Promise<Value> {
+    if (v === null || typeof v !== 'object' || Array.isArray(v) || !('strings' in v && 'values' in v)) return v;
+    const { statement } = (await load(sqlModule)) as { statement: (piece: unknown, label: string) => { text: string } };
+    return statement(v, 'collected').text;
+  }
+
+  return { files, parse, checker, value, variants, textOf };
 }
 
 export async function collectStatements(root: string): Promise<{ statements: FoundStatement[]; unresolved: Unresolved[] }> {
-  const { files, parse, value, variants } = reader(root);
+  const { files, parse, value, variants, textOf } = reader(root);
   const statements: FoundStatement[] = [];
   const unresolved: Unresolved[] = [];
   for (const file of files) {
@@ -282,6 +352,7 @@ export async function collectStatements(root: string): Promise<{ statements: Fou
     const literals: ts.Expression[] = [];
     const visit = (n: ts.Node) => {
       if ((ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n)) && STATEMENT.test(n.text)) literals.push(n);
+      else if (ts.isTaggedTemplateExpression(n) && STATEMENT.test(templateStart(n.template))) literals.push(n);
       else if (ts.isTemplateExpression(n) && STATEMENT.test(n.head.text)) literals.push(n);
       else if (ts.isTemplateExpression(n) && n.head.text === '' && STATEMENT.test(n.templateSpans[0]!.literal.text.replace(/^\s*/, ''))) literals.push(n);
       // A named statement whose text a function builds: `{ name, text: contextsText(false) }`.
@@ -297,7 +368,7 @@ export async function collectStatements(root: string): Promise<{ statements: Fou
     for (const lit of literals) {
       const where = `${relative(root, file)}:${sf.getLineAndCharacterOfPosition(lit.getStart(sf)).line + 1}`;
       try {
-        for (const text of await variants(() => value(sf, lit, new Map()))) statements.push({ where, text: String(text) });
+        for (const text of await variants(async () => textOf(await value(sf, lit, new Map())))) statements.push({ where, text: String(text) });
       } catch (error) {
         if (!(error instanceof Unknown)) throw error;
         unresolved.push({ where, because: error.message.split('\n')[0]! });
@@ -313,7 +384,7 @@ export async function collectStatements(root: string): Promise<{ statements: Fou
  * Calls whose text depends on a caller's value are counted in `unresolved`.
  */
 export async function collectTypedQueries(root: string): Promise<{ queries: TypedQuery[]; unresolved: Unresolved[] }> {
-  const { files, parse, checker, value, variants } = reader(root);
+  const { files, parse, checker, value, variants, textOf: sqlText } = reader(root);
   /** What values of a type are at run time, in words a column's type can be compared with. */
   const kindsOf = (type: ts.Type): string[] | 'any' => {
     const kinds = new Set<string>();
@@ -372,7 +443,7 @@ export async function collectTypedQueries(root: string): Promise<{ queries: Type
             }
             return text;
           }
-          const v = await value(sf, e, new Map());
+          const v = await sqlText(await value(sf, e, new Map()));
           return typeof v === 'string' ? v : (v as { text?: Value } | null)?.text;
         };
         const texts = (await variants(async () => {

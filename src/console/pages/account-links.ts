@@ -65,7 +65,7 @@ export async function accountLinkPages(app: FastifyInstance, { deps, sessions, l
       await limits.resends.forgive(key);
       return checkEmailPage(request, reply, { problem: tooMany(reply, state) });
     }
-    await resendAddressConfirmation(deps.db, user.id, site, deps.clock);
+    await resendAddressConfirmation(deps.pool, user.id, site, deps.clock);
     return reply.redirect(`${CHECK_EMAIL}?sent=1`, 303);
   });
 
@@ -77,7 +77,7 @@ export async function accountLinkPages(app: FastifyInstance, { deps, sessions, l
    * gets a confirmation for an account someone else made with their address cannot confirm it.
    */
   const verifyPage = async (request: FastifyRequest, reply: FastifyReply, token: string, data: Record<string, unknown> = {}) => {
-    const link = await describeLink(deps.db, 'verify_email', token, deps.clock);
+    const link = await describeLink(deps.pool, 'verify_email', token, deps.clock);
     if (!link) throw notFound('Link');
     const signedIn = request.consoleUser ?? ((await loadSignedIn(deps, sessions, request)) ? request.consoleUser : null);
     // A link used already, opened again by its confirmed owner: nothing left to do.
@@ -100,26 +100,26 @@ export async function accountLinkPages(app: FastifyInstance, { deps, sessions, l
   app.post('/verify-email', async (request, reply) => {
     const token = tokenOf(request.body);
     if (!(await loadSignedIn(deps, sessions, request))) return verifyPage(request, reply, token);
-    await confirmAddress(deps.db, token, request.consoleUser!.id, deps.clock);
+    await confirmAddress(deps.pool, token, request.consoleUser!.id, deps.clock);
     return reply.redirect('/app', 303);
   });
 
   app.post('/verify-email/sign-in', async (request, reply) => {
     const form = (request.body ?? {}) as Form;
     const token = tokenOf(form);
-    const link = await describeLink(deps.db, 'verify_email', token, deps.clock);
+    const link = await describeLink(deps.pool, 'verify_email', token, deps.clock);
     if (!link) throw notFound('Link');
     const attempt = await takeSignInAttempt(limits, `account:${link.email.toLowerCase()}`, `ip:${request.ip}`);
     if (attempt.blocked) return verifyPage(request, reply, token, { problem: tooMany(reply, attempt.blocked) });
-    const user = await verifyCredentials(deps.db, link.email, formText(form, 'password'));
+    const user = await verifyCredentials(deps.pool, link.email, formText(form, 'password'));
     if (!user || user.id !== link.userId) {
       reply.code(401);
       return verifyPage(request, reply, token, { problem: WRONG_CREDENTIALS });
     }
     await attempt.forgive();
-    await confirmAddress(deps.db, token, user.id, deps.clock);
+    await confirmAddress(deps.pool, token, user.id, deps.clock);
     await startSession(deps, sessions, request, reply, user.id);
-    await recordSignIn(deps.db, user.id, deps.clock);
+    await recordSignIn(deps.pool, user.id, deps.clock);
     return reply.redirect('/app', 303);
   });
 
@@ -141,7 +141,7 @@ export async function accountLinkPages(app: FastifyInstance, { deps, sessions, l
     const attempt = await takeSignInAttempt(limits, `account:${email.trim().toLowerCase()}`, `ip:${request.ip}`);
     if (attempt.blocked) return forgotPage(request, reply, { form: { email }, problem: tooMany(reply, attempt.blocked) });
     try {
-      await requestPasswordReset(deps.db, email, site, deps.clock);
+      await requestPasswordReset(deps.pool, email, site, deps.clock);
     } catch (err) {
       if (!(err instanceof DomainError && err.code === 'invalid_input')) throw err;
       reply.code(422);
@@ -153,7 +153,7 @@ export async function accountLinkPages(app: FastifyInstance, { deps, sessions, l
   // --- A new password -----------------------------------------------------------------------------
 
   const resetPage = async (request: FastifyRequest, reply: FastifyReply, token: string, data: Record<string, unknown> = {}) => {
-    const link = await describeLink(deps.db, 'reset_password', token, deps.clock);
+    const link = await describeLink(deps.pool, 'reset_password', token, deps.clock);
     if (!link) throw notFound('Link');
     if (link.state === 'used') throw linkUsed();
     if (link.state === 'expired') throw linkExpired('reset_password');
@@ -168,14 +168,14 @@ export async function accountLinkPages(app: FastifyInstance, { deps, sessions, l
     const token = tokenOf(form);
     let done: Awaited<ReturnType<typeof resetPassword>>;
     try {
-      done = await resetPassword(deps.db, token, formText(form, 'password'), deps.clock);
+      done = await resetPassword(deps.pool, token, formText(form, 'password'), deps.clock);
     } catch (err) {
       if (!(err instanceof DomainError && err.code === 'invalid_input')) throw err;
       reply.code(422);
       return resetPage(request, reply, token, { errors: (err.details.errors ?? {}) as FieldErrors, problem: 'Check the field below.' });
     }
     await startSession(deps, sessions, request, reply, done.userId);
-    await recordSignIn(deps.db, done.userId, deps.clock);
+    await recordSignIn(deps.pool, done.userId, deps.clock);
     return reply.redirect('/app', 303);
   });
 }

@@ -34,7 +34,7 @@ export async function approvalRulePages(app: FastifyInstance, { deps }: { deps: 
   const rulesPage = async (request: FastifyRequest, reply: FastifyReply, data: Record<string, unknown> = {}) => {
     const target = targetOf(request);
     if (target.kind !== 'workspace') throw notFound('Page');
-    const rules = await getApprovalRules(deps.db, target.id);
+    const rules = await getApprovalRules(deps.pool, target.id);
     const usd = (cents: number | null, none: string) => (cents === null ? none : formatCents(cents, 'USD', 1));
     return page(request, reply, 'approval-rules', {
       title: 'Approval rules',
@@ -84,7 +84,7 @@ export async function approvalRulePages(app: FastifyInstance, { deps }: { deps: 
       reply.code(422);
       return rulesPage(request, reply, { errors, problem: 'The rules were not changed: check the fields below.', form: { ...typed, auto_approve_drafts: autoApproveDrafts } });
     }
-    await setApprovalRules(deps.db, target.id, { maxOrderCents: cents.max_order, approvalAboveCents: cents.approval_above, autoApproveDrafts });
+    await setApprovalRules(deps.pool, target.id, { maxOrderCents: cents.max_order, approvalAboveCents: cents.approval_above, autoApproveDrafts });
     return rulesPage(request, reply, { notice: 'Approval rules saved. Keys see them within 5 seconds.' });
   });
 }

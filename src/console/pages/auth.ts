@@ -151,14 +151,14 @@ export async function authPages(app: FastifyInstance, { deps, sessions, limits }
     const again = { form: { email }, next: next === '/app' ? '' : next };
     const attempt = await takeSignInAttempt(limits, account, address);
     if (attempt.blocked) return signInPage(request, reply, { ...again, problem: tooMany(reply, attempt.blocked) });
-    const user = await verifyCredentials(deps.db, email, password);
+    const user = await verifyCredentials(deps.pool, email, password);
     if (!user) {
       reply.code(401);
       return signInPage(request, reply, { ...again, problem: WRONG_CREDENTIALS });
     }
     await attempt.forgive();
     await startSession(deps, sessions, request, reply, user.id);
-    await recordSignIn(deps.db, user.id, deps.clock);
+    await recordSignIn(deps.pool, user.id, deps.clock);
     return reply.redirect(next, 303);
   });
 
@@ -185,7 +185,7 @@ export async function authPages(app: FastifyInstance, { deps, sessions, limits }
     if (attempt.blocked) return signUpPage(request, reply, { ...again, problem: tooMany(reply, attempt.blocked) });
     let created: Awaited<ReturnType<typeof signUp>>;
     try {
-      created = await signUp(deps.db, input, { baseUrl: consoleBaseUrl(deps.config) }, deps.clock);
+      created = await signUp(deps.pool, input, { baseUrl: consoleBaseUrl(deps.config) }, deps.clock);
     } catch (err) {
       // "Already taken" tells that an account exists: such answers count like sign-ups, so the
       // form cannot be used without limit to learn which emails have an account.
@@ -197,7 +197,7 @@ export async function authPages(app: FastifyInstance, { deps, sessions, limits }
       throw err;
     }
     await startSession(deps, sessions, request, reply, created.user.id);
-    await recordSignIn(deps.db, created.user.id, deps.clock);
+    await recordSignIn(deps.pool, created.user.id, deps.clock);
     // The address is not confirmed yet: with EMAIL_VERIFICATION=required the console waits for the link.
     return reply.redirect(deps.config.EMAIL_VERIFICATION === 'required' ? CHECK_EMAIL : `/app/w/${created.workspaceId}`, 303);
   });

@@ -35,7 +35,7 @@ export async function connectedAppPages(app: FastifyInstance, { deps }: { deps: 
 
   const listPage = async (request: FastifyRequest, reply: FastifyReply, data: Record<string, unknown> = {}) => {
     const target = targetOf(request);
-    const grants = await listGrants(deps.db, target.id, deps.clock);
+    const grants = await listGrants(deps.pool, target.id, deps.clock);
     const now = deps.clock.now();
     return page(request, reply, 'connected-apps', {
       title: 'Connected apps',
@@ -64,7 +64,7 @@ export async function connectedAppPages(app: FastifyInstance, { deps }: { deps: 
     const target = targetOf(request);
     if (target.kind !== 'workspace') throw notFound('Connected app');
     const id = pathId((request.params as { grantId: string }).grantId, 'Connected app');
-    const grant = await findGrant(deps.db, target.id, id, deps.clock);
+    const grant = await findGrant(deps.pool, target.id, id, deps.clock);
     if (!mayRevoke(target, grant)) throw notFound('Connected app');
     return grant;
   };
@@ -89,7 +89,7 @@ export async function connectedAppPages(app: FastifyInstance, { deps }: { deps: 
   app.post('/settings/connected-apps/:grantId/revoke', async (request, reply) => {
     const target = targetOf(request);
     const grant = await grantOf(request);
-    await revokeGrant(deps.db, target.id, grant.id, deps.clock);
+    await revokeGrant(deps.pool, target.id, grant.id, deps.clock);
     return listPage(request, reply, { notice: `Revoked ${grant.client_name}: its tokens stop working within five seconds.` });
   });
 }

@@ -32,7 +32,7 @@ const proofOf = (source: unknown) => {
 export async function invitationPages(app: FastifyInstance, { deps, sessions, limits }: { deps: ConsoleDeps; sessions: SessionStore; limits: AuthLimits }) {
   /** The pending invitation a token names; an error page for any other. */
   const pending = async (token: string) => {
-    const invitation = token ? await describeInvitation(deps.db, token, deps.clock) : null;
+    const invitation = token ? await describeInvitation(deps.pool, token, deps.clock) : null;
     if (!invitation) throw notFound('Invitation');
     if (invitation.state === 'accepted') throw invitationUsed();
     if (invitation.state === 'expired') throw invitationExpired();
@@ -44,7 +44,7 @@ export async function invitationPages(app: FastifyInstance, { deps, sessions, li
     const signedIn = request.consoleUser ?? ((await loadSignedIn(deps, sessions, request)) ? request.consoleUser : null);
     // Signed out, nothing about the address's account is looked up: the page is the same for all.
     // With the mailed link's proof: the form that finishes joining.
-    const proofState = !signedIn && proof ? await checkInvitationProof(deps.db, token, proof, deps.clock) : 'none';
+    const proofState = !signedIn && proof ? await checkInvitationProof(deps.pool, token, proof, deps.clock) : 'none';
     const mode = signedIn
       ? signedIn.email.toLowerCase() === invitation.email.toLowerCase()
         ? signedIn.emailVerified
@@ -74,7 +74,7 @@ export async function invitationPages(app: FastifyInstance, { deps, sessions, li
   app.post('/invitation', async (request, reply) => {
     const token = tokenOf(request.body);
     if (!(await loadSignedIn(deps, sessions, request))) return invitationPage(request, reply, token);
-    const joined = await acceptInvitation(deps.db, token, request.consoleUser!.id, deps.clock);
+    const joined = await acceptInvitation(deps.pool, token, request.consoleUser!.id, deps.clock);
     return reply.redirect(targetHref(joined.kind, joined.id), 303);
   });
 
@@ -98,17 +98,17 @@ export async function invitationPages(app: FastifyInstance, { deps, sessions, li
       tooMany(reply, attempt.blocked.retryAfterSeconds);
       return invitationPage(request, reply, token, { ...again, problem: attempt.blocked.slowed ? slowedMessage(attempt.blocked.retryAfterSeconds) : 'Too many attempts. Try again later.' });
     }
-    const existing = await findUserByEmail(deps.db, invitation.email);
+    const existing = await findUserByEmail(deps.pool, invitation.email);
     if (existing?.emailVerifiedAt) {
-      const user = await verifyCredentials(deps.db, invitation.email, password);
+      const user = await verifyCredentials(deps.pool, invitation.email, password);
       if (!user) {
         reply.code(401);
         return invitationPage(request, reply, token, { ...again, problem: WRONG_CREDENTIALS });
       }
       await attempt.forgive();
-      const joined = await acceptInvitation(deps.db, token, user.id, deps.clock);
+      const joined = await acceptInvitation(deps.pool, token, user.id, deps.clock);
       await startSession(deps, sessions, request, reply, user.id);
-      await recordSignIn(deps.db, user.id, deps.clock);
+      await recordSignIn(deps.pool, user.id, deps.clock);
       return reply.redirect(targetHref(joined.kind, joined.id), 303);
     }
     // No confirmed account (none, or one never confirmed): the same answer either way, and a mail
@@ -119,7 +119,7 @@ export async function invitationPages(app: FastifyInstance, { deps, sessions, li
       tooMany(reply, signUp.blocked.retryAfterSeconds);
       return invitationPage(request, reply, token, { ...again, problem: 'Too many sign-ups from this address. Try again later.' });
     }
-    await mailInvitationProof(deps.db, token, { baseUrl: consoleBaseUrl(deps.config) }, deps.clock);
+    await mailInvitationProof(deps.pool, token, { baseUrl: consoleBaseUrl(deps.config) }, deps.clock);
     reply.header('cache-control', 'no-store');
     return page(request, reply, 'invitation-mailed', { title: 'Check your email', noAddressBanner: true, email: invitation.email, minutes: INVITATION_PROOF_MINUTES });
   });
@@ -139,7 +139,7 @@ export async function invitationPages(app: FastifyInstance, { deps, sessions, li
     const name = formText(form, 'name');
     let made: Awaited<ReturnType<typeof joinByMailedLink>>;
     try {
-      made = await joinByMailedLink(deps.db, token, proof, { name, password: formText(form, 'password') }, deps.clock);
+      made = await joinByMailedLink(deps.pool, token, proof, { name, password: formText(form, 'password') }, deps.clock);
     } catch (err) {
       await attempt.forgive();
       if (!(err instanceof DomainError && err.code === 'invalid_input')) throw err;
@@ -147,7 +147,7 @@ export async function invitationPages(app: FastifyInstance, { deps, sessions, li
       return invitationPage(request, reply, token, { form: { name }, errors: (err.details.errors ?? {}) as FieldErrors, problem: 'Check the fields below.' }, proof);
     }
     await startSession(deps, sessions, request, reply, made.user.id);
-    await recordSignIn(deps.db, made.user.id, deps.clock);
+    await recordSignIn(deps.pool, made.user.id, deps.clock);
     return reply.redirect(targetHref(made.joined.kind, made.joined.id), 303);
   });
 
@@ -168,7 +168,7 @@ export async function invitationPages(app: FastifyInstance, { deps, sessions, li
     const name = formText(form, 'name');
     let claimed: Awaited<ReturnType<typeof claimByInvitation>>;
     try {
-      claimed = await claimByInvitation(deps.db, token, { name, password: formText(form, 'password') }, deps.clock);
+      claimed = await claimByInvitation(deps.pool, token, { name, password: formText(form, 'password') }, deps.clock);
     } catch (err) {
       await attempt.forgive();
       if (!(err instanceof DomainError && err.code === 'invalid_input')) throw err;
@@ -176,7 +176,7 @@ export async function invitationPages(app: FastifyInstance, { deps, sessions, li
       return invitationPage(request, reply, token, { form: { name }, errors: (err.details.errors ?? {}) as FieldErrors, problem: 'Check the fields below.' });
     }
     await startSession(deps, sessions, request, reply, claimed.user.id);
-    await recordSignIn(deps.db, claimed.user.id, deps.clock);
+    await recordSignIn(deps.pool, claimed.user.id, deps.clock);
     return reply.redirect(targetHref(claimed.joined.kind, claimed.joined.id), 303);
   });
 }

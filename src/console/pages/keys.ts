@@ -121,7 +121,7 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
     };
 
     const keysOf = async (target: ConsoleTarget) => {
-      const all = await listKeys(deps.db, ownerOf(target), deps.clock);
+      const all = await listKeys(deps.pool, ownerOf(target), deps.clock);
       return apiAccess ? all.filter((k) => !k.can_place_orders) : all;
     };
     /** The key id of the path; one that cannot be a key's (not a PostgreSQL integer) is 404. */
@@ -182,7 +182,7 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
     const shown = async (request: FastifyRequest, reply: FastifyReply, created: { id: number; key: string; prefix: string }, name: string, extra: Record<string, unknown> = {}) => {
       const target = targetOf(request);
       // What was stored (a rolled key's budget and approval are the old key's), read back.
-      const detail = await keyDetail(deps.db, ownerOf(target), created.id, deps.clock);
+      const detail = await keyDetail(deps.pool, ownerOf(target), created.id, deps.clock);
       const base = baseUrl(deps, request);
       // The raw key is in this page only: no cache may keep it.
       reply.header('cache-control', 'no-store');
@@ -239,7 +239,7 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
         }
         if (Object.keys(errors).length || !budget) throw invalidInput(errors);
         const created = await createKey(
-          deps.db,
+          deps.pool,
           {
             ...(target.kind === 'workspace' ? { workspaceId: target.id, canPlaceOrders: spending } : { publisherId: target.id }),
             name,
@@ -275,7 +275,7 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
     ) => {
       const target = targetOf(request);
       if (apiAccess && target.kind !== 'workspace') throw notFound('Page');
-      const key = await keyDetail(deps.db, ownerOf(target), keyIdOf(request), deps.clock);
+      const key = await keyDetail(deps.pool, ownerOf(target), keyIdOf(request), deps.clock);
       const now = deps.clock.now();
       // A spending key's days against its daily limit, in US dollars as its budget is.
       const spending =
@@ -332,7 +332,7 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
         // The date field shows the expiry's day: left as shown, a key expiring at another time of
         // that day (a rolled key's grace) keeps its instant.
         const expiry = values.expires_on === asDate(key.expires_at) ? {} : { expiresAt };
-        await updateKey(deps.db, key.id, { ...limits, ...expiry }, deps.clock, ownerOf(target));
+        await updateKey(deps.pool, key.id, { ...limits, ...expiry }, deps.clock, ownerOf(target));
       } catch (err) {
         const errors = formErrors(err, values);
         if (!errors) throw err;
@@ -351,7 +351,7 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
       let needsApproval: boolean | undefined;
       try {
         needsApproval = readNeedsApproval(form);
-        await updateKey(deps.db, key.id, { needsApproval }, deps.clock, ownerOf(target));
+        await updateKey(deps.pool, key.id, { needsApproval }, deps.clock, ownerOf(target));
       } catch (err) {
         if (!(err instanceof DomainError) || err.code !== 'invalid_input') throw err;
         reply.code(422);
@@ -371,7 +371,7 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
     app.post(`/settings/${section}/:keyId/revoke`, async (request, reply) => {
       const target = targetOf(request);
       const key = await keyOf(request);
-      await revokeKey(deps.db, key.id, ownerOf(target));
+      await revokeKey(deps.pool, key.id, ownerOf(target));
       return listPage(request, reply, { notice: `Revoked ${key.name} (${key.prefix}…).` });
     });
 
@@ -397,7 +397,7 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
         reply.code(422);
         return page(request, reply, 'key-roll', { title: `Roll ${key.name}`, section, key, back, action: `${back}/${key.id}/roll`, form: { grace_hours: formText(form, 'grace_hours') }, errors: err.details.errors });
       }
-      const rolled = await rollKey(deps.db, ownerOf(target), key.id, hours, deps.clock, request.consoleUser!.id);
+      const rolled = await rollKey(deps.pool, ownerOf(target), key.id, hours, deps.clock, request.consoleUser!.id);
       const until = hours === 0 ? 'The old key has stopped working.' : `The old key ${key.prefix}… keeps working until ${exactTime(new Date(deps.clock.now() + hours * 3_600_000))}.`;
       return shown(request, reply, rolled, key.name, { rolled: until });
     });

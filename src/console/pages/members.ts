@@ -43,8 +43,8 @@ export async function memberPages(app: FastifyInstance, { deps, invitations: lim
     const me = request.consoleUser!;
     const manage = can(target.role, 'manage_members');
     const [members, invitations] = await Promise.all([
-      listMembers(deps.db, targetKey(target)),
-      manage ? listPendingInvitations(deps.db, targetKey(target), deps.clock) : Promise.resolve([]),
+      listMembers(deps.pool, targetKey(target)),
+      manage ? listPendingInvitations(deps.pool, targetKey(target), deps.clock) : Promise.resolve([]),
     ]);
     const now = deps.clock.now();
     const query = (request.query ?? {}) as Record<string, unknown>;
@@ -86,7 +86,7 @@ export async function memberPages(app: FastifyInstance, { deps, invitations: lim
       });
     }
     try {
-      const invitation = await createInvitation(deps.db, request.consoleUser!.id, targetKey(target), email, role as never, deps.clock, {
+      const invitation = await createInvitation(deps.pool, request.consoleUser!.id, targetKey(target), email, role as never, deps.clock, {
         mailVia: { baseUrl: consoleBaseUrl(deps.config) },
       });
       // The link is a secret until it is used: no cache keeps this page.
@@ -115,7 +115,7 @@ export async function memberPages(app: FastifyInstance, { deps, invitations: lim
     const userId = userIdParam(request);
     const role = formText((request.body ?? {}) as Form, 'role');
     try {
-      const member = await changeRole(deps.db, targetKey(target), userId, role as never, { actorId: request.consoleUser!.id });
+      const member = await changeRole(deps.pool, targetKey(target), userId, role as never, { actorId: request.consoleUser!.id });
       return reply.redirect(`${target.href}/settings/members?changed=${member.userId}`, 303);
     } catch (err) {
       if (!shownOnPage(err)) throw err;
@@ -129,7 +129,7 @@ export async function memberPages(app: FastifyInstance, { deps, invitations: lim
   const memberOf = async (request: FastifyRequest) => {
     const target = targetOf(request);
     const userId = userIdParam(request);
-    const member = (await listMembers(deps.db, targetKey(target))).find((m) => m.userId === userId);
+    const member = (await listMembers(deps.pool, targetKey(target))).find((m) => m.userId === userId);
     if (!member) throw notFound('Member');
     return member;
   };
@@ -142,7 +142,7 @@ export async function memberPages(app: FastifyInstance, { deps, invitations: lim
     const member = await memberOf(request);
     const you = member.userId === request.consoleUser!.id;
     const back = `${target.href}/settings/members`;
-    const keys = you || !can(target.role, 'manage_members') ? [] : await listKeysMadeBy(deps.db, targetKey(target), member.userId, deps.clock);
+    const keys = you || !can(target.role, 'manage_members') ? [] : await listKeysMadeBy(deps.pool, targetKey(target), member.userId, deps.clock);
     return page(request, reply, 'member-remove', {
       title: you ? 'Leave' : `Remove ${member.name}`,
       section: 'members',
@@ -162,7 +162,7 @@ export async function memberPages(app: FastifyInstance, { deps, invitations: lim
     let keysRevoked = 0;
     try {
       const revokeKeys = !you && formText((request.body ?? {}) as Form, 'revoke_keys') !== '';
-      ({ keysRevoked } = await endMembership(deps.db, targetKey(target), member.userId, { actorId: request.consoleUser!.id, revokeKeys }, deps.clock));
+      ({ keysRevoked } = await endMembership(deps.pool, targetKey(target), member.userId, { actorId: request.consoleUser!.id, revokeKeys }, deps.clock));
     } catch (err) {
       if (!shownOnPage(err)) throw err;
       reply.code(err.code === 'conflict' ? 409 : 422);

@@ -15,7 +15,7 @@ export async function notificationPages(app: FastifyInstance, { deps }: { deps: 
   const settingsPage = async (request: FastifyRequest, reply: FastifyReply, data: Record<string, unknown> = {}) => {
     const target = targetOf(request);
     const me = request.consoleUser!;
-    const settings = await notificationSettings(deps.db, me.id, { kind: target.kind, id: target.id });
+    const settings = await notificationSettings(deps.pool, me.id, { kind: target.kind, id: target.id });
     const chosen = (data.chosen ?? {}) as Record<string, string>;
     return page(request, reply, 'notifications', {
       title: 'Notifications',
@@ -49,7 +49,7 @@ export async function notificationPages(app: FastifyInstance, { deps }: { deps: 
     }
     try {
       if (Object.keys(errors).length) throw new DomainError('invalid_input', 'The given data was invalid.', { errors });
-      await setNotificationSettings(deps.db, request.consoleUser!.id, { kind: target.kind, id: target.id }, changes);
+      await setNotificationSettings(deps.pool, request.consoleUser!.id, { kind: target.kind, id: target.id }, changes);
     } catch (err) {
       if (!(err instanceof DomainError) || err.code !== 'invalid_input') throw err;
       reply.code(422);
@@ -85,12 +85,12 @@ export async function unsubscribePages(app: FastifyInstance, { deps }: { deps: C
 
   app.get('/unsubscribe', async (request, reply) => {
     const token = tokenOf(request);
-    const subject = await describeUnsubscribe(deps.db, token);
+    const subject = await describeUnsubscribe(deps.pool, token);
     return answer(reply, request, { subject, action: `/app/unsubscribe?token=${encodeURIComponent(token)}` });
   });
 
   app.post('/unsubscribe', { config: { formToken: false } }, async (request, reply) => {
-    const subject = await unsubscribe(deps.db, tokenOf(request));
+    const subject = await unsubscribe(deps.pool, tokenOf(request));
     return answer(reply, request, { subject, done: true });
   });
 }

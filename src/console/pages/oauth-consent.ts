@@ -96,7 +96,7 @@ export async function oauthConsentPages(app: FastifyInstance, { deps }: { deps: 
     // on as the first did, to the client with the first answer.
     const answered = () => reply.redirect(consent.returnTo, 303);
     if (body.decision === 'deny') {
-      if (!(await claimAnswer(deps.db, uid))) return answered();
+      if (!(await claimAnswer(deps.pool, uid))) return answered();
       return reply.redirect(await oauth.deny(request.raw, reply.raw, uid), 303);
     }
     if (body.decision !== 'allow') throw new DomainError('invalid_input', 'Choose Allow or Deny.');
@@ -123,7 +123,7 @@ export async function oauthConsentPages(app: FastifyInstance, { deps }: { deps: 
     const form = parsed.data;
     const spend = form.can_place_orders && consent.wantsSpend;
     if (!eligible(request).some((w) => w.id === form.workspace_id)) return refuse({ workspace_id: ['must be one of your workspaces'] }, 'Choose a workspace you may connect apps to.');
-    if (spend && !(await mayGrant(deps.db, user.id, form.workspace_id, true))) {
+    if (spend && !(await mayGrant(deps.pool, user.id, form.workspace_id, true))) {
       return refuse({ can_place_orders: ['is for owners of the workspace'] }, 'Only an owner of this workspace may let an app place orders.');
     }
     // Letting an app spend is making a spending key: a confirmed address first (docs/mail.md).
@@ -132,12 +132,12 @@ export async function oauthConsentPages(app: FastifyInstance, { deps }: { deps: 
     }
     const limits = spend ? { orderLimitCents: form.order_limit_usd, dailyLimitCents: form.daily_limit_usd, monthlyLimitCents: form.monthly_limit_usd } : {};
     const expiresAt = form.expires_in_days === null ? null : new Date(deps.clock.now() + form.expires_in_days * 86_400_000);
-    if (!(await claimAnswer(deps.db, uid))) return answered();
+    if (!(await claimAnswer(deps.pool, uid))) return answered();
     let grantId: string;
     try {
       grantId = await oauth.saveGrant(request.raw, reply.raw, uid, user.id, spend);
       await recordGrant(
-        deps.db,
+        deps.pool,
         {
           grantId,
           clientId: consent.clientId,
@@ -153,7 +153,7 @@ export async function oauthConsentPages(app: FastifyInstance, { deps }: { deps: 
         deps.clock,
       );
     } catch (err) {
-      await releaseAnswer(deps.db, uid);
+      await releaseAnswer(deps.pool, uid);
       throw err;
     }
     return reply.redirect(await oauth.finish(request.raw, reply.raw, uid, user.id, grantId), 303);

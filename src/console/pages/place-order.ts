@@ -6,7 +6,8 @@ import { DomainError, type FieldErrors, invalidInput, notFound } from '../../dom
 import { checksAgainst, type ContentCheck, TITLE_LENGTH } from '../../domain/orders/content-checks.js';
 import { valueOf } from '../../domain/idempotency/record-once.js';
 import type { WorkspaceMember } from '../../domain/orders/buyer-actor.js';
-import { place, type PlaceOrdersInput } from '../../domain/orders/place-orders.js';
+import { place } from '../../domain/orders/place-orders.js';
+import type { PlaceOrdersInput } from '../../domain/orders/placement-rules.js';
 import { type PlacementQuote, quotePlacement } from '../../domain/orders/quote.js';
 import { getOutlet } from '../../domain/outlets/outlet-detail.js';
 import { outletSearchOf, searchOutlets } from '../../domain/outlets/search.js';

@@ -1,5 +1,4 @@
 import { hash } from 'node:crypto';
-import type pg from 'pg';
 import { canonicalJson } from '../../common/canonical-json.js';
 import type { ApprovalAction } from '../../common/enums.js';
 import type { Db } from '../../db/handle.js';
@@ -12,7 +11,8 @@ import { approveConfirmed, buyerOrders, type OrderActionDeps, requireQuoted } fr
 import { type BuyerActor, isMember } from '../orders/buyer-actor.js';
 import { getOrder } from '../orders/order-read.js';
 import type { BuyerOrderView } from '../orders/order-view.js';
-import { ApprovalNeeded, place, type PlaceOptions, type PlaceOrdersInput, type PlacementGroups } from '../orders/place-orders.js';
+import { place, type PlaceOptions, type PlacementGroups } from '../orders/place-orders.js';
+import { ApprovalNeeded, type PlaceOrdersInput } from '../orders/placement-rules.js';
 import type { Durations } from '../orders/states.js';
 import { getApproval } from './approval-read.js';
 import type { ApprovalItem, ApprovalRequestView } from './approval-view.js';
@@ -20,7 +20,7 @@ import { expireApprovalsIn } from './expiry.js';
 
 /** What the approvals need: the pool, the clock, deadlines, and the console's address for `approve_url`. */
 export interface ApprovalDeps extends OrderActionDeps {
-  pool: pg.Pool;
+  pool: Db;
   clock: Clock;
   durations: Durations;
   /** The console's absolute base URL (no trailing slash): approve links point there. */

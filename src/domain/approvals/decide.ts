@@ -6,7 +6,8 @@ import { type Kept, type OnceOptions, runOnce } from '../idempotency/record-once
 import type { WorkspacePrincipal } from '../keys/principal.js';
 import { buyerActions } from '../orders/buyer-actions.js';
 import type { WorkspaceMember } from '../orders/buyer-actor.js';
-import { ApprovalNeeded, placeOrders, type PlaceOrdersInput } from '../orders/place-orders.js';
+import { ApprovalNeeded, type PlaceOrdersInput } from '../orders/placement-rules.js';
+import { placeOrders } from '../orders/placement-transaction.js';
 import { roleIn } from '../users/memberships.js';
 import { requireSpend } from '../users/permissions.js';
 import { getApproval } from './approval-read.js';

@@ -1,4 +1,3 @@
-import type pg from 'pg';
 import { type Db, withTransaction } from '../../db/handle.js';
 import { type NewEvent, recordEvents } from '../events/record.js';
 import { APPROVAL_COLUMNS, APPROVAL_JOINS, type ApprovalRow, approvalView } from './approval-view.js';
@@ -35,7 +34,7 @@ export async function expireApprovalsIn(tx: Db, now: number, baseUrl: string, on
 }
 
 /** The sweep's part for approval requests: every pending one past its time, expired (docs/approvals.md). */
-export async function expireApprovals(pool: pg.Pool, now: number, baseUrl: string): Promise<number> {
+export async function expireApprovals(pool: Db, now: number, baseUrl: string): Promise<number> {
   let total = 0;
   for (;;) {
     const n = await withTransaction(pool, (tx) => expireApprovalsIn(tx, now, baseUrl));

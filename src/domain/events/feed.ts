@@ -1,7 +1,8 @@
 import type { Db } from '../../db/handle.js';
+import { join, type Sql, sql, statement } from '../../db/sql.js';
 import { isoSeconds } from '../../common/iso-seconds.js';
 import { notFound } from '../errors.js';
-import { type EventActor, type EventOwner, type EventType, eventId, ownerColumn, ownerId, requireReceivable } from './event-types.js';
+import { type EventActor, type EventOwner, type EventType, eventId, requireReceivable } from './event-types.js';
 
 export interface EventView {
   id: string;
@@ -35,21 +36,17 @@ export interface EventFilters {
   orderId?: number;
 }
 
-const COLUMNS = 'position, type, created_at, actor, previous_status, data';
+const COLUMNS = sql`position, type, created_at, actor, previous_status, data`;
 
-/** The owner's positioned events matching the filters: a WHERE clause, its values and a statement-name shape. */
-function where(owner: EventOwner, f: EventFilters) {
-  const values: unknown[] = [ownerId(owner)];
-  const clauses = [`${ownerColumn(owner)} = $1`, 'position IS NOT NULL'];
-  if (f.type) {
-    values.push(f.type);
-    clauses.push(`type = $${values.length}`);
-  }
-  if (f.orderId !== undefined) {
-    values.push(f.orderId);
-    clauses.push(`order_id = $${values.length}`);
-  }
-  return { values, sql: clauses.join(' AND '), shape: `${owner.party}_${f.type ? 't' : ''}${f.orderId !== undefined ? 'o' : ''}` };
+/** The owner's rows (of events, or of orders). */
+const own = (owner: EventOwner) => (owner.party === 'buyer' ? sql`workspace_id = ${owner.workspaceId}` : sql`publisher_id = ${owner.publisherId}`);
+
+/** The owner's positioned events matching the filters, as a WHERE clause. */
+function matching(owner: EventOwner, f: EventFilters): Sql {
+  const clauses = [own(owner), sql`position IS NOT NULL`];
+  if (f.type) clauses.push(sql`type = ${f.type}`);
+  if (f.orderId !== undefined) clauses.push(sql`order_id = ${f.orderId}`);
+  return join(clauses, ' AND ');
 }
 
 /**
@@ -61,26 +58,17 @@ function where(owner: EventOwner, f: EventFilters) {
 async function checkFilters(q: Db, owner: EventOwner, f: EventFilters): Promise<void> {
   requireReceivable(owner, f.type ? [f.type] : undefined, 'type');
   if (f.orderId === undefined) return;
-  const { rowCount } = await q.query({
-    name: `events_own_order_${owner.party}`,
-    text: `SELECT 1 FROM orders WHERE id = $1 AND ${ownerColumn(owner)} = $2`,
-    values: [f.orderId, ownerId(owner)],
-  });
+  const { rowCount } = await q.query(statement(sql`SELECT 1 FROM orders WHERE id = ${f.orderId} AND ${own(owner)}`, 'events_own_order'));
   if (!rowCount) throw notFound(`Order ${f.orderId}`);
 }
 
 /** The owner's events, newest first, a page at a time. */
 export async function listEvents(q: Db, owner: EventOwner, f: EventFilters, page: number, perPage: number) {
   await checkFilters(q, owner, f);
-  const w = where(owner, f);
-  const n = w.values.length;
+  const where = matching(owner, f);
   const [rows, count] = await Promise.all([
-    q.query<EventRow>({
-      name: `events_page_${w.shape}`,
-      text: `SELECT ${COLUMNS} FROM events WHERE ${w.sql} ORDER BY position DESC LIMIT $${n + 1} OFFSET $${n + 2}`,
-      values: [...w.values, perPage, (page - 1) * perPage],
-    }),
-    q.query<{ n: number }>({ name: `events_count_${w.shape}`, text: `SELECT count(*)::int AS n FROM events WHERE ${w.sql}`, values: w.values }),
+    q.query<EventRow>(statement(sql`SELECT ${COLUMNS} FROM events WHERE ${where} ORDER BY position DESC LIMIT ${perPage} OFFSET ${(page - 1) * perPage}`, 'events_page')),
+    q.query<{ n: number }>(statement(sql`SELECT count(*)::int AS n FROM events WHERE ${where}`, 'events_count')),
   ]);
   return { items: rows.rows.map(eventView), total: count.rows[0]!.n };
 }
@@ -91,27 +79,19 @@ export async function listEvents(q: Db, owner: EventOwner, f: EventFilters, page
  */
 export async function followEvents(q: Db, owner: EventOwner, f: EventFilters, after: number, limit: number) {
   await checkFilters(q, owner, f);
-  const w = where(owner, f);
-  const n = w.values.length;
   // One more than asked tells whether there is more to read.
-  const { rows } = await q.query<EventRow>({
-    name: `events_after_${w.shape}`,
-    text: `SELECT ${COLUMNS} FROM events WHERE ${w.sql} AND position > $${n + 1} ORDER BY position LIMIT $${n + 2}`,
-    values: [...w.values, after, limit + 1],
-  });
+  const { rows } = await q.query<EventRow>(
+    statement(sql`SELECT ${COLUMNS} FROM events WHERE ${matching(owner, f)} AND position > ${after} ORDER BY position LIMIT ${limit + 1}`, 'events_after'),
+  );
   return { items: rows.slice(0, limit).map(eventView), hasMore: rows.length > limit };
 }
 
 /** The owner's latest events, oldest first: where a new follower starts. */
 export async function latestEvents(q: Db, owner: EventOwner, f: EventFilters, limit: number) {
   await checkFilters(q, owner, f);
-  const w = where(owner, f);
-  const n = w.values.length;
-  const { rows } = await q.query<EventRow>({
-    name: `events_latest_${w.shape}`,
-    text: `SELECT ${COLUMNS} FROM events WHERE ${w.sql} ORDER BY position DESC LIMIT $${n + 1}`,
-    values: [...w.values, limit],
-  });
+  const { rows } = await q.query<EventRow>(
+    statement(sql`SELECT ${COLUMNS} FROM events WHERE ${matching(owner, f)} ORDER BY position DESC LIMIT ${limit}`, 'events_latest'),
+  );
   return rows.reverse().map(eventView);
 }
 

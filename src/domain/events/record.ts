@@ -1,4 +1,5 @@
 import type { Db } from '../../db/handle.js';
+import { sql, statement } from '../../db/sql.js';
 import type { OrderStatus } from '../../common/enums.js';
 import type { EventActor, EventOwner, EventType } from './event-types.js';
 
@@ -18,22 +19,20 @@ export interface NewEvent {
  */
 export async function recordEvents(tx: Db, list: NewEvent[], now: number): Promise<void> {
   if (list.length === 0) return;
-  await tx.query({ ...recordStatement, values: [eventRows(list), new Date(now)] });
+  await tx.query(statement(eventsInsert(eventRows(list), new Date(now)), 'events_record'));
 }
 
 /**
- * The INSERT of events: the rows `eventRows` gives, in parameter `rows`, created at parameter
- * `at`. `recordEvents`' statement, and a WITH query of a caller's statement that writes its
- * change and the events describing it in one round trip: the same rows, the same guarantees
- * (written in the change's transaction, positioned by the sequencer after commit), ids taken in
- * the list's order either way.
+ * The INSERT of events: the rows `eventRows` gives, created at `at` (a Date, or a `param` the
+ * caller's statement shares). `recordEvents`' statement, and a WITH query of a caller's statement
+ * that writes its change and the events describing it in one round trip: the same rows, the same
+ * guarantees (written in the change's transaction, positioned by the sequencer after commit), ids
+ * taken in the list's order either way.
  */
-export const eventsInsert = (rows: `$${number}`, at: `$${number}`) =>
-  `INSERT INTO events (type, workspace_id, publisher_id, order_id, actor, previous_status, data, created_at)
+export const eventsInsert = (rows: string, at: unknown) =>
+  sql`INSERT INTO events (type, workspace_id, publisher_id, order_id, actor, previous_status, data, created_at)
            SELECT e.type, e.workspace_id, e.publisher_id, e.order_id, e.actor, e.previous_status, e.data, ${at}
              FROM jsonb_to_recordset(${rows}::jsonb) AS e(type text, workspace_id int, publisher_id int, order_id bigint, actor text, previous_status text, data jsonb)`;
-
-const recordStatement = { name: 'events_record', text: eventsInsert('$1', '$2') };
 
 /**
  * Events as the one jsonb parameter of `eventsInsert`, rows of named fields: each event's data is

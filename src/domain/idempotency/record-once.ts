@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { isoSeconds } from '../../common/iso-seconds.js';
 import { commitWith, type Db, type Statement, withTransaction } from '../../db/handle.js';
+import { type Param, param, sql, statement } from '../../db/sql.js';
 import { constraintOf, pgErrorCode } from '../../db/errors.js';
 import type { Clock } from '../clock.js';
 import { DomainError, invalidInput } from '../errors.js';
@@ -101,10 +102,20 @@ export const refusedConfirmation = (why: string) =>
   );
 const mismatch = () => refusedConfirmation('it does not match the call it was used for');
 
-/** The INSERT of REST records, from parameters `$first` to `$first + 5` (`recordValues`). */
-const eachInsert = (first: number) => `INSERT INTO idempotency_records (api_key_id, key, fingerprint, outcome, created_at, expires_at)
-           SELECT x.api_key_id, x.key, x.fingerprint, x.outcome, $${first + 4}, $${first + 5}
-             FROM unnest($${first}::int[], $${first + 1}::text[], $${first + 2}::text[], $${first + 3}::text[]) AS x(api_key_id, key, fingerprint, outcome)`;
+/** REST records as the INSERT binds them: one element per record, and the times they share. */
+export interface RecordValues {
+  apiKeyIds: number[];
+  keys: string[];
+  fingerprints: string[];
+  outcomes: string[];
+  createdAt: Date | null;
+  expiresAt: Date | null;
+}
+
+/** The INSERT of REST records (`recordValues`). */
+const eachInsert = (v: RecordValues) => sql`INSERT INTO idempotency_records (api_key_id, key, fingerprint, outcome, created_at, expires_at)
+           SELECT x.api_key_id, x.key, x.fingerprint, x.outcome, ${v.createdAt}, ${v.expiresAt}
+             FROM unnest(${v.apiKeyIds}::int[], ${v.keys}::text[], ${v.fingerprints}::text[], ${v.outcomes}::text[]) AS x(api_key_id, key, fingerprint, outcome)`;
 
 /**
  * `recordOnce`'s INSERT of a REST record: a key that holds a live record keeps it (ON CONFLICT
@@ -112,33 +123,39 @@ const eachInsert = (first: number) => `INSERT INTO idempotency_records (api_key_
  * `recordEach`'s records are plain INSERTs (`eachInsert`): the claims deleted their keys' expired
  * records, and a live one must fail the group.
  */
-const requestsInsert = (first: number) => `${eachInsert(first)}
+const requestsInsert = (v: RecordValues) => sql`${eachInsert(v)}
            ON CONFLICT (api_key_id, key) DO UPDATE
               SET fingerprint = EXCLUDED.fingerprint, outcome = EXCLUDED.outcome,
                   created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
             WHERE idempotency_records.expires_at <= EXCLUDED.created_at`;
 
+/** A group's keys as the claims bind them, and the time their records must outlive (one parameter, read twice). */
+export interface ClaimValues {
+  apiKeyIds: number[];
+  keys: string[];
+  at: Param;
+}
+
 /**
  * The claims of a group's keys (advisory locks tried, never waited for) and the lookup of their
- * records, as the WITH query `claimed` of a statement, from parameters `$first` to `$first + 2`
- * (`ClaimsInRead.values`): one row per key, `n` its place from 1, `claim_ok` whether it was
- * claimed, the live record's `claim_fingerprint` and `claim_outcome` (null: none), and
- * `claim_admitted`, whether the work goes on with it (claimed, and no record: `admit` goes by it).
- * The lookup reads as at the statement's start, before the claims, so it may miss a record its
- * key's last holder committed in between: `recordEach` makes up for it. A claimed key's expired
- * record is deleted here, so that the group's records are plain INSERTs (`recordsWith`). (OFFSET
- * 0 keeps the claim a subquery of its own, so each key's lock is tried once however often its
- * result is read.)
+ * records, as the WITH query `claimed` of a statement (values: `ClaimsInRead.values`): one row per key,
+ * `n` its place from 1, `claim_ok` whether it was claimed, the live record's `claim_fingerprint`
+ * and `claim_outcome` (null: none), and `claim_admitted`, whether the work goes on with it
+ * (claimed, and no record: `admit` goes by it). The lookup reads as at the statement's start,
+ * before the claims, so it may miss a record its key's last holder committed in between:
+ * `recordEach` makes up for it. A claimed key's expired record is deleted here, so that the
+ * group's records are plain INSERTs (`recordsWith`). (OFFSET 0 keeps the claim a subquery of its
+ * own, so each key's lock is tried once however often its result is read.)
  */
-export const claimsWith = (first: number) => `claimed AS MATERIALIZED (
+export const claimsWith = (v: ClaimValues) => sql`claimed AS MATERIALIZED (
     SELECT x.n, x.api_key_id, x.key, t.claim_ok, r.fingerprint AS claim_fingerprint, r.outcome AS claim_outcome,
            t.claim_ok AND r.outcome IS NULL AS claim_admitted
-      FROM unnest($${first}::int[], $${first + 1}::text[]) WITH ORDINALITY AS x(api_key_id, key, n)
+      FROM unnest(${v.apiKeyIds}::int[], ${v.keys}::text[]) WITH ORDINALITY AS x(api_key_id, key, n)
       CROSS JOIN LATERAL (SELECT pg_try_advisory_xact_lock(x.api_key_id, hashtext(x.key)) AS claim_ok OFFSET 0) t
-      LEFT JOIN idempotency_records r ON r.api_key_id = x.api_key_id AND r.key = x.key AND r.expires_at > $${first + 2}),
+      LEFT JOIN idempotency_records r ON r.api_key_id = x.api_key_id AND r.key = x.key AND r.expires_at > ${v.at}),
   expired_deleted AS (
     DELETE FROM idempotency_records r USING claimed c
-     WHERE c.claim_ok AND r.api_key_id = c.api_key_id AND r.key = c.key AND r.expires_at <= $${first + 2})`;
+     WHERE c.claim_ok AND r.api_key_id = c.api_key_id AND r.key = c.key AND r.expires_at <= ${v.at})`;
 
 const statements = {
   lock: { name: 'once_lock', text: 'SELECT pg_advisory_xact_lock($1, hashtext($2))' },
@@ -147,18 +164,12 @@ const statements = {
     text: `SELECT pg_try_advisory_xact_lock(x.api_key_id, hashtext(x.key)) AS ok
              FROM unnest($1::int[], $2::text[]) AS x(api_key_id, key)`,
   },
-  claimRequests: {
-    name: 'once_claim_requests',
-    text: `WITH ${claimsWith(1)}\nSELECT claim_ok, claim_fingerprint, claim_outcome, claim_admitted FROM claimed ORDER BY n`,
-  },
   findRequests: {
     name: 'once_find_requests',
     text: `SELECT x.n::int AS n, r.fingerprint, r.outcome
              FROM unnest($1::int[], $2::text[]) WITH ORDINALITY AS x(api_key_id, key, n)
              JOIN idempotency_records r ON r.api_key_id = x.api_key_id AND r.key = x.key AND r.expires_at > $3`,
   },
-  storeRequests: { name: 'once_store_requests', text: requestsInsert(1) },
-  storeEach: { name: 'once_store_each', text: eachInsert(1) },
   findConfirmation: {
     name: 'once_find_confirmation',
     text: 'SELECT api_key_id, tool, arguments_hash, outcome::text AS outcome FROM mcp_confirmations WHERE token_id = $1',
@@ -221,10 +232,19 @@ export async function findKept<T>(q: Db, key: OnceKey, now: number): Promise<Kep
 
 async function store(tx: Db, key: OnceKey, record: string, now: number): Promise<void> {
   if (key.book === 'request') {
-    await tx.query({
-      ...statements.storeRequests,
-      values: [[key.apiKeyId], [key.key], [key.fingerprint], [record], new Date(now), new Date(now + RETENTION_MS)],
-    });
+    await tx.query(
+      statement(
+        requestsInsert({
+          apiKeyIds: [key.apiKeyId],
+          keys: [key.key],
+          fingerprints: [key.fingerprint],
+          outcomes: [record],
+          createdAt: new Date(now),
+          expiresAt: new Date(now + RETENTION_MS),
+        }),
+        'once_store_requests',
+      ),
+    );
   } else if (key.book === 'person') {
     await tx.query({
       ...statements.storePerson,
@@ -307,13 +327,13 @@ export type EachResult<T> = { ok: true; value: Kept<T> } | { ok: false; error: u
 /**
  * The claims of a group's keys, handed to its work so that the work's first statement claims them
  * too, instead of a statement of their own before it: one round trip a group fewer. A work that
- * takes them adds `claimsWith(first)` to its first statement, binds `values()` there, joins
+ * takes them adds `claimsWith(claims.values())` (the WITH query `claimed`) to its first statement, joins
  * `claimed` on each item's place (`n`, from 1) and hands the rows' claim columns, in the items'
  * order, to `admit`; one that does not calls `admit()` with nothing, which claims them in a
  * statement of its own. Either way the work goes on only with the items `admit` answers.
  */
 export interface ClaimsInRead {
-  values(): unknown[];
+  values(): ClaimValues;
   admit(rows?: ClaimRow[]): Promise<number[]>;
 }
 
@@ -325,33 +345,34 @@ export interface ClaimRow {
   claim_admitted: boolean | null;
 }
 
-/** The parameters of `claimsWith` for a statement that claims nothing (no row in `claimed`). */
-export const noClaims = (): unknown[] => [[], [], null];
+/** The values of `claimsWith` for a statement that claims nothing (no row in `claimed`). */
+export const noClaims = (): ClaimValues => ({ apiKeyIds: [], keys: [], at: param(null) });
 
 /**
  * The records of a group's outcomes, handed to its work so that the work's last statements store
  * them and end the transaction, instead of statements of their own after it: with the claims in
  * the work's first statement, a group makes two round trips (BEGIN with the work's claims and
- * reads; its write with the records, and COMMIT). A work that takes them adds `recordsWith(first)`
- * to its last write, binds `values(outcomes)` there (its answer, the outcomes it will return) and
+ * reads; its write with the records, and COMMIT). A work that takes them adds
+ * `recordsWith(records.values(outcomes))` (the WITH query `records_written`; `outcomes`: its
+ * answer, the outcomes it will return) to its last write, and
  * sends that write through `commitWith`, the last thing it does, or through `send` (`recordEach`
  * then commits after the work). One that writes nothing, or does not call `values`, leaves them
  * to `recordEach`, which stores them in one statement before COMMIT.
  */
 export interface RecordsInWrite<T> {
-  values(outcomes: Array<Outcome<T>>): unknown[];
+  values(outcomes: Array<Outcome<T>>): RecordValues;
   commitWith(tx: Db, statements: Statement[]): Promise<Array<pg.QueryResult>>;
   send(tx: Db, statements: Statement[]): Promise<Array<pg.QueryResult>>;
 }
 
 /**
- * `RecordsInWrite`'s part of a statement of WITH queries: the records' INSERT from parameters
- * `$first` to `$first + 5`, as `records_written`. A key that holds a live record fails it.
+ * `RecordsInWrite`'s part of a statement of WITH queries: the records' INSERT, as
+ * `records_written`. A key that holds a live record fails it.
  */
-export const recordsWith = (first: number) => `records_written AS (${eachInsert(first)})`;
+export const recordsWith = (v: RecordValues) => sql`records_written AS (${eachInsert(v)})`;
 
-/** The parameters of `recordsWith` for a statement that stores no records. */
-export const noRecords = (): unknown[] => [[], [], [], [], null, null];
+/** The values of `recordsWith` for a statement that stores no records. */
+export const noRecords = (): RecordValues => ({ apiKeyIds: [], keys: [], fingerprints: [], outcomes: [], createdAt: null, expiresAt: null });
 
 const isKept = (outcome: Outcome<unknown>, item: EachItem) => outcome.ok || item.keeps?.(outcome.error) === true;
 
@@ -404,10 +425,12 @@ export async function recordEach<T>(
     const results: Array<EachResult<T>> = [];
     let admitted: number[] | undefined;
     const claims: ClaimsInRead = {
-      values: () => [apiKeyIds, keys, new Date(now)],
+      values: () => ({ apiKeyIds, keys, at: param(new Date(now)) }),
       admit: async (rows) => {
         if (admitted) throw new Error('the items were claimed twice');
-        const claimed = rows ?? (await tx.query<ClaimRow>({ ...statements.claimRequests, values: claims.values() })).rows;
+        const claimed =
+          rows ??
+          (await tx.query<ClaimRow>(statement(sql`WITH ${claimsWith(claims.values())}\nSELECT claim_ok, claim_fingerprint, claim_outcome, claim_admitted FROM claimed ORDER BY n`, 'once_claim_requests'))).rows;
         if (claimed.length !== items.length) throw new Error('the claims answered another number of rows than there are items');
         admitted = [];
         items.forEach((item, i) => {
@@ -420,17 +443,17 @@ export async function recordEach<T>(
       },
     };
     // The records of the admitted items' kept outcomes (given in `admitted`'s order), as the
-    // parameters of their INSERT: each outcome written as JSON once per group, here.
+    // values of their INSERT: each outcome written as JSON once per group, here.
     const recordValues = (admitted: number[], outcomes: Array<Outcome<T>>) => {
       const kept = admitted.flatMap((i, k) => (isKept(outcomes[k]!, items[i]!) ? [{ i, record: recordOf(outcomes[k]!, items[i]!.key.requestId) }] : []));
-      const values = [
-        kept.map(({ i }) => apiKeyIds[i]),
-        kept.map(({ i }) => keys[i]),
-        kept.map(({ i }) => items[i]!.key.fingerprint),
-        kept.map(({ record }) => record),
-        new Date(now),
-        new Date(now + RETENTION_MS),
-      ];
+      const values: RecordValues = {
+        apiKeyIds: kept.map(({ i }) => apiKeyIds[i]!),
+        keys: kept.map(({ i }) => keys[i]!),
+        fingerprints: kept.map(({ i }) => items[i]!.key.fingerprint),
+        outcomes: kept.map(({ record }) => record),
+        createdAt: new Date(now),
+        expiresAt: new Date(now + RETENTION_MS),
+      };
       return { count: kept.length, values };
     };
     // The admitted items whose refusals are not kept.
@@ -485,7 +508,7 @@ export async function recordEach<T>(
       }
     } else {
       const { count, values } = recordValues(admitted, outcomes);
-      if (count) await tx.query({ ...statements.storeEach, values });
+      if (count) await tx.query(statement(eachInsert(values), 'once_store_each'));
     }
     if (unkept.length && !committed) found = (await tx.query<{ n: number; fingerprint: string; outcome: string }>(findUnkept(unkept))).rows;
     admitted.forEach((i, k) => {

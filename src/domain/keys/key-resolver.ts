@@ -1,5 +1,5 @@
 import type { LRUCache } from 'lru-cache';
-import type pg from 'pg';
+import type { Db } from '../../db/handle.js';
 import { expiringCache, type Clock } from '../clock.js';
 import { abilitiesFor } from './abilities.js';
 import { hashKey, isWellFormedKey, visiblePrefix } from './key-format.js';
@@ -87,7 +87,7 @@ export class KeyResolver {
   private prefixes: { set: Set<string>; readAt: number; reading: Promise<void> | undefined } | undefined;
 
   constructor(
-    private readonly pool: pg.Pool,
+    private readonly pool: Db,
     private readonly clock: Clock,
     private readonly onBackgroundError: (err: unknown) => void = () => {},
   ) {

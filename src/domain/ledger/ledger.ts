@@ -1,4 +1,5 @@
 import type { Db } from '../../db/handle.js';
+import { type Sql, sql, statement } from '../../db/sql.js';
 
 /**
  * The ledger's one writer and its posting rules. Every balance change in the code base is a
@@ -208,8 +209,8 @@ export async function lockWorkspace(tx: Db, workspaceId: number): Promise<Worksp
  * wait for each other in opposite orders; MATERIALIZED so the whole lock is taken the first time
  * the statement reads `locked`.
  */
-export const balanceLock = (ids: string) =>
-  `locked AS MATERIALIZED (SELECT id, workspace_id, kind, balance FROM ledger_accounts
+export const balanceLock = (ids: Sql) =>
+  sql`locked AS MATERIALIZED (SELECT id, workspace_id, kind, balance FROM ledger_accounts
       WHERE workspace_id = ANY(${ids}) AND kind IN ('available', 'held') ORDER BY workspace_id, kind FOR UPDATE)`;
 
 export interface BalanceRow {
@@ -262,30 +263,40 @@ const KIND_ORDER: Record<AccountKind, number> = { available: 0, held: 1, pending
 
 // The transactions, their entries and the workspace's own balance rows, as WITH queries of one
 // statement: `post`'s own, or a caller's that writes the change they pay for in the same round
-// trip (`first` numbers the nine parameters `posting` gives, in order). The rows are already
-// locked (`lockWorkspace`, `balanceLock`), so it takes no new lock. The entries find their
-// transaction by (kind, order_id), which UNIQUE (order_id, kind) makes one.
-export const postingWith = (first: number) => `ledger_m AS (SELECT * FROM unnest($${first}::ledger_transaction_kind[], $${first + 1}::bigint[], $${first + 2}::int[], $${first + 3}::int[]) AS m(kind, order_id, workspace_id, n)),
+// trip (its values from `posting`). The rows are already locked (`lockWorkspace`,
+// `balanceLock`), so it takes no new lock. The entries find their transaction by (kind,
+// order_id), which UNIQUE (order_id, kind) makes one.
+export const postingWith = (v: PostingValues) => sql`ledger_m AS (SELECT * FROM unnest(${v.kinds}::ledger_transaction_kind[], ${v.orderIds}::bigint[], ${v.workspaceIds}::int[], ${v.ns}::int[]) AS m(kind, order_id, workspace_id, n)),
   ledger_t AS (INSERT INTO ledger_transactions (kind, order_id, workspace_id)
         SELECT kind, order_id, workspace_id FROM ledger_m ORDER BY n RETURNING id, kind, order_id),
   ledger_e AS (INSERT INTO ledger_entries (transaction_id, account_id, amount)
         SELECT t.id, p.account_id, p.amount
-          FROM unnest($${first + 4}::int[], $${first + 5}::int[], $${first + 6}::bigint[]) AS p(n, account_id, amount)
+          FROM unnest(${v.entryNs}::int[], ${v.entryAccounts}::int[], ${v.entryAmounts}::bigint[]) AS p(n, account_id, amount)
           JOIN ledger_m m ON m.n = p.n JOIN ledger_t t ON t.kind = m.kind AND t.order_id IS NOT DISTINCT FROM m.order_id),
   ledger_b AS (UPDATE ledger_accounts a SET balance = a.balance + d.delta
-    FROM unnest($${first + 7}::int[], $${first + 8}::bigint[]) AS d(id, delta) WHERE a.id = d.id)`;
+    FROM unnest(${v.deltaAccounts}::int[], ${v.deltas}::bigint[]) AS d(id, delta) WHERE a.id = d.id)`;
 
-// Answers the new transactions' ids, in the order of the movements.
-const postStatement = { name: 'ledger_post', text: `WITH ${postingWith(1)}\nSELECT id FROM ledger_t ORDER BY id` };
+/** The movements as the arrays `postingWith` binds: one element per movement, posting or changed account. */
+export interface PostingValues {
+  kinds: TransactionKind[];
+  orderIds: Array<number | null>;
+  workspaceIds: Array<number | null>;
+  ns: number[];
+  entryNs: number[];
+  entryAccounts: number[];
+  entryAmounts: number[];
+  deltaAccounts: number[];
+  deltas: number[];
+}
 
 type Delta = { kind: AccountKind; amount: number };
 
 /**
  * Checks movements (each balanced, in safe integers, none twice) and turns them into the
- * parameters of `postingWith` and the changes of other accounts than the workspace's own, which
+ * values of `postingWith` and the changes of other accounts than the workspace's own, which
  * `post` applies one at a time.
  */
-function prepare(movements: Movement[]): { values: unknown[]; others: Array<[number, Delta]> } {
+function prepare(movements: Movement[]): { values: PostingValues; others: Array<[number, Delta]> } {
   const seen = new Set<string>();
   for (const m of movements) {
     const sum = m.postings.reduce((s, p) => s + p.amount, 0);
@@ -308,17 +319,17 @@ function prepare(movements: Movement[]): { values: unknown[]; others: Array<[num
   const others = all
     .filter(([, d]) => d.kind !== 'available' && d.kind !== 'held')
     .sort(([ia, a], [ib, b]) => KIND_ORDER[a.kind] - KIND_ORDER[b.kind] || ia - ib);
-  const values = [
-    movements.map((m) => m.kind),
-    movements.map((m) => m.orderId),
-    movements.map((m) => m.workspaceId),
-    movements.map((_, n) => n),
-    postings.map((p) => p.n),
-    postings.map((p) => p.accountId),
-    postings.map((p) => p.amount),
-    own.map(([id]) => id),
-    own.map(([, d]) => d.amount),
-  ];
+  const values: PostingValues = {
+    kinds: movements.map((m) => m.kind),
+    orderIds: movements.map((m) => m.orderId),
+    workspaceIds: movements.map((m) => m.workspaceId),
+    ns: movements.map((_, n) => n),
+    entryNs: postings.map((p) => p.n),
+    entryAccounts: postings.map((p) => p.accountId),
+    entryAmounts: postings.map((p) => p.amount),
+    deltaAccounts: own.map(([id]) => id),
+    deltas: own.map(([, d]) => d.amount),
+  };
   return { values, others };
 }
 
@@ -333,7 +344,8 @@ function prepare(movements: Movement[]): { values: unknown[]; others: Array<[num
 export async function post(tx: Db, movements: Movement[]): Promise<number[]> {
   if (movements.length === 0) return [];
   const { values, others } = prepare(movements);
-  const { rows } = await tx.query<{ id: number }>({ ...postStatement, values });
+  // Answers the new transactions' ids, in the order of the movements.
+  const { rows } = await tx.query<{ id: number }>(statement(sql`WITH ${postingWith(values)}\nSELECT id FROM ledger_t ORDER BY id`, 'ledger_post'));
   for (const [accountId, d] of others) {
     await tx.query({
       name: 'ledger_apply',
@@ -345,12 +357,12 @@ export async function post(tx: Db, movements: Movement[]): Promise<number[]> {
 }
 
 /**
- * The parameters of `postingWith` for movements written by a caller's statement, checked as
- * `post` checks them. Only movements between workspace accounts the caller has locked (escrow
- * on placement): a publisher's or the platform's row is locked and changed one at a time, in
- * the lock order, by `post` alone.
+ * The values of `postingWith` for movements written by a caller's statement, checked as `post`
+ * checks them. Only movements between workspace accounts the caller
+ * has locked (escrow on placement): a publisher's or the platform's row is locked and changed one
+ * at a time, in the lock order, by `post` alone.
  */
-export function posting(movements: Movement[]): unknown[] {
+export function posting(movements: Movement[]): PostingValues {
   const { values, others } = prepare(movements);
   if (others.length > 0) throw new Error('a movement of publisher or platform accounts goes through post');
   return values;

@@ -1,4 +1,3 @@
-import type pg from 'pg';
 import type { Db } from '../../db/handle.js';
 import type { Clock } from '../clock.js';
 import { type Kept, type OnceKey, type OnceOptions, runOnce } from '../idempotency/record-once.js';
@@ -6,7 +5,9 @@ import type { WorkspacePrincipal } from '../keys/principal.js';
 import { type BuyerActor, isMember } from './buyer-actor.js';
 import { recordMessageReceived, recordOrderEvent } from './order-events.js';
 import { messageView } from './order-view.js';
-import { ApprovalNeeded, type ApprovalReason, quoteChanged, recheckSpendingKey } from './place-orders.js';
+import type { ApprovalReason } from '../../common/enums.js';
+import { ApprovalNeeded, quoteChanged } from './placement-rules.js';
+import { recheckSpendingKey } from './placement-statements.js';
 import type { Durations } from './states.js';
 import { addContent, addMessage, enterState, lockOrder, refund, requireStatus } from './transitions.js';
 import { completePlacement } from './guarantee.js';
@@ -101,7 +102,7 @@ type ResultOf<K extends keyof Steps> = Awaited<ReturnType<Steps[K]>>;
 type ApprovedOrder = ResultOf<'approvePlacement'>;
 
 export interface OrderActionDeps {
-  pool: pg.Pool;
+  pool: Db;
   clock: Clock;
   durations: Durations;
 }

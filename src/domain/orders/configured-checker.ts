@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import type { Db } from '../../db/handle.js';
 import type { Config } from '../../config.js';
 import { createOutboundClient } from '../../outbound/http-client.js';
 import type { Clock } from '../clock.js';
@@ -15,7 +15,7 @@ export const outboundPolicyFor = (config: Config) => ({ allowLoopback: config.OU
  * its own and a pool of threads that read the pages: the server's worker and re-checks, the CLI
  * and tests use the same. `close` ends the client's connections and the threads.
  */
-export function configuredLinkChecker(config: Config, pool: pg.Pool, clock: Clock, onCheckError?: (err: unknown, orderId: number) => void) {
+export function configuredLinkChecker(config: Config, pool: Db, clock: Clock, onCheckError?: (err: unknown, orderId: number) => void) {
   const client = createOutboundClient(outboundPolicyFor(config));
   const pages = createPagePool();
   const checker = createLinkChecker({

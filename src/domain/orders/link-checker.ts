@@ -1,5 +1,4 @@
-import type pg from 'pg';
-import { withTransaction } from '../../db/handle.js';
+import { type Db, withTransaction } from '../../db/handle.js';
 import type { Clock } from '../clock.js';
 import { getOrder } from './order-read.js';
 import type { PublisherOrderView } from './order-view.js';
@@ -17,7 +16,7 @@ import type { LiveCheck, PlacementExpectation } from '../placements/live-checks.
 export type CheckPlacement = (expectation: PlacementExpectation, pace: (host: string) => Promise<void>) => Promise<LiveCheck[]>;
 
 export interface LinkCheckerDeps {
-  pool: pg.Pool;
+  pool: Db;
   clock: Clock;
   durations: Durations;
   check: CheckPlacement;

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { Db } from '../../db/handle.js';
+import { join, type Sql, sql, statement } from '../../db/sql.js';
 import { notFound } from '../errors.js';
 import type { ContentRules } from './content-checks.js';
 import { type BuyerOrderView, type MessageRow, messageView, type OrderRow, type OrderSummary, orderSummary, type OrderSummaryRow, orderView, type PublisherOrderView } from './order-view.js';
@@ -9,7 +10,7 @@ import { type OrderStatus, type Party, turnOf, orderStatuses } from './states.js
 
 export type { Viewer };
 
-const SELECT = `
+const SELECT = sql`
   SELECT o.id, o.workspace_id, o.publisher_id, o.status, o.project_id, o.price, o.publisher_price_cents, o.target_url, o.anchor_text, o.brief,
          o.live_url, o.decline_reason, o.deadline_at, o.created_at, o.updated_at,
          o.live_checks, o.live_checked_at, o.guarantee_ends_at,
@@ -26,10 +27,11 @@ const SELECT = `
     LEFT JOIN LATERAL (SELECT version, title, body, submitted_by, submitted_at, checks FROM order_contents
                         WHERE order_id = o.id ORDER BY version DESC LIMIT 1) c ON true`;
 
-function ownerClause(viewer: Viewer, param: string): string {
-  return viewer.party === 'buyer' ? `o.workspace_id = ${param}` : `o.publisher_id = ${param}`;
-}
-const ownerId = (viewer: Viewer) => (viewer.party === 'buyer' ? viewer.workspaceId : viewer.publisherId);
+/** An order as `SELECT` reads it: its row, and whose it is. */
+type OwnedOrderRow = OrderRow & { workspace_id: number; publisher_id: number };
+
+/** The viewer's own orders (`o`): the buyer's workspace's, or the publisher's. */
+const owned = (viewer: Viewer) => (viewer.party === 'buyer' ? sql`o.workspace_id = ${viewer.workspaceId}` : sql`o.publisher_id = ${viewer.publisherId}`);
 
 /**
  * What the order asks of its article (the link, the anchor text, and the offer's limits as they
@@ -37,39 +39,37 @@ const ownerId = (viewer: Viewer) => (viewer.party === 'buyer' ? viewer.workspace
  * read these when content is submitted; a form shows them, and its preview checks against them.
  */
 export async function getContentRules(q: Db, viewer: Viewer, orderId: number): Promise<ContentRules> {
-  const { rows } = await q.query<ContentRules>({
-    name: `order_content_rules_${viewer.party}`,
-    text: `SELECT o.target_url, o.anchor_text, o.min_words, o.max_words, o.max_links FROM orders o WHERE o.id = $1 AND ${ownerClause(viewer, '$2')}`,
-    values: [orderId, ownerId(viewer)],
-  });
+  const { rows } = await q.query<ContentRules>(
+    statement(sql`SELECT o.target_url, o.anchor_text, o.min_words, o.max_words, o.max_links FROM orders o WHERE o.id = ${orderId} AND ${owned(viewer)}`, 'order_content_rules'),
+  );
   if (!rows[0]) throw notFound('Order');
   return rows[0];
 }
 
 async function messagesOf(q: Db, orderId: number): Promise<MessageRow[]> {
-  const { rows } = await q.query<MessageRow>({
-    name: 'order_messages_last_100',
-    text: `SELECT * FROM (SELECT id, body, author, created_at FROM order_messages WHERE order_id = $1
-             ORDER BY id DESC LIMIT 100) m ORDER BY id`,
-    values: [orderId],
-  });
+  const { rows } = await q.query<MessageRow>(
+    statement(
+      sql`SELECT * FROM (SELECT id, body, author, created_at FROM order_messages WHERE order_id = ${orderId}
+            ORDER BY id DESC LIMIT 100) m ORDER BY id`,
+      'order_messages_last_100',
+    ),
+  );
   return rows;
 }
 
 /** An order's messages, oldest first, a page at a time, if the viewer may see the order; otherwise 404. */
 export async function listMessages(q: Db, viewer: Viewer, orderId: number, page: number, perPage: number) {
-  const { rows } = await q.query<{ total: number }>({
-    name: `order_messages_count_${viewer.party}`,
-    text: `SELECT (SELECT count(*) FROM order_messages m WHERE m.order_id = o.id)::int AS total
-             FROM orders o WHERE o.id = $1 AND ${ownerClause(viewer, '$2')}`,
-    values: [orderId, ownerId(viewer)],
-  });
+  const { rows } = await q.query<{ total: number }>(
+    statement(
+      sql`SELECT (SELECT count(*) FROM order_messages m WHERE m.order_id = o.id)::int AS total
+            FROM orders o WHERE o.id = ${orderId} AND ${owned(viewer)}`,
+      'order_messages_count',
+    ),
+  );
   if (!rows[0]) throw notFound('Order');
-  const messages = await q.query<MessageRow>({
-    name: 'order_messages_page',
-    text: 'SELECT id, body, author, created_at FROM order_messages WHERE order_id = $1 ORDER BY id LIMIT $2 OFFSET $3',
-    values: [orderId, perPage, (page - 1) * perPage],
-  });
+  const messages = await q.query<MessageRow>(
+    statement(sql`SELECT id, body, author, created_at FROM order_messages WHERE order_id = ${orderId} ORDER BY id LIMIT ${perPage} OFFSET ${(page - 1) * perPage}`, 'order_messages_page'),
+  );
   return { items: messages.rows.map(messageView), total: rows[0].total };
 }
 
@@ -78,22 +78,14 @@ export async function getOrder(q: Db, viewer: Viewer & { party: 'buyer' }, order
 export async function getOrder(q: Db, viewer: Viewer & { party: 'publisher' }, orderId: number): Promise<PublisherOrderView>;
 export async function getOrder(q: Db, viewer: Viewer, orderId: number): Promise<BuyerOrderView | PublisherOrderView>;
 export async function getOrder(q: Db, viewer: Viewer, orderId: number) {
-  const { rows } = await q.query<OrderRow>({
-    name: `order_get_${viewer.party}`,
-    text: `${SELECT} WHERE o.id = $1 AND ${ownerClause(viewer, '$2')}`,
-    values: [orderId, ownerId(viewer)],
-  });
+  const { rows } = await q.query<OwnedOrderRow>(statement(sql`${SELECT} WHERE o.id = ${orderId} AND ${owned(viewer)}`, 'order_get'));
   if (!rows[0]) throw notFound('Order');
   return orderView(rows[0], viewer.party, await messagesOf(q, orderId));
 }
 
 /** Several orders by id, in id order, for the response of a placement. */
 export async function getOrders(q: Db, viewer: Viewer & { party: 'buyer' }, ids: number[]): Promise<BuyerOrderView[]> {
-  const { rows } = await q.query<OrderRow>({
-    name: `order_get_many_${viewer.party}`,
-    text: `${SELECT} WHERE o.id = ANY($1::bigint[]) AND ${ownerClause(viewer, '$2')} ORDER BY o.id`,
-    values: [ids, ownerId(viewer)],
-  });
+  const { rows } = await q.query<OwnedOrderRow>(statement(sql`${SELECT} WHERE o.id = ANY(${ids}::bigint[]) AND ${owned(viewer)} ORDER BY o.id`, 'order_get_many'));
   return rows.map((r) => orderView(r, 'buyer'));
 }
 
@@ -110,19 +102,16 @@ export interface OrderViews {
  */
 export async function getOrderViews(q: Db, ids: number[]): Promise<OrderViews[]> {
   const [orders, messages] = await Promise.all([
-    q.query<OrderRow & { workspace_id: number; publisher_id: number }>({
-      name: 'order_views_many',
-      text: `${SELECT} WHERE o.id = ANY($1::bigint[]) ORDER BY o.id`,
-      values: [ids],
-    }),
-    q.query<MessageRow & { order_id: number }>({
-      name: 'order_views_messages',
-      text: `SELECT order_id, id, body, author, created_at FROM (
-               SELECT order_id, id, body, author, created_at, row_number() OVER (PARTITION BY order_id ORDER BY id DESC) AS n
-                 FROM order_messages WHERE order_id = ANY($1::bigint[])) m
-              WHERE n <= 100 ORDER BY order_id, id`,
-      values: [ids],
-    }),
+    q.query<OwnedOrderRow>(statement(sql`${SELECT} WHERE o.id = ANY(${ids}::bigint[]) ORDER BY o.id`, 'order_views_many')),
+    q.query<MessageRow & { order_id: number }>(
+      statement(
+        sql`SELECT order_id, id, body, author, created_at FROM (
+              SELECT order_id, id, body, author, created_at, row_number() OVER (PARTITION BY order_id ORDER BY id DESC) AS n
+                FROM order_messages WHERE order_id = ANY(${ids}::bigint[])) m
+             WHERE n <= 100 ORDER BY order_id, id`,
+        'order_views_messages',
+      ),
+    ),
   ]);
   const byOrder = new Map<number, MessageRow[]>();
   for (const m of messages.rows) {
@@ -147,11 +136,11 @@ export interface OrderListFilters {
 export async function listOrders(q: Db, viewer: Viewer & { party: 'buyer' }, f: OrderListFilters, page: number, perPage: number): Promise<{ items: BuyerOrderView[]; total: number }>;
 export async function listOrders(q: Db, viewer: Viewer & { party: 'publisher' }, f: OrderListFilters, page: number, perPage: number): Promise<{ items: PublisherOrderView[]; total: number }>;
 export async function listOrders(q: Db, viewer: Viewer, f: OrderListFilters, page: number, perPage: number) {
-  const { rows, total } = await listPage<OrderRow>(q, 'order_list', SELECT, viewer, f, page, perPage);
+  const { rows, total } = await listPage<OwnedOrderRow>(q, 'order_list', SELECT, viewer, f, page, perPage);
   return { items: rows.map((r) => orderView(r, viewer.party)), total };
 }
 
-const SUMMARY_SELECT = `
+const SUMMARY_SELECT = sql`
   SELECT o.id, o.status, o.price, o.publisher_price_cents, o.deadline_at, o.updated_at,
          ol.id AS outlet_id, ol.name AS outlet_name, ol.domain AS outlet_domain, w.currency, fx.per_usd::float8 AS per_usd
     FROM orders o
@@ -169,40 +158,23 @@ export async function listOrderSummaries(q: Db, viewer: Viewer, f: OrderListFilt
   return { items: rows.map((r) => orderSummary(r, viewer.party)), total };
 }
 
-/** The WHERE clause of the viewer's orders matching `f`, its values, and a name for its shape. */
-function orderFilter(viewer: Viewer, f: OrderListFilters) {
-  const values: unknown[] = [ownerId(viewer)];
-  const where = [ownerClause(viewer, '$1')];
-  if (f.status) {
-    values.push(f.status);
-    where.push(`o.status = $${values.length}::order_status`);
-  }
+/** The viewer's orders matching `f`: the WHERE clause the list, its count and the export share. */
+function matchingOrders(viewer: Viewer, f: OrderListFilters): Sql {
+  const where = [owned(viewer)];
+  if (f.status) where.push(sql`o.status = ${f.status}::order_status`);
   if (f.yourTurn !== undefined) {
     const mine = orderStatuses.filter((s) => turnOf[s] === (viewer.party satisfies Party));
-    values.push(mine);
-    where.push(`o.status ${f.yourTurn ? '=' : '<>'} ${f.yourTurn ? 'ANY' : 'ALL'}($${values.length}::order_status[])`);
+    where.push(f.yourTurn ? sql`o.status = ANY(${mine}::order_status[])` : sql`o.status <> ALL(${mine}::order_status[])`);
   }
-  // Every distinct statement text needs its own name: pg refuses to re-prepare a name differently.
-  const shape = `${viewer.party}_${f.status ? 's' : ''}${f.yourTurn === undefined ? '' : f.yourTurn ? 'mine' : 'theirs'}`;
-  return { values, where, shape };
+  return join(where, ' AND ');
 }
 
 /** One page of `select`'s rows for the viewer's orders matching `f`, newest first, and how many match. */
-async function listPage<R extends pg.QueryResultRow>(q: Db, name: string, select: string, viewer: Viewer, f: OrderListFilters, page: number, perPage: number) {
-  const { values, where, shape } = orderFilter(viewer, f);
-  const countValues = [...values];
-  values.push(perPage, (page - 1) * perPage);
+async function listPage<R extends pg.QueryResultRow>(q: Db, label: string, select: Sql, viewer: Viewer, f: OrderListFilters, page: number, perPage: number) {
+  const matching = matchingOrders(viewer, f);
   const [rows, count] = await Promise.all([
-    q.query<R>({
-      name: `${name}_${shape}`,
-      text: `${select} WHERE ${where.join(' AND ')} ORDER BY o.id DESC LIMIT $${values.length - 1} OFFSET $${values.length}`,
-      values,
-    }),
-    q.query<{ n: number }>({
-      name: `order_count_${shape}`,
-      text: `SELECT count(*)::int AS n FROM orders o WHERE ${where.join(' AND ')}`,
-      values: countValues,
-    }),
+    q.query<R>(statement(sql`${select} WHERE ${matching} ORDER BY o.id DESC LIMIT ${perPage} OFFSET ${(page - 1) * perPage}`, label)),
+    q.query<{ n: number }>(statement(sql`SELECT count(*)::int AS n FROM orders o WHERE ${matching}`, 'order_count')),
   ]);
   return { rows: rows.rows, total: count.rows[0]!.n };
 }
@@ -219,11 +191,10 @@ export const EXPORT_BATCH = 200;
 export function eachOrder(q: Db, viewer: Viewer & { party: 'buyer' }, f: OrderListFilters, batch?: number): AsyncGenerator<BuyerOrderView>;
 export function eachOrder(q: Db, viewer: Viewer & { party: 'publisher' }, f: OrderListFilters, batch?: number): AsyncGenerator<PublisherOrderView>;
 export async function* eachOrder(q: Db, viewer: Viewer, f: OrderListFilters, batch = EXPORT_BATCH): AsyncGenerator<BuyerOrderView | PublisherOrderView> {
-  const { values, where, shape } = orderFilter(viewer, f);
-  const text = `${SELECT} WHERE ${where.join(' AND ')} AND o.id < $${values.length + 1} ORDER BY o.id DESC LIMIT $${values.length + 2}`;
+  const matching = matchingOrders(viewer, f);
   let after = Number.MAX_SAFE_INTEGER;
   for (;;) {
-    const { rows } = await q.query<OrderRow>({ name: `order_export_${shape}`, text, values: [...values, after, batch] });
+    const { rows } = await q.query<OwnedOrderRow>(statement(sql`${SELECT} WHERE ${matching} AND o.id < ${after} ORDER BY o.id DESC LIMIT ${batch}`, 'order_export'));
     for (const r of rows) yield orderView(r, viewer.party);
     if (rows.length < batch) return;
     after = Number(rows[rows.length - 1]!.id);

@@ -7,7 +7,10 @@ import { type BuyerActor, isMember } from './buyer-actor.js';
 import { placementApprovalAsks } from './buyer-actions.js';
 import { getOrder } from './order-read.js';
 import type { BuyerOrderView } from './order-view.js';
-import { type ApprovalReason, checkPlacement, type PlaceOrdersInput, type PlacementOfferRow } from './place-orders.js';
+import type { ApprovalReason } from '../../common/enums.js';
+import type { PlaceOrdersInput } from './placement-rules.js';
+import type { PlacementOfferRow } from './placement-statements.js';
+import { checkPlacement } from './placement-transaction.js';
 
 // What confirming a spending action would do, before anything is done: what is bought, paid or
 // refunded, the total, and the workspace's balances now and after. MCP's spending tools answer a

@@ -1,17 +1,10 @@
 import { type Db, withTransaction } from '../../db/handle.js';
+import { sql, statement } from '../../db/sql.js';
 import { DomainError } from '../errors.js';
 import { feeCents } from './fees.js';
 import type { OutletInput } from './outlet-input.js';
 
 const BATCH = 1000;
-
-/** A tagged template whose values become $n parameters (arrays stay one parameter each). */
-function sql(strings: TemplateStringsArray, ...values: unknown[]): { text: string; values: unknown[] } {
-  let text = strings[0]!;
-  values.forEach((_, i) => (text += `$${i + 1}` + strings[i + 1]!));
-  return { text, values };
-}
-const arr = (values: unknown[]) => values;
 
 export interface UpsertResult {
   imported: number;
@@ -90,7 +83,9 @@ async function upsertBatch(tx: Db, publisherId: number, items: OutletWithBaselin
   const col = <T>(f: (o: OutletWithBaseline) => T) => items.map(f);
   const mins = items.map((o) => minPrices(o, feeRate));
   const minCol = (i: number) => mins.map((m) => m[i]);
-  const outletRows = await tx.query<{ id: number; domain: string; inserted: boolean; publisher_id: number }>(sql`
+  const outletRows = await tx.query<{ id: number; domain: string; inserted: boolean; publisher_id: number }>(
+    statement(
+      sql`
     INSERT INTO outlets AS o (publisher_id, name, domain, url, description, type, country, language, topics,
       monthly_visits, traffic_verified, traffic_verified_at, base_orders_completed, base_on_time_rate,
       base_acceptance_rate, base_avg_turnaround_days, base_rating, min_price_any, min_price_guest_post,
@@ -99,14 +94,14 @@ async function upsertBatch(tx: Db, publisherId: number, items: OutletWithBaselin
            ARRAY(SELECT jsonb_array_elements_text(t.topics)), t.visits, t.verified,
            CASE WHEN t.verified THEN ${now.toISOString()}::timestamptz END,
            t.b_orders, t.b_on_time, t.b_accept, t.b_turnaround, t.b_rating, t.p_any, t.p_gp, t.p_sa, t.p_li, t.p_pr
-      FROM unnest(${arr(col((o) => o.name))}::text[], ${arr(col((o) => o.domain))}::text[], ${col((o) => o.url ?? `https://${o.domain}/`)}::text[],
-                  ${arr(col((o) => o.description))}::text[], ${arr(col((o) => o.type))}::text[], ${arr(col((o) => o.country))}::text[],
-                  ${arr(col((o) => o.language))}::text[], ${arr(col((o) => JSON.stringify(o.topics)))}::jsonb[],
-                  ${arr(col((o) => o.traffic.monthly_visits))}::bigint[], ${arr(col((o) => o.traffic.verified))}::boolean[],
-                  ${arr(col((o) => o.baseline?.ordersCompleted ?? 0))}::int[], ${arr(col((o) => o.baseline?.onTimeRate ?? null))}::numeric[],
-                  ${arr(col((o) => o.baseline?.acceptanceRate ?? null))}::numeric[], ${arr(col((o) => o.baseline?.avgTurnaroundDays ?? null))}::numeric[],
-                  ${arr(col((o) => o.baseline?.rating ?? null))}::numeric[], ${arr(minCol(0))}::bigint[], ${arr(minCol(1))}::bigint[],
-                  ${arr(minCol(2))}::bigint[], ${arr(minCol(3))}::bigint[], ${arr(minCol(4))}::bigint[])
+      FROM unnest(${col((o) => o.name)}::text[], ${col((o) => o.domain)}::text[], ${col((o) => o.url ?? `https://${o.domain}/`)}::text[],
+                  ${col((o) => o.description)}::text[], ${col((o) => o.type)}::text[], ${col((o) => o.country)}::text[],
+                  ${col((o) => o.language)}::text[], ${col((o) => JSON.stringify(o.topics))}::jsonb[],
+                  ${col((o) => o.traffic.monthly_visits)}::bigint[], ${col((o) => o.traffic.verified)}::boolean[],
+                  ${col((o) => o.baseline?.ordersCompleted ?? 0)}::int[], ${col((o) => o.baseline?.onTimeRate ?? null)}::numeric[],
+                  ${col((o) => o.baseline?.acceptanceRate ?? null)}::numeric[], ${col((o) => o.baseline?.avgTurnaroundDays ?? null)}::numeric[],
+                  ${col((o) => o.baseline?.rating ?? null)}::numeric[], ${minCol(0)}::bigint[], ${minCol(1)}::bigint[],
+                  ${minCol(2)}::bigint[], ${minCol(3)}::bigint[], ${minCol(4)}::bigint[])
         AS t(name, domain, url, description, type, country, language, topics, visits, verified,
              b_orders, b_on_time, b_accept, b_turnaround, b_rating, p_any, p_gp, p_sa, p_li, p_pr)
     ON CONFLICT (domain) DO UPDATE SET
@@ -119,7 +114,10 @@ async function upsertBatch(tx: Db, publisherId: number, items: OutletWithBaselin
       min_price_link_insertion = excluded.min_price_link_insertion, min_price_press_release = excluded.min_price_press_release,
       updated_at = now()
       WHERE o.publisher_id = excluded.publisher_id
-    RETURNING o.id, o.domain, (xmax = 0) AS inserted, o.publisher_id`);
+    RETURNING o.id, o.domain, (xmax = 0) AS inserted, o.publisher_id`,
+      'outlets_upsert',
+    ),
+  );
   const byDomain = new Map(outletRows.rows.map((r) => [r.domain, r]));
   const foreign = items.find((o) => !byDomain.has(o.domain));
   if (foreign) {
@@ -138,13 +136,15 @@ async function upsertBatch(tx: Db, publisherId: number, items: OutletWithBaselin
   );
   const oc = <T>(f: (r: (typeof offerRows)[number]) => T) => offerRows.map(f);
   const outletIds = outletRows.rows.map((r) => r.id);
-  await tx.query(sql`
+  await tx.query(
+    statement(
+      sql`
     WITH incoming AS (
-      SELECT * FROM unnest(${arr(oc((r) => r.outletId))}::int[], ${arr(oc((r) => r.format))}::text[], ${arr(oc((r) => r.title))}::text[],
-        ${arr(oc((r) => r.publisher_price_cents))}::bigint[], ${arr(oc((r) => r.fee))}::bigint[], ${arr(oc((r) => r.turnaround_days))}::int[],
-        ${arr(oc((r) => r.content_by))}::text[], ${arr(oc((r) => r.min_words))}::int[], ${arr(oc((r) => r.max_words))}::int[],
-        ${arr(oc((r) => r.max_links))}::int[], ${arr(oc((r) => r.link_type))}::text[], ${arr(oc((r) => r.sponsored_label))}::boolean[],
-        ${arr(oc((r) => r.permanent))}::boolean[], ${arr(oc((r) => r.active))}::boolean[])
+      SELECT * FROM unnest(${oc((r) => r.outletId)}::int[], ${oc((r) => r.format)}::text[], ${oc((r) => r.title)}::text[],
+        ${oc((r) => r.publisher_price_cents)}::bigint[], ${oc((r) => r.fee)}::bigint[], ${oc((r) => r.turnaround_days)}::int[],
+        ${oc((r) => r.content_by)}::text[], ${oc((r) => r.min_words)}::int[], ${oc((r) => r.max_words)}::int[],
+        ${oc((r) => r.max_links)}::int[], ${oc((r) => r.link_type)}::text[], ${oc((r) => r.sponsored_label)}::boolean[],
+        ${oc((r) => r.permanent)}::boolean[], ${oc((r) => r.active)}::boolean[])
         AS t(outlet_id, format, title, pp, fee, turnaround, content_by, min_words, max_words, max_links, link_type, sponsored, permanent, active)
     ),
     updated AS (
@@ -166,8 +166,11 @@ async function upsertBatch(tx: Db, publisherId: number, items: OutletWithBaselin
       RETURNING id
     )
     UPDATE offers f SET active = false, updated_at = now()
-     WHERE f.outlet_id = ANY(${arr(outletIds)}::int[]) AND f.active
-       AND NOT EXISTS (SELECT 1 FROM incoming i WHERE i.outlet_id = f.outlet_id AND i.format::offer_format = f.format AND i.title = f.title)`);
+     WHERE f.outlet_id = ANY(${outletIds}::int[]) AND f.active
+       AND NOT EXISTS (SELECT 1 FROM incoming i WHERE i.outlet_id = f.outlet_id AND i.format::offer_format = f.format AND i.title = f.title)`,
+      'offers_upsert',
+    ),
+  );
   const inserted = outletRows.rows.filter((r) => r.inserted).length;
   return { imported: inserted, updated: outletRows.rows.length - inserted, ids: outletIds };
 }

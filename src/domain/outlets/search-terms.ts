@@ -1,5 +1,5 @@
+import type { Db } from '../../db/handle.js';
 import { LRUCache } from 'lru-cache';
-import type pg from 'pg';
 import { MAX_WORD_LENGTH } from './search-text.js';
 
 export interface TermsOfWord {
@@ -64,7 +64,7 @@ export class SearchTerms {
   private readonly recent = new LRUCache<string, TermsOfWord>(remembered);
   private readonly recentCompletions = new LRUCache<string, string[]>(remembered);
 
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(private readonly pool: Db) {}
 
   /**
    * The forms of each word, whether the catalog knows it (search_terms, kept by a trigger on
@@ -110,7 +110,7 @@ export class SearchTerms {
   }
 }
 
-async function lookup(pool: pg.Pool, words: string[]): Promise<TermsOfWord[]> {
+async function lookup(pool: Db, words: string[]): Promise<TermsOfWord[]> {
   const { rows } = await pool.query<{ forms: string[]; known: boolean; near: string[] | null; distance: number[] | null }>({
     name: 'search_terms_of_words',
     text: `WITH w AS (

@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import type { Db } from '../../db/handle.js';
 import type { OfferFormat } from '../outlets/enums.js';
 import { outletColumns, type OfferRow, type OutletRow, trackRecordJoin } from '../outlets/outlet-view.js';
 import type { SearchEngine } from '../outlets/search-engine.js';
@@ -202,7 +202,7 @@ interface CandidateDbRow extends OutletRow {
 }
 
 /** The bounded candidate set for a plan: chosen in the search index, then their rows in one round trip. */
-export async function fetchCandidates(pool: pg.Pool, engine: SearchEngine, q: CandidateQuery, terms: LookedUpTerm[]): Promise<CandidateSet> {
+export async function fetchCandidates(pool: Db, engine: SearchEngine, q: CandidateQuery, terms: LookedUpTerm[]): Promise<CandidateSet> {
   const ranked = rankCandidates(engine.current(), q, terms);
   if (ranked.length === 0) return { candidates: [], textMatched: false };
   const { rows } = await pool.query<CandidateDbRow>({
@@ -238,7 +238,7 @@ function priceColumns(formats: readonly OfferFormat[] | undefined): string[] {
  * message of an empty plan). One index probe per format on that format's cheapest-offer column.
  */
 export async function cheapestMatchingOffer(
-  pool: pg.Pool,
+  pool: Db,
   q: Pick<CandidateQuery, 'countries' | 'formats' | 'languages'>,
 ): Promise<number | null> {
   const probes = priceColumns(q.formats).map(

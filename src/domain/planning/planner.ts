@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import type { Db } from '../../db/handle.js';
 import { invalidInput, notFound } from '../errors.js';
 import type { WorkspacePrincipal } from '../keys/principal.js';
 import { formatCents } from '../money/format.js';
@@ -20,7 +20,7 @@ import { solveMultipleChoiceKnapsackAtMost } from './knapsack.js';
 import { costPart, relevancePart, score, trackRecordPart, trafficPart } from './score.js';
 import { whyPicked } from './why.js';
 import { notOwnProject } from '../workspaces/projects.js';
-import { MAX_OFFERS_PER_REQUEST } from '../orders/place-orders.js';
+import { MAX_OFFERS_PER_REQUEST } from '../orders/placement-rules.js';
 
 export interface PlanInput {
   goal: string;
@@ -54,7 +54,7 @@ const workspaceStatement = {
  * A plan: the offers that maximise the summed score (score.ts) within the budget, at most one per
  * outlet, honouring countries and formats. Reads only: it buys, holds and writes nothing.
  */
-export async function planCampaign(pool: pg.Pool, search: SearchEngine, principal: WorkspacePrincipal, input: PlanInput) {
+export async function planCampaign(pool: Db, search: SearchEngine, principal: WorkspacePrincipal, input: PlanInput) {
   const countries = input.countries?.length ? [...new Set(input.countries)] : undefined;
   const formats = input.formats?.length ? [...new Set(input.formats)] : undefined;
   const query = { goal: input.goal, audience: input.audience, budgetCents: input.budgetCents, countries, formats };
@@ -123,7 +123,7 @@ type Languages =
  * fitting offer, any language is taken rather than an empty plan.
  */
 async function candidatesIn(
-  pool: pg.Pool,
+  pool: Db,
   search: SearchEngine,
   query: Omit<CandidateQuery, 'languages'>,
   asked: string[] | undefined,
@@ -215,7 +215,7 @@ function planMessage(p: {
 }
 
 async function emptyPlanMessage(
-  pool: pg.Pool,
+  pool: Db,
   o: {
     countries: string[] | undefined;
     languages: string[] | undefined;

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type pg from 'pg';
 import { type Db, withTransaction } from '../../db/handle.js';
 import type { Clock } from '../clock.js';
 import { DomainError, invalidInput, notFound } from '../errors.js';
@@ -230,7 +229,7 @@ export async function addEndpoint(pool: Db, owner: EventOwner, input: EndpointIn
 }
 
 export interface EndpointActionDeps {
-  pool: pg.Pool;
+  pool: Db;
   clock: Clock;
   outboundPolicy: OutboundPolicy;
   /** Seals the signing secrets (secret-box.ts). */

@@ -54,7 +54,7 @@ export function balanceReader(pool: pg.Pool): BalanceReader {
 
 /** What the reads below run on: the pool, and the settings cache and balance reader made for it. */
 export interface WorkspaceReads {
-  pool: pg.Pool;
+  pool: Db;
   settings: WorkspaceSettingsCache;
   balances: BalanceReader;
 }

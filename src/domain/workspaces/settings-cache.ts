@@ -1,5 +1,5 @@
 import type { LRUCache } from 'lru-cache';
-import type pg from 'pg';
+import type { Db } from '../../db/handle.js';
 import { expiringCache, type Clock } from '../clock.js';
 import { notFound } from '../errors.js';
 
@@ -47,7 +47,7 @@ export class WorkspaceSettingsCache {
   private readonly entries: LRUCache<number, WorkspaceSettings>;
 
   constructor(
-    private readonly pool: pg.Pool,
+    private readonly pool: Db,
     clock: Clock,
   ) {
     this.entries = expiringCache(clock, { max: 10_000, ttl: TTL_MS });

@@ -1,48 +1,32 @@
-import type { SearchEngine } from '../../domain/outlets/search-engine.js';
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type pg from 'pg';
 import { z } from 'zod';
 import { errorResponses } from '../../schemas/common.js';
 import { ledgerRoutes } from './ledger.js';
 import { meRoutes } from './me.js';
-import type { WorkspacesModule } from '../../domain/workspaces/workspaces-module.js';
 import { outletRoutes } from './outlets.js';
 import { planRoutes } from './plan.js';
 import { orderRoutes } from './orders.js';
 import { approvalRoutes } from './approvals.js';
 import { topUpRoutes } from './top-ups.js';
 import { publisherPayoutRoutes } from './publisher-payouts.js';
-import type { BillingDeps } from '../../domain/billing/billing-deps.js';
 import { publisherId, publisherRoutes } from './publisher.js';
 import { eventRoutes } from './events.js';
 import { webhookEndpointRoutes } from './webhook-endpoints.js';
 import { statementRoutes } from './statements.js';
 import type { OutboundPolicy } from '../../outbound/address-policy.js';
 import { workspacePrincipal } from '../plugins/auth.js';
-import type { Clock } from '../../domain/clock.js';
-import type { Durations } from '../../domain/orders/states.js';
-import type { LinkChecker } from '../../domain/orders/link-checker.js';
-import type { PlacementGroups } from '../../domain/orders/place-orders.js';
 import type { Limiter } from '../plugins/rate-limit.js';
-import type { SecretBox } from '../../domain/webhooks/secret-box.js';
+import type { Services } from '../../domain/services/services.js';
 
-const buyerAndPublisherRoutes: FastifyPluginAsyncZod<{
-  pool: pg.Pool;
-  search: SearchEngine;
-  workspaces: WorkspacesModule;
-  publicBaseUrl: string | undefined;
-  approvalBaseUrl: string;
-  clock: Clock;
-  durations: Durations;
-  placementGroups: PlacementGroups;
-  outboundPolicy: OutboundPolicy;
-  linkChecker: LinkChecker;
-  limiter: Limiter;
-  webhookSecrets: SecretBox;
-  billing: BillingDeps;
-}> = async (app, { pool, search, workspaces, publicBaseUrl, approvalBaseUrl, clock, durations, placementGroups, outboundPolicy, linkChecker, limiter, webhookSecrets, billing }) => {
+const buyerAndPublisherRoutes: FastifyPluginAsyncZod<
+  Pick<Services, 'pool' | 'search' | 'workspaces' | 'approvalBaseUrl' | 'clock' | 'durations' | 'placementGroups' | 'linkChecker' | 'webhookSecrets' | 'billing'> & {
+    publicBaseUrl: string | undefined;
+    outboundPolicy: OutboundPolicy;
+    limiter: Limiter;
+  }
+> = async (app, { pool, search, workspaces, publicBaseUrl, approvalBaseUrl, clock, durations, placementGroups, outboundPolicy, linkChecker, limiter, webhookSecrets, billing }) => {
   // A route that names no query parameters takes none: `POST /orders?dry_run=true` must not place
   // an order as if the parameter meant something (list endpoints name theirs, strictly too).
   app.addHook('onRoute', (route) => {

@@ -1,16 +1,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type pg from 'pg';
 import { z } from 'zod';
-import type { Clock } from '../../domain/clock.js';
 import type { Kept, OnceOptions } from '../../domain/idempotency/record-once.js';
 import type { Asked } from '../../domain/approvals/ask.js';
 import { buyerOrders } from '../../domain/orders/buyer-actions.js';
 import { eachOrder, getOrder, listMessages, listOrders } from '../../domain/orders/order-read.js';
-import type { PlacementGroups } from '../../domain/orders/place-orders.js';
 import { type ApprovalDeps, approveOrAsk, isAsked, placeOrAsk } from '../../domain/approvals/ask.js';
 import { approvalRequest } from '../../schemas/approvals.js';
-import type { Durations } from '../../domain/orders/states.js';
 import { workspacePrincipal } from '../plugins/auth.js';
 import { onceFor, sendKept } from '../plugins/idempotency.js';
 import { authErrors, bearerSecurity, errorResponses } from '../../schemas/common.js';
@@ -19,11 +15,9 @@ import { idParam } from '../../schemas/outlets.js';
 import { pageEnvelope, paginated, pageQuery } from '../../schemas/pagination.js';
 import { BODY_LIMITS } from '../body-limits.js';
 import { listFormat, sendCsv } from '../negotiate.js';
+import type { Services } from '../../domain/services/services.js';
 
-export interface OrderRouteDeps {
-  pool: pg.Pool;
-  clock: Clock;
-  durations: Durations;
+export interface OrderRouteDeps extends Pick<Services, 'pool' | 'clock' | 'durations'> {
   publicBaseUrl: string | undefined;
 }
 
@@ -47,7 +41,7 @@ const askedResponse = {
 };
 
 /** `approvalBaseUrl`: the console's address, for an approval request's `approve_url`. */
-export const orderRoutes: FastifyPluginAsyncZod<OrderRouteDeps & { placementGroups: PlacementGroups; approvalBaseUrl: string }> = async (app, deps) => {
+export const orderRoutes: FastifyPluginAsyncZod<OrderRouteDeps & Pick<Services, 'placementGroups' | 'approvalBaseUrl'>> = async (app, deps) => {
   const { pool, clock, durations, placementGroups, publicBaseUrl, approvalBaseUrl } = deps;
   const approvals: ApprovalDeps = { pool, clock, durations, baseUrl: approvalBaseUrl };
   const one = (schema = buyerOrder) => z.object({ data: schema });
