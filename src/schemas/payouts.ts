@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { csvColumns } from './csv.js';
 import { payoutMethods, payoutStatuses } from '../common/enums.js';
 import { compactIban, ibanIsValid } from '../domain/billing/payout-details.js';
 import type { PayoutDetails } from '../domain/billing/provider.js';
@@ -102,3 +103,6 @@ export const payoutEventData = z
     by_user_id: z.number().int().nullable().describe("Who did it: the publisher's owner who asked, or the operator's staff member who marked it; null when the provider settled it by itself."),
   })
   .meta({ id: 'PayoutEvent', description: 'A payout asked for (payout.requested), sent (payout.sent), or failed with its money back in payable (payout.failed).' });
+
+/** The payouts list's CSV columns (docs/http.md), named as its JSON fields. */
+export const payoutCsvColumns = csvColumns(payout);

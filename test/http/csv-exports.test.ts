@@ -4,6 +4,16 @@ import { eachOrder } from '../../src/domain/orders/order-read.js';
 import { orderStatuses } from '../../src/domain/orders/states.js';
 import { buyerOrderCsvColumns, publisherOrderCsvColumns } from '../../src/schemas/orders.js';
 import { ledgerCsvColumns } from '../../src/schemas/ledger.js';
+import { payoutCsvColumns } from '../../src/schemas/payouts.js';
+import { createBilling } from '../../src/domain/billing/billing-deps.js';
+import { markPayoutFailed, markPayoutSent } from '../../src/domain/billing/payout-decide.js';
+import { setDestination } from '../../src/domain/billing/payout-details.js';
+import { requestPayout } from '../../src/domain/billing/payouts.js';
+import { valueOf } from '../../src/domain/idempotency/record-once.js';
+import { setStaff } from '../../src/domain/users/user-service.js';
+import { webhookSecretBox } from '../../src/domain/webhooks/secret-box.js';
+import { personIn } from '../helpers/notify.js';
+import { makePayable } from '../helpers/payouts.js';
 import { setupApp } from '../helpers/app.js';
 import { publisherWithOutlet } from '../helpers/catalog.js';
 import { expectedCell, fieldAt, parseCsv } from '../helpers/csv.js';
@@ -41,6 +51,20 @@ for (const [n, id] of ids.entries()) {
 }
 // Another workspace's order on the same outlet: in the publisher's export, never in w's.
 const othersOrder = (await kit.place(other.spendKey, { offer_ids: [p.offers[0]!.id], target_url: 'https://other.example/', brief: 'Theirs' })).json().data[0].id as number;
+
+// The publisher's payouts: nine, one after another (each takes the whole payable balance), some
+// sent, some failed, the last still pending.
+const billing = createBilling(h.database.pool, h.clock, h.config, webhookSecretBox(h.database.pool, h.config.SECRETS_KEY));
+const payee = { publisherId: p.publisherId, userId: (await personIn(h, { publisherId: p.publisherId }, 'owner')).id };
+const payer = { userId: (await personIn(h, { workspaceId: other.workspaceId }, 'viewer')).id };
+await setStaff(h.database.pool, payer.userId, true);
+await setDestination(billing, payee, { method: 'paypal', email: '=pay@example.com' });
+for (let i = 0; i < 9; i++) {
+  await makePayable(h.database.pool, p.publisherId, 10_000 + i);
+  const payout = valueOf(await requestPayout(billing, payee));
+  if (i % 3 === 0) await markPayoutSent(billing, payer, payout.id, `BANK-${i}`);
+  if (i % 3 === 1 && i < 8) await markPayoutFailed(billing, payer, payout.id, '-returned, by the bank');
+}
 
 const get = (url: string, key: string, accept?: string) => h.app.inject({ method: 'GET', url, headers: { ...bearer(key), ...(accept ? { accept } : {}) } });
 
@@ -116,6 +140,18 @@ describe('CSV exports equal the JSON lists row for row (property)', () => {
         expectSameRows(publisherOrderCsvColumns, await csvOf('/api/v1/publisher/orders', p.publisherKey, q), json);
       }),
       { numRuns: 25 },
+    );
+  });
+
+  it('GET /api/v1/publisher/payouts: random filters', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.record({ status: fc.constantFrom(undefined, 'pending', 'sent', 'failed'), per_page: fc.integer({ min: 1, max: 10 }) }), async (f) => {
+        const q = new URLSearchParams(f.status ? { status: f.status } : {});
+        const json = await allPages('/api/v1/publisher/payouts', p.publisherKey, q, f.per_page);
+        if (!f.status) expect(json).toHaveLength(9);
+        expectSameRows(payoutCsvColumns, await csvOf('/api/v1/publisher/payouts', p.publisherKey, q), json);
+      }),
+      { numRuns: 12 },
     );
   });
 

@@ -84,6 +84,26 @@ export async function listPayouts(db: Db, publisherId: number, filter: { status?
   return { items: list.rows.map(payoutView), total: count.rows[0]!.n };
 }
 
+/**
+ * Every payout of the publisher in `filter`, newest first, as `listPayouts` shows them, read in
+ * batches by keyset (`p.id <` the last id read): for the CSV export, which streams what this yields.
+ */
+export async function* eachPayout(db: Db, publisherId: number, filter: { status?: PayoutStatus | undefined }, batch = 200): AsyncGenerator<PayoutView> {
+  let after = Number.MAX_SAFE_INTEGER;
+  for (;;) {
+    const { rows } = await db.query<PayoutRow>({
+      name: 'payout_export',
+      text: `SELECT ${PAYOUT_COLUMNS} FROM payouts p ${PAYOUT_JOINS}
+              WHERE p.publisher_id = $1 AND ($2::payout_status IS NULL OR p.status = $2) AND p.id < $3
+              ORDER BY p.id DESC LIMIT $4`,
+      values: [publisherId, filter.status ?? null, after, batch],
+    });
+    for (const r of rows) yield payoutView(r);
+    if (rows.length < batch) return;
+    after = Number(rows[rows.length - 1]!.id);
+  }
+}
+
 /** The publisher's payable and in-payout balances, and the smallest payout. */
 export async function payoutBalances(db: Db, publisherId: number, minCents: number) {
   const { rows } = await db.query<{ payable: number; in_payout: number }>({

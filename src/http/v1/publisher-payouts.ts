@@ -1,11 +1,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { BillingDeps } from '../../domain/billing/billing-deps.js';
-import { getPayout, listPayouts } from '../../domain/billing/payouts.js';
+import { eachPayout, getPayout, listPayouts } from '../../domain/billing/payouts.js';
 import { authErrors, bearerSecurity, errorResponses } from '../../schemas/common.js';
 import { idParam } from '../../schemas/outlets.js';
 import { pageEnvelope, paginated } from '../../schemas/pagination.js';
-import { payout, payoutListQuery } from '../../schemas/payouts.js';
+import { payout, payoutCsvColumns, payoutListQuery } from '../../schemas/payouts.js';
+import { listFormat, sendCsv } from '../negotiate.js';
 import { publisherId } from './publisher.js';
 
 /**
@@ -20,18 +21,20 @@ export const publisherPayoutRoutes: FastifyPluginAsyncZod<{ billing: BillingDeps
   app.get(
     '/payouts',
     {
-      config,
+      config: { ...config, csv: payoutCsvColumns },
       schema: {
         operationId: 'publisherListPayouts',
-        summary: "The publisher's payouts, newest first. Owners ask for them in the console.",
+        summary: "The publisher's payouts, newest first. Owners ask for them in the console. With Accept: text/csv, every matching payout as CSV (page and per_page ignored).",
         tags,
         security: bearerSecurity,
         querystring: payoutListQuery,
-        response: { 200: paginated(payout), ...errorResponses(...authErrors, 422) },
+        response: { 200: paginated(payout), ...errorResponses(...authErrors, 406, 422) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { page, per_page, status } = request.query;
+      if (listFormat(request) === 'csv') return sendCsv(reply, 'payouts.csv', payoutCsvColumns, eachPayout(billing.pool, publisherId(request), { status }));
+      reply.header('vary', 'Accept');
       const { items, total } = await listPayouts(billing.pool, publisherId(request), { status }, page, per_page);
       return { data: items, ...pageEnvelope(request, publicBaseUrl, { page, perPage: per_page, total, count: items.length }) };
     },
