@@ -6,12 +6,13 @@ import { filterKey, type SearchFilter } from './search-filter.js';
 import { type Matched, SearchIndex, type TextQuery } from './search-index.js';
 import { confirmPhrases, type Phrase } from './search-phrase.js';
 import { lexemesOfWord, SearchTerms } from './search-terms.js';
+import { warmUp } from './search-warmup.js';
 import { parseQuery } from './search-text.js';
 
 // The one search engine of a process: its in-memory index answers every search (quoted phrases
 // too, confirmed on the candidates' rows) and PostgreSQL then reads only the page's rows by id. It
-// loads the index at start (searches answer 503 with Retry-After until then, and /readyz says not
-// ready) and keeps it current through LISTEN outlets_changed on a connection of its own (outside
+// loads the index at start and answers a few hundred searches of its own over it (search-warmup.ts;
+// searches answer 503 with Retry-After until then, and /readyz says not ready) and keeps it current through LISTEN outlets_changed on a connection of its own (outside
 // the pool, so it never takes a request's connection). A lost connection starts it over.
 //
 // Slots are never rewritten in place (a written outlet takes a new one), so the index grows with
@@ -233,6 +234,9 @@ export class SearchEngine {
     try {
       const fresh = new SearchIndex();
       await fresh.load(this.pool);
+      if (this.stopped) return;
+      // Its first searches are answered here, not by the first clients (search-warmup.ts).
+      await warmUp(fresh);
       if (this.stopped) return;
       this.index = fresh;
       this.loadCount++;
