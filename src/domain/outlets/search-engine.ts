@@ -74,9 +74,14 @@ export class SearchEngine {
   /** The catalog's words as PostgreSQL holds them, for a word the index does not know (and the planner). */
   readonly terms: SearchTerms;
 
+  /**
+   * `warm`: what is done with a loaded index before it answers (search-warmup.ts); tests hold it
+   * to see that nothing answers until it is done.
+   */
   constructor(
     private readonly pool: pg.Pool,
     private readonly onError: (err: Error, what: string) => void = () => {},
+    private readonly warm: (index: SearchIndex) => Promise<void> = (index) => warmUp(index),
   ) {
     this.terms = new SearchTerms(pool);
   }
@@ -236,7 +241,7 @@ export class SearchEngine {
       await fresh.load(this.pool);
       if (this.stopped) return;
       // Its first searches are answered here, not by the first clients (search-warmup.ts).
-      await warmUp(fresh);
+      await this.warm(fresh);
       if (this.stopped) return;
       this.index = fresh;
       this.loadCount++;
