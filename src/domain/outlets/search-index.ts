@@ -450,8 +450,14 @@ export class SearchIndex implements Vocabulary, FilterView {
       if (rows.length < LOAD_BATCH) break;
       last = rows.at(-1)!.id;
     }
-    for (const o of [this.byTraffic, ...this.byPrice, this.bySurvival, this.byVerification]) o.settle();
-    for (const lists of [this.terms, this.nameTerms, this.topicTerms, this.topics, this.exacts]) lists.pack();
+    // Sorted and packed in pieces, the loop given back between them (issue 56): in one piece this
+    // held it up for seconds at 1M outlets, which on a reload stalled the index in use.
+    const pause = () => new Promise<void>((r) => setImmediate(r));
+    for (const o of [this.byTraffic, ...this.byPrice, this.bySurvival, this.byVerification]) {
+      o.settle();
+      await pause();
+    }
+    for (const lists of [this.terms, this.nameTerms, this.topicTerms, this.topics, this.exacts]) await lists.packLoaded(pause);
     const inTerms = new Uint8Array(this.lexicon.size);
     this.terms.forEachKey((id) => (inTerms[id] = 1));
     let n = 0;
