@@ -229,7 +229,9 @@ export class SlotLists {
       // Worth it when the list is longer than a bitset is words: then it is also the smaller.
       if (to - from <= words) continue;
       work += words;
-      const bits = new Uint32Array(words);
+      // With room for the slots written after the load (a sixteenth more), so that the first writes
+      // do not each copy every broad word's bitset to a wider one (widen) while searches wait.
+      const bits = new Uint32Array(words + (words >>> 4) + 1);
       for (let i = from; i < to; i++) {
         const s = this.slots[i]!;
         bits[s >>> 5]! |= 1 << (s & 31);

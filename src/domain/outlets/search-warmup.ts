@@ -17,7 +17,7 @@ import { parseQuery } from './search-text.js';
 // index's own cache, which a new word clears).
 
 /** Searches answered before the index is used. */
-export const WARM_SEARCHES = 400;
+export const WARM_SEARCHES = 1_000;
 
 const FORMATS: OfferFormat[] = ['guest_post', 'sponsored_article', 'link_insertion', 'press_release'];
 
