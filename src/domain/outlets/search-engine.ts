@@ -42,6 +42,8 @@ const RETRY_AFTER_S = 5;
 const RELOAD_BURST_SHARE = 0.1;
 /** Dead slots beyond this share of the live ones make the engine load afresh. */
 const RELOAD_DEAD_SHARE = 0.25;
+/** The catalog's most used words whose forms are read before the index answers (SearchTerms keeps 10,000). */
+const COMMON_WORDS = 5_000;
 /** Below this many outlets a reload is never worth it (tests, small catalogs). */
 const RELOAD_MIN = 10_000;
 
@@ -242,6 +244,9 @@ export class SearchEngine {
       if (this.stopped) return;
       // Its first searches are answered here, not by the first clients (search-warmup.ts).
       await this.warm(fresh);
+      // The forms (the word and its stem) of the catalog's most used words, read in one statement:
+      // otherwise each of the first searches waits for PostgreSQL to give its words' forms.
+      await this.terms.lookup(fresh.commonWords(COMMON_WORDS)).catch((err: Error) => this.onError(err, 'search: reading the common words ahead'));
       if (this.stopped) return;
       this.index = fresh;
       this.loadCount++;

@@ -492,6 +492,18 @@ export class SearchIndex implements Vocabulary, FilterView {
     return out;
   }
 
+  /** The catalog's `count` most used words (in most outlets first), for the engine to look up ahead. */
+  commonWords(count: number): string[] {
+    const sized: { id: number; n: number }[] = [];
+    for (const id of this.words) {
+      let n = 0;
+      for (const run of this.terms.runs(id)) n += run.length;
+      sized.push({ id, n });
+    }
+    sized.sort((a, b) => b.n - a.n);
+    return sized.slice(0, count).map((w) => this.lexicon.text(w.id));
+  }
+
   /** The filter values the catalog has (search-warmup.ts): a few of each column. */
   filterValues(): { countries: string[]; languages: string[]; topics: string[] } {
     const few = (codes: Codes) => codes.values().slice(0, 4);
