@@ -6,12 +6,13 @@ import { filterKey, type SearchFilter } from './search-filter.js';
 import { type Matched, SearchIndex, type TextQuery } from './search-index.js';
 import { confirmPhrases, type Phrase } from './search-phrase.js';
 import { lexemesOfWord, SearchTerms } from './search-terms.js';
+import { warmUp } from './search-warmup.js';
 import { parseQuery } from './search-text.js';
 
 // The one search engine of a process: its in-memory index answers every search (quoted phrases
 // too, confirmed on the candidates' rows) and PostgreSQL then reads only the page's rows by id. It
-// loads the index at start (searches answer 503 with Retry-After until then, and /readyz says not
-// ready) and keeps it current through LISTEN outlets_changed on a connection of its own (outside
+// loads the index at start and answers a few hundred searches of its own over it (search-warmup.ts;
+// searches answer 503 with Retry-After until then, and /readyz says not ready) and keeps it current through LISTEN outlets_changed on a connection of its own (outside
 // the pool, so it never takes a request's connection). A lost connection starts it over.
 //
 // Slots are never rewritten in place (a written outlet takes a new one), so the index grows with
@@ -41,6 +42,8 @@ const RETRY_AFTER_S = 5;
 const RELOAD_BURST_SHARE = 0.1;
 /** Dead slots beyond this share of the live ones make the engine load afresh. */
 const RELOAD_DEAD_SHARE = 0.25;
+/** The catalog's most used words whose forms are read before the index answers (SearchTerms keeps 10,000). */
+const COMMON_WORDS = 5_000;
 /** Below this many outlets a reload is never worth it (tests, small catalogs). */
 const RELOAD_MIN = 10_000;
 
@@ -73,9 +76,14 @@ export class SearchEngine {
   /** The catalog's words as PostgreSQL holds them, for a word the index does not know (and the planner). */
   readonly terms: SearchTerms;
 
+  /**
+   * `warm`: what is done with a loaded index before it answers (search-warmup.ts); tests hold it
+   * to see that nothing answers until it is done.
+   */
   constructor(
     private readonly pool: pg.Pool,
     private readonly onError: (err: Error, what: string) => void = () => {},
+    private readonly warm: (index: SearchIndex) => Promise<void> = (index) => warmUp(index),
   ) {
     this.terms = new SearchTerms(pool);
   }
@@ -233,6 +241,12 @@ export class SearchEngine {
     try {
       const fresh = new SearchIndex();
       await fresh.load(this.pool);
+      if (this.stopped) return;
+      // Its first searches are answered here, not by the first clients (search-warmup.ts).
+      await this.warm(fresh);
+      // The forms (the word and its stem) of the catalog's most used words, read in one statement:
+      // otherwise each of the first searches waits for PostgreSQL to give its words' forms.
+      await this.terms.lookup(fresh.commonWords(COMMON_WORDS)).catch((err: Error) => this.onError(err, 'search: reading the common words ahead'));
       if (this.stopped) return;
       this.index = fresh;
       this.loadCount++;

@@ -127,6 +127,9 @@ class Codes {
   find(value: string): number | undefined {
     return this.map.get(value);
   }
+  values(): string[] {
+    return [...this.map.keys()];
+  }
 }
 
 /**
@@ -447,8 +450,14 @@ export class SearchIndex implements Vocabulary, FilterView {
       if (rows.length < LOAD_BATCH) break;
       last = rows.at(-1)!.id;
     }
-    for (const o of [this.byTraffic, ...this.byPrice, this.bySurvival, this.byVerification]) o.settle();
-    for (const lists of [this.terms, this.nameTerms, this.topicTerms, this.topics, this.exacts]) lists.pack();
+    // Sorted and packed in pieces, the loop given back between them (issue 56): in one piece this
+    // held it up for seconds at 1M outlets, which on a reload stalled the index in use.
+    const pause = () => new Promise<void>((r) => setImmediate(r));
+    for (const o of [this.byTraffic, ...this.byPrice, this.bySurvival, this.byVerification]) {
+      o.settle();
+      await pause();
+    }
+    for (const lists of [this.terms, this.nameTerms, this.topicTerms, this.topics, this.exacts]) await lists.packLoaded(pause);
     const inTerms = new Uint8Array(this.lexicon.size);
     this.terms.forEachKey((id) => (inTerms[id] = 1));
     let n = 0;
@@ -458,6 +467,47 @@ export class SearchIndex implements Vocabulary, FilterView {
     for (let id = 0; id < this.lexicon.size; id++) if (inTerms[id] === 1 && this.lexicon.flagged(id)) words[n++] = id;
     this.words = words.sort((a, b) => this.lexicon.compareIds(a, b));
     this.ready = true;
+  }
+
+  /**
+   * Words of the catalog to warm the search up with (search-warmup.ts): `count` words spread over
+   * the vocabulary, from those of a single outlet to the broadest, most used first.
+   */
+  sampleWords(count: number): string[] {
+    const words = this.words;
+    if (words.length === 0) return [];
+    const step = Math.max(1, Math.floor(words.length / (count * 4)));
+    const sized: { text: string; n: number }[] = [];
+    for (let i = 0; i < words.length; i += step) {
+      const id = words[i]!;
+      let n = 0;
+      for (const run of this.terms.runs(id)) n += run.length;
+      sized.push({ text: this.lexicon.text(id), n: this.terms.bitsOf(id) ? Infinity : n });
+    }
+    sized.sort((a, b) => b.n - a.n);
+    // Evenly over the ranks by use: the broadest words (bitsets), middling ones, rare ones (listed).
+    const out: string[] = [];
+    const every = Math.max(1, sized.length / count);
+    for (let i = 0; i < sized.length && out.length < count; i += every) out.push(sized[Math.floor(i)]!.text);
+    return out;
+  }
+
+  /** The catalog's `count` most used words (in most outlets first), for the engine to look up ahead. */
+  commonWords(count: number): string[] {
+    const sized: { id: number; n: number }[] = [];
+    for (const id of this.words) {
+      let n = 0;
+      for (const run of this.terms.runs(id)) n += run.length;
+      sized.push({ id, n });
+    }
+    sized.sort((a, b) => b.n - a.n);
+    return sized.slice(0, count).map((w) => this.lexicon.text(w.id));
+  }
+
+  /** The filter values the catalog has (search-warmup.ts): a few of each column. */
+  filterValues(): { countries: string[]; languages: string[]; topics: string[] } {
+    const few = (codes: Codes) => codes.values().slice(0, 4);
+    return { countries: few(this.codes.country), languages: few(this.codes.language), topics: few(this.topicCodes) };
   }
 
   knows(term: string): boolean {

@@ -43,8 +43,10 @@ class Pairs {
     this.slots.at(-1)![at] = slot;
     this.length++;
   }
-  forEach(fn: (key: number, slot: number) => void): void {
+  /** Calls `fn` on every pair, in order; `pause` between chunks (a million pairs each) when given. */
+  async forEach(fn: (key: number, slot: number) => void, pause?: Pause): Promise<void> {
     for (let c = 0; c < this.keys.length; c++) {
+      if (c > 0 && pause) await pause();
       const keys = this.keys[c]!;
       const slots = this.slots[c]!;
       const n = c === this.keys.length - 1 ? this.length - c * Pairs.CHUNK : Pairs.CHUNK;
@@ -52,6 +54,9 @@ class Pairs {
     }
   }
 }
+
+/** Gives the event loop back (setImmediate) between the pieces of a long piece of work. */
+export type Pause = () => Promise<void>;
 
 /**
  * The slots holding each key (a lexeme's id, a name's hash). Those of the load are packed into
@@ -161,14 +166,21 @@ export class SlotLists {
     return out;
   }
 
+  /**
+   * The load's pack (the first one), in pieces with `pause` between them: at 1M outlets the
+   * lexemes' pairs are tens of millions, and packing them in one piece held the event loop up for
+   * seconds, the index in use (a reload's) and /healthz included (issue 56).
+   */
+  async packLoaded(pause: Pause): Promise<void> {
+    if (!this.loading) return this.pack();
+    await this.packLoad(this.loading, pause);
+    this.loading = undefined;
+    await this.densify(pause);
+  }
+
   /** Packs the slots added so far with those packed before. */
   pack(): void {
-    if (this.loading) {
-      this.packLoad(this.loading);
-      this.loading = undefined;
-      this.densify();
-      return;
-    }
+    if (this.loading) throw new Error('SlotLists: the load is packed by packLoaded()');
     if (this.added.size === 0) return;
     const keys = Float64Array.from(new Set([...this.keys, ...this.added.keys()])).sort();
     const sizeOf = (p: Post | undefined) => (p === undefined ? 0 : typeof p === 'number' ? 1 : p.length);
@@ -200,16 +212,26 @@ export class SlotLists {
   }
 
   /** The bitsets of the keys holding many slots (at the load's pack: later ones stay lists). */
-  private densify(): void {
+  private async densify(pause: Pause): Promise<void> {
     let top = 0;
     for (const s of this.slots) if (s > top) top = s;
     const words = (top >>> 5) + 1;
+    let work = 0;
     for (let k = 0; k < this.keys.length; k++) {
+      // About a million slots or words touched between pauses.
+      if (work > 1 << 20) {
+        work = 0;
+        await pause();
+      }
+      work += this.starts[k + 1]! - this.starts[k]!;
       const from = this.starts[k]!;
       const to = this.starts[k + 1]!;
       // Worth it when the list is longer than a bitset is words: then it is also the smaller.
       if (to - from <= words) continue;
-      const bits = new Uint32Array(words);
+      work += words;
+      // With room for the slots written after the load (a sixteenth more), so that the first writes
+      // do not each copy every broad word's bitset to a wider one (widen) while searches wait.
+      const bits = new Uint32Array(words + (words >>> 4) + 1);
       for (let i = from; i < to; i++) {
         const s = this.slots[i]!;
         bits[s >>> 5]! |= 1 << (s & 31);
@@ -219,21 +241,21 @@ export class SlotLists {
   }
 
   /** The pairs of the load, by key: a count per key, then each slot in its key's range. */
-  private packLoad(pairs: Pairs): void {
+  private async packLoad(pairs: Pairs, pause: Pause): Promise<void> {
     // Small non-negative integer keys (lexeme ids, topic codes) index a table directly; others
     // (hashes) are sorted and looked up.
     let max = -1;
     let small = true;
-    pairs.forEach((k) => {
+    await pairs.forEach((k) => {
       if (k > max) max = k;
       if (k < 0 || !Number.isInteger(k)) small = false;
-    });
+    }, pause);
     small &&= max < Pairs.CHUNK * 64;
     let keys: Float64Array<ArrayBuffer>;
     let indexOf: (k: number) => number;
     if (small) {
       const count = new Int32Array(max + 1);
-      pairs.forEach((k) => count[k]!++);
+      await pairs.forEach((k) => count[k]!++, pause);
       const index = new Int32Array(max + 1);
       let unique = 0;
       for (let k = 0; k <= max; k++) if (count[k]! > 0) index[k] = unique++;
@@ -243,7 +265,7 @@ export class SlotLists {
     } else {
       const all = new Float64Array(pairs.length);
       let n = 0;
-      pairs.forEach((k) => (all[n++] = k));
+      await pairs.forEach((k) => (all[n++] = k), pause);
       all.sort();
       let unique = 0;
       for (let i = 0; i < all.length; i++) if (i === 0 || all[i] !== all[i - 1]) all[unique++] = all[i]!;
@@ -260,11 +282,11 @@ export class SlotLists {
       };
     }
     const starts = new Int32Array(keys.length + 1);
-    pairs.forEach((k) => starts[indexOf(k) + 1]!++);
+    await pairs.forEach((k) => starts[indexOf(k) + 1]!++, pause);
     for (let i = 0; i < keys.length; i++) starts[i + 1]! += starts[i]!;
     const next = starts.slice(0, keys.length);
     const slots = new Int32Array(pairs.length);
-    pairs.forEach((k, s) => (slots[next[indexOf(k)]!++] = s));
+    await pairs.forEach((k, s) => (slots[next[indexOf(k)]!++] = s), pause);
     this.keys = keys;
     this.starts = starts;
     this.slots = slots;
