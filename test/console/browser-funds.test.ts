@@ -1,11 +1,9 @@
-import { type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { addMember } from '../../src/domain/users/memberships.js';
 import { createUser } from '../../src/domain/users/user-service.js';
 import { createWorkspace } from '../../src/domain/workspaces/workspace-service.js';
-import { setupApp } from '../helpers/app.js';
 import { expectLedgerInvariants } from '../helpers/ledger-invariants.js';
-import { allowBrowserFlows, checkPage, launchBrowser, NO_BROWSER, requireBrowser, skipBrowser } from './browser-harness.js';
+import { allowBrowserFlows, browserApp, checkPage, NO_BROWSER, signedIn, skipBrowser } from './browser-harness.js';
 
 allowBrowserFlows();
 
@@ -18,33 +16,11 @@ if (skipBrowser) console.log(`browser tests skipped: ${NO_BROWSER}`);
 const password = 'correct horse battery';
 
 describe.skipIf(skipBrowser)('Adding funds in Chromium — happy', () => {
-  let browser: Browser;
-  let h: Awaited<ReturnType<typeof setupApp>>;
-  let base: string;
-
-  beforeAll(async () => {
-    const executablePath = requireBrowser();
-    h = await setupApp({ SIGNIN_FAILURES_PER_ADDRESS: 1000 });
-    base = await h.app.listen({ port: 0, host: '127.0.0.1' });
-    browser = await launchBrowser(executablePath);
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
-
-  async function signIn(email: string): Promise<Page> {
-    const context = await browser.newContext({ bypassCSP: true, viewport: { width: 1200, height: 900 }, baseURL: base });
-    const page = await context.newPage();
-    await page.goto('/app/sign-in');
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL((url) => !url.pathname.startsWith('/app/sign-in'));
-    return page;
-  }
+  const app = browserApp();
+  const signIn = (email: string) => signedIn(app, email, password);
 
   it('an owner adds funds, staff confirm what arrived, the balance shows it', async () => {
-    const pool = h.database.pool;
+    const pool = app.h.database.pool;
     const ws = await createWorkspace(pool, { name: 'Acme Travel', currency: 'USD', balanceCents: 0 });
     const owner = await createUser(pool, { email: 'olga@example.com', name: 'Olga Owner', password });
     await addMember(pool, { workspaceId: ws.id }, owner.id, 'owner');
@@ -89,6 +65,6 @@ describe.skipIf(skipBrowser)('Adding funds in Chromium — happy', () => {
     await expect.poll(() => buyer.locator('.figures dd').first().textContent()).toBe('$249.50');
     await buyer.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Overview' }).click();
     await expect.poll(() => buyer.getByText('$249.50').count()).toBeGreaterThan(0);
-    await expectLedgerInvariants(h.database);
+    await expectLedgerInvariants(app.h.database);
   });
 });

@@ -2,7 +2,9 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { expect, vi } from 'vitest';
+import { afterAll, beforeAll, expect, vi } from 'vitest';
+import type { Config } from '../../src/config.js';
+import { setupApp } from '../helpers/app.js';
 import { projectRoot } from '../../src/paths.js';
 
 // What a browser test file needs besides its flows: the system's Chromium (browsers cannot be
@@ -51,6 +53,36 @@ export function requireBrowser(): string {
  */
 export function launchBrowser(path: string): Promise<Browser> {
   return chromium.launch({ executablePath: path, args: ['--no-sandbox', '--disable-gpu'] });
+}
+
+/**
+ * A listening app and a Chromium for the browser tests of one describe block: call it at the top
+ * of the block; its fields are set once the block's `beforeAll` has run.
+ */
+export function browserApp(overrides: Partial<Config> = {}) {
+  const it = {} as { h: Awaited<ReturnType<typeof setupApp>>; base: string; browser: Browser };
+  beforeAll(async () => {
+    const path = requireBrowser();
+    it.h = await setupApp({ SIGNIN_FAILURES_PER_ADDRESS: 1000, ...overrides });
+    it.base = await it.h.app.listen({ port: 0, host: '127.0.0.1' });
+    it.browser = await launchBrowser(path);
+  });
+  afterAll(async () => {
+    await it.browser?.close();
+  });
+  return it;
+}
+
+/** A new browser context at desktop size, signed in to the console as `email`. */
+export async function signedIn(app: { browser: Browser; base: string }, email: string, password: string, opts: { acceptDownloads?: boolean } = {}): Promise<Page> {
+  const context = await app.browser.newContext({ bypassCSP: true, viewport: { width: 1200, height: 900 }, baseURL: app.base, ...opts });
+  const page = await context.newPage();
+  await page.goto('/app/sign-in');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL((url) => !url.pathname.startsWith('/app/sign-in'));
+  return page;
 }
 
 /** axe-core in the page (whose context bypasses the CSP): no serious or critical violation; the page saved when asked (and `save` is not false). */

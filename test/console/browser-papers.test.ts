@@ -1,11 +1,9 @@
-import { type Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { monthOf } from '../../src/domain/ledger/statements.js';
 import { addMember } from '../../src/domain/users/memberships.js';
 import { createUser } from '../../src/domain/users/user-service.js';
 import { createWorkspace } from '../../src/domain/workspaces/workspace-service.js';
-import { setupApp } from '../helpers/app.js';
-import { allowBrowserFlows, checkPage, launchBrowser, NO_BROWSER, requireBrowser, skipBrowser } from './browser-harness.js';
+import { allowBrowserFlows, browserApp, checkPage, NO_BROWSER, signedIn, skipBrowser } from './browser-harness.js';
 
 allowBrowserFlows();
 
@@ -17,36 +15,18 @@ if (skipBrowser) console.log(`browser tests skipped: ${NO_BROWSER}`);
 const password = 'correct horse battery';
 
 describe.skipIf(skipBrowser)('Statements and downloads in Chromium — happy', () => {
-  let browser: Browser;
-  let h: Awaited<ReturnType<typeof setupApp>>;
-  let base: string;
-
-  beforeAll(async () => {
-    const executablePath = requireBrowser();
-    h = await setupApp({ SIGNIN_FAILURES_PER_ADDRESS: 1000 });
-    base = await h.app.listen({ port: 0, host: '127.0.0.1' });
-    browser = await launchBrowser(executablePath);
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
+  const app = browserApp();
 
   it('a viewer picks a month, reads and prints its statement, downloads the ledger', async () => {
-    const pool = h.database.pool;
+    const pool = app.h.database.pool;
     const ws = await createWorkspace(pool, { name: 'Acme Travel', currency: 'USD', balanceCents: 12_345 });
     const viewer = await createUser(pool, { email: 'vic@example.com', name: 'Vic Viewer', password });
     await addMember(pool, { workspaceId: ws.id }, viewer.id, 'viewer');
-    const context = await browser.newContext({ bypassCSP: true, viewport: { width: 1200, height: 900 }, baseURL: base, acceptDownloads: true });
-    const page = await context.newPage();
-    await page.goto('/app/sign-in');
-    await page.getByLabel('Email').fill('vic@example.com');
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL((url) => !url.pathname.startsWith('/app/sign-in'));
+    const page = await signedIn(app, 'vic@example.com', password, { acceptDownloads: true });
 
     await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Statements' }).click();
     await page.waitForURL(/\/statements$/);
-    const month = monthOf(h.clock.now());
+    const month = monthOf(app.h.clock.now());
     expect(await page.getByLabel('Month', { exact: true }).inputValue()).toBe(month);
     await checkPage(page, 'statements');
     await page.getByRole('button', { name: 'Open the statement' }).click();
@@ -67,6 +47,6 @@ describe.skipIf(skipBrowser)('Statements and downloads in Chromium — happy', (
     const text = readFileSync(path, 'utf8');
     expect(text.split('\r\n')[0]).toBe('id,transaction_id,account,amount,amount_formatted,kind,order_id,created_at');
     expect(text).toContain(',available,12345,$123.45,top_up,,');
-    await context.close();
+    await page.context().close();
   });
 });

@@ -1,12 +1,10 @@
-import { type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createPublisher } from '../../src/domain/publishers/publisher-service.js';
 import { addMember } from '../../src/domain/users/memberships.js';
 import { createUser } from '../../src/domain/users/user-service.js';
-import { setupApp } from '../helpers/app.js';
 import { expectLedgerInvariants } from '../helpers/ledger-invariants.js';
 import { makePayable } from '../helpers/payouts.js';
-import { allowBrowserFlows, checkPage, launchBrowser, NO_BROWSER, requireBrowser, skipBrowser } from './browser-harness.js';
+import { allowBrowserFlows, browserApp, checkPage, NO_BROWSER, signedIn, skipBrowser } from './browser-harness.js';
 
 allowBrowserFlows();
 
@@ -19,33 +17,11 @@ if (skipBrowser) console.log(`browser tests skipped: ${NO_BROWSER}`);
 const password = 'correct horse battery';
 
 describe.skipIf(skipBrowser)('Payouts in Chromium — happy', () => {
-  let browser: Browser;
-  let h: Awaited<ReturnType<typeof setupApp>>;
-  let base: string;
-
-  beforeAll(async () => {
-    const executablePath = requireBrowser();
-    h = await setupApp({ SIGNIN_FAILURES_PER_ADDRESS: 1000, PAYOUT_MIN_CENTS: 5_000 });
-    base = await h.app.listen({ port: 0, host: '127.0.0.1' });
-    browser = await launchBrowser(executablePath);
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
-
-  async function signIn(email: string): Promise<Page> {
-    const context = await browser.newContext({ bypassCSP: true, viewport: { width: 1200, height: 900 }, baseURL: base });
-    const page = await context.newPage();
-    await page.goto('/app/sign-in');
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL((url) => !url.pathname.startsWith('/app/sign-in'));
-    return page;
-  }
+  const app = browserApp({ PAYOUT_MIN_CENTS: 5_000 });
+  const signIn = (email: string) => signedIn(app, email, password);
 
   it('a publisher requests a payout, staff mark it sent, the publisher sees it paid', async () => {
-    const pool = h.database.pool;
+    const pool = app.h.database.pool;
     const pub = await createPublisher(pool, 'Wanderlust Media');
     const owner = await createUser(pool, { email: 'petra@example.com', name: 'Petra Publisher', password });
     await addMember(pool, { publisherId: pub.id }, owner.id, 'owner');
@@ -90,6 +66,6 @@ describe.skipIf(skipBrowser)('Payouts in Chromium — happy', () => {
     await publisher.getByRole('link', { name: 'All payouts' }).click();
     await expect.poll(() => publisher.locator('.figures dd').nth(1).textContent()).toBe('$0.00');
     expect(await publisher.locator('.figures dd').first().textContent()).toBe('$0.00');
-    await expectLedgerInvariants(h.database);
+    await expectLedgerInvariants(app.h.database);
   });
 });
