@@ -67,4 +67,6 @@ export const publisherMeData = z.object({
   pending_formatted: z.string(),
   payable: z.number().int().describe('US cents owed to the publisher: the guarantee window ended with the link alive.'),
   payable_formatted: z.string(),
+  in_payout: z.number().int().describe('US cents of payouts requested and not yet sent (docs/billing.md): out of payable, on their way to the publisher; a failed payout returns them to payable.'),
+  in_payout_formatted: z.string(),
 }).meta({ id: 'PublisherMe', description: 'The publisher behind the key and its balances.' });

@@ -20,13 +20,14 @@ export async function publisherExists(pool: Db, publisherId: number): Promise<bo
   return rowCount !== 0;
 }
 
-/** The publisher behind a key and its two balances (docs/link-guarantee.md). */
+/** The publisher behind a key and its balances: pending, payable, in payout (docs/link-guarantee.md, docs/billing.md). */
 export async function publisherMe(pool: Db, publisherId: number) {
-  const { rows } = await pool.query<{ id: number; name: string; pending: number; payable: number }>({
+  const { rows } = await pool.query<{ id: number; name: string; pending: number; payable: number; in_payout: number }>({
     name: 'publisher_me',
     text: `SELECT p.id, p.name,
                   COALESCE((SELECT balance FROM ledger_accounts WHERE publisher_id = p.id AND kind = 'pending'), 0) AS pending,
-                  COALESCE((SELECT balance FROM ledger_accounts WHERE publisher_id = p.id AND kind = 'payable'), 0) AS payable
+                  COALESCE((SELECT balance FROM ledger_accounts WHERE publisher_id = p.id AND kind = 'payable'), 0) AS payable,
+                  COALESCE((SELECT balance FROM ledger_accounts WHERE publisher_id = p.id AND kind = 'in_payout'), 0) AS in_payout
              FROM publishers p WHERE p.id = $1`,
     values: [publisherId],
   });
@@ -38,5 +39,7 @@ export async function publisherMe(pool: Db, publisherId: number) {
     pending_formatted: formatCents(p.pending, 'USD', 1),
     payable: p.payable,
     payable_formatted: formatCents(p.payable, 'USD', 1),
+    in_payout: p.in_payout,
+    in_payout_formatted: formatCents(p.in_payout, 'USD', 1),
   };
 }
