@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readEmbeddedInfo } from '../../src/db/embedded.js';
-import { cleanupChildren, cliJson, describeChild, portAccepts, runCli, type ServerChild, spawnServer, tempDataDir } from '../helpers/child.js';
+import { cleanupChildren, cliJson, describeChild, eventually, portAccepts, runCli, type ServerChild, spawnServer, tempDataDir } from '../helpers/child.js';
 import { freePort } from '../helpers/pg-server.js';
 
 // Without DATABASE_URL the CLI reaches the running server's embedded PostgreSQL through
@@ -35,7 +35,8 @@ describe('admin CLI on the embedded database', () => {
     expect(r.body.data.workspace).toMatchObject({ id: workspaceId, name: 'CLI Live' });
     expect(r.body.data.balance).toBe(7_700);
     // The CLI did not stop the server's PostgreSQL on its way out.
-    expect((await fetch(`${server.baseUrl}/readyz`)).status).toBe(200);
+    // (Ready also waits for the search index's warm-up after start: waited for, not assumed.)
+    await eventually(async () => (await fetch(`${server.baseUrl}/readyz`)).status === 200, '/readyz 200', 60_000);
 
     expect(await server.stop('SIGTERM'), describeChild(server)).toEqual({ code: 0, signal: null });
     expect(await portAccepts(pgPort)).toBe(false);

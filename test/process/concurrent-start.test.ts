@@ -81,7 +81,8 @@ describe('starting on DATABASE_URL', () => {
     const [ws] = await query<{ id: number }>(url, 'SELECT id FROM workspaces');
     expect(Number(key[1])).toBe(ws!.id);
     for (const s of [a!, b!]) {
-      expect((await fetch(`${s.baseUrl}/readyz`)).status).toBe(200);
+      // Ready follows the search index's load and warm-up, after listen (docs/search.md): waited for, not assumed.
+      await eventually(async () => (await fetch(`${s.baseUrl}/readyz`)).status === 200, '/readyz 200 once the search index is warm', 60_000);
       const res = await fetch(`${s.baseUrl}/api/v1/me`, { headers: { authorization: `Bearer ${key[2]}` } });
       expect(res.status).toBe(200);
       expect(((await res.json()) as { data: { balance: number } }).data.balance).toBe(500_000);
