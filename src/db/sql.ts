@@ -74,8 +74,8 @@ function shapeOf(root: Sql): { key: string; values: unknown[] } {
           n = values.push(v.value);
           shared.set(v, n);
         }
-        key += `$${n}`;
-      } else key += `$${values.push(v)}`;
+        key += `p${n}`;
+      } else key += `p${values.push(v)}`;
       key += ',';
     }
     key += ')';
@@ -83,6 +83,9 @@ function shapeOf(root: Sql): { key: string; values: unknown[] } {
   walk(root);
   return { key, values };
 }
+
+/** PostgreSQL's placeholder for the n-th parameter: the one place in the code that writes a parameter's number. */
+const placeholder = (n: number) => '$' + String(n);
 
 /** The text of a piece with numbered parameters (`shapeOf` numbers them the same way). */
 function textOf(root: Sql): string {
@@ -97,8 +100,8 @@ function textOf(root: Sql): string {
       else if (v instanceof Param) {
         let n = shared.get(v);
         if (n === undefined) shared.set(v, (n = ++count));
-        text += `$${n}`;
-      } else text += `$${++count}`;
+        text += placeholder(n);
+      } else text += placeholder(++count);
       text += piece.strings[i + 1];
     }
   };
