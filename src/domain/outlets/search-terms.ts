@@ -135,12 +135,11 @@ export const TERMS_OF_WORDS = `WITH w AS (
              ) n ON true
             ORDER BY w.i`;
 
+/** The lookup of `words` as one named statement (also sent ahead on each new connection: search-connections.ts). */
+export const termsStatement = (words: string[]) => ({ name: 'search_terms_of_words', text: TERMS_OF_WORDS, values: [words] });
+
 async function lookup(pool: Db, words: string[]): Promise<TermsOfWord[]> {
-  const { rows } = await pool.query<{ forms: string[]; known: boolean; near: string[] | null; distance: number[] | null }>({
-    name: 'search_terms_of_words',
-    text: TERMS_OF_WORDS,
-    values: [words],
-  });
+  const { rows } = await pool.query<{ forms: string[]; known: boolean; near: string[] | null; distance: number[] | null }>(termsStatement(words));
   return rows.map((r) => {
     const best = r.distance?.[0];
     return { forms: r.forms.length ? r.forms : [], known: r.known, near: (r.near ?? []).filter((_, j) => r.distance![j] === best).slice(0, MAX_NEAR) };

@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type pg from 'pg';
+import { warmConnections } from '../../domain/outlets/search-connections.js';
 import { SearchEngine } from '../../domain/outlets/search-engine.js';
+import { warmUp } from '../../domain/outlets/search-warmup.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -16,7 +18,15 @@ declare module 'fastify' {
  */
 export const searchEnginePlugin = fp(
   async function searchEngine(app: FastifyInstance, opts: { pool: pg.Pool }) {
-    const engine = new SearchEngine(opts.pool, (err, what) => app.log.warn({ err: err.message }, what));
+    const engine = new SearchEngine(
+      opts.pool,
+      (err, what) => app.log.warn({ err: err.message }, what),
+      async (index) => {
+        await warmUp(index);
+        // Before the first index only: on a reload the connections are open and busy answering.
+        if (!engine.ready) await warmConnections(opts.pool).catch((err: Error) => app.log.warn({ err: err.message }, 'search: opening the connections ahead'));
+      },
+    );
     engine.start();
     app.decorate('searchEngine', engine);
     app.addHook('onClose', () => engine.close());
