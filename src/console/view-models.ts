@@ -21,8 +21,7 @@ import type { ConsoleTarget, SignedIn } from './signed-in.js';
 import type * as fmt from './format.js';
 import type { Moment } from './format.js';
 import type { filterFields } from './outlet-filters.js';
-import type { BudgetFormValues } from './pages/key-budget-form.js';
-import type { budgetRows } from './pages/key-budget-form.js';
+import type { BudgetFormValues, budgetRows } from './pages/key-budget-form.js';
 
 // The data of every console view (src/console/views/*.eta), one type per view: `page()` takes a
 // view's name and that view's model, so a page that misspells or forgets a field fails `tsc`; and
@@ -145,7 +144,8 @@ export interface ApprovalRow {
   expires: Moment;
 }
 
-export interface OrderRow {
+/** An order as a row of a table (the overview's, the orders desk's). */
+export interface OrderLine {
   id: number;
   href: string;
   status: string;
@@ -222,9 +222,9 @@ export interface Views {
       figures: Figure[];
       moneyLabel: string;
       spending: BarChart | null;
-      orders: (OrderRow & { price: string; deadline: Moment })[];
+      orders: (OrderLine & { price: string; deadline: Moment })[];
       ordersTotal: number;
-      recent: (OrderRow & { price: string; deadline: Moment })[];
+      recent: (OrderLine & { price: string; deadline: Moment })[];
       recentTotal: number;
       events: { created_at: Moment; type: string; link: { href: string; label: string } | null }[];
       needing: { created_at: Moment; type: string; action: string; order: number; href: string }[];
@@ -239,9 +239,9 @@ export interface Views {
       payouts: BarChart | null;
       statuses: { value: OrderStatus; label: string; selected: boolean }[];
       status: string;
-      mine: (OrderRow & { money: string; deadline: Moment; updated: Moment })[];
+      mine: (OrderLine & { money: string; deadline: Moment; updated: Moment })[];
       mineTotal: number;
-      rest: (OrderRow & { money: string; deadline: Moment; updated: Moment })[];
+      rest: (OrderLine & { money: string; deadline: Moment; updated: Moment })[];
       restTotal: number;
       moneyLabel: string;
       placeHref: string | null;
