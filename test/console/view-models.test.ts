@@ -63,10 +63,9 @@ const templates = readdirSync(viewsDir)
 const reads = new Map<string, TemplateReads>(templates.map((t) => [t, readTemplate(readFileSync(join(viewsDir, `${t}.eta`), 'utf8'))]));
 
 /** What is wrong with one template against its model; empty when nothing is. */
-function problemsOf(template: string): string[] {
+function problemsOf(template: string, r = reads.get(template)!): string[] {
   const model = modelOf(template);
   if (!model) return [`views/${template}.eta has no model: add it to Views, Partials or Documents in view-models.ts`];
-  const r = reads.get(template)!;
   const fields = names(model.type);
   const problems: string[] = [];
   for (const o of r.opaque) problems.push(`views/${template}.eta uses \`it\` in a way this check cannot follow: ${o.text}`);
@@ -127,6 +126,18 @@ describe('view models', () => {
       ['r', { kind: 'it' }],
     ]);
     expect(r.opaque.map((o) => o.text)).toEqual(['f(it)']);
+  });
+
+  it('fails a template that reads what its model lacks, or hands a partial what it does not take', () => {
+    const r = readTemplate("<%= it.hold %><%~ include('messages', { notice: 'Added.' }) %><%~ include('field', { name: 'x', label: 'X', hints: '' }) %><%~ include('nothing', it) %>");
+    expect(problemsOf('funds', r)).toEqual([
+      "views/funds.eta reads it.hold, which Views['funds'] lacks",
+      "views/funds.eta's include('messages') leaves out problem, so the partial reads the page's it.problem",
+      "views/funds.eta's include('field') hands it hints, which Partials['field'] lacks",
+      "views/funds.eta's include('field') does not hand it errors, which Partials['field'] needs",
+      "views/funds.eta's include('field') leaves out errors, so the partial reads the page's it.errors",
+      "views/funds.eta's include('nothing'): nothing is not in Partials",
+    ]);
   });
 
   it('has one model for every view, and a view for every model', () => {
