@@ -8,6 +8,10 @@ import { csrfUserInfo } from './cookies.js';
 import * as fmt from './format.js';
 import { pathIdText } from '../schemas/outlets.js';
 import type { Services } from '../domain/services/services.js';
+import type { ConsoleTarget, SignedIn } from './signed-in.js';
+import type { PageCommon, ViewName, Views } from './view-models.js';
+
+export type { ConsoleTarget, SignedIn };
 
 
 /** What the console is built from: the same handles the API's routes get. */
@@ -17,26 +21,6 @@ export interface ConsoleDeps
   redis?: Redis;
   /** The OAuth server's interactions (docs/oauth.md); absent when OAuth is off (`oauthBase` in config.ts). */
   oauth?: OAuthInteractions;
-}
-
-/** A workspace or publisher account the signed-in person belongs to, as the console links it. */
-export interface ConsoleTarget {
-  kind: 'workspace' | 'publisher';
-  id: number;
-  name: string;
-  role: MemberRole;
-  href: string;
-  kindLabel: string;
-}
-
-export interface SignedIn {
-  id: number;
-  name: string;
-  email: string;
-  /** Whether the person confirmed their address (docs/mail.md); until then EMAIL_VERIFICATION decides what they may do. */
-  emailVerified: boolean;
-  /** The operator's staff: the navigation's "Operations" and the pages under /app/ops (docs/billing.md). */
-  staff: boolean;
 }
 
 declare module 'fastify' {
@@ -104,9 +88,12 @@ async function pendingApprovals(request: FastifyRequest): Promise<number | null>
   }
 }
 
-/** A page: the layout's common data (who is signed in, the switcher, the form token) and the formatting helpers (`it.fmt`) added. */
-export async function page(request: FastifyRequest, reply: FastifyReply, view: string, data: Record<string, unknown>) {
-  return reply.view(view, {
+/**
+ * A page: the layout's common data (who is signed in, the switcher, the form token) and the
+ * formatting helpers (`it.fmt`) added. The view's name picks its model (view-models.ts).
+ */
+export async function page<V extends ViewName>(request: FastifyRequest, reply: FastifyReply, view: V, data: Views[V]) {
+  const model: PageCommon = {
     csrf: reply.generateCsrf({ userInfo: csrfUserInfo(request) }),
     user: request.consoleUser,
     memberships: request.consoleTargets,
@@ -115,6 +102,6 @@ export async function page(request: FastifyRequest, reply: FastifyReply, view: s
     form: {},
     errors: {},
     fmt,
-    ...data,
-  });
+  };
+  return reply.view(view, { ...model, ...data });
 }

@@ -14,6 +14,7 @@ import {
 import { ADDRESS_LINK_HOURS, RESET_LINK_MINUTES } from '../../domain/users/user-mails.js';
 import { recordSignIn, verifyCredentials } from '../../domain/users/user-service.js';
 import { type ConsoleDeps, page } from '../context.js';
+import type { ViewName, Views } from '../view-models.js';
 import { type Form, formText } from '../form.js';
 import { CHECK_EMAIL, loadSignedIn, startSession } from '../session.js';
 import { type AuthLimits, takeSignInAttempt, tooMany, WRONG_CREDENTIALS } from './auth.js';
@@ -34,14 +35,14 @@ export async function accountLinkPages(app: FastifyInstance, { deps, sessions, l
   const required = deps.config.EMAIL_VERIFICATION === 'required';
 
   /** A page a link leads to is a secret's page: no cache keeps it. */
-  const linkPage = (request: FastifyRequest, reply: FastifyReply, view: string, data: Record<string, unknown>) => {
+  const linkPage = <V extends ViewName>(request: FastifyRequest, reply: FastifyReply, view: V, data: Views[V]) => {
     reply.header('cache-control', 'no-store');
     return page(request, reply, view, data);
   };
 
   // --- Check your email -------------------------------------------------------------------------
 
-  const checkEmailPage = (request: FastifyRequest, reply: FastifyReply, data: Record<string, unknown> = {}) => {
+  const checkEmailPage = (request: FastifyRequest, reply: FastifyReply, data: Partial<Views['check-email']> = {}) => {
     // Nothing else while the console waits for the address: no switcher of workspaces either.
     if (required) request.consoleTargets = [];
     return page(request, reply, 'check-email', { title: 'Check your email', required, hours: ADDRESS_LINK_HOURS, noAddressBanner: true, ...data });
@@ -76,7 +77,7 @@ export async function accountLinkPages(app: FastifyInstance, { deps, sessions, l
    * button. No session: that account's password first (counted like a sign-in), so a person who
    * gets a confirmation for an account someone else made with their address cannot confirm it.
    */
-  const verifyPage = async (request: FastifyRequest, reply: FastifyReply, token: string, data: Record<string, unknown> = {}) => {
+  const verifyPage = async (request: FastifyRequest, reply: FastifyReply, token: string, data: Partial<Views['verify-email']> = {}) => {
     const link = await describeLink(deps.pool, 'verify_email', token, deps.clock);
     if (!link) throw notFound('Link');
     const signedIn = request.consoleUser ?? ((await loadSignedIn(deps, sessions, request)) ? request.consoleUser : null);
@@ -125,7 +126,7 @@ export async function accountLinkPages(app: FastifyInstance, { deps, sessions, l
 
   // --- Forgot password ----------------------------------------------------------------------------
 
-  const forgotPage = (request: FastifyRequest, reply: FastifyReply, data: Record<string, unknown> = {}) =>
+  const forgotPage = (request: FastifyRequest, reply: FastifyReply, data: Partial<Views['forgot-password']> = {}) =>
     page(request, reply, 'forgot-password', { title: 'Forgot password', minutes: RESET_LINK_MINUTES, ...data });
 
   app.get('/forgot-password', async (request, reply) => forgotPage(request, reply));
@@ -152,7 +153,7 @@ export async function accountLinkPages(app: FastifyInstance, { deps, sessions, l
 
   // --- A new password -----------------------------------------------------------------------------
 
-  const resetPage = async (request: FastifyRequest, reply: FastifyReply, token: string, data: Record<string, unknown> = {}) => {
+  const resetPage = async (request: FastifyRequest, reply: FastifyReply, token: string, data: Partial<Views['reset-password']> = {}) => {
     const link = await describeLink(deps.pool, 'reset_password', token, deps.clock);
     if (!link) throw notFound('Link');
     if (link.state === 'used') throw linkUsed();

@@ -6,6 +6,7 @@ import { can } from '../../domain/users/permissions.js';
 import { typedUsdCents } from '../../schemas/usd.js';
 import { getApprovalRules, setApprovalRules } from '../../domain/workspaces/workspace-service.js';
 import { type ConsoleDeps, page, targetOf } from '../context.js';
+import type { Views } from '../view-models.js';
 import { type Form, formText } from '../form.js';
 
 // Settings → Approval rules (workspaces only): the maximum order, the amount above which a key's
@@ -31,7 +32,7 @@ function dollarsToCents(raw: string, field: AmountField): number | null | undefi
 const asDecimal = (cents: number | null) => (cents === null ? '' : (cents / 100).toFixed(2));
 
 export async function approvalRulePages(app: FastifyInstance, { deps }: { deps: ConsoleDeps }) {
-  const rulesPage = async (request: FastifyRequest, reply: FastifyReply, data: Record<string, unknown> = {}) => {
+  const rulesPage = async (request: FastifyRequest, reply: FastifyReply, data: Partial<Views['approval-rules']> = {}) => {
     const target = targetOf(request);
     if (target.kind !== 'workspace') throw notFound('Page');
     const rules = await getApprovalRules(deps.pool, target.id);
@@ -41,7 +42,6 @@ export async function approvalRulePages(app: FastifyInstance, { deps }: { deps: 
       section: 'approval-rules',
       action: `${target.href}/settings/approval-rules`,
       manage: can(target.role, 'manage_rules'),
-      currency: rules.currency,
       current: {
         max: usd(rules.max_order_cents, 'No limit'),
         above: usd(rules.approval_above_cents, 'Never'),

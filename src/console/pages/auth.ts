@@ -6,6 +6,7 @@ import type { SessionStore } from '../../domain/sessions/session-store.js';
 import { recordSignIn, verifyCredentials } from '../../domain/users/user-service.js';
 import { consoleBaseUrl } from '../../config.js';
 import { type ConsoleDeps, page } from '../context.js';
+import type { Views } from '../view-models.js';
 import { CHECK_EMAIL, endSession, loadSignedIn, mustConfirmFirst, startSession } from '../session.js';
 import { type Form, formText } from '../form.js';
 
@@ -125,7 +126,7 @@ export function slowedMessage(seconds: number) {
 export async function authPages(app: FastifyInstance, { deps, sessions, limits }: { deps: ConsoleDeps; sessions: SessionStore; limits: AuthLimits }) {
   const signupOpen = deps.config.SIGNUP === 'open';
 
-  const signInPage = (request: FastifyRequest, reply: FastifyReply, data: Record<string, unknown> = {}) =>
+  const signInPage = (request: FastifyRequest, reply: FastifyReply, data: Partial<Views['sign-in']> = {}) =>
     page(request, reply, 'sign-in', { title: 'Sign in', signupOpen, next: '', ...data });
 
   app.get('/', async (request, reply) => {
@@ -167,7 +168,7 @@ export async function authPages(app: FastifyInstance, { deps, sessions, limits }
     return reply.redirect('/app/sign-in', 303);
   });
 
-  const signUpPage = (request: FastifyRequest, reply: FastifyReply, data: Record<string, unknown> = {}) =>
+  const signUpPage = (request: FastifyRequest, reply: FastifyReply, data: Partial<Views['sign-up']> = {}) =>
     page(request, reply, 'sign-up', { title: 'Sign up', ...data });
 
   app.get('/sign-up', async (request, reply) => {

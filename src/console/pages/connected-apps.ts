@@ -5,6 +5,7 @@ import { formatCents } from '../../domain/money/format.js';
 import { findGrant, type GrantListing, listGrants, revokeGrant } from '../../domain/oauth/grants.js';
 import { can } from '../../domain/users/permissions.js';
 import { type ConsoleDeps, type ConsoleTarget, page, pathId, targetOf } from '../context.js';
+import type { Views } from '../view-models.js';
 import { moment } from '../format.js';
 
 const STATES: Record<GrantListing['state'], string> = { active: 'Active', expiring: 'Expiring soon', expired: 'Expired', revoked: 'Revoked' };
@@ -33,7 +34,7 @@ export async function connectedAppPages(app: FastifyInstance, { deps }: { deps: 
   const at = oauthBase(deps.config);
   const oauth = deps.oauth && 'url' in at ? { url: `${at.url}/mcp/oauth` } : { off: 'off' in at ? at.off : 'OAuth is not configured' };
 
-  const listPage = async (request: FastifyRequest, reply: FastifyReply, data: Record<string, unknown> = {}) => {
+  const listPage = async (request: FastifyRequest, reply: FastifyReply, data: Partial<Views['connected-apps']> = {}) => {
     const target = targetOf(request);
     const grants = await listGrants(deps.pool, target.id, deps.clock);
     const now = deps.clock.now();

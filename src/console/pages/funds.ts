@@ -1,6 +1,4 @@
 import { hash, randomUUID } from 'node:crypto';
-import { join } from 'node:path';
-import { Eta } from 'eta';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { canonicalJson } from '../../common/canonical-json.js';
 import type { TopUpStatus } from '../../common/enums.js';
@@ -12,8 +10,8 @@ import { usdToCents } from '../../domain/money/format.js';
 import { parseUserInput } from '../../domain/users/user-input.js';
 import { can } from '../../domain/users/permissions.js';
 import { topUpRequestForm } from '../../schemas/top-ups.js';
-import { projectRoot } from '../../paths.js';
 import { type ConsoleDeps, type ConsoleTarget, page, pageNumber, pathId, targetOf } from '../context.js';
+import { renderDocument } from '../documents.js';
 import { type Form, formText } from '../form.js';
 import { when } from '../format.js';
 
@@ -34,10 +32,6 @@ export const TOP_UP_STATUS_WORDS: Record<TopUpStatus, string> = {
 
 /** Who asked, as a person reads it. */
 export const requesterWords = (v: Pick<TopUpView, 'requested_by'>) => (v.requested_by.kind === 'key' ? `API key “${v.requested_by.name}”` : v.requested_by.name);
-
-// The invoice is a document of its own, not a console page: no navigation, its own print style
-// sheet. Rendered by an Eta of its own, as the console's (one set of views, escaped by default).
-const invoices = new Eta({ views: join(projectRoot, 'src', 'console', 'views'), autoEscape: true, cache: true });
 
 function workspaceOf(request: FastifyRequest): ConsoleTarget {
   const target = targetOf(request);
@@ -172,7 +166,7 @@ export async function fundsPages(app: FastifyInstance, { deps }: { deps: Console
   app.get('/funds/:topUpId/invoice', async (request, reply) => {
     const target = workspaceOf(request);
     const v = await getTopUp(deps.pool, target.id, topUpIdOf(request), billing.baseUrl);
-    const html = await invoices.renderAsync('invoice', {
+    const html = await renderDocument('invoice', {
       topUp: v,
       workspace: { id: target.id, name: target.name },
       issued: v.requested_at.slice(0, 10),

@@ -6,6 +6,7 @@ import { INVITATION_PROOF_MINUTES } from '../../domain/users/user-mails.js';
 import { findUserByEmail, recordSignIn, verifyCredentials } from '../../domain/users/user-service.js';
 import { consoleBaseUrl } from '../../config.js';
 import { type ConsoleDeps, page, targetHref } from '../context.js';
+import type { Views } from '../view-models.js';
 import { loadSignedIn, startSession } from '../session.js';
 import { type AuthLimits, slowedMessage, takeSignInAttempt, takeSignUp, WRONG_CREDENTIALS } from './auth.js';
 import { type Form, formText } from '../form.js';
@@ -39,7 +40,7 @@ export async function invitationPages(app: FastifyInstance, { deps, sessions, li
     return invitation;
   };
 
-  const invitationPage = async (request: FastifyRequest, reply: FastifyReply, token: string, data: Record<string, unknown> = {}, proof = '') => {
+  const invitationPage = async (request: FastifyRequest, reply: FastifyReply, token: string, data: Partial<Views['invitation']> = {}, proof = '') => {
     const invitation = await pending(token);
     const signedIn = request.consoleUser ?? ((await loadSignedIn(deps, sessions, request)) ? request.consoleUser : null);
     // Signed out, nothing about the address's account is looked up: the page is the same for all.

@@ -7,6 +7,7 @@ import { spendingPerDay } from '../../domain/orders/spending.js';
 import { can } from '../../domain/users/permissions.js';
 import { nameField } from '../../domain/users/user-input.js';
 import { type ConsoleDeps, type ConsoleTarget, page, pathId, targetOf } from '../context.js';
+import type { Views } from '../view-models.js';
 import { asDate, asDollars, budgetFormValues, type BudgetFormValues, budgetRows, budgetSummary, formErrors, hasBudgetErrors, readBudgetForm } from './key-budget-form.js';
 import { type Form, formText } from '../form.js';
 import { spendingChart } from '../chart-specs.js';
@@ -137,7 +138,7 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
       return key;
     };
 
-    const listPage = async (request: FastifyRequest, reply: FastifyReply, data: Record<string, unknown> = {}) => {
+    const listPage = async (request: FastifyRequest, reply: FastifyReply, data: Partial<Views['keys']> = {}) => {
       const target = targetOf(request);
       if (section === 'api-access' && target.kind !== 'workspace') throw notFound('Page');
       const now = deps.clock.now();
@@ -179,7 +180,7 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
       });
     };
 
-    const shown = async (request: FastifyRequest, reply: FastifyReply, created: { id: number; key: string; prefix: string }, name: string, extra: Record<string, unknown> = {}) => {
+    const shown = async (request: FastifyRequest, reply: FastifyReply, created: { id: number; key: string; prefix: string }, name: string, extra: Partial<Views['key-shown']> = {}) => {
       const target = targetOf(request);
       // What was stored (a rolled key's budget and approval are the old key's), read back.
       const detail = await keyDetail(deps.pool, ownerOf(target), created.id, deps.clock);
@@ -395,7 +396,7 @@ export async function keyPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
       } catch (err) {
         if (!(err instanceof DomainError)) throw err;
         reply.code(422);
-        return page(request, reply, 'key-roll', { title: `Roll ${key.name}`, section, key, back, action: `${back}/${key.id}/roll`, form: { grace_hours: formText(form, 'grace_hours') }, errors: err.details.errors });
+        return page(request, reply, 'key-roll', { title: `Roll ${key.name}`, section, key, back, action: `${back}/${key.id}/roll`, form: { grace_hours: formText(form, 'grace_hours') }, errors: err.details.errors as FieldErrors });
       }
       const rolled = await rollKey(deps.pool, ownerOf(target), key.id, hours, deps.clock, request.consoleUser!.id);
       const until = hours === 0 ? 'The old key has stopped working.' : `The old key ${key.prefix}… keeps working until ${exactTime(new Date(deps.clock.now() + hours * 3_600_000))}.`;

@@ -10,6 +10,7 @@ import { changeRole, listMembers, type Target } from '../../domain/users/members
 import { can } from '../../domain/users/permissions.js';
 import { exactTime, moment } from '../format.js';
 import { type ConsoleDeps, type ConsoleTarget, page, pathId, targetOf } from '../context.js';
+import type { Views } from '../view-models.js';
 import { type Form, formText } from '../form.js';
 
 // Settings → Members: who belongs to this workspace or publisher account and with which role;
@@ -38,7 +39,7 @@ function hours(seconds: number) {
 }
 
 export async function memberPages(app: FastifyInstance, { deps, invitations: limit }: { deps: ConsoleDeps; invitations: FailureLimiter }) {
-  const listPage = async (request: FastifyRequest, reply: FastifyReply, data: Record<string, unknown> = {}) => {
+  const listPage = async (request: FastifyRequest, reply: FastifyReply, data: Partial<Views['members']> = {}) => {
     const target = targetOf(request);
     const me = request.consoleUser!;
     const manage = can(target.role, 'manage_members');

@@ -3,6 +3,7 @@ import { DomainError, type FieldErrors } from '../../domain/errors.js';
 import { modeLabels, notificationKinds, notificationModes } from '../../domain/notifications/kinds.js';
 import { describeUnsubscribe, notificationSettings, setNotificationSettings, unsubscribe } from '../../domain/notifications/preferences.js';
 import { type ConsoleDeps, page, targetOf } from '../context.js';
+import type { Views } from '../view-models.js';
 import { type Form, formText } from '../form.js';
 
 // Settings → Notifications (docs/mail.md): the signed-in person's own settings in this workspace
@@ -12,11 +13,11 @@ import { type Form, formText } from '../form.js';
 // a POST, the page's button or a mail client's RFC 8058 request, turns the kind off.
 
 export async function notificationPages(app: FastifyInstance, { deps }: { deps: ConsoleDeps }) {
-  const settingsPage = async (request: FastifyRequest, reply: FastifyReply, data: Record<string, unknown> = {}) => {
+  /** `chosen`: the modes a refused form sent, shown again instead of the stored ones. */
+  const settingsPage = async (request: FastifyRequest, reply: FastifyReply, { chosen = {}, ...data }: Partial<Views['notifications']> & { chosen?: Record<string, string> } = {}) => {
     const target = targetOf(request);
     const me = request.consoleUser!;
     const settings = await notificationSettings(deps.pool, me.id, { kind: target.kind, id: target.id });
-    const chosen = (data.chosen ?? {}) as Record<string, string>;
     return page(request, reply, 'notifications', {
       title: 'Notifications',
       section: 'notifications',
@@ -77,7 +78,7 @@ export async function unsubscribePages(app: FastifyInstance, { deps }: { deps: C
   // does not, so it is read (bounded) and dropped.
   app.addContentTypeParser('multipart/form-data', { parseAs: 'string', bodyLimit: 4096 }, (_request, _body, done) => done(null, {}));
 
-  const answer = (reply: FastifyReply, request: FastifyRequest, data: Record<string, unknown>) => {
+  const answer = (reply: FastifyReply, request: FastifyRequest, data: Partial<Views['unsubscribe']>) => {
     // The page carries its link's token: no cache keeps it, and no Referer takes it elsewhere.
     reply.header('cache-control', 'no-store');
     return page(request, reply, 'unsubscribe', { title: 'Unsubscribe', ...data });

@@ -7,6 +7,7 @@ import { can } from '../../domain/users/permissions.js';
 import { MAX_LIMIT_USD, optionalUsdLimit } from '../../schemas/key-budget.js';
 import { pathIdText } from '../../schemas/outlets.js';
 import { type ConsoleDeps, page } from '../context.js';
+import type { Views } from '../view-models.js';
 import { type Form, NOT_SENT_ONCE } from '../form.js';
 
 const MAX_EXPIRY_DAYS = 3650;
@@ -66,7 +67,7 @@ export async function oauthConsentPages(app: FastifyInstance, { deps }: { deps: 
     return uid;
   };
 
-  const consentPage = (request: FastifyRequest, reply: FastifyReply, consent: ConsentRequest, data: Record<string, unknown> = {}) => {
+  const consentPage = (request: FastifyRequest, reply: FastifyReply, consent: ConsentRequest, data: Partial<Views['oauth-consent']> = {}) => {
     allowFormActionTo(reply, consent.redirectTarget);
     const workspaces = eligible(request);
     const owner = workspaces.some((w) => can(w.role, 'manage_spending_keys'));

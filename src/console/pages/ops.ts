@@ -312,7 +312,6 @@ export async function opsPages(app: FastifyInstance, { deps }: { deps: ConsoleDe
       base: `/app/ops/payout-batches/${batch}`,
       rows: rows.map(payoutRow),
       pendingCount: pending.length,
-      total: pending.reduce((s, r) => s + r.amount_cents, 0),
       bankReference: extras.bankReference ?? '',
       errors: extras.errors ?? {},
       ...(extras.done === 'sent' ? { notice: 'Marked sent: each publisher is told.' } : {}),

@@ -136,7 +136,6 @@ export async function orderPage(deps: ConsoleDeps, request: FastifyRequest, repl
       href: `${target.href}/approvals/${approval.request_id}`,
       requestId: approval.request_id,
     },
-    mayAct,
     actions: {
       accept: !buyer && offer('accept'),
       decline: !buyer && offer('decline'),

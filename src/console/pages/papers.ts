@@ -1,5 +1,3 @@
-import { join } from 'node:path';
-import { Eta } from 'eta';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { eachLedgerEntry } from '../../domain/ledger/ledger-queries.js';
 import { monthBounds, monthlyStatement, monthOf } from '../../domain/ledger/statements.js';
@@ -9,16 +7,13 @@ import { orderStatuses, type OrderStatus } from '../../domain/orders/states.js';
 import { csvStream } from '../../schemas/csv.js';
 import { ledgerCsvColumns } from '../../schemas/ledger.js';
 import { buyerOrderCsvColumns, publisherOrderCsvColumns } from '../../schemas/orders.js';
-import { projectRoot } from '../../paths.js';
 import { type ConsoleDeps, type ConsoleTarget, page, targetOf } from '../context.js';
+import { renderDocument } from '../documents.js';
 
 // Papers (docs/billing.md): monthly statements, a printable document per month like the invoice,
 // and the CSV downloads of the orders and of the ledger. Every member reads them, viewers included,
 // as they read the pages the figures come from; each is its own workspace's or publisher's (the
 // target gate answers 404 for anyone else's). The same domain calls as the API's.
-
-// A statement is a document of its own, like the invoice: no navigation, its own print style sheet.
-const documents = new Eta({ views: join(projectRoot, 'src', 'console', 'views'), autoEscape: true, cache: true });
 
 /** A ledger account as a person reads it; an account added later shows by its name. */
 const ACCOUNT_WORDS: Record<string, string> = {
@@ -90,7 +85,8 @@ export async function paperPages(app: FastifyInstance, { deps }: { deps: Console
     const month = (request.params as { month: string }).month;
     const s = await monthlyStatement(deps.pool, ownerOf(target), month, deps.clock.now());
     const { to } = monthBounds(month);
-    const html = await documents.renderAsync('statement', {
+    // A statement is a document of its own, like the invoice: no navigation, its own print style sheet.
+    const html = await renderDocument('statement', {
       s,
       title: `Statement, ${monthWords(month)}`,
       period: `${s.from.slice(0, 10)} to ${new Date(to - 1).toISOString().slice(0, 10)} (UTC)`,

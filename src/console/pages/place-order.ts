@@ -154,7 +154,6 @@ export async function placeOrderPages(app: FastifyInstance, { deps }: { deps: Co
       title: outlet.name,
       section: 'orders',
       outlet,
-      visits: outlet.traffic.monthly_visits.toLocaleString('en-US'),
       record: trackRecordRows(outlet.track_record),
       back: `${target.href}/outlets`,
       offers: outlet.offers.map((f) => ({ ...f, href: `${target.href}/outlets/${outlet.id}/offers/${f.id}` })),

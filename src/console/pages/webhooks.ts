@@ -5,6 +5,7 @@ import { outboundPolicyFor } from '../../domain/orders/configured-checker.js';
 import { can } from '../../domain/users/permissions.js';
 import { addEndpoint, deleteEndpoint, listDeliveries, listEndpoints, resendDelivery, rotateSecret } from '../../domain/webhooks/endpoints.js';
 import { type ConsoleDeps, type ConsoleTarget, page, pageNumber, pathId, targetOf } from '../context.js';
+import type { Views } from '../view-models.js';
 import { type Form, formText } from '../form.js';
 import { moment } from '../format.js';
 import { eventWords } from '../words.js';
@@ -54,7 +55,7 @@ export async function webhookPages(app: FastifyInstance, { deps }: { deps: Conso
     return endpoint;
   };
 
-  const listPage = async (request: FastifyRequest, reply: FastifyReply, data: Record<string, unknown> = {}) => {
+  const listPage = async (request: FastifyRequest, reply: FastifyReply, data: Partial<Views['webhooks']> = {}) => {
     const target = targetOf(request);
     const endpoints = await listEndpoints(deps.pool, ownerOf(target));
     const now = deps.clock.now();
@@ -129,7 +130,7 @@ export async function webhookPages(app: FastifyInstance, { deps }: { deps: Conso
     return listPage(request, reply, { notice: 'Endpoint deleted, with its delivery log.' });
   });
 
-  const deliveriesPage = async (request: FastifyRequest, reply: FastifyReply, data: Record<string, unknown> = {}) => {
+  const deliveriesPage = async (request: FastifyRequest, reply: FastifyReply, data: Partial<Views['webhook-deliveries']> = {}) => {
     const target = targetOf(request);
     const endpoint = await endpointOf(request);
     const pageNo = pageNumber((request.query as { page?: unknown }).page);
