@@ -65,6 +65,12 @@ export interface McpServerDeps {
   confirmations: () => Promise<Confirmations>;
 }
 
+/** What a tool runs with, for one caller: the shared deps, the caller, the confirmations' signer. */
+export const toolContext =
+  (deps: McpServerDeps) =>
+  (caller: Caller) =>
+  async (): Promise<ToolContext> => ({ ...deps, ...caller, confirmations: await deps.confirmations() });
+
 /**
  * The MCP server, built once at boot and shared by every request: each tool registered with
  * `registerTool` and its zod input schema, which the SDK validates the arguments against before
@@ -76,7 +82,7 @@ export interface McpServerDeps {
  */
 export function createMcpServer(deps: McpServerDeps): McpServer {
   const mcp = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS, jsonSchemaValidator });
-  const context = (caller: Caller) => async (): Promise<ToolContext> => ({ ...deps, ...caller, confirmations: await deps.confirmations() });
+  const context = toolContext(deps);
   for (const def of tools) {
     mcp.registerTool(
       def.name,
