@@ -23,9 +23,10 @@ export function isPlainToolCall(message: JSONRPCMessage): message is JSONRPCRequ
  *
  * Why not through the SDK: each call there is parsed by zod five more times (the message as each
  * kind of message, the request twice, the result once more), gets an AbortController, closures and
- * a chain of promises, and an id of the shared transport's own; together twice the protocol's
- * cost of a `ping`, for a call whose params were already checked here (json-rpc.ts). Every other
- * request (initialize, ping, tools/list, notifications, a call with `_meta`) still goes to the SDK.
+ * a chain of promises, and an id of the shared transport's own, for a call whose params were
+ * already checked here (json-rpc.ts): in the endpoint alone 31 µs a get-balance against 13 µs here,
+ * and twice `GET /api/v1/me`'s Node CPU under load (bench/RESULTS.md, "MCP"). Every other request
+ * (initialize, ping, tools/list, notifications, a call with `_meta`) still goes to the SDK.
  */
 export async function answerToolCall(request: JSONRPCRequest, caller: Caller, context: () => Promise<ToolContext>): Promise<JsonRpcReply> {
   const { name, arguments: args } = request.params as { name: string; arguments?: Record<string, unknown> };
