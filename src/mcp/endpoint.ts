@@ -11,8 +11,9 @@ import type { FastifyBaseLogger } from 'fastify';
 import { type Caller, callerAuthInfo } from './caller.js';
 import { jsonRpcError, splitMalformed } from './json-rpc.js';
 import { isRequest, type JsonRpcReply, JsonTransport } from './json-transport.js';
-import { createMcpServer, type McpServerDeps } from './server.js';
+import { createMcpServer, type McpServerDeps, toolContext } from './server.js';
 import { sdkRefusal } from './tool.js';
+import { answerToolCall, isPlainToolCall } from './tool-call.js';
 import { toolsByName } from './tools/index.js';
 
 /** The headers of a POST the streamable HTTP transport reads. */
@@ -37,7 +38,8 @@ const refuse = (status: number, code: number, message: string): McpAnswer => ({ 
 
 /**
  * Stateless streamable HTTP in JSON-response mode, over the one server and transport built here
- * at boot: a POST's messages go to the server and its replies come back as the HTTP answer. The
+ * at boot: a POST's messages go to the server (a plain tools/call is answered without it:
+ * tool-call.ts) and the replies come back as the HTTP answer. The
  * checks before are the ones the SDK's streamable HTTP transport makes, with its statuses and
  * messages (content negotiation, batch size, message shape, one initialize alone, protocol
  * version); there is no session to check.
@@ -49,6 +51,7 @@ export async function createMcpEndpoint(deps: McpServerDeps, log: FastifyBaseLog
   server.server.onerror = (err) => log.warn({ err }, 'MCP server reported an error');
   const transport = new JsonTransport();
   await server.connect(transport);
+  const context = toolContext(deps);
 
   async function answer(body: unknown, headers: McpHeaders, caller: Caller): Promise<McpAnswer> {
     // JSON-RPC says malformed params are -32602; the SDK would answer -32603 with zod's text. In a
@@ -80,8 +83,18 @@ export async function createMcpEndpoint(deps: McpServerDeps, log: FastifyBaseLog
       return refuse(400, -32000, `Bad Request: Unsupported protocol version: ${protocolVersion} (supported versions: ${supported})`);
     }
 
-    const requests = messages.filter(isRequest);
-    const replies = (await transport.exchange(messages, callerAuthInfo(caller))).map((reply, i) => inDocumentedTerms(requests[i]!, reply, caller));
+    // Plain tool calls are answered here (tool-call.ts), everything else by the SDK; the replies
+    // keep the order of the requests.
+    const toSdk = messages.filter((m) => !isPlainToolCall(m));
+    const fromSdk = toSdk.length ? transport.exchange(toSdk, callerAuthInfo(caller)) : undefined;
+    let sdkIndex = 0;
+    const replies = await Promise.all(
+      messages.filter(isRequest).map((request) => {
+        if (isPlainToolCall(request)) return answerToolCall(request, caller, context(caller));
+        const i = sdkIndex++;
+        return fromSdk!.then((sdkReplies) => inDocumentedTerms(request, sdkReplies[i]!, caller));
+      }),
+    );
     if (refused.length) return { status: 200, body: [...replies, ...refused] };
     if (!replies.length) return { status: 202 };
     return { status: 200, body: replies.length === 1 ? replies[0] : replies };

@@ -80,4 +80,35 @@ describe('POST /mcp: one server for every request — happy', () => {
     }
     await expectLedgerInvariants(h.database);
   });
+
+  it('answers a tool call the same with or without _meta (two paths), each reply in its place in a batch', async () => {
+    const ws = await workspaceWithKeys(h.database.pool, { balanceCents: 4_321 });
+    const meta = { _meta: { progressToken: 'p1' } };
+    const batch = [
+      rpc('tools/call', { name: 'get-balance', arguments: {} }, 1),
+      rpc('tools/call', { name: 'get-balance', arguments: {}, ...meta }, 2),
+      rpc('ping', {}, 3),
+      rpc('tools/call', { name: 'get-order', arguments: { order_id: 'abc' } }, 4),
+      rpc('tools/call', { name: 'get-order', arguments: { order_id: 'abc' }, ...meta }, 5),
+      rpc('tools/call', { name: 'no-such-tool', arguments: {} }, 6),
+      rpc('tools/call', { name: 'no-such-tool', arguments: {}, ...meta }, 7),
+      rpc('tools/call', { name: 'place-orders', arguments: { offer_ids: 'x' } }, 8),
+      rpc('tools/call', { name: 'place-orders', arguments: { offer_ids: 'x' }, ...meta }, 9),
+    ];
+    const res = await h.app.inject({ method: 'POST', url: '/mcp', headers: mcpHeaders(ws.readKey), payload: batch });
+    expect(res.statusCode).toBe(200);
+    const replies = res.json() as Reply[];
+    expect(replies.map((r) => r.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(replies[0]!.result?.structuredContent?.balance).toBe(4_321);
+    expect(replies[2]!.result).toEqual({});
+    expect(JSON.parse(replies[3]!.result!.content[0]!.text)).toMatchObject({ code: 'invalid_input', errors: { order_id: ['must be an integer id'] } });
+    expect(replies[5]!.error).toMatchObject({ code: -32602 });
+    // A read-only key is refused a spending tool before its arguments are looked at.
+    expect(JSON.parse(replies[7]!.result!.content[0]!.text)).toMatchObject({ code: 'forbidden' });
+    for (const [plain, withMeta] of [[0, 1], [3, 4], [5, 6], [7, 8]] as const) {
+      const { id: _a, ...a } = replies[plain]!;
+      const { id: _b, ...b } = replies[withMeta]!;
+      expect(b).toEqual(a);
+    }
+  });
 });
