@@ -4,6 +4,7 @@ import { DomainError } from '../errors.js';
 import type { OutletSort } from './enums.js';
 import { filterKey, type SearchFilter } from './search-filter.js';
 import { type Matched, SearchIndex, type TextQuery } from './search-index.js';
+import { loadIndex, refreshIndex } from './search-loader.js';
 import { OutletChangesListener } from './search-listener.js';
 import { confirmPhrases, type Phrase } from './search-phrase.js';
 import { lexemesOfWord, SearchTerms } from './search-terms.js';
@@ -235,7 +236,7 @@ export class SearchEngine {
     this.reloading = true;
     try {
       const fresh = new SearchIndex();
-      await fresh.load(this.pool);
+      await loadIndex(this.pool, fresh);
       if (this.stopped) return;
       // Its first searches are answered here, not by the first clients (search-warmup.ts).
       await this.warm(fresh);
@@ -282,7 +283,7 @@ export class SearchEngine {
         }
         const ids = [...this.pending];
         this.pending.clear();
-        await index.refresh(this.pool, ids);
+        await refreshIndex(this.pool, index, ids);
         if (live >= RELOAD_MIN && index.dead > live * RELOAD_DEAD_SHARE) await this.load();
       }
     })()

@@ -1,5 +1,4 @@
 import { LRUCache } from 'lru-cache';
-import type { Db } from '../../db/handle.js';
 import type { OfferFormat, OutletSort } from './enums.js';
 import { type FilterView, narrowings, type SearchFilter } from './search-filter.js';
 import { SlotOrder } from './search-order.js';
@@ -21,9 +20,9 @@ import { hasSlot, slotsOf } from './slot-bits.js';
 // of a slot order by traffic (or price, or a track-record figure) within them. PostgreSQL then
 // reads only the page's rows, by id.
 //
-// It is loaded at start (the service is not ready until then) and kept current from PostgreSQL:
-// a trigger on outlets sends the ids of the rows each statement wrote (NOTIFY outlets_changed),
-// and the engine (search-engine.ts) has this index read those rows again.
+// It is loaded at start (search-loader.ts; the service is not ready until then) and kept current
+// from PostgreSQL: a trigger on outlets sends the ids of the rows each statement wrote (NOTIFY
+// outlets_changed), and the engine (search-engine.ts) has the loader read those rows again.
 
 /** The words of a search: each group must match (AND), through any of its lexemes. */
 export interface TextQuery {
@@ -34,9 +33,12 @@ export interface TextQuery {
 
 const PRICE_INDEX: Record<OfferFormat | 'any', number> = { any: 0, guest_post: 1, sponsored_article: 2, link_insertion: 3, press_release: 4 };
 const SEP = '\u001f';
-const LOAD_BATCH = 20_000;
 
-interface Row {
+/**
+ * What the index reads of an outlet (search-loader.ts reads it so): its filtered and sorted
+ * columns, and its lexemes, topics and topic lexemes joined by U+001F.
+ */
+export interface IndexRow {
   id: number;
   name: string;
   domain: string;
@@ -60,7 +62,7 @@ interface Row {
 }
 
 /** Of an outlet's orders: links checked at or after 30 / 60 days from completion, and of those alive; first checks made and passed. */
-interface CheckCounts {
+export interface CheckCounts {
   n30: number;
   a30: number;
   n60: number;
@@ -84,21 +86,6 @@ interface Checks {
 }
 
 const perMille = (part: number, whole: number) => (whole > 0 ? Math.round((part * 1000) / whole) : -1);
-
-const COLUMNS = `o.id, lower(o.name) AS name, o.domain, o.type::text AS type, o.country, o.language, o.traffic_verified AS verified,
-  o.monthly_visits AS visits, o.min_price_any AS p0, o.min_price_guest_post AS p1, o.min_price_sponsored_article AS p2,
-  o.min_price_link_insertion AS p3, o.min_price_press_release AS p4,
-  array_to_string(o.topics, E'\\x1f') AS topics, array_to_string(tsvector_to_array(o.search_vector), E'\\x1f') AS terms,
-  array_to_string(tsvector_to_array(o.name_vector), E'\\x1f') AS name_terms,
-  array_to_string(tsvector_to_array(ts_filter(o.search_vector, '{b}')), E'\\x1f') AS topic_terms,
-  o.base_on_time_rate AS on_time, o.base_acceptance_rate AS acceptance, o.base_rating AS rating`;
-
-/** CheckCounts over a set of orders. */
-const CHECK_COUNTS = `count(alive_30d)::int AS n30, count(*) FILTER (WHERE alive_30d)::int AS a30,
-  count(alive_60d)::int AS n60, count(*) FILTER (WHERE alive_60d)::int AS a60,
-  count(first_check_passed)::int AS nv, count(*) FILTER (WHERE first_check_passed)::int AS pv`;
-
-const NO_CHECKS: CheckCounts = { n30: 0, a30: 0, n60: 0, a60: 0, nv: 0, pv: 0 };
 
 /** The 53-bit hash of a string (cyrb53): exact names and domains are kept as these, not as strings. */
 function hash53(str: string): number {
@@ -297,7 +284,8 @@ export class SearchIndex implements Vocabulary, FilterView {
     else bits[s >>> 5]! &= ~(1 << (s & 31));
   }
 
-  private put(r: Row, c: CheckCounts): void {
+  /** Adds the outlet's current version (search-loader.ts): a new slot; its old one, if any, dies. */
+  put(r: IndexRow, c: CheckCounts): void {
     this.version++;
     if (r.id >= this.slotOf.length) {
       const wider = new Int32Array(Math.max(r.id + 1, this.slotOf.length * 2, 1024));
@@ -387,7 +375,7 @@ export class SearchIndex implements Vocabulary, FilterView {
   }
 
   /** Whether the outlet's old slot (-1: none) had exactly these lexemes and this name and domain. */
-  private sameWords(old: number, terms: string[], names: string[], r: Row): boolean {
+  private sameWords(old: number, terms: string[], names: string[], r: IndexRow): boolean {
     if (old < 0 || this.termCount[old] !== terms.length || this.nameCount[old] !== names.length) return false;
     const holds = (lists: SlotLists, key: number | undefined) => key !== undefined && lists.runs(key).some((run) => runHas(run, old));
     return (
@@ -427,32 +415,10 @@ export class SearchIndex implements Vocabulary, FilterView {
   }
 
   /**
-   * Every outlet, read in batches by id. The check results of orders are read first, in one pass
-   * over the orders that have any (one probe of orders_outlet_idx per outlet cost the load of
-   * 100,000 outlets about half again); a check written meanwhile sends its outlet's id, read again
-   * once loaded.
+   * Once every outlet is put (search-loader.ts): the slot orders sorted and the posting lists
+   * packed, `pause` awaited between the pieces; the words for completions sorted. Ready then.
    */
-  async load(pool: Db): Promise<void> {
-    const checked = new Map<number, CheckCounts>();
-    const { rows: counts } = await pool.query<CheckCounts & { id: number }>(
-      `SELECT outlet_id AS id, ${CHECK_COUNTS} FROM orders
-        WHERE alive_30d IS NOT NULL OR alive_60d IS NOT NULL OR first_check_passed IS NOT NULL GROUP BY outlet_id`,
-    );
-    for (const c of counts) checked.set(c.id, c);
-    let last = 0;
-    for (;;) {
-      const { rows } = await pool.query<Row>({
-        name: 'search_counter_load',
-        text: `SELECT ${COLUMNS} FROM outlets o WHERE o.id > $1 ORDER BY o.id LIMIT ${LOAD_BATCH}`,
-        values: [last],
-      });
-      await yielding(rows, (r) => this.put(r, checked.get(r.id) ?? NO_CHECKS));
-      if (rows.length < LOAD_BATCH) break;
-      last = rows.at(-1)!.id;
-    }
-    // Sorted and packed in pieces, the loop given back between them (issue 56): in one piece this
-    // held it up for seconds at 1M outlets, which on a reload stalled the index in use.
-    const pause = () => new Promise<void>((r) => setImmediate(r));
+  async settle(pause: () => Promise<void>): Promise<void> {
     for (const o of [this.byTraffic, ...this.byPrice, this.bySurvival, this.byVerification]) {
       o.settle();
       await pause();
@@ -551,20 +517,6 @@ export class SearchIndex implements Vocabulary, FilterView {
     for (let i = lexicon.lowerBound(words, prefix); i < words.length && lexicon.startsWith(words[i]!, prefix); i++) consider(words[i]!);
     for (const id of this.newWords) if (lexicon.startsWith(id, prefix)) consider(id);
     return best.map((id) => lexicon.text(id));
-  }
-
-  /** Reads these outlets again (they were written). */
-  async refresh(pool: Db, ids: number[]): Promise<void> {
-    for (let i = 0; i < ids.length; i += LOAD_BATCH) {
-      // With the check results of each outlet's orders (by orders_outlet_idx).
-      const { rows } = await pool.query<Row & CheckCounts>({
-        name: 'search_counter_refresh',
-        text: `SELECT ${COLUMNS}, c.* FROM outlets o LEFT JOIN LATERAL (SELECT ${CHECK_COUNTS} FROM orders WHERE outlet_id = o.id) c ON true
-                WHERE o.id = ANY($1::int[])`,
-        values: [ids.slice(i, i + LOAD_BATCH)],
-      });
-      await yielding(rows, (r) => this.put(r, r));
-    }
   }
 
   /** The words' matches as a bitset over slots: each group through any of its lexemes. */
@@ -844,17 +796,6 @@ export class SearchIndex implements Vocabulary, FilterView {
   /** Outlets in the index (current versions) and slots in all. */
   get counts(): { live: number; slots: number } {
     return { live: this.size - this.dead, slots: this.size };
-  }
-}
-
-/**
- * Calls `fn` on every row, letting other work run between slices: a load or a large refresh
- * reads batches of 20,000 rows, which would otherwise hold searches up for the whole batch.
- */
-async function yielding<T>(rows: T[], fn: (row: T) => void): Promise<void> {
-  for (let i = 0; i < rows.length; i += 1_000) {
-    if (i > 0) await new Promise((r) => setImmediate(r));
-    for (const row of rows.slice(i, i + 1_000)) fn(row);
   }
 }
 

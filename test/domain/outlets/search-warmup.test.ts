@@ -3,6 +3,7 @@ import { generateOutlets, runDomainTag } from '../../../src/demo/outlet-generato
 import { upsertOutlets } from '../../../src/domain/outlets/outlet-upsert.js';
 import { SearchEngine } from '../../../src/domain/outlets/search-engine.js';
 import { SearchIndex } from '../../../src/domain/outlets/search-index.js';
+import { loadIndex } from '../../../src/domain/outlets/search-loader.js';
 import { WARM_SEARCHES, warmUp } from '../../../src/domain/outlets/search-warmup.js';
 import { createPublisher } from '../../../src/domain/publishers/publisher-service.js';
 import { createTestDatabase } from '../../helpers/db.js';
@@ -67,9 +68,9 @@ describe('the search engine warms a loaded index before it is ready', () => {
 
   it('leaves the index as it found it: every sort and filter answers as on an index never warmed', async () => {
     const cold = new SearchIndex();
-    await cold.load(database.pool);
+    await loadIndex(database.pool, cold);
     const warm = new SearchIndex();
-    await warm.load(database.pool);
+    await loadIndex(database.pool, warm);
     await warmUp(warm);
     expect(warm.version).toBe(cold.version);
     expect(warm.counts).toEqual(cold.counts);
