@@ -3,7 +3,8 @@ import type pg from 'pg';
 import { DomainError } from '../errors.js';
 import type { OutletSort } from './enums.js';
 import { filterKey, type SearchFilter } from './search-filter.js';
-import { type Matched, SearchIndex, type TextQuery } from './search-index.js';
+import { SearchIndex, type TextQuery } from './search-index.js';
+import { OutletQuery } from './search-query.js';
 import { loadIndex, refreshIndex } from './search-loader.js';
 import { OutletChangesListener } from './search-listener.js';
 import { confirmPhrases, type Phrase } from './search-phrase.js';
@@ -148,12 +149,12 @@ export class SearchEngine {
 
   /** The search's page and total, and the words it was matched with (null: none, no outlet matches). */
   private async find(index: SearchIndex, req: SearchRequest, n: number): Promise<{ found: Found; query: TextQuery | undefined | null }> {
-    if (!req.q) return { found: pick(index, index.match(undefined, req.filter), req, false, n), query: undefined };
+    if (!req.q) return { found: pick(new OutletQuery(index, undefined, req.filter), req, false, n), query: undefined };
     const text = await this.textQuery(index, req.q);
     if (!text) return { found: { total: 0, ids: [] }, query: null };
-    const m = index.match(text.query, req.filter);
-    const matched = text.phrases.length ? await this.confirm(index, m, text.phrases) : m;
-    return { found: pick(index, matched, req, true, n), query: text.query };
+    const query = new OutletQuery(index, text.query, req.filter);
+    if (text.phrases.length) await this.confirm(query, text.phrases);
+    return { found: pick(query, req, true, n), query: text.query };
   }
 
   /**
@@ -183,9 +184,9 @@ export class SearchEngine {
   }
 
   /** Keeps the matches in which every phrase appears as written (and in the name tier, in the name). */
-  private async confirm(index: SearchIndex, m: Matched, phrases: Phrase[]): Promise<Matched> {
-    const confirmed = await confirmPhrases(this.pool, index.phraseCandidates(m), phrases);
-    return index.confirmed(m, confirmed.anywhere, confirmed.inName);
+  private async confirm(query: OutletQuery, phrases: Phrase[]): Promise<void> {
+    const confirmed = await confirmPhrases(this.pool, query.phraseCandidates(), phrases);
+    query.confirm(confirmed.anywhere, confirmed.inName);
   }
 
   /**
@@ -297,9 +298,9 @@ export class SearchEngine {
 }
 
 /** The page and total of the matches, whose bitsets then go back to the index (see `release`). */
-function pick(index: SearchIndex, m: Matched, req: SearchRequest, text: boolean, n: number): Found {
-  const found = { total: index.total(m), ids: index.page(m, req.sort, req.filter, text, n) };
-  index.release(m);
+function pick(query: OutletQuery, req: SearchRequest, text: boolean, n: number): Found {
+  const found = { total: query.total(), ids: query.page(req.sort, text, n) };
+  query.release();
   return found;
 }
 

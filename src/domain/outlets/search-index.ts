@@ -1,15 +1,13 @@
 import { LRUCache } from 'lru-cache';
-import type { OfferFormat, OutletSort } from './enums.js';
+import type { OfferFormat } from './enums.js';
 import { type FilterView, narrowings, type SearchFilter } from './search-filter.js';
 import { SlotOrder } from './search-order.js';
 import { Lexicon } from './search-lexicon.js';
-import { ANYWHERE, EXACT, IN_NAME, type Listed, listMatches } from './search-listed.js';
 import { runHas, SlotLists } from './search-postings.js';
 import { Scratch } from './search-scratch.js';
 import { type Write, WriteLog } from './search-writes.js';
-import { figured, having, type Ordering, popcount, rank, type RankingRule, rankSlots } from './search-rules.js';
 import type { Vocabulary } from './search-terms.js';
-import { hasSlot, slotsOf } from './slot-bits.js';
+import { hasSlot } from './slot-bits.js';
 
 // What outlet search tests, per outlet, in this process's memory: the lexemes of its search_vector
 // and name_vector exactly as PostgreSQL made them (read with tsvector_to_array, so stemming and
@@ -31,7 +29,8 @@ export interface TextQuery {
   groups: { lexemes: string[] }[];
 }
 
-const PRICE_INDEX: Record<OfferFormat | 'any', number> = { any: 0, guest_post: 1, sponsored_article: 2, link_insertion: 3, press_release: 4 };
+/** A format's place among the index's cheapest-offer columns. */
+export const PRICE_INDEX: Record<OfferFormat | 'any', number> = { any: 0, guest_post: 1, sponsored_article: 2, link_insertion: 3, press_release: 4 };
 const SEP = '\u001f';
 
 /**
@@ -100,8 +99,8 @@ function hash53(str: string): number {
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
   return 4294967296 * (2097151 & h2) + (h1 >>> 0);
 }
-const nameKey = (name: string) => hash53(`n${SEP}${name}`);
-const domainKey = (domain: string) => hash53(`d${SEP}${domain}`);
+export const nameKey = (name: string) => hash53(`n${SEP}${name}`);
+export const domainKey = (domain: string) => hash53(`d${SEP}${domain}`);
 
 /** Small dictionaries: a value's code, the same on every row that has it. */
 class Codes {
@@ -119,26 +118,15 @@ class Codes {
   }
 }
 
-/**
- * What a search matches: as bitsets over every slot (`universe`, with the filters applied), or, when
- * its rarest word is rare, as the matching slots themselves (`Listed`).
- */
-export type Matched = Bits | Listed;
-export type { Listed } from './search-listed.js';
-
-export interface Bits {
-  kind: 'bits';
-  universe: Uint32Array;
-  /** The exact name or domain. */
-  exact: Uint32Array;
-  /** Every word in the name or domain (name_vector). */
-  inName: Uint32Array;
-  /** Every word anywhere (search_vector). */
-  anywhere: Uint32Array;
-  /** The bitsets above, lent by the index: given back by `release` once the page is picked. */
-  lent: Uint32Array[];
+/** What the planner's pre-rank reads of an outlet (the baseline track record: null when none is stored). */
+export interface OutletFigures {
+  id: number;
+  visits: number;
+  verified: boolean;
+  onTime: number | null;
+  acceptance: number | null;
+  rating: number | null;
 }
-
 
 /** What search_terms holds: lexemes of letters only (not numbers, not domain labels with digits or hyphens). */
 const WORD = /^\p{L}+$/u;
@@ -157,9 +145,9 @@ export class SearchIndex implements Vocabulary, FilterView {
   private prices: Float64Array[] = [];
   private readonly codes = { type: new Codes(), country: new Codes(), language: new Codes() };
   /** Every lexeme once: its id indexes both posting lists (search_vector's and name_vector's); flagged if a WORD. */
-  private readonly lexicon = new Lexicon((lexeme) => WORD.test(lexeme));
-  private readonly terms = new SlotLists();
-  private readonly nameTerms = new SlotLists();
+  readonly lexicon = new Lexicon((lexeme) => WORD.test(lexeme));
+  readonly terms = new SlotLists();
+  readonly nameTerms = new SlotLists();
   /** The topics' lexemes (search_vector's weight B), for the planner's "matched in the topics". */
   private readonly topicTerms = new SlotLists();
   /** The stored baseline track record (NaN: none), for the planner's quality. */
@@ -175,7 +163,7 @@ export class SearchIndex implements Vocabulary, FilterView {
   private readonly topics = new SlotLists();
   private readonly topicCodes = new Codes();
   /** Lower-cased names and domains, by hash: the exact tier. */
-  private readonly exacts = new SlotLists();
+  readonly exacts = new SlotLists();
   /**
    * One bit per slot for each filter value (`type:<code>`, `country:<code>`, `language:<code>`,
    * `topic:<code>`, `verified:<0|1>`), for being alive (`alive`) and for having an active offer of a format
@@ -183,12 +171,12 @@ export class SearchIndex implements Vocabulary, FilterView {
    */
   private readonly bitsets = new Map<string, Uint32Array>();
   /** Most traffic first (then the highest id): relevance within a tier, `-traffic`, `traffic` read backwards. */
-  private readonly byTraffic = new SlotOrder(
+  readonly byTraffic = new SlotOrder(
     (a, b) => this.visitsOf[b]! - this.visitsOf[a]! || this.ids[b]! - this.ids[a]!,
     (s) => this.alive(s),
   );
   /** Per format (PRICE_INDEX), cheapest first (then the lowest id): `price`, `-price` read backwards. */
-  private readonly byPrice = [0, 1, 2, 3, 4].map(
+  readonly byPrice = [0, 1, 2, 3, 4].map(
     (i) =>
       new SlotOrder(
         (a, b) => this.prices[i]![a]! - this.prices[i]![b]! || this.ids[a]! - this.ids[b]!,
@@ -202,7 +190,7 @@ export class SearchIndex implements Vocabulary, FilterView {
    * last), then more links checked, more traffic, the highest id. The matches without any follow
    * in traffic order.
    */
-  private readonly bySurvival = new SlotOrder(
+  readonly bySurvival = new SlotOrder(
     (a, b) => {
       const x = this.checks.get(a)!;
       const y = this.checks.get(b)!;
@@ -211,7 +199,7 @@ export class SearchIndex implements Vocabulary, FilterView {
     (s) => this.alive(s) && this.has('survival', s),
   );
   /** The slots with placements checked (bitset `verification`): best pass rate, then more checked, more traffic. */
-  private readonly byVerification = new SlotOrder(
+  readonly byVerification = new SlotOrder(
     (a, b) => {
       const x = this.checks.get(a)!;
       const y = this.checks.get(b)!;
@@ -228,12 +216,29 @@ export class SearchIndex implements Vocabulary, FilterView {
   private wordsVersion = 0;
   private scratch = new Int32Array(0);
   /** Bitsets over every slot lent to searches (search-scratch.ts). */
-  private readonly lender = new Scratch();
+  readonly lender = new Scratch();
   /** Slots of outlets written again since (the engine reloads when they are many). */
   dead = 0;
   /** Completions of a prefix, remembered until the next write. */
   private readonly completionCache = new LRUCache<string, { version: number; words: string[] }>({ max: 2_000 });
   ready = false;
+
+  // Read by a search (search-query.ts): the fields above without `private`, and these.
+
+  /** Slots in all (live and dead): the size of every bitset over them. */
+  get slotCount(): number {
+    return this.size;
+  }
+
+  /** The outlet a slot holds (a version of it). */
+  idOf(slot: number): number {
+    return this.ids[slot]!;
+  }
+
+  /** The slots alive, with links checked (`sort=link_survival`), with placements checked (`sort=verification`). */
+  bitsOf(key: 'alive' | 'survival' | 'verification'): Uint32Array {
+    return this.bitset(key);
+  }
 
   private alive(s: number): boolean {
     return this.has('alive', s);
@@ -519,26 +524,6 @@ export class SearchIndex implements Vocabulary, FilterView {
     return best.map((id) => lexicon.text(id));
   }
 
-  /** The words' matches as a bitset over slots: each group through any of its lexemes. */
-  private matchBits(groups: TextQuery['groups'], terms: SlotLists): Uint32Array {
-    const n = (this.size + 31) >>> 5;
-    const words = this.lender.take(n);
-    let first = true;
-    for (const g of groups) {
-      const bits = first ? words : this.lender.take(n);
-      for (const lexeme of g.lexemes) {
-        const id = this.lexicon.id(lexeme);
-        if (id !== undefined) terms.setBits(bits, id);
-      }
-      if (!first) {
-        for (let i = 0; i < n; i++) words[i]! &= bits[i]!;
-        this.lender.give(bits);
-      }
-      first = false;
-    }
-    return words;
-  }
-
   // FilterView: what the filters (search-filter.ts) read.
   valueBits(column: 'type' | 'country' | 'language' | 'topic', value: string): Uint32Array | undefined {
     const code = (column === 'topic' ? this.topicCodes : this.codes[column]).find(value);
@@ -561,180 +546,13 @@ export class SearchIndex implements Vocabulary, FilterView {
     return this.visitsOf[slot]!;
   }
 
-  /** The outlets matching the words (or the exact name or domain; every outlet without words) and the filter. */
-  match(q: TextQuery | undefined, f: SearchFilter): Matched {
-    return (q && this.listed(q, f)) || this.bits(q, f);
-  }
-
-  /** The outlets passing the filter (no words), as a bitset: the planner's candidates. */
-  passing(f: SearchFilter): Uint32Array {
-    const m = this.bits(undefined, f);
-    // The universe is the caller's to keep; the rest goes back.
-    this.lender.give(...m.lent.filter((b) => b !== m.universe));
-    return m.universe;
-  }
-
-  /** Takes back what a search's matches borrowed (nothing may read them after). */
-  release(m: Matched): void {
-    if (m.kind === 'bits') this.lender.give(...m.lent.splice(0));
-  }
-
-  /**
-   * The listed way (undefined when the candidates are too many for it): the slots of the word
-   * whose lexemes hold fewest (in search_vector or name_vector), with the exact name or domain,
-   * each tested for being alive, the filters and, per word, its lexemes' slot runs (a binary
-   * search each). The same matches and tiers as the bitsets give.
-   */
-  private listed(q: TextQuery, f: SearchFilter): Listed | undefined {
-    const groups = q.groups.map((g) => {
-      const ids = g.lexemes.map((l) => this.lexicon.id(l)).filter((id) => id !== undefined);
-      const of = (lists: SlotLists) => ids.map((id) => ({ runs: lists.runs(id), bits: lists.bitsOf(id) }));
-      return { terms: of(this.terms), name: of(this.nameTerms) };
-    });
-    const exact = [nameKey(q.exactName), ...(q.domain === undefined ? [] : [domainKey(q.domain)])].map((k) => ({ runs: this.exacts.runs(k), bits: undefined }));
-    return listMatches({ groups, exact }, this.size, this.bitset('alive'), () => narrowings(f, this), () => this.places());
-  }
-
   /** A slot-indexed scratch array, all zero between searches (the listed way's places). */
-  private places(): Int32Array {
+  places(): Int32Array {
     if (this.scratch.length < this.size) this.scratch = new Int32Array(this.capacity);
     return this.scratch;
   }
 
-  /** The bitsets' way: every word's slots, the tiers and the filters as bitsets over every slot. */
-  private bits(q: TextQuery | undefined, f: SearchFilter): Bits {
-    const n = (this.size + 31) >>> 5;
-    const anywhere = q ? this.matchBits(q.groups, this.terms) : this.lender.take(n).fill(0xffffffff);
-    const inName = q && q.groups.length ? this.matchBits(q.groups, this.nameTerms) : this.lender.take(n);
-    const exact = this.lender.take(n);
-    if (q) {
-      this.exacts.setBits(exact, nameKey(q.exactName));
-      if (q.domain !== undefined) this.exacts.setBits(exact, domainKey(q.domain));
-    }
-    const universe = this.lender.take(n);
-    const alive = this.bitset('alive');
-    const all = narrowings(f, this);
-    // The filters of one value each (most: a country, a topic, having an offer) are ANDed in the
-    // same pass as the words; those of several values (OR-ed first) in a pass each.
-    const single: Uint32Array[] = [];
-    const several: Uint32Array[][] = [];
-    for (const nw of all) {
-      if (!('anyOf' in nw)) continue;
-      const sets = nw.anyOf.filter((b): b is Uint32Array => b !== undefined);
-      if (sets.length === 1) single.push(sets[0]!);
-      // None (a value no outlet has: nothing passes), or several.
-      else several.push(sets);
-    }
-    // Fewer than two: `alive` again, which changes nothing.
-    while (single.length < 2) single.push(alive);
-    const [a, b] = single;
-    for (let i = 0; i < n; i++) universe[i] = (anywhere[i]! | exact[i]! | inName[i]!) & alive[i]! & a![i]! & b![i]!;
-    for (const set of single.slice(2)) for (let i = 0; i < n; i++) universe[i]! &= set[i]!;
-    for (const sets of several) {
-      for (let i = 0; i < n; i++) {
-        if (universe[i] === 0) continue;
-        let any = 0;
-        for (const set of sets) any |= set[i]!;
-        universe[i]! &= any;
-      }
-    }
-    for (const narrowing of all) {
-      if ('anyOf' in narrowing) continue;
-      // A bound is tested per remaining match (only searches that have one pay for it).
-      const test = narrowing.test;
-      for (let w = 0; w < n; w++) {
-        let bits = universe[w]!;
-        while (bits !== 0) {
-          const low = bits & -bits;
-          bits ^= low;
-          if (!test((w << 5) + (31 - Math.clz32(low)))) universe[w]! &= ~low;
-        }
-      }
-    }
-    return { kind: 'bits', universe, exact, inName, anywhere, lent: [universe, exact, inName, anywhere] };
-  }
-
-  /**
-   * The ranking rules of a sort, and the order they end in: relevance ranks the exact name or
-   * domain first, then every word in the name or domain, then every word anywhere, each by traffic;
-   * the rated sorts put the outlets with the figure first, in its order; the others are one order.
-   */
-  private rulesOf(m: Matched, sort: OutletSort, f: SearchFilter, text: boolean): { rules: RankingRule[]; ordering: Ordering } {
-    const traffic = { order: this.byTraffic, reverse: false };
-    switch (sort) {
-      case 'relevance': {
-        if (!text) return { rules: [], ordering: traffic };
-        if (m.kind === 'bits') return { rules: [having(m.exact), having(m.inName), having(m.anywhere)], ordering: traffic };
-        const tier = (bit: number) => (_s: number, at: number) => (m.tiers[at]! & bit) !== 0;
-        return { rules: [having(tier(EXACT)), having(tier(IN_NAME)), having(tier(ANYWHERE))], ordering: traffic };
-      }
-      case '-traffic':
-        return { rules: [], ordering: traffic };
-      case 'traffic':
-        return { rules: [], ordering: { order: this.byTraffic, reverse: true } };
-      case 'price':
-      case '-price':
-        return { rules: [], ordering: { order: this.byPrice[PRICE_INDEX[orderFormat(f)]]!, reverse: sort === '-price' } };
-      case 'link_survival':
-        return { rules: [figured(this.bitset('survival'), { order: this.bySurvival, reverse: false })], ordering: traffic };
-      case 'verification':
-        return { rules: [figured(this.bitset('verification'), { order: this.byVerification, reverse: false })], ordering: traffic };
-    }
-  }
-
-  /** The ids of the first `n` matches in the sort's order. */
-  page(m: Matched, sort: OutletSort, f: SearchFilter, text: boolean, n: number): number[] {
-    const { rules, ordering } = this.rulesOf(m, sort, f, text);
-    const slots = m.kind === 'bits' ? rank(m.universe, rules, ordering, n, this.lender) : rankSlots(m.slots, rules, ordering, n);
-    return slots.map((s) => this.ids[s]!);
-  }
-
-  /** How many outlets a search matches (meta.total). */
-  total(m: Matched): number {
-    return m.kind === 'bits' ? popcount(m.universe) : m.slots.length;
-  }
-
-  /** The outlet ids a phrase is confirmed on: the matches other than the exact name or domain. */
-  phraseCandidates(m: Matched): number[] {
-    if (m.kind === 'slots') return m.slots.filter((_, i) => (m.tiers[i]! & EXACT) === 0).map((s) => this.ids[s]!);
-    const candidates = this.lender.take(m.universe.length);
-    for (let i = 0; i < candidates.length; i++) candidates[i] = m.universe[i]! & ~m.exact[i]!;
-    const ids = this.idsOf(candidates);
-    this.lender.give(candidates);
-    return ids;
-  }
-
-  /**
-   * Keeps the matches whose rows have every phrase (`anywhere`: outlet ids), or the exact name or
-   * domain; the name tier keeps those with every phrase in the name (`inName`).
-   */
-  confirmed(m: Matched, anywhere: Set<number>, inName: Set<number>): Matched {
-    if (m.kind === 'slots') {
-      const slots: number[] = [];
-      const tiers: number[] = [];
-      m.slots.forEach((s, i) => {
-        const id = this.ids[s]!;
-        let tier = m.tiers[i]!;
-        if (!inName.has(id)) tier &= ~IN_NAME;
-        if (!anywhere.has(id)) tier &= ~ANYWHERE;
-        if ((tier & EXACT) === 0 && !anywhere.has(id)) return;
-        slots.push(s);
-        tiers.push(tier);
-      });
-      return { kind: 'slots', slots, tiers: Uint8Array.from(tiers) };
-    }
-    const any = this.bitsOfIds(anywhere);
-    const name = this.bitsOfIds(inName);
-    for (let i = 0; i < m.universe.length; i++) {
-      m.universe[i]! &= m.exact[i]! | any[i]!;
-      m.inName[i]! &= name[i]!;
-      m.anywhere[i]! &= any[i]!;
-    }
-    this.lender.give(any, name);
-    return m;
-  }
-
-  // For the planner (planning/candidates.ts): which outlets a word matches where, and their figures.
+  // For the planner's query (search-words.ts): which outlets a word matches where, and their figures.
 
   /** The slots having any of the lexemes: in the name or domain, in the topics, anywhere. */
   lexemeBits(lexemes: readonly string[]): { name: Uint32Array; topics: Uint32Array; anywhere: Uint32Array } {
@@ -761,7 +579,7 @@ export class SearchIndex implements Vocabulary, FilterView {
   }
 
   /** What the planner's pre-rank reads of a slot. */
-  figures(slot: number): { id: number; visits: number; verified: boolean; onTime: number | null; acceptance: number | null; rating: number | null } {
+  figures(slot: number): OutletFigures {
     const orNull = (x: number) => (Number.isNaN(x) ? null : x);
     return {
       id: this.ids[slot]!,
@@ -773,18 +591,8 @@ export class SearchIndex implements Vocabulary, FilterView {
     };
   }
 
-  /** The first `n` slots of `bits` by traffic (most first). */
-  byTrafficFirst(bits: Uint32Array, n: number): number[] {
-    return this.byTraffic.firstIn(bits, n, false).slots;
-  }
-
-  /** Outlet ids of the set slots (the candidates a phrase is confirmed on). */
-  idsOf(bits: Uint32Array): number[] {
-    return slotsOf(bits).map((s) => this.ids[s]!);
-  }
-
-  /** The bits of these outlets' current slots. */
-  private bitsOfIds(ids: Iterable<number>): Uint32Array {
+  /** The bits of these outlets' current slots (lent: given back to `lender`). */
+  slotsOfIds(ids: Iterable<number>): Uint32Array {
     const bits = this.lender.take((this.size + 31) >>> 5);
     for (const id of ids) {
       const s = (this.slotOf[id] ?? 0) - 1;
