@@ -6,8 +6,9 @@
 // one completed. Prints the CPU a search takes (process.cpuUsage, best round) and a hash of every
 // total and page, the same for two builds that answer the same. For instruction counts, which the
 // machine's load does not move, run it under `valgrind --tool=callgrind` with --rounds 1 and 3:
-// the difference is two rounds of searches, the load left out.
-//   node --import tsx bench/search/index-cpu.ts --database-url postgres://… [--server-root DIR] [--searches 2000] [--rounds 5]
+// the difference is two rounds of searches, the load left out. `--against DIR`: a second build's
+// index in the same process, the two answering in turn round by round.
+//   node --import tsx bench/search/index-cpu.ts --database-url postgres://… [--server-root DIR] [--against DIR] [--searches 2000] [--rounds 5]
 import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -20,11 +21,11 @@ const { values: opts } = parseArgs({
     'server-root': { type: 'string', default: '.' },
     searches: { type: 'string', default: '2000' },
     rounds: { type: 'string', default: '5' },
+    against: { type: 'string' },
   },
 });
 const url = opts['database-url'] ?? process.env.DATABASE_URL;
 if (!url) throw new Error('--database-url is required');
-const dist = (file: string) => pathToFileURL(resolve(opts['server-root'], 'dist', 'src', 'domain', 'outlets', file)).href;
 
 interface Index {
   sampleWords(n: number): string[];
@@ -37,33 +38,38 @@ interface Index {
   page?(m: unknown, sort: string, f: unknown, text: boolean, n: number): number[];
   release?(m: unknown): void;
 }
-const { SearchIndex } = (await import(dist('search-index.js'))) as { SearchIndex: new () => Index };
-const loader = (await import(dist('search-loader.js')).catch(() => undefined)) as { loadIndex(pool: pg.Pool, ix: Index): Promise<void> } | undefined;
-const query = (await import(dist('search-query.js')).catch(() => undefined)) as
-  | { OutletQuery: new (ix: Index, q: unknown, f: unknown) => { total(): number; page(sort: string, text: boolean, n: number): number[]; release(): void } }
-  | undefined;
-const { parseQuery } = (await import(dist('search-text.js'))) as { parseQuery(q: string): { exactName: string; domain: string | undefined } };
+type Query = { total(): number; page(sort: string, text: boolean, n: number): number[]; release(): void };
 
-/** One search's total and page, through whichever API the build has. */
-const answer = (ix: Index, q: unknown, f: unknown, sort: string, text: boolean, n: number): [number, number[]] => {
-  if (query) {
-    const s = new query.OutletQuery(ix, q, f);
-    const out: [number, number[]] = [s.total(), s.page(sort, text, n)];
-    s.release();
+/** A build's index, loaded, and its way of answering one search (total and page). */
+async function build(root: string) {
+  const dist = (file: string) => pathToFileURL(resolve(root, 'dist', 'src', 'domain', 'outlets', file)).href;
+  const { SearchIndex } = (await import(dist('search-index.js'))) as { SearchIndex: new () => Index };
+  const loader = (await import(dist('search-loader.js')).catch(() => undefined)) as { loadIndex(pool: pg.Pool, ix: Index): Promise<void> } | undefined;
+  const query = (await import(dist('search-query.js')).catch(() => undefined)) as { OutletQuery: new (ix: Index, q: unknown, f: unknown) => Query } | undefined;
+  const { parseQuery } = (await import(dist('search-text.js'))) as { parseQuery(q: string): { exactName: string; domain: string | undefined } };
+  const pool = new pg.Pool({ connectionString: url, max: 2 });
+  const index = new SearchIndex();
+  if (loader) await loader.loadIndex(pool, index);
+  else await index.load!(pool);
+  await pool.end();
+  const answer = (q: unknown, f: unknown, sort: string, text: boolean, n: number): [number, number[]] => {
+    if (query) {
+      const s = new query.OutletQuery(index, q, f);
+      const out: [number, number[]] = [s.total(), s.page(sort, text, n)];
+      s.release();
+      return out;
+    }
+    const m = index.match!(q, f);
+    const out: [number, number[]] = [index.total!(m), index.page!(m, sort, f, text, n)];
+    index.release!(m);
     return out;
-  }
-  const m = ix.match!(q, f);
-  const out: [number, number[]] = [ix.total!(m), ix.page!(m, sort, f, text, n)];
-  ix.release!(m);
-  return out;
-};
+  };
+  return { index, answer, parseQuery };
+}
 
-const pool = new pg.Pool({ connectionString: url, max: 2 });
-const index = new SearchIndex();
-if (loader) await loader.loadIndex(pool, index);
-else await index.load!(pool);
-await pool.end();
-
+const builds = [{ name: resolve(opts['server-root']), ...(await build(opts['server-root'])) }];
+if (opts.against) builds.push({ name: resolve(opts.against), ...(await build(opts.against)) });
+const { index, parseQuery } = builds[0]!;
 const SORTS = ['relevance', 'traffic', '-traffic', 'price', '-price', 'link_survival', 'verification'];
 const FORMATS = ['guest_post', 'sponsored_article', 'link_insertion', 'press_release'];
 const { countries, languages, topics } = index.filterValues();
@@ -85,17 +91,20 @@ const batch = Array.from({ length: count }, (_, i) => {
   return { text, filter: filters[(i * 5) % filters.length]!, sort: sort === 'relevance' && !text ? '-traffic' : sort, n: 10 + ((i * 13) % 66) };
 });
 
-let best = Infinity;
-let digest = '';
+// The builds in turn, round by round, in one process: the machine's load falls on both alike.
+const best = builds.map(() => Infinity);
+const digests = builds.map(() => '');
 for (let r = 0; r < Number(opts.rounds); r++) {
-  const hash = createHash('sha256');
-  const cpu = process.cpuUsage();
-  for (const s of batch) {
-    const [total, ids] = answer(index, s.text, s.filter, s.sort, s.text !== undefined, s.n);
-    hash.update(`${total}:${ids.join(',')};`);
-  }
-  const used = process.cpuUsage(cpu);
-  best = Math.min(best, (used.user + used.system) / count);
-  digest = hash.digest('hex').slice(0, 16);
+  builds.forEach((b, k) => {
+    const hash = createHash('sha256');
+    const cpu = process.cpuUsage();
+    for (const s of batch) {
+      const [total, ids] = b.answer(s.text, s.filter, s.sort, s.text !== undefined, s.n);
+      hash.update(`${total}:${ids.join(',')};`);
+    }
+    const used = process.cpuUsage(cpu);
+    best[k] = Math.min(best[k]!, (used.user + used.system) / count);
+    digests[k] = hash.digest('hex').slice(0, 16);
+  });
 }
-console.log(`${count} searches × ${opts.rounds} rounds: best ${best.toFixed(1)} µs CPU a search; answers ${digest}`);
+builds.forEach((b, k) => console.log(`${b.name}: ${count} searches × ${opts.rounds} rounds: best ${best[k]!.toFixed(1)} µs CPU a search; answers ${digests[k]}`));

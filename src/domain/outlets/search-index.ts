@@ -1,6 +1,6 @@
-import { LRUCache } from 'lru-cache';
 import type { OfferFormat } from './enums.js';
 import { type FilterView, narrowings, type SearchFilter } from './search-filter.js';
+import { CatalogWords } from './search-completions.js';
 import { SlotOrder } from './search-order.js';
 import { Lexicon } from './search-lexicon.js';
 import { runHas, SlotLists } from './search-postings.js';
@@ -149,7 +149,7 @@ export class SearchIndex implements Vocabulary, FilterView {
   readonly terms = new SlotLists();
   readonly nameTerms = new SlotLists();
   /** The topics' lexemes (search_vector's weight B), for the planner's "matched in the topics". */
-  private readonly topicTerms = new SlotLists();
+  readonly topicTerms = new SlotLists();
   /** The stored baseline track record (NaN: none), for the planner's quality. */
   private onTime = new Float64Array(0);
   private acceptance = new Float64Array(0);
@@ -160,7 +160,7 @@ export class SearchIndex implements Vocabulary, FilterView {
   /** The writes since the load (the last few thousand), for the engine's remembered searches. */
   private readonly writes = new WriteLog();
   /** Topics, by their code. */
-  private readonly topics = new SlotLists();
+  readonly topics = new SlotLists();
   private readonly topicCodes = new Codes();
   /** Lower-cased names and domains, by hash: the exact tier. */
   readonly exacts = new SlotLists();
@@ -207,20 +207,15 @@ export class SearchIndex implements Vocabulary, FilterView {
     },
     (s) => this.alive(s) && this.has('verification', s),
   );
-  /** The words (WORD) of search_vector as lexicon ids, sorted as their strings, for completions; those added since, in `newWords`. */
-  private words = new Int32Array(0);
-  private newWords: number[] = [];
+  /** The words (WORD) of search_vector, for completions and the warm-up. */
+  private readonly words = new CatalogWords(this.lexicon, this.terms);
   /** Bumped by every write: what was remembered of an older version is stale. */
   version = 0;
-  /** Bumped by every word new to the completions (`newWords`): completions remembered before are stale. */
-  private wordsVersion = 0;
   private scratch = new Int32Array(0);
   /** Bitsets over every slot lent to searches (search-scratch.ts). */
   readonly lender = new Scratch();
   /** Slots of outlets written again since (the engine reloads when they are many). */
   dead = 0;
-  /** Completions of a prefix, remembered until the next write. */
-  private readonly completionCache = new LRUCache<string, { version: number; words: string[] }>({ max: 2_000 });
   ready = false;
 
   // Read by a search (search-query.ts): the fields above without `private`, and these.
@@ -344,12 +339,11 @@ export class SearchIndex implements Vocabulary, FilterView {
     // the old version had the same words (the same number of lexemes, each of them, the same name
     // and domain), read before the new slot is added to the lists.
     const write = this.ready ? this.sameWords(old, terms, names, r) : false;
-    const known = this.newWords.length;
+    const known = this.words.version;
     for (const t of terms) {
       const id = this.lexicon.add(t);
       if (this.ready && !this.terms.has(id) && this.lexicon.flagged(id)) {
-        this.newWords.push(id);
-        this.wordsVersion++;
+        this.words.added(id);
       }
       this.terms.add(id, s);
     }
@@ -364,7 +358,7 @@ export class SearchIndex implements Vocabulary, FilterView {
         names: new Set(names),
         name: nameKey(r.name),
         domain: domainKey(r.domain),
-        any: !write || this.newWords.length > known,
+        any: !write || this.words.version > known,
       });
     }
     if (r.topic_terms) for (const t of r.topic_terms.split(SEP)) this.topicTerms.add(this.lexicon.add(t), s);
@@ -429,50 +423,23 @@ export class SearchIndex implements Vocabulary, FilterView {
       await pause();
     }
     for (const lists of [this.terms, this.nameTerms, this.topicTerms, this.topics, this.exacts]) await lists.packLoaded(pause);
-    const inTerms = new Uint8Array(this.lexicon.size);
-    this.terms.forEachKey((id) => (inTerms[id] = 1));
-    let n = 0;
-    for (let id = 0; id < this.lexicon.size; id++) if (inTerms[id] === 1 && this.lexicon.flagged(id)) n++;
-    const words = new Int32Array(n);
-    n = 0;
-    for (let id = 0; id < this.lexicon.size; id++) if (inTerms[id] === 1 && this.lexicon.flagged(id)) words[n++] = id;
-    this.words = words.sort((a, b) => this.lexicon.compareIds(a, b));
+    this.words.settle();
     this.ready = true;
   }
 
-  /**
-   * Words of the catalog to warm the search up with (search-warmup.ts): `count` words spread over
-   * the vocabulary, from those of a single outlet to the broadest, most used first.
-   */
+  /** Words of the catalog to warm the search up with (search-warmup.ts; CatalogWords.sample). */
   sampleWords(count: number): string[] {
-    const words = this.words;
-    if (words.length === 0) return [];
-    const step = Math.max(1, Math.floor(words.length / (count * 4)));
-    const sized: { text: string; n: number }[] = [];
-    for (let i = 0; i < words.length; i += step) {
-      const id = words[i]!;
-      let n = 0;
-      for (const run of this.terms.runs(id)) n += run.length;
-      sized.push({ text: this.lexicon.text(id), n: this.terms.bitsOf(id) ? Infinity : n });
-    }
-    sized.sort((a, b) => b.n - a.n);
-    // Evenly over the ranks by use: the broadest words (bitsets), middling ones, rare ones (listed).
-    const out: string[] = [];
-    const every = Math.max(1, sized.length / count);
-    for (let i = 0; i < sized.length && out.length < count; i += every) out.push(sized[Math.floor(i)]!.text);
-    return out;
+    return this.words.sample(count);
   }
 
   /** The catalog's `count` most used words (in most outlets first), for the engine to look up ahead. */
   commonWords(count: number): string[] {
-    const sized: { id: number; n: number }[] = [];
-    for (const id of this.words) {
-      let n = 0;
-      for (const run of this.terms.runs(id)) n += run.length;
-      sized.push({ id, n });
-    }
-    sized.sort((a, b) => b.n - a.n);
-    return sized.slice(0, count).map((w) => this.lexicon.text(w.id));
+    return this.words.common(count);
+  }
+
+  /** The `max` shortest of the catalog's words longer than `prefix` that start with it (then in string order). */
+  completions(prefix: string, max: number): string[] {
+    return this.words.complete(prefix, max);
   }
 
   /** The filter values the catalog has (search-warmup.ts): a few of each column. */
@@ -484,44 +451,6 @@ export class SearchIndex implements Vocabulary, FilterView {
   knows(term: string): boolean {
     const id = this.lexicon.id(term);
     return id !== undefined && this.terms.has(id) && WORD.test(term);
-  }
-
-  completions(prefix: string, max: number): string[] {
-    // A short prefix starts thousands of the catalog's words (names run together in domains).
-    // Only a write that brings a new word changes them, so other writes keep what is remembered.
-    const key = `${max}:${prefix}`;
-    const hit = this.completionCache.get(key);
-    if (hit?.version === this.wordsVersion) return hit.words;
-    const words = this.completionsNow(prefix, max);
-    this.completionCache.set(key, { version: this.wordsVersion, words });
-    return words;
-  }
-
-  /** The `max` shortest words longer than `prefix` that start with it (then in string order). */
-  private completionsNow(prefix: string, max: number): string[] {
-    const lexicon = this.lexicon;
-    if (this.newWords.length > 1_024) {
-      const merged = new Int32Array(this.words.length + this.newWords.length);
-      merged.set(this.words);
-      merged.set(this.newWords, this.words.length);
-      this.words = merged.sort((a, b) => lexicon.compareIds(a, b));
-      this.newWords = [];
-    }
-    // The best so far, in order; most of thousands of words are passed over by their length alone.
-    const best: number[] = [];
-    const before = (a: number, b: number) => (lexicon.length(a) - lexicon.length(b) || lexicon.compareIds(a, b)) < 0;
-    const consider = (id: number) => {
-      if (lexicon.length(id) === prefix.length) return;
-      if (best.length === max && !before(id, best[max - 1]!)) return;
-      let at = best.length;
-      while (at > 0 && before(id, best[at - 1]!)) at--;
-      best.splice(at, 0, id);
-      if (best.length > max) best.pop();
-    };
-    const words = this.words;
-    for (let i = lexicon.lowerBound(words, prefix); i < words.length && lexicon.startsWith(words[i]!, prefix); i++) consider(words[i]!);
-    for (const id of this.newWords) if (lexicon.startsWith(id, prefix)) consider(id);
-    return best.map((id) => lexicon.text(id));
   }
 
   // FilterView: what the filters (search-filter.ts) read.
@@ -552,30 +481,11 @@ export class SearchIndex implements Vocabulary, FilterView {
     return this.scratch;
   }
 
-  // For the planner's query (search-words.ts): which outlets a word matches where, and their figures.
+  // For the planner's query (search-words.ts), with the lists above: topics, figures.
 
-  /** The slots having any of the lexemes: in the name or domain, in the topics, anywhere. */
-  lexemeBits(lexemes: readonly string[]): { name: Uint32Array; topics: Uint32Array; anywhere: Uint32Array } {
-    const n = (this.size + 31) >>> 5;
-    const out = { name: new Uint32Array(n), topics: new Uint32Array(n), anywhere: new Uint32Array(n) };
-    for (const l of lexemes) {
-      const id = this.lexicon.id(l);
-      if (id === undefined) continue;
-      this.nameTerms.setBits(out.name, id);
-      this.topicTerms.setBits(out.topics, id);
-      this.terms.setBits(out.anywhere, id);
-    }
-    return out;
-  }
-
-  /** The slots whose topics (as slugs) include any of these. */
-  topicSlugBits(slugs: readonly string[]): Uint32Array {
-    const bits = new Uint32Array((this.size + 31) >>> 5);
-    for (const t of slugs) {
-      const code = this.topicCodes.find(t);
-      if (code !== undefined) this.topics.setBits(bits, code);
-    }
-    return bits;
+  /** A topic's code (its posting list's key in `topics`), by its slug. */
+  topicCode(slug: string): number | undefined {
+    return this.topicCodes.find(slug);
   }
 
   /** What the planner's pre-rank reads of a slot. */

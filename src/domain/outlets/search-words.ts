@@ -32,7 +32,22 @@ export class WordsQuery {
     // The bitsets of a browse with the filter; the matches are kept, the rest go back.
     const browse = bits(index, undefined, filter);
     this.passing = browse.keep();
-    this.perWord = words.map((lexemes) => index.lexemeBits(lexemes));
+    this.perWord = words.map((lexemes) => this.lexemeBits(lexemes));
+  }
+
+  /** The slots having any of the lexemes: in the name or domain, in the topics, anywhere. */
+  private lexemeBits(lexemes: readonly string[]): { name: Uint32Array; topics: Uint32Array; anywhere: Uint32Array } {
+    const ix = this.index;
+    const n = (ix.slotCount + 31) >>> 5;
+    const out = { name: new Uint32Array(n), topics: new Uint32Array(n), anywhere: new Uint32Array(n) };
+    for (const l of lexemes) {
+      const id = ix.lexicon.id(l);
+      if (id === undefined) continue;
+      ix.nameTerms.setBits(out.name, id);
+      ix.topicTerms.setBits(out.topics, id);
+      ix.terms.setBits(out.anywhere, id);
+    }
+    return out;
   }
 
   /** The outlets passing the filter that any word matches, anywhere. */
@@ -49,8 +64,18 @@ export class WordsQuery {
 
   /** Whether the outlet has one of these topics (as slugs); the topics are read at the first call. */
   inTopics(outlet: FoundOutlet, slugs: () => readonly string[]): boolean {
-    this.topical ??= this.index.topicSlugBits(slugs());
+    this.topical ??= this.topicBits(slugs());
     return hasSlot(this.topical, outlet.slot);
+  }
+
+  /** The slots whose topics (as slugs) include any of these. */
+  private topicBits(slugs: readonly string[]): Uint32Array {
+    const bits = new Uint32Array((this.index.slotCount + 31) >>> 5);
+    for (const t of slugs) {
+      const code = this.index.topicCode(t);
+      if (code !== undefined) this.index.topics.setBits(bits, code);
+    }
+    return bits;
   }
 
   /** Where the word (its place in `words`) matched the outlet; undefined: it did not. */
