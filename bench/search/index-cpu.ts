@@ -5,10 +5,12 @@
 // filters, broad and rare words (the bitsets' way and the listed way), one and two words, the last
 // one completed. Prints the CPU a search takes (process.cpuUsage, best round) and a hash of every
 // total and page, the same for two builds that answer the same. For instruction counts, which the
-// machine's load does not move, run it under `valgrind --tool=callgrind` with --rounds 1 and 3:
-// the difference is two rounds of searches, the load left out. `--against DIR`: a second build's
-// index in the same process, the two answering in turn round by round.
-//   node --import tsx bench/search/index-cpu.ts --database-url postgres://… [--server-root DIR] [--against DIR] [--searches 2000] [--rounds 5]
+// machine's load does not move, run it under `valgrind --tool=callgrind --instr-atstart=no` with
+// --callgrind: the first round runs uninstrumented (the compiler's warm-up), the others are
+// counted (`callgrind_control` turns counting on and off), the load left out. `--against DIR`: a
+// second build's index in the same process, the two answering in turn round by round.
+//   node --import tsx bench/search/index-cpu.ts --database-url postgres://… [--server-root DIR] [--against DIR] [--searches 2000] [--rounds 5] [--callgrind]
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -22,6 +24,7 @@ const { values: opts } = parseArgs({
     searches: { type: 'string', default: '2000' },
     rounds: { type: 'string', default: '5' },
     against: { type: 'string' },
+    callgrind: { type: 'boolean', default: false },
   },
 });
 const url = opts['database-url'] ?? process.env.DATABASE_URL;
@@ -94,7 +97,11 @@ const batch = Array.from({ length: count }, (_, i) => {
 // The builds in turn, round by round, in one process: the machine's load falls on both alike.
 const best = builds.map(() => Infinity);
 const digests = builds.map(() => '');
+const instr = (on: boolean) => {
+  if (opts.callgrind) spawnSync('callgrind_control', [`--instr=${on ? 'on' : 'off'}`, String(process.pid)], { stdio: 'ignore' });
+};
 for (let r = 0; r < Number(opts.rounds); r++) {
+  if (r === 1) instr(true);
   builds.forEach((b, k) => {
     const hash = createHash('sha256');
     const cpu = process.cpuUsage();
@@ -107,4 +114,5 @@ for (let r = 0; r < Number(opts.rounds); r++) {
     digests[k] = hash.digest('hex').slice(0, 16);
   });
 }
+instr(false);
 builds.forEach((b, k) => console.log(`${b.name}: ${count} searches × ${opts.rounds} rounds: best ${best[k]!.toFixed(1)} µs CPU a search; answers ${digests[k]}`));

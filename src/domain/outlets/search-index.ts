@@ -12,11 +12,11 @@ import { hasSlot } from './slot-bits.js';
 // What outlet search tests, per outlet, in this process's memory: the lexemes of its search_vector
 // and name_vector exactly as PostgreSQL made them (read with tsvector_to_array, so stemming and
 // tokenising are PostgreSQL's), its exact name and domain (as hashes), and the filtered and sorted
-// columns. A search is a union of posting lists per word, their intersection and the filters as
-// bitsets over slots (one slot per outlet version): the universe of its matches. Ranking rules
-// (search-rules.ts) split that universe into buckets, best first, and the page is the first slots
-// of a slot order by traffic (or price, or a track-record figure) within them. PostgreSQL then
-// reads only the page's rows, by id.
+// columns, as posting lists, bitsets and slot orders over slots (one slot per outlet version). A
+// search (search-query.ts) reads them: its words' posting lists and the filters give the universe
+// of its matches, ranking rules (search-rules.ts) split it into buckets, best first, and the page
+// is the first slots of a slot order by traffic (or price, or a track-record figure) within them.
+// PostgreSQL then reads only the page's rows, by id.
 //
 // It is loaded at start (search-loader.ts; the service is not ready until then) and kept current
 // from PostgreSQL: a trigger on outlets sends the ids of the rows each statement wrote (NOTIFY
