@@ -1,9 +1,12 @@
 import { LRUCache } from 'lru-cache';
-import pg from 'pg';
+import type pg from 'pg';
 import { DomainError } from '../errors.js';
 import type { OutletSort } from './enums.js';
 import { filterKey, type SearchFilter } from './search-filter.js';
-import { type Matched, SearchIndex, type TextQuery } from './search-index.js';
+import { SearchIndex, type TextQuery } from './search-index.js';
+import { OutletQuery } from './search-query.js';
+import { loadIndex, refreshIndex } from './search-loader.js';
+import { OutletChangesListener } from './search-listener.js';
 import { confirmPhrases, type Phrase } from './search-phrase.js';
 import { lexemesOfWord, SearchTerms } from './search-terms.js';
 import { warmUp } from './search-warmup.js';
@@ -12,7 +15,8 @@ import { parseQuery } from './search-text.js';
 // The one search engine of a process: its in-memory index answers every search (quoted phrases
 // too, confirmed on the candidates' rows) and PostgreSQL then reads only the page's rows by id. It
 // loads the index at start and answers a few hundred searches of its own over it (search-warmup.ts;
-// searches answer 503 with Retry-After until then, and /readyz says not ready) and keeps it current through LISTEN outlets_changed on a connection of its own (outside
+// searches answer 503 with Retry-After until then, and /readyz says not ready) and keeps it
+// current through LISTEN outlets_changed on a connection of its own (search-listener.ts: outside
 // the pool, so it never takes a request's connection). A lost connection starts it over.
 //
 // Slots are never rewritten in place (a written outlet takes a new one), so the index grows with
@@ -49,9 +53,8 @@ const RELOAD_MIN = 10_000;
 
 export class SearchEngine {
   private index: SearchIndex | undefined;
-  private client: pg.Client | undefined;
+  private readonly listener: OutletChangesListener;
   private stopped = false;
-  private restarting = false;
   private reloading = false;
   /** Outlet ids notified and not yet read. */
   private readonly pending = new Set<number>();
@@ -86,6 +89,12 @@ export class SearchEngine {
     private readonly warm: (index: SearchIndex) => Promise<void> = (index) => warmUp(index),
   ) {
     this.terms = new SearchTerms(pool);
+    this.listener = new OutletChangesListener(pool, {
+      payload: (payload) => this.notified(payload),
+      starting: () => (this.coveredUntil = undefined),
+      connected: () => this.load(),
+      lost: (err) => this.onError(err, 'search index: reloading'),
+    });
   }
 
   /** Whether searches can be answered (the index is loaded). */
@@ -104,12 +113,12 @@ export class SearchEngine {
   }
 
   start(): void {
-    this.connect().catch((err: Error) => this.restart(err));
+    this.listener.start();
   }
 
   async close(): Promise<void> {
     this.stopped = true;
-    await this.client?.end().catch(() => {});
+    await this.listener.close();
     await this.draining;
   }
 
@@ -140,12 +149,12 @@ export class SearchEngine {
 
   /** The search's page and total, and the words it was matched with (null: none, no outlet matches). */
   private async find(index: SearchIndex, req: SearchRequest, n: number): Promise<{ found: Found; query: TextQuery | undefined | null }> {
-    if (!req.q) return { found: pick(index, index.match(undefined, req.filter), req, false, n), query: undefined };
+    if (!req.q) return { found: pick(new OutletQuery(index, undefined, req.filter), req, false, n), query: undefined };
     const text = await this.textQuery(index, req.q);
     if (!text) return { found: { total: 0, ids: [] }, query: null };
-    const m = index.match(text.query, req.filter);
-    const matched = text.phrases.length ? await this.confirm(index, m, text.phrases) : m;
-    return { found: pick(index, matched, req, true, n), query: text.query };
+    const query = new OutletQuery(index, text.query, req.filter);
+    if (text.phrases.length) await this.confirm(query, text.phrases);
+    return { found: pick(query, req, true, n), query: text.query };
   }
 
   /**
@@ -175,9 +184,9 @@ export class SearchEngine {
   }
 
   /** Keeps the matches in which every phrase appears as written (and in the name tier, in the name). */
-  private async confirm(index: SearchIndex, m: Matched, phrases: Phrase[]): Promise<Matched> {
-    const confirmed = await confirmPhrases(this.pool, index.phraseCandidates(m), phrases);
-    return index.confirmed(m, confirmed.anywhere, confirmed.inName);
+  private async confirm(query: OutletQuery, phrases: Phrase[]): Promise<void> {
+    const confirmed = await confirmPhrases(this.pool, query.phraseCandidates(), phrases);
+    query.confirm(confirmed.anywhere, confirmed.inName);
   }
 
   /**
@@ -204,35 +213,23 @@ export class SearchEngine {
 
   // --- keeping the index current -------------------------------------------------------------
 
-  private async connect(): Promise<void> {
-    // Not pipelined: a listener that hangs must be closed at once (end() on a pipelined client
-    // waits for the answers in flight).
-    const client = new pg.Client({ ...this.pool.options, pipeline: false });
-    this.client = client;
-    client.on('error', (err) => this.restart(err));
-    client.on('notification', (msg) => {
-      if (msg.channel !== 'outlets_changed' || !msg.payload) return;
-      if (msg.payload === this.coveredUntil) {
-        this.coveredUntil = undefined;
-        return;
-      }
-      const mark = this.marks.get(msg.payload);
-      if (mark) {
-        this.marks.delete(msg.payload);
-        this.afterDrain(mark);
-        return;
-      }
-      // Another process's mark.
-      if (msg.payload.startsWith('mark:')) return;
-      if (this.coveredUntil) return;
-      for (const id of msg.payload.split(',')) this.pending.add(Number(id));
-      this.drain();
-    });
-    this.coveredUntil = undefined;
-    await client.connect();
-    // Listening before the load: a change committed while it runs is read again after.
-    await client.query('LISTEN outlets_changed');
-    await this.load();
+  /** A notification: outlet ids to read again, or a mark (catchUp's, or the one a burst's reload waits for). */
+  private notified(payload: string): void {
+    if (payload === this.coveredUntil) {
+      this.coveredUntil = undefined;
+      return;
+    }
+    const mark = this.marks.get(payload);
+    if (mark) {
+      this.marks.delete(payload);
+      this.afterDrain(mark);
+      return;
+    }
+    // Another process's mark.
+    if (payload.startsWith('mark:')) return;
+    if (this.coveredUntil) return;
+    for (const id of payload.split(',')) this.pending.add(Number(id));
+    this.drain();
   }
 
   /** Loads a fresh index (the current one, if any, answers meanwhile) and swaps it in. */
@@ -240,7 +237,7 @@ export class SearchEngine {
     this.reloading = true;
     try {
       const fresh = new SearchIndex();
-      await fresh.load(this.pool);
+      await loadIndex(this.pool, fresh);
       if (this.stopped) return;
       // Its first searches are answered here, not by the first clients (search-warmup.ts).
       await this.warm(fresh);
@@ -280,14 +277,14 @@ export class SearchEngine {
           } catch (err) {
             // The burst's ids are gone and later ones were dropped: start over, as a lost connection does.
             this.coveredUntil = undefined;
-            this.restart(err as Error);
+            this.listener.restart(err as Error);
             return;
           }
           continue;
         }
         const ids = [...this.pending];
         this.pending.clear();
-        await index.refresh(this.pool, ids);
+        await refreshIndex(this.pool, index, ids);
         if (live >= RELOAD_MIN && index.dead > live * RELOAD_DEAD_SHARE) await this.load();
       }
     })()
@@ -298,23 +295,12 @@ export class SearchEngine {
         else if (!this.reloading) for (const done of this.drained.splice(0)) done();
       });
   }
-
-  private restart(err: Error): void {
-    if (this.stopped || this.restarting) return;
-    this.restarting = true;
-    this.onError(err, 'search index: reloading');
-    void this.client?.end().catch(() => {});
-    setTimeout(() => {
-      this.restarting = false;
-      if (!this.stopped) this.connect().catch((e: Error) => this.restart(e));
-    }, 1_000).unref();
-  }
 }
 
 /** The page and total of the matches, whose bitsets then go back to the index (see `release`). */
-function pick(index: SearchIndex, m: Matched, req: SearchRequest, text: boolean, n: number): Found {
-  const found = { total: index.total(m), ids: index.page(m, req.sort, req.filter, text, n) };
-  index.release(m);
+function pick(query: OutletQuery, req: SearchRequest, text: boolean, n: number): Found {
+  const found = { total: query.total(), ids: query.page(req.sort, text, n) };
+  query.release();
   return found;
 }
 

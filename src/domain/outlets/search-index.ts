@@ -1,29 +1,26 @@
-import { LRUCache } from 'lru-cache';
-import type { Db } from '../../db/handle.js';
-import type { OfferFormat, OutletSort } from './enums.js';
+import type { OfferFormat } from './enums.js';
 import { type FilterView, narrowings, type SearchFilter } from './search-filter.js';
+import { CatalogWords } from './search-completions.js';
 import { SlotOrder } from './search-order.js';
 import { Lexicon } from './search-lexicon.js';
-import { ANYWHERE, EXACT, IN_NAME, type Listed, listMatches } from './search-listed.js';
 import { runHas, SlotLists } from './search-postings.js';
 import { Scratch } from './search-scratch.js';
 import { type Write, WriteLog } from './search-writes.js';
-import { figured, having, type Ordering, popcount, rank, type RankingRule, rankSlots } from './search-rules.js';
 import type { Vocabulary } from './search-terms.js';
-import { hasSlot, slotsOf } from './slot-bits.js';
+import { hasSlot } from './slot-bits.js';
 
 // What outlet search tests, per outlet, in this process's memory: the lexemes of its search_vector
 // and name_vector exactly as PostgreSQL made them (read with tsvector_to_array, so stemming and
 // tokenising are PostgreSQL's), its exact name and domain (as hashes), and the filtered and sorted
-// columns. A search is a union of posting lists per word, their intersection and the filters as
-// bitsets over slots (one slot per outlet version): the universe of its matches. Ranking rules
-// (search-rules.ts) split that universe into buckets, best first, and the page is the first slots
-// of a slot order by traffic (or price, or a track-record figure) within them. PostgreSQL then
-// reads only the page's rows, by id.
+// columns, as posting lists, bitsets and slot orders over slots (one slot per outlet version). A
+// search (search-query.ts) reads them: its words' posting lists and the filters give the universe
+// of its matches, ranking rules (search-rules.ts) split it into buckets, best first, and the page
+// is the first slots of a slot order by traffic (or price, or a track-record figure) within them.
+// PostgreSQL then reads only the page's rows, by id.
 //
-// It is loaded at start (the service is not ready until then) and kept current from PostgreSQL:
-// a trigger on outlets sends the ids of the rows each statement wrote (NOTIFY outlets_changed),
-// and the engine (search-engine.ts) has this index read those rows again.
+// It is loaded at start (search-loader.ts; the service is not ready until then) and kept current
+// from PostgreSQL: a trigger on outlets sends the ids of the rows each statement wrote (NOTIFY
+// outlets_changed), and the engine (search-engine.ts) has the loader read those rows again.
 
 /** The words of a search: each group must match (AND), through any of its lexemes. */
 export interface TextQuery {
@@ -32,11 +29,15 @@ export interface TextQuery {
   groups: { lexemes: string[] }[];
 }
 
-const PRICE_INDEX: Record<OfferFormat | 'any', number> = { any: 0, guest_post: 1, sponsored_article: 2, link_insertion: 3, press_release: 4 };
+/** A format's place among the index's cheapest-offer columns. */
+export const PRICE_INDEX: Record<OfferFormat | 'any', number> = { any: 0, guest_post: 1, sponsored_article: 2, link_insertion: 3, press_release: 4 };
 const SEP = '\u001f';
-const LOAD_BATCH = 20_000;
 
-interface Row {
+/**
+ * What the index reads of an outlet (search-loader.ts reads it so): its filtered and sorted
+ * columns, and its lexemes, topics and topic lexemes joined by U+001F.
+ */
+export interface IndexRow {
   id: number;
   name: string;
   domain: string;
@@ -60,7 +61,7 @@ interface Row {
 }
 
 /** Of an outlet's orders: links checked at or after 30 / 60 days from completion, and of those alive; first checks made and passed. */
-interface CheckCounts {
+export interface CheckCounts {
   n30: number;
   a30: number;
   n60: number;
@@ -85,21 +86,6 @@ interface Checks {
 
 const perMille = (part: number, whole: number) => (whole > 0 ? Math.round((part * 1000) / whole) : -1);
 
-const COLUMNS = `o.id, lower(o.name) AS name, o.domain, o.type::text AS type, o.country, o.language, o.traffic_verified AS verified,
-  o.monthly_visits AS visits, o.min_price_any AS p0, o.min_price_guest_post AS p1, o.min_price_sponsored_article AS p2,
-  o.min_price_link_insertion AS p3, o.min_price_press_release AS p4,
-  array_to_string(o.topics, E'\\x1f') AS topics, array_to_string(tsvector_to_array(o.search_vector), E'\\x1f') AS terms,
-  array_to_string(tsvector_to_array(o.name_vector), E'\\x1f') AS name_terms,
-  array_to_string(tsvector_to_array(ts_filter(o.search_vector, '{b}')), E'\\x1f') AS topic_terms,
-  o.base_on_time_rate AS on_time, o.base_acceptance_rate AS acceptance, o.base_rating AS rating`;
-
-/** CheckCounts over a set of orders. */
-const CHECK_COUNTS = `count(alive_30d)::int AS n30, count(*) FILTER (WHERE alive_30d)::int AS a30,
-  count(alive_60d)::int AS n60, count(*) FILTER (WHERE alive_60d)::int AS a60,
-  count(first_check_passed)::int AS nv, count(*) FILTER (WHERE first_check_passed)::int AS pv`;
-
-const NO_CHECKS: CheckCounts = { n30: 0, a30: 0, n60: 0, a60: 0, nv: 0, pv: 0 };
-
 /** The 53-bit hash of a string (cyrb53): exact names and domains are kept as these, not as strings. */
 function hash53(str: string): number {
   let h1 = 0xdeadbeef;
@@ -113,8 +99,8 @@ function hash53(str: string): number {
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
   return 4294967296 * (2097151 & h2) + (h1 >>> 0);
 }
-const nameKey = (name: string) => hash53(`n${SEP}${name}`);
-const domainKey = (domain: string) => hash53(`d${SEP}${domain}`);
+export const nameKey = (name: string) => hash53(`n${SEP}${name}`);
+export const domainKey = (domain: string) => hash53(`d${SEP}${domain}`);
 
 /** Small dictionaries: a value's code, the same on every row that has it. */
 class Codes {
@@ -132,26 +118,15 @@ class Codes {
   }
 }
 
-/**
- * What a search matches: as bitsets over every slot (`universe`, with the filters applied), or, when
- * its rarest word is rare, as the matching slots themselves (`Listed`).
- */
-export type Matched = Bits | Listed;
-export type { Listed } from './search-listed.js';
-
-export interface Bits {
-  kind: 'bits';
-  universe: Uint32Array;
-  /** The exact name or domain. */
-  exact: Uint32Array;
-  /** Every word in the name or domain (name_vector). */
-  inName: Uint32Array;
-  /** Every word anywhere (search_vector). */
-  anywhere: Uint32Array;
-  /** The bitsets above, lent by the index: given back by `release` once the page is picked. */
-  lent: Uint32Array[];
+/** What the planner's pre-rank reads of an outlet (the baseline track record: null when none is stored). */
+export interface OutletFigures {
+  id: number;
+  visits: number;
+  verified: boolean;
+  onTime: number | null;
+  acceptance: number | null;
+  rating: number | null;
 }
-
 
 /** What search_terms holds: lexemes of letters only (not numbers, not domain labels with digits or hyphens). */
 const WORD = /^\p{L}+$/u;
@@ -170,11 +145,11 @@ export class SearchIndex implements Vocabulary, FilterView {
   private prices: Float64Array[] = [];
   private readonly codes = { type: new Codes(), country: new Codes(), language: new Codes() };
   /** Every lexeme once: its id indexes both posting lists (search_vector's and name_vector's); flagged if a WORD. */
-  private readonly lexicon = new Lexicon((lexeme) => WORD.test(lexeme));
-  private readonly terms = new SlotLists();
-  private readonly nameTerms = new SlotLists();
+  readonly lexicon = new Lexicon((lexeme) => WORD.test(lexeme));
+  readonly terms = new SlotLists();
+  readonly nameTerms = new SlotLists();
   /** The topics' lexemes (search_vector's weight B), for the planner's "matched in the topics". */
-  private readonly topicTerms = new SlotLists();
+  readonly topicTerms = new SlotLists();
   /** The stored baseline track record (NaN: none), for the planner's quality. */
   private onTime = new Float64Array(0);
   private acceptance = new Float64Array(0);
@@ -185,10 +160,10 @@ export class SearchIndex implements Vocabulary, FilterView {
   /** The writes since the load (the last few thousand), for the engine's remembered searches. */
   private readonly writes = new WriteLog();
   /** Topics, by their code. */
-  private readonly topics = new SlotLists();
+  readonly topics = new SlotLists();
   private readonly topicCodes = new Codes();
   /** Lower-cased names and domains, by hash: the exact tier. */
-  private readonly exacts = new SlotLists();
+  readonly exacts = new SlotLists();
   /**
    * One bit per slot for each filter value (`type:<code>`, `country:<code>`, `language:<code>`,
    * `topic:<code>`, `verified:<0|1>`), for being alive (`alive`) and for having an active offer of a format
@@ -196,12 +171,12 @@ export class SearchIndex implements Vocabulary, FilterView {
    */
   private readonly bitsets = new Map<string, Uint32Array>();
   /** Most traffic first (then the highest id): relevance within a tier, `-traffic`, `traffic` read backwards. */
-  private readonly byTraffic = new SlotOrder(
+  readonly byTraffic = new SlotOrder(
     (a, b) => this.visitsOf[b]! - this.visitsOf[a]! || this.ids[b]! - this.ids[a]!,
     (s) => this.alive(s),
   );
   /** Per format (PRICE_INDEX), cheapest first (then the lowest id): `price`, `-price` read backwards. */
-  private readonly byPrice = [0, 1, 2, 3, 4].map(
+  readonly byPrice = [0, 1, 2, 3, 4].map(
     (i) =>
       new SlotOrder(
         (a, b) => this.prices[i]![a]! - this.prices[i]![b]! || this.ids[a]! - this.ids[b]!,
@@ -215,7 +190,7 @@ export class SearchIndex implements Vocabulary, FilterView {
    * last), then more links checked, more traffic, the highest id. The matches without any follow
    * in traffic order.
    */
-  private readonly bySurvival = new SlotOrder(
+  readonly bySurvival = new SlotOrder(
     (a, b) => {
       const x = this.checks.get(a)!;
       const y = this.checks.get(b)!;
@@ -224,7 +199,7 @@ export class SearchIndex implements Vocabulary, FilterView {
     (s) => this.alive(s) && this.has('survival', s),
   );
   /** The slots with placements checked (bitset `verification`): best pass rate, then more checked, more traffic. */
-  private readonly byVerification = new SlotOrder(
+  readonly byVerification = new SlotOrder(
     (a, b) => {
       const x = this.checks.get(a)!;
       const y = this.checks.get(b)!;
@@ -232,21 +207,33 @@ export class SearchIndex implements Vocabulary, FilterView {
     },
     (s) => this.alive(s) && this.has('verification', s),
   );
-  /** The words (WORD) of search_vector as lexicon ids, sorted as their strings, for completions; those added since, in `newWords`. */
-  private words = new Int32Array(0);
-  private newWords: number[] = [];
+  /** The words (WORD) of search_vector, for completions and the warm-up. */
+  private readonly words = new CatalogWords(this.lexicon, this.terms);
   /** Bumped by every write: what was remembered of an older version is stale. */
   version = 0;
-  /** Bumped by every word new to the completions (`newWords`): completions remembered before are stale. */
-  private wordsVersion = 0;
   private scratch = new Int32Array(0);
   /** Bitsets over every slot lent to searches (search-scratch.ts). */
-  private readonly lender = new Scratch();
+  readonly lender = new Scratch();
   /** Slots of outlets written again since (the engine reloads when they are many). */
   dead = 0;
-  /** Completions of a prefix, remembered until the next write. */
-  private readonly completionCache = new LRUCache<string, { version: number; words: string[] }>({ max: 2_000 });
   ready = false;
+
+  // Read by a search (search-query.ts): the fields above without `private`, and these.
+
+  /** Slots in all (live and dead): the size of every bitset over them. */
+  get slotCount(): number {
+    return this.size;
+  }
+
+  /** The outlet a slot holds (a version of it). */
+  idOf(slot: number): number {
+    return this.ids[slot]!;
+  }
+
+  /** The slots alive, with links checked (`sort=link_survival`), with placements checked (`sort=verification`). */
+  bitsOf(key: 'alive' | 'survival' | 'verification'): Uint32Array {
+    return this.bitset(key);
+  }
 
   private alive(s: number): boolean {
     return this.has('alive', s);
@@ -297,7 +284,8 @@ export class SearchIndex implements Vocabulary, FilterView {
     else bits[s >>> 5]! &= ~(1 << (s & 31));
   }
 
-  private put(r: Row, c: CheckCounts): void {
+  /** Adds the outlet's current version (search-loader.ts): a new slot; its old one, if any, dies. */
+  put(r: IndexRow, c: CheckCounts): void {
     this.version++;
     if (r.id >= this.slotOf.length) {
       const wider = new Int32Array(Math.max(r.id + 1, this.slotOf.length * 2, 1024));
@@ -351,12 +339,11 @@ export class SearchIndex implements Vocabulary, FilterView {
     // the old version had the same words (the same number of lexemes, each of them, the same name
     // and domain), read before the new slot is added to the lists.
     const write = this.ready ? this.sameWords(old, terms, names, r) : false;
-    const known = this.newWords.length;
+    const known = this.words.version;
     for (const t of terms) {
       const id = this.lexicon.add(t);
       if (this.ready && !this.terms.has(id) && this.lexicon.flagged(id)) {
-        this.newWords.push(id);
-        this.wordsVersion++;
+        this.words.added(id);
       }
       this.terms.add(id, s);
     }
@@ -371,7 +358,7 @@ export class SearchIndex implements Vocabulary, FilterView {
         names: new Set(names),
         name: nameKey(r.name),
         domain: domainKey(r.domain),
-        any: !write || this.newWords.length > known,
+        any: !write || this.words.version > known,
       });
     }
     if (r.topic_terms) for (const t of r.topic_terms.split(SEP)) this.topicTerms.add(this.lexicon.add(t), s);
@@ -387,7 +374,7 @@ export class SearchIndex implements Vocabulary, FilterView {
   }
 
   /** Whether the outlet's old slot (-1: none) had exactly these lexemes and this name and domain. */
-  private sameWords(old: number, terms: string[], names: string[], r: Row): boolean {
+  private sameWords(old: number, terms: string[], names: string[], r: IndexRow): boolean {
     if (old < 0 || this.termCount[old] !== terms.length || this.nameCount[old] !== names.length) return false;
     const holds = (lists: SlotLists, key: number | undefined) => key !== undefined && lists.runs(key).some((run) => runHas(run, old));
     return (
@@ -427,81 +414,32 @@ export class SearchIndex implements Vocabulary, FilterView {
   }
 
   /**
-   * Every outlet, read in batches by id. The check results of orders are read first, in one pass
-   * over the orders that have any (one probe of orders_outlet_idx per outlet cost the load of
-   * 100,000 outlets about half again); a check written meanwhile sends its outlet's id, read again
-   * once loaded.
+   * Once every outlet is put (search-loader.ts): the slot orders sorted and the posting lists
+   * packed, `pause` awaited between the pieces; the words for completions sorted. Ready then.
    */
-  async load(pool: Db): Promise<void> {
-    const checked = new Map<number, CheckCounts>();
-    const { rows: counts } = await pool.query<CheckCounts & { id: number }>(
-      `SELECT outlet_id AS id, ${CHECK_COUNTS} FROM orders
-        WHERE alive_30d IS NOT NULL OR alive_60d IS NOT NULL OR first_check_passed IS NOT NULL GROUP BY outlet_id`,
-    );
-    for (const c of counts) checked.set(c.id, c);
-    let last = 0;
-    for (;;) {
-      const { rows } = await pool.query<Row>({
-        name: 'search_counter_load',
-        text: `SELECT ${COLUMNS} FROM outlets o WHERE o.id > $1 ORDER BY o.id LIMIT ${LOAD_BATCH}`,
-        values: [last],
-      });
-      await yielding(rows, (r) => this.put(r, checked.get(r.id) ?? NO_CHECKS));
-      if (rows.length < LOAD_BATCH) break;
-      last = rows.at(-1)!.id;
-    }
-    // Sorted and packed in pieces, the loop given back between them (issue 56): in one piece this
-    // held it up for seconds at 1M outlets, which on a reload stalled the index in use.
-    const pause = () => new Promise<void>((r) => setImmediate(r));
+  async settle(pause: () => Promise<void>): Promise<void> {
     for (const o of [this.byTraffic, ...this.byPrice, this.bySurvival, this.byVerification]) {
       o.settle();
       await pause();
     }
     for (const lists of [this.terms, this.nameTerms, this.topicTerms, this.topics, this.exacts]) await lists.packLoaded(pause);
-    const inTerms = new Uint8Array(this.lexicon.size);
-    this.terms.forEachKey((id) => (inTerms[id] = 1));
-    let n = 0;
-    for (let id = 0; id < this.lexicon.size; id++) if (inTerms[id] === 1 && this.lexicon.flagged(id)) n++;
-    const words = new Int32Array(n);
-    n = 0;
-    for (let id = 0; id < this.lexicon.size; id++) if (inTerms[id] === 1 && this.lexicon.flagged(id)) words[n++] = id;
-    this.words = words.sort((a, b) => this.lexicon.compareIds(a, b));
+    this.words.settle();
     this.ready = true;
   }
 
-  /**
-   * Words of the catalog to warm the search up with (search-warmup.ts): `count` words spread over
-   * the vocabulary, from those of a single outlet to the broadest, most used first.
-   */
+  /** Words of the catalog to warm the search up with (search-warmup.ts; CatalogWords.sample). */
   sampleWords(count: number): string[] {
-    const words = this.words;
-    if (words.length === 0) return [];
-    const step = Math.max(1, Math.floor(words.length / (count * 4)));
-    const sized: { text: string; n: number }[] = [];
-    for (let i = 0; i < words.length; i += step) {
-      const id = words[i]!;
-      let n = 0;
-      for (const run of this.terms.runs(id)) n += run.length;
-      sized.push({ text: this.lexicon.text(id), n: this.terms.bitsOf(id) ? Infinity : n });
-    }
-    sized.sort((a, b) => b.n - a.n);
-    // Evenly over the ranks by use: the broadest words (bitsets), middling ones, rare ones (listed).
-    const out: string[] = [];
-    const every = Math.max(1, sized.length / count);
-    for (let i = 0; i < sized.length && out.length < count; i += every) out.push(sized[Math.floor(i)]!.text);
-    return out;
+    return this.words.sample(count);
   }
 
   /** The catalog's `count` most used words (in most outlets first), for the engine to look up ahead. */
   commonWords(count: number): string[] {
-    const sized: { id: number; n: number }[] = [];
-    for (const id of this.words) {
-      let n = 0;
-      for (const run of this.terms.runs(id)) n += run.length;
-      sized.push({ id, n });
-    }
-    sized.sort((a, b) => b.n - a.n);
-    return sized.slice(0, count).map((w) => this.lexicon.text(w.id));
+    return this.words.common(count);
+  }
+
+  /** The `max` shortest of the catalog's words longer than `prefix` that start with it (then in string order). */
+  completions(prefix: string, max: number): string[] {
+    return this.words.complete(prefix, max);
   }
 
   /** The filter values the catalog has (search-warmup.ts): a few of each column. */
@@ -513,78 +451,6 @@ export class SearchIndex implements Vocabulary, FilterView {
   knows(term: string): boolean {
     const id = this.lexicon.id(term);
     return id !== undefined && this.terms.has(id) && WORD.test(term);
-  }
-
-  completions(prefix: string, max: number): string[] {
-    // A short prefix starts thousands of the catalog's words (names run together in domains).
-    // Only a write that brings a new word changes them, so other writes keep what is remembered.
-    const key = `${max}:${prefix}`;
-    const hit = this.completionCache.get(key);
-    if (hit?.version === this.wordsVersion) return hit.words;
-    const words = this.completionsNow(prefix, max);
-    this.completionCache.set(key, { version: this.wordsVersion, words });
-    return words;
-  }
-
-  /** The `max` shortest words longer than `prefix` that start with it (then in string order). */
-  private completionsNow(prefix: string, max: number): string[] {
-    const lexicon = this.lexicon;
-    if (this.newWords.length > 1_024) {
-      const merged = new Int32Array(this.words.length + this.newWords.length);
-      merged.set(this.words);
-      merged.set(this.newWords, this.words.length);
-      this.words = merged.sort((a, b) => lexicon.compareIds(a, b));
-      this.newWords = [];
-    }
-    // The best so far, in order; most of thousands of words are passed over by their length alone.
-    const best: number[] = [];
-    const before = (a: number, b: number) => (lexicon.length(a) - lexicon.length(b) || lexicon.compareIds(a, b)) < 0;
-    const consider = (id: number) => {
-      if (lexicon.length(id) === prefix.length) return;
-      if (best.length === max && !before(id, best[max - 1]!)) return;
-      let at = best.length;
-      while (at > 0 && before(id, best[at - 1]!)) at--;
-      best.splice(at, 0, id);
-      if (best.length > max) best.pop();
-    };
-    const words = this.words;
-    for (let i = lexicon.lowerBound(words, prefix); i < words.length && lexicon.startsWith(words[i]!, prefix); i++) consider(words[i]!);
-    for (const id of this.newWords) if (lexicon.startsWith(id, prefix)) consider(id);
-    return best.map((id) => lexicon.text(id));
-  }
-
-  /** Reads these outlets again (they were written). */
-  async refresh(pool: Db, ids: number[]): Promise<void> {
-    for (let i = 0; i < ids.length; i += LOAD_BATCH) {
-      // With the check results of each outlet's orders (by orders_outlet_idx).
-      const { rows } = await pool.query<Row & CheckCounts>({
-        name: 'search_counter_refresh',
-        text: `SELECT ${COLUMNS}, c.* FROM outlets o LEFT JOIN LATERAL (SELECT ${CHECK_COUNTS} FROM orders WHERE outlet_id = o.id) c ON true
-                WHERE o.id = ANY($1::int[])`,
-        values: [ids.slice(i, i + LOAD_BATCH)],
-      });
-      await yielding(rows, (r) => this.put(r, r));
-    }
-  }
-
-  /** The words' matches as a bitset over slots: each group through any of its lexemes. */
-  private matchBits(groups: TextQuery['groups'], terms: SlotLists): Uint32Array {
-    const n = (this.size + 31) >>> 5;
-    const words = this.lender.take(n);
-    let first = true;
-    for (const g of groups) {
-      const bits = first ? words : this.lender.take(n);
-      for (const lexeme of g.lexemes) {
-        const id = this.lexicon.id(lexeme);
-        if (id !== undefined) terms.setBits(bits, id);
-      }
-      if (!first) {
-        for (let i = 0; i < n; i++) words[i]! &= bits[i]!;
-        this.lender.give(bits);
-      }
-      first = false;
-    }
-    return words;
   }
 
   // FilterView: what the filters (search-filter.ts) read.
@@ -609,207 +475,21 @@ export class SearchIndex implements Vocabulary, FilterView {
     return this.visitsOf[slot]!;
   }
 
-  /** The outlets matching the words (or the exact name or domain; every outlet without words) and the filter. */
-  match(q: TextQuery | undefined, f: SearchFilter): Matched {
-    return (q && this.listed(q, f)) || this.bits(q, f);
-  }
-
-  /** The outlets passing the filter (no words), as a bitset: the planner's candidates. */
-  passing(f: SearchFilter): Uint32Array {
-    const m = this.bits(undefined, f);
-    // The universe is the caller's to keep; the rest goes back.
-    this.lender.give(...m.lent.filter((b) => b !== m.universe));
-    return m.universe;
-  }
-
-  /** Takes back what a search's matches borrowed (nothing may read them after). */
-  release(m: Matched): void {
-    if (m.kind === 'bits') this.lender.give(...m.lent.splice(0));
-  }
-
-  /**
-   * The listed way (undefined when the candidates are too many for it): the slots of the word
-   * whose lexemes hold fewest (in search_vector or name_vector), with the exact name or domain,
-   * each tested for being alive, the filters and, per word, its lexemes' slot runs (a binary
-   * search each). The same matches and tiers as the bitsets give.
-   */
-  private listed(q: TextQuery, f: SearchFilter): Listed | undefined {
-    const groups = q.groups.map((g) => {
-      const ids = g.lexemes.map((l) => this.lexicon.id(l)).filter((id) => id !== undefined);
-      const of = (lists: SlotLists) => ids.map((id) => ({ runs: lists.runs(id), bits: lists.bitsOf(id) }));
-      return { terms: of(this.terms), name: of(this.nameTerms) };
-    });
-    const exact = [nameKey(q.exactName), ...(q.domain === undefined ? [] : [domainKey(q.domain)])].map((k) => ({ runs: this.exacts.runs(k), bits: undefined }));
-    return listMatches({ groups, exact }, this.size, this.bitset('alive'), () => narrowings(f, this), () => this.places());
-  }
-
   /** A slot-indexed scratch array, all zero between searches (the listed way's places). */
-  private places(): Int32Array {
+  places(): Int32Array {
     if (this.scratch.length < this.size) this.scratch = new Int32Array(this.capacity);
     return this.scratch;
   }
 
-  /** The bitsets' way: every word's slots, the tiers and the filters as bitsets over every slot. */
-  private bits(q: TextQuery | undefined, f: SearchFilter): Bits {
-    const n = (this.size + 31) >>> 5;
-    const anywhere = q ? this.matchBits(q.groups, this.terms) : this.lender.take(n).fill(0xffffffff);
-    const inName = q && q.groups.length ? this.matchBits(q.groups, this.nameTerms) : this.lender.take(n);
-    const exact = this.lender.take(n);
-    if (q) {
-      this.exacts.setBits(exact, nameKey(q.exactName));
-      if (q.domain !== undefined) this.exacts.setBits(exact, domainKey(q.domain));
-    }
-    const universe = this.lender.take(n);
-    const alive = this.bitset('alive');
-    const all = narrowings(f, this);
-    // The filters of one value each (most: a country, a topic, having an offer) are ANDed in the
-    // same pass as the words; those of several values (OR-ed first) in a pass each.
-    const single: Uint32Array[] = [];
-    const several: Uint32Array[][] = [];
-    for (const nw of all) {
-      if (!('anyOf' in nw)) continue;
-      const sets = nw.anyOf.filter((b): b is Uint32Array => b !== undefined);
-      if (sets.length === 1) single.push(sets[0]!);
-      // None (a value no outlet has: nothing passes), or several.
-      else several.push(sets);
-    }
-    // Fewer than two: `alive` again, which changes nothing.
-    while (single.length < 2) single.push(alive);
-    const [a, b] = single;
-    for (let i = 0; i < n; i++) universe[i] = (anywhere[i]! | exact[i]! | inName[i]!) & alive[i]! & a![i]! & b![i]!;
-    for (const set of single.slice(2)) for (let i = 0; i < n; i++) universe[i]! &= set[i]!;
-    for (const sets of several) {
-      for (let i = 0; i < n; i++) {
-        if (universe[i] === 0) continue;
-        let any = 0;
-        for (const set of sets) any |= set[i]!;
-        universe[i]! &= any;
-      }
-    }
-    for (const narrowing of all) {
-      if ('anyOf' in narrowing) continue;
-      // A bound is tested per remaining match (only searches that have one pay for it).
-      const test = narrowing.test;
-      for (let w = 0; w < n; w++) {
-        let bits = universe[w]!;
-        while (bits !== 0) {
-          const low = bits & -bits;
-          bits ^= low;
-          if (!test((w << 5) + (31 - Math.clz32(low)))) universe[w]! &= ~low;
-        }
-      }
-    }
-    return { kind: 'bits', universe, exact, inName, anywhere, lent: [universe, exact, inName, anywhere] };
-  }
+  // For the planner's query (search-words.ts), with the lists above: topics, figures.
 
-  /**
-   * The ranking rules of a sort, and the order they end in: relevance ranks the exact name or
-   * domain first, then every word in the name or domain, then every word anywhere, each by traffic;
-   * the rated sorts put the outlets with the figure first, in its order; the others are one order.
-   */
-  private rulesOf(m: Matched, sort: OutletSort, f: SearchFilter, text: boolean): { rules: RankingRule[]; ordering: Ordering } {
-    const traffic = { order: this.byTraffic, reverse: false };
-    switch (sort) {
-      case 'relevance': {
-        if (!text) return { rules: [], ordering: traffic };
-        if (m.kind === 'bits') return { rules: [having(m.exact), having(m.inName), having(m.anywhere)], ordering: traffic };
-        const tier = (bit: number) => (_s: number, at: number) => (m.tiers[at]! & bit) !== 0;
-        return { rules: [having(tier(EXACT)), having(tier(IN_NAME)), having(tier(ANYWHERE))], ordering: traffic };
-      }
-      case '-traffic':
-        return { rules: [], ordering: traffic };
-      case 'traffic':
-        return { rules: [], ordering: { order: this.byTraffic, reverse: true } };
-      case 'price':
-      case '-price':
-        return { rules: [], ordering: { order: this.byPrice[PRICE_INDEX[orderFormat(f)]]!, reverse: sort === '-price' } };
-      case 'link_survival':
-        return { rules: [figured(this.bitset('survival'), { order: this.bySurvival, reverse: false })], ordering: traffic };
-      case 'verification':
-        return { rules: [figured(this.bitset('verification'), { order: this.byVerification, reverse: false })], ordering: traffic };
-    }
-  }
-
-  /** The ids of the first `n` matches in the sort's order. */
-  page(m: Matched, sort: OutletSort, f: SearchFilter, text: boolean, n: number): number[] {
-    const { rules, ordering } = this.rulesOf(m, sort, f, text);
-    const slots = m.kind === 'bits' ? rank(m.universe, rules, ordering, n, this.lender) : rankSlots(m.slots, rules, ordering, n);
-    return slots.map((s) => this.ids[s]!);
-  }
-
-  /** How many outlets a search matches (meta.total). */
-  total(m: Matched): number {
-    return m.kind === 'bits' ? popcount(m.universe) : m.slots.length;
-  }
-
-  /** The outlet ids a phrase is confirmed on: the matches other than the exact name or domain. */
-  phraseCandidates(m: Matched): number[] {
-    if (m.kind === 'slots') return m.slots.filter((_, i) => (m.tiers[i]! & EXACT) === 0).map((s) => this.ids[s]!);
-    const candidates = this.lender.take(m.universe.length);
-    for (let i = 0; i < candidates.length; i++) candidates[i] = m.universe[i]! & ~m.exact[i]!;
-    const ids = this.idsOf(candidates);
-    this.lender.give(candidates);
-    return ids;
-  }
-
-  /**
-   * Keeps the matches whose rows have every phrase (`anywhere`: outlet ids), or the exact name or
-   * domain; the name tier keeps those with every phrase in the name (`inName`).
-   */
-  confirmed(m: Matched, anywhere: Set<number>, inName: Set<number>): Matched {
-    if (m.kind === 'slots') {
-      const slots: number[] = [];
-      const tiers: number[] = [];
-      m.slots.forEach((s, i) => {
-        const id = this.ids[s]!;
-        let tier = m.tiers[i]!;
-        if (!inName.has(id)) tier &= ~IN_NAME;
-        if (!anywhere.has(id)) tier &= ~ANYWHERE;
-        if ((tier & EXACT) === 0 && !anywhere.has(id)) return;
-        slots.push(s);
-        tiers.push(tier);
-      });
-      return { kind: 'slots', slots, tiers: Uint8Array.from(tiers) };
-    }
-    const any = this.bitsOfIds(anywhere);
-    const name = this.bitsOfIds(inName);
-    for (let i = 0; i < m.universe.length; i++) {
-      m.universe[i]! &= m.exact[i]! | any[i]!;
-      m.inName[i]! &= name[i]!;
-      m.anywhere[i]! &= any[i]!;
-    }
-    this.lender.give(any, name);
-    return m;
-  }
-
-  // For the planner (planning/candidates.ts): which outlets a word matches where, and their figures.
-
-  /** The slots having any of the lexemes: in the name or domain, in the topics, anywhere. */
-  lexemeBits(lexemes: readonly string[]): { name: Uint32Array; topics: Uint32Array; anywhere: Uint32Array } {
-    const n = (this.size + 31) >>> 5;
-    const out = { name: new Uint32Array(n), topics: new Uint32Array(n), anywhere: new Uint32Array(n) };
-    for (const l of lexemes) {
-      const id = this.lexicon.id(l);
-      if (id === undefined) continue;
-      this.nameTerms.setBits(out.name, id);
-      this.topicTerms.setBits(out.topics, id);
-      this.terms.setBits(out.anywhere, id);
-    }
-    return out;
-  }
-
-  /** The slots whose topics (as slugs) include any of these. */
-  topicSlugBits(slugs: readonly string[]): Uint32Array {
-    const bits = new Uint32Array((this.size + 31) >>> 5);
-    for (const t of slugs) {
-      const code = this.topicCodes.find(t);
-      if (code !== undefined) this.topics.setBits(bits, code);
-    }
-    return bits;
+  /** A topic's code (its posting list's key in `topics`), by its slug. */
+  topicCode(slug: string): number | undefined {
+    return this.topicCodes.find(slug);
   }
 
   /** What the planner's pre-rank reads of a slot. */
-  figures(slot: number): { id: number; visits: number; verified: boolean; onTime: number | null; acceptance: number | null; rating: number | null } {
+  figures(slot: number): OutletFigures {
     const orNull = (x: number) => (Number.isNaN(x) ? null : x);
     return {
       id: this.ids[slot]!,
@@ -821,18 +501,8 @@ export class SearchIndex implements Vocabulary, FilterView {
     };
   }
 
-  /** The first `n` slots of `bits` by traffic (most first). */
-  byTrafficFirst(bits: Uint32Array, n: number): number[] {
-    return this.byTraffic.firstIn(bits, n, false).slots;
-  }
-
-  /** Outlet ids of the set slots (the candidates a phrase is confirmed on). */
-  idsOf(bits: Uint32Array): number[] {
-    return slotsOf(bits).map((s) => this.ids[s]!);
-  }
-
-  /** The bits of these outlets' current slots. */
-  private bitsOfIds(ids: Iterable<number>): Uint32Array {
+  /** The bits of these outlets' current slots (lent: given back to `lender`). */
+  slotsOfIds(ids: Iterable<number>): Uint32Array {
     const bits = this.lender.take((this.size + 31) >>> 5);
     for (const id of ids) {
       const s = (this.slotOf[id] ?? 0) - 1;
@@ -844,17 +514,6 @@ export class SearchIndex implements Vocabulary, FilterView {
   /** Outlets in the index (current versions) and slots in all. */
   get counts(): { live: number; slots: number } {
     return { live: this.size - this.dead, slots: this.size };
-  }
-}
-
-/**
- * Calls `fn` on every row, letting other work run between slices: a load or a large refresh
- * reads batches of 20,000 rows, which would otherwise hold searches up for the whole batch.
- */
-async function yielding<T>(rows: T[], fn: (row: T) => void): Promise<void> {
-  for (let i = 0; i < rows.length; i += 1_000) {
-    if (i > 0) await new Promise((r) => setImmediate(r));
-    for (const row of rows.slice(i, i + 1_000)) fn(row);
   }
 }
 

@@ -1,25 +1,73 @@
 import type { Narrowing } from './search-filter.js';
 import { runHas } from './search-postings.js';
+import { ANYWHERE, EXACT, IN_NAME, type Ordering, type Part, type SlotSet, type Tier } from './search-sets.js';
 import { hasSlot } from './slot-bits.js';
 
-// The listed way of matching a search (search-index.ts takes it when the query's rarest word is
+// The listed way of matching a search (search-query.ts takes it when the query's rarest word is
 // rare): instead of bitsets over every slot, the candidates are that word's slots (and those of
 // the exact name or domain), each tested for being alive and against the filters, then marked by
 // the other words' slot runs. It finds the same matches and relevance tiers as the bitsets; only
 // what it costs differs (with the candidates, not with the catalog).
 
-/** The relevance tiers of a listed slot, as bits. */
-export const EXACT = 1;
-export const IN_NAME = 2;
-export const ANYWHERE = 4;
+/** A search's matches (or a bucket of them) as a list of slots, each with its relevance tiers. */
+export class ListedSlots implements SlotSet {
+  readonly kind = 'slots';
 
-/** A search's matches as a list of slots. */
-export interface Listed {
-  kind: 'slots';
-  /** The matching slots (filters applied), in no particular order. */
-  slots: number[];
-  /** Per slot (same position): EXACT | IN_NAME | ANYWHERE. */
-  tiers: Uint8Array;
+  /**
+   * `slots`: the matching slots (filters applied), in no particular order; `tiers`, per slot (same
+   * position): EXACT | IN_NAME | ANYWHERE. `places`: a bucket's places in those lists (none: all).
+   */
+  constructor(
+    private slots: number[],
+    private tiers: Uint8Array,
+    private readonly places?: number[],
+  ) {}
+
+  size(): number {
+    return this.places ? this.places.length : this.slots.length;
+  }
+
+  /** Whether the slot at this place is in `part`. */
+  private has(part: Part, at: number): boolean {
+    return typeof part === 'number' ? (this.tiers[at]! & part) !== 0 : hasSlot(part, this.slots[at]!);
+  }
+
+  split(part: Part): [ListedSlots, ListedSlots] {
+    // Buckets hold places in `slots`, so that a tier is read where the slot is.
+    const inside: number[] = [];
+    const outside: number[] = [];
+    for (const at of this.places ?? this.slots.keys()) (this.has(part, at) ? inside : outside).push(at);
+    return [new ListedSlots(this.slots, this.tiers, inside), new ListedSlots(this.slots, this.tiers, outside)];
+  }
+
+  first(m: number, ordering: Ordering): number[] {
+    return bestOf(this.places ? this.places.map((at) => this.slots[at]!) : this.slots, m, ordering);
+  }
+
+  slotsOutside(part: Part): number[] {
+    const out: number[] = [];
+    for (const at of this.places ?? this.slots.keys()) if (!this.has(part, at)) out.push(this.slots[at]!);
+    return out;
+  }
+
+  narrowTier(tier: Tier, keep: Uint32Array): void {
+    for (const at of this.places ?? this.slots.keys()) if (!hasSlot(keep, this.slots[at]!)) this.tiers[at]! &= ~tier;
+  }
+
+  keepIn(a: Part, b: Part): void {
+    if (this.places) throw new Error('a bucket is not narrowed: the matches are');
+    const slots: number[] = [];
+    const tiers: number[] = [];
+    this.slots.forEach((s, at) => {
+      if (!this.has(a, at) && !this.has(b, at)) return;
+      slots.push(s);
+      tiers.push(this.tiers[at]!);
+    });
+    this.slots = slots;
+    this.tiers = Uint8Array.from(tiers);
+  }
+
+  release(): void {}
 }
 
 /** One lexeme's (or name's, domain's) slots: ascending runs, and for a broad one also a bitset. */
@@ -55,7 +103,7 @@ export function listMatches(
   alive: Uint32Array,
   narrowings: () => Narrowing[],
   places: () => Int32Array,
-): Listed | undefined {
+): ListedSlots | undefined {
   const count = (ps: Posting[]) => ps.reduce((n, p) => n + p.runs.reduce((m, r) => m + r.length, 0), 0);
   let driver: Posting[] = [];
   let fewest = Infinity;
@@ -136,11 +184,31 @@ export function listMatches(
     slots.push(s);
     tiers.push(tier[i]!);
   }
-  return { kind: 'slots', slots, tiers: Uint8Array.from(tiers) };
+  return new ListedSlots(slots, Uint8Array.from(tiers));
 }
 
 /** Whether any of the bitsets has the slot. */
 function anyOfHas(sets: Uint32Array[], s: number): boolean {
   for (const b of sets) if (hasSlot(b, s)) return true;
   return false;
+}
+
+/** The first `m` of the slots in the ordering: a sorted buffer of the best seen, most slots rejected by one comparison. */
+function bestOf(slots: readonly number[], m: number, { order, reverse }: Ordering): number[] {
+  const cmp = reverse ? (a: number, b: number) => order.before(b, a) : order.before;
+  const best: number[] = [];
+  if (m <= 0) return best;
+  for (const s of slots) {
+    if (best.length === m && cmp(s, best[m - 1]!) >= 0) continue;
+    let lo = 0;
+    let hi = best.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (cmp(best[mid]!, s) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    best.splice(lo, 0, s);
+    if (best.length > m) best.pop();
+  }
+  return best;
 }

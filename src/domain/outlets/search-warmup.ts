@@ -2,6 +2,7 @@ import type { OfferFormat, OutletSort } from './enums.js';
 import { outletSorts } from './enums.js';
 import type { SearchFilter } from './search-filter.js';
 import type { SearchIndex, TextQuery } from './search-index.js';
+import { OutletQuery } from './search-query.js';
 import { parseQuery } from './search-text.js';
 
 // A freshly loaded index answers its first searches several times slower than later ones: every
@@ -61,10 +62,10 @@ export async function warmUp(index: SearchIndex, count = WARM_SEARCHES, yieldEve
         ? undefined
         : textOf(index, i % 3 === 2 ? [words[i % words.length]!, words[(i * 7 + 3) % words.length]!] : [words[i % words.length]!]);
     const n = 10 + ((i * 13) % 66);
-    const m = index.match(text, filter);
-    index.total(m);
-    index.page(m, sort === 'relevance' && !text ? '-traffic' : sort, filter, text !== undefined, n);
-    index.release(m);
+    const query = new OutletQuery(index, text, filter);
+    query.total();
+    query.page(sort === 'relevance' && !text ? '-traffic' : sort, text !== undefined, n);
+    query.release();
     if (i % 8 === 7) await yieldEvery();
   }
 }

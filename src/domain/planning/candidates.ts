@@ -3,11 +3,11 @@ import type { OfferFormat } from '../outlets/enums.js';
 import { outletColumns, type OfferRow, type OutletRow, trackRecordJoin } from '../outlets/outlet-view.js';
 import type { SearchEngine } from '../outlets/search-engine.js';
 import type { SearchFilter } from '../outlets/search-filter.js';
-import type { SearchIndex } from '../outlets/search-index.js';
+import type { OutletFigures, SearchIndex } from '../outlets/search-index.js';
+import { WordsQuery } from '../outlets/search-words.js';
 import { MATCH_STRENGTH, relevancePart, trafficPart, UNKNOWN_TRACK_RECORD, WEIGHTS, type WordMatch } from './score.js';
 import { lexemesOfWord, type SearchTerms, type Vocabulary } from '../outlets/search-terms.js';
 import { parseQuery } from '../outlets/search-text.js';
-import { hasSlot, slotsOf } from '../outlets/slot-bits.js';
 
 /** Outlets the knapsack chooses among (each with its matching offers). */
 export const CANDIDATE_LIMIT = 200;
@@ -118,13 +118,11 @@ export async function lookUpTerms(searchTerms: SearchTerms, terms: Term[], vocab
  * A candidate's pre-rank (the outlet-level score without the live track record, which would need
  * its orders): relevance, traffic, and the stored baseline track record.
  */
-function quality(f: ReturnType<SearchIndex['figures']>): number {
+function quality(f: OutletFigures): number {
   const known = [f.onTime, f.acceptance, f.rating === null ? null : f.rating / 5].filter((v): v is number => v !== null);
   const track = known.length ? known.reduce((a, b) => a + b, 0) / known.length : UNKNOWN_TRACK_RECORD;
   return WEIGHTS.traffic * trafficPart(f.visits, f.verified) + WEIGHTS.trackRecord * track;
 }
-
-const has = hasSlot;
 
 /** The best `n` by score (highest first, then the lowest id). */
 function best<T extends { pre: number; id: number }>(xs: T[], n: number): T[] {
@@ -132,7 +130,6 @@ function best<T extends { pre: number; id: number }>(xs: T[], n: number): T[] {
 }
 
 interface Ranked {
-  slot: number;
   id: number;
   pre: number;
   matches: WordMatch[];
@@ -150,33 +147,26 @@ interface Ranked {
  */
 function rankCandidates(index: SearchIndex, q: CandidateQuery, terms: LookedUpTerm[]): Ranked[] {
   const filter: SearchFilter = { countries: q.countries, languages: q.languages, formats: q.formats, maxPriceCents: q.budgetCents };
-  const passing = index.passing(filter);
-  const perTerm = terms.map((t) => index.lexemeBits(t.lexemes));
-  const matching = new Uint32Array(passing.length);
-  for (const bits of perTerm) for (let i = 0; i < matching.length; i++) matching[i]! |= bits.anywhere[i]! & passing[i]!;
-  const relevant = slotsOf(matching);
+  const query = new WordsQuery(index, filter, terms.map((t) => t.lexemes));
+  const relevant = query.matching();
   if (relevant.length === 0) {
-    const top = index.byTrafficFirst(passing, FALLBACK_POOL).map((slot) => {
-      const f = index.figures(slot);
-      return { slot, id: f.id, pre: quality(f), matches: [] };
-    });
+    const top = query.mostTraffic(FALLBACK_POOL).map(({ figures: f }) => ({ id: f.id, pre: quality(f), matches: [] }));
     return best(top, CANDIDATE_LIMIT);
   }
-  const topical = index.topicSlugBits([...new Set(terms.flatMap((t) => t.lexemes))]);
+  const slugs = () => [...new Set(terms.flatMap((t) => t.lexemes))];
   const pool = best(
-    relevant.map((slot) => {
-      const f = index.figures(slot);
-      return { slot, id: f.id, pre: WEIGHTS.relevance * (has(topical, slot) ? MATCH_STRENGTH.B : MATCH_STRENGTH.C) + quality(f), q: quality(f) };
+    relevant.map((outlet) => {
+      const f = outlet.figures;
+      return { outlet, id: f.id, pre: WEIGHTS.relevance * (query.inTopics(outlet, slugs) ? MATCH_STRENGTH.B : MATCH_STRENGTH.C) + quality(f), q: quality(f) };
     }),
     RELEVANT_POOL,
   );
-  const ranked = pool.map(({ slot, id, q: qual }) => {
+  const ranked = pool.map(({ outlet, id, q: qual }) => {
     const matches = terms.flatMap((t, i): WordMatch[] => {
-      const b = perTerm[i]!;
-      const where = has(b.name, slot) ? 'name' : has(b.topics, slot) ? 'topics' : has(b.anywhere, slot) ? 'description' : undefined;
+      const where = query.placeOf(outlet, i);
       return where ? [{ word: t.word, where, fromAudience: t.fromAudience }] : [];
     });
-    return { slot, id, pre: WEIGHTS.relevance * relevancePart(matches) + qual, matches };
+    return { id, pre: WEIGHTS.relevance * relevancePart(matches) + qual, matches };
   });
   return best(ranked, CANDIDATE_LIMIT);
 }

@@ -5,6 +5,7 @@ import { upsertOutlets } from '../../../src/domain/outlets/outlet-upsert.js';
 import type { OutletInput } from '../../../src/domain/outlets/outlet-input.js';
 import { SearchEngine } from '../../../src/domain/outlets/search-engine.js';
 import type { SearchIndex } from '../../../src/domain/outlets/search-index.js';
+import { OutletQuery } from '../../../src/domain/outlets/search-query.js';
 import type { SearchFilter } from '../../../src/domain/outlets/search-filter.js';
 import { createPublisher } from '../../../src/domain/publishers/publisher-service.js';
 import { offerInput, outletInput } from '../../helpers/catalog.js';
@@ -138,7 +139,7 @@ describe('the search engine agrees with a brute-force scan', () => {
     );
     // Both ways were taken: a rare word's few slots listed, a broad word's bitsets.
     const index = engine.loaded as SearchIndex;
-    const kind = (lexeme: string) => index.match({ exactName: lexeme, domain: undefined, groups: [{ lexemes: [lexeme] }] }, {}).kind;
+    const kind = (lexeme: string) => new OutletQuery(index, { exactName: lexeme, domain: undefined, groups: [{ lexemes: [lexeme] }] }, {}).kind;
     expect(RARE.map(kind)).toContain('slots');
     expect(kind('news')).toBe('bits');
   });

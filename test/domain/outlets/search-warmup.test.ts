@@ -3,6 +3,8 @@ import { generateOutlets, runDomainTag } from '../../../src/demo/outlet-generato
 import { upsertOutlets } from '../../../src/domain/outlets/outlet-upsert.js';
 import { SearchEngine } from '../../../src/domain/outlets/search-engine.js';
 import { SearchIndex } from '../../../src/domain/outlets/search-index.js';
+import { loadIndex } from '../../../src/domain/outlets/search-loader.js';
+import { OutletQuery } from '../../../src/domain/outlets/search-query.js';
 import { WARM_SEARCHES, warmUp } from '../../../src/domain/outlets/search-warmup.js';
 import { createPublisher } from '../../../src/domain/publishers/publisher-service.js';
 import { createTestDatabase } from '../../helpers/db.js';
@@ -53,7 +55,7 @@ describe('the search engine warms a loaded index before it is ready', () => {
   });
 
   it('by default answers its warm-up searches over the index before it is ready', async () => {
-    const match = vi.spyOn(SearchIndex.prototype, 'match');
+    const match = vi.spyOn(OutletQuery.prototype, 'total');
     const engine = new SearchEngine(database.pool);
     try {
       engine.start();
@@ -67,9 +69,9 @@ describe('the search engine warms a loaded index before it is ready', () => {
 
   it('leaves the index as it found it: every sort and filter answers as on an index never warmed', async () => {
     const cold = new SearchIndex();
-    await cold.load(database.pool);
+    await loadIndex(database.pool, cold);
     const warm = new SearchIndex();
-    await warm.load(database.pool);
+    await loadIndex(database.pool, warm);
     await warmUp(warm);
     expect(warm.version).toBe(cold.version);
     expect(warm.counts).toEqual(cold.counts);
@@ -81,9 +83,9 @@ describe('the search engine warms a loaded index before it is ready', () => {
         for (const w of [undefined, ...words]) {
           const q = w === undefined ? undefined : { exactName: w, domain: undefined, groups: [{ lexemes: [w] }] };
           const answer = (ix: SearchIndex) => {
-            const m = ix.match(q, filter);
-            const out = { total: ix.total(m), ids: ix.page(m, sort, filter, q !== undefined, 25) };
-            ix.release(m);
+            const query = new OutletQuery(ix, q, filter);
+            const out = { total: query.total(), ids: query.page(sort, q !== undefined, 25) };
+            query.release();
             return out;
           };
           expect(answer(warm)).toEqual(answer(cold));

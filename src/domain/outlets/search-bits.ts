@@ -1,0 +1,121 @@
+import { TypedFastBitSet } from 'typedfastbitset';
+import type { SlotOrder } from './search-order.js';
+import type { Scratch } from './search-scratch.js';
+import { EXACT, IN_NAME, type Ordering, type Part, type SlotSet, type Tier } from './search-sets.js';
+import { slotsOf } from './slot-bits.js';
+
+// The bitsets' way of holding a search's matches (search-sets.ts): a bitset over every slot of the
+// index, and its relevance tiers as bitsets of the same size. Splitting a bucket is a pass of ANDs
+// over its words; its first slots are found by walking a slot order or by sorting its slots.
+
+/** The tiers of a search's matches: bitsets over every slot (the filters are not applied to them, only to the matches). */
+export interface TierBits {
+  /** The exact name or domain. */
+  exact: Uint32Array;
+  /** Every word in the name or domain (name_vector). */
+  inName: Uint32Array;
+  /** Every word anywhere (search_vector). */
+  anywhere: Uint32Array;
+}
+
+/** How many slots a bitset holds. */
+export function popcount(bits: Uint32Array): number {
+  return new TypedFastBitSet(undefined, bits).size();
+}
+
+/** A search's matches (or a bucket of them) as a bitset over every slot. */
+export class BitSlots implements SlotSet {
+  readonly kind = 'bits';
+  /** The slots counted (-1: not yet, or changed since). */
+  private count = -1;
+
+  /**
+   * `lent`: the bitsets `scratch` lent to it, given back by `release` (a search's matches: its
+   * bitset and its tiers'; a bucket: its own).
+   */
+  constructor(
+    readonly bits: Uint32Array,
+    private readonly tiers: TierBits,
+    private readonly scratch: Scratch,
+    private readonly lent: Uint32Array[],
+  ) {}
+
+  size(): number {
+    if (this.count < 0) this.count = popcount(this.bits);
+    return this.count;
+  }
+
+  private partBits(part: Part): Uint32Array {
+    if (typeof part !== 'number') return part;
+    return part === EXACT ? this.tiers.exact : part === IN_NAME ? this.tiers.inName : this.tiers.anywhere;
+  }
+
+  split(part: Part): [BitSlots, BitSlots] {
+    const bucket = this.bits;
+    const bits = this.partBits(part);
+    const inside = this.scratch.take(bucket.length);
+    const outside = this.scratch.take(bucket.length);
+    for (let i = 0; i < bucket.length; i++) {
+      inside[i] = bucket[i]! & bits[i]!;
+      outside[i] = bucket[i]! & ~bits[i]!;
+    }
+    return [new BitSlots(inside, this.tiers, this.scratch, [inside]), new BitSlots(outside, this.tiers, this.scratch, [outside])];
+  }
+
+  first(m: number, ordering: Ordering): number[] {
+    return firstOf(this.bits, this.size(), m, ordering);
+  }
+
+  slotsOutside(part: Part): number[] {
+    const bits = this.partBits(part);
+    const outside = this.scratch.take(this.bits.length);
+    for (let i = 0; i < outside.length; i++) outside[i] = this.bits[i]! & ~bits[i]!;
+    const slots = slotsOf(outside);
+    this.scratch.give(outside);
+    return slots;
+  }
+
+  narrowTier(tier: Tier, keep: Uint32Array): void {
+    const bits = this.partBits(tier);
+    for (let i = 0; i < bits.length; i++) bits[i]! &= keep[i]!;
+  }
+
+  keepIn(a: Part, b: Part): void {
+    const x = this.partBits(a);
+    const y = this.partBits(b);
+    const bits = this.bits;
+    for (let i = 0; i < bits.length; i++) bits[i]! &= x[i]! | y[i]!;
+    this.count = -1;
+  }
+
+  release(): void {
+    this.scratch.give(...this.lent.splice(0));
+  }
+
+  /** Its bitset, kept by the caller; the rest it borrowed goes back. */
+  keep(): Uint32Array {
+    this.scratch.give(...this.lent.splice(0).filter((b) => b !== this.bits));
+    return this.bits;
+  }
+}
+
+/**
+ * The first `m` of a bucket's `size` slots in the ordering. Walking the order costs a bit test per
+ * slot passed, about m × (slots in the order) / size of them; sorting the bucket's slots about
+ * size × log2(size) comparisons, each worth several bit tests: whichever is cheaper.
+ */
+export function firstOf(bits: Uint32Array, size: number, m: number, { order, reverse }: Ordering): number[] {
+  return (m * order.length) / size <= size * Math.log2(size + 1) * 8 ? walkFirst(bits, m, order, reverse) : sortFirst(bits, m, order, reverse);
+}
+
+/** The first `m` slots of the order whose bit is set. */
+export function walkFirst(bits: Uint32Array, m: number, order: SlotOrder, reverse: boolean): number[] {
+  return order.firstIn(bits, m, reverse).slots;
+}
+
+/** The set slots, sorted by the order, the first `m`. */
+export function sortFirst(bits: Uint32Array, m: number, order: SlotOrder, reverse: boolean): number[] {
+  const slots = slotsOf(bits);
+  slots.sort(reverse ? (a, b) => order.before(b, a) : order.before);
+  return slots.slice(0, m);
+}

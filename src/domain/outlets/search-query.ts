@@ -1,0 +1,180 @@
+import type { OutletSort } from './enums.js';
+import { narrowings, type SearchFilter } from './search-filter.js';
+import { BitSlots } from './search-bits.js';
+import { domainKey, nameKey, orderFormat, PRICE_INDEX, type SearchIndex, type TextQuery } from './search-index.js';
+import { listMatches } from './search-listed.js';
+import type { SlotLists } from './search-postings.js';
+import { figured, having, rank, type RankingRule } from './search-rules.js';
+import { ANYWHERE, EXACT, IN_NAME, type Ordering, type SlotSet } from './search-sets.js';
+
+// One search over the index (search-index.ts): its words and filter matched into one set of slots
+// (search-sets.ts), either way (the listed way when the rarest word is rare, else bitsets over
+// every slot), then counted, narrowed by a phrase check, and ranked into a page. Nothing here
+// depends on the way the matches were found.
+
+export class OutletQuery {
+  private readonly matches: SlotSet;
+
+  /** The outlets matching the words (or the exact name or domain; every outlet without words) and the filter. */
+  constructor(
+    private readonly index: SearchIndex,
+    q: TextQuery | undefined,
+    private readonly filter: SearchFilter,
+  ) {
+    this.matches = (q && listed(index, q, filter)) || bits(index, q, filter);
+  }
+
+  /** Which way the matches were found. */
+  get kind(): 'bits' | 'slots' {
+    return this.matches.kind;
+  }
+
+  /** How many outlets it matches (meta.total). */
+  total(): number {
+    return this.matches.size();
+  }
+
+  /** The ids of the first `n` matches in the sort's order (`text`: the search has words). */
+  page(sort: OutletSort, text: boolean, n: number): number[] {
+    const { rules, ordering } = rulesOf(this.index, sort, this.filter, text);
+    return rank(this.matches, rules, ordering, n).map((s) => this.index.idOf(s));
+  }
+
+  /** The outlet ids a phrase is confirmed on: the matches other than the exact name or domain. */
+  phraseCandidates(): number[] {
+    return this.matches.slotsOutside(EXACT).map((s) => this.index.idOf(s));
+  }
+
+  /**
+   * Keeps the matches whose rows have every phrase (`anywhere`: outlet ids), or the exact name or
+   * domain; the name tier keeps those with every phrase in the name (`inName`).
+   */
+  confirm(anywhere: Iterable<number>, inName: Iterable<number>): void {
+    const any = this.index.slotsOfIds(anywhere);
+    const name = this.index.slotsOfIds(inName);
+    this.matches.narrowTier(IN_NAME, name);
+    this.matches.narrowTier(ANYWHERE, any);
+    this.matches.keepIn(EXACT, any);
+    this.index.lender.give(any, name);
+  }
+
+  /** Gives back what the matches borrowed from the index (nothing may read them after). */
+  release(): void {
+    this.matches.release();
+  }
+}
+
+/**
+ * The ranking rules of a sort, and the order they end in: relevance ranks the exact name or
+ * domain first, then every word in the name or domain, then every word anywhere, each by traffic;
+ * the rated sorts put the outlets with the figure first, in its order; the others are one order.
+ */
+function rulesOf(index: SearchIndex, sort: OutletSort, f: SearchFilter, text: boolean): { rules: RankingRule[]; ordering: Ordering } {
+  const traffic = { order: index.byTraffic, reverse: false };
+  switch (sort) {
+    case 'relevance':
+      return { rules: text ? [having(EXACT), having(IN_NAME), having(ANYWHERE)] : [], ordering: traffic };
+    case '-traffic':
+      return { rules: [], ordering: traffic };
+    case 'traffic':
+      return { rules: [], ordering: { order: index.byTraffic, reverse: true } };
+    case 'price':
+    case '-price':
+      return { rules: [], ordering: { order: index.byPrice[PRICE_INDEX[orderFormat(f)]]!, reverse: sort === '-price' } };
+    case 'link_survival':
+      return { rules: [figured(index.bitsOf('survival'), { order: index.bySurvival, reverse: false })], ordering: traffic };
+    case 'verification':
+      return { rules: [figured(index.bitsOf('verification'), { order: index.byVerification, reverse: false })], ordering: traffic };
+  }
+}
+
+/**
+ * The listed way (undefined when the candidates are too many for it): the slots of the word
+ * whose lexemes hold fewest (in search_vector or name_vector), with the exact name or domain,
+ * each tested for being alive, the filters and, per word, its lexemes' slot runs (a binary
+ * search each). The same matches and tiers as the bitsets give.
+ */
+function listed(index: SearchIndex, q: TextQuery, f: SearchFilter): SlotSet | undefined {
+  const groups = q.groups.map((g) => {
+    const ids = g.lexemes.map((l) => index.lexicon.id(l)).filter((id) => id !== undefined);
+    const of = (lists: SlotLists) => ids.map((id) => ({ runs: lists.runs(id), bits: lists.bitsOf(id) }));
+    return { terms: of(index.terms), name: of(index.nameTerms) };
+  });
+  const exact = [nameKey(q.exactName), ...(q.domain === undefined ? [] : [domainKey(q.domain)])].map((k) => ({ runs: index.exacts.runs(k), bits: undefined }));
+  return listMatches({ groups, exact }, index.slotCount, index.bitsOf('alive'), () => narrowings(f, index), () => index.places());
+}
+
+/** The words' matches as a bitset over slots: each group through any of its lexemes. */
+function matchBits(index: SearchIndex, groups: TextQuery['groups'], terms: SlotLists): Uint32Array {
+  const n = (index.slotCount + 31) >>> 5;
+  const lender = index.lender;
+  const words = lender.take(n);
+  let first = true;
+  for (const g of groups) {
+    const bits = first ? words : lender.take(n);
+    for (const lexeme of g.lexemes) {
+      const id = index.lexicon.id(lexeme);
+      if (id !== undefined) terms.setBits(bits, id);
+    }
+    if (!first) {
+      for (let i = 0; i < n; i++) words[i]! &= bits[i]!;
+      lender.give(bits);
+    }
+    first = false;
+  }
+  return words;
+}
+
+/** The bitsets' way: every word's slots, the tiers and the filters as bitsets over every slot. */
+export function bits(index: SearchIndex, q: TextQuery | undefined, f: SearchFilter): BitSlots {
+  const n = (index.slotCount + 31) >>> 5;
+  const lender = index.lender;
+  const anywhere = q ? matchBits(index, q.groups, index.terms) : lender.take(n).fill(0xffffffff);
+  const inName = q && q.groups.length ? matchBits(index, q.groups, index.nameTerms) : lender.take(n);
+  const exact = lender.take(n);
+  if (q) {
+    index.exacts.setBits(exact, nameKey(q.exactName));
+    if (q.domain !== undefined) index.exacts.setBits(exact, domainKey(q.domain));
+  }
+  const universe = lender.take(n);
+  const alive = index.bitsOf('alive');
+  const all = narrowings(f, index);
+  // The filters of one value each (most: a country, a topic, having an offer) are ANDed in the
+  // same pass as the words; those of several values (OR-ed first) in a pass each.
+  const single: Uint32Array[] = [];
+  const several: Uint32Array[][] = [];
+  for (const nw of all) {
+    if (!('anyOf' in nw)) continue;
+    const sets = nw.anyOf.filter((b): b is Uint32Array => b !== undefined);
+    if (sets.length === 1) single.push(sets[0]!);
+    // None (a value no outlet has: nothing passes), or several.
+    else several.push(sets);
+  }
+  // Fewer than two: `alive` again, which changes nothing.
+  while (single.length < 2) single.push(alive);
+  const [a, b] = single;
+  for (let i = 0; i < n; i++) universe[i] = (anywhere[i]! | exact[i]! | inName[i]!) & alive[i]! & a![i]! & b![i]!;
+  for (const set of single.slice(2)) for (let i = 0; i < n; i++) universe[i]! &= set[i]!;
+  for (const sets of several) {
+    for (let i = 0; i < n; i++) {
+      if (universe[i] === 0) continue;
+      let any = 0;
+      for (const set of sets) any |= set[i]!;
+      universe[i]! &= any;
+    }
+  }
+  for (const narrowing of all) {
+    if ('anyOf' in narrowing) continue;
+    // A bound is tested per remaining match (only searches that have one pay for it).
+    const test = narrowing.test;
+    for (let w = 0; w < n; w++) {
+      let bits = universe[w]!;
+      while (bits !== 0) {
+        const low = bits & -bits;
+        bits ^= low;
+        if (!test((w << 5) + (31 - Math.clz32(low)))) universe[w]! &= ~low;
+      }
+    }
+  }
+  return new BitSlots(universe, { exact, inName, anywhere }, lender, [universe, exact, inName, anywhere]);
+}
