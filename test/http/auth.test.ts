@@ -259,6 +259,17 @@ describe('Every route: logs hold no raw key — security', () => {
     expect(redactUrl('/api/v1/me')).toBe('/api/v1/me');
     expect(redactUrl('/x?api_keys=1&my_api_key=2&api_key&page=2')).toBe('/x?api_keys=[REDACTED]&my_api_key=[REDACTED]&api_key=[REDACTED]&page=2');
   });
+
+  it('redactUrl answers the same however often a URL comes, and past a flood of distinct ones (it remembers clean URLs)', () => {
+    const secret = '/api/items/all?api_key=mk_abc';
+    for (let i = 0; i < 3; i++) {
+      expect(redactUrl('/api/purchases/validation')).toBe('/api/purchases/validation');
+      expect(redactUrl(secret)).toBe('/api/items/all?api_key=[REDACTED]');
+    }
+    for (let i = 0; i < 2_500; i++) expect(redactUrl(`/api/v1/outlets?page=${i}`)).toBe(`/api/v1/outlets?page=${i}`);
+    expect(redactUrl(secret)).toBe('/api/items/all?api_key=[REDACTED]');
+    expect(redactUrl('/api/v1/outlets?page=7&purchase_code=x')).toBe('/api/v1/outlets?page=7&purchase_code=[REDACTED]');
+  });
 });
 
 describe('Every route: one log line per request — happy', () => {

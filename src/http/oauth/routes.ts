@@ -1,16 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import middie from '@fastify/middie';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type Koa from 'koa';
 import type { Limiter } from '../plugins/rate-limit.js';
 import { OAUTH_SCOPES, type OAuthProvider } from './provider.js';
 import type { OAuthServer } from './server.js';
+import { type Next, mountMiddleware } from './mount.js';
 
 /** Dynamic client registrations allowed per client address per minute (RFC 7591 is open to anyone). */
 export const REGISTRATIONS_PER_MINUTE = 10;
-
-type Next = (err?: unknown) => void;
 
 /**
  * Whether a path the library is handed is its route `route`, as its router decides: ASCII letters
@@ -53,7 +51,7 @@ function beforeRoutes(p: OAuthProvider, limiter: Limiter) {
 }
 
 /**
- * The authorization server under /oauth (oidc-provider through @fastify/middie), its RFC 8414
+ * The authorization server under /oauth (oidc-provider, mounted as @fastify/middie mounts it: mount.ts), its RFC 8414
  * metadata at /.well-known/oauth-authorization-server/oauth, and the protected resource's RFC 9728
  * metadata at /.well-known/oauth-protected-resource/mcp/oauth. Nothing at the site root or
  * under /mcp: a client of /mcp that found OAuth metadata there would drop its configured key.
@@ -84,14 +82,18 @@ export const oauthRoutes = fp(
         .catch(next);
     };
 
-    await app.register(middie);
-    app.use('/oauth', handle);
-    app.use('/.well-known/oauth-authorization-server/oauth', (req: IncomingMessage, res: ServerResponse, next: Next) => {
-      const path = (req.url ?? '/').split('?')[0];
-      if ((req.method !== 'GET' && req.method !== 'HEAD') || (path !== '/' && path !== '')) return next();
-      req.url = '/.well-known/openid-configuration';
-      handle(req, res, next);
-    });
+    mountMiddleware(app, [
+      ['/oauth', handle],
+      [
+        '/.well-known/oauth-authorization-server/oauth',
+        (req: IncomingMessage, res: ServerResponse, next: Next) => {
+          const path = (req.url ?? '/').split('?')[0];
+          if ((req.method !== 'GET' && req.method !== 'HEAD') || (path !== '/' && path !== '')) return next();
+          req.url = '/.well-known/openid-configuration';
+          handle(req, res, next);
+        },
+      ],
+    ]);
 
     app.get(
       '/.well-known/oauth-protected-resource/mcp/oauth',

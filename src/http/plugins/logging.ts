@@ -81,14 +81,27 @@ function redactPart(sent: string, inQuery: boolean): string {
 }
 
 /**
+ * URLs found to hold nothing to redact, so the same path (`/api/purchases/validation`, ten thousand
+ * times a second) is searched once, not on every request (about 1 µs each). Only such URLs are
+ * kept, never one that holds a secret; bounded, and emptied when full (a flood of distinct URLs).
+ */
+const clean = new Set<string>();
+const CLEAN_URLS = 1_000;
+
+/**
  * A URL fit for logs: every part that carries an api_key or purchase_code (a buyer's license),
  * in the query or the path, in any spelling a client may send (percent-encoded once or twice,
  * after `;`, behind an encoded `=` or `&`), replaced; so are the values of parameters named as
  * secrets (passwords, tokens, codes, Idempotency-Key values) and every key-shaped string.
  */
 export function redactUrl(url: string): string {
+  if (clean.has(url)) return url;
   const decodedUrl = looselyDecoded(url);
-  if (!SECRET_NAME.test(decodedUrl) && !MAY_HOLD_TOKEN.test(decodedUrl) && !KEY_SHAPED.test(decodedUrl) && !BAD_ESCAPE.test(url)) return url;
+  if (!SECRET_NAME.test(decodedUrl) && !MAY_HOLD_TOKEN.test(decodedUrl) && !KEY_SHAPED.test(decodedUrl) && !BAD_ESCAPE.test(url)) {
+    if (clean.size >= CLEAN_URLS) clean.clear();
+    clean.add(url);
+    return url;
+  }
   const parts = url.split(PART);
   const query = parts.indexOf('?');
   return parts.map((part, i) => (i % 2 === 1 ? part : redactPart(part, query !== -1 && i > query))).join('');
