@@ -13,7 +13,6 @@ import { withDatabase } from '../helpers/urls.js';
 // advisory lock makes migrations and the demo seed happen exactly once.
 
 const journal = JSON.parse(readFileSync(join(migrationsFolder, 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] };
-const created: string[] = [];
 
 async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
   const c = new pg.Client({ connectionString: inject('pgAdminUrl') });
@@ -25,11 +24,16 @@ async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
-/** A brand-new empty database (not cloned from the migrated template). */
+/**
+ * A brand-new empty database (not cloned from the migrated template), set and named as the ones of
+ * createTestDatabase (test/helpers/db.ts): dropped with them when the run ends.
+ */
 async function emptyDatabase(): Promise<string> {
-  const name = `mkt_empty_${randomBytes(6).toString('hex')}`;
-  await admin((c) => c.query(`CREATE DATABASE ${name}`));
-  created.push(name);
+  const name = `${inject('testDatabasePrefix')}empty_${randomBytes(6).toString('hex')}`;
+  await admin(async (c) => {
+    await c.query(`CREATE DATABASE ${name}`);
+    await c.query(`ALTER DATABASE ${name} SET synchronous_commit = off`);
+  });
   return withDatabase(inject('pgAdminUrl'), name);
 }
 
@@ -45,10 +49,7 @@ async function query<T extends pg.QueryResultRow>(url: string, sql: string): Pro
 
 const printedKeys = (s: ServerChild) => /read-only key \(workspace \d+\): mk_/.test(s.stdout());
 
-afterAll(async () => {
-  await cleanupChildren();
-  for (const name of created) await admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).catch(() => {});
-}, 30_000);
+afterAll(cleanupChildren, 30_000);
 
 describe('starting on DATABASE_URL', () => {
   // Twice, on two databases: a race the lock failed to prevent shows up in most rounds, not all.
