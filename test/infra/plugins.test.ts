@@ -50,11 +50,14 @@ describe('infrastructure plugins', () => {
     expect(delays()).toEqual([]);
 
     const app = await started({ EVENT_LOOP_DELAY_LOG_MS: 100 }, lines);
-    // Work that holds the loop for 200 ms: the next line reports at least that, less the timer's own 10 ms.
+    // Work that holds the loop for 400 ms: a line reports a holdup of that order. Not "at least
+    // 390": on a loaded 2-core machine the histogram was seen to record 137 ms of a 200 ms holdup
+    // (its timer's last run before the holdup is not when the holdup began), so the bar is half,
+    // still twice the logging interval and far above any delay of an idle loop.
     await new Promise((r) => setTimeout(r, 150));
-    const until = Date.now() + 200;
+    const until = Date.now() + 400;
     while (Date.now() < until);
-    await expect.poll(() => Math.max(...delays().map((d) => d.loop_delay_max_ms!)), { timeout: 5_000 }).toBeGreaterThanOrEqual(190);
+    await expect.poll(() => Math.max(...delays().map((d) => d.loop_delay_max_ms!)), { timeout: 5_000 }).toBeGreaterThanOrEqual(200);
     await app.close();
     const after = delays().length;
     await new Promise((r) => setTimeout(r, 300));
