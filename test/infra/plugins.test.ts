@@ -52,7 +52,7 @@ describe('infrastructure plugins', () => {
     const app = await started({ EVENT_LOOP_DELAY_LOG_MS: 100 }, lines);
     // Work that holds the loop for 400 ms: a line reports a holdup of that order. Not "at least
     // 390": on a loaded 2-core machine the histogram was seen to record 137 ms of a 200 ms holdup
-    // (its timer's last run before the holdup is not when the holdup began), so the bar is half,
+    // (why was not found), so the bar is half,
     // still twice the logging interval and far above any delay of an idle loop.
     await new Promise((r) => setTimeout(r, 150));
     const until = Date.now() + 400;
