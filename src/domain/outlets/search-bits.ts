@@ -2,7 +2,7 @@ import { TypedFastBitSet } from 'typedfastbitset';
 import type { SlotOrder } from './search-order.js';
 import type { Scratch } from './search-scratch.js';
 import { EXACT, IN_NAME, type Ordering, type Part, type SlotSet, type Tier } from './search-sets.js';
-import { slotsOf } from './slot-bits.js';
+import { bitsIn, slotsOf } from './slot-bits.js';
 
 // The bitsets' way of holding a search's matches (search-sets.ts): a bitset over every slot of the
 // index, and its relevance tiers as bitsets of the same size. Splitting a bucket is a pass of ANDs
@@ -26,18 +26,18 @@ export function popcount(bits: Uint32Array): number {
 /** A search's matches (or a bucket of them) as a bitset over every slot. */
 export class BitSlots implements SlotSet {
   readonly kind = 'bits';
-  /** The slots counted (-1: not yet, or changed since). */
-  private count = -1;
 
   /**
    * `lent`: the bitsets `scratch` lent to it, given back by `release` (a search's matches: its
-   * bitset and its tiers'; a bucket: its own).
+   * bitset and its tiers'; a bucket: its own). `count`: how many slots it holds, when known
+   * (-1: not yet, or changed since).
    */
   constructor(
     readonly bits: Uint32Array,
     private readonly tiers: TierBits,
     private readonly scratch: Scratch,
     private readonly lent: Uint32Array[],
+    private count = -1,
   ) {}
 
   size(): number {
@@ -53,13 +53,20 @@ export class BitSlots implements SlotSet {
   split(part: Part): [BitSlots, BitSlots] {
     const bucket = this.bits;
     const bits = this.partBits(part);
-    const inside = this.scratch.take(bucket.length);
-    const outside = this.scratch.take(bucket.length);
+    const size = this.size();
+    const inside = this.scratch.takeAny(bucket.length);
+    const outside = this.scratch.takeAny(bucket.length);
+    // The two halves are counted in the same pass (the rules ask each one's size next): the
+    // outside holds the rest of the bucket, so only the inside's bits are counted.
+    let n = 0;
     for (let i = 0; i < bucket.length; i++) {
-      inside[i] = bucket[i]! & bits[i]!;
-      outside[i] = bucket[i]! & ~bits[i]!;
+      const word = bucket[i]!;
+      const x = word & bits[i]!;
+      inside[i] = x;
+      outside[i] = word ^ x;
+      if (x !== 0) n += bitsIn(x);
     }
-    return [new BitSlots(inside, this.tiers, this.scratch, [inside]), new BitSlots(outside, this.tiers, this.scratch, [outside])];
+    return [new BitSlots(inside, this.tiers, this.scratch, [inside], n), new BitSlots(outside, this.tiers, this.scratch, [outside], size - n)];
   }
 
   first(m: number, ordering: Ordering): number[] {
@@ -68,7 +75,7 @@ export class BitSlots implements SlotSet {
 
   slotsOutside(part: Part): number[] {
     const bits = this.partBits(part);
-    const outside = this.scratch.take(this.bits.length);
+    const outside = this.scratch.takeAny(this.bits.length);
     for (let i = 0; i < outside.length; i++) outside[i] = this.bits[i]! & ~bits[i]!;
     const slots = slotsOf(outside);
     this.scratch.give(outside);

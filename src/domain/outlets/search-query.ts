@@ -129,14 +129,15 @@ function matchBits(index: SearchIndex, groups: TextQuery['groups'], terms: SlotL
 export function bits(index: SearchIndex, q: TextQuery | undefined, f: SearchFilter): BitSlots {
   const n = (index.slotCount + 31) >>> 5;
   const lender = index.lender;
-  const anywhere = q ? matchBits(index, q.groups, index.terms) : lender.take(n).fill(0xffffffff);
+  const anywhere = q ? matchBits(index, q.groups, index.terms) : lender.takeAny(n).fill(0xffffffff);
   const inName = q && q.groups.length ? matchBits(index, q.groups, index.nameTerms) : lender.take(n);
   const exact = lender.take(n);
   if (q) {
     index.exacts.setBits(exact, nameKey(q.exactName));
     if (q.domain !== undefined) index.exacts.setBits(exact, domainKey(q.domain));
   }
-  const universe = lender.take(n);
+  // Every word of it is written below.
+  const universe = lender.takeAny(n);
   const alive = index.bitsOf('alive');
   const all = narrowings(f, index);
   // The filters of one value each (most: a country, a topic, having an offer) are ANDed in the

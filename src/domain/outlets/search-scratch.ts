@@ -13,9 +13,17 @@ export class Scratch {
 
   /** A zeroed bitset of `words` words. */
   take(words: number): Uint32Array {
+    return this.takeAny(words).fill(0);
+  }
+
+  /**
+   * A bitset of `words` words holding whatever its last user left: for a caller that writes every
+   * word of it (a split, the matches), which zeroing first would only make pass over it twice.
+   */
+  takeAny(words: number): Uint32Array {
     for (let b = this.free.pop(); b !== undefined; b = this.free.pop()) {
       // The index grew since (new slots): older sizes are dropped.
-      if (b.length === words) return b.fill(0);
+      if (b.length === words) return b;
     }
     return new Uint32Array(words);
   }

@@ -18,3 +18,10 @@ export function slotsOf(bits: Uint32Array): number[] {
   }
   return slots;
 }
+
+/** How many bits of a 32-bit word are set (the usual SWAR count: no loop over the bits). */
+export function bitsIn(word: number): number {
+  let x = word - ((word >>> 1) & 0x55555555);
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
+}
