@@ -16,7 +16,12 @@ export interface TierBits {
   inName: Uint32Array;
   /** Every word anywhere (search_vector). */
   anywhere: Uint32Array;
+  /** No outlet has the exact name or domain (most searches): `exact` is all zeros. */
+  noExact: boolean;
 }
+
+/** The bits of an empty bucket, which nothing reads (its size is 0). */
+const NONE = new Uint32Array(0);
 
 /** How many slots a bitset holds. */
 export function popcount(bits: Uint32Array): number {
@@ -51,9 +56,14 @@ export class BitSlots implements SlotSet {
   }
 
   split(part: Part): [BitSlots, BitSlots] {
+    const size = this.size();
+    if (part === EXACT && this.tiers.noExact) {
+      // Nothing is in the tier: no pass over the bucket, which is shared as the outside (lent
+      // nothing, so releasing the halves gives back nothing of this one).
+      return [new BitSlots(NONE, this.tiers, this.scratch, [], 0), new BitSlots(this.bits, this.tiers, this.scratch, [], size)];
+    }
     const bucket = this.bits;
     const bits = this.partBits(part);
-    const size = this.size();
     const inside = this.scratch.takeAny(bucket.length);
     const outside = this.scratch.takeAny(bucket.length);
     // The two halves are counted in the same pass (the rules ask each one's size next): the

@@ -132,9 +132,12 @@ export function bits(index: SearchIndex, q: TextQuery | undefined, f: SearchFilt
   const anywhere = q ? matchBits(index, q.groups, index.terms) : lender.takeAny(n).fill(0xffffffff);
   const inName = q && q.groups.length ? matchBits(index, q.groups, index.nameTerms) : lender.take(n);
   const exact = lender.take(n);
+  let exactSlots = 0;
   if (q) {
-    index.exacts.setBits(exact, nameKey(q.exactName));
-    if (q.domain !== undefined) index.exacts.setBits(exact, domainKey(q.domain));
+    for (const key of [nameKey(q.exactName), ...(q.domain === undefined ? [] : [domainKey(q.domain)])]) {
+      index.exacts.setBits(exact, key);
+      for (const run of index.exacts.runs(key)) exactSlots += run.length;
+    }
   }
   // Every word of it is written below.
   const universe = lender.takeAny(n);
@@ -177,5 +180,5 @@ export function bits(index: SearchIndex, q: TextQuery | undefined, f: SearchFilt
       }
     }
   }
-  return new BitSlots(universe, { exact, inName, anywhere }, lender, [universe, exact, inName, anywhere]);
+  return new BitSlots(universe, { exact, inName, anywhere, noExact: exactSlots === 0 }, lender, [universe, exact, inName, anywhere]);
 }
