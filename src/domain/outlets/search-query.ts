@@ -1,6 +1,7 @@
 import type { OutletSort } from './enums.js';
 import { narrowings, type SearchFilter } from './search-filter.js';
 import { BitSlots } from './search-bits.js';
+import { bitsIn } from './slot-bits.js';
 import { domainKey, nameKey, orderFormat, PRICE_INDEX, type SearchIndex, type TextQuery } from './search-index.js';
 import { listMatches } from './search-listed.js';
 import type { SlotLists } from './search-postings.js';
@@ -157,7 +158,14 @@ export function bits(index: SearchIndex, q: TextQuery | undefined, f: SearchFilt
   // Fewer than two: `alive` again, which changes nothing.
   while (single.length < 2) single.push(alive);
   const [a, b] = single;
-  for (let i = 0; i < n; i++) universe[i] = (anywhere[i]! | exact[i]! | inName[i]!) & alive[i]! & a![i]! & b![i]!;
+  // Counted in the same pass: the count (meta.total) holds unless a pass below narrows the matches.
+  let count = 0;
+  for (let i = 0; i < n; i++) {
+    const x = (anywhere[i]! | exact[i]! | inName[i]!) & alive[i]! & a![i]! & b![i]!;
+    universe[i] = x;
+    if (x !== 0) count += bitsIn(x);
+  }
+  const narrowedAfter = single.length > 2 || several.length > 0 || all.some((nw) => !('anyOf' in nw));
   for (const set of single.slice(2)) for (let i = 0; i < n; i++) universe[i]! &= set[i]!;
   for (const sets of several) {
     for (let i = 0; i < n; i++) {
@@ -180,5 +188,5 @@ export function bits(index: SearchIndex, q: TextQuery | undefined, f: SearchFilt
       }
     }
   }
-  return new BitSlots(universe, { exact, inName, anywhere, noExact: exactSlots === 0 }, lender, [universe, exact, inName, anywhere]);
+  return new BitSlots(universe, { exact, inName, anywhere, noExact: exactSlots === 0 }, lender, [universe, exact, inName, anywhere], narrowedAfter ? -1 : count);
 }
