@@ -54,8 +54,11 @@ export interface FilterView {
   verifiedBits(on: boolean): Uint32Array;
   /** Bits of the slots with an active offer of the format (`any`: of any format). */
   offerBits(format: OfferFormat | 'any'): Uint32Array;
-  /** The cheapest active offer of the format at a slot (NaN: none). */
-  price(format: OfferFormat | 'any', slot: number): number;
+  /**
+   * Per slot, the cheapest active offer of the format (NaN: none). Read within one search: a
+   * write that grows the index replaces the array.
+   */
+  pricesOf(format: OfferFormat | 'any'): Float64Array;
   visits(slot: number): number;
 }
 
@@ -80,10 +83,11 @@ export const FILTERS: { [K in keyof SearchFilter]-?: (v: NonNullable<SearchFilte
     const formats = f.formats?.length ? f.formats : (['any'] as const);
     // Tested per match, so the usual case (one format) skips the loop over formats.
     if (formats.length === 1) {
-      const format = formats[0]!;
-      return { test: (s) => ix.price(format, s) <= max };
+      const prices = ix.pricesOf(formats[0]!);
+      return { test: (s) => prices[s]! <= max };
     }
-    return { test: (s) => formats.some((format) => ix.price(format, s) <= max) };
+    const each = formats.map((format) => ix.pricesOf(format));
+    return { test: (s) => each.some((prices) => prices[s]! <= max) };
   },
   verifiedTraffic: (v, _f, ix) => ({ anyOf: [ix.verifiedBits(v)] }),
   minTraffic: (min, _f, ix) => ({ test: (s) => ix.visits(s) >= min }),

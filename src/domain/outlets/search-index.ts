@@ -467,8 +467,8 @@ export class SearchIndex implements Vocabulary, FilterView {
     return this.bitset(`price:${PRICE_INDEX[format]}`);
   }
 
-  price(format: OfferFormat | 'any', slot: number): number {
-    return this.prices[PRICE_INDEX[format]]![slot]!;
+  pricesOf(format: OfferFormat | 'any'): Float64Array {
+    return this.prices[PRICE_INDEX[format]]!;
   }
 
   visits(slot: number): number {
