@@ -654,6 +654,10 @@ interface StatementStats {
   calls: number;
   total: number;
   plan: number;
+  /** Rows the statement returned or changed (one of WITH queries: those of its final SELECT only). */
+  rows: number;
+  /** Bytes of WAL it wrote: the database's write work, counted, not timed. */
+  wal: number;
   query: string;
 }
 type StatementSnapshot = Map<string, StatementStats>;
@@ -661,34 +665,46 @@ type StatementSnapshot = Map<string, StatementStats>;
 /** pg_stat_statements now, by query id; a slice's share is the difference of two snapshots. */
 async function statementSnapshot(c: pg.Client): Promise<StatementSnapshot> {
   const { rows } = await c.query<StatementStats & { queryid: string }>(
-    `SELECT queryid::text AS queryid, calls::float8 AS calls, total_exec_time + total_plan_time AS total, total_plan_time AS plan, query
+    `SELECT queryid::text AS queryid, calls::float8 AS calls, total_exec_time + total_plan_time AS total, total_plan_time AS plan,
+            rows::float8 AS rows, wal_bytes::float8 AS wal, query
        FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%'`,
   );
-  return new Map(rows.map((r) => [r.queryid, { calls: r.calls, total: r.total, plan: r.plan, query: r.query }]));
+  return new Map(rows.map((r) => [r.queryid, { calls: r.calls, total: r.total, plan: r.plan, rows: r.rows, wal: r.wal, query: r.query }]));
 }
 
 function addStatementDelta(into: StatementSnapshot, before: StatementSnapshot, after: StatementSnapshot): void {
   for (const [id, a] of after) {
     const b = before.get(id);
-    const acc = into.get(id) ?? { calls: 0, total: 0, plan: 0, query: a.query };
+    const acc = into.get(id) ?? { calls: 0, total: 0, plan: 0, rows: 0, wal: 0, query: a.query };
     acc.calls += a.calls - (b?.calls ?? 0);
     acc.total += a.total - (b?.total ?? 0);
     acc.plan += a.plan - (b?.plan ?? 0);
+    acc.rows += a.rows - (b?.rows ?? 0);
+    acc.wal += a.wal - (b?.wal ?? 0);
     into.set(id, acc);
   }
 }
 
+/** --pg-stats reads the statements of every scenario and of the minimal order transaction it is judged against. */
+const withStatements = (t: Target) => t.scenario !== undefined || t.kind === 'min-order-many' || t.kind === 'min-order-one';
+
 function formatStatementStats(stats: StatementSnapshot, requests: number): string {
-  const per = (ms: number) => ((ms * 1000) / Math.max(requests, 1)).toFixed(0);
-  const lines = [...stats.values()]
-    .filter((r) => r.calls > 0)
+  const n = Math.max(requests, 1);
+  const per = (ms: number) => ((ms * 1000) / n).toFixed(0);
+  const each = (x: number) => (x / n).toFixed(2);
+  const all = [...stats.values()].filter((r) => r.calls > 0);
+  const sum = (f: (r: StatementStats) => number) => all.reduce((a, r) => a + f(r), 0);
+  // Counts do not move with the machine's load, as times do: statements (nested ones too, such as
+  // foreign-key checks), rows and WAL bytes per request compare two targets' database work.
+  const totals = `  all: ${per(sum((r) => r.total))} µs/req, ${each(sum((r) => r.calls))} statements/req, ${each(sum((r) => r.rows))} rows/req, ${(sum((r) => r.wal) / n).toFixed(0)} WAL bytes/req`;
+  const lines = all
     .sort((a, b) => b.total - a.total)
     .slice(0, 15)
     .map(
       (r) =>
-        `  ${per(r.total).padStart(6)} µs/req  ${((r.total * 1000) / r.calls).toFixed(0).padStart(6)} µs/call (plan ${per(r.plan).padStart(4)} µs/req)  ${String(r.calls).padStart(7)} calls  ${r.query.replace(/\s+/g, ' ').slice(0, 110)}`,
+        `  ${per(r.total).padStart(6)} µs/req  ${((r.total * 1000) / r.calls).toFixed(0).padStart(6)} µs/call (plan ${per(r.plan).padStart(4)} µs/req)  ${String(r.calls).padStart(7)} calls  ${each(r.rows).padStart(6)} rows/req  ${(r.wal / n).toFixed(0).padStart(6)} WAL B/req  ${r.query.replace(/\s+/g, ' ').slice(0, 110)}`,
     );
-  return `\n${lines.join('\n')}\n`;
+  return `\n${totals}\n${lines.join('\n')}\n`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -839,7 +855,7 @@ async function main(): Promise<number> {
     const statements = new Map<Target, StatementSnapshot>(targets.map((t) => [t, new Map()]));
     for (let i = 0; i < slices; i++) {
       for (const t of targets) {
-        const stats = statsClient && t.scenario ? { client: statsClient, into: statements.get(t)! } : undefined;
+        const stats = statsClient && withStatements(t) ? { client: statsClient, into: statements.get(t)! } : undefined;
         taken.get(t)!.push(await measureSlice(load, t, durationSeconds / slices, db.postmasterPid, stats));
       }
     }
@@ -858,7 +874,7 @@ async function main(): Promise<number> {
       process.stderr.write(
         `round ${round}/${rounds}  ${t.label.padEnd(26)} ${fmtInt(r.rps).padStart(7)} req/s  p50 ${fmtMs(r.p50)} ms  p99 ${fmtMs(r.p99)} ms${cpu}${loopText}${issues.length ? `  (${issues.join('; ')})` : ''}\n`,
       );
-      if (statsClient && t.scenario) process.stderr.write(formatStatementStats(statements.get(t)!, r.total));
+      if (statsClient && withStatements(t)) process.stderr.write(formatStatementStats(statements.get(t)!, r.total));
     }
   }
 
