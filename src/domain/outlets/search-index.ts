@@ -1,5 +1,5 @@
 import type { OfferFormat } from './enums.js';
-import { type FilterView, narrowings, type SearchFilter } from './search-filter.js';
+import { type FilterView, narrowings, type SearchFilter, within } from './search-filter.js';
 import { CatalogWords } from './search-completions.js';
 import { SlotOrder } from './search-order.js';
 import { Lexicon } from './search-lexicon.js';
@@ -398,7 +398,7 @@ export class SearchIndex implements Vocabulary, FilterView {
     for (const w of writes) {
       if (w.any) return false;
       if (q && !this.wordsMatch(w, q)) continue;
-      filters ??= narrowings(f, this).map((nw) => ('test' in nw ? nw.test : (s: number) => nw.anyOf.some((b) => b !== undefined && hasSlot(b, s))));
+      filters ??= narrowings(f, this).map((nw) => ('bound' in nw ? (s: number) => within(nw.bound, s) : (s: number) => nw.anyOf.some((b) => b !== undefined && hasSlot(b, s))));
       const passes = (s: number) => filters!.every((t) => t(s));
       if (passes(w.slot) || (w.old >= 0 && passes(w.old))) return false;
     }
@@ -471,8 +471,8 @@ export class SearchIndex implements Vocabulary, FilterView {
     return this.prices[PRICE_INDEX[format]]!;
   }
 
-  visits(slot: number): number {
-    return this.visitsOf[slot]!;
+  visitsBySlot(): Float64Array {
+    return this.visitsOf;
   }
 
   /** A slot-indexed scratch array, all zero between searches (the listed way's places). */

@@ -1,4 +1,4 @@
-import type { Narrowing } from './search-filter.js';
+import { type Bound, type Narrowing, within } from './search-filter.js';
 import { runHas } from './search-postings.js';
 import { ANYWHERE, EXACT, IN_NAME, type Ordering, type Part, type SlotSet, type Tier } from './search-sets.js';
 import { hasSlot } from './slot-bits.js';
@@ -116,9 +116,9 @@ export function listMatches(
   // Filters of values are bit tests (all of one filter's sets: any of them), made first; bounds
   // are tests, made last, on the slots the words match.
   const sets: Uint32Array[][] = [];
-  const bounds: ((s: number) => boolean)[] = [];
+  const bounds: Bound[] = [];
   for (const nw of narrowings()) {
-    if ('test' in nw) bounds.push(nw.test);
+    if ('bound' in nw) bounds.push(nw.bound);
     else sets.push(nw.anyOf.filter((b): b is Uint32Array => b !== undefined));
   }
   // Each candidate once (a slot is in several runs): its place + 1 in `place`, or -1 when a
@@ -180,7 +180,7 @@ export function listMatches(
   next: for (let i = 0; i < c; i++) {
     const s = candidates[i]!;
     if (tier[i] === 0) continue;
-    for (const test of bounds) if (!test(s)) continue next;
+    for (const b of bounds) if (!within(b, s)) continue next;
     slots.push(s);
     tiers.push(tier[i]!);
   }

@@ -1,5 +1,5 @@
 import type { OutletSort } from './enums.js';
-import { narrowings, type SearchFilter } from './search-filter.js';
+import { type Bound, narrowings, type SearchFilter, within } from './search-filter.js';
 import { BitSlots } from './search-bits.js';
 import { bitsIn } from './slot-bits.js';
 import { domainKey, nameKey, orderFormat, PRICE_INDEX, type SearchIndex, type TextQuery } from './search-index.js';
@@ -165,7 +165,7 @@ export function bits(index: SearchIndex, q: TextQuery | undefined, f: SearchFilt
     universe[i] = x;
     if (x !== 0) count += bitsIn(x);
   }
-  const narrowedAfter = single.length > 2 || several.length > 0 || all.some((nw) => !('anyOf' in nw));
+  const narrowedAfter = single.length > 2 || several.length > 0 || all.some((nw) => 'bound' in nw);
   for (const set of single.slice(2)) for (let i = 0; i < n; i++) universe[i]! &= set[i]!;
   for (const sets of several) {
     for (let i = 0; i < n; i++) {
@@ -175,18 +175,25 @@ export function bits(index: SearchIndex, q: TextQuery | undefined, f: SearchFilt
       universe[i]! &= any;
     }
   }
-  for (const narrowing of all) {
-    if ('anyOf' in narrowing) continue;
-    // A bound is tested per remaining match (only searches that have one pay for it).
-    const test = narrowing.test;
-    for (let w = 0; w < n; w++) {
-      let bits = universe[w]!;
-      while (bits !== 0) {
-        const low = bits & -bits;
-        bits ^= low;
-        if (!test((w << 5) + (31 - Math.clz32(low)))) universe[w]! &= ~low;
-      }
+  for (const narrowing of all) if ('bound' in narrowing) keepWithin(universe, narrowing.bound);
+  return new BitSlots(universe, { exact, inName, anywhere, noExact: exactSlots === 0 }, lender, [universe, exact, inName, anywhere], narrowedAfter ? -1 : count);
+}
+
+/**
+ * Clears the matches outside the bound, each remaining match tested (only searches with a bound pay
+ * for it); a bound on one figure (one price, the traffic) is read in the loop itself.
+ */
+function keepWithin(universe: Uint32Array, bound: Bound): void {
+  const { figures, atLeast, atMost } = bound;
+  const one = figures.length === 1 ? figures[0]! : undefined;
+  for (let w = 0; w < universe.length; w++) {
+    let bits = universe[w]!;
+    while (bits !== 0) {
+      const low = bits & -bits;
+      bits ^= low;
+      const s = (w << 5) + (31 - Math.clz32(low));
+      const passes = one ? one[s]! >= atLeast && one[s]! <= atMost : within(bound, s);
+      if (!passes) universe[w]! &= ~low;
     }
   }
-  return new BitSlots(universe, { exact, inName, anywhere, noExact: exactSlots === 0 }, lender, [universe, exact, inName, anywhere], narrowedAfter ? -1 : count);
 }
