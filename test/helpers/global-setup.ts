@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
@@ -19,8 +19,11 @@ declare module 'vitest' {
 
 /** One PostgreSQL for the run, with a migrated template database every test file clones. */
 export default async function setup(project: TestProject) {
-  // The server and CLI the process tests spawn run from dist/, as `npm start` runs them.
-  execFileSync(process.execPath, [join(projectRoot, 'scripts', 'build-if-needed.mjs')], { stdio: 'inherit', cwd: projectRoot });
+  // The server and CLI the process tests spawn run from dist/, as `npm start` runs them. Built
+  // without the type check (build-if-needed.mjs says why), while PostgreSQL starts and the
+  // template is migrated: no file starts before both are done.
+  const built = buildDist();
+  built.catch(() => {}); // awaited below; a failure is reported there, not as an unhandled rejection
   const server = await startPgServer();
   const run = `${process.pid}_${Date.now().toString(36)}`;
   const template = `mkt_tpl_${run}`;
@@ -32,6 +35,11 @@ export default async function setup(project: TestProject) {
   const pool = new pg.Pool({ connectionString: withDatabase(server.adminUrl, template), max: 2 });
   await migrateOnly(pool);
   await pool.end();
+  await built.catch(async (err) => {
+    if (server.kind === 'env') await dropTemplate(server.adminUrl, template).catch(() => {});
+    await server.stop();
+    throw err;
+  });
   project.provide('pgAdminUrl', server.adminUrl);
   project.provide('templateDatabase', template);
   project.provide('testDatabasePrefix', prefix);
@@ -46,6 +54,20 @@ export default async function setup(project: TestProject) {
     if (janitor) await janitor.stop(template);
     await server.stop();
   };
+}
+
+async function dropTemplate(adminUrl: string, template: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${template}`).finally(() => admin.end());
+}
+
+function buildDist(): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(projectRoot, 'scripts', 'build-if-needed.mjs'), '--no-check'], { stdio: 'inherit', cwd: projectRoot });
+    child.once('error', reject);
+    child.once('exit', (code, signal) => (code === 0 ? resolve() : reject(new Error(`building dist/ failed (${signal ?? `exit ${code}`})`))));
+  });
 }
 
 function startJanitor(adminUrl: string, prefix: string) {
