@@ -9,7 +9,8 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { outletStream } from '../../src/demo/outlet-generator.js';
 import type { OutletSort } from '../../src/domain/outlets/enums.js';
-import { type OutletSearch, outletSearchOf, searchOutlets } from '../../src/domain/outlets/search.js';
+import { searchOutlets } from '../../src/domain/outlets/search.js';
+import { engineRequest, searchOfParams } from './query-params.js';
 import { SearchEngine } from '../../src/domain/outlets/search-engine.js';
 import { BROAD_WORDS, freshQueries, mixedQueries } from '../scenarios/search.js';
 import { JUDGED_SEED } from './relevance.js';
@@ -19,19 +20,7 @@ const url = opts['database-url'] ?? process.env.DATABASE_URL;
 if (!url) throw new Error('--database-url is required');
 
 type Params = Record<string, string>;
-const searchOf = (p: Params): OutletSearch & { page: number; perPage: number } => ({
-  ...outletSearchOf({
-    q: p.q,
-    country: p.country,
-    topic: p.topic,
-    language: p.language,
-    max_price_cents: p.max_price_usd ? Number(p.max_price_usd) * 100 : undefined,
-    verified_traffic: p.verified_traffic === undefined ? undefined : p.verified_traffic === 'true',
-    sort: p.sort as OutletSort | undefined,
-  }),
-  page: Number(p.page ?? 1),
-  perPage: Number(p.per_page ?? 15),
-});
+const searchOf = searchOfParams;
 
 const mb = (n: number) => `${(n / 2 ** 20).toFixed(0)} MB`;
 const gc = () => (globalThis as { gc?: () => void }).gc?.();
@@ -86,7 +75,7 @@ async function timeEngine(queries: ReturnType<typeof searchOf>[]): Promise<numbe
   const ms: number[] = [];
   for (const s of queries) {
     const t = process.hrtime.bigint();
-    await engine.search({ q: s.q, filter: s.filter, sort: s.sort ?? (s.q ? 'relevance' : '-traffic'), offset: (s.page - 1) * s.perPage, limit: s.perPage });
+    await engine.search(engineRequest(s));
     ms.push(Number(process.hrtime.bigint() - t) / 1e6);
   }
   return ms;

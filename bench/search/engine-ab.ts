@@ -12,10 +12,9 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { outletStream } from '../../src/demo/outlet-generator.js';
-import type { OutletSort } from '../../src/domain/outlets/enums.js';
-import { outletSearchOf } from '../../src/domain/outlets/search.js';
 import { SearchEngine } from '../../src/domain/outlets/search-engine.js';
 import { freshQueries } from '../scenarios/search.js';
+import { engineRequest, searchOfParams } from './query-params.js';
 import { JUDGED_SEED } from './relevance.js';
 
 const { values: opts } = parseArgs({
@@ -46,17 +45,7 @@ let differing = 0;
 for (let set = 0; set <= Number(opts.sets); set++) {
   const queries = freshQueries(names, 77 + set, Number(opts.queries));
   for (const [i, p] of queries.entries()) {
-    const s = outletSearchOf({
-      q: p.q,
-      country: p.country,
-      topic: p.topic,
-      language: p.language,
-      max_price_cents: p.max_price_usd ? Number(p.max_price_usd) * 100 : undefined,
-      verified_traffic: p.verified_traffic === undefined ? undefined : p.verified_traffic === 'true',
-      sort: p.sort as OutletSort | undefined,
-    });
-    const perPage = Number(p.per_page);
-    const req = { q: s.q, filter: s.filter, sort: s.sort ?? (s.q ? 'relevance' : '-traffic'), offset: (Number(p.page) - 1) * perPage, limit: perPage } as const;
+    const req = engineRequest(searchOfParams(p));
     const answers: Record<string, string> = {};
     for (const which of i % 2 === 0 ? (['other', 'this'] as const) : (['this', 'other'] as const)) {
       const t = performance.now();

@@ -11,10 +11,9 @@ import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { outletStream } from '../../src/demo/outlet-generator.js';
-import type { OutletSort } from '../../src/domain/outlets/enums.js';
-import { outletSearchOf } from '../../src/domain/outlets/search.js';
 import { SearchEngine } from '../../src/domain/outlets/search-engine.js';
 import { freshQueries } from '../scenarios/search.js';
+import { engineRequest, searchOfParams } from './query-params.js';
 import { JUDGED_SEED } from './relevance.js';
 
 const { values: opts } = parseArgs({
@@ -80,19 +79,9 @@ for (let b = 0; b < queries.length; b += block) {
   const loop = monitorEventLoopDelay({ resolution: 5 });
   loop.enable();
   for (const p of queries.slice(b, b + block)) {
-    const s = outletSearchOf({
-      q: p.q,
-      country: p.country,
-      topic: p.topic,
-      language: p.language,
-      max_price_cents: p.max_price_usd ? Number(p.max_price_usd) * 100 : undefined,
-      verified_traffic: p.verified_traffic === undefined ? undefined : p.verified_traffic === 'true',
-      sort: p.sort as OutletSort | undefined,
-    });
-    const page = Number(p.page);
-    const perPage = Number(p.per_page);
+    const request = engineRequest(searchOfParams(p));
     const t = performance.now();
-    await engine.search({ q: s.q, filter: s.filter, sort: s.sort ?? (s.q ? 'relevance' : '-traffic'), offset: (page - 1) * perPage, limit: perPage });
+    await engine.search(request);
     longest = Math.max(longest, performance.now() - t);
   }
   const to = performance.now();
