@@ -69,6 +69,8 @@ const mcpEndpointRoutes: FastifyPluginAsync<McpRouteDeps> = async (app, deps) =>
       request.log.error({ err }, 'MCP request failed');
       return reply.code(500).send(jsonRpcError(-32603, 'Internal error'));
     }
+    // The header Fastify gives the JSON it writes itself.
+    if (answered.json !== undefined) return reply.code(answered.status).type('application/json; charset=utf-8').send(answered.json);
     return reply.code(answered.status).send(answered.body);
   };
 

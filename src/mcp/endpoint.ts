@@ -13,7 +13,7 @@ import { jsonRpcError, splitMalformed } from './json-rpc.js';
 import { isRequest, type JsonRpcReply, JsonTransport } from './json-transport.js';
 import { createMcpServer, type McpServerDeps, toolContext } from './server.js';
 import { sdkRefusal } from './tool.js';
-import { answerToolCall, isPlainToolCall } from './tool-call.js';
+import { answerToolCall, isPlainToolCall, replyJson } from './tool-call.js';
 import { toolsByName } from './tools/index.js';
 
 /** The headers of a POST the streamable HTTP transport reads. */
@@ -23,10 +23,11 @@ export interface McpHeaders {
   protocolVersion: string | undefined;
 }
 
-/** What to answer over HTTP: a status and a JSON body, or no body (202). */
+/** What to answer over HTTP: a status and a JSON body (as a value, or already written as JSON), or no body (202). */
 export interface McpAnswer {
   status: number;
   body?: unknown;
+  json?: string;
 }
 
 export interface McpEndpoint {
@@ -83,6 +84,11 @@ export async function createMcpEndpoint(deps: McpServerDeps, log: FastifyBaseLog
       return refuse(400, -32000, `Bad Request: Unsupported protocol version: ${protocolVersion} (supported versions: ${supported})`);
     }
 
+    // One plain tool call, what clients send nearly always: its reply is written as JSON here.
+    const [only] = messages;
+    if (messages.length === 1 && !refused.length && isPlainToolCall(only!)) {
+      return { status: 200, json: replyJson(await answerToolCall(only, caller, context(caller))) };
+    }
     // Plain tool calls are answered here (tool-call.ts), everything else by the SDK; the replies
     // keep the order of the requests.
     const toSdk = messages.filter((m) => !isPlainToolCall(m));

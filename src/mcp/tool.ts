@@ -156,6 +156,7 @@ export async function callTool(def: ToolDef, context: () => Promise<ToolContext>
     refuseToSpend(def, caller.principal);
     refuseUnstorableText(args, 'arguments');
     const structured = (await def.run(await context(), args as z.output<AnyObject>)) as Record<string, unknown>;
+    // `replyJson` (tool-call.ts) writes this result by hand, reusing the text as structuredContent.
     return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
   } catch (err) {
     return toolError(err, caller, def.name);
