@@ -49,12 +49,8 @@ export interface MailAttempt {
  * Claims due mails and marks the attempt in one committed statement before sending, as webhook
  * deliveries do: another process skips them (SKIP LOCKED while claiming, then next_attempt_at is
  * past the attempt's timeout), and if this process dies mid-send the claim lapses and another
- * sends the mail again, with the same Message-ID. Then sends each, at once, and records every
- * outcome in one statement when the last send has answered: one commit per batch, not one per
- * mail (a publisher's mail per order made it a durable commit per order: bench/RESULTS.md). A send
- * is bounded by `timeoutMs`, so the record comes before the claims lapse; a process that dies
- * before it leaves the whole batch to be sent again, as it would one mail. A sent or given-up
- * mail's parts and unsubscribe address are emptied (they may hold a token). Returns how many it attempted.
+ * sends the mail again, with the same Message-ID. Then sends each and records the outcome; a sent
+ * or given-up mail's parts and unsubscribe address are emptied (they may hold a token). Returns how many it attempted.
  */
 export async function sendDueMail(
   pool: Db,
@@ -79,26 +75,18 @@ export async function sendDueMail(
            RETURNING m.id, m.kind, m.attempts, m.first_attempt_at, m.to_address, m.subject, m.body_text, m.body_html, m.list_unsubscribe, m.message_id`,
     values: [new Date(claimedAt), new Date(claimedAt + settings.timeoutMs + CLAIM_MARGIN_MS)],
   });
-  if (rows.length === 0) return 0;
-  const outcomes = await Promise.all(rows.map((m) => attempt(transport, settings, now, m)));
-  await recordOutcomes(pool, outcomes);
-  for (const o of outcomes) report(o.report);
+  await Promise.all(rows.map((m) => attempt(pool, transport, settings, now, m, report)));
   return rows.length;
 }
 
-/** One attempt's outcome, as `recordOutcomes` writes it. */
-interface Outcome {
-  id: number;
-  attempts: number;
-  status: 'sent' | 'logged' | 'pending' | 'failed';
-  nextAttemptAt: Date | null;
-  error: string | null;
-  at: Date;
-  report: MailAttempt;
-}
-
-/** Sends one claimed mail; never throws (a transport that does is a failed attempt). */
-async function attempt(transport: MailTransport, settings: MailSettings, now: () => number, m: Claimed): Promise<Outcome> {
+async function attempt(
+  pool: Db,
+  transport: MailTransport,
+  settings: MailSettings,
+  now: () => number,
+  m: Claimed,
+  report: (attempt: MailAttempt) => void,
+): Promise<void> {
   const mail: OutgoingMail = {
     to: m.to_address,
     subject: m.subject,
@@ -117,47 +105,31 @@ async function attempt(transport: MailTransport, settings: MailSettings, now: ()
   const at = now();
   const givingUp = !result.ok && (result.permanent || at - m.first_attempt_at.getTime() >= settings.giveUpMs);
   const status = result.ok ? (transport.logsOnly ? 'logged' : 'sent') : givingUp ? 'failed' : 'pending';
-  return {
-    id: m.id,
-    attempts: m.attempts,
-    status,
-    nextAttemptAt: status === 'pending' ? new Date(at + mailRetryDelay(m.attempts, settings.retryBaseMs)) : null,
-    error: result.ok ? null : result.error,
-    at: new Date(at),
-    report: {
-      id: m.id,
-      kind: m.kind,
-      attempts: m.attempts,
-      outcome: status === 'pending' ? 'retry' : status,
-      ...(result.ok ? {} : { error: result.error }),
-    },
-  };
-}
-
-/**
- * Records a batch's outcomes in one statement, each as its own row says. Guarded by the attempt
- * number: a claim that lapsed and was taken again is no longer ours to settle.
- */
-async function recordOutcomes(pool: Db, outcomes: Outcome[]): Promise<void> {
+  // Guarded by the attempt number: a claim that lapsed and was taken again is no longer ours to settle.
   await pool.query({
-    name: 'mail_outbox_outcomes',
-    text: `UPDATE mail_outbox m
-              SET status = o.status, next_attempt_at = o.next_attempt_at, last_error = o.last_error,
-                  sent_at = CASE WHEN o.status IN ('sent', 'logged') THEN o.at ELSE m.sent_at END,
-                  body_text = CASE WHEN o.status = 'pending' THEN m.body_text END,
-                  body_html = CASE WHEN o.status = 'pending' THEN m.body_html END,
-                  list_unsubscribe = CASE WHEN o.status = 'pending' THEN m.list_unsubscribe END
-             FROM unnest($1::bigint[], $2::int[], $3::mail_status[], $4::timestamptz[], $5::text[], $6::timestamptz[])
-                  AS o(id, attempts, status, next_attempt_at, last_error, at)
-            WHERE m.id = o.id AND m.attempts = o.attempts AND m.status = 'pending'`,
+    name: 'mail_outbox_outcome',
+    text: `UPDATE mail_outbox
+              SET status = $3::mail_status, next_attempt_at = $4, last_error = $5,
+                  sent_at = CASE WHEN $3::mail_status IN ('sent', 'logged') THEN $6 ELSE sent_at END,
+                  body_text = CASE WHEN $3::mail_status = 'pending' THEN body_text END,
+                  body_html = CASE WHEN $3::mail_status = 'pending' THEN body_html END,
+                  list_unsubscribe = CASE WHEN $3::mail_status = 'pending' THEN list_unsubscribe END
+            WHERE id = $1 AND attempts = $2 AND status = 'pending'`,
     values: [
-      outcomes.map((o) => o.id),
-      outcomes.map((o) => o.attempts),
-      outcomes.map((o) => o.status),
-      outcomes.map((o) => o.nextAttemptAt),
-      outcomes.map((o) => o.error),
-      outcomes.map((o) => o.at),
+      m.id,
+      m.attempts,
+      status,
+      status === 'pending' ? new Date(at + mailRetryDelay(m.attempts, settings.retryBaseMs)) : null,
+      result.ok ? null : result.error,
+      new Date(at),
     ],
+  });
+  report({
+    id: m.id,
+    kind: m.kind,
+    attempts: m.attempts,
+    outcome: status === 'pending' ? 'retry' : status,
+    ...(result.ok ? {} : { error: result.error }),
   });
 }
 
