@@ -97,7 +97,7 @@ function rulesOf(index: SearchIndex, sort: OutletSort, f: SearchFilter, text: bo
  */
 function listed(index: SearchIndex, q: TextQuery, f: SearchFilter): SlotSet | undefined {
   const groups = q.groups.map((g) => {
-    const ids = g.lexemes.map((l) => index.lexicon.id(l)).filter((id) => id !== undefined);
+    const ids = lexemeIds(index, g);
     const of = (lists: SlotLists) => ids.map((id) => ({ runs: lists.runs(id), bits: lists.bitsOf(id) }));
     return { terms: of(index.terms), name: of(index.nameTerms) };
   });
@@ -113,11 +113,10 @@ function listed(index: SearchIndex, q: TextQuery, f: SearchFilter): SlotSet | un
 function matchBits(index: SearchIndex, groups: TextQuery['groups'], terms: SlotLists): Uint32Array {
   const n = (index.slotCount + 31) >>> 5;
   const lender = index.lender;
-  const idsOf = (g: TextQuery['groups'][number]) => g.lexemes.map((l) => index.lexicon.id(l)).filter((id) => id !== undefined);
   const words = lender.takeAny(n);
-  anyOf(words, groups.length ? idsOf(groups[0]!) : [], terms);
+  anyOf(words, groups.length ? lexemeIds(index, groups[0]!) : [], terms);
   for (const g of groups.slice(1)) {
-    const ids = idsOf(g);
+    const ids = lexemeIds(index, g);
     const broad = ids.length === 1 ? terms.bitsOf(ids[0]!) : undefined;
     const bits = broad ?? anyOf(lender.takeAny(n), ids, terms);
     const common = Math.min(n, bits.length);
@@ -126,6 +125,11 @@ function matchBits(index: SearchIndex, groups: TextQuery['groups'], terms: SlotL
     if (!broad) lender.give(bits);
   }
   return words;
+}
+
+/** The ids of a word group's lexemes that the index knows. */
+function lexemeIds(index: SearchIndex, g: TextQuery['groups'][number]): number[] {
+  return g.lexemes.map((l) => index.lexicon.id(l)).filter((id) => id !== undefined);
 }
 
 /** Writes into `bits` (whole) the slots of any of the lexemes: the first broad one's bitset copied, the others' slots set. */
