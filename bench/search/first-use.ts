@@ -7,6 +7,10 @@
 //   node --import tsx bench/search/first-use.ts --database-url postgres://… [--queries 2000] [--block 100] [--writes]
 // --no-warm-up: the engine ready as soon as loaded (before issue 56), to compare.
 // --writes: a traffic refresh meanwhile (10 outlets' monthly_visits every 500 ms, put back at the end).
+// --pre N: N fresh queries of another seed asked first, not measured: the blocks then show what a
+// warm-up of real searches would leave (against them, what the engine's own warm-up leaves).
+// Each block prints its CPU a query beside its time: CPU above the time is another thread's (V8's
+// optimising compiler, in the first blocks).
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
@@ -23,6 +27,7 @@ const { values: opts } = parseArgs({
     block: { type: 'string', default: '100' },
     writes: { type: 'boolean', default: false },
     'no-warm-up': { type: 'boolean', default: false },
+    pre: { type: 'string', default: '0' },
   },
 });
 const url = opts['database-url'] ?? process.env.DATABASE_URL;
@@ -72,8 +77,10 @@ if (opts.writes) {
 const names = [...outletStream(2_000, JUDGED_SEED)].map((o) => o.name);
 const queries = freshQueries(names, 77, Number(opts.queries));
 const block = Number(opts.block);
+for (const p of freshQueries(names, 99, Number(opts.pre))) await engine.search(engineRequest(searchOfParams(p)));
 for (let b = 0; b < queries.length; b += block) {
   const from = performance.now();
+  const cpuFrom = process.cpuUsage();
   let longest = 0;
   // How long the loop was held up at a time (a server's other requests wait that long).
   const loop = monitorEventLoopDelay({ resolution: 5 });
@@ -85,11 +92,12 @@ for (let b = 0; b < queries.length; b += block) {
     longest = Math.max(longest, performance.now() - t);
   }
   const to = performance.now();
+  const cpu = process.cpuUsage(cpuFrom);
   loop.disable();
   const inBlock = pauses.filter((x) => x.at >= from && x.at < to);
   console.log(
     `queries ${String(b + 1).padStart(5)}–${String(Math.min(b + block, queries.length)).padEnd(5)} ${((from - readyAt) / 1000).toFixed(1).padStart(5)} s after ready: ` +
-      `${((to - from) / block).toFixed(2)} ms a query, longest ${longest.toFixed(1)} ms, loop held up ${Math.max(0, loop.max / 1e6 - 5).toFixed(1)} ms at most; collector ${inBlock.length} pauses, ${inBlock.reduce((a, x) => a + x.ms, 0).toFixed(0)} ms, longest ${Math.max(0, ...inBlock.map((x) => x.ms)).toFixed(1)} ms`,
+      `${((to - from) / block).toFixed(2)} ms a query (CPU ${((cpu.user + cpu.system) / 1000 / block).toFixed(2)} ms), longest ${longest.toFixed(1)} ms, loop held up ${Math.max(0, loop.max / 1e6 - 5).toFixed(1)} ms at most; collector ${inBlock.length} pauses, ${inBlock.reduce((a, x) => a + x.ms, 0).toFixed(0)} ms, longest ${Math.max(0, ...inBlock.map((x) => x.ms)).toFixed(1)} ms`,
   );
 }
 clearInterval(writer);

@@ -9,7 +9,7 @@ import { loadIndex, refreshIndex } from './search-loader.js';
 import { OutletChangesListener } from './search-listener.js';
 import { confirmPhrases, type Phrase } from './search-phrase.js';
 import { lexemesOfWord, SearchTerms } from './search-terms.js';
-import { warmUp } from './search-warmup.js';
+import { type Ask, warmUp } from './search-warmup.js';
 import { parseQuery } from './search-text.js';
 
 // The one search engine of a process: its in-memory index answers every search (quoted phrases
@@ -80,13 +80,14 @@ export class SearchEngine {
   readonly terms: SearchTerms;
 
   /**
-   * `warm`: what is done with a loaded index before it answers (search-warmup.ts); tests hold it
-   * to see that nothing answers until it is done.
+   * `warm`: what is done with a loaded index before it answers (search-warmup.ts), given a way to
+   * ask it searches as a client's are asked; tests hold it to see that nothing answers until it is
+   * done.
    */
   constructor(
     private readonly pool: pg.Pool,
     private readonly onError: (err: Error, what: string) => void = () => {},
-    private readonly warm: (index: SearchIndex) => Promise<void> = (index) => warmUp(index),
+    private readonly warm: (index: SearchIndex, ask: Ask) => Promise<void> = warmUp,
   ) {
     this.terms = new SearchTerms(pool);
     this.listener = new OutletChangesListener(pool, {
@@ -239,11 +240,13 @@ export class SearchEngine {
       const fresh = new SearchIndex();
       await loadIndex(this.pool, fresh);
       if (this.stopped) return;
-      // Its first searches are answered here, not by the first clients (search-warmup.ts).
-      await this.warm(fresh);
       // The forms (the word and its stem) of the catalog's most used words, read in one statement:
       // otherwise each of the first searches waits for PostgreSQL to give its words' forms.
       await this.terms.lookup(fresh.commonWords(COMMON_WORDS)).catch((err: Error) => this.onError(err, 'search: reading the common words ahead'));
+      if (this.stopped) return;
+      // Its first searches are answered here, not by the first clients (search-warmup.ts), on the
+      // path a client's search takes from its text to its page.
+      await this.warm(fresh, async (req) => (await this.find(fresh, req, req.offset + req.limit)).found);
       if (this.stopped) return;
       this.index = fresh;
       this.loadCount++;

@@ -119,9 +119,7 @@ function matchBits(index: SearchIndex, groups: TextQuery['groups'], terms: SlotL
     const ids = lexemeIds(index, g);
     const broad = ids.length === 1 ? terms.bitsOf(ids[0]!) : undefined;
     const bits = broad ?? anyOf(lender.takeAny(n), ids, terms);
-    const common = Math.min(n, bits.length);
-    for (let i = 0; i < common; i++) words[i]! &= bits[i]!;
-    words.fill(0, common);
+    andWith(words, bits);
     if (!broad) lender.give(bits);
   }
   return words;
@@ -176,26 +174,48 @@ export function bits(index: SearchIndex, q: TextQuery | undefined, f: SearchFilt
   }
   // Fewer than two: `alive` again, which changes nothing.
   while (single.length < 2) single.push(alive);
-  const [a, b] = single;
   // Counted in the same pass: the count (meta.total) holds unless a pass below narrows the matches.
+  const count = combine(universe, anywhere, exact, inName, alive, single[0]!, single[1]!);
+  const bounds = all.flatMap((nw) => ('bound' in nw ? [nw.bound] : []));
+  for (const set of single.slice(2)) andWith(universe, set);
+  for (const sets of several) andWithAnyOf(universe, sets);
+  for (const bound of bounds) keepWithin(universe, bound);
+  const narrowedAfter = single.length > 2 || several.length > 0 || bounds.length > 0;
+  return new BitSlots(universe, { exact, inName, anywhere, noExact: exactSlots === 0 }, lender, [universe, exact, inName, anywhere], narrowedAfter ? -1 : count);
+}
+
+// The passes over every slot's word are functions of their own, not loops inside bits(): V8
+// compiles a long loop met in the middle of a function on its own (on-stack replacement), knowing
+// nothing yet of the code after it, and that code then fell back to the interpreter at its first
+// line on every search until bits() as a whole was compiled (issue 56: 214 such fallbacks in the
+// first 300 searches after ready at 1M outlets).
+
+/** universe = (anywhere | exact | inName) & alive & a & b; returns how many slots it holds. */
+function combine(universe: Uint32Array, anywhere: Uint32Array, exact: Uint32Array, inName: Uint32Array, alive: Uint32Array, a: Uint32Array, b: Uint32Array): number {
   let count = 0;
-  for (let i = 0; i < n; i++) {
-    const x = (anywhere[i]! | exact[i]! | inName[i]!) & alive[i]! & a![i]! & b![i]!;
+  for (let i = 0; i < universe.length; i++) {
+    const x = (anywhere[i]! | exact[i]! | inName[i]!) & alive[i]! & a[i]! & b[i]!;
     universe[i] = x;
     if (x !== 0) count += bitsIn(x);
   }
-  const narrowedAfter = single.length > 2 || several.length > 0 || all.some((nw) => 'bound' in nw);
-  for (const set of single.slice(2)) for (let i = 0; i < n; i++) universe[i]! &= set[i]!;
-  for (const sets of several) {
-    for (let i = 0; i < n; i++) {
-      if (universe[i] === 0) continue;
-      let any = 0;
-      for (const set of sets) any |= set[i]!;
-      universe[i]! &= any;
-    }
+  return count;
+}
+
+/** bits &= set, over the words both have; the rest of `bits` cleared. */
+function andWith(bits: Uint32Array, set: Uint32Array): void {
+  const common = Math.min(bits.length, set.length);
+  for (let i = 0; i < common; i++) bits[i]! &= set[i]!;
+  bits.fill(0, common);
+}
+
+/** universe &= (any of sets). */
+function andWithAnyOf(universe: Uint32Array, sets: Uint32Array[]): void {
+  for (let i = 0; i < universe.length; i++) {
+    if (universe[i] === 0) continue;
+    let any = 0;
+    for (const set of sets) any |= set[i]!;
+    universe[i]! &= any;
   }
-  for (const narrowing of all) if ('bound' in narrowing) keepWithin(universe, narrowing.bound);
-  return new BitSlots(universe, { exact, inName, anywhere, noExact: exactSlots === 0 }, lender, [universe, exact, inName, anywhere], narrowedAfter ? -1 : count);
 }
 
 /**

@@ -48,7 +48,7 @@ function fromVocabulary(words: string[], vocabulary: Vocabulary): TermsOfWord[] 
 }
 
 /** At most this many completions of the last word. */
-const MAX_COMPLETIONS = 20;
+export const MAX_COMPLETIONS = 20;
 
 // A word's forms and corrections, and a prefix's completions, remembered for a second (a new word
 // in the catalog makes a known word of a typo's correction at most that late), for at most 10,000

@@ -1,9 +1,10 @@
 import type { OfferFormat, OutletSort } from './enums.js';
 import { outletSorts } from './enums.js';
-import type { SearchFilter } from './search-filter.js';
-import type { SearchIndex, TextQuery } from './search-index.js';
-import { OutletQuery } from './search-query.js';
-import { parseQuery } from './search-text.js';
+import type { Found, SearchRequest } from './search-engine.js';
+import { type FilterParams, filterOf } from './search-filter.js';
+import type { SearchIndex } from './search-index.js';
+import { MAX_COMPLETIONS } from './search-terms.js';
+import { STOP_WORDS } from './search-text.js';
 
 // A freshly loaded index answers its first searches several times slower than later ones: every
 // loop over its bitsets (a million outlets: 31,250 words a pass, a dozen passes a search) runs in
@@ -13,59 +14,74 @@ import { parseQuery } from './search-text.js';
 // traffic took 4–5 times the CPU a search takes later and held the event loop up for hundreds of
 // milliseconds at a time, /healthz included. So the engine answers these searches itself, over
 // the new index, before it says it is ready (or swaps a reloaded index in): every sort, each kind
-// of filter, broad and rare words (the bitsets' way and the listed way), one and two words, the
-// completions of a word, a page picked and counted. Of them only the completions are kept (the
-// index's own cache, which a new word clears).
+// of filter, broad and rare words (the bitsets' way and the listed way), one and two words, a
+// quoted phrase, a page picked and counted.
+//
+// They are asked the way a client's are (`ask`: the engine's own path from a request's text to
+// its page), with filters made by filterOf() as REST and MCP make them. Searches built by hand
+// (a filter object with only its one field, words given as lexemes) were compiled for objects of
+// other shapes: real traffic then undid the compiled code ("wrong map") and the first seconds
+// after ready were slow again (issue 56: 61 such undoings in the first four seconds, p99 over
+// 100 ms in the first). The completions of the catalog's most used words are worked out here too:
+// each was the first search's cost for its word. Of all this only caches are kept (the index's
+// completions, the engine's word forms).
 
 /** Searches answered before the index is used. */
 export const WARM_SEARCHES = 1_000;
+/** The catalog's most used words whose completions are worked out ahead (the index keeps 2,000). */
+export const WARM_COMPLETIONS = 2_000;
+
+/** A search asked as a client's is: its text parsed, its words looked up, its page and total. */
+export type Ask = (req: SearchRequest) => Promise<Found>;
 
 const FORMATS: OfferFormat[] = ['guest_post', 'sponsored_article', 'link_insertion', 'press_release'];
+const PAGE_SIZES = [10, 15, 25, 50];
 
-/** The filters the warm-up cycles through: none, each kind alone, and a few together. */
-function filters(index: SearchIndex): SearchFilter[] {
+/** The filter parameters the warm-up cycles through: none, each kind alone, and a few together. */
+function filters(index: SearchIndex): FilterParams[] {
   const { countries, languages, topics } = index.filterValues();
-  const out: SearchFilter[] = [{}, { verifiedTraffic: true }, { verifiedTraffic: false }, { maxPriceCents: 20_000 }, { minTraffic: 10_000 }];
-  for (const c of countries) out.push({ countries: [c] }, { countries: [c], maxPriceCents: 50_000 });
-  for (const l of languages) out.push({ languages: [l] });
-  for (const t of topics) out.push({ topic: t }, { topic: t, countries: countries.slice(0, 1) });
-  for (const f of FORMATS) out.push({ formats: [f] }, { formats: [f], maxPriceCents: 30_000 });
-  out.push({ countries: countries.slice(0, 3), languages: languages.slice(0, 2), formats: FORMATS.slice(0, 2) });
+  const out: FilterParams[] = [{}, { verified_traffic: true }, { verified_traffic: false }, { max_price_cents: 20_000 }, { min_traffic: 10_000 }];
+  for (const c of countries) out.push({ country: c }, { country: c, max_price_cents: 50_000 });
+  for (const l of languages) out.push({ language: l });
+  for (const t of topics) out.push({ topic: t }, { topic: t, country: countries[0] });
+  for (const f of FORMATS) out.push({ format: f }, { format: f, max_price_cents: 30_000 });
+  out.push({ country: countries[0], language: languages[0], format: FORMATS[0], verified_traffic: true });
   return out;
 }
 
-/** A query as the engine builds it from words the index knows: the last one completed. */
-function textOf(index: SearchIndex, words: string[]): TextQuery {
-  const parsed = parseQuery(words.join(' '));
-  return {
-    exactName: parsed.exactName,
-    domain: parsed.domain,
-    groups: words.map((w, i) => ({ lexemes: i === words.length - 1 ? [w, ...index.completions(w, 20)] : [w] })),
-  };
+/**
+ * The i-th warm-up search's text: none (a browse), one or two words, now and then a phrase. Only
+ * words the catalog knows: an unknown one is corrected by PostgreSQL (a scan of the terms of about
+ * its length), which would make the warm-up wait, not warm anything more.
+ */
+function textOf(words: string[], i: number): string | undefined {
+  if (i % 5 === 4 || words.length === 0) return undefined;
+  const a = words[i % words.length]!;
+  const b = words[(i * 7 + 3) % words.length]!;
+  if (i % 41 === 0) return `"${a} ${b}"`;
+  return i % 3 === 2 ? `${a} ${b}` : a;
 }
 
 /**
- * Answers `count` searches over the index (its page and total, as a request would), giving the
- * event loop back between them (`yieldEvery`): at the first load nothing else waits, but an index
- * reloaded beside the current one is warmed while that one keeps answering.
+ * Works out the completions of the most used words, then answers `count` searches through `ask`,
+ * giving the event loop back between them (`yieldEvery`): at the first load nothing else waits,
+ * but an index reloaded beside the current one is warmed while that one keeps answering.
  */
-export async function warmUp(index: SearchIndex, count = WARM_SEARCHES, yieldEvery: () => Promise<void> = () => new Promise((r) => setImmediate(r))): Promise<void> {
-  const words = index.sampleWords(48);
+export async function warmUp(index: SearchIndex, ask: Ask, count = WARM_SEARCHES, yieldEvery: () => Promise<void> = () => new Promise((r) => setImmediate(r))): Promise<void> {
+  const common = index.commonWords(WARM_COMPLETIONS);
+  for (let i = 0; i < common.length; i++) {
+    index.completions(common[i]!, MAX_COMPLETIONS);
+    if (i % 64 === 63) await yieldEvery();
+  }
+  // A stop word alone asks for nothing (no search is made).
+  const words = index.sampleWords(48).filter((w) => !STOP_WORDS.has(w));
   const kinds = filters(index);
-  const sorts: readonly OutletSort[] = outletSorts;
+  const sorts: readonly (OutletSort | undefined)[] = [undefined, ...outletSorts];
   for (let i = 0; i < count; i++) {
-    const sort = sorts[i % sorts.length]!;
-    const filter = kinds[(i * 5) % kinds.length]!;
-    // Every fifth a browse (no words); every third of the rest two words.
-    const text =
-      i % 5 === 4 || words.length === 0
-        ? undefined
-        : textOf(index, i % 3 === 2 ? [words[i % words.length]!, words[(i * 7 + 3) % words.length]!] : [words[i % words.length]!]);
-    const n = 10 + ((i * 13) % 66);
-    const query = new OutletQuery(index, text, filter);
-    query.total();
-    query.page(sort === 'relevance' && !text ? '-traffic' : sort, text !== undefined, n);
-    query.release();
+    const q = textOf(words, i);
+    const sort = sorts[i % sorts.length] ?? (q ? 'relevance' : '-traffic');
+    const limit = PAGE_SIZES[i % PAGE_SIZES.length]!;
+    await ask({ q, filter: filterOf(kinds[(i * 5) % kinds.length]!), sort, offset: limit * (i % 3), limit });
     if (i % 8 === 7) await yieldEvery();
   }
 }

@@ -21,8 +21,8 @@ export const searchEnginePlugin = fp(
     const engine = new SearchEngine(
       opts.pool,
       (err, what) => app.log.warn({ err: err.message }, what),
-      async (index) => {
-        await warmUp(index);
+      async (index, ask) => {
+        await warmUp(index, ask);
         // Before the first index only: on a reload the connections are open and busy answering.
         if (!engine.ready) await warmConnections(opts.pool).catch((err: Error) => app.log.warn({ err: err.message }, 'search: opening the connections ahead'));
       },

@@ -5,7 +5,7 @@ import { SearchEngine } from '../../../src/domain/outlets/search-engine.js';
 import { SearchIndex } from '../../../src/domain/outlets/search-index.js';
 import { loadIndex } from '../../../src/domain/outlets/search-loader.js';
 import { OutletQuery } from '../../../src/domain/outlets/search-query.js';
-import { WARM_SEARCHES, warmUp } from '../../../src/domain/outlets/search-warmup.js';
+import { WARM_SEARCHES } from '../../../src/domain/outlets/search-warmup.js';
 import { createPublisher } from '../../../src/domain/publishers/publisher-service.js';
 import { createTestDatabase } from '../../helpers/db.js';
 
@@ -70,9 +70,11 @@ describe('the search engine warms a loaded index before it is ready', () => {
   it('leaves the index as it found it: every sort and filter answers as on an index never warmed', async () => {
     const cold = new SearchIndex();
     await loadIndex(database.pool, cold);
-    const warm = new SearchIndex();
-    await loadIndex(database.pool, warm);
-    await warmUp(warm);
+    const engine = new SearchEngine(database.pool);
+    engine.start();
+    await waitReady(engine);
+    await engine.close();
+    const warm = engine.loaded!;
     expect(warm.version).toBe(cold.version);
     expect(warm.counts).toEqual(cold.counts);
     const words = cold.sampleWords(6);
