@@ -121,9 +121,25 @@ export function listMatches(
     if ('bound' in nw) bounds.push(nw.bound);
     else sets.push(nw.anyOf.filter((b): b is Uint32Array => b !== undefined));
   }
-  // Each candidate once (a slot is in several runs): its place + 1 in `place`, or -1 when a
-  // filter turned it away; every slot set is cleared again below.
   const place = places();
+  const { candidates, refused } = candidatesOf(sources, alive, sets, place);
+  const tier = tiersOf(groups, exact, candidates, place);
+  for (const s of candidates) place[s] = 0;
+  for (const s of refused) place[s] = 0;
+  return keptWithin(candidates, tier, bounds);
+}
+
+// The phases of listMatches are functions of their own, each with its one loop: V8 compiles a
+// long loop met in the middle of a function on its own (on-stack replacement), knowing nothing
+// yet of the code after it, which then fell back to the interpreter on many searches until the
+// whole function was compiled, and the function was compiled again and again (issue 56: five
+// times in the first 200 searches after ready at 1M outlets, 67–246 ms of compiling each).
+
+/**
+ * Each candidate once (a slot is in several runs), alive and passing every filter of values:
+ * its place + 1 written in `place`, or -1 when turned away (`refused`, to be cleared with them).
+ */
+function candidatesOf(sources: Int32Array[], alive: Uint32Array, sets: Uint32Array[][], place: Int32Array): { candidates: number[]; refused: number[] } {
   const candidates: number[] = [];
   const refused: number[] = [];
   for (const run of sources) {
@@ -142,42 +158,56 @@ export function listMatches(
       refused.push(s);
     }
   }
-  // Each word's slots marked on the candidates, lexeme by lexeme (the last word's completions are
-  // twenty lexemes, most of a few slots): a short run's slots looked up in `place`; for a lexeme
-  // with many more slots than there are candidates, each candidate tested in its bitset (a broad
-  // word) or searched in its runs.
+  return { candidates, refused };
+}
+
+/**
+ * Per candidate, its tiers: every word's slots marked on the candidates, lexeme by lexeme (the
+ * last word's completions are twenty lexemes, most of a few slots), then the exact name's.
+ */
+function tiersOf(groups: ListedSources['groups'], exact: Posting[], candidates: number[], place: Int32Array): Uint8Array {
   const c = candidates.length;
-  const markRun = (run: Int32Array, marks: Uint8Array, bit: number) => {
-    if (run.length <= c * 16) {
-      for (let i = 0; i < run.length; i++) {
-        const at = place[run[i]!]!;
-        if (at > 0) marks[at - 1]! |= bit;
-      }
-    } else for (let i = 0; i < c; i++) if (runHas(run, candidates[i]!)) marks[i]! |= bit;
-  };
-  // The bitset holds all the lexeme's slots, those added since the load too.
-  const markPosting = ({ runs, bits }: Posting, marks: Uint8Array, bit: number) => {
-    if (bits) {
-      for (let i = 0; i < c; i++) if (hasSlot(bits, candidates[i]!)) marks[i]! |= bit;
-    } else for (const run of runs) markRun(run, marks, bit);
-  };
   const tier = new Uint8Array(c);
   if (groups.length) {
     tier.fill(IN_NAME | ANYWHERE);
     const hit = new Uint8Array(c);
     for (const g of groups) {
       hit.fill(0);
-      for (const p of g.terms) markPosting(p, hit, ANYWHERE);
-      for (const p of g.name) markPosting(p, hit, IN_NAME);
+      for (const p of g.terms) markPosting(p, hit, ANYWHERE, candidates, place);
+      for (const p of g.name) markPosting(p, hit, IN_NAME, candidates, place);
       for (let i = 0; i < c; i++) tier[i]! &= hit[i]!;
     }
   }
-  for (const p of exact) markPosting(p, tier, EXACT);
-  for (const s of candidates) place[s] = 0;
-  for (const s of refused) place[s] = 0;
+  for (const p of exact) markPosting(p, tier, EXACT, candidates, place);
+  return tier;
+}
+
+/** Marks `bit` on the candidates in the lexeme's slots (the bitset holds all of them, those added since the load too). */
+function markPosting({ runs, bits }: Posting, marks: Uint8Array, bit: number, candidates: number[], place: Int32Array): void {
+  if (bits) {
+    for (let i = 0; i < candidates.length; i++) if (hasSlot(bits, candidates[i]!)) marks[i]! |= bit;
+  } else for (const run of runs) markRun(run, marks, bit, candidates, place);
+}
+
+/**
+ * Marks `bit` on the candidates in the run: a short run's slots looked up in `place`; for a run
+ * with many more slots than there are candidates, each candidate searched in it.
+ */
+function markRun(run: Int32Array, marks: Uint8Array, bit: number, candidates: number[], place: Int32Array): void {
+  const c = candidates.length;
+  if (run.length <= c * 16) {
+    for (let i = 0; i < run.length; i++) {
+      const at = place[run[i]!]!;
+      if (at > 0) marks[at - 1]! |= bit;
+    }
+  } else for (let i = 0; i < c; i++) if (runHas(run, candidates[i]!)) marks[i]! |= bit;
+}
+
+/** The candidates in some tier and within every bound, with their tiers. */
+function keptWithin(candidates: number[], tier: Uint8Array, bounds: Bound[]): ListedSlots {
   const slots: number[] = [];
   const tiers: number[] = [];
-  next: for (let i = 0; i < c; i++) {
+  next: for (let i = 0; i < candidates.length; i++) {
     const s = candidates[i]!;
     if (tier[i] === 0) continue;
     for (const b of bounds) if (!within(b, s)) continue next;
