@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { LRUCache } from 'lru-cache';
 import { KEY_SHAPED } from '../../domain/keys/key-format.js';
 
 const REDACTED = '[REDACTED]';
@@ -83,10 +84,10 @@ function redactPart(sent: string, inQuery: boolean): string {
 /**
  * URLs found to hold nothing to redact, so the same path (`/api/purchases/validation`, ten thousand
  * times a second) is searched once, not on every request (about 1 µs each). Only such URLs are
- * kept, never one that holds a secret; bounded, and emptied when full (a flood of distinct URLs).
+ * kept, never one that holds a secret; the 1,000 most recently seen (a flood of distinct URLs
+ * pushes out the oldest).
  */
-const clean = new Set<string>();
-const CLEAN_URLS = 1_000;
+const clean = new LRUCache<string, true>({ max: 1_000 });
 
 /**
  * A URL fit for logs: every part that carries an api_key or purchase_code (a buyer's license),
@@ -98,8 +99,7 @@ export function redactUrl(url: string): string {
   if (clean.has(url)) return url;
   const decodedUrl = looselyDecoded(url);
   if (!SECRET_NAME.test(decodedUrl) && !MAY_HOLD_TOKEN.test(decodedUrl) && !KEY_SHAPED.test(decodedUrl) && !BAD_ESCAPE.test(url)) {
-    if (clean.size >= CLEAN_URLS) clean.clear();
-    clean.add(url);
+    clean.set(url, true);
     return url;
   }
   const parts = url.split(PART);
