@@ -5,7 +5,7 @@ import { SearchEngine } from '../../../src/domain/outlets/search-engine.js';
 import { SearchIndex } from '../../../src/domain/outlets/search-index.js';
 import { loadIndex } from '../../../src/domain/outlets/search-loader.js';
 import { OutletQuery } from '../../../src/domain/outlets/search-query.js';
-import { WARM_SEARCHES, warmUp } from '../../../src/domain/outlets/search-warmup.js';
+import { WARM_SEARCHES, warmSearches, warmUp } from '../../../src/domain/outlets/search-warmup.js';
 import { createPublisher } from '../../../src/domain/publishers/publisher-service.js';
 import { createTestDatabase } from '../../helpers/db.js';
 
@@ -60,10 +60,42 @@ describe('the search engine warms a loaded index before it is ready', () => {
     try {
       engine.start();
       await waitReady(engine);
-      expect(match.mock.calls.length).toBeGreaterThanOrEqual(WARM_SEARCHES);
+      // As many as the catalog's size asks for (400 outlets: a few), and some.
+      const count = warmSearches(engine.loaded!.counts.live);
+      expect(count).toBeGreaterThan(0);
+      expect(match.mock.calls.length).toBeGreaterThanOrEqual(count);
     } finally {
       match.mockRestore();
       await engine.close();
+    }
+  });
+
+  it('answers all its searches for a big catalog, fewer for a smaller one, none for a test-sized one', () => {
+    expect(warmSearches(1_000_000)).toBe(WARM_SEARCHES);
+    expect(warmSearches(100_000)).toBe(WARM_SEARCHES);
+    expect(warmSearches(50_000)).toBe(WARM_SEARCHES / 2);
+    expect(warmSearches(400)).toBe(4);
+    expect(warmSearches(99)).toBe(0);
+    expect(warmSearches(0)).toBe(0);
+  });
+
+  it('answers none over a catalog too small to warm', async () => {
+    const match = vi.spyOn(OutletQuery.prototype, 'total');
+    try {
+      const small = await createTestDatabase();
+      try {
+        const index = new SearchIndex();
+        await loadIndex(small.pool, index);
+        await warmUp(index);
+        expect(match.mock.calls.length).toBe(0);
+        // Asked for a count, it answers them whatever the size.
+        await warmUp(index, 20);
+        expect(match.mock.calls.length).toBe(20);
+      } finally {
+        await small.drop();
+      }
+    } finally {
+      match.mockRestore();
     }
   });
 
@@ -72,7 +104,7 @@ describe('the search engine warms a loaded index before it is ready', () => {
     await loadIndex(database.pool, cold);
     const warm = new SearchIndex();
     await loadIndex(database.pool, warm);
-    await warmUp(warm);
+    await warmUp(warm, WARM_SEARCHES);
     expect(warm.version).toBe(cold.version);
     expect(warm.counts).toEqual(cold.counts);
     const words = cold.sampleWords(6);
