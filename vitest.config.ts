@@ -5,6 +5,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/helpers/global-setup.ts'],
+    // Before each file: the tests' password cost (test/helpers/password-cost.ts).
+    setupFiles: ['test/helpers/setup-file.ts'],
     pool: 'forks',
     // Files share each worker's loaded modules: evaluating the app's module graph (the MCP SDK, the
     // OAuth server, the routes) took about 3 s per file when each file loaded it again, more than

@@ -50,6 +50,7 @@ import { webhookSecretBox } from './domain/webhooks/secret-box.js';
 import { oauthUrls } from './http/oauth/provider.js';
 import { oauthRoutes } from './http/oauth/routes.js';
 import { createOAuthServer } from './http/oauth/server.js';
+import { setPasswordCost } from './domain/users/passwords.js';
 
 /** What the app is built from: the infrastructure it runs on, and the clock it reads. */
 export interface AppDeps {
@@ -124,6 +125,7 @@ export function serverOptions(config: Config, logger: Logger): FastifyHttpOption
 export const marketplaceApp = fp(
   async function marketplaceApp(instance: FastifyInstance, deps: AppDeps) {
     useInputMessages();
+    setPasswordCost({ memoryKiB: deps.config.PASSWORD_HASH_MEMORY_KIB, passes: deps.config.PASSWORD_HASH_PASSES });
     const app = instance.withTypeProvider<ZodTypeProvider>();
     const clock = deps.clock ?? systemClock;
     const durations = durationsFrom(deps.config);

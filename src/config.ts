@@ -158,6 +158,11 @@ export const configSchema = z.object({
   SIGNIN_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).max(1_000_000).default(50),
   SIGNIN_SLOWDOWN_MAX_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
   SIGNUPS_PER_ADDRESS_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(5),
+  // What hashing a new password costs (argon2id, docs/people.md): memory in KiB and passes. The
+  // default is OWASP's first recommended setting (19 MiB, 2 passes). A stored hash keeps the cost it
+  // was made with, so a change leaves every password working. The tests set the lowest (8, 1).
+  PASSWORD_HASH_MEMORY_KIB: z.coerce.number().int().min(8).max(4_194_304).default(19_456),
+  PASSWORD_HASH_PASSES: z.coerce.number().int().min(1).max(100).default(2),
   // Invitations a workspace (or publisher account) may send in 24 hours: each one lets whoever
   // holds its link learn, by sending its form, whether the address has an account.
   INVITATIONS_PER_WORKSPACE_PER_DAY: z.coerce.number().int().min(1).max(1_000_000).default(20),

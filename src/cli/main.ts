@@ -19,6 +19,7 @@ import { HELP_WORDS, helpText, synopses } from './usage.js';
 
 import { itemCommands } from './commands/items.js';
 import { purchaseCommands } from './commands/purchases.js';
+import { setPasswordCost } from '../domain/users/passwords.js';
 
 const commands: Commands = {
   ...workspaceCommands,
@@ -60,6 +61,7 @@ async function run(argv: string[], config: Config, progress: ProgressFactory, re
   const command = commands[name];
   if (!command) throw unknownCommand(a, b);
   const flags = parseFlags(rest);
+  setPasswordCost({ memoryKiB: config.PASSWORD_HASH_MEMORY_KIB, passes: config.PASSWORD_HASH_PASSES });
   const { url, embedded } = await connect(config);
   const database = createDatabase({ url, max: 2, statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS });
   try {

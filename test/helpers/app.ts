@@ -4,6 +4,7 @@ import { afterAll } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import type { Metrics } from '../../src/infra/metrics.js';
 import { type Config, defaultConfig } from '../../src/config.js';
+import { testPasswordConfig } from './password-cost.js';
 import { ManualClock } from './clock.js';
 import { createLogger } from '../../src/logger.js';
 import { createTestDatabase, type TestDatabase } from './db.js';
@@ -26,7 +27,7 @@ export async function setupApp(
 ): Promise<Harness> {
   const database = opts.database ?? (await createTestDatabase());
   // The deadline sweep, the event and mail workers and the link checker are driven explicitly in tests, with the injected clock.
-  const config = defaultConfig({ LOG_LEVEL: 'info', ORDER_SWEEP_INTERVAL_MS: 0, EVENTS_POLL_INTERVAL_MS: 0, MAIL_POLL_INTERVAL_MS: 0, LINK_CHECK_POLL_MS: 0, LINK_CHECK_TIMEOUT_MS: 2_000, ...overrides });
+  const config = defaultConfig({ ...testPasswordConfig, LOG_LEVEL: 'info', ORDER_SWEEP_INTERVAL_MS: 0, EVENTS_POLL_INTERVAL_MS: 0, MAIL_POLL_INTERVAL_MS: 0, LINK_CHECK_POLL_MS: 0, LINK_CHECK_TIMEOUT_MS: 2_000, ...overrides });
   const clock = opts.clock ?? new ManualClock(Date.now());
   const logs: string[] = [];
   const sink = new Writable({

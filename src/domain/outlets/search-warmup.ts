@@ -26,8 +26,21 @@ import { STOP_WORDS } from './search-text.js';
 // each was the first search's cost for its word. Of all this only caches are kept (the index's
 // completions, the engine's word forms).
 
-/** Searches answered before the index is used. */
+/** Searches answered before a big index is used (WARM_FULL_AT outlets or more). */
 export const WARM_SEARCHES = 1_000;
+/** Outlets from which the warm-up answers all of WARM_SEARCHES. */
+const WARM_FULL_AT = 100_000;
+
+/**
+ * How many searches warm an index of `outlets` live outlets: a share of WARM_SEARCHES in proportion
+ * to the catalog, none below a hundred outlets. What a cold search costs grows with the catalog (a
+ * pass over 400 outlets is 13 words, against 31,250 at a million): on a small catalog the first
+ * searches are cheap even unoptimised, while 1,000 searches at every start cost a test-sized app
+ * tens of CPU-milliseconds, and the test suite builds about 190 apps a run.
+ */
+export function warmSearches(outlets: number): number {
+  return Math.min(WARM_SEARCHES, Math.floor((outlets * WARM_SEARCHES) / WARM_FULL_AT));
+}
 /** The catalog's most used words whose completions are worked out ahead (the index keeps 2,000). */
 export const WARM_COMPLETIONS = 2_000;
 
@@ -65,9 +78,16 @@ function textOf(words: string[], i: number): string | undefined {
 /**
  * Works out the completions of the most used words, then answers `count` searches through `ask`,
  * giving the event loop back between them (`yieldEvery`): at the first load nothing else waits,
- * but an index reloaded beside the current one is warmed while that one keeps answering.
+ * but an index reloaded beside the current one is warmed while that one keeps answering. Nothing
+ * at all for a catalog too small to need it (`warmSearches`).
  */
-export async function warmUp(index: SearchIndex, ask: Ask, count = WARM_SEARCHES, yieldEvery: () => Promise<void> = () => new Promise((r) => setImmediate(r))): Promise<void> {
+export async function warmUp(
+  index: SearchIndex,
+  ask: Ask,
+  count = warmSearches(index.counts.live),
+  yieldEvery: () => Promise<void> = () => new Promise((r) => setImmediate(r)),
+): Promise<void> {
+  if (count <= 0) return;
   const common = index.commonWords(WARM_COMPLETIONS);
   for (let i = 0; i < common.length; i++) {
     index.completions(common[i]!, MAX_COMPLETIONS);

@@ -5,7 +5,7 @@ import { SearchEngine } from '../../../src/domain/outlets/search-engine.js';
 import { SearchIndex } from '../../../src/domain/outlets/search-index.js';
 import { loadIndex } from '../../../src/domain/outlets/search-loader.js';
 import { OutletQuery } from '../../../src/domain/outlets/search-query.js';
-import { WARM_SEARCHES } from '../../../src/domain/outlets/search-warmup.js';
+import { WARM_SEARCHES, warmSearches, warmUp } from '../../../src/domain/outlets/search-warmup.js';
 import { createPublisher } from '../../../src/domain/publishers/publisher-service.js';
 import { createTestDatabase } from '../../helpers/db.js';
 
@@ -60,17 +60,50 @@ describe('the search engine warms a loaded index before it is ready', () => {
     try {
       engine.start();
       await waitReady(engine);
-      expect(match.mock.calls.length).toBeGreaterThanOrEqual(WARM_SEARCHES);
+      // As many as the catalog's size asks for (400 outlets: a few), and some.
+      const count = warmSearches(engine.loaded!.counts.live);
+      expect(count).toBeGreaterThan(0);
+      expect(match.mock.calls.length).toBeGreaterThanOrEqual(count);
     } finally {
       match.mockRestore();
       await engine.close();
     }
   });
 
+  it('answers all its searches for a big catalog, fewer for a smaller one, none for a test-sized one', () => {
+    expect(warmSearches(1_000_000)).toBe(WARM_SEARCHES);
+    expect(warmSearches(100_000)).toBe(WARM_SEARCHES);
+    expect(warmSearches(50_000)).toBe(WARM_SEARCHES / 2);
+    expect(warmSearches(400)).toBe(4);
+    expect(warmSearches(99)).toBe(0);
+    expect(warmSearches(0)).toBe(0);
+  });
+
+  it('answers none over a catalog too small to warm', async () => {
+    const small = await createTestDatabase();
+    try {
+      const index = new SearchIndex();
+      await loadIndex(small.pool, index);
+      let asked = 0;
+      const ask = async () => {
+        asked++;
+        return { total: 0, ids: [] };
+      };
+      await warmUp(index, ask);
+      expect(asked).toBe(0);
+      // Asked for a count, it answers them whatever the size.
+      await warmUp(index, ask, 20);
+      expect(asked).toBe(20);
+    } finally {
+      await small.drop();
+    }
+  });
+
   it('leaves the index as it found it: every sort and filter answers as on an index never warmed', async () => {
     const cold = new SearchIndex();
     await loadIndex(database.pool, cold);
-    const engine = new SearchEngine(database.pool);
+    // All of WARM_SEARCHES, asked as clients ask (the catalog's size would ask for a few).
+    const engine = new SearchEngine(database.pool, undefined, (index, ask) => warmUp(index, ask, WARM_SEARCHES));
     engine.start();
     await waitReady(engine);
     await engine.close();

@@ -11,7 +11,12 @@ afterAll(() => database.drop());
 const db = database.pool;
 
 let n = 0;
-const user = (name = `User ${++n}`) => createUser(db, { email: `m${n}-${Date.now()}@example.com`, name, password: 'member password' });
+// Each call its own number: two calls in the same millisecond (hashing at the tests' cost takes
+// far less) must not make the same address.
+const user = (name?: string) => {
+  const i = ++n;
+  return createUser(db, { email: `m${i}@example.com`, name: name ?? `User ${i}`, password: 'member password' });
+};
 const workspace = async () => ({ workspaceId: (await createWorkspace(db, { name: `Members ws ${++n}` })).id });
 
 describe('memberships', () => {

@@ -1,8 +1,11 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { hashPassword, verifyPassword } from '../../../src/domain/users/passwords.js';
+import { defaultConfig } from '../../../src/config.js';
+import { hashPassword, OWASP_PASSWORD_COST, setPasswordCost, verifyAgainstDummy, verifyPassword } from '../../../src/domain/users/passwords.js';
 import { createUser, findUserByEmail, recordSignIn, setPassword, verifyCredentials } from '../../../src/domain/users/user-service.js';
+import { setupApp } from '../../helpers/app.js';
 import { createTestDatabase } from '../../helpers/db.js';
 import { ManualClock } from '../../helpers/clock.js';
+import { TEST_PASSWORD_COST } from '../../helpers/password-cost.js';
 
 const database = await createTestDatabase();
 afterAll(() => database.drop());
@@ -33,13 +36,44 @@ describe('users', () => {
     expect(Object.keys(err.details.errors).sort()).toEqual(['email', 'name', 'password']);
   });
 
-  it('hashes with argon2id and the OWASP parameters; the hash is not the password', async () => {
-    const user = await createUser(db, { email: 'hash@example.com', name: 'Hash', password: 'a long passphrase' });
+  it('hashes with argon2id and the OWASP parameters by default; the hash is not the password', async () => {
+    // The configuration's default is OWASP's setting (the tests run at the lowest cost).
+    expect(defaultConfig()).toMatchObject({ PASSWORD_HASH_MEMORY_KIB: 19_456, PASSWORD_HASH_PASSES: 2 });
+    expect(OWASP_PASSWORD_COST).toEqual({ memoryKiB: 19_456, passes: 2 });
+    setPasswordCost(OWASP_PASSWORD_COST);
+    const user = await createUser(db, { email: 'hash@example.com', name: 'Hash', password: 'a long passphrase' }).finally(() => setPasswordCost(TEST_PASSWORD_COST));
     const { rows } = await database.pool.query('SELECT password_hash FROM users WHERE id = $1', [user.id]);
     expect(rows[0].password_hash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
     expect(rows[0].password_hash).not.toContain('a long passphrase');
+    expect(await hashPassword('a long passphrase')).toMatch(/^\$argon2id\$v=19\$m=8,t=1,p=1\$/);
     expect(await verifyPassword(await hashPassword('x'.repeat(8)), 'y'.repeat(8))).toBe(false);
     expect(await verifyPassword('not a hash', 'whatever1')).toBe(false);
+  });
+
+  it('a password hashed at one cost still verifies after the cost changes, either way (the hash names its cost)', async () => {
+    const cheap = await createUser(db, { email: 'cheap@example.com', name: 'Cheap', password: 'hashed cheaply' });
+    setPasswordCost(OWASP_PASSWORD_COST);
+    try {
+      const owasp = await createUser(db, { email: 'owasp@example.com', name: 'Owasp', password: 'hashed at owasp' });
+      expect((await verifyCredentials(db, 'cheap@example.com', 'hashed cheaply'))?.id).toBe(cheap.id);
+      expect(await verifyCredentials(db, 'cheap@example.com', 'hashed at owasp')).toBeNull();
+      // The unknown address's check costs what a password hashed now costs.
+      expect(await verifyAgainstDummy('anything at all')).toBe(false);
+      setPasswordCost(TEST_PASSWORD_COST);
+      expect((await verifyCredentials(db, 'owasp@example.com', 'hashed at owasp'))?.id).toBe(owasp.id);
+      expect(await verifyCredentials(db, 'owasp@example.com', 'hashed cheaply')).toBeNull();
+    } finally {
+      setPasswordCost(TEST_PASSWORD_COST);
+    }
+  });
+
+  it("an app hashes at its configuration's cost", async () => {
+    try {
+      await setupApp({ PASSWORD_HASH_MEMORY_KIB: 16, PASSWORD_HASH_PASSES: 3 }, { database });
+      expect(await hashPassword('a long passphrase')).toMatch(/^\$argon2id\$v=19\$m=16,t=3,p=1\$/);
+    } finally {
+      setPasswordCost(TEST_PASSWORD_COST);
+    }
   });
 
   it('verifyCredentials: wrong password and unknown email are both null; right one, any case, is the user', async () => {
