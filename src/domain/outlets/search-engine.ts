@@ -1,13 +1,13 @@
 import { LRUCache } from 'lru-cache';
 import type pg from 'pg';
 import { DomainError } from '../errors.js';
-import type { OutletSort } from './enums.js';
-import { filterKey, type SearchFilter } from './search-filter.js';
+import { filterKey } from './search-filter.js';
 import { SearchIndex, type TextQuery } from './search-index.js';
 import { OutletQuery } from './search-query.js';
 import { loadIndex, refreshIndex } from './search-loader.js';
 import { OutletChangesListener } from './search-listener.js';
 import { confirmPhrases, type Phrase } from './search-phrase.js';
+import type { Found, SearchRequest } from './search-request.js';
 import { lexemesOfWord, SearchTerms } from './search-terms.js';
 import { type Ask, warmUp } from './search-warmup.js';
 import { parseQuery } from './search-text.js';
@@ -25,20 +25,7 @@ import { parseQuery } from './search-text.js';
 // loads a fresh index beside the current one, which keeps answering, and swaps them: memory goes
 // back to what a fresh start takes.
 
-export interface SearchRequest {
-  q?: string | undefined;
-  filter: SearchFilter;
-  sort: OutletSort;
-  /** The first `limit` outlets after `offset` in the sort's order. */
-  offset: number;
-  limit: number;
-}
-
-/** A search's total (meta.total) and the ids of its page, in order. */
-export interface Found {
-  total: number;
-  ids: number[];
-}
+export type { Found, SearchRequest } from './search-request.js';
 
 /** Seconds a client is asked to wait while the index loads. */
 const RETRY_AFTER_S = 5;

@@ -1,6 +1,6 @@
 import type { OfferFormat, OutletSort } from './enums.js';
 import { outletSorts } from './enums.js';
-import type { Found, SearchRequest } from './search-engine.js';
+import type { Found, SearchRequest } from './search-request.js';
 import { type FilterParams, filterOf } from './search-filter.js';
 import type { SearchIndex } from './search-index.js';
 import { MAX_COMPLETIONS } from './search-terms.js';
