@@ -25,8 +25,6 @@ import { parseQuery } from './search-text.js';
 // loads a fresh index beside the current one, which keeps answering, and swaps them: memory goes
 // back to what a fresh start takes.
 
-export type { Found, SearchRequest } from './search-request.js';
-
 /** Seconds a client is asked to wait while the index loads. */
 const RETRY_AFTER_S = 5;
 /** A notification burst of more than this share of the catalog is read by loading afresh. */

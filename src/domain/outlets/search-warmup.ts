@@ -30,6 +30,8 @@ import { STOP_WORDS } from './search-text.js';
 export const WARM_SEARCHES = 1_000;
 /** Outlets from which the warm-up answers all of WARM_SEARCHES. */
 const WARM_FULL_AT = 100_000;
+/** The catalog's most used words whose completions are worked out ahead (the index keeps 2,000). */
+export const WARM_COMPLETIONS = 2_000;
 
 /**
  * How many searches warm an index of `outlets` live outlets: a share of WARM_SEARCHES in proportion
@@ -41,8 +43,6 @@ const WARM_FULL_AT = 100_000;
 export function warmSearches(outlets: number): number {
   return Math.min(WARM_SEARCHES, Math.floor((outlets * WARM_SEARCHES) / WARM_FULL_AT));
 }
-/** The catalog's most used words whose completions are worked out ahead (the index keeps 2,000). */
-export const WARM_COMPLETIONS = 2_000;
 
 /** A search asked as a client's is: its text parsed, its words looked up, its page and total. */
 export type Ask = (req: SearchRequest) => Promise<Found>;
@@ -94,8 +94,9 @@ export async function warmUp(
     if (i % 64 === 63) await yieldEvery();
   }
   // Words spread over the vocabulary (broad to rare: the bitsets' way and the listed way) and the
-  // catalog's most used, which clients ask most: with those 200 the first 200 searches after
-  // ready at 1M outlets took 1.35–1.51 CPU-ms each against 1.62–2.31 without (bench/RESULTS.md).
+  // catalog's most used, which clients ask most (with those 200 the first 200 searches after ready
+  // at 1M outlets took 1.35–1.51 CPU-ms each against 1.62–2.31 without: two runs each, one after
+  // the other, a small effect; bench/RESULTS.md).
   // A stop word alone asks for nothing (no search is made).
   const words = [...index.sampleWords(48), ...index.commonWords(200)].filter((w) => !STOP_WORDS.has(w));
   const kinds = filters(index);
