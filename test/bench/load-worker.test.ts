@@ -46,10 +46,13 @@ describe('the load generator', () => {
   let url: string;
   // Arrival time of every request the server saw.
   const arrivals: number[] = [];
+  // Every request's connection (its client port), path and Authorization header.
+  const seen: { port: number; path: string; auth: string | undefined }[] = [];
 
   beforeAll(async () => {
-    server = createServer((_req, res) => {
+    server = createServer((req, res) => {
       arrivals.push(performance.now());
+      seen.push({ port: req.socket.remotePort!, path: req.url!, auth: req.headers.authorization });
       res.setHeader('content-type', 'application/json');
       res.end('{"ok":true}');
     });
@@ -92,6 +95,35 @@ describe('the load generator', () => {
         const settled = arrivals.length;
         await new Promise((r) => setTimeout(r, 300));
         expect(arrivals.length, `round ${round}`).toBe(settled);
+      }
+    } finally {
+      worker.kill();
+    }
+  });
+
+  it('sends each connection its own list, in order and round again, headers included, the same for a second job', async () => {
+    const worker = spawn(process.execPath, [join(import.meta.dirname, '../../bench/load-worker.mjs')], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const lines = createInterface({ input: worker.stdout! })[Symbol.asyncIterator]();
+    const get = (path: string) => ({ method: 'GET', path, headers: { authorization: `Bearer ${path}` } });
+    const lists = [
+      ['/a1', '/a2', '/a3'].map(get),
+      ['/b1', '/b2'].map(get),
+    ];
+    try {
+      for (const round of [1, 2]) {
+        seen.length = 0;
+        worker.stdin!.write(JSON.stringify({ url, connections: 2, rampSeconds: 0, durationSeconds: 0.2, requests: [get('/default')], requestsPerConnection: lists }) + '\n');
+        for (let done = false; !done; ) done = !('event' in (JSON.parse((await lines.next()).value as string) as Record<string, unknown>));
+        const byConnection = new Map<number, typeof seen>();
+        for (const r of seen) byConnection.set(r.port, [...(byConnection.get(r.port) ?? []), r]);
+        const sequences = [...byConnection.values()].map((rs) => rs.map((r) => r.path)).sort((x, y) => x[0]!.localeCompare(y[0]!));
+        expect(sequences, `round ${round}`).toHaveLength(2);
+        const [a, b] = sequences as [string[], string[]];
+        expect(a.length).toBeGreaterThan(6);
+        expect(b.length).toBeGreaterThan(6);
+        a.forEach((path, i) => expect(path).toBe(`/a${(i % 3) + 1}`));
+        b.forEach((path, i) => expect(path).toBe(`/b${(i % 2) + 1}`));
+        for (const r of seen) expect(r.auth).toBe(`Bearer ${r.path}`);
       }
     } finally {
       worker.kill();
