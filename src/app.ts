@@ -182,8 +182,8 @@ export const marketplaceApp = fp(
     await app.register(idempotencyKeyCheck);
 
     // Outlet search: one engine per process (its index loads now), used by REST, MCP and the planner.
-    await app.register(searchEnginePlugin, { pool: deps.database.pool });
-    await app.register(opsRoutes, { pool: deps.database.pool, search: app.searchEngine });
+    await app.register(searchEnginePlugin, { pool: deps.database.pool, resolver });
+    await app.register(opsRoutes, { pool: deps.database.pool, searchReady: () => app.searchReady() });
     await app.register(frontDoor);
     // One settings cache and balance reader, and one line of placements, for REST, MCP and the console.
     await app.register(workspacesPlugin, { pool: deps.database.pool, clock });

@@ -2,7 +2,7 @@ import type { LRUCache } from 'lru-cache';
 import type { Db } from '../../db/handle.js';
 import { expiringCache, type Clock } from '../clock.js';
 import { abilitiesFor } from './abilities.js';
-import { hashKey, isWellFormedKey, visiblePrefix } from './key-format.js';
+import { generateRawKey, hashKey, isWellFormedKey, visiblePrefix } from './key-format.js';
 import type { Principal } from './principal.js';
 
 const CACHE_TTL_MS = 5_000; // documented: revocation takes effect within 5 s on every process
@@ -152,6 +152,25 @@ export class KeyResolver {
     this.remember(cacheKey, principal, row?.expires_ms ?? Infinity);
     if (principal) this.touch(principal.keyId);
     return principal;
+  }
+
+  /**
+   * A key that resolves to `principal` on this process alone, for at most the cache's 5 s: it
+   * lives only in the cache, is never written to the database and is known to no other process;
+   * `forget` ends it. The server asks its search route's first requests with one before it says
+   * it is ready (http/search-route-warm-up.ts). Its principal has no key row, so nothing writes
+   * its `last_used_at`.
+   */
+  lend(principal: Principal): string {
+    const raw = generateRawKey();
+    this.lastUsedWrites.set(principal.keyId, true);
+    this.remember(hashKey(raw), principal);
+    return raw;
+  }
+
+  /** Ends a key `lend` gave. */
+  forget(raw: string): void {
+    this.cache.delete(hashKey(raw));
   }
 
   /**

@@ -64,6 +64,10 @@ export class SearchEngine {
   /** The catalog's words as PostgreSQL holds them, for a word the index does not know (and the planner). */
   readonly terms: SearchTerms;
 
+  /** Resolves once the first index is in and searches answer (never, if the engine stops first). */
+  readonly loadedOnce: Promise<void>;
+  private markLoaded!: () => void;
+
   /**
    * `warm`: what is done with a loaded index before it answers (search-warmup.ts), given a way to
    * ask it searches as a client's are asked; tests hold it to see that nothing answers until it is
@@ -75,6 +79,7 @@ export class SearchEngine {
     private readonly warm: (index: SearchIndex, ask: Ask) => Promise<void> = warmUp,
   ) {
     this.terms = new SearchTerms(pool);
+    this.loadedOnce = new Promise((resolve) => (this.markLoaded = resolve));
     this.listener = new OutletChangesListener(pool, {
       payload: (payload) => this.notified(payload),
       starting: () => (this.coveredUntil = undefined),
@@ -235,6 +240,7 @@ export class SearchEngine {
       if (this.stopped) return;
       this.index = fresh;
       this.loadCount++;
+      this.markLoaded();
       // What was remembered holds the old index: forgetting it lets the old index go.
       this.remembered.clear();
     } finally {

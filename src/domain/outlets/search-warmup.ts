@@ -47,6 +47,15 @@ export function warmSearches(outlets: number): number {
 /** A search asked as a client's is: its text parsed, its words looked up, its page and total. */
 export type Ask = (req: SearchRequest) => Promise<Found>;
 
+/** One of the warm-up's searches, as a client sends it: text, filter parameters, sort and page. */
+export interface WarmSearch {
+  q: string | undefined;
+  params: FilterParams;
+  sort: OutletSort;
+  page: number;
+  perPage: number;
+}
+
 const FORMATS: OfferFormat[] = ['guest_post', 'sponsored_article', 'link_insertion', 'press_release'];
 const PAGE_SIZES = [10, 15, 25, 50];
 
@@ -76,6 +85,32 @@ function textOf(words: string[], i: number): string | undefined {
 }
 
 /**
+ * The warm-up's first `count` searches over `index`: every sort, each kind of filter, broad and
+ * rare words (the bitsets' way and the listed way), one and two words, a quoted phrase, pages
+ * 1–3 of several sizes. The same list each time for the same index.
+ */
+export function warmSearchesOf(index: SearchIndex, count: number): WarmSearch[] {
+  // Words spread over the vocabulary (broad to rare: the bitsets' way and the listed way) and the
+  // catalog's most used, which clients ask most (with those 200 the first 200 searches after ready
+  // at 1M outlets took 1.35–1.51 CPU-ms each against 1.62–2.31 without: two runs each, one after
+  // the other, a small effect; bench/RESULTS.md).
+  // A stop word alone asks for nothing (no search is made).
+  const words = [...index.sampleWords(48), ...index.commonWords(200)].filter((w) => !STOP_WORDS.has(w));
+  const kinds = filters(index);
+  const sorts: readonly (OutletSort | undefined)[] = [undefined, ...outletSorts];
+  return Array.from({ length: count }, (_, i) => {
+    const q = textOf(words, i);
+    return {
+      q,
+      params: kinds[(i * 5) % kinds.length]!,
+      sort: sorts[i % sorts.length] ?? (q ? 'relevance' : '-traffic'),
+      page: 1 + (i % 3),
+      perPage: PAGE_SIZES[i % PAGE_SIZES.length]!,
+    };
+  });
+}
+
+/**
  * Works out the completions of the most used words, then answers `count` searches through `ask`,
  * giving the event loop back between them (`yieldEvery`): at the first load nothing else waits,
  * but an index reloaded beside the current one is warmed while that one keeps answering. Nothing
@@ -93,19 +128,10 @@ export async function warmUp(
     index.completions(common[i]!, MAX_COMPLETIONS);
     if (i % 64 === 63) await yieldEvery();
   }
-  // Words spread over the vocabulary (broad to rare: the bitsets' way and the listed way) and the
-  // catalog's most used, which clients ask most (with those 200 the first 200 searches after ready
-  // at 1M outlets took 1.35–1.51 CPU-ms each against 1.62–2.31 without: two runs each, one after
-  // the other, a small effect; bench/RESULTS.md).
-  // A stop word alone asks for nothing (no search is made).
-  const words = [...index.sampleWords(48), ...index.commonWords(200)].filter((w) => !STOP_WORDS.has(w));
-  const kinds = filters(index);
-  const sorts: readonly (OutletSort | undefined)[] = [undefined, ...outletSorts];
-  for (let i = 0; i < count; i++) {
-    const q = textOf(words, i);
-    const sort = sorts[i % sorts.length] ?? (q ? 'relevance' : '-traffic');
-    const limit = PAGE_SIZES[i % PAGE_SIZES.length]!;
-    await ask({ q, filter: filterOf(kinds[(i * 5) % kinds.length]!), sort, offset: limit * (i % 3), limit });
+  const searches = warmSearchesOf(index, count);
+  for (let i = 0; i < searches.length; i++) {
+    const { q, params, sort, page, perPage } = searches[i]!;
+    await ask({ q, filter: filterOf(params), sort, offset: perPage * (page - 1), limit: perPage });
     if (i % 8 === 7) await yieldEvery();
   }
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { eq } from 'drizzle-orm';
+import { asc, eq } from 'drizzle-orm';
 import { fxRates, workspaces } from '../../db/schema/index.js';
 import { DomainError, invalidInput, notFound } from '../errors.js';
 import { type Db, orm, withTransaction } from '../../db/handle.js';
@@ -119,4 +119,10 @@ export async function getApprovalRules(db: Db, workspaceId: number): Promise<App
 export async function requireWorkspace(db: Db, workspaceId: number): Promise<void> {
   const [row] = await orm(db).select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.id, workspaceId));
   if (!row) throw notFound('Workspace');
+}
+
+/** The first workspace made (undefined: none yet): the search route's warm-up searches as it (http/search-route-warm-up.ts). */
+export async function oldestWorkspaceId(db: Db): Promise<number | undefined> {
+  const [row] = await orm(db).select({ id: workspaces.id }).from(workspaces).orderBy(asc(workspaces.id)).limit(1);
+  return row?.id;
 }
