@@ -3,7 +3,6 @@ import type pg from 'pg';
 import { DomainError } from '../errors.js';
 import { filterKey } from './search-filter.js';
 import { SearchIndex, type TextQuery } from './search-index.js';
-import { packedMap } from './packed.js';
 import { OutletQuery } from './search-query.js';
 import { loadIndex, refreshIndex } from './search-loader.js';
 import { OutletChangesListener } from './search-listener.js';
@@ -163,8 +162,7 @@ export class SearchEngine {
       this.terms.lookup(words.map((w) => w.text), index),
       parsed.prefixLast && last && last.text.length >= 3 ? this.terms.completions(last.text, index) : Promise.resolve([]),
     ]);
-    // packedMap, not map(): the search's compiled code reads these (packed.ts).
-    const groups = packedMap(words, (_, i) => ({
+    const groups = words.map((_, i) => ({
       lexemes: [...new Set([...lexemesOfWord(terms[i]!), ...(i === words.length - 1 ? completions : [])])],
     }));
     const phrases = new Map<number, Phrase>();

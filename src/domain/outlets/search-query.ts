@@ -1,5 +1,4 @@
 import type { OutletSort } from './enums.js';
-import { packedMap } from './packed.js';
 import { type Bound, narrowings, type SearchFilter, within } from './search-filter.js';
 import { BitSlots } from './search-bits.js';
 import { bitsIn } from './slot-bits.js';
@@ -97,13 +96,12 @@ function rulesOf(index: SearchIndex, sort: OutletSort, f: SearchFilter, text: bo
  * search each). The same matches and tiers as the bitsets give.
  */
 function listed(index: SearchIndex, q: TextQuery, f: SearchFilter): SlotSet | undefined {
-  // packedMap, not map(): listMatches is compiled for these arrays (packed.ts).
-  const groups = packedMap(q.groups, (g) => {
+  const groups = q.groups.map((g) => {
     const ids = lexemeIds(index, g);
-    const of = (lists: SlotLists) => packedMap(ids, (id) => ({ runs: lists.runs(id), bits: lists.bitsOf(id) }));
+    const of = (lists: SlotLists) => ids.map((id) => ({ runs: lists.runs(id), bits: lists.bitsOf(id) }));
     return { terms: of(index.terms), name: of(index.nameTerms) };
   });
-  const exact = packedMap([nameKey(q.exactName), ...(q.domain === undefined ? [] : [domainKey(q.domain)])], (k) => ({ runs: index.exacts.runs(k), bits: undefined }));
+  const exact = [nameKey(q.exactName), ...(q.domain === undefined ? [] : [domainKey(q.domain)])].map((k) => ({ runs: index.exacts.runs(k), bits: undefined }));
   return listMatches({ groups, exact }, index.slotCount, index.bitsOf('alive'), () => narrowings(f, index), () => index.places());
 }
 
