@@ -10,8 +10,8 @@ import { oldestWorkspaceId } from '../domain/workspaces/workspace-service.js';
 // which compiles the search itself. What a request does around the search still ran for the first
 // time on the first clients' requests: its query checked, its key resolved and counted, the page's
 // rows read from PostgreSQL and shaped, the answer serialised and logged. At 1M outlets that made
-// the server's own p99 in the first second after /readyz 58–68 ms against 20–30 ms later (three
-// starts; with these requests asked first, 29–33 ms). So once the index serves, and before /readyz
+// the server's own p99 in the first second after /readyz 36–68 ms against 14–40 ms later (six
+// starts; with these requests asked first, 22–38 ms). So once the index serves, and before /readyz
 // says ready, the process sends its REST route a hundred of the engine's warm-up searches itself,
 // through `inject` (no socket), with a key lent by the key resolver: one that lives only in this
 // process's memory for those requests (KeyResolver.lend), reads as the oldest workspace, and can do
