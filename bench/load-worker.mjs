@@ -19,8 +19,9 @@ import autocannon from 'autocannon';
 // builds a request whose `setupRequest` is a function when its turn comes), not all at once when
 // the load starts. Built at once, a list of 1,000 took 10–20 ms a connection, 150–250 ms for ten,
 // on this process's one thread, while the first responses waited here unread: the first requests
-// after /readyz were timed at 110–270 ms while the server's own log gave them 1–24 ms. Fresh
-// objects, too: autocannon writes each request's bytes onto it, and the lists serve every job.
+// after /readyz were timed at up to 223–272 ms (two starts) while the server's own log gave them
+// 1–24 ms. Fresh objects, too: autocannon writes each request's bytes onto it, and the lists serve
+// every job.
 const asIs = (request) => request;
 const lazily = (list) => list.map((request) => ({ ...request, setupRequest: asIs }));
 

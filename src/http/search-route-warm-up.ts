@@ -11,7 +11,8 @@ import { oldestWorkspaceId } from '../domain/workspaces/workspace-service.js';
 // time on the first clients' requests: its query checked, its key resolved and counted, the page's
 // rows read from PostgreSQL and shaped, the answer serialised and logged. At 1M outlets that made
 // the server's own p99 in the first second after /readyz 36–68 ms against 14–40 ms later (six
-// starts; with these requests asked first, 22–38 ms). So once the index serves, and before /readyz
+// starts; with these requests asked first, 22–38 ms over twelve; each start its own process, in
+// turns, not side by side in one run). So once the index serves, and before /readyz
 // says ready, the process sends its REST route a hundred of the engine's warm-up searches itself,
 // through `inject` (no socket), with a key lent by the key resolver: one that lives only in this
 // process's memory for those requests (KeyResolver.lend), reads as the oldest workspace, and can do
