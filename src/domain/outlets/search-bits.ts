@@ -118,16 +118,16 @@ export class BitSlots implements SlotSet {
 
 /**
  * The first `m` of a bucket's `size` slots in the ordering. Walking the order costs a bit test per
- * slot passed, about m × (slots in the order) / size of them; sorting the bucket's slots about
+ * slot passed, about m × (slots the walk may pass) / size of them; sorting the bucket's slots about
  * size × log2(size) comparisons, each worth several bit tests: whichever is cheaper.
  */
-export function firstOf(bits: Uint32Array, size: number, m: number, { order, reverse }: Ordering): number[] {
-  return (m * order.length) / size <= size * Math.log2(size + 1) * 8 ? walkFirst(bits, m, order, reverse) : sortFirst(bits, m, order, reverse);
+export function firstOf(bits: Uint32Array, size: number, m: number, { order, reverse, upTo }: Ordering): number[] {
+  return (m * order.span(upTo)) / size <= size * Math.log2(size + 1) * 8 ? walkFirst(bits, m, order, reverse, upTo) : sortFirst(bits, m, order, reverse);
 }
 
-/** The first `m` slots of the order whose bit is set. */
-export function walkFirst(bits: Uint32Array, m: number, order: SlotOrder, reverse: boolean): number[] {
-  return order.firstIn(bits, m, reverse).slots;
+/** The first `m` slots of the order whose bit is set (none has a figure above `upTo`). */
+export function walkFirst(bits: Uint32Array, m: number, order: SlotOrder, reverse: boolean, upTo?: number): number[] {
+  return order.firstIn(bits, m, reverse, upTo).slots;
 }
 
 /** The set slots, sorted by the order, the first `m`. */

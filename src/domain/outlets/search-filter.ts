@@ -61,6 +61,13 @@ export interface FilterView {
   pricesOf(format: OfferFormat | 'any'): Float64Array;
   /** Per slot, the monthly visits (read within one search, as `pricesOf`). */
   visitsBySlot(): Float64Array;
+  /**
+   * For a bound of `atMost` cents on the format's price: the bits of the slots priced at most the
+   * nearest price step at or above it (`among`: every slot within the bound is there), and at most
+   * the nearest step at or below it (`sure`: every slot there is within it). Undefined where no
+   * step lies that way.
+   */
+  priceSteps(format: OfferFormat | 'any', atMost: number): { among: Uint32Array | undefined; sure: Uint32Array | undefined };
 }
 
 /**
@@ -73,6 +80,13 @@ export interface Bound {
   figures: Float64Array[];
   atLeast: number;
   atMost: number;
+  /**
+   * A price bound's steps (FilterView.priceSteps), when it reads one price: the bitsets' way ANDs
+   * `among` in with the other filters and tests only the matches outside `sure` (none when the
+   * bound is a step itself: $50, $100, $200…), where it tested every match.
+   */
+  among?: Uint32Array | undefined;
+  sure?: Uint32Array | undefined;
 }
 
 /** Whether slot `s` passes the bound. */
@@ -103,7 +117,8 @@ export const FILTERS: { [K in keyof SearchFilter]-?: (v: NonNullable<SearchFilte
   formats: (v, _f, ix) => ({ anyOf: v.map((format) => ix.offerBits(format)) }),
   maxPriceCents: (max, f, ix) => {
     const formats = f.formats?.length ? f.formats : (['any'] as const);
-    return { bound: { figures: formats.map((format) => ix.pricesOf(format)), atLeast: -Infinity, atMost: max } };
+    const steps = formats.length === 1 ? ix.priceSteps(formats[0]!, max) : {};
+    return { bound: { figures: formats.map((format) => ix.pricesOf(format)), atLeast: -Infinity, atMost: max, ...steps } };
   },
   verifiedTraffic: (v, _f, ix) => ({ anyOf: [ix.verifiedBits(v)] }),
   minTraffic: (min, _f, ix) => ({ bound: { figures: [ix.visitsBySlot()], atLeast: min, atMost: Infinity } }),

@@ -24,10 +24,13 @@ export class SlotOrder {
   /**
    * `before(a, b)` < 0 when slot a comes first; it must decide every pair of distinct slots (ties
    * broken by outlet id). `keeps(s)`: whether slot s belongs (alive, and priced for a price order).
+   * `figure(s)`, when given: the figure the order ascends by (a price), so that a walk whose
+   * matches all lie at or below a figure can skip the slots above it (`firstIn`'s `upTo`).
    */
   constructor(
     readonly before: (a: number, b: number) => number,
     private readonly keeps: (s: number) => boolean,
+    private readonly figure?: (s: number) => number,
   ) {}
 
   add(slot: number): void {
@@ -62,6 +65,29 @@ export class SlotOrder {
     return this.main.length + this.tail.length;
   }
 
+  /**
+   * How many slots a walk bounded by `upTo` passes at most: the main order's slots whose figure is
+   * at most `upTo` (a binary search), and the tail's. All of them without a bound or a figure.
+   */
+  span(upTo?: number): number {
+    this.settle();
+    return this.mainEnd(upTo) + this.tail.length;
+  }
+
+  /** Where the main order's slots with a figure above `upTo` begin (its length when none do). */
+  private mainEnd(upTo: number | undefined): number {
+    const figure = this.figure;
+    if (upTo === undefined || figure === undefined) return this.main.length;
+    let lo = 0;
+    let hi = this.main.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (figure(this.main[mid]!) <= upTo) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
   /** Merges the tail into the main order once it is a sizeable share of it (at the load: all of it). */
   settle(): void {
     if (this.loading) {
@@ -91,20 +117,23 @@ export class SlotOrder {
 
   /**
    * The first `m` slots whose bit is set in `bits`, in this order (or the opposite one), and how
-   * many slots were passed to find them.
+   * many slots were passed to find them. `upTo`: no slot in `bits` has a figure above it (a price
+   * bound the matches were narrowed by), so the main order's slots above it are not passed: read
+   * backwards (`-price`), the walk starts below them instead of passing every dearer outlet first.
    */
-  firstIn(bits: Uint32Array, m: number, reverse: boolean): { slots: number[]; passed: number } {
+  firstIn(bits: Uint32Array, m: number, reverse: boolean, upTo?: number): { slots: number[]; passed: number } {
     this.settle();
     const main = this.main;
+    const end = this.mainEnd(upTo);
     const tail = this.tail;
     const slots: number[] = [];
     const step = reverse ? -1 : 1;
-    let i = reverse ? main.length - 1 : 0;
+    let i = reverse ? end - 1 : 0;
     let j = reverse ? tail.length - 1 : 0;
     let passed = 0;
     const has = (s: number) => hasSlot(bits, s);
     if (tail.length === 0) {
-      for (; i >= 0 && i < main.length && slots.length < m; i += step, passed++) if (has(main[i]!)) slots.push(main[i]!);
+      for (; i >= 0 && i < end && slots.length < m; i += step, passed++) if (has(main[i]!)) slots.push(main[i]!);
       return { slots, passed };
     }
     // A tail slot goes just before main[tailAt[j]]: forwards it is taken once i reaches that place,
@@ -115,7 +144,7 @@ export class SlotOrder {
       if (reverse ? j >= 0 && at[j]! > i : j < tail.length && at[j]! <= i) {
         s = tail[j]!;
         j += step;
-      } else if (i >= 0 && i < main.length) {
+      } else if (i >= 0 && i < end) {
         s = main[i]!;
         i += step;
       } else break;

@@ -81,7 +81,12 @@ function rulesOf(index: SearchIndex, sort: OutletSort, f: SearchFilter, text: bo
       return { rules: [], ordering: { order: index.byTraffic, reverse: true } };
     case 'price':
     case '-price':
-      return { rules: [], ordering: { order: index.byPrice[PRICE_INDEX[orderFormat(f)]]!, reverse: sort === '-price' } };
+      // A price bound (on the format the order reads, or on any format when none is asked) puts
+      // every match at or below it in the order: the walk skips the dearer outlets.
+      return {
+        rules: [],
+        ordering: { order: index.byPrice[PRICE_INDEX[orderFormat(f)]]!, reverse: sort === '-price', upTo: (f.formats?.length ?? 0) <= 1 ? f.maxPriceCents : undefined },
+      };
     case 'link_survival':
       return { rules: [figured(index.bitsOf('survival'), { order: index.bySurvival, reverse: false })], ordering: traffic };
     case 'verification':
@@ -166,7 +171,11 @@ export function bits(index: SearchIndex, q: TextQuery | undefined, f: SearchFilt
   const single: Uint32Array[] = [];
   const several: Uint32Array[][] = [];
   for (const nw of all) {
-    if (!('anyOf' in nw)) continue;
+    if (!('anyOf' in nw)) {
+      // A price bound's nearest step above it: a filter of one value like the others.
+      if (nw.bound.among) single.push(nw.bound.among);
+      continue;
+    }
     const sets = nw.anyOf.filter((b): b is Uint32Array => b !== undefined);
     if (sets.length === 1) single.push(sets[0]!);
     // None (a value no outlet has: nothing passes), or several.
@@ -176,7 +185,8 @@ export function bits(index: SearchIndex, q: TextQuery | undefined, f: SearchFilt
   while (single.length < 2) single.push(alive);
   // Counted in the same pass: the count (meta.total) holds unless a pass below narrows the matches.
   const count = combine(universe, anywhere, exact, inName, alive, single[0]!, single[1]!);
-  const bounds = all.flatMap((nw) => ('bound' in nw ? [nw.bound] : []));
+  // A bound on a price step itself ($50, $100…) is decided by its bitset alone.
+  const bounds = all.flatMap((nw) => ('bound' in nw && !(nw.bound.among && nw.bound.among === nw.bound.sure) ? [nw.bound] : []));
   for (const set of single.slice(2)) andWith(universe, set);
   for (const sets of several) andWithAnyOf(universe, sets);
   for (const bound of bounds) keepWithin(universe, bound);
@@ -220,13 +230,14 @@ function andWithAnyOf(universe: Uint32Array, sets: Uint32Array[]): void {
 
 /**
  * Clears the matches outside the bound, each remaining match tested (only searches with a bound pay
- * for it); a bound on one figure (one price, the traffic) is read in the loop itself.
+ * for it) but those in its `sure` step; a bound on one figure (one price, the traffic) is read in
+ * the loop itself.
  */
 function keepWithin(universe: Uint32Array, bound: Bound): void {
-  const { figures, atLeast, atMost } = bound;
+  const { figures, atLeast, atMost, sure } = bound;
   const one = figures.length === 1 ? figures[0]! : undefined;
   for (let w = 0; w < universe.length; w++) {
-    let bits = universe[w]!;
+    let bits = sure === undefined ? universe[w]! : universe[w]! & ~sure[w]!;
     while (bits !== 0) {
       const low = bits & -bits;
       bits ^= low;

@@ -19,6 +19,8 @@ export type Part = Tier | Uint32Array;
 export interface Ordering {
   order: SlotOrder;
   reverse: boolean;
+  /** No match has a figure of the order above this (a price bound on a price order): SlotOrder.firstIn. */
+  upTo?: number | undefined;
 }
 
 /** A search's matches, or a bucket of them that a ranking rule split off. */

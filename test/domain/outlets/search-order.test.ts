@@ -48,4 +48,24 @@ describe('SlotOrder', () => {
       expect(order.firstIn(dense, 15, false).passed).toBeLessThan(100);
     });
   }
+
+  it('walks only the slots at or below a bound on its figure, backwards as forwards', () => {
+    // Ascending by a figure (as a price order is), the matches all at or below 10 of 50.
+    const rnd = mulberry32(7);
+    const figure = Array.from({ length: 20_300 }, () => Math.floor(rnd() * 50));
+    const before = (a: number, b: number) => figure[a]! - figure[b]! || a - b;
+    const order = new SlotOrder(before, () => true, (s) => figure[s]!);
+    for (let s = 0; s < 20_000; s++) order.add(s);
+    order.settle();
+    for (let s = 20_000; s < 20_300; s++) order.add(s);
+    const matches = figure.flatMap((f, s) => (f <= 10 && rnd() < 0.05 ? [s] : []));
+    const sorted = [...matches].sort(before);
+    const atOrBelow = figure.filter((f) => f <= 10).length;
+    const found = order.firstIn(bitsOf(matches, figure.length), 15, true, 10);
+    expect(found.slots).toEqual([...sorted].reverse().slice(0, 15));
+    // Not the ~79% of slots above the bound first: at most those at or below it, and the tail.
+    expect(found.passed).toBeLessThanOrEqual(atOrBelow + 300);
+    expect(order.span(10)).toBeLessThanOrEqual(atOrBelow + 300);
+    expect(order.firstIn(bitsOf(matches, figure.length), 15, false, 10).slots).toEqual(sorted.slice(0, 15));
+  });
 });

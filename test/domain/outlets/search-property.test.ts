@@ -76,7 +76,9 @@ const queryArb = fc.record({
   language: fc.option(fc.constantFrom(...LANGUAGES), { nil: undefined }),
   topic: fc.option(fc.constantFrom(...TOPICS), { nil: undefined }),
   format: fc.option(fc.constantFrom(...FORMATS), { nil: undefined }),
-  maxPrice: fc.option(fc.integer({ min: 1, max: 25 }).map((p) => p * 3_000), { nil: undefined }),
+  // Between the index's price steps, and on them ($50, $100, $200, $500: an offer's price equal to
+  // the bound is within it).
+  maxPrice: fc.option(fc.oneof(fc.integer({ min: 1, max: 25 }).map((p) => p * 3_000), fc.constantFrom(5_000, 10_000, 20_000, 50_000)), { nil: undefined }),
   verified: fc.option(fc.boolean(), { nil: undefined }),
   minTraffic: fc.option(fc.integer({ min: 0, max: 50 }).map((v) => v * 1_000), { nil: undefined }),
   sort: fc.option(fc.constantFrom(...outletSorts), { nil: undefined }),
@@ -178,7 +180,7 @@ describe('the search engine agrees with a brute-force scan', () => {
         language: fc.constant(undefined),
         topic: fc.constant(undefined),
         format: fc.constant(undefined),
-        maxPrice: fc.constant(undefined),
+        maxPrice: fc.option(fc.constantFrom(20_000, 27_000), { nil: undefined, freq: 4 }),
         verified: fc.constant(undefined),
         minTraffic: fc.option(fc.constant(20_000), { nil: undefined, freq: 4 }),
         sort: fc.option(fc.constantFrom(...outletSorts), { nil: undefined }),
