@@ -60,11 +60,6 @@ export class SlotOrder {
     return lo;
   }
 
-  /** Slots in the order (those of the tail included). */
-  get length(): number {
-    return this.main.length + this.tail.length;
-  }
-
   /**
    * How many slots a walk bounded by `upTo` passes at most: the main order's slots whose figure is
    * at most `upTo` (a binary search), and the tail's. All of them without a bound or a figure.
